@@ -1,0 +1,116 @@
+/**
+ * Every code a {@link CtxloomError} can carry. One documented list, shared by the whole
+ * package; the HTTP server maps them to status codes in one place.
+ *
+ * - `invalid-argument` — a function was called with a value outside its documented range.
+ * - `invalid-context-key` — a context key does not end in `__context`.
+ * - `unknown-layer` / `duplicate-layer` — layer registry misuse.
+ * - `invalid-config` — a manifest or options object failed validation (path says where).
+ * - `parse-error` — a file or payload could not be parsed (file/line/column say where).
+ * - `not-found` — a file, block, session, message or reference does not exist.
+ * - `path-escape` — a path tried to leave its sandbox.
+ * - `too-large` — an input exceeded a documented size limit.
+ * - `conflict` — a write was based on a stale version (ETag mismatch).
+ * - `unauthorized` — a request lacked the required credentials.
+ * - `over-budget` — compaction could not bring a request under its window.
+ * - `reducer-violation` — a state patch broke a reducer rule.
+ * - `unknown-state-key` — a state patch named a field the schema does not have.
+ * - `model-error` — a model call failed or returned output that does not validate.
+ * - `storage-error` — a checkpoint or memory store failed.
+ * - `unsupported` — the operation is not supported by this implementation.
+ */
+export const ERROR_CODES = [
+  'invalid-argument',
+  'invalid-context-key',
+  'unknown-layer',
+  'duplicate-layer',
+  'invalid-config',
+  'parse-error',
+  'not-found',
+  'path-escape',
+  'too-large',
+  'conflict',
+  'unauthorized',
+  'over-budget',
+  'reducer-violation',
+  'unknown-state-key',
+  'model-error',
+  'storage-error',
+  'unsupported',
+] as const;
+
+/** A code from {@link ERROR_CODES}. */
+export type CtxloomErrorCode = (typeof ERROR_CODES)[number];
+
+/** Where in an input something is wrong. Every field is optional; give what is known. */
+export interface ErrorLocation {
+  /** File path, relative to its sandbox root when there is one. */
+  file?: string;
+  /** 1-based line. */
+  line?: number;
+  /** 1-based column. */
+  column?: number;
+  /** JSON path such as `budget.allocations.retrieval` or a key such as `todo__context`. */
+  path?: string;
+}
+
+/** Options of {@link CtxloomError}. */
+export interface CtxloomErrorOptions extends ErrorLocation {
+  code: CtxloomErrorCode;
+  message: string;
+  cause?: unknown;
+  /** Extra machine-readable detail, e.g. the closest existing block id. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The one error type ctxloom throws for misuse and bad input. Expected outcomes (over budget,
+ * dropped blocks) are data in the report, never errors.
+ */
+export class CtxloomError extends Error {
+  override readonly name = 'CtxloomError';
+  readonly code: CtxloomErrorCode;
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+  readonly path: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(options: CtxloomErrorOptions) {
+    super(formatMessage(options), options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+    this.file = options.file;
+    this.line = options.line;
+    this.column = options.column;
+    this.path = options.path;
+    this.details = options.details;
+  }
+
+  /** A JSON-safe view: `{ code, message, file?, line?, column?, path? }`. */
+  toJSON(): Record<string, unknown> {
+    const json: Record<string, unknown> = { code: this.code, message: this.message };
+    if (this.file !== undefined) json.file = this.file;
+    if (this.line !== undefined) json.line = this.line;
+    if (this.column !== undefined) json.column = this.column;
+    if (this.path !== undefined) json.path = this.path;
+    if (this.details !== undefined) json.details = this.details;
+    return json;
+  }
+
+  /** True when `value` is a CtxloomError (optionally with the given code). */
+  static is(value: unknown, code?: CtxloomErrorCode): value is CtxloomError {
+    return value instanceof CtxloomError && (code === undefined || value.code === code);
+  }
+}
+
+function formatMessage(options: CtxloomErrorOptions): string {
+  const where: string[] = [];
+  if (options.file !== undefined) {
+    let location = options.file;
+    if (options.line !== undefined) location += `:${options.line}`;
+    if (options.column !== undefined) location += `:${options.column}`;
+    where.push(location);
+  }
+  if (options.path !== undefined) where.push(`at ${options.path}`);
+  return where.length > 0 ? `${options.message} (${where.join(' ')})` : options.message;
+}

@@ -1,0 +1,28 @@
+/**
+ * A fast, non-cryptographic 53-bit content hash (two 32-bit lanes, cyrb53 construction),
+ * rendered as 14 hex digits. Pure JavaScript so the core stays free of `node:crypto`; used to
+ * key the token-count cache and to deduplicate blocks. Not for security.
+ */
+export function hashText(text: string, seed = 0): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const value = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return value.toString(16).padStart(14, '0');
+}
+
+/**
+ * The dedup fingerprint of a block's content: whitespace runs collapsed and ends trimmed
+ * before hashing, so the same passage retrieved twice with different spacing is one block.
+ */
+export function fingerprintContent(content: string): string {
+  return hashText(content.replace(/\s+/gu, ' ').trim());
+}

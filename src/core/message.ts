@@ -1,0 +1,127 @@
+/**
+ * Messages and their parts. The part shapes are structurally compatible with the AI SDK's
+ * `ModelMessage` content parts (text, tool-call, tool-result, file, reasoning), so a ctxloom
+ * message can be handed to the AI SDK emitter without conversion of its parts.
+ */
+
+/** A JSON value, as tool inputs and outputs carry. */
+export type JsonValue = null | string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+}
+
+export interface ToolCallPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** Output of a tool, as the AI SDK's `ToolResultOutput`. `error-*` outputs are failures. */
+export type ToolResultOutput =
+  | { type: 'text'; value: string }
+  | { type: 'json'; value: JsonValue }
+  | { type: 'error-text'; value: string }
+  | { type: 'error-json'; value: JsonValue }
+  | { type: 'execution-denied'; reason?: string };
+
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: ToolResultOutput;
+}
+
+/** A file: `data` is base64 or a URL string; `mediaType` is an IANA media type. */
+export interface FilePart {
+  type: 'file';
+  data: string;
+  mediaType: string;
+  filename?: string;
+}
+
+export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart;
+
+export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+
+/** One message of a model call or of the stored history. `id` is stable across resumes. */
+export interface Message {
+  id: string;
+  role: MessageRole;
+  content: string | Part[];
+  name?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** True when the part is a tool result whose output is an error or a denial. */
+export function isErrorResult(part: Part): part is ToolResultPart {
+  return (
+    part.type === 'tool-result' &&
+    (part.output.type === 'error-text' ||
+      part.output.type === 'error-json' ||
+      part.output.type === 'execution-denied')
+  );
+}
+
+/** The parts of a message, with a string content seen as one text part. */
+export function messageParts(message: Message): Part[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+/** The concatenated text parts of a message (tool parts and files excluded). */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  let text = '';
+  for (const part of message.content) {
+    if (part.type === 'text') text += part.text;
+  }
+  return text;
+}
+
+/**
+ * The text a tokenizer sees for one part: text as is, tool calls as `name(json)`, tool
+ * results as their value, files as their name and type (the bytes are priced separately).
+ */
+export function partText(part: Part): string {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return part.text;
+    case 'tool-call':
+      return `${part.toolName}(${stringifyJson(part.input)})`;
+    case 'tool-result':
+      return toolOutputText(part.output);
+    case 'file':
+      return `${part.filename ?? 'file'} ${part.mediaType}`;
+  }
+}
+
+/** The text of a tool output (JSON values are serialised compactly). */
+export function toolOutputText(output: ToolResultOutput): string {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return output.value;
+    case 'json':
+    case 'error-json':
+      return stringifyJson(output.value);
+    case 'execution-denied':
+      return output.reason ?? 'execution denied';
+  }
+}
+
+function stringifyJson(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,170 @@
+import { CtxloomError } from './errors.ts';
+import { hashText } from './fingerprint.ts';
+import { type Message, type Part, partText } from './message.ts';
+
+/**
+ * Counts tokens the way one model family does. Implementations live in `ctxloom/tokenizers`
+ * (exact BPE and a documented estimator); tests use the character counter of `ctxloom/testing`.
+ */
+export interface TokenCounter {
+  /** Shown in reports, e.g. `o200k_base` or `estimate-cjk`. */
+  readonly name: string;
+  /** True when counts equal the model's own tokenizer; false for estimators. */
+  readonly exact: boolean;
+  /** Tokens of a plain string. Never throws for any string, special-token text included. */
+  countText(text: string): number;
+  /** The family's per-message framing, used by `countMessages`. */
+  readonly overhead: MessageOverhead;
+  /** Tokens of a list of messages as sent: content plus the family's per-message overhead. */
+  countMessages(messages: readonly Message[]): number;
+}
+
+/**
+ * The framing a chat API adds around messages, in tokens. OpenAI's chat format costs 3 per
+ * message, 1 more for a `name`, and 3 to prime the reply (the tiktoken cookbook's accounting).
+ */
+export interface MessageOverhead {
+  /** Tokens added for each message (role markers). */
+  perMessage: number;
+  /** Extra tokens when a message carries `name`. */
+  perName: number;
+  /** Tokens added once per request (reply priming). */
+  perRequest: number;
+  /** Tokens charged for each file part; an estimate, since media are priced by the provider. */
+  perFile: number;
+}
+
+/** OpenAI chat-format overhead (gpt-3.5 / gpt-4 / gpt-4o / o-series). */
+export const OPENAI_MESSAGE_OVERHEAD: MessageOverhead = {
+  perMessage: 3,
+  perName: 1,
+  perRequest: 3,
+  perFile: 85,
+};
+
+/** No overhead at all: budgets read straight off the content (the test counters use it). */
+export const NO_MESSAGE_OVERHEAD: MessageOverhead = { perMessage: 0, perName: 0, perRequest: 0, perFile: 0 };
+
+/** Options of {@link createTokenCounter}. */
+export interface CreateTokenCounterOptions {
+  name: string;
+  exact: boolean;
+  countText: (text: string) => number;
+  /** Per-message framing; default {@link OPENAI_MESSAGE_OVERHEAD}. */
+  overhead?: MessageOverhead;
+}
+
+/** Builds a {@link TokenCounter} from a text counter and the family's message overhead. */
+export function createTokenCounter(options: CreateTokenCounterOptions): TokenCounter {
+  const overhead = options.overhead ?? OPENAI_MESSAGE_OVERHEAD;
+  const countText = options.countText;
+  return {
+    name: options.name,
+    exact: options.exact,
+    overhead,
+    countText,
+    countMessages: (messages) => countMessagesWith(countText, overhead, messages),
+  };
+}
+
+/**
+ * Counts messages with `countText` for every piece of text the API receives: the role, the
+ * name, and each part on its own (parts are separate API fields, so they are never joined).
+ */
+export function countMessagesWith(
+  countText: (text: string) => number,
+  overhead: MessageOverhead,
+  messages: readonly Message[],
+): number {
+  if (messages.length === 0) return 0;
+  let total = overhead.perRequest;
+  for (const message of messages) {
+    total += overhead.perMessage + countText(message.role);
+    if (message.name !== undefined) total += overhead.perName + countText(message.name);
+    if (typeof message.content === 'string') {
+      total += countText(message.content);
+    } else {
+      for (const part of message.content) total += countPart(countText, overhead, part);
+    }
+  }
+  return total;
+}
+
+function countPart(countText: (text: string) => number, overhead: MessageOverhead, part: Part): number {
+  if (part.type === 'file') return overhead.perFile + countText(partText(part));
+  return countText(partText(part));
+}
+
+/** Hit and miss counts of a {@link CachedTokenCounter}. */
+export interface TokenCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
+/** A counter whose text counts are cached by content hash. */
+export interface CachedTokenCounter extends TokenCounter {
+  readonly stats: () => TokenCacheStats;
+  readonly clear: () => void;
+}
+
+/** Options of {@link withTokenCache}. */
+export interface TokenCacheOptions {
+  /** Most cached strings kept; the oldest are evicted first. Default 50 000, range ≥ 1. */
+  maxEntries?: number;
+  /** Strings shorter than this are counted directly (hashing them costs more). Default 16. */
+  minLength?: number;
+}
+
+/**
+ * Wraps a counter so each distinct text is tokenised once: the cache key is a 53-bit hash
+ * of the content plus its length, so a recompile after one new message counts only that
+ * message. `countMessages` counts every emitted piece through the cache.
+ */
+export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions = {}): CachedTokenCounter {
+  const maxEntries = options.maxEntries ?? 50_000;
+  const minLength = options.minLength ?? 16;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'maxEntries must be an integer ≥ 1',
+      path: 'maxEntries',
+    });
+  }
+  const overhead = counter.overhead;
+  const cache = new Map<string, number>();
+  let hits = 0;
+  let misses = 0;
+
+  const countText = (text: string): number => {
+    if (text.length < minLength) return counter.countText(text);
+    const key = `${hashText(text)}:${text.length}`;
+    const cached = cache.get(key);
+    if (cached !== undefined) {
+      hits++;
+      return cached;
+    }
+    misses++;
+    const count = counter.countText(text);
+    if (cache.size >= maxEntries) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    cache.set(key, count);
+    return count;
+  };
+
+  return {
+    name: counter.name,
+    exact: counter.exact,
+    overhead,
+    countText,
+    countMessages: (messages) => countMessagesWith(countText, overhead, messages),
+    stats: () => ({ hits, misses, entries: cache.size }),
+    clear: () => {
+      cache.clear();
+      hits = 0;
+      misses = 0;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { createCharCounter } from './char-counter.ts';
