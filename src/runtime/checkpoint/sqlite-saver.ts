@@ -65,10 +65,11 @@ export class SqliteSaver extends SqlCheckpointSaver {
     return (pages.page_count - free.freelist_count) * size.page_size;
   }
 
-  /** Rewrites the file to its minimal size (SQLite `VACUUM`). */
+  /** Rewrites the file to its minimal size (SQLite `VACUUM`) and truncates the WAL. */
   async vacuum(): Promise<void> {
     await this.setup();
     await this.driver.run('VACUUM');
+    this.#driver.database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   protected override async reclaimSpace(): Promise<void> {
