@@ -28,7 +28,8 @@ export interface LoadReport {
   droppedQuestions: number;
 }
 
-const dataRoot = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+// `$CTXLOOM_DATA_DIR`, else ../shared/data next to the repository (read in place, never copied).
+const dataRoot = `${(process.env.CTXLOOM_DATA_DIR ?? fileURLToPath(new URL('../../../shared/data/', import.meta.url))).replace(/\/$/, '')}/`;
 
 interface LocomoTurn {
   speaker: string;

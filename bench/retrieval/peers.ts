@@ -7,7 +7,7 @@ import type { EvalDocument } from './datasets.ts';
 
 /** A search engine under test: builds over documents, returns ranked ids. */
 export interface Searcher {
-  search(query: string, limit: number): string[];
+  search(query: string, limit: number): string[] | Promise<string[]>;
 }
 
 /** One engine with one configuration, described in `settings` for the report. */

@@ -1,7 +1,7 @@
 import type { EvalCorpus } from './datasets.ts';
 
 /** Builds a searcher over one corpus; returns ranked document ids for a question. */
-export type SearcherFactory = (corpus: EvalCorpus) => (question: string) => string[];
+export type SearcherFactory = (corpus: EvalCorpus) => (question: string) => string[] | Promise<string[]>;
 
 /** Recall@k (any evidence / all evidence), MRR, over every question of every corpus. */
 export interface RankingScores {
@@ -15,7 +15,11 @@ export interface RankingScores {
 }
 
 /** Ranks every question with `factory` and scores the rankings. */
-export function scoreRankings(corpora: EvalCorpus[], factory: SearcherFactory, ks: number[]): RankingScores {
+export async function scoreRankings(
+  corpora: EvalCorpus[],
+  factory: SearcherFactory,
+  ks: number[],
+): Promise<RankingScores> {
   const sums: Record<number, number> = {};
   for (const k of ks) sums[k] = 0;
   let questions = 0;
@@ -24,7 +28,7 @@ export function scoreRankings(corpora: EvalCorpus[], factory: SearcherFactory, k
   for (const corpus of corpora) {
     const search = factory(corpus);
     for (const question of corpus.questions) {
-      const ranked = search(question.question).slice(0, 20);
+      const ranked = (await search(question.question)).slice(0, 20);
       const evidence = new Set(question.evidence);
       questions++;
       for (const k of ks) {

@@ -10,6 +10,12 @@ export {
   type SerializedBm25Index,
 } from './bm25-index.ts';
 export type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
+export {
+  type ConversationEntry,
+  type ConversationIndex,
+  type ConversationIndexOptions,
+  createConversationIndex,
+} from './conversation-index.ts';
 export { dedupeCandidates } from './dedupe-candidates.ts';
 export { type AiSdkEmbedderOptions, createAiSdkEmbedder, type Embedder } from './embedder.ts';
 export { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';

@@ -35,12 +35,24 @@ export function createVectorScoreSignal(weight = 0.4): RerankSignal {
  * the query has no terms.
  */
 export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
+  // Analysed candidate texts, reused across queries (memory passages recur); bounded, FIFO.
+  const cache = new Map<string, ReadonlySet<string>>();
+  const termsOf = (analyzer: Analyzer, content: string): ReadonlySet<string> => {
+    const key = `${analyzer.name}\u0000${content}`;
+    let terms = cache.get(key);
+    if (terms === undefined) {
+      terms = new Set(analyzer.analyze(content));
+      if (cache.size >= 4096) cache.delete(cache.keys().next().value as string);
+      cache.set(key, terms);
+    }
+    return terms;
+  };
   return {
     name: 'query-overlap',
     weight,
     score(candidate, context) {
       if (context.queryTerms.size === 0) return 0;
-      const terms = new Set(context.analyzer.analyze(candidate.content));
+      const terms = termsOf(context.analyzer, candidate.content);
       let hits = 0;
       for (const term of context.queryTerms) if (terms.has(term)) hits++;
       return hits / context.queryTerms.size;
@@ -53,13 +65,20 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
  * candidate list — share > 70% → 0.3, > 50% → 0.6, otherwise 1.0.
  */
 export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
+  // Origin counts per candidate list, computed once per rerank call.
+  const counts = new WeakMap<readonly RetrievalCandidate[], Map<string, number>>();
   return {
     name: 'origin-diversity',
     weight,
     score(candidate, context) {
-      let same = 0;
-      for (const other of context.candidates) if (other.origin === candidate.origin) same++;
-      const share = same / Math.max(1, context.candidates.length);
+      let perOrigin = counts.get(context.candidates);
+      if (perOrigin === undefined) {
+        perOrigin = new Map();
+        for (const other of context.candidates)
+          perOrigin.set(other.origin, (perOrigin.get(other.origin) ?? 0) + 1);
+        counts.set(context.candidates, perOrigin);
+      }
+      const share = (perOrigin.get(candidate.origin) ?? 0) / Math.max(1, context.candidates.length);
       return share > 0.7 ? 0.3 : share > 0.5 ? 0.6 : 1;
     },
   };

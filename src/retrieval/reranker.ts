@@ -59,8 +59,9 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
         analyzer,
       };
       const minScore = input.minScore ?? 0;
-      const ranked: Array<RankedCandidate & { position: number }> = [];
-      candidates.forEach((candidate, position) => {
+      const ranked: RankedCandidate[] = [];
+      const positions = new Map<RankedCandidate, number>();
+      for (const [position, candidate] of candidates.entries()) {
         const scores: Record<string, number> = {};
         let sum = 0;
         for (const signal of signals) {
@@ -69,11 +70,16 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
           sum += score * signal.weight;
         }
         const finalScore = totalWeight > 0 ? sum / totalWeight : 0;
-        if (finalScore >= minScore) ranked.push({ ...candidate, finalScore, signals: scores, position });
-      });
-      ranked.sort((left, right) => right.finalScore - left.finalScore || left.position - right.position);
-      const limited = input.limit === undefined ? ranked : ranked.slice(0, Math.max(0, input.limit));
-      return limited.map(({ position: _position, ...candidate }) => candidate);
+        if (finalScore < minScore) continue;
+        const entry: RankedCandidate = { ...candidate, finalScore, signals: scores };
+        positions.set(entry, position);
+        ranked.push(entry);
+      }
+      ranked.sort(
+        (left, right) =>
+          right.finalScore - left.finalScore || (positions.get(left) ?? 0) - (positions.get(right) ?? 0),
+      );
+      return input.limit === undefined ? ranked : ranked.slice(0, Math.max(0, input.limit));
     },
   };
 }
