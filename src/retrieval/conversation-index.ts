@@ -101,7 +101,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       order.splice(position, 1);
       lexical.remove(id);
       positions.clear();
-      order.forEach((entry, index) => positions.set(entry.id, index));
+      for (const [index, entry] of order.entries()) positions.set(entry.id, index);
       reindex(position - indexContext, position + indexContext - 1);
       return true;
     },
