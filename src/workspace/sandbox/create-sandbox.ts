@@ -68,6 +68,8 @@ export interface Sandbox {
   writeText(path: string, text: string): Promise<void>;
   /** Reads (or `undefined` when missing), transforms and writes back, serialised per file. */
   update(path: string, transform: (current: string | undefined) => string | Promise<string>): Promise<string>;
+  /** The sandbox that holds `path` for reading: this one, or the global fallback. */
+  owner(path: string): Promise<Sandbox>;
   /** Files and folders under `dir` (default the root), sorted by path; temp files hidden. */
   list(dir?: string, options?: ListOptions): Promise<SandboxEntry[]>;
 }
@@ -223,6 +225,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         await sandbox.writeText(path, next);
         return next;
       });
+    },
+    async owner(path) {
+      return (await globalFor(path)) ?? sandbox;
     },
     async list(dir = '', listOptions = {}) {
       const maxEntries = listOptions.maxEntries ?? 1000;
