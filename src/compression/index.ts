@@ -28,6 +28,15 @@ export {
   type RequirementTodoViewOptions,
 } from './build-requirement-todo-view.ts';
 export { createCharacterBound } from './character-bound.ts';
+export { type ClippedMessages, clipMessagesToBudget } from './clip-messages-to-budget.ts';
+export {
+  type CompressionState,
+  CompressionStateSchema,
+  type CompressScope,
+  CompressScopeSchema,
+  createCompressionState,
+} from './compression-state.ts';
+export { assertRevision, type CompressionStore, createMemoryCompressionStore } from './compression-store.ts';
 export {
   type ArtifactStore,
   type CreateArtifactStoreOptions,
@@ -39,6 +48,11 @@ export {
   createRequirementTodoSnapshot,
   requirementItemId,
 } from './create-requirement-todo-snapshot.ts';
+export {
+  type CompressionTrigger,
+  type CompressionTriggerOptions,
+  decideCompressionTrigger,
+} from './decide-compression-trigger.ts';
 export { type FitLinesOptions, type FittedLines, fitLines, type LineGroup } from './fit-lines.ts';
 export { createHeuristicRequirementProposer, REQUIREMENT_CUES } from './heuristic-requirement-proposer.ts';
 export {
@@ -46,6 +60,12 @@ export {
   type InvalidateArtifactResult,
   invalidateArtifact,
 } from './invalidate-artifact.ts';
+export { type ManualCompressCommand, parseManualCompressCommand } from './parse-manual-compress-command.ts';
+export {
+  type PreparedMessages,
+  type PrepareWithinBudgetOptions,
+  prepareWithinBudget,
+} from './prepare-within-budget.ts';
 export {
   type ArtifactOptions,
   type RegisterArtifactInput,
@@ -89,10 +109,22 @@ export {
   RequirementTypeSchema,
 } from './requirement-schema.ts';
 export {
+  createRequirementTodoState,
+  type OpenQuestion,
+  OpenQuestionSchema,
+  type RequirementTodoState,
+  RequirementTodoStateSchema,
+  scopedSnapshotOf,
+} from './requirement-todo-state.ts';
+export {
   type ResolveRequirementProposalOptions,
   resolveRequirementProposal,
 } from './resolve-requirement-proposal.ts';
 export { type SentenceSpan, splitSentences } from './split-sentences.ts';
+export {
+  createSqliteCompressionStore,
+  type SqliteCompressionStoreOptions,
+} from './sqlite-compression-store.ts';
 export { type SqlSummary, summarizeSql } from './summarize-sql.ts';
 export { formatThreadId, isThreadId, parseThreadId, type ThreadId, type ThreadIdParts } from './thread-id.ts';
 export {
