@@ -6,8 +6,12 @@ function capture() {
   let err = '';
   return {
     io: {
-      stdout: (text: string) => void (out += text),
-      stderr: (text: string) => void (err += text),
+      stdout: (text: string) => {
+        out += text;
+      },
+      stderr: (text: string) => {
+        err += text;
+      },
       color: false,
     },
     out: () => out,
