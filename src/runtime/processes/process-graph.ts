@@ -1,3 +1,4 @@
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { type Command, StateGraph } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { Blackboard, type BlackboardDefinition } from '../../state/index.ts';
@@ -7,12 +8,12 @@ type NodeFunction = (state: Record<string, unknown>) => NodeResult | Promise<Nod
 
 /** A compiled process: the LangGraph methods the session layer and tests use. */
 export interface CompiledProcess {
-  invoke(input: unknown, config?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  invoke(input: unknown, config?: RunnableConfig): Promise<Record<string, unknown>>;
   getState(
-    config: Record<string, unknown>,
+    config: RunnableConfig,
   ): Promise<{ values: unknown; next: string[]; tasks: { interrupts?: readonly unknown[] }[] }>;
-  updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<unknown>;
-  getStateHistory(config: Record<string, unknown>): AsyncIterable<{
+  updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<unknown>;
+  getStateHistory(config: RunnableConfig): AsyncIterable<{
     values: unknown;
     next: string[];
     config: { configurable?: Record<string, unknown> };
