@@ -10,8 +10,8 @@ export interface BpeTables {
   /** Rank of each single byte (0–255). */
   readonly byteRanks: Int32Array;
   /**
-   * Pair table, 4 int32 per slot: left rank, right rank, merged rank, unused (−1 = empty).
-   * A pair is present exactly when the concatenated bytes of both tokens are a token.
+   * Pair table, 2 int32 per slot (−1 = empty), see {@link packPair}. A pair is present
+   * exactly when the concatenated bytes of both tokens are a token.
    */
   readonly pairs: Int32Array;
   /** log2 of the number of slots in {@link BpeTables.pairs}. */
@@ -20,6 +20,18 @@ export interface BpeTables {
 
 /** Returned by the pair lookup when two tokens do not merge. */
 export const NO_MERGE = 0x7fffffff;
+
+/**
+ * Packs a pair into the two words of a slot: `left | (right >> 4) << 18` and
+ * `(right & 15) | merged << 4`. Needs ranks < 2¹⁸ (o200k has 200 019), so 8 bytes per slot
+ * instead of 12–16, which keeps more of the table in the CPU cache.
+ */
+export function packPair(left: number, right: number): number {
+  return left | ((right >>> 4) << 18);
+}
+
+/** Largest vocabulary {@link packPair} can hold. */
+export const MAX_PACKED_RANK = 1 << 18;
 
 /** Hash of a token pair, shared by the builder and the lookup. */
 export function hashPair(left: number, right: number): number {
@@ -32,6 +44,13 @@ export function hashPair(left: number, right: number): number {
  * Costs a few hundred milliseconds and ~20 MB for o200k; done once per encoding.
  */
 export function createBpeTables(ranks: readonly (string | readonly number[] | undefined)[]): BpeTables {
+  if (ranks.length > MAX_PACKED_RANK) {
+    throw new CtxloomError({
+      code: 'unsupported',
+      message: `vocabularies over ${MAX_PACKED_RANK} ranks`,
+      path: 'ranks',
+    });
+  }
   const byteKeyRanks = new Map<string, number>();
   const stringRanks = new Map<string, number>();
   const byteKeys: (string | undefined)[] = new Array(ranks.length);
@@ -83,15 +102,14 @@ function buildPairTable(
   // Load factor ≤ 0.5 keeps linear probes short.
   const pairBits = Math.max(8, Math.ceil(Math.log2(count * 2)));
   const mask = (1 << pairBits) - 1;
-  const pairs = new Int32Array((1 << pairBits) * 4).fill(-1);
+  const pairs = new Int32Array((1 << pairBits) * 2).fill(-1);
   for (let index = 0; index < found.length; index += 3) {
     const left = found[index] as number;
     const right = found[index + 1] as number;
     let slot = hashPair(left, right) >>> (32 - pairBits);
-    while (pairs[slot << 2] !== -1) slot = (slot + 1) & mask;
-    pairs[slot << 2] = left;
-    pairs[(slot << 2) + 1] = right;
-    pairs[(slot << 2) + 2] = found[index + 2] as number;
+    while (pairs[slot << 1] !== -1) slot = (slot + 1) & mask;
+    pairs[slot << 1] = packPair(left, right);
+    pairs[(slot << 1) + 1] = (right & 15) | ((found[index + 2] as number) << 4);
   }
   return { pairs, pairBits };
 }
