@@ -7,7 +7,10 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^ctxloom$/, replacement: src('core') },
-      { find: /^ctxloom\/([a-z-]+)$/, replacement: fileURLToPath(new URL('./src/$1/index.ts', import.meta.url)) },
+      {
+        find: /^ctxloom\/([a-z-]+)$/,
+        replacement: fileURLToPath(new URL('./src/$1/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

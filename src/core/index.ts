@@ -1,4 +1,55 @@
+export {
+  type AdaptiveBudgetManagerOptions,
+  createAdaptiveBudgetManager,
+  DEFAULT_PHASE_SHIFTS,
+  type PhaseShiftTable,
+  phaseFromProgress,
+  shiftRatios,
+} from './adaptive-budget.ts';
 export { type ContextBlock, type CreateBlockInput, createBlock, type Provenance } from './block.ts';
+export {
+  type AllocateInput,
+  allocateWithRatios,
+  type BudgetManager,
+  type BudgetManagerOptions,
+  type BudgetPlan,
+  createBudgetManager,
+  DEFAULT_ALLOCATION_RATIOS,
+} from './budget.ts';
+export {
+  type CollectBlocksInput,
+  type CollectedContexts,
+  collectBlocks,
+  collectContexts,
+  renderContexts,
+  type SourceResult,
+} from './collector.ts';
+export { COMPRESSION_BLOCK_ID } from './compact.ts';
+export { compileContext } from './compile.ts';
+export type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
+export {
+  type ComposedMetadata,
+  type ComposeInput,
+  type ComposePolicy,
+  compose,
+  layerFilter,
+  layerOf,
+  toQueryMessage,
+} from './compose.ts';
+export {
+  type AiSdkMessage,
+  type AiSdkSystemMessage,
+  type AnthropicBlock,
+  type AnthropicRequest,
+  type OpenAIChatMessage,
+  type OpenAIUserContent,
+  splitInstructions,
+  type ToAiSdkOptions,
+  type ToAnthropicOptions,
+  toAiSdk,
+  toAnthropic,
+  toOpenAI,
+} from './emit/index.ts';
 export {
   CtxloomError,
   type CtxloomErrorCode,
@@ -7,6 +58,8 @@ export {
   type ErrorLocation,
 } from './errors.ts';
 export { fingerprintContent, hashText } from './fingerprint.ts';
+export { describeReason, type FormatReportOptions, formatReport } from './format-report.ts';
+export { HISTORY_SOURCE, type HistoryBlockMetadata, historyBlocks, historyToBlocks } from './history.ts';
 export {
   assertContextKey,
   type ContextKey,
@@ -18,6 +71,7 @@ export {
   type LayerKind,
   type LayerPosition,
   type LayerRegistry,
+  registerLayer,
 } from './layers.ts';
 export {
   type FilePart,
@@ -36,7 +90,30 @@ export {
   type ToolResultPart,
   toolOutputText,
 } from './message.ts';
+export { createOrchestrator, type Orchestrator } from './orchestrator.ts';
+export type {
+  BlockSummary,
+  CompactionAction,
+  CompileReport,
+  DroppedSummary,
+  LayerReport,
+  SourceReport,
+} from './report.ts';
+export {
+  type DroppedBlock,
+  type DropReason,
+  type LayerGrant,
+  type SelectInput,
+  type Selection,
+  selectBlocks,
+} from './select.ts';
 export type { CollectRequest, ContextSource, TaskPhase, TokenBudget } from './source.ts';
+export {
+  type CompressionSummary,
+  createExtractiveSummarizer,
+  type SummarizeInput,
+  type Summarizer,
+} from './summarizer.ts';
 export {
   type CachedTokenCounter,
   type CreateTokenCounterOptions,
@@ -50,3 +127,4 @@ export {
   type TokenCounter,
   withTokenCache,
 } from './tokens.ts';
+export { TRIM_MARKER, type TrimResult, trimToTokens } from './trim.ts';

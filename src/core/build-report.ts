@@ -1,0 +1,168 @@
+import type { ContextBlock } from './block.ts';
+import type { BudgetPlan } from './budget.ts';
+import type { SourceResult } from './collector.ts';
+import { layerOf } from './compose.ts';
+import type { ContextKey, LayerRegistry } from './layers.ts';
+import type { Message } from './message.ts';
+import type {
+  BlockSummary,
+  CompactionAction,
+  CompileReport,
+  DroppedSummary,
+  LayerReport,
+  SourceReport,
+} from './report.ts';
+import type { DroppedBlock, Selection } from './select.ts';
+import type { ContextSource } from './source.ts';
+import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
+
+/** Input of {@link buildReport}: everything a compile decided. */
+export interface BuildReportInput {
+  counter: TokenCounter;
+  plan: BudgetPlan;
+  messages: readonly Message[];
+  total: number;
+  selection: Selection;
+  dropped: readonly DroppedBlock[];
+  fixedContexts: Partial<Record<ContextKey, string>>;
+  systemPrompt: string | undefined;
+  query: Message | undefined;
+  results: readonly SourceResult[];
+  skippedSources: readonly ContextSource[];
+  actions: readonly CompactionAction[];
+  layers: LayerRegistry;
+  share: boolean;
+}
+
+/** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
+export function buildReport(input: BuildReportInput): CompileReport {
+  const { counter, plan } = input;
+  const perRequest = input.messages.length > 0 ? counter.overhead.perRequest : 0;
+  const tokensByLayer = new Map<string, number>();
+  for (const message of input.messages) {
+    const cost = counter.countMessages([message]) - counter.overhead.perRequest;
+    const merged = message.metadata?.layers;
+    if (Array.isArray(merged) && merged.length > 1) {
+      // A merged system message: attribute each layer its own text, the frame to the first.
+      let rest = cost;
+      for (const name of merged.slice(1) as string[]) {
+        const text =
+          name === 'system' ? (input.systemPrompt ?? '') : (input.fixedContexts[name as ContextKey] ?? '');
+        const share = Math.min(rest, counter.countText(text));
+        tokensByLayer.set(name, (tokensByLayer.get(name) ?? 0) + share);
+        rest -= share;
+      }
+      const first = merged[0] as string;
+      tokensByLayer.set(first, (tokensByLayer.get(first) ?? 0) + rest);
+      continue;
+    }
+    const layer = layerOf(message) ?? 'history';
+    tokensByLayer.set(layer, (tokensByLayer.get(layer) ?? 0) + cost);
+  }
+
+  const layers: LayerReport[] = [];
+  for (const layer of input.layers.list()) {
+    const kept = input.selection.kept.filter((block) => block.layer === layer.name).map(summarize);
+    const dropped = input.dropped
+      .filter((entry) => entry.block.layer === layer.name)
+      .map((entry): DroppedSummary => ({ ...summarize(entry.block), reason: entry.reason }));
+    const fixed = fixedSummary(layer.name, input);
+    if (fixed !== undefined) kept.unshift(fixed);
+    const tokens = tokensByLayer.get(layer.name) ?? 0;
+    if (kept.length === 0 && dropped.length === 0 && tokens === 0) continue;
+    const grant = input.selection.layers.find((entry) => entry.layer === layer.name);
+    const report: LayerReport = { layer: layer.name, kind: layer.kind, tokens, kept, dropped };
+    if (grant !== undefined) report.grantTokens = grant.grantTokens;
+    layers.push(report);
+  }
+
+  const keptIds = new Set(input.selection.kept.map((block) => block.id));
+  const sources: SourceReport[] = input.results.map((result) => {
+    const kept = result.blocks.filter((block) => keptIds.has(block.id));
+    const report: SourceReport = {
+      name: result.source.name,
+      layer: result.source.layer,
+      priority: result.source.priority,
+      allocatedTokens: result.allocatedTokens,
+      returnedBlocks: result.blocks.length,
+      returnedTokens: sum(result.blocks),
+      keptBlocks: kept.length,
+      keptTokens: sum(kept),
+    };
+    if (result.error !== undefined) report.error = result.error;
+    return report;
+  });
+  for (const source of input.skippedSources) {
+    sources.push({
+      name: source.name,
+      layer: source.layer,
+      priority: source.priority,
+      allocatedTokens: 0,
+      returnedBlocks: 0,
+      returnedTokens: 0,
+      keptBlocks: 0,
+      keptTokens: 0,
+      skipped: 'share-disabled',
+    });
+  }
+
+  const report: CompileReport = {
+    counter: counter.name,
+    exact: counter.exact,
+    window: plan.window,
+    outputReserve: plan.outputReserve,
+    inputBudget: plan.inputBudget,
+    totalTokens: input.total,
+    overheadTokens: perRequest,
+    fits: input.total <= plan.inputBudget,
+    overflowTokens: Math.max(0, input.total - plan.inputBudget),
+    shareContext: input.share,
+    layers,
+    sources,
+    compaction: [...input.actions],
+  };
+  if (plan.phase !== undefined) report.phase = plan.phase;
+  if ('stats' in counter && typeof counter.stats === 'function')
+    report.cache = (counter as CachedTokenCounter).stats();
+  return report;
+}
+
+function fixedSummary(layer: string, input: BuildReportInput): BlockSummary | undefined {
+  let text: string | undefined;
+  if (layer === 'system') text = input.systemPrompt;
+  else if (layer === 'query') text = input.query === undefined ? undefined : previewOf(input.query);
+  else text = input.fixedContexts[layer as ContextKey];
+  if (text === undefined || text.length === 0) return undefined;
+  const id = layer === 'query' && input.query !== undefined ? input.query.id : layer;
+  return { id, source: layer, tokens: input.counter.countText(text), priority: 1, preview: preview(text) };
+}
+
+function previewOf(message: Message): string {
+  return typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+}
+
+function summarize(block: ContextBlock): BlockSummary {
+  const summary: BlockSummary = {
+    id: block.id,
+    source: block.source,
+    tokens: block.tokens,
+    priority: block.priority,
+    preview: preview(block.content),
+  };
+  if (block.pinned === true) summary.pinned = true;
+  if (block.provenance !== undefined) summary.provenance = block.provenance;
+  const from = block.metadata.trimmedFromTokens;
+  if (typeof from === 'number') summary.trimmedFromTokens = from;
+  return summary;
+}
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/gu, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}
+
+function sum(blocks: readonly ContextBlock[]): number {
+  return blocks.reduce((total, block) => total + block.tokens, 0);
+}

@@ -1,0 +1,186 @@
+import type { ContextBlock } from './block.ts';
+import { createBlock } from './block.ts';
+import type { HistoryBlockMetadata } from './history.ts';
+import type { Message } from './message.ts';
+import type { CompactionAction } from './report.ts';
+import type { DroppedBlock, Selection } from './select.ts';
+import type { Summarizer } from './summarizer.ts';
+import type { TokenCounter } from './tokens.ts';
+import { trimToTokens } from './trim.ts';
+
+/** The id of the block holding the history summary or omission notice. */
+export const COMPRESSION_BLOCK_ID = 'compression__context:summary';
+
+/**
+ * Trims, for each layer that ran out of room, the best block that did not fit into the
+ * room left — at a heading, paragraph or sentence boundary, marked `[… trimmed]`. Only
+ * standalone blocks are trimmed (never a tool call/result group), history messages only
+ * when their content is plain text. Returns the selection with trimmed blocks kept.
+ */
+export function trimDropped(
+  selection: Selection,
+  counter: TokenCounter,
+  options: {
+    minTrimTokens: number;
+    separatorTokens: number;
+    compactable: (layer: string) => boolean;
+    /** False when a summary or notice already stands for the dropped history. */
+    trimHistory: boolean;
+    /** All candidates in collection order (kept blocks keep this order). */
+    candidates: readonly ContextBlock[];
+  },
+): { selection: Selection; actions: CompactionAction[] } {
+  const actions: CompactionAction[] = [];
+  const replaced = new Map<string, ContextBlock>();
+  for (const grant of selection.layers) {
+    const room = grant.grantTokens - grant.usedTokens - options.separatorTokens;
+    if (room < options.minTrimTokens || !options.compactable(grant.layer)) continue;
+    if (grant.layer === 'history' && !options.trimHistory) continue;
+    const first = selection.dropped.find(
+      (entry) => entry.block.layer === grant.layer && entry.reason.type === 'over-budget',
+    );
+    if (first === undefined || first.block.group !== undefined || first.block.metadata.trimmable === false)
+      continue;
+    const trimmed = trimBlock(first.block, room, counter);
+    if (trimmed === undefined) continue;
+    replaced.set(first.block.id, trimmed);
+    grant.usedTokens += trimmed.tokens + options.separatorTokens;
+    actions.push({
+      type: 'trimmed',
+      blockId: first.block.id,
+      layer: grant.layer,
+      fromTokens: first.block.tokens,
+      toTokens: trimmed.tokens,
+      boundary: String(trimmed.metadata.trimBoundary),
+    });
+  }
+  if (replaced.size === 0) return { selection, actions };
+  const dropped = selection.dropped.filter((entry) => !replaced.has(entry.block.id));
+  const keptIds = new Set(selection.kept.map((block) => block.id));
+  const kept: ContextBlock[] = [];
+  for (const block of options.candidates) {
+    const trimmed = replaced.get(block.id);
+    if (trimmed !== undefined) kept.push(trimmed);
+    else if (keptIds.has(block.id)) kept.push(block);
+  }
+  return { selection: { ...selection, kept, dropped }, actions };
+}
+
+function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): ContextBlock | undefined {
+  if (block.layer === 'history') {
+    const metadata = block.metadata as HistoryBlockMetadata;
+    const message = metadata.message;
+    if (typeof message.content !== 'string') return undefined;
+    const frame = counter.countMessages([{ ...message, content: '' }]) - counter.overhead.perRequest;
+    const result = trimToTokens(message.content, room - frame, counter, { allowCharacterCut: false });
+    if (result === undefined) return undefined;
+    const trimmedMessage: Message = {
+      ...message,
+      content: result.text,
+      metadata: { ...message.metadata, trimmed: true },
+    };
+    return {
+      ...block,
+      content: result.text,
+      tokens: counter.countMessages([trimmedMessage]) - counter.overhead.perRequest,
+      metadata: {
+        ...metadata,
+        message: trimmedMessage,
+        trimmedFromTokens: block.tokens,
+        trimBoundary: result.boundary,
+      },
+    };
+  }
+  const result = trimToTokens(block.content, room, counter);
+  if (result === undefined) return undefined;
+  return {
+    ...block,
+    content: result.text,
+    tokens: result.tokens,
+    metadata: { ...block.metadata, trimmedFromTokens: block.tokens, trimBoundary: result.boundary },
+  };
+}
+
+/** History messages dropped for lack of room, oldest first. */
+export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
+  return dropped
+    .filter((entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget')
+    .map((entry) => entry.block.metadata as HistoryBlockMetadata)
+    .sort((a, b) => a.index - b.index)
+    .map((metadata) => metadata.message);
+}
+
+/**
+ * Builds the `compression__context` block: a summary of the dropped history from the
+ * summarizer, or — with no summarizer — a notice saying what was omitted, listing failed
+ * tool results so errors are never dropped silently.
+ */
+export async function summarizeDropped(input: {
+  messages: readonly Message[];
+  previousSummary: string | undefined;
+  summarizer: Summarizer | undefined;
+  maxTokens: number;
+  counter: TokenCounter;
+  droppedTokens: number;
+  errorLines: readonly string[];
+  signal?: AbortSignal;
+}): Promise<{ block: ContextBlock; action: CompactionAction } | undefined> {
+  const { counter } = input;
+  if (input.messages.length === 0) return undefined;
+  if (input.summarizer !== undefined) {
+    const summary = await input.summarizer.summarize({
+      ...(input.previousSummary === undefined ? {} : { previousSummary: input.previousSummary }),
+      messages: input.messages,
+      maxTokens: input.maxTokens,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    });
+    if (summary.length > 0) {
+      const block = compressionBlock(summary, counter, { summarized: true });
+      return {
+        block,
+        action: {
+          type: 'summarized',
+          summarizer: input.summarizer.name,
+          messages: input.messages.length,
+          fromTokens: input.droppedTokens,
+          summaryTokens: block.tokens,
+        },
+      };
+    }
+  }
+  const lines = [
+    `[Earlier conversation omitted: ${input.messages.length} message(s), ${input.droppedTokens} tokens, did not fit the budget.]`,
+  ];
+  if (input.errorLines.length > 0)
+    lines.push('Tool errors in the omitted part:', ...input.errorLines.slice(0, 5));
+  const notice = [input.previousSummary, lines.join('\n')].filter((part) => part !== undefined).join('\n\n');
+  const block = compressionBlock(notice, counter, { summarized: false });
+  return {
+    block,
+    action: {
+      type: 'omitted-notice',
+      messages: input.messages.length,
+      tokens: block.tokens,
+      errors: input.errorLines.length,
+    },
+  };
+}
+
+/** The block holding the (persisted or new) summary. */
+export function compressionBlock(
+  content: string,
+  counter: TokenCounter,
+  metadata: Record<string, unknown> = {},
+): ContextBlock {
+  return createBlock(
+    {
+      id: COMPRESSION_BLOCK_ID,
+      layer: 'compression__context',
+      source: 'compression',
+      content,
+      priority: 1,
+      metadata,
+    },
+    counter,
+  );
+}

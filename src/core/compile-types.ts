@@ -1,0 +1,77 @@
+import type { ContextBlock } from './block.ts';
+import type { BudgetManager } from './budget.ts';
+import type { ComposePolicy } from './compose.ts';
+import type { ContextKey, LayerRegistry } from './layers.ts';
+import type { Message } from './message.ts';
+import type { CompileReport } from './report.ts';
+import type { DroppedBlock } from './select.ts';
+import type { ContextSource, TaskPhase } from './source.ts';
+import type { CompressionSummary, Summarizer } from './summarizer.ts';
+import type { TokenCounter } from './tokens.ts';
+
+/** One call's inputs. Everything is plain data; nothing here is agent state. */
+export interface CompileRequest {
+  /** The agent's private system prompt (layer `system`). */
+  systemPrompt?: string;
+  /** Pre-rendered layers, e.g. `{ todo__context: '…' }`; each becomes one block. */
+  contexts?: Partial<Record<ContextKey, string>>;
+  /** Pre-made blocks for any registered layer (profile blocks, references, …). */
+  blocks?: readonly ContextBlock[];
+  /** The checkpoint messages, oldest first. */
+  history?: readonly Message[];
+  /** The current input; if the history already ends with it (same id) it is not repeated. */
+  query?: Message | string;
+  /** The persisted summary from `compression__context`, and the newest message it covers. */
+  compression?: { summary: string; throughMessageId?: string };
+  phase?: TaskPhase;
+  /** 0..1; the adaptive budget derives the phase from it when `phase` is absent. */
+  progress?: number;
+  /** Passed to sources as `CollectRequest.metadata`. */
+  metadata?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+/** How to compile. */
+export interface CompileOptions {
+  /** Counts every block and the emitted messages. Pass a cached counter for fast recompiles. */
+  counter: TokenCounter;
+  /** The model's context window in tokens; required unless `budgetManager` is given. */
+  window?: number;
+  /** Share of the window reserved for output, default 0.25. */
+  outputReserveRatio?: number;
+  /** Share of the available tokens per source name (see `createBudgetManager`). */
+  allocationRatios?: Record<string, number>;
+  /** Overrides `window`, `outputReserveRatio` and `allocationRatios`. */
+  budgetManager?: BudgetManager;
+  sources?: readonly ContextSource[];
+  layers?: LayerRegistry;
+  /** The single switch for shared `__context` layers (seed 000). Default true. */
+  enableShareContext?: boolean;
+  /** Composition policy (merge, order, always-included layers). */
+  policy?: Omit<ComposePolicy, 'layers' | 'enableShareContext'>;
+  /** Summarises history that no longer fits; without one, an omission notice is shown. */
+  summarizer?: Summarizer;
+  /** Most tokens a summary may take. Default 10% of the available tokens, within 64..2000. */
+  summaryMaxTokens?: number;
+  /** Receives a new summary so the state layer can persist it in `compression__context`. */
+  onSummary?: (summary: CompressionSummary) => void | Promise<void>;
+  /** Smallest remainder (tokens) worth trimming a block into. Default 24. */
+  minTrimTokens?: number;
+  /** Priority of the history when layers draw on unused budget. Default 0.9. */
+  historyPriority?: number;
+}
+
+/** The result of a compile: the messages to send and the report of how they were chosen. */
+export interface CompiledContext {
+  /** Ordered messages; each carries `metadata.layer`. */
+  messages: Message[];
+  systemPrompt: string | undefined;
+  /** The rendered `__context` layers that were sent. */
+  contexts: Record<ContextKey, string>;
+  /** The history messages that were sent (trimmed ones replaced). */
+  history: Message[];
+  query: Message | undefined;
+  report: CompileReport;
+  kept: ContextBlock[];
+  dropped: DroppedBlock[];
+}

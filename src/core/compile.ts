@@ -1,0 +1,335 @@
+import { type ContextBlock, createBlock } from './block.ts';
+import { createBudgetManager } from './budget.ts';
+import { buildReport } from './build-report.ts';
+import { collectBlocks, renderContexts, type SourceResult } from './collector.ts';
+import {
+  COMPRESSION_BLOCK_ID,
+  compressionBlock,
+  droppedHistory,
+  summarizeDropped,
+  trimDropped,
+} from './compact.ts';
+import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
+import { type ComposePolicy, compose, layerFilter, toQueryMessage } from './compose.ts';
+import { CtxloomError } from './errors.ts';
+import { type HistoryBlockMetadata, historyBlocks } from './history.ts';
+import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
+import { type Message, messageText, toolOutputText } from './message.ts';
+import type { CompactionAction } from './report.ts';
+import { type DroppedBlock, type Selection, selectBlocks } from './select.ts';
+import type { CompressionSummary } from './summarizer.ts';
+
+const SEPARATOR_TOKENS = 1;
+const MAX_RETRIES = 3;
+
+/**
+ * Compiles the exact input of one model call: resolve → gather → select → compact →
+ * compose, then counts what will be sent. Over budget is never an exception: the report
+ * says what was dropped, trimmed or summarised, and why.
+ * @example
+ * const { messages, report } = await compileContext(
+ *   { systemPrompt: 'You are a tutor.', history, query: 'What is a Raft term?' },
+ *   { counter: getTokenCounter('gpt-4o'), window: 128_000, sources: [retrieval] },
+ * );
+ */
+export async function compileContext(
+  request: CompileRequest,
+  options: CompileOptions,
+): Promise<CompiledContext> {
+  const { counter } = options;
+  const layers = options.layers ?? createLayerRegistry();
+  const share = options.enableShareContext ?? true;
+  const policy: ComposePolicy = { ...options.policy, layers, enableShareContext: share };
+  const included = layerFilter(policy, layers);
+  const budget = resolveBudget(options);
+  const compactable = (layer: string) => layers.has(layer) && layers.get(layer).compactable;
+
+  // 1 resolve: fixed layers, candidates handed in, layers the share switch leaves out.
+  const fixedContexts: Record<ContextKey, string> = {};
+  const candidates: ContextBlock[] = [];
+  const excluded: DroppedBlock[] = [];
+  const addBlock = (block: ContextBlock) => {
+    layers.get(block.layer);
+    if (!included(block.layer)) excluded.push({ block, reason: { type: 'share-disabled' } });
+    else if (!compactable(block.layer)) {
+      const key = block.layer as ContextKey;
+      const existing = fixedContexts[key];
+      fixedContexts[key] = existing === undefined ? block.content : `${existing}\n\n${block.content}`;
+    } else candidates.push(block);
+  };
+  for (const [key, text] of Object.entries(request.contexts ?? {})) {
+    assertContextKey(key);
+    if (text === undefined || text.length === 0) continue;
+    addBlock(createBlock({ id: key, layer: key, source: key, content: text, priority: 1 }, counter));
+  }
+  for (const block of request.blocks ?? []) addBlock(block);
+  const previousSummary = request.compression?.summary;
+  if (previousSummary !== undefined && previousSummary.length > 0) {
+    addBlock(compressionBlock(previousSummary, counter, { persisted: true }));
+  }
+
+  const query = toQueryMessage(request.query);
+  const history = [...(request.history ?? [])];
+  const queryInHistory = query !== undefined && history.at(-1)?.id === query.id ? history.pop() : undefined;
+  const { blocks: historyCandidates, covered } = historyBlocks(
+    history,
+    counter,
+    request.compression?.throughMessageId,
+  );
+  for (const block of covered)
+    excluded.push({ block, reason: { type: 'summarized', into: 'compression__context' } });
+  for (const block of historyCandidates) candidates.push(block);
+  const uncovered = historyCandidates.map((block) => (block.metadata as HistoryBlockMetadata).message);
+
+  const fixedMessages = compose({
+    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+    contexts: fixedContexts,
+    history: queryInHistory === undefined ? [] : [queryInHistory],
+    ...(query === undefined ? {} : { query }),
+    policy,
+  });
+  const layerFrame = counter.overhead.perMessage + counter.countText('system');
+  const contextLayers = new Set(
+    layers.list().filter((layer) => layer.kind === 'context' && included(layer.name)),
+  );
+  const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame;
+
+  // 2 gather: sources run concurrently with their allocations.
+  const activeSources = (options.sources ?? []).filter((source) => included(source.layer));
+  const skippedSources = (options.sources ?? []).filter((source) => !included(source.layer));
+  const sourceNames = () => [
+    ...new Set([...activeSources.map((source) => source.name), ...candidates.map((block) => block.source)]),
+  ];
+  const allocateInput = { ...phaseOf(request), sources: sourceNames() };
+  const firstPlan = budget.allocate({ ...allocateInput, fixedTokens });
+  const queryText = query === undefined ? '' : messageText(query);
+  const results: SourceResult[] = await collectBlocks({
+    sources: activeSources,
+    request: {
+      query: queryText,
+      history,
+      counter,
+      ...phaseOf(request),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+    },
+    allocations: firstPlan.allocations,
+    layers,
+  });
+  for (const result of results) for (const block of result.blocks) addBlock(block);
+
+  const sourcePriorities: Record<string, number> = {
+    history: options.historyPriority ?? 0.9,
+    compression: 1,
+  };
+  for (const source of activeSources) sourcePriorities[source.name] = source.priority;
+  const layerOrder = layers.list().map((layer) => layer.name);
+  const pinnedWanted = candidates
+    .filter((block) => block.pinned === true)
+    .reduce((sum, block) => sum + block.tokens, 0);
+
+  // 3 select and 4 compact, retried when the exact count of the composed messages overshoots.
+  const actions: CompactionAction[] = [];
+  let extraReserve = 0;
+  let summaryBlock: ContextBlock | undefined;
+  let summaryAction: CompactionAction | undefined;
+  let summarized: Message[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const pool = summaryBlock === undefined ? candidates : withSummary(candidates, summaryBlock);
+    const run = (blocks: readonly ContextBlock[]) => {
+      const reserve = fixedTokens + extraReserve;
+      const pinnedBudget = Math.max(0, firstPlan.inputBudget - reserve);
+      const fixed = reserve + Math.min(pinnedWanted, pinnedBudget);
+      const plan = budget.allocate({ ...allocateInput, fixedTokens: fixed });
+      return selectBlocks({
+        blocks,
+        plan,
+        pinnedBudget,
+        sourcePriorities,
+        layerOrder,
+        separatorTokens: SEPARATOR_TOKENS,
+      });
+    };
+    let selection: Selection = run(pool);
+
+    if (attempt === 0) {
+      const lost = droppedHistory(selection.dropped);
+      const summary = await summarizeDropped({
+        messages: lost,
+        previousSummary,
+        summarizer: options.summarizer,
+        maxTokens:
+          options.summaryMaxTokens ?? Math.min(2000, Math.max(64, Math.floor(firstPlan.available * 0.1))),
+        counter,
+        droppedTokens: selection.dropped
+          .filter((entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget')
+          .reduce((sum, entry) => sum + entry.block.tokens, 0),
+        errorLines: errorLines(lost),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+      if (summary !== undefined && included('compression__context')) {
+        summaryBlock = summary.block;
+        summaryAction = summary.action;
+        summarized = summary.block.metadata.summarized === true ? lost : [];
+        selection = run(withSummary(candidates, summaryBlock));
+      }
+    }
+
+    const trimmed = trimDropped(selection, counter, {
+      minTrimTokens: options.minTrimTokens ?? 24,
+      separatorTokens: SEPARATOR_TOKENS,
+      compactable,
+      trimHistory: summaryBlock === undefined,
+      candidates: summaryBlock === undefined ? candidates : withSummary(candidates, summaryBlock),
+    });
+    selection = trimmed.selection;
+    const covered = coveredPrefix(uncovered, summarized, selection.dropped);
+    const summarizedIds = new Set(covered.map((message) => `history:${message.id}`));
+    const dropped = [
+      ...excluded,
+      ...selection.dropped.map(
+        (entry): DroppedBlock =>
+          summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
+            ? { block: entry.block, reason: { type: 'summarized', into: 'compression__context' } }
+            : entry,
+      ),
+    ];
+
+    // 5 compose, then count exactly what is sent.
+    const keptHistory = selection.kept
+      .filter((block) => block.layer === 'history')
+      .map((block) => block.metadata as HistoryBlockMetadata)
+      .sort((a, b) => a.index - b.index)
+      .map((metadata) => metadata.message);
+    if (queryInHistory !== undefined) keptHistory.push(queryInHistory);
+    const contexts = {
+      ...fixedContexts,
+      ...renderContexts(selection.kept.filter((block) => block.layer !== 'history')),
+    };
+    const messages = compose({
+      ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+      contexts,
+      history: keptHistory,
+      ...(query === undefined ? {} : { query }),
+      policy,
+    });
+    const total = counter.countMessages(messages);
+    const inputBudget = firstPlan.inputBudget;
+    const keptCompactable = selection.kept.length > 0;
+    if (total > inputBudget && keptCompactable && attempt < MAX_RETRIES) {
+      actions.push({ type: 'retry', overshootTokens: total - inputBudget });
+      extraReserve += total - inputBudget + attempt * 8;
+      continue;
+    }
+    if (summaryAction !== undefined) actions.unshift(summaryAction);
+    actions.push(...trimmed.actions);
+
+    if (summaryBlock?.metadata.summarized === true && options.onSummary !== undefined) {
+      const keptSummary = selection.kept.some((block) => block.id === COMPRESSION_BLOCK_ID);
+      const last = covered.at(-1);
+      if (keptSummary && last !== undefined) {
+        const persisted: CompressionSummary = {
+          summary: summaryBlock.content,
+          throughMessageId: last.id,
+          coveredMessageIds: covered.map((message) => message.id),
+          tokens: summaryBlock.tokens,
+        };
+        await options.onSummary(persisted);
+      }
+    }
+
+    // 6 report.
+    const report = buildReport({
+      counter,
+      plan: firstPlan,
+      messages,
+      total,
+      selection,
+      dropped,
+      fixedContexts,
+      systemPrompt: request.systemPrompt,
+      query: queryInHistory ?? query,
+      results,
+      skippedSources,
+      actions,
+      layers,
+      share,
+    });
+    return {
+      messages,
+      systemPrompt: request.systemPrompt,
+      contexts,
+      history: keptHistory,
+      query,
+      report,
+      kept: selection.kept,
+      dropped,
+    };
+  }
+}
+
+function resolveBudget(options: CompileOptions) {
+  if (options.budgetManager !== undefined) return options.budgetManager;
+  if (options.window === undefined) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'compileContext needs `window` (the model context window in tokens) or a `budgetManager`',
+      path: 'window',
+    });
+  }
+  return createBudgetManager({
+    modelContextWindow: options.window,
+    ...(options.outputReserveRatio === undefined ? {} : { outputReserveRatio: options.outputReserveRatio }),
+    ...(options.allocationRatios === undefined ? {} : { allocationRatios: options.allocationRatios }),
+  });
+}
+
+function phaseOf(request: CompileRequest) {
+  return {
+    ...(request.phase === undefined ? {} : { phase: request.phase }),
+    ...(request.progress === undefined ? {} : { progress: request.progress }),
+  };
+}
+
+function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
+  const rest = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
+  return [...rest, summary];
+}
+
+function errorLines(messages: readonly Message[]): string[] {
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      const type = part.output.type;
+      if (type === 'error-text' || type === 'error-json' || type === 'execution-denied') {
+        lines.push(`- ${part.toolName}: ${toolOutputText(part.output).replace(/\s+/gu, ' ').slice(0, 160)}`);
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * The messages a new summary may be recorded as covering: the longest prefix of the
+ * history that was both summarised and dropped in the final selection (a summary covers
+ * "everything up to a message", so coverage must be a prefix).
+ */
+function coveredPrefix(
+  history: readonly Message[],
+  summarized: readonly Message[],
+  dropped: readonly DroppedBlock[],
+): Message[] {
+  if (summarized.length === 0) return [];
+  const summarizedIds = new Set(summarized.map((message) => message.id));
+  const droppedIds = new Set(
+    dropped.filter((entry) => entry.block.layer === 'history').map((entry) => entry.block.id),
+  );
+  const prefix: Message[] = [];
+  for (const message of history) {
+    if (!summarizedIds.has(message.id) || !droppedIds.has(`history:${message.id}`)) break;
+    prefix.push(message);
+  }
+  return prefix;
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { compose, layerOf } from './compose.ts';
+import { CtxloomError } from './errors.ts';
+import { createLayerRegistry } from './layers.ts';
+import type { Message } from './message.ts';
+
+const history: Message[] = [
+  { id: 'u1', role: 'user', content: 'What is Raft?' },
+  { id: 'a1', role: 'assistant', content: 'A consensus algorithm.' },
+];
+const contexts = {
+  todo__context: 'todo',
+  compression__context: 'summary',
+  knowledge__context: 'knowledge',
+  experience__context: 'experience',
+  framework__context: 'framework',
+};
+
+describe('compose', () => {
+  it('orders layers as seed 000 says: system, framework, experience, knowledge, todo, compression, history, query', () => {
+    const messages = compose({
+      systemPrompt: 'sys',
+      contexts,
+      history,
+      query: { id: 'u2', role: 'user', content: 'Why?' },
+    });
+    expect(messages.map(layerOf)).toEqual([
+      'system',
+      'framework__context',
+      'experience__context',
+      'knowledge__context',
+      'todo__context',
+      'compression__context',
+      'history',
+      'history',
+      'query',
+    ]);
+    expect(messages.slice(0, 6).every((message) => message.role === 'system')).toBe(true);
+  });
+
+  it('adds the query exactly once when the history already ends with it', () => {
+    const query: Message = { id: 'u2', role: 'user', content: 'Why?' };
+    const messages = compose({ history: [...history, query], query });
+    expect(messages.filter((message) => message.id === 'u2')).toHaveLength(1);
+    expect(messages.at(-1)?.id).toBe('u2');
+  });
+
+  it('gives a string query a deterministic id', () => {
+    const first = compose({ query: 'hello' });
+    const second = compose({ query: 'hello' });
+    expect(first[0]?.id).toBe(second[0]?.id);
+    expect(first[0]?.id.startsWith('query:')).toBe(true);
+  });
+
+  it('takes no parameter that could carry raw state', () => {
+    const state = { messages: history, todo: [] };
+    // @ts-expect-error the composer has no `state` input: it renders prepared layers only
+    compose({ systemPrompt: 'sys', state });
+    // @ts-expect-error nor a blackboard under another name
+    compose({ blackboard: state });
+    expect(Object.keys(compose({ systemPrompt: 'x' })[0] ?? {})).not.toContain('state');
+  });
+
+  it('injects only framework__context of the shared layers when sharing is off', () => {
+    const messages = compose({
+      systemPrompt: 'sys',
+      contexts,
+      history,
+      policy: { enableShareContext: false },
+    });
+    expect(messages.map(layerOf)).toEqual(['system', 'framework__context', 'history', 'history']);
+  });
+
+  it('refuses a context key that does not end in __context', () => {
+    const call = () => compose({ contexts: { todo: 'x' } as never });
+    expect(call).toThrow(CtxloomError);
+    expect(call).toThrow(/must end in "__context"/);
+  });
+
+  it('refuses an unregistered __context key', () => {
+    expect(() => compose({ contexts: { profile__context: 'x' } })).toThrow(
+      /unknown layer "profile__context"/,
+    );
+  });
+
+  it('renders a registered custom layer at its position', () => {
+    const layers = createLayerRegistry();
+    layers.register({ name: 'profile__context', title: 'Profile' }, { after: 'framework__context' });
+    const messages = compose({
+      systemPrompt: 's',
+      contexts: { profile__context: 'p', knowledge__context: 'k' },
+      policy: { layers },
+    });
+    expect(messages.map(layerOf)).toEqual(['system', 'profile__context', 'knowledge__context']);
+  });
+
+  it('merges system layers into one message with titles when asked', () => {
+    const messages = compose({ systemPrompt: 'sys', contexts, history, policy: { merge: true } });
+    expect(messages[0]?.role).toBe('system');
+    expect(messages[1]?.role).toBe('user');
+    expect(messages[0]?.content).toContain('## Knowledge\nknowledge');
+    expect(messages[0]?.metadata?.layers).toEqual([
+      'system',
+      'framework__context',
+      'experience__context',
+      'knowledge__context',
+      'todo__context',
+      'compression__context',
+    ]);
+  });
+
+  it('puts volatile layers after the history under the cache-friendly policy', () => {
+    const messages = compose({
+      systemPrompt: 'sys',
+      contexts,
+      history,
+      query: 'q',
+      policy: { order: 'cache-friendly' },
+    });
+    expect(messages.map(layerOf)).toEqual([
+      'system',
+      'framework__context',
+      'history',
+      'history',
+      'experience__context',
+      'knowledge__context',
+      'todo__context',
+      'compression__context',
+      'query',
+    ]);
+  });
+});

@@ -1,0 +1,140 @@
+import { hashText } from './fingerprint.ts';
+import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
+import type { Message } from './message.ts';
+
+/** How {@link compose} orders and renders layers. */
+export interface ComposePolicy {
+  /**
+   * Merge all layers rendered as system messages (system prompt and every `__context`
+   * layer before the history) into one system message, each under its title. Default false:
+   * one system message per layer.
+   */
+  merge?: boolean;
+  /**
+   * The single switch for shared `__context` layers (seed 000's `enable_share_context`).
+   * When false, only layers in `alwaysInclude` and unshared layers are injected. Default true.
+   */
+  enableShareContext?: boolean;
+  /** Shared layers injected even when sharing is off. Default `['framework__context']`. */
+  alwaysInclude?: readonly string[];
+  /**
+   * `default`: seed 000's order — every context layer before the history.
+   * `cache-friendly`: stable layers first, then the history, then the volatile context
+   * layers just before the query, so a provider's prompt cache covers the history too.
+   */
+  order?: 'default' | 'cache-friendly';
+  /** The layer registry; default the eight layers of seed 000. */
+  layers?: LayerRegistry;
+}
+
+/**
+ * Everything {@link compose} may see. There is deliberately no field that could carry raw
+ * agent state: the composer renders prepared layers, it never reads or writes state.
+ */
+export interface ComposeInput {
+  systemPrompt?: string;
+  contexts?: Partial<Record<ContextKey, string>>;
+  /** The checkpoint messages, oldest first. */
+  history?: readonly Message[];
+  /** The current input. A string gets the deterministic id `query:<hash>`. */
+  query?: Message | string;
+  policy?: ComposePolicy;
+}
+
+/** Metadata ctxloom sets on every composed message. */
+export interface ComposedMetadata {
+  /** The layer the message renders (`history` and `query` included). */
+  layer: string;
+  /** All layers a merged system message renders. */
+  layers?: string[];
+}
+
+/**
+ * Renders the layers into the ordered messages of one call (seed 000's ContextComposer).
+ * Pure: no I/O, no state, no templates beyond layer titles. The query enters exactly once:
+ * when the history already ends with a message of the query's id, it is not added again.
+ * @example
+ * const messages = compose({ systemPrompt: 'You are a tutor.', contexts: { knowledge__context: '…' }, history, query: 'Why?' });
+ */
+export function compose(input: ComposeInput): Message[] {
+  const policy = input.policy ?? {};
+  const layers = policy.layers ?? createLayerRegistry();
+  const included = layerFilter(policy, layers);
+  const contexts = input.contexts ?? {};
+  for (const key of Object.keys(contexts)) {
+    assertContextKey(key);
+    layers.get(key);
+  }
+
+  const stableContext: Message[] = [];
+  const volatileContext: Message[] = [];
+  if (input.systemPrompt !== undefined && input.systemPrompt.length > 0) {
+    stableContext.push(layerMessage('system', input.systemPrompt));
+  }
+  const cacheFriendly = policy.order === 'cache-friendly';
+  for (const layer of layers.list()) {
+    if (layer.kind !== 'context' || !included(layer.name)) continue;
+    const text = contexts[layer.name as ContextKey];
+    if (text === undefined || text.length === 0) continue;
+    const target = cacheFriendly && !layer.stable ? volatileContext : stableContext;
+    target.push(layerMessage(layer.name, text));
+  }
+
+  const history = (input.history ?? []).map((message) => tagged(message, 'history'));
+  const query = toQueryMessage(input.query);
+  const queryEntered = query !== undefined && history.at(-1)?.id === query.id;
+
+  const head = policy.merge === true ? mergeSystem(stableContext, layers) : stableContext;
+  const tail = policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext;
+  const messages = [...head, ...history, ...tail];
+  if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
+  return messages;
+}
+
+/** The layer a composed message renders (from its metadata), or undefined. */
+export function layerOf(message: Message): string | undefined {
+  const layer = message.metadata?.layer;
+  return typeof layer === 'string' ? layer : undefined;
+}
+
+/** The query as a message; a string query gets a content-derived id. */
+export function toQueryMessage(query: Message | string | undefined): Message | undefined {
+  if (query === undefined) return undefined;
+  if (typeof query !== 'string') return query;
+  return { id: `query:${hashText(query)}`, role: 'user', content: query };
+}
+
+/** Decides which layers are injected under the share policy. */
+export function layerFilter(policy: ComposePolicy, layers: LayerRegistry): (name: string) => boolean {
+  const share = policy.enableShareContext ?? true;
+  const always = new Set(policy.alwaysInclude ?? ['framework__context']);
+  return (name) => {
+    if (!layers.has(name)) return false;
+    const layer = layers.get(name);
+    return !layer.shared || share || always.has(name);
+  };
+}
+
+function layerMessage(layer: string, content: string): Message {
+  return { id: `layer:${layer}`, role: 'system', content, metadata: { layer } };
+}
+
+function tagged(message: Message, layer: string): Message {
+  return { ...message, metadata: { ...message.metadata, layer } };
+}
+
+function mergeSystem(messages: Message[], layers: LayerRegistry): Message[] {
+  if (messages.length <= 1) return messages;
+  const names = messages.map((message) => layerOf(message) ?? 'system');
+  const content = messages
+    .map((message, index) => {
+      const name = names[index] as string;
+      const title = layers.has(name) ? layers.get(name).title : undefined;
+      const text = typeof message.content === 'string' ? message.content : '';
+      return title === undefined ? text : `## ${title}\n${text}`;
+    })
+    .join('\n\n');
+  return [
+    { id: `layer:${names.join('+')}`, role: 'system', content, metadata: { layer: names[0], layers: names } },
+  ];
+}

@@ -1,0 +1,108 @@
+import { CtxloomError } from '../errors.ts';
+import type { LayerRegistry } from '../layers.ts';
+import type {
+  FilePart,
+  JsonValue,
+  Message,
+  ReasoningPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from '../message.ts';
+import { contextAsUserText, splitInstructions } from './stable.ts';
+
+type ProviderOptions = Record<string, Record<string, JsonValue>>;
+
+/** Structurally the AI SDK's `SystemModelMessage`. */
+export interface AiSdkSystemMessage {
+  role: 'system';
+  content: string;
+  providerOptions?: ProviderOptions;
+}
+/** Structurally the AI SDK's `ModelMessage` (minus system, which goes to `instructions`). */
+export type AiSdkMessage =
+  | { role: 'user'; content: string | (TextPart | FilePart)[]; providerOptions?: ProviderOptions }
+  | {
+      role: 'assistant';
+      content: string | (TextPart | ReasoningPart | ToolCallPart)[];
+      providerOptions?: ProviderOptions;
+    }
+  | { role: 'tool'; content: ToolResultPart[]; providerOptions?: ProviderOptions };
+
+/** Options of {@link toAiSdk}. */
+export interface ToAiSdkOptions {
+  /**
+   * Put Anthropic's `cacheControl` (ephemeral) on the last stable instruction, so the
+   * system prompt and framework layer are cached. Other providers ignore it. Default true.
+   */
+  cacheControl?: boolean;
+  layers?: LayerRegistry;
+}
+
+/**
+ * Emits for AI SDK 7: `{ instructions, messages }`, ready for
+ * `generateText({ model, ...toAiSdk(compiled.messages) })`. Leading system messages become
+ * `instructions`; a context layer placed after the history becomes user text.
+ */
+export function toAiSdk(
+  messages: readonly Message[],
+  options: ToAiSdkOptions = {},
+): { instructions: AiSdkSystemMessage[]; messages: AiSdkMessage[] } {
+  const { instructions, rest, lastStable } = splitInstructions(messages, options.layers);
+  const system = instructions.map((message, index): AiSdkSystemMessage => {
+    const entry: AiSdkSystemMessage = { role: 'system', content: systemText(message) };
+    if ((options.cacheControl ?? true) && index === lastStable) {
+      entry.providerOptions = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    }
+    return entry;
+  });
+  return { instructions: system, messages: rest.map(toModelMessage) };
+}
+
+function systemText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+function toModelMessage(message: Message): AiSdkMessage {
+  switch (message.role) {
+    case 'system':
+      return { role: 'user', content: contextAsUserText(message) };
+    case 'user':
+      if (typeof message.content === 'string') return { role: 'user', content: message.content };
+      return {
+        role: 'user',
+        content: message.content.map((part) => {
+          if (part.type === 'text' || part.type === 'file') return part;
+          throw misplaced(message, part.type);
+        }),
+      };
+    case 'assistant':
+      if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: message.content.map((part) => {
+          if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-call') return part;
+          throw misplaced(message, part.type);
+        }),
+      };
+    case 'tool':
+      if (typeof message.content === 'string') throw misplaced(message, 'text');
+      return {
+        role: 'tool',
+        content: message.content.map((part) => {
+          if (part.type === 'tool-result') return part;
+          throw misplaced(message, part.type);
+        }),
+      };
+  }
+}
+
+/** Error for a part type a role cannot carry. */
+export function misplaced(message: Message, partType: string): CtxloomError {
+  return new CtxloomError({
+    code: 'invalid-argument',
+    message: `a ${message.role} message cannot carry a ${partType} part`,
+    path: `messages.${message.id}.content`,
+  });
+}

@@ -1,0 +1,9 @@
+export { type AiSdkMessage, type AiSdkSystemMessage, type ToAiSdkOptions, toAiSdk } from './ai-sdk.ts';
+export {
+  type AnthropicBlock,
+  type AnthropicRequest,
+  type ToAnthropicOptions,
+  toAnthropic,
+} from './anthropic.ts';
+export { type OpenAIChatMessage, type OpenAIUserContent, toOpenAI } from './openai.ts';
+export { contextAsUserText, layerNames, splitInstructions } from './stable.ts';

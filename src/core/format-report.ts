@@ -1,0 +1,141 @@
+import type { CompileReport } from './report.ts';
+import type { DropReason } from './select.ts';
+
+/** Options of {@link formatReport}. */
+export interface FormatReportOptions {
+  /** ANSI colours (use when writing to a TTY). Default false. */
+  color?: boolean;
+  /** Width of the bars in characters. Default 24. */
+  barWidth?: number;
+  /** List each dropped block, not just counts by reason. Default false. */
+  verbose?: boolean;
+}
+
+const ANSI = {
+  dim: '\u001b[2m',
+  red: '\u001b[31m',
+  green: '\u001b[32m',
+  yellow: '\u001b[33m',
+  cyan: '\u001b[36m',
+  reset: '\u001b[0m',
+};
+
+/**
+ * Renders a compile report as a text table for terminals: a header with the window, the
+ * output reserve and the exact total, then one row per layer with tokens, share of the
+ * input budget, kept / trimmed / dropped counts and a bar, then drop reasons and
+ * compaction actions.
+ */
+export function formatReport(report: CompileReport, options: FormatReportOptions = {}): string {
+  const paint = (code: keyof typeof ANSI, text: string) =>
+    options.color === true ? `${ANSI[code]}${text}${ANSI.reset}` : text;
+  const width = options.barWidth ?? 24;
+  const number = (value: number) => value.toLocaleString('en-US');
+  const lines: string[] = [];
+  const used = report.totalTokens / Math.max(1, report.inputBudget);
+  lines.push(
+    `${report.counter}${report.exact ? '' : ' (estimate)'} · window ${number(report.window)} · output reserve ${number(report.outputReserve)} · input budget ${number(report.inputBudget)}`,
+  );
+  const status = report.fits
+    ? paint('green', 'fits')
+    : paint('red', `over by ${number(report.overflowTokens)}`);
+  lines.push(
+    `used ${number(report.totalTokens)} / ${number(report.inputBudget)} (${percent(used)}) ${bar(used, width)} ${status}`,
+  );
+  lines.push('');
+  const nameWidth = Math.max(8, ...report.layers.map((layer) => layer.layer.length));
+  lines.push(
+    paint(
+      'dim',
+      `${'layer'.padEnd(nameWidth)}  ${'tokens'.padStart(8)}  ${'%'.padStart(6)}  kept  trim  drop`,
+    ),
+  );
+  for (const layer of report.layers) {
+    const share = layer.tokens / Math.max(1, report.inputBudget);
+    const trimmed = layer.kept.filter((block) => block.trimmedFromTokens !== undefined).length;
+    const dropped = layer.dropped.length;
+    lines.push(
+      `${layer.layer.padEnd(nameWidth)}  ${number(layer.tokens).padStart(8)}  ${percent(share).padStart(6)}  ${String(layer.kept.length).padStart(4)}  ${String(trimmed).padStart(4)}  ${dropped > 0 ? paint('yellow', String(dropped).padStart(4)) : '   0'}  ${paint('cyan', bar(share, width))}`,
+    );
+  }
+  if (report.overheadTokens > 0) {
+    lines.push(
+      paint('dim', `${'(request overhead)'.padEnd(nameWidth)}  ${number(report.overheadTokens).padStart(8)}`),
+    );
+  }
+  const reasons = new Map<string, { count: number; tokens: number }>();
+  for (const layer of report.layers) {
+    for (const block of layer.dropped) {
+      const key = `${layer.layer}: ${describeReason(block.reason)}`;
+      const entry = reasons.get(key) ?? { count: 0, tokens: 0 };
+      entry.count++;
+      entry.tokens += block.tokens;
+      reasons.set(key, entry);
+      if (options.verbose === true)
+        lines.push(
+          paint('dim', `  - ${block.id} (${number(block.tokens)} tok) ${describeReason(block.reason)}`),
+        );
+    }
+  }
+  if (reasons.size > 0) {
+    lines.push('', 'dropped:');
+    for (const [key, entry] of reasons)
+      lines.push(`  ${entry.count} × ${key} — ${number(entry.tokens)} tokens`);
+  }
+  if (report.compaction.length > 0) {
+    lines.push('', 'compaction:');
+    for (const action of report.compaction) lines.push(`  ${describeAction(action)}`);
+  }
+  const failed = report.sources.filter(
+    (source) => source.error !== undefined || source.skipped !== undefined,
+  );
+  if (failed.length > 0) {
+    lines.push('', 'sources:');
+    for (const source of failed) {
+      lines.push(
+        `  ${source.name}: ${source.error !== undefined ? paint('red', `failed — ${source.error}`) : 'skipped (share disabled)'}`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** One-line description of a drop reason. */
+export function describeReason(reason: DropReason): string {
+  switch (reason.type) {
+    case 'duplicate':
+      return `duplicate of ${reason.of}`;
+    case 'over-budget':
+      return `over budget (layer grant ${Math.floor(reason.grantTokens).toLocaleString('en-US')})`;
+    case 'pinned-over-budget':
+      return `pinned blocks exceed the budget (${Math.floor(reason.budgetTokens).toLocaleString('en-US')})`;
+    case 'share-disabled':
+      return 'shared context disabled';
+    case 'summarized':
+      return `summarised into ${reason.into}`;
+  }
+}
+
+function describeAction(action: CompileReport['compaction'][number]): string {
+  switch (action.type) {
+    case 'trimmed':
+      return `trimmed ${action.blockId} ${action.fromTokens} → ${action.toTokens} tokens at a ${action.boundary} boundary`;
+    case 'summarized':
+      return `summarised ${action.messages} message(s) (${action.fromTokens} tokens) into ${action.summaryTokens} tokens with ${action.summarizer}`;
+    case 'omitted-notice':
+      return `omitted ${action.messages} message(s); notice of ${action.tokens} tokens${action.errors > 0 ? `, ${action.errors} tool error(s) listed` : ''}`;
+    case 'retry':
+      return `recompiled after the exact count overshot by ${action.overshootTokens} tokens`;
+    case 'forced-drop':
+      return `dropped ${action.blockId} (${action.tokens} tokens) to fit`;
+  }
+}
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
+
+function bar(share: number, width: number): string {
+  const filled = Math.max(0, Math.min(width, Math.round(share * width)));
+  return '█'.repeat(filled) + '░'.repeat(width - filled);
+}

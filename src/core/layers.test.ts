@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { CtxloomError } from './errors.ts';
+import { assertContextKey, createLayerRegistry, DEFAULT_LAYERS } from './layers.ts';
+
+describe('layer registry', () => {
+  it('holds the eight default layers in seed 000 order with their lifecycles', () => {
+    expect(DEFAULT_LAYERS.map((layer) => layer.name)).toEqual([
+      'system',
+      'framework__context',
+      'experience__context',
+      'knowledge__context',
+      'todo__context',
+      'compression__context',
+      'history',
+      'query',
+    ]);
+    const registry = createLayerRegistry();
+    expect(registry.get('compression__context').lifecycle).toBe('persisted');
+    expect(registry.get('knowledge__context').lifecycle).toBe('runtime');
+    expect(registry.get('system').shared).toBe(false);
+    expect(registry.get('framework__context').compactable).toBe(false);
+  });
+
+  it('registers a custom layer before, after or at an index', () => {
+    const registry = createLayerRegistry();
+    registry.register({ name: 'a__context' }, { before: 'knowledge__context' });
+    registry.register({ name: 'b__context' }, { after: 'todo__context' });
+    registry.register({ name: 'c__context' }, { index: 1 });
+    const names = registry.list().map((layer) => layer.name);
+    expect(names.indexOf('a__context')).toBe(names.indexOf('knowledge__context') - 1);
+    expect(names.indexOf('b__context')).toBe(names.indexOf('todo__context') + 1);
+    expect(names[1]).toBe('c__context');
+  });
+
+  it('refuses keys without the __context suffix, duplicates and positions outside the context band', () => {
+    const registry = createLayerRegistry();
+    expect(() => registry.register({ name: 'profile' })).toThrow(CtxloomError);
+    expect(() => registry.register({ name: 'todo__context' })).toThrow(/already registered/);
+    expect(() => registry.register({ name: 'x__context' }, { after: 'query' })).toThrow(/before "history"/);
+    expect(() => registry.register({ name: 'y__context' }, { index: 0 })).toThrow(/after "system"/);
+    expect(() => assertContextKey('__context')).toThrow(CtxloomError);
+    expect(() => registry.get('nope')).toThrow(/unknown layer "nope"/);
+  });
+});

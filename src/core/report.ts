@@ -1,0 +1,96 @@
+import type { Provenance } from './block.ts';
+import type { DropReason } from './select.ts';
+import type { TaskPhase } from './source.ts';
+import type { TokenCacheStats } from './tokens.ts';
+
+/** A block as the report shows it. */
+export interface BlockSummary {
+  id: string;
+  source: string;
+  tokens: number;
+  priority: number;
+  pinned?: boolean;
+  /** Tokens before trimming, when the block was trimmed to fit. */
+  trimmedFromTokens?: number;
+  provenance?: Provenance;
+  /** The first 120 characters, whitespace collapsed. */
+  preview: string;
+}
+
+/** A dropped block and the reason. */
+export interface DroppedSummary extends BlockSummary {
+  reason: DropReason;
+}
+
+/** One layer of the compiled input. */
+export interface LayerReport {
+  layer: string;
+  kind: 'system' | 'context' | 'history' | 'query';
+  /** Tokens of this layer's message(s) as emitted, per-message overhead included. */
+  tokens: number;
+  /** The share of the layer's sources in the budget, and what they drew from the pool. */
+  grantTokens?: number;
+  kept: BlockSummary[];
+  dropped: DroppedSummary[];
+}
+
+/** One source's part in the compile. */
+export interface SourceReport {
+  name: string;
+  layer: string;
+  priority: number;
+  allocatedTokens: number;
+  returnedBlocks: number;
+  returnedTokens: number;
+  keptBlocks: number;
+  keptTokens: number;
+  /** `share-disabled` when the share switch left its layer out. */
+  skipped?: 'share-disabled';
+  /** Message of a failure inside the source's `collect`. */
+  error?: string;
+}
+
+/** What compaction did. */
+export type CompactionAction =
+  | {
+      type: 'trimmed';
+      blockId: string;
+      layer: string;
+      fromTokens: number;
+      toTokens: number;
+      boundary: string;
+    }
+  | { type: 'summarized'; summarizer: string; messages: number; fromTokens: number; summaryTokens: number }
+  | { type: 'omitted-notice'; messages: number; tokens: number; errors: number }
+  | { type: 'retry'; overshootTokens: number }
+  | { type: 'forced-drop'; blockId: string; layer: string; tokens: number };
+
+/**
+ * Everything about one compile: the window, the reserve, the exact total of what is sent,
+ * and per layer what was kept, dropped (with reasons) or trimmed. The context preview, the
+ * CLI and the chat stream all show this object; nothing estimates separately.
+ */
+export interface CompileReport {
+  /** Counter name, e.g. `o200k_base`. */
+  counter: string;
+  /** False when the counter is an estimator. */
+  exact: boolean;
+  window: number;
+  outputReserve: number;
+  /** `window − outputReserve`. */
+  inputBudget: number;
+  /** Exact tokens of the emitted messages, request overhead included. */
+  totalTokens: number;
+  /** Request-level overhead in `totalTokens` not attributed to a layer. */
+  overheadTokens: number;
+  /** True when `totalTokens ≤ inputBudget`. */
+  fits: boolean;
+  /** `max(0, totalTokens − inputBudget)`; > 0 only when never-compacted layers alone overflow. */
+  overflowTokens: number;
+  phase?: TaskPhase;
+  shareContext: boolean;
+  layers: LayerReport[];
+  sources: SourceReport[];
+  compaction: CompactionAction[];
+  cache?: TokenCacheStats;
+}

@@ -1,0 +1,224 @@
+import type { ContextBlock } from './block.ts';
+import type { BudgetPlan } from './budget.ts';
+
+/** Why a block was left out. Every dropped block carries exactly one. */
+export type DropReason =
+  | { type: 'duplicate'; of: string }
+  | { type: 'over-budget'; grantTokens: number }
+  | { type: 'pinned-over-budget'; budgetTokens: number }
+  | { type: 'share-disabled' }
+  | { type: 'summarized'; into: string };
+
+/** A block that did not make it, with its reason. */
+export interface DroppedBlock {
+  block: ContextBlock;
+  reason: DropReason;
+}
+
+/** Input of {@link selectBlocks}. */
+export interface SelectInput {
+  /** Candidate blocks of compactable layers, in collection order. */
+  blocks: readonly ContextBlock[];
+  /** Allocations per source name, and the unallocated pool. */
+  plan: Pick<BudgetPlan, 'allocations' | 'unallocated'>;
+  /** Tokens pinned blocks may use in all (what the input budget leaves after fixed layers). */
+  pinnedBudget: number;
+  /** Priority of each source (0..1); layers with higher-priority sources draw on the pool first. */
+  sourcePriorities?: Readonly<Record<string, number>>;
+  /** Layer order, used to break priority ties deterministically. */
+  layerOrder?: readonly string[];
+  /** Tokens charged per block for the separator that joins it to its neighbours. Default 0. */
+  separatorTokens?: number;
+}
+
+/** Per-layer accounting of a selection. */
+export interface LayerGrant {
+  layer: string;
+  /** Σ allocations of the layer's sources plus what it drew from the pool. */
+  grantTokens: number;
+  /** Tokens of the kept unpinned blocks (with separators). */
+  usedTokens: number;
+  /** Tokens all its unpinned candidates wanted. */
+  demandTokens: number;
+}
+
+/** Output of {@link selectBlocks}. */
+export interface Selection {
+  /** Kept blocks, in their input order. */
+  kept: ContextBlock[];
+  dropped: DroppedBlock[];
+  layers: LayerGrant[];
+  /** Tokens used by kept pinned blocks. */
+  pinnedTokens: number;
+}
+
+interface Unit {
+  blocks: ContextBlock[];
+  tokens: number;
+  priority: number;
+  pinned: boolean;
+  order: number;
+  layer: string;
+}
+
+/**
+ * Chooses blocks under a budget. Pure and deterministic; never throws for "over budget" —
+ * what does not fit is returned as dropped, with a reason.
+ *
+ * 1. Equal fingerprints are one block: the higher priority (then the earlier) copy stays.
+ * 2. Blocks sharing a `group` form one unit (kept or dropped together).
+ * 3. Pinned units are kept first, highest priority first, within `pinnedBudget`.
+ * 4. Each layer's grant is the sum of its sources' allocations. A layer that needs less
+ *    than its grant releases the rest to a pool (plus the plan's unallocated tokens); layers
+ *    that need more draw on the pool in order of their best source priority.
+ * 5. Within a layer, units are taken in priority order (ties: later position first) until
+ *    the first that does not fit; it and every lower unit are dropped. So nothing dropped
+ *    outranks anything kept in the same layer, and a bigger budget never drops what a
+ *    smaller one kept.
+ */
+export function selectBlocks(input: SelectInput): Selection {
+  const separator = input.separatorTokens ?? 0;
+  const dropped: DroppedBlock[] = [];
+  const unique = dedupe(input.blocks, dropped);
+  const units = toUnits(unique, separator);
+  const keptIds = new Set<string>();
+
+  let pinnedTokens = 0;
+  const pinned = units.filter((unit) => unit.pinned).sort(byRank);
+  for (const unit of pinned) {
+    if (pinnedTokens + unit.tokens <= input.pinnedBudget) {
+      pinnedTokens += unit.tokens;
+      for (const block of unit.blocks) keptIds.add(block.id);
+    } else {
+      for (const block of unit.blocks) {
+        dropped.push({ block, reason: { type: 'pinned-over-budget', budgetTokens: input.pinnedBudget } });
+      }
+    }
+  }
+
+  const layerOrder = input.layerOrder ?? [];
+  const byLayer = new Map<string, Unit[]>();
+  for (const unit of units) {
+    if (unit.pinned) continue;
+    const list = byLayer.get(unit.layer) ?? [];
+    list.push(unit);
+    byLayer.set(unit.layer, list);
+  }
+  const layerSources = new Map<string, Set<string>>();
+  for (const block of unique) {
+    if (block.pinned === true) continue;
+    const set = layerSources.get(block.layer) ?? new Set<string>();
+    set.add(block.source);
+    layerSources.set(block.layer, set);
+  }
+
+  const usedSources = new Set<string>();
+  for (const sources of layerSources.values()) for (const source of sources) usedSources.add(source);
+  let pool = input.plan.unallocated;
+  for (const [source, tokens] of Object.entries(input.plan.allocations)) {
+    if (!usedSources.has(source)) pool += tokens;
+  }
+
+  const grants: LayerGrant[] = [];
+  const hungry: { layer: string; priority: number; grant: LayerGrant; units: Unit[] }[] = [];
+  for (const [layer, layerUnits] of byLayer) {
+    let grant = 0;
+    let priority = 0;
+    for (const source of layerSources.get(layer) ?? []) {
+      grant += input.plan.allocations[source] ?? 0;
+      priority = Math.max(priority, input.sourcePriorities?.[source] ?? 0.5);
+    }
+    const demand = layerUnits.reduce((sum, unit) => sum + unit.tokens, 0);
+    const entry: LayerGrant = { layer, grantTokens: grant, usedTokens: 0, demandTokens: demand };
+    grants.push(entry);
+    if (demand <= grant) {
+      pool += grant - demand;
+      entry.usedTokens = demand;
+      for (const unit of layerUnits) for (const block of unit.blocks) keptIds.add(block.id);
+    } else {
+      hungry.push({ layer, priority, grant: entry, units: layerUnits });
+    }
+  }
+
+  hungry.sort((a, b) => b.priority - a.priority || rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
+  for (const { grant, units: layerUnits } of hungry) {
+    const extra = Math.min(pool, grant.demandTokens - grant.grantTokens);
+    pool -= extra;
+    grant.grantTokens += extra;
+    let used = 0;
+    let full = false;
+    for (const unit of [...layerUnits].sort(byRank)) {
+      if (!full && used + unit.tokens <= grant.grantTokens) {
+        used += unit.tokens;
+        for (const block of unit.blocks) keptIds.add(block.id);
+      } else {
+        full = true;
+        for (const block of unit.blocks) {
+          dropped.push({ block, reason: { type: 'over-budget', grantTokens: grant.grantTokens } });
+        }
+      }
+    }
+    grant.usedTokens = used;
+  }
+
+  grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
+  return { kept: unique.filter((block) => keptIds.has(block.id)), dropped, layers: grants, pinnedTokens };
+}
+
+function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): ContextBlock[] {
+  const best = new Map<string, ContextBlock>();
+  for (const block of blocks) {
+    const current = best.get(block.fingerprint);
+    if (current === undefined || outranks(block, current)) best.set(block.fingerprint, block);
+  }
+  const unique: ContextBlock[] = [];
+  for (const block of blocks) {
+    const winner = best.get(block.fingerprint);
+    if (winner === block) unique.push(block);
+    else if (winner !== undefined) dropped.push({ block, reason: { type: 'duplicate', of: winner.id } });
+  }
+  return unique;
+}
+
+function outranks(a: ContextBlock, b: ContextBlock): boolean {
+  const pinnedA = a.pinned === true ? 1 : 0;
+  const pinnedB = b.pinned === true ? 1 : 0;
+  return pinnedA > pinnedB || (pinnedA === pinnedB && a.priority > b.priority);
+}
+
+function toUnits(blocks: readonly ContextBlock[], separator: number): Unit[] {
+  const units: Unit[] = [];
+  const byGroup = new Map<string, Unit>();
+  blocks.forEach((block, order) => {
+    const tokens = block.tokens + (block.layer === 'history' ? 0 : separator);
+    const key = block.group === undefined ? undefined : `${block.layer}\u0000${block.group}`;
+    const existing = key === undefined ? undefined : byGroup.get(key);
+    if (existing !== undefined) {
+      existing.blocks.push(block);
+      existing.tokens += tokens;
+      existing.priority = Math.max(existing.priority, block.priority);
+      existing.pinned ||= block.pinned === true;
+      return;
+    }
+    const unit: Unit = {
+      blocks: [block],
+      tokens,
+      priority: block.priority,
+      pinned: block.pinned === true,
+      order,
+      layer: block.layer,
+    };
+    units.push(unit);
+    if (key !== undefined) byGroup.set(key, unit);
+  });
+  return units;
+}
+
+function byRank(a: Unit, b: Unit): number {
+  return b.priority - a.priority || b.order - a.order;
+}
+
+function rankOf(order: readonly string[], layer: string): number {
+  const index = order.indexOf(layer);
+  return index < 0 ? order.length : index;
+}
