@@ -41,8 +41,10 @@ for (const name of suites) {
   console.error(`▶ ${name}`);
   try {
     const suite = (await import(`./${name}/index.ts`)) as BenchSuite;
-    const metrics = await suite.run(context);
-    const result = createBenchResult(name, metrics);
+    const output = await suite.run(context);
+    const { metrics, ...extra } = Array.isArray(output) ? { metrics: output } : output;
+    // Environment fields always come from the runner, so every result file agrees on them.
+    const result = { ...extra, ...createBenchResult(name, metrics) };
     const path = writeBenchResult(result);
     console.log(`${formatBenchResult(result)}\n→ ${path}\n`);
   } catch (error) {

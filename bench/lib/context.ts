@@ -8,7 +8,13 @@ export interface BenchContext {
   runs: number;
 }
 
+/**
+ * What a suite's `run` may return: its metrics, or an object holding them plus extra fields
+ * (e.g. `notes`) that are kept in the result file.
+ */
+export type BenchSuiteOutput = BenchMetric[] | ({ metrics: BenchMetric[] } & Record<string, unknown>);
+
 /** A benchmark suite: `bench/<suite>/index.ts` exports `run`. */
 export interface BenchSuite {
-  run: (context: BenchContext) => Promise<BenchMetric[]>;
+  run: (context: BenchContext) => Promise<BenchSuiteOutput>;
 }

@@ -44,7 +44,7 @@ export function formatBenchResult(result: BenchResult): string {
       .join('  ')
       .trimEnd();
   return [
-    `${result.suite} — node ${result.node}, ${result.cpus}, ${result.date}`,
+    `${result.suite} — node ${result.node}, ${result.cpus} × ${result.cpuModel}, ${result.date}`,
     line(header),
     line(widths.map((width) => '-'.repeat(width))),
     ...rows.map(line),

@@ -1,4 +1,4 @@
-export type { BenchContext, BenchSuite } from './context.ts';
+export type { BenchContext, BenchSuite, BenchSuiteOutput } from './context.ts';
 export {
   type CmrcParagraph,
   dataDirectory,

@@ -22,6 +22,11 @@ export interface Measurement {
   medianMs: number;
   /** Every timed run, in milliseconds, in run order. */
   samplesMs: number[];
+  /**
+   * Median CPU time (user + system, all threads of the process) of the timed runs, in
+   * milliseconds: steadier than wall time when other processes share the cores.
+   */
+  medianCpuMs: number;
   /** What the last run returned (for checking candidates agree). */
   output: unknown;
 }
@@ -40,20 +45,32 @@ export function measureInterleaved(
   const runs = Math.max(5, options.runs ?? 5);
   const warmup = options.warmup ?? 1;
   const samples = candidates.map(() => [] as number[]);
+  const cpuSamples = candidates.map(() => [] as number[]);
   const outputs: unknown[] = candidates.map(() => undefined);
   for (let round = 0; round < warmup + runs; round++) {
     candidates.forEach((candidate, index) => {
       candidate.setup?.();
       collectGarbage?.();
+      const cpuStart = process.cpuUsage();
       const start = performance.now();
       outputs[index] = candidate.run();
       const elapsed = performance.now() - start;
-      if (round >= warmup) samples[index]?.push(elapsed);
+      const cpu = process.cpuUsage(cpuStart);
+      if (round >= warmup) {
+        samples[index]?.push(elapsed);
+        cpuSamples[index]?.push((cpu.user + cpu.system) / 1000);
+      }
     });
   }
   return candidates.map((candidate, index) => {
     const samplesMs = samples[index] ?? [];
-    return { name: candidate.name, medianMs: median(samplesMs), samplesMs, output: outputs[index] };
+    return {
+      name: candidate.name,
+      medianMs: median(samplesMs),
+      samplesMs,
+      medianCpuMs: median(cpuSamples[index] ?? []),
+      output: outputs[index],
+    };
   });
 }
 

@@ -20,8 +20,10 @@ export interface BenchResult {
   suite: string;
   /** `process.version` of the run. */
   node: string;
-  /** Logical CPUs and model, e.g. `2 × AMD EPYC 7B13`. */
-  cpus: string;
+  /** Logical CPUs available to the process. */
+  cpus: number;
+  /** CPU model, e.g. `AMD EPYC 7B13`. */
+  cpuModel: string;
   /** ISO 8601 time the suite finished. */
   date: string;
   metrics: BenchMetric[];
@@ -36,11 +38,11 @@ export function createBenchResult(
   metrics: BenchMetric[],
   date: Date = new Date(),
 ): BenchResult {
-  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
   return {
     suite,
     node: process.version,
-    cpus: `${availableParallelism()} × ${model}`,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
     date: date.toISOString(),
     metrics,
   };
