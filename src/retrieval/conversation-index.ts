@@ -2,7 +2,7 @@ import { CtxloomError, fingerprintContent } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
-import type { RecallSource } from './recall-source.ts';
+import type { RecallRequest, RecallSource } from './recall-source.ts';
 
 /** One conversation turn (or any ordered entry) as indexed. */
 export interface ConversationEntry {
@@ -23,6 +23,11 @@ export interface ConversationIndexOptions {
    */
   indexContext?: number;
   /**
+   * How many times a turn's own text is repeated in its indexed text, so a turn outranks a
+   * neighbour that merely borders the matching words. Default 2, integer 1..5.
+   */
+  ownTextWeight?: number;
+  /**
    * Turns on each side added to a hit's content when recalled (like Mastra's `messageRange`),
    * joined by newlines in conversation order. Default 0, integer 0..10.
    */
@@ -38,6 +43,8 @@ export interface ConversationIndex extends RecallSource {
   remove(id: string): boolean;
   /** Entries in conversation order. */
   entries(): ConversationEntry[];
+  /** Another view of the same index with its own name and `messageRange`. */
+  recallSource(options: { name?: string; messageRange?: number }): RecallSource;
 }
 
 /**
@@ -54,25 +61,56 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   const name = options.name ?? 'memory';
   const indexContext = checkWindow(options.indexContext ?? 1, 'indexContext');
   const messageRange = checkWindow(options.messageRange ?? 0, 'messageRange');
+  const ownTextWeight = options.ownTextWeight ?? 2;
+  if (!Number.isInteger(ownTextWeight) || ownTextWeight < 1 || ownTextWeight > 5) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'ownTextWeight must be an integer within 1..5',
+      path: 'ownTextWeight',
+    });
+  }
   const lexical = createBm25Index(options.analyzer === undefined ? {} : { analyzer: options.analyzer });
   const order: ConversationEntry[] = [];
   const positions = new Map<string, number>();
 
-  const window = (position: number, radius: number): string => {
+  const window = (position: number, radius: number, ownWeight = 1): string => {
     const parts: string[] = [];
     for (
       let index = Math.max(0, position - radius);
       index <= Math.min(order.length - 1, position + radius);
       index++
     ) {
-      parts.push((order[index] as ConversationEntry).text);
+      const text = (order[index] as ConversationEntry).text;
+      parts.push(index === position && ownWeight > 1 ? Array(ownWeight).fill(text).join('\n') : text);
     }
     return parts.join('\n');
   };
   const reindex = (from: number, to: number): void => {
     for (let position = Math.max(0, from); position <= Math.min(order.length - 1, to); position++) {
-      lexical.add((order[position] as ConversationEntry).id, window(position, indexContext));
+      lexical.add((order[position] as ConversationEntry).id, window(position, indexContext, ownTextWeight));
     }
+  };
+
+  const recallWith = async (
+    request: RecallRequest,
+    origin: string,
+    range: number,
+  ): Promise<RetrievalCandidate[]> => {
+    const hits = lexical.search(request.query, { limit: request.limit });
+    const best = hits[0]?.score ?? 1;
+    return hits.map((hit): RetrievalCandidate => {
+      const position = positions.get(hit.id) ?? 0;
+      const entry = order[position] as ConversationEntry;
+      const content = range === 0 ? entry.text : window(position, range);
+      return {
+        id: hit.id,
+        origin,
+        content,
+        vectorScore: hit.score / best,
+        fingerprint: fingerprintContent(content),
+        metadata: { ...entry.metadata, position },
+      };
+    });
   };
 
   return {
@@ -106,22 +144,11 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       return true;
     },
     entries: () => [...order],
-    async recall(request) {
-      const hits = lexical.search(request.query, { limit: request.limit });
-      const best = hits[0]?.score ?? 1;
-      return hits.map((hit): RetrievalCandidate => {
-        const position = positions.get(hit.id) ?? 0;
-        const entry = order[position] as ConversationEntry;
-        const content = messageRange === 0 ? entry.text : window(position, messageRange);
-        return {
-          id: hit.id,
-          origin: name,
-          content,
-          vectorScore: hit.score / best,
-          fingerprint: fingerprintContent(content),
-          metadata: { ...entry.metadata, position },
-        };
-      });
+    recall: (request) => recallWith(request, name, messageRange),
+    recallSource: (view) => {
+      const viewName = view.name ?? name;
+      const viewRange = checkWindow(view.messageRange ?? messageRange, 'messageRange');
+      return { name: viewName, recall: (request) => recallWith(request, viewName, viewRange) };
     },
   };
 }
