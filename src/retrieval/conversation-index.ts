@@ -72,6 +72,18 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   const lexical = createBm25Index(options.analyzer === undefined ? {} : { analyzer: options.analyzer });
   const order: ConversationEntry[] = [];
   const positions = new Map<string, number>();
+  // Fingerprints of recalled contents, computed once per distinct content (hashing dominated
+  // recall time otherwise); bounded FIFO.
+  const fingerprints = new Map<string, string>();
+  const fingerprintOf = (content: string): string => {
+    let fingerprint = fingerprints.get(content);
+    if (fingerprint === undefined) {
+      fingerprint = fingerprintContent(content);
+      if (fingerprints.size >= 8192) fingerprints.delete(fingerprints.keys().next().value as string);
+      fingerprints.set(content, fingerprint);
+    }
+    return fingerprint;
+  };
 
   const window = (position: number, radius: number, ownWeight = 1): string => {
     const parts: string[] = [];
@@ -107,7 +119,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         origin,
         content,
         vectorScore: hit.score / best,
-        fingerprint: fingerprintContent(content),
+        fingerprint: fingerprintOf(content),
         metadata: { ...entry.metadata, position },
       };
     });
