@@ -49,6 +49,11 @@ export interface Bm25Index {
   readonly size: number;
   /** Adds a document or replaces the one with the same id. */
   add(id: string, text: string): void;
+  /**
+   * Adds or replaces a document from term frequencies already produced by this index's
+   * analyzer (e.g. merged from several analysed texts); length = the sum of frequencies.
+   */
+  addFrequencies(id: string, frequencies: ReadonlyMap<string, number>): void;
   /** Removes a document; false when absent. */
   remove(id: string): boolean;
   has(id: string): boolean;
@@ -245,6 +250,11 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       const frequencies = new Map<string, number>();
       for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
       insert(id, terms.length, frequencies);
+    },
+    addFrequencies(id, frequencies) {
+      let length = 0;
+      for (const frequency of frequencies.values()) length += frequency;
+      insert(id, length, new Map(frequencies));
     },
     remove,
     has: (id) => documents.has(id),

@@ -85,21 +85,42 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     return fingerprint;
   };
 
-  const window = (position: number, radius: number, ownWeight = 1): string => {
+  const window = (position: number, radius: number): string => {
     const parts: string[] = [];
     for (
       let index = Math.max(0, position - radius);
       index <= Math.min(order.length - 1, position + radius);
       index++
     ) {
-      const text = (order[index] as ConversationEntry).text;
-      parts.push(index === position && ownWeight > 1 ? Array(ownWeight).fill(text).join('\n') : text);
+      parts.push((order[index] as ConversationEntry).text);
     }
     return parts.join('\n');
   };
+  // Each turn is analysed once; a turn's indexed document is the sum of its neighbours' term
+  // frequencies plus its own times ownTextWeight (the same terms as analysing the joined text,
+  // since no term spans a line break).
+  const analysed = new Map<string, Map<string, number>>();
+  const termsOf = (entry: ConversationEntry): Map<string, number> => {
+    let frequencies = analysed.get(entry.id);
+    if (frequencies === undefined) {
+      frequencies = new Map();
+      for (const term of lexical.analyzer.analyze(entry.text))
+        frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      analysed.set(entry.id, frequencies);
+    }
+    return frequencies;
+  };
   const reindex = (from: number, to: number): void => {
     for (let position = Math.max(0, from); position <= Math.min(order.length - 1, to); position++) {
-      lexical.add((order[position] as ConversationEntry).id, window(position, indexContext, ownTextWeight));
+      const merged = new Map<string, number>();
+      const last = Math.min(order.length - 1, position + indexContext);
+      for (let index = Math.max(0, position - indexContext); index <= last; index++) {
+        const weight = index === position ? ownTextWeight : 1;
+        for (const [term, frequency] of termsOf(order[index] as ConversationEntry)) {
+          merged.set(term, (merged.get(term) ?? 0) + weight * frequency);
+        }
+      }
+      lexical.addFrequencies((order[position] as ConversationEntry).id, merged);
     }
   };
 
@@ -136,6 +157,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       for (const entry of entries) {
         const existing = positions.get(entry.id);
         if (existing !== undefined) {
+          analysed.delete(entry.id);
           order[existing] = entry;
           reindex(existing - indexContext, existing + indexContext);
           continue;
@@ -150,6 +172,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (position === undefined) return false;
       order.splice(position, 1);
       lexical.remove(id);
+      analysed.delete(id);
       positions.clear();
       for (const [index, entry] of order.entries()) positions.set(entry.id, index);
       reindex(position - indexContext, position + indexContext - 1);
