@@ -70,6 +70,7 @@ export {
   recordMemoryEvent,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
+export * from './tools/index.ts';
 export {
   DEFAULT_GLOBAL_FILES,
   type OpenWorkspaceOptions,
