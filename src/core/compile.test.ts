@@ -57,6 +57,16 @@ describe('compileContext', () => {
     expect(Math.max(...droppedIndexes)).toBeLessThan(Math.min(...keptIndexes));
   });
 
+  it('keeps two history turns with the same text (history is never deduplicated)', async () => {
+    const history: Message[] = [
+      { id: 'u1', role: 'user', content: 'yes' },
+      { id: 'a1', role: 'assistant', content: 'Shall I continue?' },
+      { id: 'u2', role: 'user', content: 'yes' },
+    ];
+    const compiled = await compileContext({ history, query: 'q' }, { counter, window: 1000 });
+    expect(compiled.history.map((message) => message.id)).toEqual(['u1', 'a1', 'u2']);
+  });
+
   it('outputs contexts whose keys all end in __context', async () => {
     const compiled = await compileContext(
       { systemPrompt: 's', contexts: { todo__context: '- [ ] read chapter 2' }, query: 'q' },

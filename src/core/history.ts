@@ -36,7 +36,8 @@ export function historyToBlocks(history: readonly Message[], counter: TokenCount
       content,
       tokens: counter.countMessages([message]) - counter.overhead.perRequest,
       priority: count === 1 ? 1 : 0.05 + (0.95 * index) / (count - 1),
-      fingerprint: fingerprintContent(`${message.role}\u0000${content}`),
+      // Per message, not per content: two turns saying the same thing are both part of the conversation.
+      fingerprint: fingerprintContent(`history\u0000${message.id}\u0000${content}`),
       metadata,
     };
     const group = groups.get(index);

@@ -25,10 +25,9 @@ export function trimToTokens(
   counter: TokenCounter,
   options: { allowCharacterCut?: boolean } = {},
 ): TrimResult | undefined {
-  const markerTokens = counter.countText(TRIM_MARKER);
-  if (maxTokens <= markerTokens) return undefined;
   const whole = counter.countText(text);
   if (whole <= maxTokens) return { text, tokens: whole, boundary: 'paragraph' };
+  if (maxTokens <= counter.countText(TRIM_MARKER)) return undefined;
 
   const fits = (end: number) => counter.countText(text.slice(0, end) + TRIM_MARKER) <= maxTokens;
   const cuts = boundaries(text);

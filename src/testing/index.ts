@@ -1,1 +1,5 @@
 export { createCharCounter } from './char-counter.ts';
+export {
+  describeTokenCounterConformance,
+  type TokenCounterConformanceOptions,
+} from './token-counter-conformance.ts';

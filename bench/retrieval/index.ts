@@ -1,0 +1,297 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createTokenCounter, withTokenCache } from '../../src/core/index.ts';
+import { createConversationIndex } from '../../src/retrieval/conversation-index.ts';
+import { ctxloomBm25Engine, ctxloomConversationEngine, ctxloomKnowledgeEngine } from './ctxloom-engines.ts';
+import { type EvalCorpus, loadCmrc, loadLocomo } from './datasets.ts';
+import { packedRecall, recencyRecall } from './packing.ts';
+import { type Engine, flexSearchEngine, miniSearchEngine, oramaEngine } from './peers.ts';
+import { type RankingScores, scoreRankings } from './ranking-metrics.ts';
+import { buildTimeMs, queryLatencyP50 } from './timing.ts';
+
+/** One reported number (the shared bench result format). */
+export interface BenchMetric {
+  name: string;
+  value: number;
+  unit: string;
+  peer?: { name: string; value: number };
+  /** The issue's target, in words, and whether this run met it. */
+  target?: string;
+  met?: boolean;
+}
+
+/** What {@link run} returns and writes to `bench/results/retrieval.json`. */
+export interface BenchResult {
+  suite: string;
+  node: string;
+  cpus: number;
+  date: string;
+  metrics: BenchMetric[];
+  /** Engine name → settings used, and what the loaders dropped. */
+  notes: Record<string, unknown>;
+}
+
+const percent = (value: number) => Math.round(value * 1000) / 10;
+const KS = [1, 5, 10, 20];
+const BUDGETS = [1000, 2000, 4000];
+
+/** Runs the retrieval evaluations (LoCoMo, CMRC 2018, latency, build) and writes the results. */
+export async function run(): Promise<BenchResult> {
+  const metrics: BenchMetric[] = [];
+  const notes: Record<string, unknown> = {};
+  const counter = withTokenCache(
+    createTokenCounter({ name: 'o200k_base', exact: true, countText: countTokens }),
+  );
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+
+  // ---- LoCoMo ranking
+  const { corpora, report } = loadLocomo();
+  notes.locomo = {
+    questions: report.questions,
+    droppedEvidence: report.droppedEvidence,
+    droppedQuestions: report.droppedQuestions,
+  };
+  const ctxloom = ctxloomConversationEngine({ indexContext: 1, recallLimit: 20 });
+  const ablations: Engine[] = [
+    ctxloomConversationEngine({ indexContext: 0, recallLimit: 20, label: 'ctxloom-no-context' }),
+    ctxloomBm25Engine(),
+  ];
+  const peers: Engine[] = [
+    miniSearchEngine({ chinese: false }),
+    oramaEngine({ chinese: false, exact: false }),
+    flexSearchEngine({ chinese: false }),
+  ];
+  const locomo = new Map<string, RankingScores>();
+  for (const engine of [ctxloom, ...ablations, ...peers]) {
+    notes[`settings.${engine.name}`] = engine.settings;
+    locomo.set(engine.name, await rank(corpora, engine));
+    log(`locomo ${engine.name} ${JSON.stringify(locomo.get(engine.name))}`);
+  }
+  const ours = locomo.get('ctxloom') as RankingScores;
+  const bestPeer = (pick: (scores: RankingScores) => number) =>
+    best(peers.map((engine) => [engine.name, pick(locomo.get(engine.name) as RankingScores)]));
+  for (const k of KS) {
+    const peer = bestPeer((scores) => scores.recall[k] ?? 0);
+    const metric: BenchMetric = {
+      name: `locomo.recall@${k}`,
+      value: percent(ours.recall[k] ?? 0),
+      unit: '%',
+      peer: { name: peer.name, value: percent(peer.value) },
+    };
+    if (k === 10) {
+      metric.target = '≥ best peer + 5 points';
+      metric.met = metric.value >= metric.peer!.value + 5;
+    }
+    metrics.push(metric);
+  }
+  const allPeer = bestPeer((scores) => scores.allAt10);
+  metrics.push({
+    name: 'locomo.all-evidence@10',
+    value: percent(ours.allAt10),
+    unit: '%',
+    peer: { name: allPeer.name, value: percent(allPeer.value) },
+  });
+  const mrrPeer = bestPeer((scores) => scores.mrr);
+  metrics.push({
+    name: 'locomo.mrr',
+    value: percent(ours.mrr),
+    unit: '%',
+    peer: { name: mrrPeer.name, value: percent(mrrPeer.value) },
+  });
+  for (const engine of [...ablations, ...peers]) {
+    const scores = locomo.get(engine.name) as RankingScores;
+    for (const k of KS)
+      metrics.push({
+        name: `locomo.recall@${k}.${engine.name}`,
+        value: percent(scores.recall[k] ?? 0),
+        unit: '%',
+      });
+    metrics.push({
+      name: `locomo.all-evidence@10.${engine.name}`,
+      value: percent(scores.allAt10),
+      unit: '%',
+    });
+    metrics.push({ name: `locomo.mrr.${engine.name}`, value: percent(scores.mrr), unit: '%' });
+  }
+
+  // ---- LoCoMo packed into a budget (o200k)
+  const packLimit = 200;
+  notes.packing = `top ${packLimit} of each engine packed greedily as whole turns by ctxloom's injector, o200k_base counts; recency = newest whole turns that fit`;
+  const recency = recencyRecall({ corpora, budgets: BUDGETS, counter });
+  const packed = new Map<string, Record<number, number>>();
+  for (const engine of [ctxloomConversationEngine({ indexContext: 1, recallLimit: packLimit }), ...peers]) {
+    packed.set(
+      engine.name,
+      await packedRecall({ corpora, engine, budgets: BUDGETS, counter, recallLimit: packLimit }),
+    );
+    log(`packed ${engine.name} ${JSON.stringify(packed.get(engine.name))}`);
+  }
+  for (const budget of BUDGETS) {
+    const value = percent(packed.get('ctxloom')?.[budget] ?? 0);
+    const peer = best(peers.map((engine) => [engine.name, packed.get(engine.name)?.[budget] ?? 0]));
+    const metric: BenchMetric = {
+      name: `locomo.packed-recall@${budget / 1000}k`,
+      value,
+      unit: '%',
+      peer: { name: peer.name, value: percent(peer.value) },
+    };
+    const recencyValue = percent(recency[budget] ?? 0);
+    if (budget === 2000) {
+      metric.target = `≥ 8× recency (${recencyValue}%) and ≥ best peer + 5 points`;
+      metric.met = value >= 8 * recencyValue && value >= metric.peer!.value + 5;
+    }
+    metrics.push(metric);
+    metrics.push({ name: `locomo.packed-recall@${budget / 1000}k.recency`, value: recencyValue, unit: '%' });
+    for (const engine of peers) {
+      metrics.push({
+        name: `locomo.packed-recall@${budget / 1000}k.${engine.name}`,
+        value: percent(packed.get(engine.name)?.[budget] ?? 0),
+        unit: '%',
+      });
+    }
+  }
+
+  // ---- CMRC 2018
+  const cmrc = loadCmrc();
+  const cmrcOurs = await rank([cmrc], ctxloomKnowledgeEngine());
+  const cmrcVariants = [
+    ctxloomKnowledgeEngine({ cjk: 'segmenter', label: 'ctxloom-segmenter' }),
+    ctxloomKnowledgeEngine({ cjk: 'segmenter+ngram', label: 'ctxloom-segmenter+ngram' }),
+  ];
+  const cmrcPeersZh = [
+    miniSearchEngine({ chinese: true }),
+    oramaEngine({ chinese: true, exact: false }),
+    flexSearchEngine({ chinese: true }),
+  ];
+  const cmrcPeersDefault = peers;
+  const cmrcScores = new Map<string, RankingScores>();
+  for (const engine of [...cmrcVariants, ...cmrcPeersZh]) {
+    cmrcScores.set(`${engine.name}${cmrcPeersZh.includes(engine) ? '-zh' : ''}`, await rank([cmrc], engine));
+    notes[`settings.cmrc.${engine.name}`] = engine.settings;
+  }
+  for (const engine of cmrcPeersDefault) cmrcScores.set(`${engine.name}-default`, await rank([cmrc], engine));
+  log(`cmrc ctxloom ${JSON.stringify(cmrcOurs)}`);
+  const zhPeers = cmrcPeersZh.map((engine) => `${engine.name}-zh`);
+  const cmrcBest = (pick: (scores: RankingScores) => number) =>
+    best(zhPeers.map((name) => [name, pick(cmrcScores.get(name) as RankingScores)]));
+  for (const k of [1, 5, 10]) {
+    const peer = cmrcBest((scores) => scores.recall[k] ?? 0);
+    const metric: BenchMetric = {
+      name: `cmrc.recall@${k}`,
+      value: percent(cmrcOurs.recall[k] ?? 0),
+      unit: '%',
+      peer: { name: peer.name, value: percent(peer.value) },
+    };
+    if (k === 1) {
+      metric.target = '≥ best peer configured for Chinese';
+      metric.met = metric.value >= metric.peer!.value;
+    }
+    metrics.push(metric);
+  }
+  const cmrcMrrPeer = cmrcBest((scores) => scores.mrr);
+  metrics.push({
+    name: 'cmrc.mrr',
+    value: percent(cmrcOurs.mrr),
+    unit: '%',
+    peer: { name: cmrcMrrPeer.name, value: percent(cmrcMrrPeer.value) },
+    target: '≥ best peer configured for Chinese',
+    met: percent(cmrcOurs.mrr) >= percent(cmrcMrrPeer.value),
+  });
+  for (const [name, scores] of cmrcScores) {
+    for (const k of [1, 5, 10])
+      metrics.push({ name: `cmrc.recall@${k}.${name}`, value: percent(scores.recall[k] ?? 0), unit: '%' });
+    metrics.push({ name: `cmrc.mrr.${name}`, value: percent(scores.mrr), unit: '%' });
+  }
+
+  // ---- Speed: query p50 on the 689-turn conv-47; index build for 10k turns
+  const longest = corpora.reduce((left, right) =>
+    right.documents.length > left.documents.length ? right : left,
+  );
+  notes.latency = `${longest.name} (${longest.documents.length} turns, ${longest.questions.length} questions), 1 warm-up + 5 timed passes, top 10`;
+  const latency = new Map<string, number>();
+  for (const engine of [ctxloom, ...peers]) latency.set(engine.name, await queryLatencyP50(engine, longest));
+  const fastest = best(peers.map((engine) => [engine.name, -(latency.get(engine.name) ?? 0)]));
+  const ourLatency = round(latency.get('ctxloom') ?? 0);
+  metrics.push({
+    name: 'query.p50',
+    value: ourLatency,
+    unit: 'µs',
+    peer: { name: fastest.name, value: round(-fastest.value) },
+    target: '≤ best peer',
+    met: ourLatency <= round(-fastest.value),
+  });
+  for (const engine of peers)
+    metrics.push({
+      name: `query.p50.${engine.name}`,
+      value: round(latency.get(engine.name) ?? 0),
+      unit: 'µs',
+    });
+
+  const turns = tenThousandTurns(corpora);
+  const buildMs = round(buildTimeMs(() => createConversationIndex().append(turns)));
+  const miniBuild = round(buildTimeMs(() => miniSearchEngine({ chinese: false }).build(turns)));
+  metrics.push({
+    name: 'index.build-10k-turns',
+    value: buildMs,
+    unit: 'ms',
+    peer: { name: 'minisearch', value: miniBuild },
+    target: '< 1000 ms',
+    met: buildMs < 1000,
+  });
+
+  const result: BenchResult = {
+    suite: 'retrieval',
+    node: process.version,
+    cpus: availableParallelism(),
+    date: new Date().toISOString(),
+    metrics,
+    notes,
+  };
+  const resultsDirectory = fileURLToPath(new URL('../results/', import.meta.url));
+  mkdirSync(resultsDirectory, { recursive: true });
+  writeFileSync(`${resultsDirectory}retrieval.json`, `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+function rank(corpora: EvalCorpus[], engine: Engine): Promise<RankingScores> {
+  return scoreRankings(
+    corpora,
+    (corpus) => {
+      const searcher = engine.build(corpus.documents);
+      return (question) => searcher.search(question, 20);
+    },
+    KS,
+  );
+}
+
+function best(entries: Array<[string, number]>): { name: string; value: number } {
+  let winner = { name: '', value: Number.NEGATIVE_INFINITY };
+  for (const [name, value] of entries) if (value > winner.value) winner = { name, value };
+  return winner;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+function tenThousandTurns(corpora: EvalCorpus[]) {
+  const all = corpora.flatMap((corpus) =>
+    corpus.documents.map((document) => ({ ...document, id: `${corpus.name}:${document.id}` })),
+  );
+  return Array.from({ length: 10_000 }, (_, index) => {
+    const document = all[index % all.length] as { id: string; text: string };
+    return { id: `${document.id}#${Math.floor(index / all.length)}`, text: document.text };
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await run();
+  for (const metric of result.metrics) {
+    const peer = metric.peer === undefined ? '' : `  (peer ${metric.peer.name}: ${metric.peer.value})`;
+    const target =
+      metric.target === undefined ? '' : `  target ${metric.target}: ${metric.met ? 'met' : 'NOT met'}`;
+    process.stdout.write(`${metric.name}: ${metric.value} ${metric.unit}${peer}${target}\n`);
+  }
+}

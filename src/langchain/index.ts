@@ -1,0 +1,1 @@
+export { toLangChain } from './to-langchain.ts';

@@ -1,0 +1,79 @@
+import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createOfflineModel, OFFLINE_LABEL } from './offline-model.ts';
+import { resolveModel } from './resolve-model.ts';
+
+const files: Record<string, string> = { 'guidance.md': '# 步骤\n先复习任期，再讲日志复制。' };
+const readFile = tool({
+  description: 'Read a file of the session',
+  inputSchema: z.object({ path: z.string() }),
+  execute: async ({ path }) => files[path] ?? `not found: ${path}`,
+});
+
+describe('offline model', () => {
+  it('answers with the most relevant passage of the compiled context, labelled as offline', async () => {
+    const { text } = await generateText({
+      model: createOfflineModel(),
+      instructions: [
+        { role: 'system', content: 'You are a tutor.' },
+        {
+          role: 'system',
+          content:
+            'Raft terms act as a logical clock.\n\nPaxos lets gaps in the log be filled freely.\n\n领导者把命令追加到日志中，然后复制到多数派。',
+        },
+      ],
+      prompt: '日志是怎么复制到多数派的？',
+    });
+    expect(text.startsWith(OFFLINE_LABEL)).toBe(true);
+    expect(text).toContain('领导者把命令追加到日志中');
+    expect(text.indexOf('领导者')).toBeLessThan(
+      text.indexOf('Paxos') < 0 ? Number.POSITIVE_INFINITY : text.indexOf('Paxos'),
+    );
+  });
+
+  it('calls read_file when asked for a file, then reports what it returned', async () => {
+    const result = await generateText({
+      model: createOfflineModel(),
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(3),
+      prompt: 'Please read guidance.md',
+    });
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({
+      toolName: 'read_file',
+      input: { path: 'guidance.md' },
+    });
+    expect(result.text).toContain('read_file returned');
+    expect(result.text).toContain('先复习任期');
+  });
+
+  it('streams text deltas through streamText', async () => {
+    const result = streamText({ model: createOfflineModel(), prompt: 'hello there' });
+    const chunks: string[] = [];
+    for await (const delta of result.textStream) chunks.push(delta);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.join('')).toContain(OFFLINE_LABEL);
+  });
+
+  it('refuses structured output with a clear error', async () => {
+    const model = createOfflineModel();
+    await expect(model.doGenerate({ prompt: [], responseFormat: { type: 'json' } })).rejects.toThrow(
+      /structured output/,
+    );
+  });
+});
+
+describe('resolveModel', () => {
+  it('defaults to the offline model and parses provider specs', () => {
+    expect(resolveModel(undefined).offline).toBe(true);
+    expect(resolveModel('openai:gpt-4o').model.modelId).toBe('gpt-4o');
+    expect(resolveModel('anthropic:claude-sonnet-4-5').model.provider).toContain('anthropic');
+    const local = resolveModel('openai-compatible:http://127.0.0.1:11434/v1#qwen2.5:7b');
+    expect(local.modelId).toBe('qwen2.5:7b');
+  });
+
+  it('names the expected form when the spec is wrong', () => {
+    expect(() => resolveModel('gpt-4o')).toThrow(/expected offline \| openai:<model>/);
+    expect(() => resolveModel('openai-compatible:qwen')).toThrow(/<baseURL>#<model>/);
+  });
+});

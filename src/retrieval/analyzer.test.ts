@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { createAnalyzer } from './analyzer.ts';
+
+describe('createAnalyzer', () => {
+  it('folds NFKC compatibility forms and case', () => {
+    expect(createAnalyzer().analyze('ＡＰＩ Gateway')).toEqual(['api', 'gateway']);
+  });
+
+  it('drops English stopwords and stems plurals and -ing forms', () => {
+    expect(createAnalyzer().analyze('the dogs were running to the parks')).toEqual(['dog', 'run', 'park']);
+  });
+
+  it('turns Chinese runs into character unigrams and bigrams by default', () => {
+    expect(createAnalyzer().analyze('认证方案')).toEqual(['认', '认证', '证', '证方', '方', '方案', '案']);
+  });
+
+  it('segments Chinese into dictionary words in segmenter mode and drops Chinese stopwords', () => {
+    const terms = createAnalyzer({ cjk: 'segmenter' }).analyze('我们的认证方案');
+    expect(terms).toContain('认证');
+    expect(terms).not.toContain('的');
+  });
+
+  it('handles mixed scripts without a language option', () => {
+    expect(createAnalyzer().analyze('OAuth2令牌')).toEqual(['oauth2', '令', '令牌', '牌']);
+  });
+
+  it('cuts very long tokens to maxTermLength', () => {
+    const [term] = createAnalyzer({ maxTermLength: 8 }).analyze('x'.repeat(100));
+    expect(term).toBe('xxxxxxxx');
+  });
+
+  it('keeps stopwords when given an empty list and skips stemming when disabled', () => {
+    expect(createAnalyzer({ stopwords: new Set(), stem: false }).analyze('The dogs')).toEqual([
+      'the',
+      'dogs',
+    ]);
+  });
+
+  it('rejects a maxTermLength below 1', () => {
+    expect(() => createAnalyzer({ maxTermLength: 0 })).toThrow(/maxTermLength/);
+  });
+
+  it('names its configuration so saved indexes can detect a mismatch', () => {
+    expect(createAnalyzer().name).not.toBe(createAnalyzer({ cjk: 'segmenter' }).name);
+  });
+});

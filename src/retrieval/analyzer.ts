@@ -1,0 +1,104 @@
+import { CtxloomError } from '../core/index.ts';
+import { normalizeText } from './normalize-text.ts';
+import { stemEnglish } from './stem-english.ts';
+import { DEFAULT_STOPWORDS } from './stopwords.ts';
+
+/**
+ * How runs of Chinese/Japanese characters become terms.
+ * - `ngram`: every character (minus single-character stopwords) plus every adjacent pair.
+ *   Needs no dictionary, never misses a word boundary; the default (see docs/retrieval.md for
+ *   the measurement that chose it).
+ * - `segmenter`: words from `Intl.Segmenter` (ICU's dictionary), minus stopwords.
+ * - `segmenter+ngram`: both term sets.
+ */
+export type CjkMode = 'ngram' | 'segmenter' | 'segmenter+ngram';
+
+/** Turns text into index terms; the same analyzer must be used for documents and queries. */
+export interface Analyzer {
+  /** Describes the configuration; saved with an index so a mismatch can be detected. */
+  readonly name: string;
+  /** Terms in text order, duplicates kept (term frequency matters). Never throws. */
+  analyze(text: string): string[];
+}
+
+/** Options of {@link createAnalyzer}. */
+export interface AnalyzerOptions {
+  /** Terms dropped after normalisation; default {@link DEFAULT_STOPWORDS} (en + zh, stopwords-iso). */
+  stopwords?: ReadonlySet<string>;
+  /** Stemmer for Latin-script words, or `false`; default {@link stemEnglish}. */
+  stem?: ((word: string) => string) | false;
+  /** CJK handling; default `ngram`. */
+  cjk?: CjkMode;
+  /** Longer Latin tokens are cut to this many UTF-16 units (blobs, hashes). Default 64, ≥ 1. */
+  maxTermLength?: number;
+}
+
+const CJK_RUN = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+';
+const WORD_RUN =
+  "[[\\p{L}\\p{N}\\p{M}]--[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]]+(?:['’][\\p{L}\\p{N}]+)*";
+// `v` flag for the set difference; built with the constructor because the compile target
+// predates the flag. Each match is a CJK run (group 1) or a word.
+const TOKEN_SOURCE = `(${CJK_RUN})|${WORD_RUN}`;
+// Intl.Segmenter is super-linear on very long inputs; CJK runs are cut to this many units.
+const SEGMENT_CHUNK = 256;
+
+/**
+ * Builds the default analyzer: NFKC + lowercase ({@link normalizeText}), Latin/Cyrillic/…
+ * words split on non-letters, English stopwords removed and light stemming, CJK runs turned
+ * into character unigrams + bigrams (or `Intl.Segmenter` words, see {@link CjkMode}). Mixed
+ * Chinese/English text needs no language option.
+ * @example
+ * createAnalyzer().analyze('Running OAuth2 认证方案') // ['run', 'oauth2', '认', '认证', '证', '证方', '方', '方案', '案']
+ */
+export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const stopwords = options.stopwords ?? DEFAULT_STOPWORDS;
+  const stem = options.stem === undefined ? stemEnglish : options.stem;
+  const cjk = options.cjk ?? 'ngram';
+  const maxTermLength = options.maxTermLength ?? 64;
+  if (!Number.isInteger(maxTermLength) || maxTermLength < 1) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'maxTermLength must be an integer ≥ 1',
+      path: 'maxTermLength',
+    });
+  }
+  const segmenter = cjk === 'ngram' ? undefined : new Intl.Segmenter('zh', { granularity: 'word' });
+  const tokenPattern = new RegExp(TOKEN_SOURCE, 'gv');
+
+  const addCjk = (run: string, terms: string[]): void => {
+    if (segmenter !== undefined) {
+      for (let start = 0; start < run.length; start += SEGMENT_CHUNK) {
+        for (const segment of segmenter.segment(run.slice(start, start + SEGMENT_CHUNK))) {
+          if (segment.isWordLike === true && !stopwords.has(segment.segment)) terms.push(segment.segment);
+        }
+      }
+    }
+    if (cjk === 'segmenter') return;
+    const chars = Array.from(run);
+    for (let index = 0; index < chars.length; index++) {
+      const char = chars[index] as string;
+      if (!stopwords.has(char)) terms.push(char);
+      const next = chars[index + 1];
+      if (next !== undefined) terms.push(char + next);
+    }
+  };
+
+  return {
+    name: `ctxloom-analyzer/v1 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'light' : 'custom'} stopwords=${stopwords.size}`,
+    analyze(text) {
+      const terms: string[] = [];
+      for (const match of normalizeText(text).matchAll(tokenPattern)) {
+        const run = match[1];
+        if (run !== undefined) {
+          addCjk(run, terms);
+          continue;
+        }
+        const word = match[0].length > maxTermLength ? match[0].slice(0, maxTermLength) : match[0];
+        if (stopwords.has(word)) continue;
+        const term = stem === false ? word : stem(word);
+        if (term.length > 0) terms.push(term);
+      }
+      return terms;
+    },
+  };
+}

@@ -1,0 +1,293 @@
+import { CtxloomError } from '../core/index.ts';
+import { type Analyzer, createAnalyzer } from './analyzer.ts';
+
+/** Format version written by {@link Bm25Index.toJSON}; {@link loadBm25Index} reads only this. */
+export const BM25_FORMAT_VERSION = 1;
+
+/** Options of {@link createBm25Index}. */
+export interface Bm25IndexOptions {
+  /** Analyzer for documents and queries; default {@link createAnalyzer}(). */
+  analyzer?: Analyzer;
+  /** Term-frequency saturation, default 1.2, range ≥ 0. */
+  k1?: number;
+  /** Length normalisation, default 0.75, range 0..1. */
+  b?: number;
+}
+
+/** One search hit: a document id and its raw BM25 score (> 0, unbounded). */
+export interface Bm25Hit {
+  id: string;
+  score: number;
+}
+
+/** Options of {@link Bm25Index.search}. */
+export interface Bm25SearchOptions {
+  /** Most hits returned, default 20, ≥ 0. */
+  limit?: number;
+  /** Only hits whose id passes (e.g. one conversation, one namespace). */
+  filter?: (id: string) => boolean;
+}
+
+/** The saved form of an index (JSON-safe). */
+export interface SerializedBm25Index {
+  version: typeof BM25_FORMAT_VERSION;
+  analyzer: string;
+  k1: number;
+  b: number;
+  /** `[id, length, terms, frequencies]` per document. */
+  documents: Array<[string, number, string[], number[]]>;
+}
+
+/**
+ * An in-memory Okapi BM25 inverted index with incremental add/remove and a versioned saved
+ * form. Scores use the Lucene/BM25+-style IDF `ln(1 + (N − df + 0.5)/(df + 0.5))`, so common
+ * terms never score negative.
+ */
+export interface Bm25Index {
+  readonly analyzer: Analyzer;
+  /** Number of documents. */
+  readonly size: number;
+  /** Adds a document or replaces the one with the same id. */
+  add(id: string, text: string): void;
+  /** Removes a document; false when absent. */
+  remove(id: string): boolean;
+  has(id: string): boolean;
+  /** Best hits first (ties: earlier-added first). An empty or all-stopword query returns []. */
+  search(query: string, options?: Bm25SearchOptions): Bm25Hit[];
+  toJSON(): SerializedBm25Index;
+}
+
+interface Posting {
+  slots: number[];
+  frequencies: number[];
+}
+
+interface DocumentEntry {
+  slot: number;
+  length: number;
+  frequencies: Map<string, number>;
+}
+
+/**
+ * Creates an empty {@link Bm25Index}.
+ * @example
+ * const index = createBm25Index();
+ * index.add('t1', 'Caroline went to the LGBTQ support group');
+ * index.search('support group'); // [{ id: 't1', score: … }]
+ */
+export function createBm25Index(options: Bm25IndexOptions = {}): Bm25Index {
+  return buildIndex(options, []);
+}
+
+/**
+ * Restores an index saved with {@link Bm25Index.toJSON}. Throws `parse-error` for another
+ * version or a malformed payload, and `invalid-config` when `analyzer` differs from the one the
+ * index was built with (terms would not match).
+ */
+export function loadBm25Index(data: unknown, options: Bm25IndexOptions = {}): Bm25Index {
+  if (
+    typeof data !== 'object' ||
+    data === null ||
+    (data as { version?: unknown }).version !== BM25_FORMAT_VERSION
+  ) {
+    throw new CtxloomError({
+      code: 'parse-error',
+      message: `unsupported BM25 index format (expected version ${BM25_FORMAT_VERSION})`,
+      path: 'version',
+    });
+  }
+  const saved = data as SerializedBm25Index;
+  if (!Array.isArray(saved.documents)) {
+    throw new CtxloomError({ code: 'parse-error', message: 'documents must be an array', path: 'documents' });
+  }
+  const index = buildIndex(
+    { ...options, k1: options.k1 ?? saved.k1, b: options.b ?? saved.b },
+    saved.documents,
+  );
+  if (index.analyzer.name !== saved.analyzer) {
+    throw new CtxloomError({
+      code: 'invalid-config',
+      message: `index was built with analyzer "${saved.analyzer}", not "${index.analyzer.name}"`,
+      path: 'analyzer',
+    });
+  }
+  return index;
+}
+
+function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['documents']): Bm25Index {
+  const analyzer = options.analyzer ?? createAnalyzer();
+  const k1 = options.k1 ?? 1.2;
+  const b = options.b ?? 0.75;
+  if (!(k1 >= 0)) throw new CtxloomError({ code: 'invalid-argument', message: 'k1 must be ≥ 0', path: 'k1' });
+  if (!(b >= 0 && b <= 1))
+    throw new CtxloomError({ code: 'invalid-argument', message: 'b must be within 0..1', path: 'b' });
+
+  const documents = new Map<string, DocumentEntry>();
+  // Postings as parallel arrays (slot, frequency): a tight loop over plain arrays is several
+  // times faster than iterating Maps, and removal (rare) splices eagerly.
+  const postings = new Map<string, Posting>();
+  const slotIds: Array<string | undefined> = [];
+  const slotLengths: number[] = [];
+  const freeSlots: number[] = [];
+  let totalLength = 0;
+  let norms = new Float64Array(0);
+  let normsValid = false;
+
+  const remove = (id: string): boolean => {
+    const entry = documents.get(id);
+    if (entry === undefined) return false;
+    for (const term of entry.frequencies.keys()) {
+      const list = postings.get(term);
+      if (list === undefined) continue;
+      const at = list.slots.indexOf(entry.slot);
+      if (at >= 0) {
+        list.slots.splice(at, 1);
+        list.frequencies.splice(at, 1);
+      }
+      if (list.slots.length === 0) postings.delete(term);
+    }
+    documents.delete(id);
+    slotIds[entry.slot] = undefined;
+    freeSlots.push(entry.slot);
+    totalLength -= entry.length;
+    normsValid = false;
+    return true;
+  };
+
+  const insert = (id: string, length: number, frequencies: Map<string, number>): void => {
+    if (documents.has(id)) remove(id);
+    const slot = freeSlots.pop() ?? slotIds.length;
+    slotIds[slot] = id;
+    slotLengths[slot] = length;
+    documents.set(id, { slot, length, frequencies });
+    totalLength += length;
+    normsValid = false;
+    for (const [term, frequency] of frequencies) {
+      let list = postings.get(term);
+      if (list === undefined) {
+        list = { slots: [], frequencies: [] };
+        postings.set(term, list);
+      }
+      list.slots.push(slot);
+      list.frequencies.push(frequency);
+    }
+  };
+
+  // k1·(1 − b + b·length/avgLength) per slot, recomputed after the collection changed.
+  const currentNorms = (): Float64Array => {
+    if (normsValid && norms.length === slotIds.length) return norms;
+    const averageLength = totalLength / Math.max(1, documents.size) || 1;
+    norms = new Float64Array(slotIds.length);
+    for (let slot = 0; slot < slotIds.length; slot++) {
+      norms[slot] = k1 * (1 - b + (b * (slotLengths[slot] ?? 0)) / averageLength);
+    }
+    normsValid = true;
+    return norms;
+  };
+
+  for (const [position, entry] of initial.entries()) {
+    const [id, length, terms, frequencies] = Array.isArray(entry) ? entry : [];
+    if (
+      typeof id !== 'string' ||
+      typeof length !== 'number' ||
+      !Array.isArray(terms) ||
+      !Array.isArray(frequencies)
+    ) {
+      throw new CtxloomError({
+        code: 'parse-error',
+        message: 'malformed document entry',
+        path: `documents[${position}]`,
+      });
+    }
+    insert(id, length, new Map(terms.map((term, termIndex) => [term, Number(frequencies[termIndex] ?? 0)])));
+  }
+
+  return {
+    analyzer,
+    get size() {
+      return documents.size;
+    },
+    add(id, text) {
+      const terms = analyzer.analyze(text);
+      const frequencies = new Map<string, number>();
+      for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      insert(id, terms.length, frequencies);
+    },
+    remove,
+    has: (id) => documents.has(id),
+    search(query, searchOptions = {}) {
+      const limit = searchOptions.limit ?? 20;
+      const count = documents.size;
+      if (count === 0 || limit <= 0) return [];
+      const slotNorms = currentNorms();
+      const scores = new Float64Array(slotIds.length);
+      const touched: number[] = [];
+      for (const term of new Set(analyzer.analyze(query))) {
+        const list = postings.get(term);
+        if (list === undefined) continue;
+        const { slots, frequencies } = list;
+        const idf = Math.log(1 + (count - slots.length + 0.5) / (slots.length + 0.5));
+        const boost = idf * (k1 + 1);
+        for (let index = 0; index < slots.length; index++) {
+          const slot = slots[index] as number;
+          const frequency = frequencies[index] as number;
+          const previous = scores[slot] as number;
+          if (previous === 0) touched.push(slot);
+          scores[slot] = previous + (boost * frequency) / (frequency + (slotNorms[slot] as number));
+        }
+      }
+      const filter = searchOptions.filter;
+      const kept = filter === undefined ? touched : touched.filter((slot) => filter(slotIds[slot] as string));
+      return topSlots(kept, scores, limit).map((slot) => ({
+        id: slotIds[slot] as string,
+        score: scores[slot] as number,
+      }));
+    },
+    toJSON() {
+      const saved: SerializedBm25Index['documents'] = [];
+      for (const [id, entry] of documents) {
+        saved.push([id, entry.length, [...entry.frequencies.keys()], [...entry.frequencies.values()]]);
+      }
+      return { version: BM25_FORMAT_VERSION, analyzer: analyzer.name, k1, b, documents: saved };
+    },
+  };
+}
+
+// Best `limit` slots by score (ties: lower slot first) with a bounded min-heap, so a query
+// touching every document costs O(n log limit) instead of a full sort.
+function topSlots(slots: readonly number[], scores: Float64Array, limit: number): number[] {
+  const worse = (left: number, right: number): boolean => {
+    const difference = (scores[left] as number) - (scores[right] as number);
+    return difference < 0 || (difference === 0 && left > right);
+  };
+  const heap: number[] = [];
+  const siftDown = (start: number): void => {
+    let index = start;
+    for (;;) {
+      const left = 2 * index + 1;
+      const right = left + 1;
+      let smallest = index;
+      if (left < heap.length && worse(heap[left] as number, heap[smallest] as number)) smallest = left;
+      if (right < heap.length && worse(heap[right] as number, heap[smallest] as number)) smallest = right;
+      if (smallest === index) return;
+      [heap[index], heap[smallest]] = [heap[smallest] as number, heap[index] as number];
+      index = smallest;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < limit) {
+      heap.push(slot);
+      let index = heap.length - 1;
+      while (index > 0) {
+        const parent = (index - 1) >> 1;
+        if (!worse(heap[index] as number, heap[parent] as number)) break;
+        [heap[index], heap[parent]] = [heap[parent] as number, heap[index] as number];
+        index = parent;
+      }
+    } else if (worse(heap[0] as number, slot)) {
+      heap[0] = slot;
+      siftDown(0);
+    }
+  }
+  return heap.sort((left, right) => (worse(left, right) ? 1 : worse(right, left) ? -1 : 0));
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createContentLengthSignal,
+  createOriginDiversitySignal,
+  createQueryOverlapSignal,
+  createVectorScoreSignal,
+} from './rerank-signals.ts';
+import { createReranker } from './reranker.ts';
+import { makeCandidate } from './test-candidates.ts';
+
+describe('createReranker', () => {
+  it('uses the seed weights .40/.35/.15/.10 by default', () => {
+    expect(createReranker().signals.map((signal) => [signal.name, signal.weight])).toEqual([
+      ['vector-score', 0.4],
+      ['query-overlap', 0.35],
+      ['origin-diversity', 0.15],
+      ['content-length', 0.1],
+    ]);
+  });
+
+  it('computes final = Σ score·weight / Σ weight', () => {
+    const content = `${'x'.repeat(100)} token expiry`;
+    const [ranked] = createReranker().rerank({
+      query: 'token expiry',
+      candidates: [makeCandidate({ id: 'a', content, vectorScore: 0.8 })],
+    });
+    // overlap 1 (both terms), single origin → share 100% → 0.3, length 113/200.
+    const expected = (0.8 * 0.4 + 1 * 0.35 + 0.3 * 0.15 + (content.length / 200) * 0.1) / 1;
+    expect(ranked?.finalScore).toBeCloseTo(expected, 10);
+    expect(ranked?.signals['query-overlap']).toBe(1);
+  });
+
+  it('deduplicates by fingerprint keeping the higher vector score', () => {
+    const ranked = createReranker().rerank({
+      query: 'auth',
+      candidates: [
+        makeCandidate({ id: 'low', content: 'auth  uses tokens', vectorScore: 0.2 }),
+        makeCandidate({ id: 'high', content: 'auth uses tokens', vectorScore: 0.9, origin: 'kb' }),
+      ],
+    });
+    expect(ranked.map((candidate) => candidate.id)).toEqual(['high']);
+  });
+
+  it('penalises an origin holding more than 70% and more than 50% of candidates', () => {
+    const signal = createOriginDiversitySignal();
+    const candidates = ['a', 'a', 'a', 'b'].map((origin, index) =>
+      makeCandidate({ id: String(index), content: `c${index}`, origin }),
+    );
+    const context = {
+      query: '',
+      queryTerms: new Set<string>(),
+      candidates,
+      analyzer: { name: '', analyze: () => [] },
+    };
+    expect(signal.score(candidates[0]!, context)).toBe(0.3);
+    expect(signal.score(candidates[3]!, context)).toBe(1);
+    const half = candidates.slice(1);
+    expect(signal.score(half[0]!, { ...context, candidates: half })).toBe(0.6);
+  });
+
+  it('scores 200–800 characters as 1 and shorter or longer passages lower', () => {
+    const signal = createContentLengthSignal();
+    const context = {
+      query: '',
+      queryTerms: new Set<string>(),
+      candidates: [],
+      analyzer: { name: '', analyze: () => [] },
+    };
+    expect(signal.score(makeCandidate({ id: 'a', content: 'x'.repeat(500) }), context)).toBe(1);
+    expect(signal.score(makeCandidate({ id: 'b', content: 'x'.repeat(100) }), context)).toBe(0.5);
+    expect(signal.score(makeCandidate({ id: 'c', content: 'x'.repeat(1600) }), context)).toBe(0.5);
+  });
+
+  it('accepts custom signals and weights', () => {
+    const reranker = createReranker({
+      signals: [
+        createVectorScoreSignal(1),
+        createQueryOverlapSignal(0),
+        { name: 'newest', weight: 1, score: (c) => (c.id === 'b' ? 1 : 0) },
+      ],
+    });
+    const ranked = reranker.rerank({
+      query: 'q',
+      candidates: [
+        makeCandidate({ id: 'a', content: 'one', vectorScore: 0.9 }),
+        makeCandidate({ id: 'b', content: 'two', vectorScore: 0.5 }),
+      ],
+    });
+    expect(ranked.map((candidate) => candidate.id)).toEqual(['b', 'a']);
+  });
+
+  it('drops candidates under minScore and honours limit', () => {
+    const candidates = [0.9, 0.1, 0.5].map((vectorScore, index) =>
+      makeCandidate({ id: String(index), content: `text ${index}`, vectorScore }),
+    );
+    const ranked = createReranker({ signals: [createVectorScoreSignal()] }).rerank({
+      query: 'q',
+      candidates,
+      minScore: 0.3,
+      limit: 1,
+    });
+    expect(ranked.map((candidate) => candidate.id)).toEqual(['0']);
+  });
+
+  it('rejects a negative weight', () => {
+    expect(() => createReranker({ signals: [createVectorScoreSignal(-1)] })).toThrow(/weight/);
+  });
+});
