@@ -3,10 +3,10 @@ export {
   type CompileWorkspaceContextOptions,
   compileLoadedSession,
   compileWorkspaceContext,
+  DEFAULT_MODEL,
   type WorkspaceCompileOptions,
   type WorkspaceContext,
 } from './compile/compile-workspace-context.ts';
-export { createDefaultCounter } from './compile/default-counter.ts';
 export {
   type EmitFormat,
   type EmittedContext,
