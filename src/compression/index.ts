@@ -128,6 +128,12 @@ export {
 export { type SqlSummary, summarizeSql } from './summarize-sql.ts';
 export { formatThreadId, isThreadId, parseThreadId, type ThreadId, type ThreadIdParts } from './thread-id.ts';
 export {
+  type CompressionSourceOptions,
+  createCompressionSource,
+  type TodoContextBlocksOptions,
+  todoContextBlocks,
+} from './todo-context-blocks.ts';
+export {
   type UpdateRequirementTodoSnapshotOptions,
   type UpdateRequirementTodoSnapshotResult,
   updateRequirementTodoSnapshot,
