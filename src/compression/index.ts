@@ -43,6 +43,7 @@ export {
   createArtifactStore,
 } from './create-artifact-store.ts';
 export { createArtifactStoreState, readArtifactContent } from './create-artifact-store-state.ts';
+export { type CompressionTriggerDecider, createCompressionTrigger } from './create-compression-trigger.ts';
 export {
   type CreateRequirementTodoSnapshotOptions,
   createRequirementTodoSnapshot,
