@@ -158,9 +158,10 @@ describe('createCompressionTrigger', () => {
     let counted = 0;
     const counting = {
       ...counter,
-      countMessages: (messages: readonly Message[]) => (
-        (counted += messages.length), counter.countMessages(messages)
-      ),
+      countMessages: (messages: readonly Message[]) => {
+        counted += messages.length;
+        return counter.countMessages(messages);
+      },
     };
     const trigger = createCompressionTrigger({ window: 1000, counter: counting });
     const history = [message('a', 300), message('b', 300)];
