@@ -155,6 +155,9 @@ describe('updateRequirementTodoSnapshot', () => {
     });
     expect(result.status).toBe('unchanged');
     const prompt = promptOf(model);
+    const format = model.doGenerateCalls[0]?.responseFormat;
+    expect(format?.type).toBe('json');
+    expect(JSON.stringify(format?.type === 'json' ? format.schema : null)).toContain('"quote"');
     expect(prompt).toContain('G1 [must · output]');
     expect(prompt).not.toContain('AUDIT-ONLY');
     expect(
