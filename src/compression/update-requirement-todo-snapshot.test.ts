@@ -90,7 +90,7 @@ describe('updateRequirementTodoSnapshot', () => {
       const message = { id: 'm2', role: 'user' as const, content: 'x' };
       const result = await updateRequirementTodoSnapshot({ model, snapshot, userMessage: message, turn: 1 });
       expect(result.status).toBe('rejected');
-      expect(result.rejections[0]?.reason).toBe('malformed-delta');
+      expect(result.rejections[0]?.reason).toBe('malformed-output');
       expect(result.snapshot).toBe(snapshot);
     }
   });

@@ -75,7 +75,7 @@ export async function updateRequirementTodoSnapshot(
       status: 'rejected',
       snapshot,
       delta: null,
-      rejections: [{ opIndex: null, reason: 'malformed-delta', message: proposed.message }],
+      rejections: [{ opIndex: null, reason: 'malformed-output', message: proposed.message }],
     };
   }
   const delta = resolveRequirementProposal({ snapshot, proposal: proposed.proposal, message });
