@@ -6,6 +6,7 @@ import { isThreadId, type ThreadId } from './thread-id.ts';
 
 /** What `/compress` asked for: requirements, artifacts, or both. */
 export const CompressScopeSchema = z.enum(['all', 'requirement', 'artifacts']);
+/** A value of {@link CompressScopeSchema}. */
 export type CompressScope = z.infer<typeof CompressScopeSchema>;
 
 /**
@@ -24,6 +25,7 @@ export const CompressionStateSchema = z.object({
   /** Scope of the last `/compress`, `null` when never used. */
   clippingScope: CompressScopeSchema.nullable(),
 });
+/** A value of {@link CompressionStateSchema}. */
 export type CompressionState = z.infer<typeof CompressionStateSchema>;
 
 /** An empty state for a session at revision 0. */
