@@ -46,6 +46,7 @@ describe('updateRequirementTodoSnapshot', () => {
     ]);
     expect(result.delta?.ops.map((op) => op.op)).toEqual(['add', 'add']);
     expect(result.snapshot.revision).toBe(1);
+    expect(result.source).toBe('model:mock-provider/mock-model-id');
   });
 
   it('rejects the whole delta when one quote is not verbatim and keeps the snapshot', async () => {
