@@ -19,7 +19,7 @@ function runAndKill(path: string, from: number, runMs: number): Promise<number[]
     const child = spawn(
       process.execPath,
       [
-        '--conditions=source',
+        '--conditions=ctxloom-source',
         '--no-warnings',
         new URL('./chat-child.ts', import.meta.url).pathname,
         path,
