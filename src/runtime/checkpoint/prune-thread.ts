@@ -101,6 +101,15 @@ export async function pruneThread(options: {
       row.seq,
     ]);
   }
+  // A kept checkpoint whose parent goes keeps the parent's id (its parentConfig), not a dead seq.
+  for (const row of keptRows) {
+    if (row.parentSeq === undefined || !deletedSeqs.has(row.parentSeq) || row.parentId === undefined)
+      continue;
+    await executor.run(
+      `UPDATE ${tables.checkpoints} SET parent_seq = NULL, parent_checkpoint_id = ? WHERE seq = ?`,
+      [encodeId(row.parentId), row.seq],
+    );
+  }
   let deletedWrites = 0;
   for (const row of deleted) {
     deletedWrites += await executor.run(

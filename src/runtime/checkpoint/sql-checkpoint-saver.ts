@@ -31,6 +31,7 @@ import {
   CHECKPOINT_COLUMNS,
   type CheckpointRow,
   checkpointFrom,
+  checkpointJoins,
   decodeCheckpointRow,
 } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
@@ -224,8 +225,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         ...(base === undefined ? {} : { base }),
       });
       await executor.run(
-        `INSERT INTO ${this.tables.checkpoints} (thread, checkpoint_id, parent_checkpoint_id, base_seq, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, base_seq = EXCLUDED.base_seq, data = EXCLUDED.data`,
-        [threadKey, encodeId(checkpoint.id), parentId ? encodeId(parentId) : null, base?.seq ?? null, data],
+        `INSERT INTO ${this.tables.checkpoints} (thread, checkpoint_id, parent_seq, parent_checkpoint_id, base_seq, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent_seq = EXCLUDED.parent_seq, parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, base_seq = EXCLUDED.base_seq, data = EXCLUDED.data`,
+        [
+          threadKey,
+          encodeId(checkpoint.id),
+          parent?.seq ?? null,
+          parent === undefined && parentId ? encodeId(parentId) : null,
+          base?.seq ?? null,
+          data,
+        ],
       );
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
@@ -334,13 +342,14 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (!targetId) return result;
     const cp = this.tables.checkpoints;
     const chain = await this.driver.all(
-      `WITH RECURSIVE chain(checkpoint_id, parent_checkpoint_id, depth) AS (
-         SELECT checkpoint_id, parent_checkpoint_id, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ?
+      `WITH RECURSIVE chain(seq, depth) AS (
+         SELECT seq, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ?
          UNION ALL
-         SELECT c.checkpoint_id, c.parent_checkpoint_id, chain.depth + 1 FROM ${cp} c JOIN chain ON c.thread = ? AND c.checkpoint_id = chain.parent_checkpoint_id
+         SELECT parent.seq, chain.depth + 1 FROM chain JOIN ${cp} x ON x.seq = chain.seq
+           JOIN ${cp} parent ON parent.seq = COALESCE(x.parent_seq, (SELECT y.seq FROM ${cp} y WHERE y.thread = x.thread AND y.checkpoint_id = x.parent_checkpoint_id))
        )
-       SELECT ${CHECKPOINT_COLUMNS}, chain.depth FROM chain JOIN ${cp} c ON c.thread = ? AND c.checkpoint_id = chain.checkpoint_id LEFT JOIN ${cp} b ON b.seq = c.base_seq WHERE chain.depth > 0 ORDER BY chain.depth`,
-      [threadKey, encodeId(targetId), threadKey, threadKey],
+       SELECT ${CHECKPOINT_COLUMNS}, chain.depth FROM chain JOIN ${cp} c ON c.seq = chain.seq ${checkpointJoins(this.tables)} WHERE chain.depth > 0 ORDER BY chain.depth`,
+      [threadKey, encodeId(targetId)],
     );
     const remaining = new Set(channels);
     const visited: string[] = [];
