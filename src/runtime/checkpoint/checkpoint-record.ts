@@ -71,7 +71,12 @@ export function decodeCheckpointRecord(bytes: Uint8Array, base?: Uint8Array): Ch
     values.set(channel, [type, payloads[index + 1] ?? new Uint8Array()]);
   });
   const metadata = payloads[0] ?? new Uint8Array();
-  return { header, headerBytes: Buffer.concat([headerBytes, metadata]), metadata, values };
+  return {
+    header,
+    headerBytes: Buffer.concat([headerBytes, metadata, ...payloads.slice(1)]),
+    metadata,
+    values,
+  };
 }
 
 /**

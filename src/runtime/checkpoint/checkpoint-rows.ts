@@ -1,4 +1,4 @@
-import { type CheckpointRecord, decodeCheckpointRecord } from './checkpoint-record.ts';
+import { type CheckpointRecord, decodeCheckpointRecord, ownValuesBytes } from './checkpoint-record.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
 import { decodeId } from './id-codec.ts';
 import { rowBytes, type SqlRow } from './sql-driver.ts';
@@ -50,4 +50,16 @@ export function decodeCheckpointRow(row: SqlRow): CheckpointRow {
     parentSeq: row.parent_seq === null || row.parent_seq === undefined ? undefined : Number(row.parent_seq),
     record: decodeCheckpointRecord(rowBytes(row, 'data') ?? new Uint8Array(), baseHeaderBytes),
   };
+}
+
+/**
+ * The dictionary a checkpoint's pending writes are deflated against: its base record (text
+ * of the same conversation) and its own values (the input the `__start__` task writes again).
+ */
+export function writesDictionary(
+  row: Pick<CheckpointRow, 'baseHeaderBytes' | 'record'>,
+): Uint8Array | undefined {
+  const own = ownValuesBytes(row.record);
+  if (row.baseHeaderBytes === undefined) return own;
+  return own === undefined ? row.baseHeaderBytes : Buffer.concat([row.baseHeaderBytes, own]);
 }

@@ -120,6 +120,10 @@ describe.each(kinds)('$name', ({ open }) => {
     expect(await count(saver, 'prune')).toBe(countBefore - result.deletedCheckpoints);
     const after = await app.getState(config);
     expect(after.values).toEqual(before.values);
+    // Every kept checkpoint and its pending writes still decode (re-encoded ones included).
+    for await (const tuple of saver.list({ configurable: { thread_id: 'prune' } })) {
+      expect(Array.isArray(tuple.pendingWrites)).toBe(true);
+    }
     await app.invoke({ messages: [new HumanMessage({ content: 'again', id: 'human-again' })] }, config);
     const continued = await app.getState(config);
     expect((continued.values.messages as BaseMessage[]).length).toBe(26);

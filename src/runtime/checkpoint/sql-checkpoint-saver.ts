@@ -24,7 +24,6 @@ import {
   decodeWritesRecord,
   encodeCheckpointRecord,
   encodeWritesRecord,
-  ownValuesBytes,
   type StoredWrite,
 } from './checkpoint-record.ts';
 import {
@@ -33,6 +32,7 @@ import {
   checkpointFrom,
   checkpointJoins,
   decodeCheckpointRow,
+  writesDictionary,
 } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { decodeId, encodeId } from './id-codec.ts';
@@ -274,7 +274,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const base =
         checkpointRows[0] === undefined
           ? undefined
-          : ownValuesBytes(decodeCheckpointRow(checkpointRows[0]).record);
+          : writesDictionary(decodeCheckpointRow(checkpointRows[0]));
       const existingBytes = existing[0] === undefined ? undefined : rowBytes(existing[0], 'data');
       const previous = existingBytes === undefined ? undefined : decodeWritesRecord(existingBytes, base);
       const byIdx = new Map((previous?.writes ?? []).map((write) => [write.idx, write]));
@@ -353,14 +353,14 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     );
     const remaining = new Set(channels);
     const visited: string[] = [];
-    const records = new Map<string, CheckpointRecord>();
+    const records = new Map<string, CheckpointRow>();
     const seeds = new Map<string, unknown>();
     const stopAt = new Map<string, number>();
     for (const [position, raw] of chain.entries()) {
       if (remaining.size === 0) break;
       const row = decodeCheckpointRow(raw);
       visited.push(row.checkpointId);
-      records.set(row.checkpointId, row.record);
+      records.set(row.checkpointId, row);
       for (const channel of [...remaining]) {
         const location = row.record.header.located[channel];
         if (location === undefined) continue;
@@ -450,7 +450,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       executor,
       row.threadKey,
       [row.checkpointId],
-      new Map([[row.checkpointId, row.record]]),
+      new Map([[row.checkpointId, row]]),
     );
     const pendingWrites: CheckpointPendingWrite[] = [];
     for (const write of writesByCheckpoint.get(row.checkpointId) ?? []) {
@@ -535,7 +535,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     executor: SqlExecutor,
     threadKey: number,
     checkpointIds: readonly string[],
-    records: Map<string, CheckpointRecord>,
+    records: Map<string, CheckpointRow>,
   ): Promise<Map<string, (StoredWrite & { taskId: string; taskPath: string })[]>> {
     const byCheckpoint = new Map<string, (StoredWrite & { taskId: string; taskPath: string })[]>();
     for (let start = 0; start < checkpointIds.length; start += 500) {
@@ -550,16 +550,16 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         const data = rowBytes(row, 'data') ?? new Uint8Array();
         let base: Uint8Array | undefined;
         if (needsBase(data)) {
-          let record = records.get(checkpointId);
-          if (record === undefined) {
+          let holder = records.get(checkpointId);
+          if (holder === undefined) {
             const found = await executor.all(
               `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
               [threadKey, encodeId(checkpointId)],
             );
-            record = found[0] === undefined ? undefined : decodeCheckpointRow(found[0]).record;
-            if (record !== undefined) records.set(checkpointId, record);
+            holder = found[0] === undefined ? undefined : decodeCheckpointRow(found[0]);
+            if (holder !== undefined) records.set(checkpointId, holder);
           }
-          base = record === undefined ? undefined : ownValuesBytes(record);
+          base = holder === undefined ? undefined : writesDictionary(holder);
         }
         const decoded = decodeWritesRecord(data, base);
         const list = byCheckpoint.get(checkpointId) ?? [];
