@@ -35,14 +35,22 @@ export function checkpointJoins(tables: CheckpointTables): string {
   return `LEFT JOIN ${tables.checkpoints} b ON b.seq = c.base_seq LEFT JOIN ${tables.checkpoints} p ON p.seq = c.parent_seq`;
 }
 
-/** Decodes a row selected with {@link CHECKPOINT_COLUMNS}. */
-export function decodeCheckpointRow(row: SqlRow): CheckpointRow {
-  const baseBytes = rowBytes(row, 'base_data');
-  const baseHeaderBytes = baseBytes === undefined ? undefined : decodeCheckpointRecord(baseBytes).headerBytes;
+/**
+ * Decodes a row selected with {@link CHECKPOINT_COLUMNS}. Pass `bases` when decoding many
+ * rows of one thread: each base record is then inflated once, not once per row using it.
+ */
+export function decodeCheckpointRow(row: SqlRow, bases?: Map<number, Uint8Array>): CheckpointRow {
+  const baseSeq = row.base_seq === null || row.base_seq === undefined ? undefined : Number(row.base_seq);
+  let baseHeaderBytes = baseSeq === undefined ? undefined : bases?.get(baseSeq);
+  if (baseHeaderBytes === undefined) {
+    const baseBytes = rowBytes(row, 'base_data');
+    baseHeaderBytes = baseBytes === undefined ? undefined : decodeCheckpointRecord(baseBytes).headerBytes;
+    if (baseSeq !== undefined && baseHeaderBytes !== undefined) bases?.set(baseSeq, baseHeaderBytes);
+  }
   const parent = rowBytes(row, 'parent_by_seq') ?? rowBytes(row, 'parent_checkpoint_id');
   return {
     seq: Number(row.seq),
-    baseSeq: row.base_seq === null || row.base_seq === undefined ? undefined : Number(row.base_seq),
+    baseSeq,
     baseHeaderBytes,
     threadKey: Number(row.thread),
     checkpointId: decodeId(rowBytes(row, 'checkpoint_id') ?? new Uint8Array()),

@@ -63,13 +63,14 @@ export async function deltaChannelHistory(options: {
     [threadKey, encodeId(targetId)],
   );
   const remaining = new Set(channels);
+  const bases = new Map<number, Uint8Array>();
   const visited: string[] = [];
   const records = new Map<string, CheckpointRow>();
   const seeds = new Map<string, unknown>();
   const stopAt = new Map<string, number>();
   for (const [position, raw] of chain.entries()) {
     if (remaining.size === 0) break;
-    const row = decodeCheckpointRow(raw);
+    const row = decodeCheckpointRow(raw, bases);
     visited.push(row.checkpointId);
     records.set(row.checkpointId, row);
     for (const channel of [...remaining]) {

@@ -20,9 +20,10 @@ export async function loadValue(
   record: CheckpointRecord,
   channel: string,
   location: number,
+  holders?: ReadonlyMap<number, CheckpointRecord>,
 ): Promise<unknown> {
-  let holder = record;
-  if (location !== 0 && location !== seq) {
+  let holder = location === 0 || location === seq ? record : holders?.get(location);
+  if (holder === undefined) {
     const rows = await executor.all(
       `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(context.tables)} WHERE c.seq = ?`,
       [location],
@@ -47,6 +48,26 @@ export async function loadValue(
   return context.serde.loadsTyped(value[0], value[1]);
 }
 
+/** The records at `seqs`, read in one query (for a tuple whose values live in several). */
+export async function loadHolders(
+  context: SaverContext,
+  executor: SqlExecutor,
+  seqs: readonly number[],
+): Promise<Map<number, CheckpointRecord>> {
+  const holders = new Map<number, CheckpointRecord>();
+  if (seqs.length === 0) return holders;
+  const rows = await executor.all(
+    `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(context.tables)} WHERE c.seq IN (${seqs.map(() => '?').join(', ')})`,
+    [...seqs],
+  );
+  const bases = new Map<number, Uint8Array>();
+  for (const raw of rows) {
+    const row = decodeCheckpointRow(raw, bases);
+    holders.set(row.seq, row.record);
+  }
+  return holders;
+}
+
 /**
  * Where each channel's current value lives for a checkpoint being put: here (0) when it
  * changed at this step, else the parent's pointer when the version matches, else the
@@ -61,11 +82,13 @@ export async function locateValues(
     channelVersions: ChannelVersions;
     newVersions: ChannelVersions;
     stored: Map<string, unknown>;
+    /** The parent row when the caller already read it (`null`: known to be absent). */
+    parent?: CheckpointRow | null;
   },
 ): Promise<{ located: Record<string, number>; parent: CheckpointRow | undefined }> {
   const located: Record<string, number> = {};
-  let parent: CheckpointRow | undefined;
-  if (options.parentId) {
+  let parent: CheckpointRow | undefined = options.parent ?? undefined;
+  if (options.parent === undefined && options.parentId) {
     const rows = await executor.all(
       `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(context.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
       [options.threadKey, encodeId(options.parentId)],
@@ -115,13 +138,14 @@ export async function internThread(
   threadId: string,
   namespace: string,
 ): Promise<number> {
+  const select = `SELECT id FROM ${tables.threads} WHERE thread_id = ? AND checkpoint_ns = ?`;
+  // Look up first: after the first write of a thread this is one round trip, not two.
+  const found = await executor.all(select, [threadId, namespace]);
+  if (found[0] !== undefined) return Number(found[0].id);
   await executor.run(
     `INSERT INTO ${tables.threads} (thread_id, checkpoint_ns) VALUES (?, ?) ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING`,
     [threadId, namespace],
   );
-  const rows = await executor.all(
-    `SELECT id FROM ${tables.threads} WHERE thread_id = ? AND checkpoint_ns = ?`,
-    [threadId, namespace],
-  );
+  const rows = await executor.all(select, [threadId, namespace]);
   return Number(rows[0]?.id);
 }

@@ -35,7 +35,8 @@ export async function pruneThread(options: {
     [threadKey],
   );
   if (rawRows.length <= options.keepLast) return { deletedCheckpoints: 0, deletedWrites: 0 };
-  const rows: PruneRow[] = rawRows.map(decodeCheckpointRow);
+  const bases = new Map<number, Uint8Array>();
+  const rows: PruneRow[] = rawRows.map((row) => decodeCheckpointRow(row, bases));
   // Pending writes are deflated against their checkpoint's dictionary; remember the old ones.
   const oldDictionaries = new Map(rows.map((row) => [row.seq, writesDictionary(row)]));
   const byId = new Map(rows.map((row) => [row.checkpointId, row]));

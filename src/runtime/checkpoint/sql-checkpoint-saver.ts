@@ -34,7 +34,7 @@ import {
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { deltaChannelHistory } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
-import { internThread, loadValue, locateValues } from './locate-values.ts';
+import { internThread, loadHolders, loadValue, locateValues } from './locate-values.ts';
 import { loadWrites, reencodeWrites } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
@@ -156,8 +156,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
     const sql = `${SELECT_CHECKPOINT(this.tables)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY t.thread_id, t.checkpoint_ns, c.checkpoint_id DESC${limitSql}`;
+    const bases = new Map<number, Uint8Array>();
     for (const raw of await this.driver.all(sql, params)) {
-      const row = parseNamedRow(raw);
+      const row = parseNamedRow(raw, bases);
       if (filter !== undefined) {
         const metadata = (await this.serde.loadsTyped(
           row.record.header.metadataType,
@@ -202,14 +203,18 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const metadataBytes = await this.serde.dumpsTyped(metadata);
     await this.driver.transaction(async (executor) => {
       const threadKey = await internThread(executor, this.tables, threadId, namespace);
-      const existing = await executor.all(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
-        [threadKey, encodeId(checkpoint.id)],
+      // This checkpoint (when put again) and its parent, in one query.
+      const ids = parentId ? [checkpoint.id, parentId] : [checkpoint.id];
+      const known = await executor.all(
+        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id IN (${ids.map(() => '?').join(', ')})`,
+        [threadKey, ...ids.map(encodeId)],
       );
-      const previous = existing[0] === undefined ? undefined : decodeCheckpointRow(existing[0]);
+      const rows = known.map((raw) => decodeCheckpointRow(raw));
+      const previous = rows.find((row) => row.checkpointId === checkpoint.id);
       const { located, parent } = await locateValues(this.#context, executor, {
         threadKey,
         parentId,
+        parent: parentId ? (rows.find((row) => row.checkpointId === parentId) ?? null) : null,
         channelVersions: checkpoint.channel_versions,
         newVersions,
         stored: values,
@@ -389,6 +394,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   async #toTuple(row: NamedRow, executor: SqlExecutor): Promise<CheckpointTuple> {
     const { header } = row.record;
     const channelValues: Record<string, unknown> = {};
+    const elsewhere = new Set(Object.values(header.located).filter((seq) => seq !== 0 && seq !== row.seq));
+    const holders = await loadHolders(this.#context, executor, [...elsewhere]);
     for (const [channel, location] of Object.entries(header.located)) {
       channelValues[channel] = await loadValue(
         this.#context,
@@ -397,6 +404,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         row.record,
         channel,
         location,
+        holders,
       );
     }
     const checkpoint: Checkpoint = {
@@ -458,9 +466,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }
 }
 
-function parseNamedRow(row: SqlRow): NamedRow {
+function parseNamedRow(row: SqlRow, bases?: Map<number, Uint8Array>): NamedRow {
   return {
-    ...decodeCheckpointRow(row),
+    ...decodeCheckpointRow(row, bases),
     threadId: rowText(row, 'thread_id') ?? '',
     namespace: rowText(row, 'checkpoint_ns') ?? '',
   };
