@@ -5,6 +5,7 @@ import { COMPILE_HELP, runCompile } from './commands/compile.ts';
 import { runDemo } from './commands/demo.ts';
 import { MCP_HELP, runMcp } from './commands/mcp.ts';
 import { PREVIEW_HELP, runPreview } from './commands/preview.ts';
+import { runServe, SERVE_HELP } from './commands/serve.ts';
 import { type CliIo, createProcessIo } from './io.ts';
 
 const HELP = `ctxloom — compile the exact input of every LLM call
@@ -16,6 +17,8 @@ usage:
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
   ctxloom blocks <file>                   the block tree of a Markdown/JSON file with ids and line ranges
   ctxloom mcp <workspace> [--session id]  serve a workspace session over MCP (stdio)
+  ctxloom serve <workspace> [--host --port]
+                                          the notebook: HTTP API + web UI (http://127.0.0.1:4317)
   ctxloom <command> --help                help for one command
   ctxloom --help                          this help
 
@@ -30,6 +33,7 @@ const COMMANDS: Record<string, { run: Command; help?: string }> = {
   preview: { run: runPreview, help: PREVIEW_HELP },
   blocks: { run: runBlocks, help: BLOCKS_HELP },
   mcp: { run: runMcp, help: MCP_HELP },
+  serve: { run: (args, io) => runServe(args, io), help: SERVE_HELP },
 };
 
 /** Runs one CLI invocation; returns the exit code (0 ok, 1 error, 2 usage). */
