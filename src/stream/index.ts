@@ -1,6 +1,7 @@
 export {
   CONTEXT_REPORT_PART,
   type ContextReportData,
+  type MessageContextSummary,
   type MessageMemory,
   type NotebookMessageMetadata,
   type NotebookUIMessage,

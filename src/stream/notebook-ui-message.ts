@@ -31,6 +31,14 @@ export interface MessageMemory {
   summary?: string;
 }
 
+/** The compile of the call that produced an assistant message, as stored with it. */
+export interface MessageContextSummary {
+  /** Tokens sent (the report's `totalTokens`). */
+  totalTokens: number;
+  inputBudget: number;
+  references: ReportedReference[];
+}
+
 /** Metadata of a notebook UI message. */
 export interface NotebookMessageMetadata {
   /** ISO-8601 time the message was stored. */
@@ -41,6 +49,8 @@ export interface NotebookMessageMetadata {
   storedIds?: string[];
   /** Set when the message (or one of its stored entries) is dismissed or excluded. */
   memory?: MessageMemory;
+  /** For assistant messages: what the call that produced it was sent. */
+  context?: MessageContextSummary;
 }
 
 /** The AI SDK `UIMessage` of the notebook: metadata above plus the context-report data part. */

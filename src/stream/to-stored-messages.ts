@@ -7,6 +7,8 @@ export interface ToStoredMessagesOptions {
   createdAt: string;
   /** Marks the messages as a partial answer (the stream was interrupted). Default false. */
   partial?: boolean;
+  /** Extra metadata of the first stored message (e.g. the compile summary `context`). */
+  metadata?: Record<string, unknown>;
 }
 
 /** Result for a tool call that never finished (the stream stopped before its output). */
@@ -37,7 +39,13 @@ export function toStoredMessages(message: UIMessage, options: ToStoredMessagesOp
   let results: ToolResultPart[] = [];
   const flush = (): void => {
     if (content.length > 0) {
-      stored.push({ id: nextId(message.id, stored.length), role: message.role, content, metadata });
+      const first = stored.length === 0 ? options.metadata : undefined;
+      stored.push({
+        id: nextId(message.id, stored.length),
+        role: message.role,
+        content,
+        metadata: first === undefined ? metadata : { ...metadata, ...first },
+      });
     }
     if (results.length > 0) {
       stored.push({ id: nextId(message.id, stored.length), role: 'tool', content: results, metadata });

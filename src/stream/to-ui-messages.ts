@@ -1,5 +1,10 @@
 import type { Message, Part } from '../core/index.ts';
-import type { MessageMemory, NotebookMessageMetadata, NotebookUIMessage } from './notebook-ui-message.ts';
+import type {
+  MessageContextSummary,
+  MessageMemory,
+  NotebookMessageMetadata,
+  NotebookUIMessage,
+} from './notebook-ui-message.ts';
 
 type UiPart = NotebookUIMessage['parts'][number];
 
@@ -69,6 +74,8 @@ function metadataOf(message: Message, options: ToUiMessagesOptions): NotebookMes
   const createdAt = message.metadata?.createdAt;
   if (typeof createdAt === 'string') metadata.createdAt = createdAt;
   if (message.metadata?.partial === true) metadata.partial = true;
+  const context = message.metadata?.context;
+  if (isContextSummary(context)) metadata.context = context;
   const memory = options.memory?.get(message.id);
   if (memory !== undefined) metadata.memory = memory;
   return metadata;
@@ -133,4 +140,9 @@ function applyResults(target: NotebookUIMessage, content: Message['content']): v
 
 function base(call: { toolName: string; toolCallId: string }) {
   return { type: 'dynamic-tool' as const, toolName: call.toolName, toolCallId: call.toolCallId };
+}
+
+function isContextSummary(value: unknown): value is MessageContextSummary {
+  const candidate = value as Partial<MessageContextSummary> | null | undefined;
+  return typeof candidate?.totalTokens === 'number' && Array.isArray(candidate.references);
 }

@@ -61,6 +61,12 @@ export function chatRoute(context: NotebookContext): Hono {
     };
     await appendMessages(sandbox, [userMessage]);
 
+    const references = compiled.references.map((reference) => ({
+      path: reference.path,
+      startLine: reference.startLine,
+      endLine: reference.endLine,
+      ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
+    }));
     const assistantId = context.createId();
     const abort = new AbortController();
     const signal = c.req.raw.signal;
@@ -75,12 +81,7 @@ export function chatRoute(context: NotebookContext): Hono {
           data: {
             report: compiled.report,
             warnings: compiled.warnings,
-            references: compiled.references.map((reference) => ({
-              path: reference.path,
-              startLine: reference.startLine,
-              endLine: reference.endLine,
-              ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
-            })),
+            references,
             model: { spec: context.model.spec, offline: context.model.offline },
           },
         });
@@ -99,7 +100,16 @@ export function chatRoute(context: NotebookContext): Hono {
         if (isCancelled === true) abort.abort();
         const partial = isAborted || isCancelled === true || outcome.status === 'failed';
         const createdAt = context.now().toISOString();
-        let stored = toStoredMessages(responseMessage, { createdAt, partial });
+        const summary = {
+          totalTokens: compiled.report.totalTokens,
+          inputBudget: compiled.report.inputBudget,
+          references,
+        };
+        let stored = toStoredMessages(responseMessage, {
+          createdAt,
+          partial,
+          metadata: { context: summary },
+        });
         if (stored.length === 0 && partial) {
           stored = [
             {

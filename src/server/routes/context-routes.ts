@@ -20,7 +20,8 @@ const memoryBody = z.strictObject({
 });
 
 /**
- * The context routes: profile blocks, the manifest (`context-config.json`), the preview (the
+ * The context routes: profile blocks (`?session=<id>` for the session profile, `&file=<path>` for
+ * any file of the session — the chat `[file#` completion), the manifest (`context-config.json`), the preview (the
  * chat's compile without the model call) and memory curation.
  */
 export function contextRoutes(context: NotebookContext): Hono {
@@ -34,7 +35,7 @@ export function contextRoutes(context: NotebookContext): Hono {
     if (sessionId !== undefined) {
       await requireSession(workspace, sessionId);
       sandbox = workspace.session(sessionId);
-      file = (await readConfig(context, sessionId)).config.profile;
+      file = c.req.query('file') ?? (await readConfig(context, sessionId)).config.profile;
     }
     const parsed = await workspace.readParsed(sandbox, file);
     return c.json({ file, blocks: parsed.blocks, etag: etagOf(parsed.text) });

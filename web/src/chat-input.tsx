@@ -1,0 +1,127 @@
+import {
+  autocompletion,
+  type Completion,
+  type CompletionContext,
+  type CompletionResult,
+} from '@codemirror/autocomplete';
+import { EditorState, Prec } from '@codemirror/state';
+import { EditorView, keymap, placeholder } from '@codemirror/view';
+import { useEffect, useRef } from 'react';
+import { api, type BlockNode, type FileEntry } from './api.ts';
+import { basicEditing } from './editor-commands.ts';
+
+/**
+ * The chat input (CodeMirror): Enter sends, Shift+Enter breaks the line, and typing `[`
+ * completes references — `[file` → file names, `[file:` → line ranges of its sections,
+ * `[file#` → block ids.
+ */
+export function ChatInput(props: {
+  sessionId: string;
+  files: FileEntry[];
+  label: string;
+  placeholderText: string;
+  onChange: (text: string) => void;
+  onSubmit: (text: string) => boolean;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const latest = useRef(props);
+  latest.current = props;
+
+  useEffect(() => {
+    if (host.current === null) return;
+    const submit = (view: EditorView) => {
+      const text = view.state.doc.toString().trim();
+      if (text === '' || !latest.current.onSubmit(text)) return true;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '' } });
+      return true;
+    };
+    const view = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        extensions: [
+          EditorView.lineWrapping,
+          placeholder(latest.current.placeholderText),
+          autocompletion({
+            override: [(context) => completeReference(context, latest.current)],
+            activateOnTyping: true,
+          }),
+          Prec.high(keymap.of([{ key: 'Enter', run: submit }])),
+          basicEditing({ enter: false }),
+          EditorView.contentAttributes.of({
+            'aria-label': latest.current.label,
+            'data-testid': 'chat-input',
+          }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) latest.current.onChange(update.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    return () => view.destroy();
+  }, []);
+
+  return <div className="chat-input" ref={host} />;
+}
+
+async function completeReference(
+  context: CompletionContext,
+  props: { sessionId: string; files: FileEntry[] },
+): Promise<CompletionResult | null> {
+  const match = context.matchBefore(/\[[^\]\n]*$/u);
+  if (match === null) return null;
+  const inner = match.text.slice(1);
+  const hash = inner.indexOf('#');
+  const colon = inner.indexOf(':');
+  if (hash < 0 && colon < 0) {
+    const options: Completion[] = props.files
+      .filter((file) => file.kind === 'file' && /\.(md|markdown|json|txt)$/u.test(file.path))
+      .map((file) => ({ label: file.path, type: 'file', ...(file.global ? { detail: 'shared' } : {}) }));
+    return { from: match.from + 1, options, validFor: /^[^\]#:\n]*$/u };
+  }
+  const cut = hash >= 0 && (colon < 0 || hash < colon) ? hash : colon;
+  const file = inner.slice(0, cut);
+  const blocks = await blocksOf(props.sessionId, file);
+  if (blocks === undefined) return null;
+  const from = match.from + 1 + cut + 1;
+  if (cut === hash) {
+    return {
+      from,
+      options: blocks.map((block) => ({
+        label: block.id,
+        apply: `${block.id}]`,
+        detail: `L${block.source.startLine}–${block.source.sectionEndLine}`,
+        type: 'property',
+      })),
+      validFor: /^[^\]\n]*$/u,
+    };
+  }
+  return {
+    from,
+    options: blocks.map((block) => ({
+      label: `${block.source.startLine}:${block.source.sectionEndLine}`,
+      apply: `${block.source.startLine}:${block.source.sectionEndLine}]`,
+      detail: block.heading,
+      type: 'constant',
+    })),
+    validFor: /^[\d:]*$/u,
+  };
+}
+
+const cache = new Map<string, { at: number; blocks: Promise<BlockNode[] | undefined> }>();
+
+/** The flattened blocks of a file, cached for 10 s so completion answers while typing. */
+function blocksOf(sessionId: string, file: string): Promise<BlockNode[] | undefined> {
+  const key = `${sessionId}\u0000${file}`;
+  const hit = cache.get(key);
+  if (hit !== undefined && Date.now() - hit.at < 10_000) return hit.blocks;
+  const blocks = api.blocks(sessionId, file).then(
+    (result) => flatten(result.blocks),
+    () => undefined,
+  );
+  cache.set(key, { at: Date.now(), blocks });
+  return blocks;
+}
+
+function flatten(blocks: BlockNode[]): BlockNode[] {
+  return blocks.flatMap((block) => [block, ...flatten(block.children)]);
+}
