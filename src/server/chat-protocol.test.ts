@@ -15,7 +15,8 @@ afterEach(() => notebook.cleanup());
 function transport() {
   return new DefaultChatTransport<NotebookUIMessage>({
     api: 'http://notebook.test/api/sessions/raft-consensus/chat',
-    fetch: async (input, init) => notebook.app.request(input instanceof Request ? input : String(input), init),
+    fetch: async (input, init) =>
+      notebook.app.request(input instanceof Request ? input : String(input), init),
   });
 }
 

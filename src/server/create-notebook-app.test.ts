@@ -336,6 +336,12 @@ describe('chat route', () => {
     await (await chat('hello', 'same')).text();
     const again = await chat('hello', 'same');
     expect(again.status).toBe(409);
+    // An id stored before this server started (m001 of the example) is refused inside the stream.
+    const old = await (await chat('hello', 'm001')).text();
+    expect(old).toContain('"type":"error"');
+    expect(old).toContain('already stored');
+    const stored = await readMessages(notebook.workspace.session('raft-consensus'));
+    expect(stored.filter((message) => message.id === 'm001')).toHaveLength(1);
   });
 
   it('refuses a body whose last message is not a user text', async () => {
@@ -347,7 +353,21 @@ describe('chat route', () => {
     expect((await errorOf(response)).path).toBe('messages.0');
   });
 
-  it('stores a partial assistant message when the client disconnects', async () => {
+  it('stores the streamed text as a partial answer when the client disconnects mid-answer', async () => {
+    const response = await chat('What is a term?', 'user-mid');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    while (!seen.includes('"text-delta"')) seen += decoder.decode((await reader.read()).value);
+    await reader.cancel();
+    const sandbox = notebook.workspace.session('raft-consensus');
+    await expect.poll(async () => (await readMessages(sandbox)).at(-1)?.metadata?.partial).toBe(true);
+    const last = (await readMessages(sandbox)).at(-1)!;
+    expect(last.role).toBe('assistant');
+    expect(JSON.stringify(last.content)).toContain('offline model');
+  });
+
+  it('stores a partial assistant message when the client disconnects before the compile ends', async () => {
     const response = await chat('What is a term?', 'user-cut');
     const reader = response.body!.getReader();
     await reader.read();

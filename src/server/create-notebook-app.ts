@@ -29,6 +29,8 @@ export interface NotebookAppOptions {
   maxBodyBytes?: number;
   /** Most model steps per chat request (1..50). Default {@link DEFAULT_MAX_STEPS}. */
   maxSteps?: number;
+  /** Chat compiles run at once (1..64); more wait inside their stream. Default 4. */
+  maxConcurrentCompiles?: number;
   /** Summariser of `POST /compress`; default the core extractive summariser. */
   summarizer?: Summarizer;
   /** The built web UI (`dist/web`); served at `/` when given and present. */
@@ -52,6 +54,7 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
     workspace: options.workspace,
     model: options.model,
     maxSteps: clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50),
+    maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
     summarizer: options.summarizer,
     now: options.now ?? (() => new Date()),
     createId: options.createId ?? randomUUID,

@@ -17,6 +17,8 @@ export interface NotebookContext {
   model: NotebookModel;
   /** Most model steps per chat request (tool call + answer = 2). */
   maxSteps: number;
+  /** Compiles run at once by the chat route; more wait (after their `start` chunk). */
+  maxConcurrentCompiles: number;
   /** Summariser of `POST /compress`. */
   summarizer: Summarizer | undefined;
   now: () => Date;

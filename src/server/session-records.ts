@@ -4,10 +4,27 @@ import { parseSessionsIndex, type SessionRecord, type Workspace } from '../works
 
 const INDEX_FILE = 'sessions.json';
 
+const indexCache = new WeakMap<Workspace, { key: string; sessions: SessionRecord[] }>();
+
+/**
+ * `workspace.listSessions()`, re-read only when `sessions.json` changed (size and mtime), so
+ * every request does not re-parse the index.
+ */
+export async function listSessionsCached(workspace: Workspace): Promise<SessionRecord[]> {
+  const info = await workspace.sandbox.stat(INDEX_FILE);
+  if (info === undefined) return workspace.listSessions();
+  const key = `${info.size}:${info.mtimeMs}`;
+  const cached = indexCache.get(workspace);
+  if (cached?.key === key) return cached.sessions;
+  const sessions = await workspace.listSessions();
+  indexCache.set(workspace, { key, sessions });
+  return sessions;
+}
+
 /** The session record of `sessionId`; throws `not-found` when its folder or entry is missing. */
 export async function requireSession(workspace: Workspace, sessionId: string): Promise<SessionRecord> {
   workspace.session(sessionId); // validates the id (path-escape for "../x", "a/b", …)
-  const record = (await workspace.listSessions()).find((session) => session.id === sessionId);
+  const record = (await listSessionsCached(workspace)).find((session) => session.id === sessionId);
   const folder = await workspace.sandbox.stat(sessionId);
   if (record === undefined || folder?.kind !== 'directory') {
     throw new CtxloomError({ code: 'not-found', message: `no session "${sessionId}"`, path: sessionId });
