@@ -147,10 +147,16 @@ async function createWorkspace(root: string): Promise<void> {
 }
 
 async function startServer(root: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(REPO, 'src/cli/main.ts'), 'serve', root, '--port', '0'], {
-    env: { ...process.env, CTXLOOM_MODEL: 'offline' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(REPO, 'src/cli/main.ts'), 'serve', root, '--port', '0'],
+    {
+      env: { ...process.env, CTXLOOM_MODEL: 'offline' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
