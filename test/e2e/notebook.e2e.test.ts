@@ -123,7 +123,10 @@ async function journey(): Promise<void> {
     await page.keyboard.type('#');
     await page.locator('.cm-tooltip-autocomplete').getByText('教学指南：Raft 共识/练习题').waitFor();
     await page.keyboard.type('练习');
-    await page.locator('.cm-tooltip-autocomplete').getByText('教学指南：Raft 共识/练习题').waitFor();
+    await page
+      .locator('.cm-tooltip-autocomplete li[aria-selected="true"]')
+      .getByText('教学指南：Raft 共识/练习题')
+      .waitFor();
     await page.keyboard.press('Enter');
     await expect.poll(() => input.textContent()).toBe('[guidance.md#教学指南：Raft 共识/练习题]');
     await page.keyboard.type(' please read guidance.md');

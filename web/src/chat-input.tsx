@@ -3,8 +3,9 @@ import {
   type Completion,
   type CompletionContext,
   type CompletionResult,
+  completionStatus,
 } from '@codemirror/autocomplete';
-import { EditorState, Prec } from '@codemirror/state';
+import { Compartment, EditorState, Prec } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { useEffect, useRef } from 'react';
 import { api, type BlockNode, type FileEntry } from './api.ts';
@@ -20,47 +21,78 @@ export function ChatInput(props: {
   files: FileEntry[];
   label: string;
   placeholderText: string;
+  sendLabel: string;
+  disabled: boolean;
   onChange: (text: string) => void;
   onSubmit: (text: string) => boolean;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const viewRef = useRef<EditorView | undefined>(undefined);
+  const labels = useRef(new Compartment());
   const latest = useRef(props);
   latest.current = props;
+  const submit = (view: EditorView) => {
+    // A completion still loading: Enter must not send a half-typed reference.
+    if (completionStatus(view.state) !== null) return true;
+    const text = view.state.doc.toString().trim();
+    if (text === '' || !latest.current.onSubmit(text)) return true;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '' } });
+    return true;
+  };
+  const labelExtensions = () => [
+    placeholder(latest.current.placeholderText),
+    EditorView.contentAttributes.of({ 'aria-label': latest.current.label, 'data-testid': 'chat-input' }),
+  ];
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the editor is created once
   useEffect(() => {
     if (host.current === null) return;
-    const submit = (view: EditorView) => {
-      const text = view.state.doc.toString().trim();
-      if (text === '' || !latest.current.onSubmit(text)) return true;
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '' } });
-      return true;
-    };
     const view = new EditorView({
       parent: host.current,
       state: EditorState.create({
         extensions: [
           EditorView.lineWrapping,
-          placeholder(latest.current.placeholderText),
+          labels.current.of(labelExtensions()),
           autocompletion({
             override: [(context) => completeReference(context, latest.current)],
             activateOnTyping: true,
           }),
           Prec.high(keymap.of([{ key: 'Enter', run: submit }])),
           basicEditing({ enter: false }),
-          EditorView.contentAttributes.of({
-            'aria-label': latest.current.label,
-            'data-testid': 'chat-input',
-          }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) latest.current.onChange(update.state.doc.toString());
           }),
         ],
       }),
     });
+    viewRef.current = view;
     return () => view.destroy();
   }, []);
 
-  return <div className="chat-input" ref={host} />;
+  // The language changed: swap the placeholder and label, keep the draft.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: labelExtensions reads the latest props
+  useEffect(() => {
+    viewRef.current?.dispatch({ effects: labels.current.reconfigure(labelExtensions()) });
+  }, [props.label, props.placeholderText]);
+
+  return (
+    <>
+      <div className="chat-input" ref={host} />
+      <button
+        type="button"
+        className="primary send"
+        disabled={props.disabled}
+        onClick={() => {
+          if (viewRef.current !== undefined) {
+            submit(viewRef.current);
+            viewRef.current.focus();
+          }
+        }}
+      >
+        {props.sendLabel}
+      </button>
+    </>
+  );
 }
 
 async function completeReference(

@@ -95,6 +95,8 @@ export function ChatPanel(props: {
           files={props.files}
           label={t('inputLabel')}
           placeholderText={t('inputPlaceholder')}
+          sendLabel={t('send')}
+          disabled={busy}
           onChange={props.onDraft}
           onSubmit={(text) => {
             if (busy) return false;
@@ -103,12 +105,10 @@ export function ChatPanel(props: {
             return true;
           }}
         />
-        {busy ? (
+        {busy && (
           <button type="button" className="danger" onClick={() => void stop()}>
             {t('stop')}
           </button>
-        ) : (
-          <span className="composer-hint">↵ {t('send')}</span>
         )}
       </div>
     </div>

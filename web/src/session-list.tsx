@@ -40,6 +40,7 @@ export function SessionList(props: {
             <button
               type="button"
               className="session-name"
+              title={session.concept}
               aria-current={session.id === props.current ? 'page' : undefined}
               onClick={() => props.onSelect(session.id)}
             >
