@@ -1,6 +1,7 @@
 import type { MessageContextSummary } from '../../src/stream/index.ts';
 import type { NotebookUIMessage } from './api.ts';
 import { useI18n } from './i18n.ts';
+import { InlineMarkdown } from './inline-markdown.tsx';
 
 type Part = NotebookUIMessage['parts'][number];
 interface ToolView {
@@ -82,7 +83,12 @@ function ReportChip(props: { summary: MessageContextSummary }) {
 function PartView(props: { part: Part }) {
   const { t } = useI18n();
   const { part } = props;
-  if (part.type === 'text') return <div className="text">{part.text}</div>;
+  if (part.type === 'text')
+    return (
+      <div className="text">
+        <InlineMarkdown text={part.text} />
+      </div>
+    );
   if (part.type === 'reasoning') return <div className="reasoning">{part.text}</div>;
   if (part.type === 'data-context-report') {
     const { report, references } = part.data;
