@@ -57,6 +57,18 @@ describe('compileWorkspaceContext', () => {
     expect(result.aiSdk.instructions.length).toBeGreaterThan(0);
   });
 
+  it('retrieves relevant workspace blocks, skipping passages already sent as references', async () => {
+    const result = await compileWorkspaceContext({ workspace, sessionId });
+    const retrieved = result.compiled.kept.filter((block) => block.source === 'workspace-retrieval');
+    expect(retrieved.length).toBeGreaterThan(0);
+    expect(retrieved.length).toBeLessThanOrEqual(3);
+    for (const block of retrieved) {
+      expect(['ground-truth.md', 'guidance.md']).toContain(block.provenance?.file);
+      expect(block.provenance?.startLine === 60 && block.provenance.file === 'ground-truth.md').toBe(false);
+    }
+    expect(result.report.sources.map((source) => source.name)).toContain('workspace-retrieval');
+  });
+
   it('stops sending a once-injection after the query carrying it is stored', async () => {
     const first = await compileWorkspaceContext({ workspace, sessionId, query: '继续' });
     expect(first.compiled.contexts.todo__context).toContain('## 练习题');

@@ -19,6 +19,7 @@ import { mergeReferences } from './merge-references.ts';
 import { resolveSources } from './resolve-sources.ts';
 import { selectInjections } from './select-injections.ts';
 import { selectProfileBlocks } from './select-profile-blocks.ts';
+import { buildRetrievalDocuments, createWorkspaceRetrievalSource } from './workspace-retrieval.ts';
 
 /** Options shared by {@link compileWorkspaceContext} and {@link compileLoadedSession}. */
 export interface WorkspaceCompileOptions {
@@ -127,6 +128,25 @@ export async function compileLoadedSession(
           injections: injections.delivered,
         });
 
+  const retrievalSources =
+    config.retrieval?.enabled && loaded.retrievalFiles.length > 0
+      ? [
+          createWorkspaceRetrievalSource({
+            // Passages already sent as references are not retrieved a second time.
+            documents: buildRetrievalDocuments(loaded.retrievalFiles).filter(
+              (document) =>
+                !(merged?.resolved ?? []).some(
+                  (reference) =>
+                    reference.path === document.provenance?.file &&
+                    reference.startLine <= document.provenance.startLine &&
+                    reference.endLine >= document.provenance.endLine,
+                ),
+            ),
+            topK: config.retrieval.topK,
+            ...(config.query === undefined ? {} : { query: config.query }),
+          }),
+        ]
+      : [];
   const compileOptions: CompileOptions = {
     counter,
     window: config.budget.window,
@@ -134,7 +154,7 @@ export async function compileLoadedSession(
     enableShareContext: config.layers.enableShareContext,
     policy: { merge: config.layers.merge },
     ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
-    ...(options.sources === undefined ? {} : { sources: options.sources }),
+    sources: [...retrievalSources, ...(options.sources ?? [])],
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
   };
   const compiled = await compileContext(
