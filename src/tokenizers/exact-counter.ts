@@ -10,7 +10,7 @@ export interface ExactCounterOptions {
   maxCachedPieces?: number;
 }
 
-/** An exact counter that also exposes its text counter (benchmarks clear its piece cache). */
+/** An exact counter that also exposes its text counter (benchmarks clear its caches). */
 export interface ExactTokenCounter extends TokenCounter {
   /** The underlying BPE text counter. */
   readonly bpe: BpeTextCounter;
