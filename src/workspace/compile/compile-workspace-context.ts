@@ -31,7 +31,7 @@ export interface WorkspaceCompileOptions {
   summarizer?: Summarizer;
   /** The persisted `compression__context` summary, when the session has one. */
   compression?: { summary: string; throughMessageId?: string };
-  /** Id of the query message; default `query-<hash of its text>`. */
+  /** Id of the query message; default `query-<history length + 1>-<hash of its text>`. */
   queryId?: string;
 }
 
@@ -122,7 +122,7 @@ export async function compileLoadedSession(
     merged === undefined
       ? undefined
       : buildQueryMessage({
-          id: options.queryId ?? `query-${hashText(merged.text)}`,
+          id: options.queryId ?? `query-${loaded.messages.length + 1}-${hashText(merged.text)}`,
           text: merged.text,
           references: merged.resolved,
           injections: injections.delivered,
