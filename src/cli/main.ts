@@ -4,6 +4,7 @@ import { BLOCKS_HELP, runBlocks } from './commands/blocks.ts';
 import { COMPILE_HELP, runCompile } from './commands/compile.ts';
 import { runDemo } from './commands/demo.ts';
 import { MCP_HELP, runMcp } from './commands/mcp.ts';
+import { MEMORY_HELP, runMemory } from './commands/memory.ts';
 import { PREVIEW_HELP, runPreview } from './commands/preview.ts';
 import { type CliIo, createProcessIo } from './io.ts';
 
@@ -16,6 +17,8 @@ usage:
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
   ctxloom blocks <file>                   the block tree of a Markdown/JSON file with ids and line ranges
   ctxloom mcp <workspace> [--session id]  serve a workspace session over MCP (stdio)
+  ctxloom memory <session-dir> [list|exclude|restore <id>]
+                                          curate what the model sees of the history (audited)
   ctxloom <command> --help                help for one command
   ctxloom --help                          this help
 
@@ -30,6 +33,7 @@ const COMMANDS: Record<string, { run: Command; help?: string }> = {
   preview: { run: runPreview, help: PREVIEW_HELP },
   blocks: { run: runBlocks, help: BLOCKS_HELP },
   mcp: { run: runMcp, help: MCP_HELP },
+  memory: { run: runMemory, help: MEMORY_HELP },
 };
 
 /** Runs one CLI invocation; returns the exit code (0 ok, 1 error, 2 usage). */
