@@ -135,6 +135,20 @@ describe('parseMarkdownBlocks', () => {
         '<!-- # -->',
         '#no',
         '#\t学习',
+        '# **粗体** `code` [链接](x) ~~del~~ &amp; \\*',
+        '# 标题 ##',
+        '## #',
+        '# a \\#',
+        '###### six',
+        '# www.example.com and a@b.co',
+        '  ## indented',
+        'a | b',
+        '--|--',
+        '- item',
+        '  # in item',
+        '> quote',
+        '<pre>',
+        '</pre>',
       ),
       fc.string({ maxLength: 12 }),
     );
@@ -186,6 +200,9 @@ describe('parseMarkdownDocument in pieces', () => {
       '# A',
       '## B',
       '# **强调** 标题',
+      '# 标题 ##',
+      '## #',
+      '# www.example.com',
       'text',
       '',
       '```',
@@ -212,13 +229,13 @@ describe('parseMarkdownDocument in pieces', () => {
 
   it('gives the same block tree as a whole-document parse, wherever it cuts (property)', () => {
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 80 }), fc.integer({ min: 1, max: 40 }), (lines, chunkChars) => {
+      fc.property(fc.array(line, { maxLength: 80 }), fc.integer({ min: 0, max: 40 }), (lines, chunkChars) => {
         const content = lines.join('\n');
         const whole = parseMarkdownDocument(content, 'f.md', { chunkChars: 1e9 });
         const pieces = parseMarkdownDocument(content, 'f.md', { chunkChars });
         expect(pieces.blocks).toEqual(whole.blocks);
       }),
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
   });
 });

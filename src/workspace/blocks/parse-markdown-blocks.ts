@@ -168,6 +168,25 @@ const STRUCTURE_ONLY = {
   },
 };
 
+// Any line that could be a root heading: ATX-like or a setext underline.
+const MAYBE_HEADING = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)/u;
+
+/** The heading on a cut line (a column-0 ATX heading, by construction of the cuts). */
+function cutHeading(line: string, lineNumber: number): HeadingInfo {
+  const depth = (/^#{1,6}/u.exec(line)?.[0] ?? '#').length;
+  const raw = line
+    .slice(depth)
+    .replace(/(?:^|[ \t]+)#+[ \t]*$/u, '')
+    .trim();
+  let text = raw;
+  if (INLINE_MARKUP.test(raw)) {
+    const first = fromMarkdown(line, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
+      .children[0];
+    if (first?.type === 'heading') text = headingText(first);
+  }
+  return { depth, startLine: lineNumber, endLine: lineNumber, text };
+}
+
 interface HeadingInfo {
   depth: number;
   startLine: number;
@@ -192,7 +211,14 @@ function findHeadings(source: string, chunkChars: number | undefined): HeadingIn
   const bounds = [0, ...cuts, lines.length];
   for (let piece = 0; piece + 1 < bounds.length; piece++) {
     const from = bounds[piece] as number;
-    const text = lines.slice(from, bounds[piece + 1]).join('\n');
+    const pieceLines = lines.slice(from, bounds[piece + 1]);
+    // A piece after a cut starts with a root ATX heading; when no other line could be a root
+    // heading (ATX- or setext-like), that heading is the piece's only one: no parse needed.
+    if (piece > 0 && !pieceLines.some((line, index) => index > 0 && MAYBE_HEADING.test(line))) {
+      headings.push(cutHeading(pieceLines[0] as string, from + 1));
+      continue;
+    }
+    const text = pieceLines.join('\n');
     const tree: Root = fromMarkdown(text, {
       extensions: [gfm(), STRUCTURE_ONLY],
       mdastExtensions: [gfmFromMarkdown()],
