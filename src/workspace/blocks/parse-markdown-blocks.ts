@@ -41,7 +41,7 @@ export interface ParseMarkdownOptions {
   /**
    * Large files are parsed in pieces cut at safe root headings (see `findChunkCuts`), because
    * micromark's cost grows faster than linearly with document size. Smallest piece in
-   * characters; default 64 KiB. The block tree is the same for any value.
+   * characters, ≥ 0; default 0 (cut at every safe heading). The block tree is the same for any value.
    */
   chunkChars?: number;
 }

@@ -19,7 +19,7 @@ const RAW_ENDS = ['</script>', '</pre>', '</style>', '</textarea>'];
  * HTML block. Such a heading closes every open container and paragraph, so each piece parses
  * to the same block structure as the whole. Fences and raw HTML are tracked only at column 0
  * (where they are certainly at the root); once one opens where a container may hold it, no
- * later cut is made. Cuts are at least `chunkChars` apart, so small documents stay whole.
+ * later cut is made. Cuts are at least `chunkChars` apart (0: at every safe heading).
  */
 export function findChunkCuts(lines: readonly string[], chunkChars = DEFAULT_CHUNK_CHARS): number[] {
   const cuts: number[] = [];
