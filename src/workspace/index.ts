@@ -58,6 +58,7 @@ export {
 } from './memory/memory-event.ts';
 export * from './references/index.ts';
 export * from './sandbox/index.ts';
+export { type CreateSessionOptions, createSession } from './session/create-session.ts';
 export {
   appendMessages,
   MEMORY_FILE,
