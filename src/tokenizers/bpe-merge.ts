@@ -26,14 +26,21 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
   // A small direct-mapped cache of pair lookups that stays in the CPU cache; the big table
   // does not, and its misses were the main cost on Chinese text.
   const hotBits = 16;
-  const hot = new Int32Array((1 << hotBits) * 4).fill(-1);
+  const hot = new Int32Array((1 << hotBits) * 2).fill(-1);
+  const HOT_NONE = 0xfffffff; // NO_MERGE in the 28 bits a packed slot has for the result
 
   const lookup = (left: number, right: number): number => {
     const mix = hashPair(left, right);
-    const hotSlot = (mix >>> (32 - hotBits)) << 2;
-    if (hot[hotSlot] === left && hot[hotSlot + 1] === right) return hot[hotSlot + 2] as number;
     const packed = packPair(left, right);
     const low = right & 15;
+    const hotSlot = (mix >>> (32 - hotBits)) << 1;
+    if (hot[hotSlot] === packed) {
+      const second = hot[hotSlot + 1] as number;
+      if ((second & 15) === low) {
+        const cached = second >>> 4;
+        return cached === HOT_NONE ? NO_MERGE : cached;
+      }
+    }
     let slot = mix >>> (32 - pairBits);
     let merged = NO_MERGE;
     for (;;) {
@@ -46,9 +53,8 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
       }
       slot = (slot + 1) & pairMask;
     }
-    hot[hotSlot] = left;
-    hot[hotSlot + 1] = right;
-    hot[hotSlot + 2] = merged;
+    hot[hotSlot] = packed;
+    hot[hotSlot + 1] = low | ((merged === NO_MERGE ? HOT_NONE : merged) << 4);
     return merged;
   };
 
