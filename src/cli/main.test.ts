@@ -41,7 +41,7 @@ describe('ctxloom demo', () => {
     expect(await main(['--help'], help.io)).toBe(0);
     expect(help.out()).toContain('usage:');
     const unknown = capture();
-    expect(await main(['frobnicate'], unknown.io)).toBe(1);
+    expect(await main(['frobnicate'], unknown.io)).toBe(2);
     expect(unknown.err()).toContain('unknown command "frobnicate"');
   });
 });

@@ -3,10 +3,10 @@ export {
   type CompileWorkspaceContextOptions,
   compileLoadedSession,
   compileWorkspaceContext,
+  DEFAULT_MODEL,
   type WorkspaceCompileOptions,
   type WorkspaceContext,
 } from './compile/compile-workspace-context.ts';
-export { createDefaultCounter } from './compile/default-counter.ts';
 export {
   type EmitFormat,
   type EmittedContext,
@@ -70,6 +70,7 @@ export {
   recordMemoryEvent,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
+export * from './tools/index.ts';
 export {
   DEFAULT_GLOBAL_FILES,
   type OpenWorkspaceOptions,

@@ -8,10 +8,10 @@ import {
   type Summarizer,
   type TokenCounter,
 } from '../../core/index.ts';
+import { getTokenCounter } from '../../tokenizers/index.ts';
 import type { ContextConfig } from '../config/context-config-schema.ts';
 import type { ResolvedReference } from '../references/resolve-reference.ts';
 import type { Workspace } from '../workspace.ts';
-import { createDefaultCounter } from './default-counter.ts';
 import { type EmittedContext, emitWorkspaceContext } from './emit-workspace-context.ts';
 import { buildQueryMessage, formatHistory } from './format-history.ts';
 import { type LoadedSession, loadSession } from './load-session.ts';
@@ -22,7 +22,7 @@ import { selectProfileBlocks } from './select-profile-blocks.ts';
 
 /** Options shared by {@link compileWorkspaceContext} and {@link compileLoadedSession}. */
 export interface WorkspaceCompileOptions {
-  /** Token counter; default exact `o200k_base` with a per-workspace cache. */
+  /** Token counter; default `getTokenCounter(config.budget.model ?? 'gpt-4o')` (exact BPE, cached). */
   counter?: TokenCounter;
   /** Extra sources (retrieval, TODO views…) passed to the core pipeline. */
   sources?: readonly ContextSource[];
@@ -47,6 +47,9 @@ export interface WorkspaceContext extends EmittedContext {
   config: ContextConfig;
 }
 
+/** Model whose tokenizer counts when neither a counter nor `budget.model` is given. */
+export const DEFAULT_MODEL = 'gpt-4o';
+
 /** Options of {@link compileWorkspaceContext}. */
 export interface CompileWorkspaceContextOptions extends WorkspaceCompileOptions {
   workspace: Workspace;
@@ -56,8 +59,6 @@ export interface CompileWorkspaceContextOptions extends WorkspaceCompileOptions 
   /** Overrides the manifest's `query` (the message being sent now). */
   query?: string;
 }
-
-const counters = new WeakMap<Workspace, TokenCounter>();
 
 /**
  * Compiles the input of one model call for a workspace session from its
@@ -80,11 +81,7 @@ export async function compileWorkspaceContext(
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.query === undefined ? {} : { query: options.query }),
   });
-  let counter = options.counter ?? counters.get(workspace);
-  if (counter === undefined) {
-    counter = createDefaultCounter();
-    counters.set(workspace, counter);
-  }
+  const counter = options.counter ?? getTokenCounter(loaded.config.budget.model ?? DEFAULT_MODEL);
   return compileLoadedSession(loaded, { ...options, counter });
 }
 

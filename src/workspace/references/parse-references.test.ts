@@ -58,7 +58,6 @@ describe('parseReferences', () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
         const text = pieces.join('');
-        const started = performance.now();
         try {
           for (const reference of parseReferences(text)) {
             expect(text.slice(reference.offset, reference.offset + reference.raw.length)).toBe(reference.raw);
@@ -68,7 +67,6 @@ describe('parseReferences', () => {
         } catch (error) {
           expect(CtxloomError.is(error, 'invalid-argument')).toBe(true);
         }
-        expect(performance.now() - started).toBeLessThan(100);
       }),
       { numRuns: 500 },
     );

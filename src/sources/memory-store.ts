@@ -1,0 +1,283 @@
+import { DatabaseSync } from 'node:sqlite';
+import { CtxloomError, type Message, messageParts, partText } from '../core/index.ts';
+import type { Analyzer } from '../retrieval/analyzer.ts';
+import { type ConversationIndex, createConversationIndex } from '../retrieval/conversation-index.ts';
+import type { RecallSource } from '../retrieval/recall-source.ts';
+import { ensureFormat } from './format-version.ts';
+import { type ImportanceReason, type ImportanceScorer, scoreImportance } from './importance-scorer.ts';
+
+/** Format version of the memory tables (row `memory` of `ctxloom_formats`); newer files are refused. */
+export const MEMORY_FORMAT_VERSION = 1;
+
+/** One remembered message with its tier data. */
+export interface MemoryEntry {
+  id: string;
+  agentId: string;
+  sessionId: string;
+  /** Order within the agent/session, from 0. */
+  seq: number;
+  message: Message;
+  /** The text indexed for L4 (`role: text`, tool parts rendered). */
+  text: string;
+  /** 0..1; ≥ the store's `importantThreshold` puts the entry in L2. */
+  importance: number;
+  reasons: Array<ImportanceReason | 'marked'>;
+  /** Milliseconds since the epoch, from the store's clock. */
+  createdAt: number;
+}
+
+/** The read side of a memory: what sub-agents (InheritedSource) and sources may use. */
+export interface MemoryView {
+  readonly agentId: string;
+  readonly sessionId: string;
+  /** L1: the latest `limit` entries (default the store's `recentLimit`), oldest first. */
+  recent(options?: { limit?: number }): MemoryEntry[];
+  /** L2: entries at or above the threshold, most important first (ties: newest first). */
+  important(options?: { limit?: number }): MemoryEntry[];
+  /** Every entry, oldest first. */
+  entries(): MemoryEntry[];
+  /** L4 as a recall source (conversation index over every entry). */
+  recallSource(options?: { name?: string; messageRange?: number }): RecallSource;
+}
+
+/** A per-agent, per-session memory persisted in SQLite. */
+export interface MemoryStore extends MemoryView {
+  /** Appends messages (an id already stored is ignored), scoring and indexing each. */
+  append(messages: readonly Message[]): MemoryEntry[];
+  /** Explicitly marks (importance 1) or unmarks (back to the scorer's score) an entry. */
+  mark(id: string, important: boolean): void;
+  /** A read-only view (for a sub-agent). */
+  view(): MemoryView;
+  close(): void;
+}
+
+/** Options of {@link openMemoryStore}. */
+export interface MemoryStoreOptions {
+  /** SQLite file path, or `:memory:` (default). Ignored when `database` is given. */
+  path?: string;
+  /** An open `node:sqlite` database to share (its owner closes it). */
+  database?: DatabaseSync;
+  agentId: string;
+  sessionId: string;
+  /** Default {@link scoreImportance}. */
+  scorer?: ImportanceScorer;
+  /** L2 threshold, default 0.6, range 0..1. */
+  importantThreshold?: number;
+  /** L1 size in messages, default 40, ≥ 1. */
+  recentLimit?: number;
+  analyzer?: Analyzer;
+  /** Neighbouring messages indexed with each (see `createConversationIndex`), default 1. */
+  indexContext?: number;
+  /** Clock in ms; default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Opens (and creates or migrates) a memory store in SQLite through `node:sqlite`. Tiers:
+ * L1 = the latest `recentLimit` messages; L2 = messages scored ≥ `importantThreshold` by the
+ * scorer or marked explicitly; L4 = a lexical conversation index over every message, rebuilt
+ * in memory on open (rows are the persisted truth; ~0.3 s per 10k messages).
+ * @example
+ * const memory = openMemoryStore({ path: 'memory.db', agentId: 'tutor', sessionId: 's1' });
+ * memory.append(messages);
+ * memory.important(); // decisions, requirements, corrections
+ */
+export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
+  const threshold = options.importantThreshold ?? 0.6;
+  const recentLimit = options.recentLimit ?? 40;
+  if (!(threshold >= 0 && threshold <= 1)) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'importantThreshold must be within 0..1',
+      path: 'importantThreshold',
+    });
+  }
+  if (!Number.isInteger(recentLimit) || recentLimit < 1) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'recentLimit must be an integer ≥ 1',
+      path: 'recentLimit',
+    });
+  }
+  const owned = options.database === undefined;
+  const database = options.database ?? openDatabase(options.path ?? ':memory:');
+  migrate(database, options.path);
+  const { agentId, sessionId } = options;
+  const scorer = options.scorer ?? scoreImportance;
+  const now = options.now ?? Date.now;
+
+  const insert = database.prepare(
+    `INSERT OR IGNORE INTO ctxloom_memory (agent_id, session_id, seq, id, message, text, importance, reasons, marked, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+  );
+  const selectAll = database.prepare(
+    'SELECT * FROM ctxloom_memory WHERE agent_id = ? AND session_id = ? ORDER BY seq',
+  );
+  const updateMark = database.prepare(
+    'UPDATE ctxloom_memory SET marked = ?, importance = ?, reasons = ? WHERE agent_id = ? AND session_id = ? AND id = ?',
+  );
+
+  const entries: MemoryEntry[] = (selectAll.all(agentId, sessionId) as unknown as Row[]).map(fromRow);
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const indexOptions = {
+    ...(options.analyzer === undefined ? {} : { analyzer: options.analyzer }),
+    indexContext: options.indexContext ?? 1,
+  };
+  const index: ConversationIndex = createConversationIndex(indexOptions);
+  index.append(entries.map(toConversationEntry));
+
+  const view: MemoryView = {
+    agentId,
+    sessionId,
+    recent: (request = {}) => entries.slice(-(request.limit ?? recentLimit)).map(copy),
+    important(request = {}) {
+      const important = entries
+        .filter((entry) => entry.importance >= threshold)
+        .sort((left, right) => right.importance - left.importance || right.seq - left.seq);
+      return (request.limit === undefined ? important : important.slice(0, request.limit)).map(copy);
+    },
+    entries: () => entries.map(copy),
+    recallSource: (request = {}) => index.recallSource(request),
+  };
+
+  return {
+    ...view,
+    append(messages) {
+      const added: MemoryEntry[] = [];
+      database.exec('BEGIN');
+      try {
+        for (const message of messages) {
+          if (byId.has(message.id)) continue;
+          const { score, reasons } = scorer(message);
+          const entry: MemoryEntry = {
+            id: message.id,
+            agentId,
+            sessionId,
+            seq: entries.length,
+            message,
+            text: entryText(message),
+            importance: score,
+            reasons,
+            createdAt: now(),
+          };
+          insert.run(
+            agentId,
+            sessionId,
+            entry.seq,
+            entry.id,
+            JSON.stringify(message),
+            entry.text,
+            entry.importance,
+            JSON.stringify(reasons),
+            entry.createdAt,
+          );
+          entries.push(entry);
+          byId.set(entry.id, entry);
+          added.push(entry);
+        }
+        database.exec('COMMIT');
+      } catch (error) {
+        database.exec('ROLLBACK');
+        throw new CtxloomError({
+          code: 'storage-error',
+          message: 'could not append to memory',
+          cause: error,
+          ...(options.path === undefined ? {} : { file: options.path }),
+        });
+      }
+      index.append(added.map(toConversationEntry));
+      return added.map(copy);
+    },
+    mark(id, important) {
+      const entry = byId.get(id);
+      if (entry === undefined)
+        throw new CtxloomError({ code: 'not-found', message: `no memory entry "${id}"`, path: id });
+      const scored = scorer(entry.message);
+      entry.importance = important ? 1 : scored.score;
+      entry.reasons = important ? ['marked', ...scored.reasons] : scored.reasons;
+      updateMark.run(
+        important ? 1 : 0,
+        entry.importance,
+        JSON.stringify(entry.reasons),
+        agentId,
+        sessionId,
+        id,
+      );
+    },
+    view: () => ({ ...view }),
+    close() {
+      if (owned) database.close();
+    },
+  };
+}
+
+interface Row {
+  agent_id: string;
+  session_id: string;
+  seq: number;
+  id: string;
+  message: string;
+  text: string;
+  importance: number;
+  reasons: string;
+  marked: number;
+  created_at: number;
+}
+
+function openDatabase(path: string): DatabaseSync {
+  try {
+    return new DatabaseSync(path);
+  } catch (error) {
+    throw new CtxloomError({
+      code: 'storage-error',
+      message: 'could not open memory database',
+      cause: error,
+      file: path,
+    });
+  }
+}
+
+function migrate(database: DatabaseSync, path: string | undefined): void {
+  ensureFormat(database, 'memory', MEMORY_FORMAT_VERSION, path);
+  database.exec(`
+    CREATE TABLE IF NOT EXISTS ctxloom_memory (
+      agent_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL,
+      message TEXT NOT NULL, text TEXT NOT NULL, importance REAL NOT NULL, reasons TEXT NOT NULL,
+      marked INTEGER NOT NULL, created_at INTEGER NOT NULL,
+      PRIMARY KEY (agent_id, session_id, id)
+    );
+    CREATE INDEX IF NOT EXISTS ctxloom_memory_order ON ctxloom_memory (agent_id, session_id, seq);
+  `);
+}
+
+function fromRow(row: Row): MemoryEntry {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    sessionId: row.session_id,
+    seq: row.seq,
+    message: JSON.parse(row.message) as Message,
+    text: row.text,
+    importance: row.importance,
+    reasons: JSON.parse(row.reasons) as MemoryEntry['reasons'],
+    createdAt: row.created_at,
+  };
+}
+
+/** `role: text` with tool calls and results rendered, the text L4 indexes. */
+export function entryText(message: Message): string {
+  const body = messageParts(message).map(partText).join('\n');
+  return `${message.name ?? message.role}: ${body}`;
+}
+
+function toConversationEntry(entry: MemoryEntry) {
+  return {
+    id: entry.id,
+    text: entry.text,
+    metadata: { messageId: entry.id, role: entry.message.role, seq: entry.seq },
+  };
+}
+
+function copy(entry: MemoryEntry): MemoryEntry {
+  return { ...entry, reasons: [...entry.reasons] };
+}
