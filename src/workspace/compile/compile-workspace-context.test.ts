@@ -119,6 +119,19 @@ describe('compileWorkspaceContext', () => {
     });
   });
 
+  it('selects profile blocks by V2 short id across a heading rename', async () => {
+    const before = await workspace.readParsed(workspace.sandbox, 'profile.md', { persistShortIds: true });
+    const goals = before.blocks.find((block) => block.id === '学习目标');
+    const shortId = goals?.shortId as string;
+    const original = await workspace.sandbox.readText('profile.md');
+    await workspace.sandbox.writeText('profile.md', original.replace('# 学习目标', '# 学习目标与动机'));
+    const config = parseContextConfig(JSON.stringify({ profileBlocks: [shortId], query: '继续' }));
+    const result = await compileWorkspaceContext({ workspace, sessionId, config });
+    expect(result.compiled.contexts.knowledge__context).toContain('# 学习目标与动机');
+    expect(result.warnings).toEqual([]);
+    await workspace.sandbox.writeText('profile.md', original);
+  });
+
   it('names an unknown session', async () => {
     await expect(compileWorkspaceContext({ workspace, sessionId: 'nope' })).rejects.toMatchObject({
       code: 'not-found',
