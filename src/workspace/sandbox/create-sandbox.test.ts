@@ -172,6 +172,10 @@ describe('createSandbox', () => {
     expect(stored.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, index) => index));
   });
 
+  it('refuses to list a file as a folder with a typed error', async () => {
+    await expect(box.list('guidance.md')).rejects.toMatchObject({ code: 'invalid-argument', file: 'guidance.md' });
+  });
+
   it('lists files sorted, hiding symlinks that leave', async () => {
     const entries = await box.list('', { recursive: true });
     const paths = entries.map((entry) => entry.path);
