@@ -173,7 +173,10 @@ describe('createSandbox', () => {
   });
 
   it('refuses to list a file as a folder with a typed error', async () => {
-    await expect(box.list('guidance.md')).rejects.toMatchObject({ code: 'invalid-argument', file: 'guidance.md' });
+    await expect(box.list('guidance.md')).rejects.toMatchObject({
+      code: 'invalid-argument',
+      file: 'guidance.md',
+    });
   });
 
   it('lists files sorted, hiding symlinks that leave', async () => {
