@@ -85,6 +85,27 @@ describe('ctxloom compile', () => {
   });
 });
 
+describe('ctxloom compile with a broken manifest', () => {
+  it('exits 1 naming the file, line, column and JSON path', async () => {
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(join(root, 'broken'), { recursive: true });
+    await writeFile(
+      join(root, 'broken', 'context-config.json'),
+      '{\n  "chatHistory": {\n    "strategy": "everything"\n  }\n}\n',
+    );
+    const run = capture();
+    expect(await main(['compile', 'broken'], run.io)).toBe(1);
+    expect(run.err()).toContain('invalid-config');
+    expect(run.err()).toContain('context-config.json:3:17 at chatHistory.strategy');
+    await writeFile(join(root, 'broken', 'context-config.json'), '{ "query": "hi", }');
+    const syntax = capture();
+    expect(await main(['compile', 'broken'], syntax.io)).toBe(1);
+    expect(syntax.err()).toContain(
+      'parse-error: invalid JSON: expected a quoted key (context-config.json:1:18)',
+    );
+  });
+});
+
 describe('ctxloom preview', () => {
   it('shows per-layer token bars, references and messages', async () => {
     const run = capture();
