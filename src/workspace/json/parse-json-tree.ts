@@ -104,7 +104,11 @@ export function parseJsonTree(text: string, file: string): JsonNode {
             writable: true,
             configurable: true,
           });
-          if (duplicate) children.splice(children.findIndex((child) => child.key === key), 1);
+          if (duplicate)
+            children.splice(
+              children.findIndex((child) => child.key === key),
+              1,
+            );
         } else {
           (value as unknown[]).push(node.value);
         }
