@@ -74,5 +74,10 @@ function isArgumentError(error: unknown): boolean {
 }
 
 if (import.meta.main) {
+  // `ctxloom … | head` closes the pipe early; that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   process.exitCode = await main(process.argv.slice(2), createProcessIo());
 }
