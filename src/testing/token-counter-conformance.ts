@@ -115,7 +115,9 @@ export function describeTokenCounterConformance(
         for (const left of SAMPLES) {
           for (const right of SAMPLES) {
             const joined = counter.countText(left + right);
-            expect(joined).toBeGreaterThanOrEqual(Math.max(counter.countText(left), counter.countText(right)));
+            expect(joined).toBeGreaterThanOrEqual(
+              Math.max(counter.countText(left), counter.countText(right)),
+            );
           }
         }
       });

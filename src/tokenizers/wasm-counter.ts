@@ -17,7 +17,9 @@ export function loadWasmEncoding(encoding: EncodingName): WasmEncoding | undefin
   if (!loaded.has(encoding)) {
     try {
       // tiktoken is CommonJS with a synchronous WebAssembly loader, so it is required, not imported.
-      const tiktoken = createRequire(import.meta.url)('tiktoken') as { get_encoding(name: string): WasmEncoding };
+      const tiktoken = createRequire(import.meta.url)('tiktoken') as {
+        get_encoding(name: string): WasmEncoding;
+      };
       loaded.set(encoding, tiktoken.get_encoding(encoding));
     } catch {
       loaded.set(encoding, null);
@@ -42,7 +44,12 @@ export function prefersWasm(text: string): boolean {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     // Han (incl. extension A), kana, hangul syllables and CJK punctuation.
-    if ((code >= 0x3000 && code <= 0x9fff) || (code >= 0xac00 && code <= 0xd7af) || (code >= 0xf900 && code <= 0xfaff)) cjk++;
+    if (
+      (code >= 0x3000 && code <= 0x9fff) ||
+      (code >= 0xac00 && code <= 0xd7af) ||
+      (code >= 0xf900 && code <= 0xfaff)
+    )
+      cjk++;
   }
   return cjk >= text.length * WASM_CJK_SHARE;
 }
