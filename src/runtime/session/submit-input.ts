@@ -3,8 +3,15 @@ import { type BlackboardDefinition, StateBuilder, type UserInput } from '../../s
 
 /** The part of a compiled LangGraph graph the session entry needs. */
 export interface InvokableGraph {
-  getState(config: RunnableConfig): Promise<{ values: unknown }>;
+  getState(config: RunnableConfig): Promise<GraphStateView>;
   invoke(input: unknown, config: RunnableConfig): Promise<unknown>;
+}
+
+/** What the session entry reads of `graph.getState()`. */
+export interface GraphStateView {
+  values: unknown;
+  next: readonly string[];
+  tasks: readonly { interrupts?: readonly unknown[] }[];
 }
 
 /** Options of {@link submitInput}. */
@@ -16,6 +23,12 @@ export interface SubmitInputOptions {
   /** Session identity written on the first input of a thread. */
   session?: { namespace: string; sessionId: string };
   blackboard?: Pick<BlackboardDefinition, 'keys' | 'extensionKeys'>;
+  /**
+   * Finish a run a crash left unfinished (`invoke(null)`) before the new input. Default
+   * true. A run paused at an `interrupt()` is never resumed here: answer it with
+   * `graph.invoke(new Command({ resume }), config)`.
+   */
+  resumeUnfinished?: boolean;
 }
 
 /** What {@link submitInput} did. */
@@ -24,6 +37,8 @@ export interface SubmitInputResult {
   accepted: boolean;
   /** The graph's final state (or the stored state, when not accepted). */
   state: unknown;
+  /** True when an earlier run waits at an interrupt: the input was not accepted. */
+  interrupted?: boolean;
 }
 
 /**
@@ -38,7 +53,20 @@ export interface SubmitInputResult {
  * interrupt.
  */
 export async function submitInput(options: SubmitInputOptions): Promise<SubmitInputResult> {
-  const snapshot = (await options.graph.getState(options.config)).values as Record<string, unknown>;
+  let view = await options.graph.getState(options.config);
+  if (isUnfinished(view)) {
+    if (view.tasks.some((task) => (task.interrupts?.length ?? 0) > 0)) {
+      return { accepted: false, state: view.values, interrupted: true };
+    }
+    // A crashed run's saved writes make getState look done (next = []) although the step
+    // after them never ran; its input is already in the ledger. Finish it first, or the
+    // new input's run would start from the checkpoint before those writes and drop them.
+    if (options.resumeUnfinished ?? true) {
+      await options.graph.invoke(null, options.config);
+      view = await options.graph.getState(options.config);
+    }
+  }
+  const snapshot = view.values as Record<string, unknown>;
   const builderOptions = options.blackboard === undefined ? {} : { blackboard: options.blackboard };
   const sb = new StateBuilder(
     options.session !== undefined && !snapshot.session_id
@@ -50,4 +78,9 @@ export async function submitInput(options: SubmitInputOptions): Promise<SubmitIn
   if (!sb.memory.acceptInput(options.input)) return { accepted: false, state: snapshot };
   const state = await options.graph.invoke(sb.patch(), options.config);
   return { accepted: true, state };
+}
+
+/** A run is unfinished while its latest checkpoint still has tasks (done or not). */
+function isUnfinished(view: GraphStateView): boolean {
+  return view.next.length > 0 || view.tasks.length > 0;
 }
