@@ -71,6 +71,10 @@ export {
   recordMemoryEvent,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
+export {
+  createWorkspaceBlocksSource,
+  type WorkspaceBlocksSourceOptions,
+} from './sources/create-workspace-blocks-source.ts';
 export * from './tools/index.ts';
 export {
   DEFAULT_GLOBAL_FILES,
