@@ -36,6 +36,8 @@ describe('compileWorkspaceContext', () => {
       'todo__context',
     ]);
     expect(result.compiled.contexts.knowledge__context).toContain('# 学习目标');
+    // `8701df` is the V2 short id of 基本信息/工作经验 in profile.blocks.json
+    expect(result.compiled.contexts.knowledge__context).toContain('## 工作经验');
     expect(result.compiled.contexts.todo__context).toContain('# Raft 学习里程碑');
     const dismissed = result.messages.find((message) => message.id === 'm039');
     expect(JSON.stringify(dismissed?.content)).toContain('[已读取 ground-truth.md:79-82 — 模型判断：');
