@@ -131,6 +131,10 @@ describe('ctxloom blocks', () => {
   });
 
   it('writes the sidecar only when asked', async () => {
+    const { rm: remove, access } = await import('node:fs/promises');
+    await remove(join(root, 'profile.blocks.json'));
+    expect(await main(['blocks', 'profile.md'], capture().io)).toBe(0);
+    await expect(access(join(root, 'profile.blocks.json'))).rejects.toThrow();
     expect(await main(['blocks', 'profile.md', '--write-ids'], capture().io)).toBe(0);
     const sidecar = JSON.parse(await readFile(join(root, 'profile.blocks.json'), 'utf8')) as {
       blocks: unknown[];
