@@ -7,7 +7,13 @@ import { createConversationIndex } from '../../src/retrieval/conversation-index.
 import { ctxloomBm25Engine, ctxloomConversationEngine, ctxloomKnowledgeEngine } from './ctxloom-engines.ts';
 import { type EvalCorpus, loadCmrc, loadLocomo } from './datasets.ts';
 import { packedRecall, recencyRecall } from './packing.ts';
-import { type Engine, flexSearchEngine, miniSearchEngine, oramaEngine } from './peers.ts';
+import {
+  type Engine,
+  flexSearchEngine,
+  miniSearchEngine,
+  oramaEngine,
+  withNeighbourContext,
+} from './peers.ts';
 import { type RankingScores, scoreRankings } from './ranking-metrics.ts';
 import { buildTimeMs, queryLatencyP50 } from './timing.ts';
 
@@ -55,6 +61,8 @@ export async function run(): Promise<BenchResult> {
   };
   const ctxloom = ctxloomConversationEngine({ indexContext: 1, recallLimit: 20 });
   const ablations: Engine[] = [
+    withNeighbourContext(miniSearchEngine({ chinese: false })),
+    withNeighbourContext(oramaEngine({ chinese: false, exact: false })),
     ctxloomConversationEngine({ indexContext: 0, recallLimit: 20, label: 'ctxloom-no-context' }),
     ctxloomBm25Engine(),
   ];
@@ -139,10 +147,16 @@ export async function run(): Promise<BenchResult> {
     };
     const recencyValue = percent(recency[budget] ?? 0);
     if (budget === 2000) {
-      metric.target = `≥ 8× recency (${recencyValue}%) and ≥ best peer + 5 points`;
-      metric.met = value >= 8 * recencyValue && value >= metric.peer!.value + 5;
+      metric.target = '≥ best peer + 5 points';
+      metric.met = value >= metric.peer!.value + 5;
     }
     metrics.push(metric);
+    metrics.push({
+      name: `locomo.packed-recall@${budget / 1000}k.times-recency`,
+      value: round(value / Math.max(recencyValue, 0.1)),
+      unit: '×',
+      ...(budget === 2000 ? { target: '≥ 8× recency', met: value >= 8 * recencyValue } : {}),
+    });
     metrics.push({ name: `locomo.packed-recall@${budget / 1000}k.recency`, value: recencyValue, unit: '%' });
     for (const engine of peers) {
       metrics.push({
