@@ -97,3 +97,21 @@ export function renderContexts(blocks: readonly ContextBlock[]): Record<ContextK
   for (const [layer, list] of parts) contexts[layer] = list.join('\n\n');
   return contexts;
 }
+
+/** Output of {@link collectContexts}: seed 000's `contexts` plus the blocks behind them. */
+export interface CollectedContexts {
+  /** One string per `__context` layer; every key ends in `__context`. */
+  contexts: Record<ContextKey, string>;
+  blocks: ContextBlock[];
+  results: SourceResult[];
+}
+
+/**
+ * Seed 000's ContextCollector in one call: runs the sources and renders their blocks into
+ * `contexts` (no selection — use `compileContext` to fit a budget). Keys are validated.
+ */
+export async function collectContexts(input: CollectBlocksInput): Promise<CollectedContexts> {
+  const results = await collectBlocks(input);
+  const blocks = results.flatMap((result) => result.blocks);
+  return { contexts: renderContexts(blocks), blocks, results };
+}

@@ -106,9 +106,9 @@ export function describeReason(reason: DropReason): string {
     case 'duplicate':
       return `duplicate of ${reason.of}`;
     case 'over-budget':
-      return `over budget (layer grant ${reason.grantTokens.toLocaleString('en-US')})`;
+      return `over budget (layer grant ${Math.floor(reason.grantTokens).toLocaleString('en-US')})`;
     case 'pinned-over-budget':
-      return `pinned blocks exceed the budget (${reason.budgetTokens.toLocaleString('en-US')})`;
+      return `pinned blocks exceed the budget (${Math.floor(reason.budgetTokens).toLocaleString('en-US')})`;
     case 'share-disabled':
       return 'shared context disabled';
     case 'summarized':

@@ -16,7 +16,14 @@ export {
   createBudgetManager,
   DEFAULT_ALLOCATION_RATIOS,
 } from './budget.ts';
-export { type CollectBlocksInput, collectBlocks, renderContexts, type SourceResult } from './collector.ts';
+export {
+  type CollectBlocksInput,
+  type CollectedContexts,
+  collectBlocks,
+  collectContexts,
+  renderContexts,
+  type SourceResult,
+} from './collector.ts';
 export { COMPRESSION_BLOCK_ID } from './compact.ts';
 export { compileContext } from './compile.ts';
 export type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
@@ -64,6 +71,7 @@ export {
   type LayerKind,
   type LayerPosition,
   type LayerRegistry,
+  registerLayer,
 } from './layers.ts';
 export {
   type FilePart,

@@ -191,3 +191,16 @@ export function createLayerRegistry(extra: readonly CustomLayerOptions[] = []): 
   for (const layer of extra) registry.register(layer);
   return registry;
 }
+
+/**
+ * Adds a custom `__context` layer to `registry` at `position` (default: just before the
+ * history) and returns its definition. Same as `registry.register(layer, position)`.
+ * @example registerLayer(layers, { name: 'profile__context', title: 'Profile' }, { after: 'framework__context' });
+ */
+export function registerLayer(
+  registry: LayerRegistry,
+  layer: CustomLayerOptions,
+  position?: LayerPosition,
+): LayerDefinition {
+  return registry.register(layer, position);
+}

@@ -1,1 +1,9 @@
 export { createCharCounter } from './char-counter.ts';
+export {
+  type ContextSourceConformanceOptions,
+  describeContextSourceConformance,
+} from './context-source-conformance.ts';
+export {
+  describeTokenCounterConformance,
+  type TokenCounterConformanceOptions,
+} from './token-counter-conformance.ts';

@@ -1,0 +1,53 @@
+import { parseArgs } from 'node:util';
+import { compileWorkspaceContext, type EmitFormat, selectEmitFormat } from '../../workspace/index.ts';
+import type { CliIo } from '../io.ts';
+import { openSessionDir } from '../session-dir.ts';
+import { usageError } from '../usage-error.ts';
+
+const FORMATS: readonly EmitFormat[] = ['ai-sdk', 'openai', 'anthropic', 'json'];
+
+/** Help text of `ctxloom compile`. */
+export const COMPILE_HELP = `Usage: ctxloom compile <session-dir> [options]
+
+Compile the session's context-config.json into the exact input of one model call and print it
+as JSON on stdout.
+
+Options:
+  --format <f>   ai-sdk | openai | anthropic | json (default json: systemPrompt, messages, report)
+  --query <text> use this user message instead of the manifest's "query"
+  -h, --help     show this help
+
+Example:
+  ctxloom compile examples/notebook/raft-consensus --format anthropic
+`;
+
+/** `ctxloom compile <session-dir> [--format ai-sdk|openai|anthropic|json] [--query text]`. */
+export async function runCompile(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string', default: 'json' },
+      query: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout(COMPILE_HELP);
+    return 0;
+  }
+  const [dir, ...extra] = positionals;
+  if (dir === undefined || extra.length > 0) throw usageError('compile takes exactly one <session-dir>');
+  const format = values.format as EmitFormat;
+  if (!FORMATS.includes(format))
+    throw usageError(`unknown --format "${values.format}"; use ${FORMATS.join(', ')}`, '--format');
+  const { workspace, sessionId } = await openSessionDir(dir, io.cwd ?? process.cwd());
+  const result = await compileWorkspaceContext({
+    workspace,
+    sessionId,
+    ...(values.query === undefined ? {} : { query: values.query }),
+  });
+  for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+  io.stdout(`${JSON.stringify(selectEmitFormat(result, format), null, 2)}\n`);
+  return 0;
+}

@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CtxloomError } from '../../core/index.ts';
+import { createWorkspaceMcpServer } from '../../mcp/index.ts';
+import { openWorkspace } from '../../workspace/index.ts';
+import type { CliIo } from '../io.ts';
+import { usageError } from '../usage-error.ts';
+
+/** Help text of `ctxloom mcp`. */
+export const MCP_HELP = `Usage: ctxloom mcp <workspace> [--session <id>]
+
+Serve a workspace session over MCP (stdio): the tools read_file, write_file, list_files, search,
+read_block and dismiss_memory, session files as ctxloom://files/{path}, blocks as
+ctxloom://blocks/{file}/{id}, outlines as ctxloom://outline/{file} and the context preview as
+ctxloom://preview. Every access stays inside the session folder.
+
+Options:
+  --session <id>  the session folder to serve (default: the first session in sessions.json)
+  -h, --help      show this help
+
+Example (Claude Desktop / any MCP client):
+  { "command": "npx", "args": ["ctxloom", "mcp", "/path/to/workspace", "--session", "raft-consensus"] }
+`;
+
+/** `ctxloom mcp <workspace> [--session id]`: an MCP server over stdio until stdin closes. */
+export async function runMcp(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { session: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.stdout(MCP_HELP);
+    return 0;
+  }
+  const [root, ...extra] = positionals;
+  if (root === undefined || extra.length > 0) throw usageError('mcp takes exactly one <workspace>');
+  const workspace = openWorkspace({ root: resolve(io.cwd ?? process.cwd(), root) });
+  let sessionId = values.session;
+  if (sessionId === undefined) {
+    const [first] = await workspace.listSessions();
+    if (first === undefined)
+      throw new CtxloomError({ code: 'not-found', message: 'the workspace has no sessions', file: root });
+    sessionId = first.id;
+  }
+  if (!(await workspace.sandbox.exists(sessionId))) {
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `no session "${sessionId}" in the workspace`,
+      file: sessionId,
+    });
+  }
+  const server = createWorkspaceMcpServer({ workspace, sessionId });
+  const transport = new StdioServerTransport(
+    io.stdin as NodeJS.ReadStream | undefined,
+    io.stdoutStream as NodeJS.WriteStream | undefined,
+  );
+  const closed = new Promise<void>((resolveClosed) => {
+    transport.onclose = () => resolveClosed();
+    io.stdin?.once('end', () => resolveClosed());
+  });
+  await server.connect(transport);
+  io.stderr(`ctxloom mcp: serving session "${sessionId}" of ${root} over stdio\n`);
+  await closed;
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,142 @@
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../main.ts';
+
+const example = fileURLToPath(new URL('../../../examples/notebook', import.meta.url));
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ctxloom-cli-'));
+  await cp(example, root, { recursive: true });
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function capture(color = false) {
+  let out = '';
+  let err = '';
+  return {
+    io: {
+      stdout: (text: string) => {
+        out += text;
+      },
+      stderr: (text: string) => {
+        err += text;
+      },
+      color,
+      cwd: root,
+    },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('ctxloom compile', () => {
+  it('prints the compiled context as JSON with the report', async () => {
+    const run = capture();
+    expect(await main(['compile', 'raft-consensus'], run.io)).toBe(0);
+    const json = JSON.parse(run.out()) as {
+      systemPrompt: string;
+      messages: { role: string }[];
+      report: { fits: boolean; counter: string };
+    };
+    expect(json.systemPrompt).toContain('Raft');
+    expect(json.messages.at(-1)?.role).toBe('user');
+    expect(json.report).toMatchObject({ fits: true, counter: 'o200k_base' });
+  });
+
+  it.each([
+    ['openai', (value: Record<string, unknown>) => Array.isArray(value.messages)],
+    [
+      'anthropic',
+      (value: Record<string, unknown>) => Array.isArray(value.system) && Array.isArray(value.messages),
+    ],
+    ['ai-sdk', (value: Record<string, unknown>) => Array.isArray(value.instructions)],
+  ])('emits the %s format', async (format, check) => {
+    const run = capture();
+    expect(await main(['compile', 'raft-consensus', '--format', format], run.io)).toBe(0);
+    expect(check(JSON.parse(run.out()) as Record<string, unknown>)).toBe(true);
+  });
+
+  it('exits 2 with the command help for an unknown format or a missing argument', async () => {
+    const bad = capture();
+    expect(await main(['compile', 'raft-consensus', '--format', 'xml'], bad.io)).toBe(2);
+    expect(bad.err()).toContain('unknown --format "xml"');
+    expect(bad.err()).toContain('Usage: ctxloom compile');
+    const missing = capture();
+    expect(await main(['compile'], missing.io)).toBe(2);
+    const unknownOption = capture();
+    expect(await main(['compile', 'raft-consensus', '--frobnicate'], unknownOption.io)).toBe(2);
+  });
+
+  it('exits 1 naming the missing folder or reference', async () => {
+    const missing = capture();
+    expect(await main(['compile', 'nope'], missing.io)).toBe(1);
+    expect(missing.err()).toContain('not-found: session folder does not exist (nope)');
+    const reference = capture();
+    expect(
+      await main(['compile', 'raft-consensus', '--query', '看 [guidance.md#不存在的块]'], reference.io),
+    ).toBe(1);
+    expect(reference.err()).toMatch(/block "不存在的块" not found in guidance\.md; closest block is/u);
+  });
+});
+
+describe('ctxloom preview', () => {
+  it('shows per-layer token bars, references and messages', async () => {
+    const run = capture();
+    expect(await main(['preview', 'raft-consensus', '--verbose'], run.io)).toBe(0);
+    expect(run.out()).toMatch(/^history\s+[\d,]+\s+[\d.]+%/mu);
+    expect(run.out()).toContain('ground-truth.md:60-64');
+    expect(run.out()).not.toContain('\u001b[');
+  });
+
+  it('colours the report on a terminal', async () => {
+    const run = capture(true);
+    expect(await main(['preview', 'raft-consensus'], run.io)).toBe(0);
+    expect(run.out()).toContain('\u001b[');
+  });
+});
+
+describe('ctxloom blocks', () => {
+  it('prints the block tree with ids and line ranges', async () => {
+    const run = capture();
+    expect(await main(['blocks', 'profile.md'], run.io)).toBe(0);
+    expect(run.out()).toMatch(/^ {2}## 学习目标\/已有基础 \[[0-9a-f]{6}\] {2}L20-24$/mu);
+    expect(run.out()).toMatch(/^# 基本信息 \[[0-9a-f]{6}\] {2}L1-4 \(section to L14\)$/mu);
+  });
+
+  it('writes the sidecar only when asked', async () => {
+    expect(await main(['blocks', 'profile.md', '--write-ids'], capture().io)).toBe(0);
+    const sidecar = JSON.parse(await readFile(join(root, 'profile.blocks.json'), 'utf8')) as {
+      blocks: unknown[];
+    };
+    expect(sidecar.blocks.length).toBe(9);
+  });
+
+  it('prints JSON blocks by key path and refuses unsupported files', async () => {
+    const run = capture();
+    expect(await main(['blocks', 'raft-consensus/context-config.json', '--json'], run.io)).toBe(0);
+    expect(JSON.parse(run.out())).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'chatHistory' })]),
+    );
+    const image = capture();
+    expect(await main(['blocks', 'nope.md'], image.io)).toBe(1);
+    expect(image.err()).toContain('not-found');
+  });
+});
+
+describe('ctxloom help', () => {
+  it('lists every command and shows per-command help', async () => {
+    const run = capture();
+    expect(await main(['--help'], run.io)).toBe(0);
+    for (const command of ['demo', 'compile', 'preview', 'blocks', 'mcp'])
+      expect(run.out()).toContain(`ctxloom ${command}`);
+    const topic = capture();
+    expect(await main(['mcp', '--help'], topic.io)).toBe(0);
+    expect(topic.out()).toContain('ctxloom://blocks/{file}/{id}');
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { main } from './main.ts';
+
+function capture() {
+  let out = '';
+  let err = '';
+  return {
+    io: {
+      stdout: (text: string) => {
+        out += text;
+      },
+      stderr: (text: string) => {
+        err += text;
+      },
+      color: false,
+    },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('ctxloom demo', () => {
+  it('compiles examples/demo and prints the messages and the per-layer report', async () => {
+    const { io, out } = capture();
+    const code = await main(['demo', 'examples/demo'], io);
+    expect(code).toBe(0);
+    expect(out()).toContain('tokenizer o200k_base');
+    expect(out()).toMatch(/^\s+1\s+system\s+system\s+You are a patient/mu);
+    expect(out()).toMatch(/^history\s+[\d,]+\s+[\d.]+%/mu);
+    expect(out()).toContain('summarised into compression__context');
+  });
+
+  it('exits non-zero with the file named when the example is missing', async () => {
+    const { io, err } = capture();
+    expect(await main(['demo', 'examples/nope'], io)).toBe(1);
+    expect(err()).toMatch(/not-found: cannot read .*examples\/nope\/request\.json/);
+  });
+
+  it('prints help and rejects unknown commands', async () => {
+    const help = capture();
+    expect(await main(['--help'], help.io)).toBe(0);
+    expect(help.out()).toContain('usage:');
+    const unknown = capture();
+    expect(await main(['frobnicate'], unknown.io)).toBe(2);
+    expect(unknown.err()).toContain('unknown command "frobnicate"');
+  });
+});

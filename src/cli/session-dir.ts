@@ -1,0 +1,20 @@
+import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { CtxloomError } from '../core/index.ts';
+import { openWorkspace, type Workspace } from '../workspace/index.ts';
+
+/**
+ * Opens the workspace that holds a session folder: the folder's parent is the workspace,
+ * its name the session id. Throws `not-found` naming the folder when it does not exist.
+ */
+export async function openSessionDir(
+  dir: string,
+  cwd: string,
+): Promise<{ workspace: Workspace; sessionId: string }> {
+  const absolute = resolve(cwd, dir);
+  const info = await stat(absolute).catch(() => undefined);
+  if (info === undefined || !info.isDirectory()) {
+    throw new CtxloomError({ code: 'not-found', message: 'session folder does not exist', file: dir });
+  }
+  return { workspace: openWorkspace({ root: dirname(absolute) }), sessionId: basename(absolute) };
+}

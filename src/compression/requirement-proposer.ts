@@ -1,0 +1,80 @@
+import { generateText, type LanguageModel, NoObjectGeneratedError, Output } from 'ai';
+import { CtxloomError } from '../core/index.ts';
+import { type RequirementProposal, RequirementProposalSchema } from './requirement-proposal-schema.ts';
+import type { RequirementTodoSnapshot } from './requirement-schema.ts';
+import type { CitableMessage } from './validate-requirement-delta.ts';
+
+/** What a proposer is given: the bounded TODO view (never the audit trail) and the message. */
+export interface RequirementProposerInput {
+  /** {@link buildRequirementTodoView} text of the snapshot being updated. */
+  view: string;
+  /** The snapshot itself, for local proposers; model proposers send only `view`. */
+  snapshot: RequirementTodoSnapshot;
+  message: CitableMessage;
+  signal?: AbortSignal;
+}
+
+/** A proposal, or why none could be read from the model's output (data, not an error). */
+export type RequirementProposerResult =
+  | { ok: true; proposal: RequirementProposal }
+  | { ok: false; reason: 'malformed-output'; message: string; text?: string };
+
+/** Proposes requirement ops for one user message: a model, or the offline heuristic. */
+export type RequirementProposer = (input: RequirementProposerInput) => Promise<RequirementProposerResult>;
+
+/** The instructions sent with every model proposal. */
+export const REQUIREMENT_INSTRUCTIONS = `You maintain a structured TODO of the user's requirements for a data (ETL) task.
+Given the current TODO and the user's newest message, output only the changes this message makes:
+- add: a new requirement (type input|output|rule|acceptance|constraint|preference|question; priority must|should|could).
+- update: change text/type/priority/status of an existing id (null for fields that stay).
+- cancel: the user withdraws an existing id.
+- reset: the user starts over; every requirement is cancelled.
+Every op carries "quote": a verbatim substring of the user's newest message (copy characters exactly, do not translate or paraphrase).
+Use only ids present in the TODO. Output {"ops": []} when the message states no requirement.`;
+
+/** Options of {@link createModelRequirementProposer}. */
+export interface ModelRequirementProposerOptions {
+  /** Any AI SDK language model (a provider model, or `MockLanguageModelV4` in tests). */
+  model: LanguageModel;
+  /** Replaces {@link REQUIREMENT_INSTRUCTIONS}. */
+  instructions?: string;
+  /** Retries of the AI SDK call on transport errors. Default 2. */
+  maxRetries?: number;
+}
+
+/**
+ * A proposer backed by a model through the AI SDK's structured output (`generateText` with
+ * `Output.object` and the zod proposal schema). Output that does not parse or match the schema
+ * becomes `{ ok: false, reason: 'malformed-output' }`; transport failures throw `model-error`.
+ */
+export function createModelRequirementProposer(
+  options: ModelRequirementProposerOptions,
+): RequirementProposer {
+  return async ({ view, message, signal }) => {
+    try {
+      const result = await generateText({
+        model: options.model,
+        instructions: options.instructions ?? REQUIREMENT_INSTRUCTIONS,
+        prompt: `Current TODO:\n${view || '(empty)'}\n\nUser's newest message (turn ${message.turnIndex}):\n${message.text}`,
+        output: Output.object({ schema: RequirementProposalSchema, name: 'requirement_todo_delta' }),
+        maxRetries: options.maxRetries ?? 2,
+        ...(signal === undefined ? {} : { abortSignal: signal }),
+      });
+      return { ok: true, proposal: result.output };
+    } catch (error) {
+      if (NoObjectGeneratedError.isInstance(error)) {
+        return {
+          ok: false,
+          reason: 'malformed-output',
+          message: error.message,
+          ...(error.text === undefined ? {} : { text: error.text }),
+        };
+      }
+      throw new CtxloomError({
+        code: 'model-error',
+        message: 'requirement proposal call failed',
+        cause: error,
+      });
+    }
+  };
+}

@@ -1,0 +1,29 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { splitSentences } from './split-sentences.ts';
+
+describe('splitSentences', () => {
+  it('splits Chinese and English punctuation but not dotted names or decimals', () => {
+    expect(splitSentences('读 ods.orders。金额保留 2.5 位？ok. Done!').map((span) => span.text)).toEqual([
+      '读 ods.orders。',
+      '金额保留 2.5 位？',
+      'ok.',
+      'Done!',
+    ]);
+  });
+
+  it('returns spans that are verbatim, trimmed and non-empty', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', ' ', '.', '。', '\n', '中', '?', '；') }),
+        (text) => {
+          for (const span of splitSentences(text)) {
+            expect(text.slice(span.start, span.end)).toBe(span.text);
+            expect(span.text).toBe(span.text.trim());
+            expect(span.text.length).toBeGreaterThan(0);
+          }
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,105 @@
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockResourceUri, fileResourceUri } from './create-workspace-mcp-server.ts';
+
+const example = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
+const cli = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+let root: string;
+let client: Client;
+
+const text = (result: unknown): string =>
+  ((result as { content: { type: string; text: string }[] }).content[0] as { text: string }).text;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ctxloom-mcp-'));
+  await cp(example, root, { recursive: true });
+  client = new Client({ name: 'ctxloom-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'mcp', root, '--session', 'raft-consensus'],
+      stderr: 'pipe',
+    }),
+  );
+});
+afterAll(async () => {
+  await client.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
+  it('lists the six workspace tools with JSON schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'dismiss_memory',
+      'list_files',
+      'read_block',
+      'read_file',
+      'search',
+      'write_file',
+    ]);
+    const readFile = tools.find((tool) => tool.name === 'read_file');
+    expect(readFile?.inputSchema.properties).toHaveProperty('startLine');
+  });
+
+  it('calls read_file and read_block inside the session', async () => {
+    expect(
+      text(
+        await client.callTool({
+          name: 'read_file',
+          arguments: { path: 'milestones.md', startLine: 1, endLine: 1 },
+        }),
+      ),
+    ).toBe('milestones.md (lines 1-1 of 11)\n1\t# Raft 学习里程碑');
+    expect(
+      text(
+        await client.callTool({ name: 'read_block', arguments: { file: 'profile.md', blockId: '学习目标' } }),
+      ),
+    ).toContain('深入理解分布式系统原理');
+  });
+
+  it('returns path escapes as tool errors naming the path', async () => {
+    const result = await client.callTool({ name: 'read_file', arguments: { path: '../sessions.json' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('error [path-escape]: refused path "../sessions.json"');
+  });
+
+  it('writes files with write_file and records dismissals in the audit log', async () => {
+    await client.callTool({
+      name: 'write_file',
+      arguments: { path: 'notes/summary.md', content: '# 小结\n' },
+    });
+    expect(await readFile(join(root, 'raft-consensus', 'notes', 'summary.md'), 'utf8')).toBe('# 小结\n');
+    const dismissed = await client.callTool({
+      name: 'dismiss_memory',
+      arguments: { targetMessageId: 'm032', summary: '已讨论完' },
+    });
+    expect(dismissed.isError).toBeFalsy();
+    const log = JSON.parse(await readFile(join(root, 'raft-consensus', 'memory.json'), 'utf8')) as {
+      events: { targetMessageId: string }[];
+    };
+    expect(log.events.at(-1)?.targetMessageId).toBe('m032');
+  });
+
+  it('exposes session files and blocks as resources', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((resource) => resource.uri);
+    expect(uris).toContain(fileResourceUri('guidance.md'));
+    expect(uris).toContain(fileResourceUri('profile.md'));
+    expect(uris).toContain(blockResourceUri('profile.md', '学习目标/已有基础'));
+    const file = await client.readResource({ uri: fileResourceUri('milestones.md') });
+    expect((file.contents[0] as { text: string }).text.startsWith('# Raft 学习里程碑')).toBe(true);
+    const block = await client.readResource({ uri: blockResourceUri('profile.md', '学习目标/已有基础') });
+    expect((block.contents[0] as { text: string }).text).toContain('## 已有基础');
+  });
+
+  it('serves the compile preview', async () => {
+    const preview = await client.readResource({ uri: 'ctxloom://preview' });
+    expect((preview.contents[0] as { text: string }).text).toMatch(/^history\s+[\d,]+/mu);
+  });
+});

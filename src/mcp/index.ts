@@ -1,0 +1,6 @@
+export {
+  blockResourceUri,
+  createWorkspaceMcpServer,
+  fileResourceUri,
+  type WorkspaceMcpServerOptions,
+} from './create-workspace-mcp-server.ts';

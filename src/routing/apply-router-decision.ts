@@ -1,0 +1,231 @@
+import {
+  applyRequirementDelta,
+  type CitableMessage,
+  type CompressionState,
+  invalidateArtifact,
+  type OpenQuestion,
+  type ProposedRequirementOp,
+  type RequirementProposal,
+  type RequirementTodoSnapshot,
+  resolveRequirementProposal,
+  scopedSnapshotOf,
+} from '../compression/index.ts';
+import type { CommanderActionReport, CommanderPatch } from './commander-patch.ts';
+import type { RouteOutcome } from './route-user-message.ts';
+import type { RouterConfig } from './router-config.ts';
+
+/** Options of {@link applyRouterDecision}. */
+export interface ApplyRouterDecisionOptions {
+  state: CompressionState;
+  outcome: RouteOutcome;
+  userMessage: CitableMessage;
+  config: RouterConfig;
+  /** For `resume`: requirement ops for the asking agent's scoped TODO (the answer's content). */
+  attributedProposal?: RequirementProposal;
+}
+
+/**
+ * The commander (seed 004 §4): turns a route outcome into one {@link CommanderPatch},
+ * deterministically, applying only whitelisted actions and never free text.
+ * - `clarification` → ask the user; nothing else changes.
+ * - `resume` → the asking agent resumes; its scoped TODO takes `attributedProposal`.
+ * - `routed` → every action is applied to a draft: scoped ops to the target's TODO, global ops
+ *   to the global TODO at or above `globalDeltaThreshold` (else an open question), artifact
+ *   invalidations, clarification questions. All or nothing: if one action fails validation,
+ *   the patch only asks for clarification and reports why.
+ */
+export function applyRouterDecision(options: ApplyRouterDecisionOptions): CommanderPatch {
+  const { state, outcome, userMessage } = options;
+  const base = { type: 'commander-patch' as const, threadId: state.threadId, baseRevision: state.revision };
+  if (outcome.type === 'clarification') {
+    return {
+      ...base,
+      next: { type: 'clarify', question: outcome.question, reason: outcome.reason },
+      actions: [],
+    };
+  }
+  if (outcome.type === 'resume') {
+    const patch: CommanderPatch = {
+      ...base,
+      next: { type: 'agent', agentId: outcome.targetAgent },
+      resolvedRequestIds: [outcome.request.id],
+      actions: [],
+    };
+    if (options.attributedProposal !== undefined && options.attributedProposal.ops.length > 0) {
+      const snapshot = scopedSnapshotOf(state.requirements, outcome.attributedTo);
+      const result = applyScoped(snapshot, options.attributedProposal.ops, userMessage, 0);
+      patch.actions.push(result.report);
+      if (result.snapshot !== snapshot) patch.scopedTodos = { [outcome.attributedTo]: result.snapshot };
+    }
+    return patch;
+  }
+  const { decision } = outcome;
+  const scoped = new Map<string, RequirementTodoSnapshot>();
+  let global = state.requirements.global;
+  let artifacts = state.artifacts;
+  const openQuestions: OpenQuestion[] = [];
+  const reports: CommanderActionReport[] = [];
+  let question: string | undefined;
+  const questionId = () => `Q${state.requirements.openQuestions.length + openQuestions.length + 1}`;
+  const anchor = { turnIndex: userMessage.turnIndex, messageId: userMessage.id, quote: userMessage.text };
+
+  for (const [actionIndex, action] of decision.actions.entries()) {
+    switch (action.type) {
+      case 'update_scoped_todo': {
+        const snapshot =
+          scoped.get(decision.targetAgent) ?? scopedSnapshotOf(state.requirements, decision.targetAgent);
+        const result = applyScoped(snapshot, action.ops, userMessage, actionIndex);
+        reports.push(result.report);
+        scoped.set(decision.targetAgent, result.snapshot);
+        break;
+      }
+      case 'propose_global_delta': {
+        const delta = resolveRequirementProposal({
+          snapshot: global,
+          proposal: { ops: action.ops },
+          message: userMessage,
+          deltaId: `${userMessage.id}@G#${actionIndex}`,
+        });
+        const result = applyRequirementDelta({ snapshot: global, delta, messages: [userMessage] });
+        if (result.status === 'rejected') {
+          reports.push(
+            rejected(actionIndex, action.type, result.rejections.map((r) => r.message).join('; ')),
+          );
+        } else if (action.confidence >= options.config.globalDeltaThreshold) {
+          global = result.snapshot;
+          reports.push({
+            actionIndex,
+            type: action.type,
+            status: result.status === 'applied' ? 'applied' : 'no-op',
+            message: `global revision ${global.revision}`,
+          });
+        } else {
+          openQuestions.push({
+            id: questionId(),
+            text: `Should this apply to every agent? ${summarizeOps(action.ops)}`,
+            source: 'low-confidence-global-delta',
+            proposedOps: action.ops,
+            confidence: action.confidence,
+            anchor: { ...anchor, quote: action.ops[0]?.quote ?? userMessage.text },
+            status: 'open',
+          });
+          reports.push({
+            actionIndex,
+            type: action.type,
+            status: 'queued',
+            message: `confidence ${action.confidence} below ${options.config.globalDeltaThreshold}`,
+          });
+        }
+        break;
+      }
+      case 'request_clarification':
+        question = question === undefined ? action.question : `${question}\n${action.question}`;
+        openQuestions.push({
+          id: questionId(),
+          text: action.question,
+          source: 'clarification',
+          proposedOps: [],
+          confidence: decision.confidence,
+          anchor,
+          status: 'open',
+        });
+        reports.push({ actionIndex, type: action.type, status: 'applied', message: action.question });
+        break;
+      case 'invalidate_artifact': {
+        const result = invalidateArtifact(artifacts, {
+          artifactId: action.artifactId,
+          reason: action.reason,
+          turnIndex: userMessage.turnIndex,
+        });
+        if (result.status === 'not-found') {
+          reports.push(rejected(actionIndex, action.type, `no artifact ${action.artifactId}`));
+        } else {
+          artifacts = result.state;
+          reports.push({
+            actionIndex,
+            type: action.type,
+            status: result.status === 'invalidated' ? 'applied' : 'no-op',
+            message: action.artifactId,
+          });
+        }
+        break;
+      }
+    }
+  }
+
+  if (reports.some((report) => report.status === 'rejected')) {
+    return {
+      ...base,
+      next: {
+        type: 'clarify',
+        question: 'I could not apply that safely. Could you rephrase or confirm what should change?',
+        reason: 'invalid-action',
+      },
+      actions: reports,
+    };
+  }
+  const patch: CommanderPatch = {
+    ...base,
+    next:
+      question === undefined
+        ? { type: 'agent', agentId: decision.targetAgent }
+        : { type: 'clarify', question, reason: 'router-asked' },
+    actions: reports,
+  };
+  const changedScoped = [...scoped].filter(
+    ([agentId, snapshot]) => snapshot !== state.requirements.scoped[agentId] && snapshot.revision > 0,
+  );
+  if (changedScoped.length > 0) patch.scopedTodos = Object.fromEntries(changedScoped);
+  if (global !== state.requirements.global) patch.globalTodo = global;
+  if (openQuestions.length > 0) patch.openQuestions = openQuestions;
+  if (artifacts !== state.artifacts) patch.artifacts = artifacts;
+  return patch;
+}
+
+function applyScoped(
+  snapshot: RequirementTodoSnapshot,
+  ops: ProposedRequirementOp[],
+  message: CitableMessage,
+  actionIndex: number,
+): { snapshot: RequirementTodoSnapshot; report: CommanderActionReport } {
+  const delta = resolveRequirementProposal({
+    snapshot,
+    proposal: { ops },
+    message,
+    deltaId: `${message.id}@${snapshot.agentId}#${actionIndex}`,
+  });
+  if (delta.ops.length === 0) {
+    return {
+      snapshot,
+      report: { actionIndex, type: 'update_scoped_todo', status: 'no-op', message: 'no ops' },
+    };
+  }
+  const result = applyRequirementDelta({ snapshot, delta, messages: [message] });
+  if (result.status === 'rejected') {
+    return {
+      snapshot,
+      report: rejected(actionIndex, 'update_scoped_todo', result.rejections.map((r) => r.message).join('; ')),
+    };
+  }
+  return {
+    snapshot: result.snapshot,
+    report: {
+      actionIndex,
+      type: 'update_scoped_todo',
+      status: result.status === 'applied' ? 'applied' : 'no-op',
+      message: `${snapshot.agentId} revision ${result.snapshot.revision}`,
+    },
+  };
+}
+
+function rejected(actionIndex: number, type: string, message: string): CommanderActionReport {
+  return { actionIndex, type, status: 'rejected', message };
+}
+
+function summarizeOps(ops: readonly ProposedRequirementOp[]): string {
+  return ops
+    .map((op) =>
+      op.op === 'add' ? `add "${op.text}"` : op.op === 'reset' ? 'reset all' : `${op.op} ${op.id}`,
+    )
+    .join('; ');
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { ProposedRequirementOpSchema } from '../compression/index.ts';
+
+/**
+ * The whitelisted actions a router may propose and the commander may apply (seed 004 §8).
+ * - `update_scoped_todo`: requirement ops for the target agent's scoped TODO.
+ * - `propose_global_delta`: requirement ops for the global TODO, applied only at or above the
+ *   global-delta threshold, else turned into an open question.
+ * - `request_clarification`: ask the user a question instead of acting.
+ * - `invalidate_artifact`: mark an artifact version (or a key's active version) invalid.
+ */
+export const ROUTER_ACTION_TYPES = [
+  'update_scoped_todo',
+  'propose_global_delta',
+  'request_clarification',
+  'invalidate_artifact',
+] as const;
+export type RouterActionType = (typeof ROUTER_ACTION_TYPES)[number];
+
+export const RouterActionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('update_scoped_todo'), ops: z.array(ProposedRequirementOpSchema) }),
+  z.object({
+    type: z.literal('propose_global_delta'),
+    ops: z.array(ProposedRequirementOpSchema),
+    confidence: z.number().min(0).max(1).describe('How sure you are this is a change for every agent.'),
+  }),
+  z.object({ type: z.literal('request_clarification'), question: z.string().min(1) }),
+  z.object({
+    type: z.literal('invalidate_artifact'),
+    artifactId: z.string().min(1),
+    reason: z.string().min(1),
+  }),
+]);
+export type RouterAction = z.infer<typeof RouterActionSchema>;
+
+/**
+ * The router's strict JSON output: which agent the user is talking to, how sure it is (0..1),
+ * and whitelisted actions. A suggestion only; the commander decides what happens.
+ */
+export const RouterDecisionSchema = z.object({
+  targetAgent: z
+    .string()
+    .describe('Id of the agent the user is addressing; must be one of the listed agents.'),
+  confidence: z.number().min(0).max(1),
+  actions: z.array(RouterActionSchema),
+});
+export type RouterDecision = z.infer<typeof RouterDecisionSchema>;

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { isEncodingLoaded, loadEncodingTables } from './encodings.ts';
+import { createO200kCounter } from './exact-counter.ts';
+
+describe('loadEncodingTables', () => {
+  it('loads nothing until a counter counts, then only that encoding', () => {
+    const counter = createO200kCounter();
+    expect(isEncodingLoaded('o200k_base')).toBe(false);
+    expect(counter.countText('lazy')).toBeGreaterThan(0);
+    expect(isEncodingLoaded('o200k_base')).toBe(true);
+    expect(isEncodingLoaded('cl100k_base')).toBe(false);
+  });
+
+  it('returns the same tables on every call', () => {
+    expect(loadEncodingTables('o200k_base')).toBe(loadEncodingTables('o200k_base'));
+  });
+
+  it('maps every single byte to a rank', () => {
+    const tables = loadEncodingTables('o200k_base');
+    expect(new Set(tables.byteRanks).size).toBe(256);
+    expect(tables.stringRanks.get('hello')).toBeTypeOf('number');
+  });
+});

@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { countTokens as gptCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as gptO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { withTokenCache } from '../core/index.ts';
+import { describeTokenCounterConformance } from '../testing/index.ts';
+import { createCl100kCounter, createExactCounter, createO200kCounter } from './exact-counter.ts';
+
+const ORDINARY = { disallowedSpecial: new Set<string>() };
+
+describeTokenCounterConformance('o200k_base', () => createO200kCounter());
+describeTokenCounterConformance('o200k_base (cached)', () => withTokenCache(createO200kCounter()));
+describeTokenCounterConformance('cl100k_base', () => createCl100kCounter());
+describeTokenCounterConformance('cl100k_base (cached)', () => withTokenCache(createCl100kCounter()));
+
+describe('createExactCounter', () => {
+  const o200k = createO200kCounter();
+  const cl100k = createCl100kCounter();
+
+  it('counts known strings as OpenAI does', () => {
+    expect(o200k.countText('Hello, world!')).toBe(4);
+    expect(cl100k.countText('Hello, world!')).toBe(4);
+    expect(o200k.countText('<|endoftext|>')).toBe(7);
+    expect(o200k.name).toBe('o200k_base');
+    expect(o200k.exact).toBe(true);
+  });
+
+  it('counts Chinese with far more tokens than characters ÷ 4', () => {
+    const text = '上下文工程把每次模型调用的输入编译出来，并且在预算之内。';
+    expect(o200k.countText(text)).toBeGreaterThan(text.length / 2);
+  });
+
+  it('agrees with gpt-tokenizer on arbitrary Unicode strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), (text) => {
+        expect(o200k.countText(text)).toBe(gptO200k(text, ORDINARY));
+        expect(cl100k.countText(text)).toBe(gptCl100k(text, ORDINARY));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees with gpt-tokenizer on mixed-script words and special-token fragments', () => {
+    const word = fc.constantFrom(
+      'the',
+      ' 上下文',
+      '工程',
+      ' context',
+      '<|endoftext|>',
+      '😀',
+      '2024',
+      '\n',
+      '  ',
+      'Ünï',
+    );
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 40 }), (words) => {
+        const text = words.join('');
+        expect(o200k.countText(text)).toBe(gptO200k(text, ORDINARY));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same counts with the piece cache disabled', () => {
+    const uncached = createExactCounter({ encoding: 'o200k_base', maxCachedPieces: 0 });
+    const text = 'Repeated words repeated words 重复的词 重复的词';
+    expect(uncached.countText(text)).toBe(o200k.countText(text));
+    expect(uncached.countText(text)).toBe(o200k.countText(text));
+  });
+});

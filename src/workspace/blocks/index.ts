@@ -1,0 +1,28 @@
+export { BLOCK_PATH_SEPARATOR, type Block, type BlockSource } from './block.ts';
+export { disambiguateSegments, splitBlockId, toIdSegment } from './block-path.ts';
+export {
+  BLOCK_SIDECAR_VERSION,
+  type BlockSidecar,
+  parseBlockSidecar,
+  type SyncBlockSidecarOptions,
+  sidecarPathFor,
+  syncBlockSidecar,
+} from './block-sidecar.ts';
+export { flattenBlocks, getBlockById } from './flatten-blocks.ts';
+export { blockSectionText, hasBlockParser, parseBlocks } from './parse-blocks.ts';
+export { parseJsonBlocks } from './parse-json-blocks.ts';
+export {
+  assignPathIds,
+  type MarkdownDocument,
+  type MarkdownPreamble,
+  parseMarkdownBlocks,
+  parseMarkdownDocument,
+} from './parse-markdown-blocks.ts';
+export {
+  type BlockMatch,
+  findClosestBlock,
+  type ResolveBlockOptions,
+  type ResolvedBlock,
+  resolveBlock,
+} from './resolve-block.ts';
+export { similarity } from './similarity.ts';

@@ -1,0 +1,165 @@
+import {
+  type CompiledContext,
+  type CompileOptions,
+  type ContextSource,
+  compileContext,
+  hashText,
+  type Message,
+  type Summarizer,
+  type TokenCounter,
+} from '../../core/index.ts';
+import { getTokenCounter } from '../../tokenizers/index.ts';
+import type { ContextConfig } from '../config/context-config-schema.ts';
+import type { ResolvedReference } from '../references/resolve-reference.ts';
+import type { Workspace } from '../workspace.ts';
+import { type EmittedContext, emitWorkspaceContext } from './emit-workspace-context.ts';
+import { buildQueryMessage, formatHistory } from './format-history.ts';
+import { type LoadedSession, loadSession } from './load-session.ts';
+import { mergeReferences } from './merge-references.ts';
+import { resolveSources } from './resolve-sources.ts';
+import { selectInjections } from './select-injections.ts';
+import { selectProfileBlocks } from './select-profile-blocks.ts';
+
+/** Options shared by {@link compileWorkspaceContext} and {@link compileLoadedSession}. */
+export interface WorkspaceCompileOptions {
+  /** Token counter; default `getTokenCounter(config.budget.model ?? 'gpt-4o')` (exact BPE, cached). */
+  counter?: TokenCounter;
+  /** Extra sources (retrieval, TODO views…) passed to the core pipeline. */
+  sources?: readonly ContextSource[];
+  /** Summariser for history that does not fit; default: the core omission notice. */
+  summarizer?: Summarizer;
+  /** The persisted `compression__context` summary, when the session has one. */
+  compression?: { summary: string; throughMessageId?: string };
+  /** Id of the query message; default `query-<hash of its text>`. */
+  queryId?: string;
+}
+
+/** Result of a workspace compile: the emitted context plus what the stages found. */
+export interface WorkspaceContext extends EmittedContext {
+  /** The core result (kept and dropped blocks, rendered layers). */
+  compiled: CompiledContext;
+  /** References merged into the query, with provenance. */
+  references: ResolvedReference[];
+  /** The user message as sent (store it to mark `once` injections delivered). */
+  queryMessage: Message | undefined;
+  /** Closest-match fallbacks and missing prompt files. */
+  warnings: string[];
+  config: ContextConfig;
+}
+
+/** Model whose tokenizer counts when neither a counter nor `budget.model` is given. */
+export const DEFAULT_MODEL = 'gpt-4o';
+
+/** Options of {@link compileWorkspaceContext}. */
+export interface CompileWorkspaceContextOptions extends WorkspaceCompileOptions {
+  workspace: Workspace;
+  sessionId: string;
+  /** The manifest; default the session's `context-config.json`. */
+  config?: ContextConfig;
+  /** Overrides the manifest's `query` (the message being sent now). */
+  query?: string;
+}
+
+/**
+ * Compiles the input of one model call for a workspace session from its
+ * `context-config.json` (seed 003): load through the sandbox, then the five pure stages —
+ * resolve sources, select blocks (profile and injections), merge references, format history
+ * and query — through the core `compileContext` (budget, compaction, composition), and emit
+ * for every target. Named apart from core's `compileContext`, which it feeds
+ * (docs/decisions/005-workspace-compile-name.md).
+ * @example
+ * const workspace = openWorkspace({ root: 'examples/notebook' });
+ * const { aiSdk, report } = await compileWorkspaceContext({ workspace, sessionId: 'raft-consensus' });
+ */
+export async function compileWorkspaceContext(
+  options: CompileWorkspaceContextOptions,
+): Promise<WorkspaceContext> {
+  const { workspace, sessionId } = options;
+  const loaded = await loadSession({
+    workspace,
+    sessionId,
+    ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.query === undefined ? {} : { query: options.query }),
+  });
+  const counter = options.counter ?? getTokenCounter(loaded.config.budget.model ?? DEFAULT_MODEL);
+  return compileLoadedSession(loaded, { ...options, counter });
+}
+
+/** The compile of {@link compileWorkspaceContext} over already loaded data (no I/O). */
+export async function compileLoadedSession(
+  loaded: LoadedSession,
+  options: WorkspaceCompileOptions & { counter: TokenCounter },
+): Promise<WorkspaceContext> {
+  const { config, files } = loaded;
+  const { counter } = options;
+  const lookup = (path: string) => files.get(path);
+
+  const sources = resolveSources(loaded.prompts);
+  const profile = files.get(config.profile);
+  const profileBlocks =
+    profile === undefined
+      ? { blocks: [], warnings: [] }
+      : selectProfileBlocks({ profile, ids: config.profileBlocks, counter });
+  const history = formatHistory({
+    messages: loaded.messages,
+    memory: loaded.memory,
+    chatHistory: config.chatHistory,
+  });
+  const injections = selectInjections({
+    injections: config.injections,
+    lookup,
+    history: loaded.messages,
+    counter,
+  });
+
+  const query = config.query ?? '';
+  const merged =
+    query.trim() === '' && config.references.length === 0
+      ? undefined
+      : mergeReferences({ query, references: config.references, lookup });
+  const queryMessage =
+    merged === undefined
+      ? undefined
+      : buildQueryMessage({
+          id: options.queryId ?? `query-${hashText(merged.text)}`,
+          text: merged.text,
+          references: merged.resolved,
+          injections: injections.delivered,
+        });
+
+  const compileOptions: CompileOptions = {
+    counter,
+    window: config.budget.window,
+    outputReserveRatio: config.budget.outputReserve,
+    enableShareContext: config.layers.enableShareContext,
+    policy: { merge: config.layers.merge },
+    ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
+    ...(options.sources === undefined ? {} : { sources: options.sources }),
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+  };
+  const compiled = await compileContext(
+    {
+      ...(sources.systemPrompt === '' ? {} : { systemPrompt: sources.systemPrompt }),
+      blocks: [...injections.blocks, ...profileBlocks.blocks],
+      history,
+      ...(queryMessage === undefined ? {} : { query: queryMessage }),
+      ...(options.compression === undefined ? {} : { compression: options.compression }),
+      metadata: { sessionId: loaded.sessionId, workspace: true },
+    },
+    compileOptions,
+  );
+  return {
+    ...emitWorkspaceContext(compiled),
+    systemPrompt: sources.systemPrompt,
+    compiled,
+    references: merged?.resolved ?? [],
+    queryMessage,
+    warnings: [
+      ...sources.warnings,
+      ...profileBlocks.warnings,
+      ...injections.warnings,
+      ...(merged?.warnings ?? []),
+    ],
+    config,
+  };
+}

@@ -1,0 +1,60 @@
+import type { Message } from '../../core/index.ts';
+import type { ContextConfig } from '../config/context-config-schema.ts';
+import { applyMemoryCuration } from '../memory/apply-memory-curation.ts';
+import { foldMemoryEvents, type MemoryEvent } from '../memory/memory-event.ts';
+import type { ResolvedReference } from '../references/resolve-reference.ts';
+
+/** Options of {@link formatHistory}. */
+export interface FormatHistoryOptions {
+  messages: readonly Message[];
+  memory: readonly MemoryEvent[];
+  chatHistory: ContextConfig['chatHistory'];
+}
+
+/**
+ * Stage 4a of the workspace compiler (seed 003 "Format"): the stored messages as the model
+ * will see them. `full` keeps the record as is; `curated`, `last-n` and `budget` replace
+ * dismissed and excluded messages by placeholders; `last-n` keeps the last `lastN` messages
+ * (never starting on an orphaned tool result). The token budget itself is applied by the core
+ * pipeline afterwards. Pure.
+ */
+export function formatHistory(options: FormatHistoryOptions): Message[] {
+  const { strategy, lastN, placeholderLocale } = options.chatHistory;
+  const curated =
+    strategy === 'full'
+      ? [...options.messages]
+      : applyMemoryCuration(options.messages, foldMemoryEvents(options.memory), placeholderLocale);
+  if (strategy !== 'last-n' || lastN === undefined) return curated;
+  let start = Math.max(0, curated.length - lastN);
+  while (start < curated.length && curated[start]?.role === 'tool') start++;
+  return curated.slice(start);
+}
+
+/** Options of {@link buildQueryMessage}. */
+export interface BuildQueryMessageOptions {
+  /** The user message text with references merged. */
+  text: string;
+  /** Message id; default `query-<n>` where n is the history length + 1. */
+  id: string;
+  references: readonly ResolvedReference[];
+  /** `once` injections delivered with this message (recorded so they are not sent again). */
+  injections: readonly string[];
+}
+
+/**
+ * Stage 4b: the current user message, last in the list, carrying the provenance of its
+ * references and the keys of delivered `once` injections in `metadata`. Pure.
+ */
+export function buildQueryMessage(options: BuildQueryMessageOptions): Message {
+  const metadata: Record<string, unknown> = {};
+  if (options.references.length > 0) {
+    metadata.references = options.references.map((reference) => ({
+      path: reference.path,
+      startLine: reference.startLine,
+      endLine: reference.endLine,
+      ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
+    }));
+  }
+  if (options.injections.length > 0) metadata.injections = [...options.injections];
+  return { id: options.id, role: 'user', content: options.text, metadata };
+}

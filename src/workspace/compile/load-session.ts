@@ -1,0 +1,81 @@
+import { CtxloomError, type Message } from '../../core/index.ts';
+import type { ContextConfig } from '../config/context-config-schema.ts';
+import { parseContextConfig } from '../config/parse-context-config.ts';
+import type { MemoryEvent } from '../memory/memory-event.ts';
+import { readMemoryLog, readMessages } from '../session/session-store.ts';
+import type { ParsedFile, Workspace } from '../workspace.ts';
+import { referencedPaths } from './merge-references.ts';
+import type { PromptFile } from './resolve-sources.ts';
+
+/** Name of the compile manifest in a session folder. */
+export const CONTEXT_CONFIG_FILE = 'context-config.json';
+
+/** Everything the pure compile stages need, read through the session sandbox. */
+export interface LoadedSession {
+  sessionId: string;
+  config: ContextConfig;
+  prompts: PromptFile[];
+  /** Parsed files by path: the profile, injection sources and referenced files. */
+  files: Map<string, ParsedFile>;
+  messages: Message[];
+  memory: MemoryEvent[];
+}
+
+/** Options of {@link loadSession}. */
+export interface LoadSessionOptions {
+  workspace: Workspace;
+  sessionId: string;
+  /** The manifest; default: the session's `context-config.json` (defaults when it is missing). */
+  config?: ContextConfig;
+  /** Overrides `config.query` (e.g. the message being sent). */
+  query?: string;
+}
+
+/**
+ * Reads what a compile of `sessionId` needs — prompts, profile, injection sources, referenced
+ * files, messages and the memory log — all through the session sandbox (global files fall
+ * back to the workspace). A referenced file that does not exist throws `not-found` naming it.
+ */
+export async function loadSession(options: LoadSessionOptions): Promise<LoadedSession> {
+  const { workspace, sessionId } = options;
+  const sandbox = workspace.session(sessionId);
+  if (!(await workspace.sandbox.exists(sessionId))) {
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `no session "${sessionId}" in the workspace`,
+      file: sessionId,
+    });
+  }
+  let config = options.config;
+  if (config === undefined) {
+    config = (await sandbox.exists(CONTEXT_CONFIG_FILE))
+      ? parseContextConfig(await sandbox.readText(CONTEXT_CONFIG_FILE), CONTEXT_CONFIG_FILE)
+      : parseContextConfig('{}');
+  }
+  if (options.query !== undefined) config = { ...config, query: options.query };
+
+  const prompts = await Promise.all(
+    config.systemPrompt.map(async ({ type, file }): Promise<PromptFile> => {
+      const holder = type === 'global' ? workspace.sandbox : sandbox;
+      const text = (await holder.exists(file)) ? await holder.readText(file) : undefined;
+      return { type, file, text };
+    }),
+  );
+
+  const needed = new Set<string>();
+  if (config.profileBlocks.length > 0) needed.add(config.profile);
+  for (const injection of config.injections) needed.add(injection.source);
+  for (const path of referencedPaths(config.query ?? '', config.references)) needed.add(path);
+  const files = new Map<string, ParsedFile>();
+  await Promise.all(
+    [...needed].map(async (path) => {
+      files.set(path, await workspace.readParsed(sandbox, path));
+    }),
+  );
+
+  const [messages, memory] = await Promise.all([
+    readMessages(sandbox, config.chatHistory.source),
+    readMemoryLog(sandbox),
+  ]);
+  return { sessionId, config, prompts, files, messages, memory: memory.events };
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { parseContextConfig, safeParseContextConfig } from './parse-context-config.ts';
+
+const errorOf = (text: string) => {
+  const result = safeParseContextConfig(text);
+  if (result.success) throw new Error('expected an error');
+  return result.error;
+};
+
+describe('parseContextConfig', () => {
+  it('fills defaults for an empty manifest', () => {
+    expect(parseContextConfig('{}')).toMatchObject({
+      version: 1,
+      systemPrompt: [
+        { type: 'global', file: 'system-prompt.md' },
+        { type: 'session', file: 'session-prompt.md' },
+      ],
+      profileBlocks: [],
+      chatHistory: { source: 'messages.json', strategy: 'full' },
+      budget: { window: 32_000, outputReserve: 0.25 },
+    });
+  });
+
+  it('reads the seed example with both reference kinds', () => {
+    const config = parseContextConfig(
+      JSON.stringify({
+        profileBlocks: ['学习目标', '已有基础'],
+        chatHistory: { source: 'messages.json', strategy: 'full' },
+        query: '这段是什么意思 [guidance.md:12:30]',
+        references: [
+          { path: 'guidance.md', startLine: 12, endLine: 30 },
+          { path: 'ground-truth.md', block: '薛定谔方程' },
+        ],
+        injections: [{ source: 'profile.md', block: '基本信息', mode: 'always' }],
+      }),
+    );
+    expect(config.references).toHaveLength(2);
+    expect(config.injections[0]).toEqual({
+      source: 'profile.md',
+      block: '基本信息',
+      mode: 'always',
+      layer: 'framework__context',
+    });
+  });
+
+  it('reports an unknown key with its JSON path, line and column', () => {
+    const error = errorOf('{\n  "chatHistory": {\n    "strategy": "full",\n    "stratgy": "x"\n  }\n}');
+    expect(error).toMatchObject({
+      code: 'invalid-config',
+      path: 'chatHistory.stratgy',
+      line: 4,
+      column: 5,
+      file: 'context-config.json',
+    });
+    expect(error.message).toContain('unknown key "stratgy"');
+  });
+
+  it('reports a bad value at the value position', () => {
+    const error = errorOf('{\n  "chatHistory": { "strategy": "everything" }\n}');
+    expect(error).toMatchObject({ path: 'chatHistory.strategy', line: 2, column: 32 });
+  });
+
+  it('lists every problem in details', () => {
+    const error = errorOf(
+      '{ "version": 2, "budget": { "window": 10 }, "references": [{ "path": "a.md", "startLine": 9, "endLine": 3 }] }',
+    );
+    const paths = (error.details!.issues as { path: string }[]).map((issue) => issue.path);
+    expect(paths).toEqual(expect.arrayContaining(['version', 'budget.window', 'references.0.endLine']));
+  });
+
+  it('requires lastN for the last-n strategy', () => {
+    expect(errorOf('{ "chatHistory": { "strategy": "last-n" } }').path).toBe('chatHistory.lastN');
+  });
+
+  it('reports malformed JSON as parse-error with line and column', () => {
+    expect(errorOf('{\n  "query": "hi",\n}')).toMatchObject({ code: 'parse-error', line: 3, column: 1 });
+  });
+});

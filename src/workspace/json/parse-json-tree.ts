@@ -1,0 +1,160 @@
+import { CtxloomError } from '../../core/index.ts';
+
+/** A position in a text: 0-based offset, 1-based line and column (UTF-16 code units). */
+export interface TextPosition {
+  offset: number;
+  line: number;
+  column: number;
+}
+
+/** One JSON value with where it sits in the source. */
+export interface JsonNode {
+  kind: 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
+  value: unknown;
+  start: TextPosition;
+  /** Position just after the value's last character. */
+  end: TextPosition;
+  /** Members of an object (in source order) or elements of an array (keys are indexes). */
+  children?: { key: string | number; keyStart: TextPosition; node: JsonNode }[];
+}
+
+/** Deepest nesting accepted before `parse-error` (keeps adversarial input off the stack). */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Parses strict JSON (RFC 8259) into a {@link JsonNode} tree that remembers the line and column
+ * of every value and key, so schema errors can point into the file. Syntax errors throw
+ * `parse-error` with `file`, `line` and `column`. Duplicate keys keep the last value, as
+ * `JSON.parse` does.
+ */
+export function parseJsonTree(text: string, file: string): JsonNode {
+  let index = 0;
+  let line = 1;
+  let lineStart = 0;
+  const here = (): TextPosition => ({ offset: index, line, column: index - lineStart + 1 });
+  const fail = (message: string): never => {
+    throw new CtxloomError({
+      code: 'parse-error',
+      message: `invalid JSON: ${message}`,
+      file,
+      line,
+      column: index - lineStart + 1,
+    });
+  };
+  const skipSpace = (): void => {
+    while (index < text.length) {
+      const char = text[index];
+      if (char === '\n') {
+        line++;
+        lineStart = index + 1;
+      } else if (char !== ' ' && char !== '\t' && char !== '\r') {
+        return;
+      }
+      index++;
+    }
+  };
+  const readString = (): string => {
+    const begin = index;
+    index++;
+    while (index < text.length) {
+      const code = text.charCodeAt(index);
+      if (code === 0x22) {
+        index++;
+        return JSON.parse(text.slice(begin, index)) as string;
+      }
+      if (code === 0x5c) index++;
+      else if (code < 0x20) fail('control character in string');
+      index++;
+    }
+    return fail('unterminated string');
+  };
+  const parseValue = (depth: number): JsonNode => {
+    if (depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH}`);
+    skipSpace();
+    const start = here();
+    const char = text[index];
+    if (char === '{' || char === '[') {
+      const isObject = char === '{';
+      const close = isObject ? '}' : ']';
+      index++;
+      const children: NonNullable<JsonNode['children']> = [];
+      const value: Record<string, unknown> | unknown[] = isObject ? {} : [];
+      skipSpace();
+      if (text[index] === close) {
+        index++;
+        return { kind: isObject ? 'object' : 'array', value, start, end: here(), children };
+      }
+      for (;;) {
+        skipSpace();
+        const keyStart = here();
+        let key: string | number = children.length;
+        if (isObject) {
+          if (text[index] !== '"') fail('expected a quoted key');
+          key = readString();
+          skipSpace();
+          if (text[index] !== ':') fail('expected ":" after a key');
+          index++;
+        }
+        const node = parseValue(depth + 1);
+        if (isObject) {
+          Object.defineProperty(value, key, {
+            value: node.value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+          const existing = children.findIndex((child) => child.key === key);
+          if (existing >= 0) children.splice(existing, 1);
+        } else {
+          (value as unknown[]).push(node.value);
+        }
+        children.push({ key, keyStart, node });
+        skipSpace();
+        if (text[index] === ',') {
+          index++;
+          continue;
+        }
+        if (text[index] === close) {
+          index++;
+          return { kind: isObject ? 'object' : 'array', value, start, end: here(), children };
+        }
+        fail(`expected "," or "${close}"`);
+      }
+    }
+    if (char === '"') return { kind: 'string', value: readString(), start, end: here() };
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/u.exec(
+      text.slice(index, index + 400),
+    );
+    if (literal === null)
+      return fail(
+        index >= text.length ? 'unexpected end of input' : `unexpected character ${JSON.stringify(char)}`,
+      );
+    index += literal[0].length;
+    const word = literal[0];
+    if (word === 'true' || word === 'false')
+      return { kind: 'boolean', value: word === 'true', start, end: here() };
+    if (word === 'null') return { kind: 'null', value: null, start, end: here() };
+    return { kind: 'number', value: Number(word), start, end: here() };
+  };
+  const root = parseValue(0);
+  skipSpace();
+  if (index < text.length) fail('unexpected text after the JSON value');
+  return root;
+}
+
+/** The node at `path` (keys and indexes), or the deepest existing ancestor's node. */
+export function locateJsonPath(
+  root: JsonNode,
+  path: readonly (string | number)[],
+): { node: JsonNode; keyStart?: TextPosition; exact: boolean } {
+  let node = root;
+  let keyStart: TextPosition | undefined;
+  for (const key of path) {
+    const child = node.children?.find((entry) => String(entry.key) === String(key));
+    if (child === undefined)
+      return keyStart === undefined ? { node, exact: false } : { node, keyStart, exact: false };
+    node = child.node;
+    keyStart = child.keyStart;
+  }
+  return keyStart === undefined ? { node, exact: true } : { node, keyStart, exact: true };
+}

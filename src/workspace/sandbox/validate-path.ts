@@ -1,0 +1,55 @@
+import { CtxloomError } from '../../core/index.ts';
+
+/** Default longest accepted relative path, in UTF-16 code units. */
+export const DEFAULT_MAX_PATH_LENGTH = 1024;
+/** Longest accepted single path segment, in UTF-8 bytes (the common file-system limit). */
+export const MAX_SEGMENT_BYTES = 255;
+
+/** Options of {@link validateRelativePath}. */
+export interface ValidatePathOptions {
+  /** Longest accepted path in UTF-16 code units. Default {@link DEFAULT_MAX_PATH_LENGTH}, range ≥ 1. */
+  maxPathLength?: number;
+}
+
+/**
+ * Checks a sandbox path lexically, before the file system is touched, and returns its
+ * normalised segments (`.` and empty segments removed). Refuses with `path-escape`, naming the
+ * path: absolute paths (POSIX, drive letters, UNC), `..` segments, NUL and other control
+ * characters, backslashes, percent-encoded separators, dots and NUL (`%2f`, `%5c`, `%2e`,
+ * `%00`), segments over 255 bytes and paths over `maxPathLength`. `""` and `"."` mean the root.
+ */
+export function validateRelativePath(path: unknown, options: ValidatePathOptions = {}): string[] {
+  const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH;
+  if (typeof path !== 'string') {
+    throw refuse(String(path), 'a path must be a string');
+  }
+  if (path.length > maxPathLength) {
+    throw refuse(path, `path is longer than ${maxPathLength} characters`);
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we refuse
+  if (/[\u0000-\u001f\u007f]/u.test(path)) throw refuse(path, 'path contains a NUL or control character');
+  if (path.includes('\\')) throw refuse(path, 'path contains a backslash');
+  if (/%(?:2f|5c|2e|00)/iu.test(path)) throw refuse(path, 'path contains a percent-encoded separator or dot');
+  if (path.startsWith('/') || /^[a-z]:/iu.test(path)) throw refuse(path, 'absolute paths are not allowed');
+  if (path.startsWith('~')) throw refuse(path, 'home-relative paths are not allowed');
+  const segments: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') throw refuse(path, 'path contains ".."');
+    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
+      throw refuse(path, `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+    }
+    segments.push(segment);
+  }
+  return segments;
+}
+
+/** A `path-escape` error naming the offending path (`file`; shortened to 200 characters in the message). */
+export function refuse(path: string, reason: string): CtxloomError {
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  return new CtxloomError({
+    code: 'path-escape',
+    message: `refused path ${JSON.stringify(shown)}: ${reason}`,
+    file: path,
+  });
+}

@@ -1,0 +1,79 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Message } from 'ctxloom';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from '../sandbox/create-sandbox.ts';
+import {
+  appendMessages,
+  parseMessages,
+  readMemoryLog,
+  readMessages,
+  recordMemoryEvent,
+} from './session-store.ts';
+
+let root: string;
+let box: Sandbox;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ctxloom-store-'));
+  box = createSandbox({ root });
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const message = (id: string): Message => ({ id, role: 'user', content: `text ${id}` });
+
+describe('session store', () => {
+  it('appends concurrently without losing or duplicating messages', async () => {
+    await Promise.all(Array.from({ length: 30 }, (_, index) => appendMessages(box, [message(`m${index}`)])));
+    const stored = await readMessages(box);
+    expect(new Set(stored.map((entry) => entry.id)).size).toBe(30);
+  });
+
+  it('refuses a duplicate message id with conflict', async () => {
+    await appendMessages(box, [message('m1')]);
+    await expect(appendMessages(box, [message('m1')])).rejects.toMatchObject({
+      code: 'conflict',
+      path: 'm1',
+    });
+  });
+
+  it('reports a malformed message with its index path and line', () => {
+    expect(() =>
+      parseMessages(
+        '[\n  {"id": "a", "role": "user", "content": "x"},\n  {"id": "b", "role": "robot", "content": "y"}\n]',
+      ),
+    ).toThrow(expect.objectContaining({ code: 'invalid-config', path: '1.role', line: 3 }));
+  });
+
+  it('records curation events in an audit log without touching messages.json', async () => {
+    await appendMessages(box, [message('m1')]);
+    const before = await box.readText('messages.json');
+    const event = await recordMemoryEvent(
+      box,
+      { type: 'dismiss', targetMessageId: 'm1', summary: '无关', by: 'model', toolCallId: 'c9' },
+      { now: () => new Date('2026-02-01T00:00:00Z'), createId: () => 'e1' },
+    );
+    expect(event).toEqual({
+      type: 'dismiss',
+      targetMessageId: 'm1',
+      summary: '无关',
+      by: 'model',
+      toolCallId: 'c9',
+      id: 'e1',
+      at: '2026-02-01T00:00:00.000Z',
+    });
+    expect((await readMemoryLog(box)).events).toEqual([event]);
+    expect(await box.readText('messages.json')).toBe(before);
+  });
+
+  it('refuses to curate a message that does not exist', async () => {
+    await expect(
+      recordMemoryEvent(box, { type: 'exclude', targetMessageId: 'ghost', by: 'user' }),
+    ).rejects.toMatchObject({
+      code: 'not-found',
+      path: 'ghost',
+    });
+  });
+});

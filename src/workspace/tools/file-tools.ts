@@ -1,0 +1,126 @@
+import type { z } from 'zod';
+import { CtxloomError } from '../../core/index.ts';
+import { validateRelativePath } from '../sandbox/validate-path.ts';
+import { capOutput } from './cap-output.ts';
+import type { ToolContext } from './tool-context.ts';
+import type { listFilesInput, readFileInput, writeFileInput } from './tool-schemas.ts';
+
+/** Splits text into lines; a final newline does not start an extra line. */
+export function splitLines(text: string): string[] {
+  const lines = text.split(/\r\n|\r|\n/u);
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/**
+ * `read_file`: the file's lines `startLine..endLine`, numbered like `cat -n`, under a header
+ * naming the range and the file's length. Throws `not-found` for a range past the end.
+ */
+export async function readFileTool(
+  context: ToolContext,
+  input: z.infer<typeof readFileInput>,
+): Promise<string> {
+  const lines = splitLines(await context.sandbox.readText(input.path));
+  const startLine = input.startLine ?? 1;
+  const endLine = Math.min(input.endLine ?? lines.length, lines.length);
+  if (lines.length > 0 && (startLine > lines.length || endLine < startLine)) {
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `lines ${startLine}-${input.endLine ?? ''} are outside ${input.path} (it has ${lines.length} lines)`,
+      file: input.path,
+      line: startLine,
+    });
+  }
+  const width = String(endLine).length;
+  const body = lines
+    .slice(startLine - 1, endLine)
+    .map((text, index) => `${String(startLine + index).padStart(width)}\t${text}`)
+    .join('\n');
+  const header = `${input.path} (lines ${lines.length === 0 ? 0 : startLine}-${endLine} of ${lines.length})`;
+  return capOutput(
+    `${header}\n${body}`,
+    context.maxOutputChars,
+    'read a smaller line range with startLine/endLine',
+  );
+}
+
+/**
+ * `write_file`: without a range, replaces (or creates) the whole file; with `startLine` and
+ * `endLine`, replaces exactly those lines; with `startLine` alone, inserts before that line
+ * (`lines + 1` appends). Refuses the read-only record files and global files.
+ */
+export async function writeFileTool(
+  context: ToolContext,
+  input: z.infer<typeof writeFileInput>,
+): Promise<string> {
+  const segments = validateRelativePath(input.path);
+  const name = segments.join('/');
+  if (context.readOnlyFiles.includes(name)) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `${name} is managed by ctxloom and read-only for tools`,
+      file: input.path,
+    });
+  }
+  const owner = await context.sandbox.owner(input.path);
+  if (owner !== context.sandbox) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `${name} is a global workspace file; tools cannot change it`,
+      file: input.path,
+    });
+  }
+  if (input.endLine !== undefined && input.startLine === undefined) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'endLine needs startLine',
+      file: input.path,
+      path: 'endLine',
+    });
+  }
+  const newLines = splitLines(input.content);
+  if (input.startLine === undefined) {
+    await context.sandbox.writeText(input.path, input.content);
+    return `wrote ${input.path}: ${newLines.length} lines`;
+  }
+  let changed = '';
+  await context.sandbox.update(input.path, (current) => {
+    const lines = current === undefined ? [] : splitLines(current);
+    const start = input.startLine as number;
+    const end = input.endLine ?? start - 1;
+    if (start > lines.length + 1 || end > lines.length || end < start - 1) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `line range ${start}-${input.endLine ?? ''} does not fit ${input.path} (it has ${lines.length} lines)`,
+        file: input.path,
+        line: start,
+      });
+    }
+    lines.splice(start - 1, end - start + 1, ...newLines);
+    changed =
+      end < start
+        ? `inserted ${newLines.length} lines before line ${start}`
+        : `replaced lines ${start}-${end} with ${newLines.length} lines`;
+    return `${lines.join('\n')}\n`;
+  });
+  return `wrote ${input.path}: ${changed}`;
+}
+
+/** `list_files`: the session's files (recursive, with sizes), then the readable global files. */
+export async function listFilesTool(
+  context: ToolContext,
+  input: z.infer<typeof listFilesInput>,
+): Promise<string> {
+  const entries = await context.sandbox.list(input.dir ?? '', { recursive: true, maxEntries: 501 });
+  const lines = entries
+    .slice(0, 500)
+    .map((entry) => (entry.kind === 'directory' ? `${entry.path}/` : `${entry.path}\t${entry.size} bytes`));
+  if (entries.length > 500) lines.push('[truncated: more than 500 entries; list a sub-folder]');
+  if (input.dir === undefined || input.dir === '' || input.dir === '.') {
+    for (const file of ['system-prompt.md', 'profile.md']) {
+      const local = entries.some((entry) => entry.path === file);
+      if (!local && (await context.sandbox.exists(file))) lines.push(`${file}\t(global, read-only)`);
+    }
+  }
+  return capOutput(lines.join('\n') || '(empty)', context.maxOutputChars, 'list a sub-folder');
+}

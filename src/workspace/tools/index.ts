@@ -1,0 +1,20 @@
+export { formatBlockOutline } from './block-tools.ts';
+export { capOutput, DEFAULT_MAX_OUTPUT_CHARS } from './cap-output.ts';
+export { createWorkspaceTools, type WorkspaceTools } from './create-workspace-tools.ts';
+export {
+  createWorkspaceToolset,
+  type WorkspaceToolDefinition,
+  type WorkspaceToolset,
+  type WorkspaceToolsOptions,
+} from './create-workspace-toolset.ts';
+export { splitLines } from './file-tools.ts';
+export { createMatcher } from './search-tool.ts';
+export { DEFAULT_READ_ONLY_FILES } from './tool-context.ts';
+export {
+  dismissMemoryInput,
+  listFilesInput,
+  readBlockInput,
+  readFileInput,
+  searchInput,
+  writeFileInput,
+} from './tool-schemas.ts';
