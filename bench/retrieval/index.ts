@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createTokenCounter, withTokenCache } from '../../src/core/index.ts';
 import { createConversationIndex } from '../../src/retrieval/conversation-index.ts';
+import { type BenchContext, type BenchMetric, createBenchResult, writeBenchResult } from '../lib/index.ts';
 import { ctxloomBm25Engine, ctxloomConversationEngine, ctxloomKnowledgeEngine } from './ctxloom-engines.ts';
 import { type EvalCorpus, loadCmrc, loadLocomo } from './datasets.ts';
 import { packedRecall, recencyRecall } from './packing.ts';
@@ -17,26 +16,16 @@ import {
 import { type RankingScores, scoreRankings } from './ranking-metrics.ts';
 import { buildTimeMs, queryLatencyP50 } from './timing.ts';
 
-/** One reported number (the shared bench result format). */
-export interface BenchMetric {
-  name: string;
-  value: number;
-  unit: string;
-  peer?: { name: string; value: number };
-  /** The issue's target, in words, and whether this run met it. */
-  target?: string;
+/** A shared-format metric plus whether this run met its target. */
+export interface RetrievalMetric extends BenchMetric {
   met?: boolean;
 }
 
-/** What {@link run} returns and writes to `bench/results/retrieval.json`. */
-export interface BenchResult {
-  suite: string;
-  node: string;
-  cpus: number;
-  date: string;
-  metrics: BenchMetric[];
-  /** Engine name → settings used, and what the loaders dropped. */
+/** What {@link run} returns: the metrics and, per engine, the settings used and what the loaders dropped. */
+export interface RetrievalBenchOutput {
+  metrics: RetrievalMetric[];
   notes: Record<string, unknown>;
+  [key: string]: unknown;
 }
 
 const percent = (value: number) => Math.round(value * 1000) / 10;
@@ -44,13 +33,13 @@ const KS = [1, 5, 10, 20];
 const BUDGETS = [1000, 2000, 4000];
 
 /** Runs the retrieval evaluations (LoCoMo, CMRC 2018, latency, build) and writes the results. */
-export async function run(): Promise<BenchResult> {
-  const metrics: BenchMetric[] = [];
+export async function run(context?: BenchContext): Promise<RetrievalBenchOutput> {
+  const metrics: RetrievalMetric[] = [];
   const notes: Record<string, unknown> = {};
   const counter = withTokenCache(
     createTokenCounter({ name: 'o200k_base', exact: true, countText: countTokens }),
   );
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = context?.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   // ---- LoCoMo ranking
   const { corpora, report } = loadLocomo();
@@ -82,7 +71,7 @@ export async function run(): Promise<BenchResult> {
     best(peers.map((engine) => [engine.name, pick(locomo.get(engine.name) as RankingScores)]));
   for (const k of KS) {
     const peer = bestPeer((scores) => scores.recall[k] ?? 0);
-    const metric: BenchMetric = {
+    const metric: RetrievalMetric = {
       name: `locomo.recall@${k}`,
       value: percent(ours.recall[k] ?? 0),
       unit: '%',
@@ -139,7 +128,7 @@ export async function run(): Promise<BenchResult> {
   for (const budget of BUDGETS) {
     const value = percent(packed.get('ctxloom')?.[budget] ?? 0);
     const peer = best(peers.map((engine) => [engine.name, packed.get(engine.name)?.[budget] ?? 0]));
-    const metric: BenchMetric = {
+    const metric: RetrievalMetric = {
       name: `locomo.packed-recall@${budget / 1000}k`,
       value,
       unit: '%',
@@ -192,7 +181,7 @@ export async function run(): Promise<BenchResult> {
     best(zhPeers.map((name) => [name, pick(cmrcScores.get(name) as RankingScores)]));
   for (const k of [1, 5, 10]) {
     const peer = cmrcBest((scores) => scores.recall[k] ?? 0);
-    const metric: BenchMetric = {
+    const metric: RetrievalMetric = {
       name: `cmrc.recall@${k}`,
       value: percent(cmrcOurs.recall[k] ?? 0),
       unit: '%',
@@ -260,18 +249,7 @@ export async function run(): Promise<BenchResult> {
     met: buildMs < 1000,
   });
 
-  const result: BenchResult = {
-    suite: 'retrieval',
-    node: process.version,
-    cpus: availableParallelism(),
-    date: new Date().toISOString(),
-    metrics,
-    notes,
-  };
-  const resultsDirectory = fileURLToPath(new URL('../results/', import.meta.url));
-  mkdirSync(resultsDirectory, { recursive: true });
-  writeFileSync(`${resultsDirectory}retrieval.json`, `${JSON.stringify(result, null, 2)}\n`);
-  return result;
+  return { metrics, notes };
 }
 
 function rank(corpora: EvalCorpus[], engine: Engine): Promise<RankingScores> {
@@ -306,11 +284,14 @@ function tenThousandTurns(corpora: EvalCorpus[]) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await run();
-  for (const metric of result.metrics) {
+  const output = await run();
+  const result = { ...createBenchResult('retrieval', output.metrics), notes: output.notes };
+  const path = writeBenchResult(result);
+  for (const metric of output.metrics) {
     const peer = metric.peer === undefined ? '' : `  (peer ${metric.peer.name}: ${metric.peer.value})`;
     const target =
       metric.target === undefined ? '' : `  target ${metric.target}: ${metric.met ? 'met' : 'NOT met'}`;
     process.stdout.write(`${metric.name}: ${metric.value} ${metric.unit}${peer}${target}\n`);
   }
+  process.stdout.write(`→ ${path}\n`);
 }
