@@ -52,6 +52,7 @@ export interface Bm25Index {
   /**
    * Adds or replaces a document from term frequencies already produced by this index's
    * analyzer (e.g. merged from several analysed texts); length = the sum of frequencies.
+   * The index keeps the map: do not change it afterwards.
    */
   addFrequencies(id: string, frequencies: ReadonlyMap<string, number>): void;
   /** Removes a document; false when absent. */
@@ -254,7 +255,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     addFrequencies(id, frequencies) {
       let length = 0;
       for (const frequency of frequencies.values()) length += frequency;
-      insert(id, length, new Map(frequencies));
+      insert(id, length, frequencies as Map<string, number>);
     },
     remove,
     has: (id) => documents.has(id),
