@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createTokenCounter, withTokenCache } from '../../src/core/index.ts';
 import { createConversationIndex } from '../../src/retrieval/conversation-index.ts';
+import { createVectorIndex } from '../../src/retrieval/vector-index.ts';
 import { type BenchContext, type BenchMetric, createBenchResult, writeBenchResult } from '../lib/index.ts';
 import { ctxloomBm25Engine, ctxloomConversationEngine, ctxloomKnowledgeEngine } from './ctxloom-engines.ts';
 import { type EvalCorpus, loadCmrc, loadLocomo } from './datasets.ts';
@@ -249,7 +250,37 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     met: buildMs < 1000,
   });
 
+  // ---- Vector index: exact cosine at 100k × 384 (random unit vectors, fixed seed)
+  const vectors = createVectorIndex({ dimensions: 384 });
+  const random = mulberry32(7);
+  const vector = () => Float32Array.from({ length: 384 }, () => random() - 0.5);
+  const scratch = new Float32Array(384);
+  const vectorBuild = buildTimeMs(() => {
+    for (let index = 0; index < 100_000; index++) {
+      for (let column = 0; column < 384; column++) scratch[column] = random() - 0.5;
+      vectors.add(`v${index}`, scratch);
+    }
+  }, 1);
+  const queries = Array.from({ length: 20 }, vector);
+  const searchMs =
+    buildTimeMs(() => {
+      for (const query of queries) vectors.search(query, { limit: 20 });
+    }, 3) / queries.length;
+  metrics.push({ name: 'vector.search-100k-384d', value: round(searchMs), unit: 'ms' });
+  metrics.push({ name: 'vector.add-100k-384d', value: round(vectorBuild), unit: 'ms' });
+
   return { metrics, notes };
+}
+
+// Deterministic PRNG so every run searches the same vectors.
+function mulberry32(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let value = Math.imul(state ^ (state >>> 15), 1 | state);
+    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 function rank(corpora: EvalCorpus[], engine: Engine): Promise<RankingScores> {
