@@ -2,9 +2,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { CtxloomError, type Message, messageParts, partText } from '../core/index.ts';
 import type { Analyzer } from '../retrieval/analyzer.ts';
 import { type ConversationIndex, createConversationIndex } from '../retrieval/conversation-index.ts';
+import type { Embedder } from '../retrieval/embedder.ts';
 import type { RecallSource } from '../retrieval/recall-source.ts';
 import { ensureFormat } from './format-version.ts';
 import { type ImportanceReason, type ImportanceScorer, scoreImportance } from './importance-scorer.ts';
+import { createMemoryVectors } from './memory-vectors.ts';
 
 /** Format version of the memory tables (row `memory` of `ctxloom_formats`); newer files are refused. */
 export const MEMORY_FORMAT_VERSION = 1;
@@ -70,6 +72,13 @@ export interface MemoryStoreOptions {
   indexContext?: number;
   /** Clock in ms; default `Date.now`. */
   now?: () => number;
+  /**
+   * Makes L4 hybrid: messages are embedded lazily on the first recall after they were added
+   * (one batch), vectors are stored in SQLite per model, and recall merges the lexical and
+   * cosine top-k with `vectorScore = (max(cosine, 0) + normalised BM25) / 2`. Default none
+   * (lexical L4, the offline default).
+   */
+  embedder?: Embedder;
 }
 
 /**
@@ -124,6 +133,10 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
     indexContext: options.indexContext ?? 1,
   };
   const index: ConversationIndex = createConversationIndex(indexOptions);
+  const vectors =
+    options.embedder === undefined
+      ? undefined
+      : createMemoryVectors({ database, agentId, sessionId, embedder: options.embedder });
   index.append(entries.map(toConversationEntry));
 
   const view: MemoryView = {
@@ -137,7 +150,27 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
       return (request.limit === undefined ? important : important.slice(0, request.limit)).map(copy);
     },
     entries: () => entries.map(copy),
-    recallSource: (request = {}) => index.recallSource(request),
+    recallSource(request = {}) {
+      const lexical = index.recallSource(request);
+      if (vectors === undefined) return lexical;
+      const memoryVectors = vectors;
+      return {
+        name: lexical.name,
+        async recall(recall) {
+          await memoryVectors.ensure(entries, recall.signal);
+          const scores = new Map<string, number>();
+          for (const candidate of await lexical.recall(recall))
+            scores.set(candidate.id, candidate.vectorScore / 2);
+          for (const hit of await memoryVectors.search(recall.query, recall.limit, recall.signal)) {
+            scores.set(hit.id, (scores.get(hit.id) ?? 0) + Math.min(1, Math.max(0, hit.score)) / 2);
+          }
+          return [...scores]
+            .sort((left, right) => right[1] - left[1])
+            .slice(0, recall.limit)
+            .flatMap(([id, score]) => index.candidate(id, score, { name: lexical.name, ...request }) ?? []);
+        },
+      };
+    },
   };
 
   return {
