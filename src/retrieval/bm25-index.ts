@@ -1,5 +1,6 @@
 import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import { topSlots } from './top-slots.ts';
 
 /** Format version written by {@link Bm25Index.toJSON}; {@link loadBm25Index} reads only this. */
 export const BM25_FORMAT_VERSION = 1;
@@ -277,47 +278,4 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       return { version: BM25_FORMAT_VERSION, analyzer: analyzer.name, k1, b, documents: saved };
     },
   };
-}
-
-// Best `limit` slots by score (ties: lower slot first) with a bounded min-heap, so a query
-// touching every document costs O(n log limit) instead of a full sort.
-function topSlots(slots: readonly number[], scores: Float64Array, limit: number): number[] {
-  const worse = (left: number, right: number): boolean => {
-    const difference = (scores[left] as number) - (scores[right] as number);
-    return difference < 0 || (difference === 0 && left > right);
-  };
-  const heap: number[] = [];
-  const siftDown = (start: number): void => {
-    let index = start;
-    for (;;) {
-      const left = 2 * index + 1;
-      const right = left + 1;
-      let smallest = index;
-      if (left < heap.length && worse(heap[left] as number, heap[smallest] as number)) smallest = left;
-      if (right < heap.length && worse(heap[right] as number, heap[smallest] as number)) smallest = right;
-      if (smallest === index) return;
-      const swap = heap[index] as number;
-      heap[index] = heap[smallest] as number;
-      heap[smallest] = swap;
-      index = smallest;
-    }
-  };
-  for (const slot of slots) {
-    if (heap.length < limit) {
-      heap.push(slot);
-      let index = heap.length - 1;
-      while (index > 0) {
-        const parent = (index - 1) >> 1;
-        if (!worse(heap[index] as number, heap[parent] as number)) break;
-        const swap = heap[index] as number;
-        heap[index] = heap[parent] as number;
-        heap[parent] = swap;
-        index = parent;
-      }
-    } else if (worse(heap[0] as number, slot)) {
-      heap[0] = slot;
-      siftDown(0);
-    }
-  }
-  return heap.sort((left, right) => (worse(left, right) ? 1 : worse(right, left) ? -1 : 0));
 }

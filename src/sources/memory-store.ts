@@ -1,32 +1,16 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError, type Message, messageParts, partText } from '../core/index.ts';
 import type { Analyzer } from '../retrieval/analyzer.ts';
 import { type ConversationIndex, createConversationIndex } from '../retrieval/conversation-index.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 import type { RecallSource } from '../retrieval/recall-source.ts';
-import { ensureFormat } from './format-version.ts';
-import { type ImportanceReason, type ImportanceScorer, scoreImportance } from './importance-scorer.ts';
+import { type ImportanceScorer, scoreImportance } from './importance-scorer.ts';
+import type { MemoryEntry } from './memory-entry.ts';
+import { fromRow, migrate, openDatabase, type Row } from './memory-rows.ts';
 import { createMemoryVectors } from './memory-vectors.ts';
 
-/** Format version of the memory tables (row `memory` of `ctxloom_formats`); newer files are refused. */
-export const MEMORY_FORMAT_VERSION = 1;
-
-/** One remembered message with its tier data. */
-export interface MemoryEntry {
-  id: string;
-  agentId: string;
-  sessionId: string;
-  /** Order within the agent/session, from 0. */
-  seq: number;
-  message: Message;
-  /** The text indexed for L4 (`role: text`, tool parts rendered). */
-  text: string;
-  /** 0..1; ≥ the store's `importantThreshold` puts the entry in L2. */
-  importance: number;
-  reasons: Array<ImportanceReason | 'marked'>;
-  /** Milliseconds since the epoch, from the store's clock. */
-  createdAt: number;
-}
+export type { MemoryEntry } from './memory-entry.ts';
+export { MEMORY_FORMAT_VERSION } from './memory-rows.ts';
 
 /** The read side of a memory: what sub-agents (InheritedSource) and sources may use. */
 export interface MemoryView {
@@ -241,59 +225,6 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
     close() {
       if (owned) database.close();
     },
-  };
-}
-
-interface Row {
-  agent_id: string;
-  session_id: string;
-  seq: number;
-  id: string;
-  message: string;
-  text: string;
-  importance: number;
-  reasons: string;
-  marked: number;
-  created_at: number;
-}
-
-function openDatabase(path: string): DatabaseSync {
-  try {
-    return new DatabaseSync(path);
-  } catch (error) {
-    throw new CtxloomError({
-      code: 'storage-error',
-      message: 'could not open memory database',
-      cause: error,
-      file: path,
-    });
-  }
-}
-
-function migrate(database: DatabaseSync, path: string | undefined): void {
-  ensureFormat(database, 'memory', MEMORY_FORMAT_VERSION, path);
-  database.exec(`
-    CREATE TABLE IF NOT EXISTS ctxloom_memory (
-      agent_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL,
-      message TEXT NOT NULL, text TEXT NOT NULL, importance REAL NOT NULL, reasons TEXT NOT NULL,
-      marked INTEGER NOT NULL, created_at INTEGER NOT NULL,
-      PRIMARY KEY (agent_id, session_id, id)
-    );
-    CREATE INDEX IF NOT EXISTS ctxloom_memory_order ON ctxloom_memory (agent_id, session_id, seq);
-  `);
-}
-
-function fromRow(row: Row): MemoryEntry {
-  return {
-    id: row.id,
-    agentId: row.agent_id,
-    sessionId: row.session_id,
-    seq: row.seq,
-    message: JSON.parse(row.message) as Message,
-    text: row.text,
-    importance: row.importance,
-    reasons: JSON.parse(row.reasons) as MemoryEntry['reasons'],
-    createdAt: row.created_at,
   };
 }
 
