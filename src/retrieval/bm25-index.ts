@@ -143,6 +143,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   let totalLength = 0;
   let norms = new Float64Array(0);
   let normsValid = false;
+  let scratch = new Float64Array(64);
 
   const remove = (id: string): boolean => {
     const entry = documents.get(id);
@@ -201,7 +202,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     const count = documents.size;
     if (count === 0 || limit <= 0) return [];
     const slotNorms = currentNorms();
-    const scores = new Float64Array(slotIds.length);
+    // Accumulators are reused across searches (search is synchronous) and zeroed after use.
+    if (scratch.length < slotIds.length) scratch = new Float64Array(Math.max(64, slotIds.length * 2));
+    const scores = scratch;
     const touched: number[] = [];
     for (const [term, weight] of terms) {
       const list = postings.get(term);
@@ -219,10 +222,12 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     }
     const filter = searchOptions.filter;
     const kept = filter === undefined ? touched : touched.filter((slot) => filter(slotIds[slot] as string));
-    return topSlots(kept, scores, limit).map((slot) => ({
+    const hits = topSlots(kept, scores, limit).map((slot) => ({
       id: slotIds[slot] as string,
       score: scores[slot] as number,
     }));
+    for (const slot of touched) scores[slot] = 0;
+    return hits;
   };
 
   for (const [position, entry] of initial.entries()) {
