@@ -144,7 +144,7 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     metrics.push({
       name: `locomo.packed-recall@${budget / 1000}k.times-recency`,
       value: round(value / Math.max(recencyValue, 0.1)),
-      unit: '×',
+      unit: 'x',
       ...(budget === 2000 ? { target: '≥ 8× recency', met: value >= 8 * recencyValue } : {}),
     });
     metrics.push({ name: `locomo.packed-recall@${budget / 1000}k.recency`, value: recencyValue, unit: '%' });
