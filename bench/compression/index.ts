@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createEtlSession } from '../../examples/etl/etl-session.ts';
@@ -23,27 +21,16 @@ import {
 } from '../../src/core/index.ts';
 import { createLexicalRouter, DEFAULT_ROUTER_CONFIG } from '../../src/routing/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
+import {
+  type BenchContext,
+  type BenchMetric,
+  createBenchResult,
+  formatBenchResult,
+  type Measurement,
+  measureInterleaved,
+  writeBenchResult,
+} from '../lib/index.ts';
 import { generateEtlSessionScript } from './etl-session-script.ts';
-
-/** One reported number (the shared bench result format). */
-export interface BenchMetric {
-  name: string;
-  value: number;
-  unit: string;
-  peer?: { name: string; value: number };
-  target?: string;
-  met?: boolean;
-}
-
-/** What {@link run} returns and writes to `bench/results/compression.json`. */
-export interface BenchResult {
-  suite: string;
-  node: string;
-  cpus: number;
-  date: string;
-  metrics: BenchMetric[];
-  notes: Record<string, unknown>;
-}
 
 const AGENTS = ['analyst', 'planner', 'sql_developer', 'tester'] as const;
 
@@ -53,11 +40,14 @@ const AGENTS = ['analyst', 'planner', 'sql_developer', 'tester'] as const;
  *    requirement extraction, commander, artifact index): tokens of the raw history versus the
  *    TODO + artifact views an agent receives instead, and how many stated requirements have
  *    no evidence anchor (lost) or are missing from the views;
- * 2. the cost of one `decideCompressionTrigger` call on a 128k-token message list, with a cold
- *    and a warm (content-hash cached) o200k counter, next to gpt-tokenizer counting the same
- *    text directly.
+ * 2. the cost of one trigger decision on a 128k-token message list: `decideCompressionTrigger`
+ *    with a cold and a warm (content-hash cached) o200k counter, `createCompressionTrigger`
+ *    (per-message memo) on the list plus one new message, and gpt-tokenizer counting the same
+ *    messages as the peer — interleaved, medians.
  */
-export async function run(): Promise<BenchResult> {
+export async function run(
+  context: BenchContext,
+): Promise<{ metrics: BenchMetric[]; notes: Record<string, unknown> }> {
   const metrics: BenchMetric[] = [];
   const notes: Record<string, unknown> = {};
   const counter = withTokenCache(createO200kCounter());
@@ -128,10 +118,9 @@ export async function run(): Promise<BenchResult> {
       value: round(rawTokens / maxViewTokens, 1),
       unit: '×',
       target: 'views much smaller than raw history',
-      met: rawTokens / maxViewTokens > 5,
     },
     { name: 'etl200.requirements_stated', value: stated.length, unit: 'count' },
-    { name: 'etl200.requirements_lost', value: lost, unit: 'count', target: '0 lost', met: lost === 0 },
+    { name: 'etl200.requirements_lost', value: lost, unit: 'count', target: '0 lost' },
     { name: 'etl200.requirements_missing_from_unbounded_views', value: missingFromViews, unit: 'count' },
     { name: 'etl200.requirements_missing_from_6000_token_views', value: missingFromBounded, unit: 'count' },
     { name: 'etl200.todo_items_total', value: items.length, unit: 'count' },
@@ -145,72 +134,75 @@ export async function run(): Promise<BenchResult> {
     artifacts: state.artifacts.index.artifacts.length,
     artifactViewTokens: artifactView.tokens,
     openQuestions: state.requirements.openQuestions.length,
-    note: 'offline pipeline: lexical router + heuristic extraction; extra TODO items beyond stated requirements are heuristic false positives (e.g. "请更新…" work requests)',
+    note: 'offline pipeline: lexical router + heuristic extraction; TODO items beyond the stated requirements would be heuristic false positives',
   };
 
   // ---- 2. decideCompressionTrigger on a 128k-token message list
   const messages = messagesOfTokens(history, 128_000, counter);
   const exactTokens = counter.countMessages(messages);
   const window = 200_000;
-  const coldMs = median(
-    Array.from({ length: 5 }, () => {
-      const fresh = createO200kCounter();
-      fresh.countText('warm the vocabulary');
-      return time(() => decideCompressionTrigger(messages, { window, counter: fresh }));
-    }),
-  );
-  const warmCounter = withTokenCache(createO200kCounter());
-  decideCompressionTrigger(messages, { window, counter: warmCounter });
-  const warmMs = median(
-    Array.from({ length: 51 }, () =>
-      time(() => decideCompressionTrigger(messages, { window, counter: warmCounter })),
-    ),
-  );
-  const memoTrigger = createCompressionTrigger({ window, counter: createO200kCounter() });
-  memoTrigger.decide(messages);
+  let cold = createO200kCounter();
+  const warm = withTokenCache(createO200kCounter());
+  decideCompressionTrigger(messages, { window, counter: warm });
+  const memo = createCompressionTrigger({ window, counter: createO200kCounter() });
+  memo.decide(messages);
   const grown = [
     ...messages,
     { id: 'new', role: 'user' as const, content: 'one more requirement: 分区必须按 dt。' },
   ];
-  const memoMs = median(Array.from({ length: 51 }, () => time(() => memoTrigger.decide(grown))));
-  const peerCounter = createTokenCounter({ name: 'gpt-tokenizer', exact: true, countText: countTokens });
-  const peerMs = median(Array.from({ length: 5 }, () => time(() => peerCounter.countMessages(messages))));
+  const peer = createTokenCounter({ name: 'gpt-tokenizer', exact: true, countText: countTokens });
+  context.log(`trigger: ${messages.length} messages, ${exactTokens} tokens`);
+  const [coldRun, warmRun, memoRun, peerRun] = measureInterleaved(
+    [
+      {
+        name: 'cold',
+        // A fresh counter each run: its piece cache starts empty (the vocabulary stays loaded).
+        setup: () => {
+          cold = createO200kCounter();
+        },
+        run: () => decideCompressionTrigger(messages, { window, counter: cold }).tokens,
+      },
+      { name: 'warm', run: () => decideCompressionTrigger(messages, { window, counter: warm }).tokens },
+      { name: 'memo', run: () => memo.decide(grown).tokens },
+      { name: 'peer', run: () => peer.countMessages(messages) },
+    ],
+    { runs: Math.max(context.runs, 11) },
+  ) as [Measurement, Measurement, Measurement, Measurement];
   metrics.push(
     { name: 'trigger128k.message_tokens', value: exactTokens, unit: 'tokens' },
     { name: 'trigger128k.messages', value: messages.length, unit: 'count' },
     {
       name: 'trigger128k.cold_ms_per_call',
-      value: round(coldMs, 1),
+      value: round(coldRun.medianMs, 1),
       unit: 'ms',
-      peer: { name: 'gpt-tokenizer countTokens (same messages)', value: round(peerMs, 1) },
+      peer: { name: 'gpt-tokenizer countTokens', value: round(peerRun.medianMs, 1) },
     },
+    { name: 'trigger128k.warm_cached_ms_per_call', value: round(warmRun.medianMs, 2), unit: 'ms' },
     {
       name: 'trigger128k.memoised_ms_per_call',
-      value: round(memoMs, 3),
+      value: round(memoRun.medianMs, 3),
       unit: 'ms',
-      target: 'cheap enough to run before every call (< 5 ms)',
-      met: memoMs < 5,
+      target: '< 5 ms, cheap enough to run before every call',
     },
-    { name: 'trigger128k.warm_cached_ms_per_call', value: round(warmMs, 2), unit: 'ms' },
   );
-
   notes.trigger128k = {
     window,
-    iterations: { cold: 5, warm: 51, peer: 5 },
-    note: 'medians; cold = fresh o200k counter (empty piece cache) each call; warm = decideCompressionTrigger with a withTokenCache counter after one call (hashes every message); memoised = createCompressionTrigger re-checking the same list plus one new message (per-object memo). Machine shared with other jobs, so timings vary run to run.',
+    runs: Math.max(context.runs, 11),
+    cpuMs: {
+      cold: coldRun.medianCpuMs,
+      warm: warmRun.medianCpuMs,
+      memo: memoRun.medianCpuMs,
+      peer: peerRun.medianCpuMs,
+    },
+    agree: coldRun.output === warmRun.output && warmRun.output === peerRun.output,
+    note: 'medians, interleaved; cold = fresh o200k counter (empty piece cache); warm = decideCompressionTrigger with a withTokenCache counter (hashes every message); memoised = createCompressionTrigger on the same list plus one new message (per-object memo); peer = gpt-tokenizer counting the same messages.',
   };
-  const result: BenchResult = {
-    suite: 'compression',
-    node: process.version,
-    cpus: availableParallelism(),
-    date: new Date().toISOString(),
-    metrics,
-    notes,
+  notes.targets = {
+    compressionRatioOver5: rawTokens / maxViewTokens > 5,
+    zeroRequirementsLost: lost === 0,
+    memoisedUnder5Ms: memoRun.medianMs < 5,
   };
-  const resultsDirectory = fileURLToPath(new URL('../results/', import.meta.url));
-  mkdirSync(resultsDirectory, { recursive: true });
-  writeFileSync(`${resultsDirectory}compression.json`, `${JSON.stringify(result, null, 2)}\n`);
-  return result;
+  return { metrics, notes };
 }
 
 /** Repeats the session's messages (with fresh ids) until they reach at least `tokens`. */
@@ -230,29 +222,14 @@ function messagesOfTokens(history: readonly Message[], tokens: number, counter: 
   return messages;
 }
 
-function time(task: () => unknown): number {
-  const start = performance.now();
-  task();
-  return performance.now() - start;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await run();
-  for (const metric of result.metrics) {
-    const peer = metric.peer === undefined ? '' : `  (peer ${metric.peer.name}: ${metric.peer.value})`;
-    const target =
-      metric.target === undefined ? '' : `  target ${metric.target}: ${metric.met ? 'met' : 'NOT met'}`;
-    process.stdout.write(`${metric.name}: ${metric.value} ${metric.unit}${peer}${target}\n`);
-  }
-  process.stdout.write(`${JSON.stringify(result.notes, null, 2)}\n`);
+  const output = await run({ log: (message) => process.stderr.write(`  ${message}\n`), runs: 5 });
+  const result = { ...output, ...createBenchResult('compression', output.metrics) };
+  const path = writeBenchResult(result);
+  process.stdout.write(`${formatBenchResult(result)}\n→ ${path}\n`);
 }

@@ -91,7 +91,7 @@ describe('ETL example (scripted model)', async () => {
 });
 
 describe('ETL example with a small window', async () => {
-  const { turns } = await runEtlExample({ window: 1600 });
+  const { turns } = await runEtlExample({ window: 1400 });
 
   it('clips the payloads after /compress below the soft limit, dropping the oldest turns', () => {
     const last = turns[11]?.prepared;

@@ -66,6 +66,16 @@ describe('createHeuristicRequirementProposer', () => {
     ]);
   });
 
+  it('labels its results as the offline heuristic', async () => {
+    const result = await updateRequirementTodoSnapshot({
+      proposer,
+      snapshot: createRequirementTodoSnapshot({ threadId }),
+      userMessage: { id: 'm0', role: 'user', content: '需要按 dt 分区' },
+      turn: 0,
+    });
+    expect(result.source).toBe('offline-heuristic');
+  });
+
   it('does not add the same sentence twice', async () => {
     const snapshot = await run(['需要按 dt 分区', '需要按 dt 分区']);
     expect(snapshot.items).toHaveLength(1);

@@ -73,7 +73,7 @@ const ID = /\b([A-Za-z][\w-]*#\d+|G\d+)\b/u;
  * fallback.
  */
 export function createHeuristicRequirementProposer(): RequirementProposer {
-  return async ({ snapshot, message }) => {
+  const propose: RequirementProposer = async ({ snapshot, message }) => {
     const live = new Set(
       snapshot.items.filter((item) => item.status !== 'cancelled').map((item) => item.text),
     );
@@ -102,6 +102,7 @@ export function createHeuristicRequirementProposer(): RequirementProposer {
     }
     return { ok: true, proposal: { ops } };
   };
+  return Object.assign(propose, { label: 'offline-heuristic' });
 }
 
 function classify(sentence: string): RequirementType {

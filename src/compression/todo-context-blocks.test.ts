@@ -86,3 +86,25 @@ describe('todoContextBlocks', () => {
     expect(compiled.contexts.todo__context).toContain('sql_job:sales@v1');
   });
 });
+
+describe('todoContextBlocks after /compress', () => {
+  it('renders requirements without evidence and artifacts without history once clipping is on', () => {
+    const current = state();
+    const before = todoContextBlocks(current, { counter, maxTokens: 2000, agentId: 'tester' });
+    const after = todoContextBlocks(
+      { ...current, forceContextClipping: true, clippingScope: 'all' },
+      { counter, maxTokens: 2000, agentId: 'tester' },
+    );
+    const text = (blocks: typeof before) => blocks.map((block) => block.content).join('\n');
+    expect(text(before)).toContain('evidence: turn 0');
+    expect(text(after)).not.toContain('evidence');
+    expect(text(after)).not.toContain('### Recent by agent');
+    expect(text(after)).toContain('G1 [must · output]');
+    const requirementOnly = todoContextBlocks(
+      { ...current, forceContextClipping: true, clippingScope: 'requirement' },
+      { counter, maxTokens: 2000, agentId: 'tester' },
+    );
+    expect(text(requirementOnly)).toContain('### Recent by agent');
+    expect(text(requirementOnly)).not.toContain('evidence: turn');
+  });
+});

@@ -22,7 +22,10 @@ export interface TodoContextBlocksOptions {
  * The session's compression views as `todo__context` blocks for the core pipeline: the global
  * requirement TODO (priority 0.95), the called agent's scoped TODO (0.9) and the artifact
  * index (0.7). Budget a view leaves unused passes on to the next one, so the three blocks
- * together never exceed `maxTokens`. Empty views produce no block.
+ * together never exceed `maxTokens`. Empty views produce no block. After `/compress`
+ * (`forceContextClipping`), the compressed side renders compactly: requirements without
+ * evidence lines (`requirement`, `all`), artifacts without evidence and per-agent history
+ * (`artifacts`, `all`).
  */
 export function todoContextBlocks(
   state: CompressionState,
@@ -31,7 +34,12 @@ export function todoContextBlocks(
   const [globalShare, scopedShare] = options.shares ?? [0.45, 0.2, 0.35];
   const source = options.source ?? 'compression';
   const { counter } = options;
-  const maxEvidence = options.maxEvidence ?? 1;
+  // After `/compress` the compressed side is rendered in its compact form for the rest of the
+  // session: requirements without evidence lines, artifacts without the per-agent section.
+  const scope = state.forceContextClipping ? state.clippingScope : null;
+  const compactRequirements = scope === 'all' || scope === 'requirement';
+  const compactArtifacts = scope === 'all' || scope === 'artifacts';
+  const maxEvidence = compactRequirements ? 0 : (options.maxEvidence ?? 1);
   let remaining = options.maxTokens;
   const blocks: ContextBlock[] = [];
   const push = (
@@ -71,6 +79,7 @@ export function todoContextBlocks(
     const view = buildArtifactContextView(state.artifacts.index, {
       counter,
       maxTokens: Math.max(0, remaining),
+      ...(compactArtifacts ? { recentPerAgent: 0, maxEvidencePerJob: 0 } : {}),
     });
     push(`${state.threadId}:artifacts`, view.text, view.tokens, 0.7, { omittedIds: view.omittedIds });
   }
