@@ -69,7 +69,9 @@ export interface MemoryStoreOptions {
  * Opens (and creates or migrates) a memory store in SQLite through `node:sqlite`. Tiers:
  * L1 = the latest `recentLimit` messages; L2 = messages scored ≥ `importantThreshold` by the
  * scorer or marked explicitly; L4 = a lexical conversation index over every message, rebuilt
- * in memory on open (rows are the persisted truth; ~0.3 s per 10k messages).
+ * in memory on open (rows are the persisted truth; ~0.3 s per 10k messages). One store
+ * instance should write a given agent/session at a time: it keeps that conversation in memory
+ * and does not see rows another process appends until it is reopened.
  * @example
  * const memory = openMemoryStore({ path: 'memory.db', agentId: 'tutor', sessionId: 's1' });
  * memory.append(messages);
@@ -126,7 +128,10 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
   const view: MemoryView = {
     agentId,
     sessionId,
-    recent: (request = {}) => entries.slice(-(request.limit ?? recentLimit)).map(copy),
+    recent(request = {}) {
+      const limit = request.limit ?? recentLimit;
+      return limit <= 0 ? [] : entries.slice(-limit).map(copy);
+    },
     important(request = {}) {
       const important = entries
         .filter((entry) => entry.importance >= threshold)
