@@ -76,6 +76,7 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
       name: `locomo.recall@${k}`,
       value: percent(ours.recall[k] ?? 0),
       unit: '%',
+      better: 'higher',
       peer: { name: peer.name, value: percent(peer.value) },
     };
     if (k === 10) {
@@ -89,6 +90,7 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     name: 'locomo.all-evidence@10',
     value: percent(ours.allAt10),
     unit: '%',
+    better: 'higher',
     peer: { name: allPeer.name, value: percent(allPeer.value) },
   });
   const mrrPeer = bestPeer((scores) => scores.mrr);
@@ -96,6 +98,7 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     name: 'locomo.mrr',
     value: percent(ours.mrr),
     unit: '%',
+    better: 'higher',
     peer: { name: mrrPeer.name, value: percent(mrrPeer.value) },
   });
   for (const engine of [...ablations, ...peers]) {
@@ -105,13 +108,20 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
         name: `locomo.recall@${k}.${engine.name}`,
         value: percent(scores.recall[k] ?? 0),
         unit: '%',
+        better: 'higher',
       });
     metrics.push({
       name: `locomo.all-evidence@10.${engine.name}`,
       value: percent(scores.allAt10),
       unit: '%',
+      better: 'higher',
     });
-    metrics.push({ name: `locomo.mrr.${engine.name}`, value: percent(scores.mrr), unit: '%' });
+    metrics.push({
+      name: `locomo.mrr.${engine.name}`,
+      value: percent(scores.mrr),
+      unit: '%',
+      better: 'higher',
+    });
   }
 
   // ---- LoCoMo packed into a budget (o200k)
@@ -133,6 +143,7 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
       name: `locomo.packed-recall@${budget / 1000}k`,
       value,
       unit: '%',
+      better: 'higher',
       peer: { name: peer.name, value: percent(peer.value) },
     };
     const recencyValue = percent(recency[budget] ?? 0);
@@ -147,12 +158,18 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
       unit: 'x',
       ...(budget === 2000 ? { target: '≥ 8× recency', met: value >= 8 * recencyValue } : {}),
     });
-    metrics.push({ name: `locomo.packed-recall@${budget / 1000}k.recency`, value: recencyValue, unit: '%' });
+    metrics.push({
+      name: `locomo.packed-recall@${budget / 1000}k.recency`,
+      value: recencyValue,
+      unit: '%',
+      better: 'higher',
+    });
     for (const engine of peers) {
       metrics.push({
         name: `locomo.packed-recall@${budget / 1000}k.${engine.name}`,
         value: percent(packed.get(engine.name)?.[budget] ?? 0),
         unit: '%',
+        better: 'higher',
       });
     }
   }
@@ -186,6 +203,7 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
       name: `cmrc.recall@${k}`,
       value: percent(cmrcOurs.recall[k] ?? 0),
       unit: '%',
+      better: 'higher',
       peer: { name: peer.name, value: percent(peer.value) },
     };
     if (k === 1) {
@@ -199,14 +217,20 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     name: 'cmrc.mrr',
     value: percent(cmrcOurs.mrr),
     unit: '%',
+    better: 'higher',
     peer: { name: cmrcMrrPeer.name, value: percent(cmrcMrrPeer.value) },
     target: '≥ best peer configured for Chinese',
     met: percent(cmrcOurs.mrr) >= percent(cmrcMrrPeer.value),
   });
   for (const [name, scores] of cmrcScores) {
     for (const k of [1, 5, 10])
-      metrics.push({ name: `cmrc.recall@${k}.${name}`, value: percent(scores.recall[k] ?? 0), unit: '%' });
-    metrics.push({ name: `cmrc.mrr.${name}`, value: percent(scores.mrr), unit: '%' });
+      metrics.push({
+        name: `cmrc.recall@${k}.${name}`,
+        value: percent(scores.recall[k] ?? 0),
+        unit: '%',
+        better: 'higher',
+      });
+    metrics.push({ name: `cmrc.mrr.${name}`, value: percent(scores.mrr), unit: '%', better: 'higher' });
   }
 
   // ---- Speed: query p50 on the 689-turn conv-47; index build for 10k turns
