@@ -7,7 +7,10 @@ const model = new MockEmbeddingModelV4({
   doEmbed: async ({ values }) => ({
     embeddings: values.map((value) => {
       const vector = new Array<number>(8).fill(0);
-      for (const char of value) vector[(char.codePointAt(0) ?? 0) % 8] += 1;
+      for (const char of value) {
+        const bucket = (char.codePointAt(0) ?? 0) % 8;
+        vector[bucket] = (vector[bucket] ?? 0) + 1;
+      }
       return vector;
     }),
     warnings: [],
