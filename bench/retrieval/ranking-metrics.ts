@@ -28,7 +28,7 @@ export async function scoreRankings(
   for (const corpus of corpora) {
     const search = factory(corpus);
     for (const question of corpus.questions) {
-      const ranked = (await search(question.question)).slice(0, 20);
+      const ranked = (await search(question.question)).slice(0, Math.max(20, ...ks));
       const evidence = new Set(question.evidence);
       questions++;
       for (const k of ks) {

@@ -28,8 +28,9 @@ export interface ContentDigest {
 }
 
 /**
- * Digests an artifact's content for the index. SQL kinds (`sql_*`) get a statement/table
- * summary instead of a text head; JSON gets its top-level keys; other text a whitespace-
+ * Digests an artifact's content for the index. SQL — `sql_*` kinds, or text that starts with a
+ * SQL statement (test queries) — gets a statement/table summary instead of a text head; JSON
+ * (values, or text that parses as JSON) gets its top-level keys; other text a whitespace-
  * collapsed head. Every preview is at most `previewChars` characters.
  */
 export function digestContent(
@@ -41,17 +42,23 @@ export function digestContent(
   const text = isText ? content : canonicalJson(content);
   const derivedFields: Record<string, KeyFieldValue> = {};
   let preview: string;
-  if (isText && kind.startsWith('sql')) {
+  const parsed = isText ? parseJsonText(content) : content;
+  if (isText && (kind.startsWith('sql') || looksLikeSql(content))) {
     const summary = summarizeSql(content);
     derivedFields.statements = summary.statements;
     if (summary.writes.length > 0) derivedFields.writes = summary.writes.join(', ');
     if (summary.reads.length > 0) derivedFields.reads = summary.reads.join(', ');
     // Tables are already key fields; the preview adds only the statement shape.
     preview = `SQL: ${summary.verbs.join(', ') || 'empty'}`;
-  } else if (!isText && content !== null && typeof content === 'object' && !Array.isArray(content)) {
-    preview = `{ ${Object.keys(content).sort().join(', ')} }`;
-  } else if (Array.isArray(content)) {
-    preview = `[ ${content.length} item(s) ]`;
+  } else if (
+    parsed !== null &&
+    parsed !== undefined &&
+    typeof parsed === 'object' &&
+    !Array.isArray(parsed)
+  ) {
+    preview = `{ ${Object.keys(parsed).sort().join(', ')} }`;
+  } else if (Array.isArray(parsed)) {
+    preview = `[ ${parsed.length} item(s) ]`;
   } else {
     preview = text.replace(/\s+/gu, ' ').trim();
   }
@@ -67,4 +74,22 @@ export function digestContent(
 /** Cuts text to `maxChars`, ending in `…` when cut. */
 export function clip(text: string, maxChars: number): string {
   return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - 1))}…`;
+}
+
+const SQL_START =
+  /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*(?:select|insert|create|with|merge|update|delete|alter|drop|truncate)\b/iu;
+
+/** True when text starts with a SQL statement (after comments). */
+export function looksLikeSql(text: string): boolean {
+  return SQL_START.test(text);
+}
+
+function parseJsonText(text: string): JsonValue | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    return JSON.parse(trimmed) as JsonValue;
+  } catch {
+    return undefined;
+  }
 }

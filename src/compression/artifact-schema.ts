@@ -5,10 +5,12 @@ export const ARTIFACT_KINDS = ['analysis', 'plan', 'test', 'sql_job', 'sql_workf
 
 /** An artifact kind: one of {@link ARTIFACT_KINDS} or an application's own (`^[a-z][a-z0-9_]*$`). */
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number] | (string & {});
+/** Validates an {@link ArtifactKind}. */
 export const ArtifactKindSchema = z.string().regex(/^[a-z][a-z0-9_]*$/u);
 
 /** A short scalar describing an artifact (target table, row count, test verdict …). */
 export const KeyFieldValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+/** A value of {@link KeyFieldValueSchema}. */
 export type KeyFieldValue = z.infer<typeof KeyFieldValueSchema>;
 
 /**
@@ -36,6 +38,7 @@ export const ArtifactEntrySchema = z.object({
   createdAt: z.number(),
   invalidation: z.object({ reason: z.string(), turnIndex: z.number().int().min(0) }).optional(),
 });
+/** A value of {@link ArtifactEntrySchema}. */
 export type ArtifactEntry = z.infer<typeof ArtifactEntrySchema>;
 
 /** A tool call's evidence: input/output fingerprints and a short preview of the output. */
@@ -54,6 +57,7 @@ export const ToolEvidenceSchema = z.object({
   turnIndex: z.number().int().min(0),
   createdAt: z.number(),
 });
+/** A value of {@link ToolEvidenceSchema}. */
 export type ToolEvidence = z.infer<typeof ToolEvidenceSchema>;
 
 /** The per-session index (saved format, `version` 1). Holds no raw SQL and no full JSON. */
@@ -65,6 +69,7 @@ export const ArtifactIndexSchema = z.object({
   /** Keys (`<kind>:<name>`) the user or planner is focused on; shown first among jobs. */
   focus: z.array(z.string()),
 });
+/** A value of {@link ArtifactIndexSchema}. */
 export type ArtifactIndex = z.infer<typeof ArtifactIndexSchema>;
 
 /**
@@ -75,4 +80,5 @@ export const ArtifactStoreStateSchema = z.object({
   index: ArtifactIndexSchema,
   contents: z.record(z.string(), z.string()),
 });
+/** A value of {@link ArtifactStoreStateSchema}. */
 export type ArtifactStoreState = z.infer<typeof ArtifactStoreStateSchema>;

@@ -77,12 +77,13 @@ export function buildArtifactContextView(
     groups.push({ key: entry.id, lines: [entryLine(entry), ...evidence], fallback: [shortLine(entry)] });
   }
 
-  groups.push({ key: '#recent', lines: ['### Recent by agent'] });
+  const recentPerAgent = options.recentPerAgent ?? 3;
+  if (recentPerAgent > 0) groups.push({ key: '#recent', lines: ['### Recent by agent'] });
   const perAgent = new Map<string, ArtifactEntry[]>();
   for (const entry of newestFirst) {
     if (shown.has(entry.id)) continue;
     const list = perAgent.get(entry.agentId) ?? [];
-    if (list.length < (options.recentPerAgent ?? 3)) list.push(entry);
+    if (list.length < recentPerAgent) list.push(entry);
     perAgent.set(entry.agentId, list);
   }
   for (const [agentId, entries] of [...perAgent].sort(([a], [b]) => a.localeCompare(b))) {

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { ArtifactStoreStateSchema } from './artifact-schema.ts';
 import { createArtifactStoreState } from './create-artifact-store-state.ts';
 import { createRequirementTodoState, RequirementTodoStateSchema } from './requirement-todo-state.ts';
-import type { ThreadId } from './thread-id.ts';
+import { isThreadId, type ThreadId } from './thread-id.ts';
 
 /** What `/compress` asked for: requirements, artifacts, or both. */
 export const CompressScopeSchema = z.enum(['all', 'requirement', 'artifacts']);
+/** A value of {@link CompressScopeSchema}. */
 export type CompressScope = z.infer<typeof CompressScopeSchema>;
 
 /**
@@ -15,7 +16,7 @@ export type CompressScope = z.infer<typeof CompressScopeSchema>;
  */
 export const CompressionStateSchema = z.object({
   version: z.literal(1),
-  threadId: z.string(),
+  threadId: z.string().refine(isThreadId, 'thread id must look like <app>:user:<userId>:session:<sessionId>'),
   revision: z.number().int().min(0),
   requirements: RequirementTodoStateSchema,
   artifacts: ArtifactStoreStateSchema,
@@ -24,6 +25,7 @@ export const CompressionStateSchema = z.object({
   /** Scope of the last `/compress`, `null` when never used. */
   clippingScope: CompressScopeSchema.nullable(),
 });
+/** A value of {@link CompressionStateSchema}. */
 export type CompressionState = z.infer<typeof CompressionStateSchema>;
 
 /** An empty state for a session at revision 0. */

@@ -1,73 +1,42 @@
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CtxloomError } from '../core/index.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeContextSourceConformance } from '../testing/index.ts';
 import { createCompressionState } from './compression-state.ts';
-import { type CompressionStore, createMemoryCompressionStore } from './compression-store.ts';
+import { createMemoryCompressionStore } from './compression-store.ts';
+import { describeCompressionStoreConformance } from './compression-store-conformance.ts';
+import { registerArtifact } from './register-artifact.ts';
 import { createSqliteCompressionStore } from './sqlite-compression-store.ts';
 import { formatThreadId } from './thread-id.ts';
+import { createCompressionSource } from './todo-context-blocks.ts';
 
-const databases: DatabaseSync[] = [];
-afterEach(() => {
-  for (const database of databases.splice(0)) database.close();
-});
+const database = new DatabaseSync(':memory:');
+afterAll(() => database.close());
 
-const implementations: [string, () => CompressionStore][] = [
-  ['memory', createMemoryCompressionStore],
-  [
-    'sqlite',
-    () => {
-      const database = new DatabaseSync(':memory:');
-      databases.push(database);
-      return createSqliteCompressionStore({ database, table: `compression_${databases.length}` });
-    },
-  ],
-];
+describeCompressionStoreConformance('memory', createMemoryCompressionStore);
+describeCompressionStoreConformance('sqlite', () =>
+  createSqliteCompressionStore({ database, table: `compression_${Math.floor(Math.random() * 1e9)}` }),
+);
 
-describe.each(implementations)('CompressionStore (%s)', (_name, createStore) => {
-  const alice1 = formatThreadId({ app: 'etl', userId: 'alice', sessionId: 's1' });
-  const alice2 = formatThreadId({ app: 'etl', userId: 'alice', sessionId: 's2' });
-  const bob1 = formatThreadId({ app: 'etl', userId: 'bob', sessionId: 's1' });
-
-  it('keeps sessions and users with the same session id apart', async () => {
-    const store = createStore();
-    const state = createCompressionState({ threadId: alice1 });
-    state.forceContextClipping = true;
-    await store.save(state, { expectedRevision: null });
-    expect((await store.load(alice1))?.forceContextClipping).toBe(true);
-    expect(await store.load(alice2)).toBeUndefined();
-    expect(await store.load(bob1)).toBeUndefined();
-    await store.save(createCompressionState({ threadId: bob1 }), { expectedRevision: null });
-    expect((await store.load(bob1))?.forceContextClipping).toBe(false);
-    expect((await store.load(alice1))?.forceContextClipping).toBe(true);
-  });
-
-  it('increments the revision and refuses writes based on a stale one', async () => {
-    const store = createStore();
-    const first = await store.save(createCompressionState({ threadId: alice1 }), { expectedRevision: null });
-    expect(first.revision).toBe(0);
-    const second = await store.save(first, { expectedRevision: 0 });
-    expect(second.revision).toBe(1);
-    await expect(store.save(first, { expectedRevision: 0 })).rejects.toSatisfy((error) =>
-      CtxloomError.is(error, 'conflict'),
-    );
-    await expect(
-      store.save(createCompressionState({ threadId: alice1 }), { expectedRevision: null }),
-    ).rejects.toThrow(/revision 1/);
-  });
-
-  it('returns copies, so mutating a loaded state changes nothing stored', async () => {
-    const store = createStore();
-    await store.save(createCompressionState({ threadId: alice1 }), { expectedRevision: null });
-    const loaded = await store.load(alice1);
-    loaded!.requirements.openQuestions.push({
-      id: 'Q1',
-      text: 'x',
-      source: 'clarification',
-      proposedOps: [],
-      confidence: null,
-      anchor: null,
-      status: 'open',
-    });
-    expect((await store.load(alice1))?.requirements.openQuestions).toEqual([]);
+describe('createSqliteCompressionStore', () => {
+  it('refuses table names that are not plain identifiers', () => {
+    expect(() => createSqliteCompressionStore({ database, table: 'x; DROP TABLE y' })).toThrow(/table name/);
   });
 });
+
+const threadId = formatThreadId({ app: 'etl', userId: 'u1', sessionId: 's1' });
+const base = createCompressionState({ threadId });
+const withArtifact = {
+  ...base,
+  artifacts: registerArtifact(
+    base.artifacts,
+    { kind: 'plan', name: 'etl', agentId: 'planner', content: 'Run daily at 02:00.', turnIndex: 0 },
+    { clock: () => 0 },
+  ).state,
+};
+describeContextSourceConformance(
+  'createCompressionSource',
+  () => createCompressionSource({ load: () => withArtifact }),
+  {
+    queries: ['plan', '调度'],
+  },
+);

@@ -33,13 +33,13 @@ describe('createHeuristicRequirementProposer', () => {
     ]);
   });
 
-  it('extracts English requirements and keeps dotted table names whole', async () => {
+  it('extracts English requirements, skips plain work requests and keeps dotted table names whole', async () => {
     const snapshot = await run([
-      'Hi there. The job must read from ods.orders and write to dw.sales. Please add a row-count test.',
+      'Hi there. The job must read from ods.orders and write to dw.sales. We need a row-count test. Please rerun the job.',
     ]);
     expect(snapshot.items.map((item) => item.text)).toEqual([
       'The job must read from ods.orders and write to dw.sales.',
-      'Please add a row-count test.',
+      'We need a row-count test.',
     ]);
     expect(snapshot.items[1]?.type).toBe('acceptance');
   });
@@ -64,6 +64,16 @@ describe('createHeuristicRequirementProposer', () => {
       'reset',
       'add',
     ]);
+  });
+
+  it('labels its results as the offline heuristic', async () => {
+    const result = await updateRequirementTodoSnapshot({
+      proposer,
+      snapshot: createRequirementTodoSnapshot({ threadId }),
+      userMessage: { id: 'm0', role: 'user', content: '需要按 dt 分区' },
+      turn: 0,
+    });
+    expect(result.source).toBe('offline-heuristic');
   });
 
   it('does not add the same sentence twice', async () => {

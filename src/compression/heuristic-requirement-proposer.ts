@@ -5,7 +5,8 @@ import { splitSentences } from './split-sentences.ts';
 
 /**
  * Requirement cue words of the offline heuristic (Chinese and English). A sentence becomes a
- * requirement only when it contains one of them.
+ * requirement only when it contains one of them. Politeness markers (`请`, `please`) are not
+ * cues: they start work requests ("请更新一下 SQL") far more often than requirements.
  */
 export const REQUIREMENT_CUES: readonly string[] = [
   '需要',
@@ -30,13 +31,11 @@ export const REQUIREMENT_CUES: readonly string[] = [
   '增量',
   '全量',
   '分区',
-  '请',
   'must',
   'should',
   'need',
   'require',
   'want',
-  'please',
   "don't",
   'do not',
   'never',
@@ -74,7 +73,7 @@ const ID = /\b([A-Za-z][\w-]*#\d+|G\d+)\b/u;
  * fallback.
  */
 export function createHeuristicRequirementProposer(): RequirementProposer {
-  return async ({ snapshot, message }) => {
+  const propose: RequirementProposer = async ({ snapshot, message }) => {
     const live = new Set(
       snapshot.items.filter((item) => item.status !== 'cancelled').map((item) => item.text),
     );
@@ -103,6 +102,7 @@ export function createHeuristicRequirementProposer(): RequirementProposer {
     }
     return { ok: true, proposal: { ops } };
   };
+  return Object.assign(propose, { label: 'offline-heuristic' });
 }
 
 function classify(sentence: string): RequirementType {

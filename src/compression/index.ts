@@ -43,6 +43,7 @@ export {
   createArtifactStore,
 } from './create-artifact-store.ts';
 export { createArtifactStoreState, readArtifactContent } from './create-artifact-store-state.ts';
+export { type CompressionTriggerDecider, createCompressionTrigger } from './create-compression-trigger.ts';
 export {
   type CreateRequirementTodoSnapshotOptions,
   createRequirementTodoSnapshot,
@@ -127,6 +128,12 @@ export {
 } from './sqlite-compression-store.ts';
 export { type SqlSummary, summarizeSql } from './summarize-sql.ts';
 export { formatThreadId, isThreadId, parseThreadId, type ThreadId, type ThreadIdParts } from './thread-id.ts';
+export {
+  type CompressionSourceOptions,
+  createCompressionSource,
+  type TodoContextBlocksOptions,
+  todoContextBlocks,
+} from './todo-context-blocks.ts';
 export {
   type UpdateRequirementTodoSnapshotOptions,
   type UpdateRequirementTodoSnapshotResult,

@@ -26,8 +26,10 @@ export const ProposedRequirementOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('cancel'), id: z.string(), quote: z.string() }),
   z.object({ op: z.literal('reset'), quote: z.string() }),
 ]);
+/** A value of {@link ProposedRequirementOpSchema}. */
 export type ProposedRequirementOp = z.infer<typeof ProposedRequirementOpSchema>;
 
 /** A model's proposal: zero or more ops (an empty list means "no requirement change"). */
 export const RequirementProposalSchema = z.object({ ops: z.array(ProposedRequirementOpSchema) });
+/** A value of {@link RequirementProposalSchema}. */
 export type RequirementProposal = z.infer<typeof RequirementProposalSchema>;

@@ -20,7 +20,12 @@ export type RequirementProposerResult =
   | { ok: false; reason: 'malformed-output'; message: string; text?: string };
 
 /** Proposes requirement ops for one user message: a model, or the offline heuristic. */
-export type RequirementProposer = (input: RequirementProposerInput) => Promise<RequirementProposerResult>;
+export type RequirementProposer = ((
+  input: RequirementProposerInput,
+) => Promise<RequirementProposerResult>) & {
+  /** Shown in results: `model:<provider>/<id>`, `offline-heuristic`, … */
+  readonly label?: string;
+};
 
 /** The instructions sent with every model proposal. */
 export const REQUIREMENT_INSTRUCTIONS = `You maintain a structured TODO of the user's requirements for a data (ETL) task.
@@ -50,7 +55,13 @@ export interface ModelRequirementProposerOptions {
 export function createModelRequirementProposer(
   options: ModelRequirementProposerOptions,
 ): RequirementProposer {
-  return async ({ view, message, signal }) => {
+  const model = options.model;
+  const label = typeof model === 'string' ? `model:${model}` : `model:${model.provider}/${model.modelId}`;
+  const propose = async ({
+    view,
+    message,
+    signal,
+  }: RequirementProposerInput): Promise<RequirementProposerResult> => {
     try {
       const result = await generateText({
         model: options.model,
@@ -77,4 +88,5 @@ export function createModelRequirementProposer(
       });
     }
   };
+  return Object.assign(propose, { label });
 }

@@ -11,6 +11,7 @@ export const EvidenceAnchorSchema = z.object({
   /** Exact substring of the message text; never paraphrased. */
   quote: z.string().min(1),
 });
+/** A value of {@link EvidenceAnchorSchema}. */
 export type EvidenceAnchor = z.infer<typeof EvidenceAnchorSchema>;
 
 /**
@@ -26,15 +27,19 @@ export const REQUIREMENT_TYPES = [
   'preference',
   'question',
 ] as const;
+/** Validates a {@link RequirementType}. */
 export const RequirementTypeSchema = z.enum(REQUIREMENT_TYPES);
+/** A value of {@link RequirementTypeSchema}. */
 export type RequirementType = z.infer<typeof RequirementTypeSchema>;
 
 /** `must` > `should` > `could`; the view keeps higher priorities first. */
 export const RequirementPrioritySchema = z.enum(['must', 'should', 'could']);
+/** A value of {@link RequirementPrioritySchema}. */
 export type RequirementPriority = z.infer<typeof RequirementPrioritySchema>;
 
 /** `open` is live; `done` is satisfied but kept; `cancelled` stays for the audit trail. */
 export const RequirementStatusSchema = z.enum(['open', 'done', 'cancelled']);
+/** A value of {@link RequirementStatusSchema}. */
 export type RequirementStatus = z.infer<typeof RequirementStatusSchema>;
 
 /** One requirement with a stable id that is never reused, even after cancel or reset. */
@@ -47,6 +52,7 @@ export const RequirementItemSchema = z.object({
   /** Anchors in the order they were added; the view shows only the newest few. */
   evidence: z.array(EvidenceAnchorSchema).min(1),
 });
+/** A value of {@link RequirementItemSchema}. */
 export type RequirementItem = z.infer<typeof RequirementItemSchema>;
 
 const changes = z.object({
@@ -70,6 +76,7 @@ export const RequirementOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('cancel'), id: z.string().min(1), evidence: EvidenceAnchorSchema }),
   z.object({ op: z.literal('reset'), evidence: EvidenceAnchorSchema }),
 ]);
+/** A value of {@link RequirementOpSchema}. */
 export type RequirementOp = z.infer<typeof RequirementOpSchema>;
 
 /**
@@ -85,6 +92,7 @@ export const RequirementTodoDeltaSchema = z.object({
   baseRevision: z.number().int().min(0),
   ops: z.array(RequirementOpSchema),
 });
+/** A value of {@link RequirementTodoDeltaSchema}. */
 export type RequirementTodoDelta = z.infer<typeof RequirementTodoDeltaSchema>;
 
 /** One entry of the audit trail: which delta touched which item, with what evidence. */
@@ -97,6 +105,7 @@ export const EvidenceRecordSchema = z.object({
   /** Text of the item after the op, for `add` and text updates. */
   text: z.string().optional(),
 });
+/** A value of {@link EvidenceRecordSchema}. */
 export type EvidenceRecord = z.infer<typeof EvidenceRecordSchema>;
 
 /**
@@ -116,4 +125,5 @@ export const RequirementTodoSnapshotSchema = z.object({
   appliedDeltaIds: z.array(z.string()),
   evidenceHistory: z.array(EvidenceRecordSchema),
 });
+/** A value of {@link RequirementTodoSnapshotSchema}. */
 export type RequirementTodoSnapshot = z.infer<typeof RequirementTodoSnapshotSchema>;

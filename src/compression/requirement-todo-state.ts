@@ -24,6 +24,7 @@ export const OpenQuestionSchema = z.object({
   anchor: EvidenceAnchorSchema.nullable(),
   status: z.enum(['open', 'answered', 'dismissed']),
 });
+/** A value of {@link OpenQuestionSchema}. */
 export type OpenQuestion = z.infer<typeof OpenQuestionSchema>;
 
 /**
@@ -35,6 +36,7 @@ export const RequirementTodoStateSchema = z.object({
   scoped: z.record(z.string(), RequirementTodoSnapshotSchema),
   openQuestions: z.array(OpenQuestionSchema),
 });
+/** A value of {@link RequirementTodoStateSchema}. */
 export type RequirementTodoState = z.infer<typeof RequirementTodoStateSchema>;
 
 /** An empty two-layer TODO for a session. */

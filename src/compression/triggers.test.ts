@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CtxloomError, type Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { clipMessagesToBudget } from './clip-messages-to-budget.ts';
+import { createCompressionTrigger } from './create-compression-trigger.ts';
 import { decideCompressionTrigger } from './decide-compression-trigger.ts';
 import { parseManualCompressCommand } from './parse-manual-compress-command.ts';
 import { prepareWithinBudget } from './prepare-within-budget.ts';
@@ -149,5 +150,25 @@ describe('prepareWithinBudget', () => {
     expect(prepared.trigger.tokens).toBeLessThan(700);
     expect(prepared.clippedIds[0]).toBe('m0');
     expect(prepared.messages.at(-1)?.id).toBe('m19');
+  });
+});
+
+describe('createCompressionTrigger', () => {
+  it('decides like decideCompressionTrigger and counts each message object once', () => {
+    let counted = 0;
+    const counting = {
+      ...counter,
+      countMessages: (messages: readonly Message[]) => {
+        counted += messages.length;
+        return counter.countMessages(messages);
+      },
+    };
+    const trigger = createCompressionTrigger({ window: 1000, counter: counting });
+    const history = [message('a', 300), message('b', 300)];
+    expect(trigger.decide(history)).toEqual(decideCompressionTrigger(history, { window: 1000, counter }));
+    const grown = [...history, message('c', 200)];
+    expect(trigger.decide(grown)).toEqual(decideCompressionTrigger(grown, { window: 1000, counter }));
+    expect(trigger.decide(grown).level).toBe('soft');
+    expect(counted).toBe(3);
   });
 });

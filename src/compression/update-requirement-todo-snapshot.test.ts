@@ -46,6 +46,7 @@ describe('updateRequirementTodoSnapshot', () => {
     ]);
     expect(result.delta?.ops.map((op) => op.op)).toEqual(['add', 'add']);
     expect(result.snapshot.revision).toBe(1);
+    expect(result.source).toBe('model:mock-provider/mock-model-id');
   });
 
   it('rejects the whole delta when one quote is not verbatim and keeps the snapshot', async () => {
@@ -90,7 +91,7 @@ describe('updateRequirementTodoSnapshot', () => {
       const message = { id: 'm2', role: 'user' as const, content: 'x' };
       const result = await updateRequirementTodoSnapshot({ model, snapshot, userMessage: message, turn: 1 });
       expect(result.status).toBe('rejected');
-      expect(result.rejections[0]?.reason).toBe('malformed-delta');
+      expect(result.rejections[0]?.reason).toBe('malformed-output');
       expect(result.snapshot).toBe(snapshot);
     }
   });
@@ -155,6 +156,9 @@ describe('updateRequirementTodoSnapshot', () => {
     });
     expect(result.status).toBe('unchanged');
     const prompt = promptOf(model);
+    const format = model.doGenerateCalls[0]?.responseFormat;
+    expect(format?.type).toBe('json');
+    expect(JSON.stringify(format?.type === 'json' ? format.schema : null)).toContain('"quote"');
     expect(prompt).toContain('G1 [must · output]');
     expect(prompt).not.toContain('AUDIT-ONLY');
     expect(

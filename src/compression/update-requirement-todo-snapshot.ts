@@ -36,6 +36,8 @@ export interface UpdateRequirementTodoSnapshotResult {
   snapshot: RequirementTodoSnapshot;
   delta: RequirementTodoDelta | null;
   rejections: RequirementRejection[];
+  /** Label of the proposer that produced the ops (`model:…`, `offline-heuristic`, or `custom`). */
+  source: string;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function updateRequirementTodoSnapshot(
     throw new CtxloomError({ code: 'invalid-argument', message: 'give model or proposer', path: 'model' });
   }
   const { snapshot } = options;
+  const source = proposer.label ?? 'custom';
   const message: CitableMessage = {
     id: options.userMessage.id,
     turnIndex: options.turn,
@@ -75,11 +78,18 @@ export async function updateRequirementTodoSnapshot(
       status: 'rejected',
       snapshot,
       delta: null,
-      rejections: [{ opIndex: null, reason: 'malformed-delta', message: proposed.message }],
+      rejections: [{ opIndex: null, reason: 'malformed-output', message: proposed.message }],
+      source,
     };
   }
   const delta = resolveRequirementProposal({ snapshot, proposal: proposed.proposal, message });
-  if (delta.ops.length === 0) return { status: 'unchanged', snapshot, delta, rejections: [] };
+  if (delta.ops.length === 0) return { status: 'unchanged', snapshot, delta, rejections: [], source };
   const applied = applyRequirementDelta({ snapshot, delta, messages: [message] });
-  return { status: applied.status, snapshot: applied.snapshot, delta, rejections: applied.rejections };
+  return {
+    status: applied.status,
+    snapshot: applied.snapshot,
+    delta,
+    rejections: applied.rejections,
+    source,
+  };
 }

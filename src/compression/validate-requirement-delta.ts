@@ -15,8 +15,12 @@ export interface CitableMessage {
   text: string;
 }
 
-/** Why an op (or the whole delta, `opIndex: null`) was rejected. */
+/**
+ * Why an op (or the whole delta, `opIndex: null`) was rejected. `malformed-output`: the model's
+ * answer did not parse or match the proposal schema; `malformed-delta`: a delta failed its schema.
+ */
 export type RequirementRejectionReason =
+  | 'malformed-output'
   | 'malformed-delta'
   | 'wrong-thread'
   | 'wrong-scope'

@@ -21,6 +21,8 @@ export interface BuildReportInput {
   counter: TokenCounter;
   plan: BudgetPlan;
   messages: readonly Message[];
+  /** Each message's cost as sent (aligned with `messages`, request overhead excluded). */
+  costs: readonly number[];
   total: number;
   selection: Selection;
   dropped: readonly DroppedBlock[];
@@ -39,8 +41,8 @@ export function buildReport(input: BuildReportInput): CompileReport {
   const { counter, plan } = input;
   const perRequest = input.messages.length > 0 ? counter.overhead.perRequest : 0;
   const tokensByLayer = new Map<string, number>();
-  for (const message of input.messages) {
-    const cost = counter.countMessages([message]) - counter.overhead.perRequest;
+  for (const [index, message] of input.messages.entries()) {
+    const cost = input.costs[index] ?? 0;
     const merged = message.metadata?.layers;
     if (Array.isArray(merged) && merged.length > 1) {
       // A merged system message: attribute each layer its own text, the frame to the first.
@@ -149,7 +151,7 @@ function summarize(block: ContextBlock): BlockSummary {
     source: block.source,
     tokens: block.tokens,
     priority: block.priority,
-    preview: preview(block.content),
+    preview: blockPreview(block),
   };
   if (block.pinned === true) summary.pinned = true;
   if (block.provenance !== undefined) summary.provenance = block.provenance;
@@ -158,8 +160,22 @@ function summarize(block: ContextBlock): BlockSummary {
   return summary;
 }
 
+/** Previews keyed by the history message (stable across compiles) or else by the block. */
+const previews = new WeakMap<object, string>();
+
+function blockPreview(block: ContextBlock): string {
+  const message = block.metadata.message;
+  const key = typeof message === 'object' && message !== null ? message : block;
+  let text = previews.get(key);
+  if (text === undefined) {
+    text = preview(block.content);
+    previews.set(key, text);
+  }
+  return text;
+}
+
 function preview(text: string): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
+  const flat = text.slice(0, 240).replace(/\s+/g, ' ').trim();
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 

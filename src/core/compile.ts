@@ -10,9 +10,9 @@ import {
   trimDropped,
 } from './compact.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
-import { type ComposePolicy, compose, layerFilter, toQueryMessage } from './compose.ts';
+import { type ComposePolicy, compose, layerFilter, layerOf, toQueryMessage } from './compose.ts';
 import { CtxloomError } from './errors.ts';
-import { type HistoryBlockMetadata, historyBlocks } from './history.ts';
+import { type HistoryBlockMetadata, historyBlocks, measureMessage } from './history.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
 import { type Message, messageText, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
@@ -213,7 +213,21 @@ export async function compileContext(
       ...(query === undefined ? {} : { query }),
       policy,
     });
-    const total = counter.countMessages(messages);
+    // Count what is emitted: every message is a separate API field, so the request costs the
+    // request overhead plus each message's own cost (memoised per message, exact).
+    const historyCosts = selection.kept
+      .filter((block) => block.layer === 'history')
+      .sort((a, b) => (a.metadata as HistoryBlockMetadata).index - (b.metadata as HistoryBlockMetadata).index)
+      .map((block) => block.tokens);
+    if (queryInHistory !== undefined) historyCosts.push(measureMessage(queryInHistory, counter).tokens);
+    let historyIndex = 0;
+    const costs = messages.map((message) =>
+      layerOf(message) === 'history'
+        ? (historyCosts[historyIndex++] ?? measureMessage(message, counter).tokens)
+        : counter.countMessages([message]) - counter.overhead.perRequest,
+    );
+    const total =
+      messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0);
     const inputBudget = firstPlan.inputBudget;
     const keptCompactable = selection.kept.length > 0;
     if (total > inputBudget && keptCompactable && attempt < MAX_RETRIES) {
@@ -243,6 +257,7 @@ export async function compileContext(
       counter,
       plan: firstPlan,
       messages,
+      costs,
       total,
       selection,
       dropped,

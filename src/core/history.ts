@@ -1,5 +1,4 @@
 import type { ContextBlock } from './block.ts';
-import { fingerprintContent } from './fingerprint.ts';
 import { isErrorResult, type Message, messageParts, partText } from './message.ts';
 import type { TokenCounter } from './tokens.ts';
 
@@ -16,28 +15,82 @@ export interface HistoryBlockMetadata {
   [key: string]: unknown;
 }
 
+/** What a message costs and says, memoised per counter (see {@link measureMessage}). */
+export interface MessageMeasure {
+  /** The text a tokenizer sees (parts joined by newlines). */
+  text: string;
+  /** Tokens of the message as sent: content plus per-message overhead (no request overhead). */
+  tokens: number;
+  /** True when the message carries a failed tool result. */
+  error: boolean;
+  /** `history:<message id>`, the block id (kept as one string so lookups reuse its hash). */
+  blockId: string;
+}
+
+interface MemoEntry extends MessageMeasure {
+  content: Message['content'];
+  role: Message['role'];
+  name: string | undefined;
+}
+
+const memo = new WeakMap<TokenCounter, WeakMap<Message, MemoEntry>>();
+
+/**
+ * Measures a message once per counter: a recompile over the same message objects does no
+ * tokenising, hashing or text building for them. Messages are treated as immutable values —
+ * the memo is reused only while `content` (the same string or the same parts array), `role`
+ * and `name` are unchanged; replace a message (or its parts array) to change it.
+ */
+export function measureMessage(message: Message, counter: TokenCounter): MessageMeasure {
+  let byMessage = memo.get(counter);
+  if (byMessage === undefined) {
+    byMessage = new WeakMap();
+    memo.set(counter, byMessage);
+  }
+  const cached = byMessage.get(message);
+  if (
+    cached !== undefined &&
+    cached.content === message.content &&
+    cached.role === message.role &&
+    cached.name === message.name
+  ) {
+    return cached;
+  }
+  const parts = messageParts(message);
+  const entry: MemoEntry = {
+    text: parts.map(partText).join('\n'),
+    tokens: counter.countMessages([message]) - counter.overhead.perRequest,
+    error: parts.some(isErrorResult),
+    blockId: `history:${message.id}`,
+    content: message.content,
+    role: message.role,
+    name: message.name,
+  };
+  byMessage.set(message, entry);
+  return entry;
+}
+
 /**
  * Turns the chat history into one block per message in the `history` layer. Priority rises
  * with recency (oldest 0.05, newest 1). An assistant message with tool calls and the tool
  * messages answering them share a `group`, so they are kept or dropped together. Each
  * block's `tokens` is the message's own cost as sent (content plus per-message overhead).
+ * History is never deduplicated: the fingerprint is the message id.
  */
 export function historyToBlocks(history: readonly Message[], counter: TokenCounter): ContextBlock[] {
   const groups = toolGroups(history);
   const count = history.length;
   return history.map((message, index) => {
-    const parts = messageParts(message);
-    const content = parts.map(partText).join('\n');
-    const metadata: HistoryBlockMetadata = { message, index, error: parts.some(isErrorResult) };
+    const measure = measureMessage(message, counter);
+    const metadata: HistoryBlockMetadata = { message, index, error: measure.error };
     const block: ContextBlock = {
-      id: `history:${message.id}`,
+      id: measure.blockId,
       layer: 'history',
       source: HISTORY_SOURCE,
-      content,
-      tokens: counter.countMessages([message]) - counter.overhead.perRequest,
+      content: measure.text,
+      tokens: measure.tokens,
       priority: count === 1 ? 1 : 0.05 + (0.95 * index) / (count - 1),
-      // Per message, not per content: two turns saying the same thing are both part of the conversation.
-      fingerprint: fingerprintContent(`history\u0000${message.id}\u0000${content}`),
+      fingerprint: measure.blockId,
       metadata,
     };
     const group = groups.get(index);

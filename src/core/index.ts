@@ -59,7 +59,14 @@ export {
 } from './errors.ts';
 export { fingerprintContent, hashText } from './fingerprint.ts';
 export { describeReason, type FormatReportOptions, formatReport } from './format-report.ts';
-export { HISTORY_SOURCE, type HistoryBlockMetadata, historyBlocks, historyToBlocks } from './history.ts';
+export {
+  HISTORY_SOURCE,
+  type HistoryBlockMetadata,
+  historyBlocks,
+  historyToBlocks,
+  type MessageMeasure,
+  measureMessage,
+} from './history.ts';
 export {
   assertContextKey,
   type ContextKey,

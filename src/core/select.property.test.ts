@@ -60,6 +60,10 @@ const sharesArbitrary = fc.tuple(
 function referenceSelect(blocks: ContextBlock[], grants: Record<string, number>): Set<string> {
   const seen = new Map<string, ContextBlock>();
   for (const block of blocks) {
+    if (block.layer === 'history') {
+      seen.set(`history\u0000${block.id}`, block);
+      continue;
+    }
     const current = seen.get(block.fingerprint);
     if (current === undefined || block.priority > current.priority) seen.set(block.fingerprint, block);
   }

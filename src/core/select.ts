@@ -81,14 +81,14 @@ export function selectBlocks(input: SelectInput): Selection {
   const dropped: DroppedBlock[] = [];
   const unique = dedupe(input.blocks, dropped);
   const units = toUnits(unique, separator);
-  const keptIds = new Set<string>();
+  const keptBlocks = new Set<ContextBlock>();
 
   let pinnedTokens = 0;
   const pinned = units.filter((unit) => unit.pinned).sort(byRank);
   for (const unit of pinned) {
     if (pinnedTokens + unit.tokens <= input.pinnedBudget) {
       pinnedTokens += unit.tokens;
-      for (const block of unit.blocks) keptIds.add(block.id);
+      for (const block of unit.blocks) keptBlocks.add(block);
     } else {
       for (const block of unit.blocks) {
         dropped.push({ block, reason: { type: 'pinned-over-budget', budgetTokens: input.pinnedBudget } });
@@ -134,7 +134,7 @@ export function selectBlocks(input: SelectInput): Selection {
     if (demand <= grant) {
       pool += grant - demand;
       entry.usedTokens = demand;
-      for (const unit of layerUnits) for (const block of unit.blocks) keptIds.add(block.id);
+      for (const unit of layerUnits) for (const block of unit.blocks) keptBlocks.add(block);
     } else {
       hungry.push({ layer, priority, grant: entry, units: layerUnits });
     }
@@ -150,7 +150,7 @@ export function selectBlocks(input: SelectInput): Selection {
     for (const unit of [...layerUnits].sort(byRank)) {
       if (!full && used + unit.tokens <= grant.grantTokens) {
         used += unit.tokens;
-        for (const block of unit.blocks) keptIds.add(block.id);
+        for (const block of unit.blocks) keptBlocks.add(block);
       } else {
         full = true;
         for (const block of unit.blocks) {
@@ -162,17 +162,23 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
-  return { kept: unique.filter((block) => keptIds.has(block.id)), dropped, layers: grants, pinnedTokens };
+  return { kept: unique.filter((block) => keptBlocks.has(block)), dropped, layers: grants, pinnedTokens };
 }
 
 function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): ContextBlock[] {
+  // History turns are never deduplicated (two "yes" answers are two turns), so they skip the map.
   const best = new Map<string, ContextBlock>();
   for (const block of blocks) {
+    if (block.layer === 'history') continue;
     const current = best.get(block.fingerprint);
     if (current === undefined || outranks(block, current)) best.set(block.fingerprint, block);
   }
   const unique: ContextBlock[] = [];
   for (const block of blocks) {
+    if (block.layer === 'history') {
+      unique.push(block);
+      continue;
+    }
     const winner = best.get(block.fingerprint);
     if (winner === block) unique.push(block);
     else if (winner !== undefined) dropped.push({ block, reason: { type: 'duplicate', of: winner.id } });

@@ -1,5 +1,4 @@
 import { CtxloomError } from './errors.ts';
-import { hashText } from './fingerprint.ts';
 import { type Message, type Part, partText } from './message.ts';
 
 /**
@@ -100,9 +99,11 @@ export interface TokenCacheStats {
   hits: number;
   misses: number;
   entries: number;
+  /** UTF-16 code units held by the cache's keys. */
+  characters: number;
 }
 
-/** A counter whose text counts are cached by content hash. */
+/** A counter whose text counts are cached by content. */
 export interface CachedTokenCounter extends TokenCounter {
   readonly stats: () => TokenCacheStats;
   readonly clear: () => void;
@@ -112,17 +113,22 @@ export interface CachedTokenCounter extends TokenCounter {
 export interface TokenCacheOptions {
   /** Most cached strings kept; the oldest are evicted first. Default 50 000, range ≥ 1. */
   maxEntries?: number;
-  /** Strings shorter than this are counted directly (hashing them costs more). Default 16. */
+  /** Most UTF-16 code units the cached strings may hold in all. Default 64 Mi (~128 MB). */
+  maxCharacters?: number;
+  /** Strings shorter than this are counted directly (a lookup costs more). Default 16. */
   minLength?: number;
 }
 
 /**
- * Wraps a counter so each distinct text is tokenised once: the cache key is a 53-bit hash
- * of the content plus its length, so a recompile after one new message counts only that
- * message. `countMessages` counts every emitted piece through the cache.
+ * Wraps a counter so each distinct text is tokenised once. The cache is keyed by the text
+ * itself — a hash table over content: the engine hashes a string once and keeps the hash on
+ * it, so looking up an unchanged message again costs almost nothing, and equal content in a
+ * new string still hits. A recompile after one new message tokenises only that message.
+ * Bounded by entries and by total characters (oldest evicted first).
  */
 export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions = {}): CachedTokenCounter {
   const maxEntries = options.maxEntries ?? 50_000;
+  const maxCharacters = options.maxCharacters ?? 64 * 1024 * 1024;
   const minLength = options.minLength ?? 16;
   if (!Number.isInteger(maxEntries) || maxEntries < 1) {
     throw new CtxloomError({
@@ -133,24 +139,28 @@ export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions
   }
   const overhead = counter.overhead;
   const cache = new Map<string, number>();
+  let characters = 0;
   let hits = 0;
   let misses = 0;
 
   const countText = (text: string): number => {
     if (text.length < minLength) return counter.countText(text);
-    const key = `${hashText(text)}:${text.length}`;
-    const cached = cache.get(key);
+    const cached = cache.get(text);
     if (cached !== undefined) {
       hits++;
       return cached;
     }
     misses++;
     const count = counter.countText(text);
-    if (cache.size >= maxEntries) {
+    if (text.length > maxCharacters) return count;
+    while (cache.size > 0 && (cache.size >= maxEntries || characters + text.length > maxCharacters)) {
       const oldest = cache.keys().next();
-      if (!oldest.done) cache.delete(oldest.value);
+      if (oldest.done) break;
+      characters -= oldest.value.length;
+      cache.delete(oldest.value);
     }
-    cache.set(key, count);
+    cache.set(text, count);
+    characters += text.length;
     return count;
   };
 
@@ -160,9 +170,10 @@ export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions
     overhead,
     countText,
     countMessages: (messages) => countMessagesWith(countText, overhead, messages),
-    stats: () => ({ hits, misses, entries: cache.size }),
+    stats: () => ({ hits, misses, entries: cache.size, characters }),
     clear: () => {
       cache.clear();
+      characters = 0;
       hits = 0;
       misses = 0;
     },

@@ -1,5 +1,6 @@
 import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import { topSlots } from './top-slots.ts';
 
 /** Format version written by {@link Bm25Index.toJSON}; {@link loadBm25Index} reads only this. */
 export const BM25_FORMAT_VERSION = 1;
@@ -49,11 +50,21 @@ export interface Bm25Index {
   readonly size: number;
   /** Adds a document or replaces the one with the same id. */
   add(id: string, text: string): void;
+  /**
+   * Adds or replaces a document from term frequencies already produced by this index's
+   * analyzer (e.g. merged from several analysed texts); length = the sum of frequencies.
+   * The index keeps the map: do not change it afterwards.
+   */
+  addFrequencies(id: string, frequencies: ReadonlyMap<string, number>): void;
   /** Removes a document; false when absent. */
   remove(id: string): boolean;
   has(id: string): boolean;
   /** Best hits first (ties: earlier-added first). An empty or all-stopword query returns []. */
   search(query: string, options?: Bm25SearchOptions): Bm25Hit[];
+  /** Like `search` with already analysed terms, each with a weight (> 0) on its contribution. */
+  searchTerms(terms: ReadonlyMap<string, number>, options?: Bm25SearchOptions): Bm25Hit[];
+  /** Analysed term frequencies of a stored document (a copy), or undefined. */
+  termFrequencies(id: string): Map<string, number> | undefined;
   toJSON(): SerializedBm25Index;
 }
 
@@ -132,6 +143,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   let totalLength = 0;
   let norms = new Float64Array(0);
   let normsValid = false;
+  let scratch = new Float64Array(64);
 
   const remove = (id: string): boolean => {
     const entry = documents.get(id);
@@ -185,6 +197,39 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     return norms;
   };
 
+  const searchTerms = (terms: ReadonlyMap<string, number>, searchOptions: Bm25SearchOptions): Bm25Hit[] => {
+    const limit = searchOptions.limit ?? 20;
+    const count = documents.size;
+    if (count === 0 || limit <= 0) return [];
+    const slotNorms = currentNorms();
+    // Accumulators are reused across searches (search is synchronous) and zeroed after use.
+    if (scratch.length < slotIds.length) scratch = new Float64Array(Math.max(64, slotIds.length * 2));
+    const scores = scratch;
+    const touched: number[] = [];
+    for (const [term, weight] of terms) {
+      const list = postings.get(term);
+      if (list === undefined || !(weight > 0)) continue;
+      const { slots, frequencies } = list;
+      const idf = Math.log(1 + (count - slots.length + 0.5) / (slots.length + 0.5));
+      const boost = weight * idf * (k1 + 1);
+      for (let index = 0; index < slots.length; index++) {
+        const slot = slots[index] as number;
+        const frequency = frequencies[index] as number;
+        const previous = scores[slot] as number;
+        if (previous === 0) touched.push(slot);
+        scores[slot] = previous + (boost * frequency) / (frequency + (slotNorms[slot] as number));
+      }
+    }
+    const filter = searchOptions.filter;
+    const kept = filter === undefined ? touched : touched.filter((slot) => filter(slotIds[slot] as string));
+    const hits = topSlots(kept, scores, limit).map((slot) => ({
+      id: slotIds[slot] as string,
+      score: scores[slot] as number,
+    }));
+    for (const slot of touched) scores[slot] = 0;
+    return hits;
+  };
+
   for (const [position, entry] of initial.entries()) {
     const [id, length, terms, frequencies] = Array.isArray(entry) ? entry : [];
     if (
@@ -213,35 +258,22 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
       insert(id, terms.length, frequencies);
     },
+    addFrequencies(id, frequencies) {
+      let length = 0;
+      for (const frequency of frequencies.values()) length += frequency;
+      insert(id, length, frequencies as Map<string, number>);
+    },
     remove,
     has: (id) => documents.has(id),
     search(query, searchOptions = {}) {
-      const limit = searchOptions.limit ?? 20;
-      const count = documents.size;
-      if (count === 0 || limit <= 0) return [];
-      const slotNorms = currentNorms();
-      const scores = new Float64Array(slotIds.length);
-      const touched: number[] = [];
-      for (const term of new Set(analyzer.analyze(query))) {
-        const list = postings.get(term);
-        if (list === undefined) continue;
-        const { slots, frequencies } = list;
-        const idf = Math.log(1 + (count - slots.length + 0.5) / (slots.length + 0.5));
-        const boost = idf * (k1 + 1);
-        for (let index = 0; index < slots.length; index++) {
-          const slot = slots[index] as number;
-          const frequency = frequencies[index] as number;
-          const previous = scores[slot] as number;
-          if (previous === 0) touched.push(slot);
-          scores[slot] = previous + (boost * frequency) / (frequency + (slotNorms[slot] as number));
-        }
-      }
-      const filter = searchOptions.filter;
-      const kept = filter === undefined ? touched : touched.filter((slot) => filter(slotIds[slot] as string));
-      return topSlots(kept, scores, limit).map((slot) => ({
-        id: slotIds[slot] as string,
-        score: scores[slot] as number,
-      }));
+      const terms = new Map<string, number>();
+      for (const term of analyzer.analyze(query)) terms.set(term, 1);
+      return searchTerms(terms, searchOptions);
+    },
+    searchTerms: (terms, searchOptions = {}) => searchTerms(terms, searchOptions),
+    termFrequencies: (id) => {
+      const entry = documents.get(id);
+      return entry === undefined ? undefined : new Map(entry.frequencies);
     },
     toJSON() {
       const saved: SerializedBm25Index['documents'] = [];
@@ -251,43 +283,4 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       return { version: BM25_FORMAT_VERSION, analyzer: analyzer.name, k1, b, documents: saved };
     },
   };
-}
-
-// Best `limit` slots by score (ties: lower slot first) with a bounded min-heap, so a query
-// touching every document costs O(n log limit) instead of a full sort.
-function topSlots(slots: readonly number[], scores: Float64Array, limit: number): number[] {
-  const worse = (left: number, right: number): boolean => {
-    const difference = (scores[left] as number) - (scores[right] as number);
-    return difference < 0 || (difference === 0 && left > right);
-  };
-  const heap: number[] = [];
-  const siftDown = (start: number): void => {
-    let index = start;
-    for (;;) {
-      const left = 2 * index + 1;
-      const right = left + 1;
-      let smallest = index;
-      if (left < heap.length && worse(heap[left] as number, heap[smallest] as number)) smallest = left;
-      if (right < heap.length && worse(heap[right] as number, heap[smallest] as number)) smallest = right;
-      if (smallest === index) return;
-      [heap[index], heap[smallest]] = [heap[smallest] as number, heap[index] as number];
-      index = smallest;
-    }
-  };
-  for (const slot of slots) {
-    if (heap.length < limit) {
-      heap.push(slot);
-      let index = heap.length - 1;
-      while (index > 0) {
-        const parent = (index - 1) >> 1;
-        if (!worse(heap[index] as number, heap[parent] as number)) break;
-        [heap[index], heap[parent]] = [heap[parent] as number, heap[index] as number];
-        index = parent;
-      }
-    } else if (worse(heap[0] as number, slot)) {
-      heap[0] = slot;
-      siftDown(0);
-    }
-  }
-  return heap.sort((left, right) => (worse(left, right) ? 1 : worse(right, left) ? -1 : 0));
 }

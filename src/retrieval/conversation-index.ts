@@ -2,7 +2,7 @@ import { CtxloomError, fingerprintContent } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
-import type { RecallSource } from './recall-source.ts';
+import type { RecallRequest, RecallSource } from './recall-source.ts';
 
 /** One conversation turn (or any ordered entry) as indexed. */
 export interface ConversationEntry {
@@ -23,6 +23,11 @@ export interface ConversationIndexOptions {
    */
   indexContext?: number;
   /**
+   * How many times a turn's own text is repeated in its indexed text, so a turn outranks a
+   * neighbour that merely borders the matching words. Default 2, integer 1..5.
+   */
+  ownTextWeight?: number;
+  /**
    * Turns on each side added to a hit's content when recalled (like Mastra's `messageRange`),
    * joined by newlines in conversation order. Default 0, integer 0..10.
    */
@@ -38,6 +43,14 @@ export interface ConversationIndex extends RecallSource {
   remove(id: string): boolean;
   /** Entries in conversation order. */
   entries(): ConversationEntry[];
+  /** The candidate for an indexed turn with the given recall score (undefined when absent). */
+  candidate(
+    id: string,
+    vectorScore: number,
+    view?: { name?: string; messageRange?: number },
+  ): RetrievalCandidate | undefined;
+  /** Another view of the same index with its own name and `messageRange`. */
+  recallSource(options: { name?: string; messageRange?: number }): RecallSource;
 }
 
 /**
@@ -54,9 +67,29 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   const name = options.name ?? 'memory';
   const indexContext = checkWindow(options.indexContext ?? 1, 'indexContext');
   const messageRange = checkWindow(options.messageRange ?? 0, 'messageRange');
+  const ownTextWeight = options.ownTextWeight ?? 2;
+  if (!Number.isInteger(ownTextWeight) || ownTextWeight < 1 || ownTextWeight > 5) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'ownTextWeight must be an integer within 1..5',
+      path: 'ownTextWeight',
+    });
+  }
   const lexical = createBm25Index(options.analyzer === undefined ? {} : { analyzer: options.analyzer });
   const order: ConversationEntry[] = [];
   const positions = new Map<string, number>();
+  // Fingerprints of recalled contents, computed once per distinct content (hashing dominated
+  // recall time otherwise); bounded FIFO.
+  const fingerprints = new Map<string, string>();
+  const fingerprintOf = (content: string): string => {
+    let fingerprint = fingerprints.get(content);
+    if (fingerprint === undefined) {
+      fingerprint = fingerprintContent(content);
+      if (fingerprints.size >= 8192) fingerprints.delete(fingerprints.keys().next().value as string);
+      fingerprints.set(content, fingerprint);
+    }
+    return fingerprint;
+  };
 
   const window = (position: number, radius: number): string => {
     const parts: string[] = [];
@@ -69,10 +102,62 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
     return parts.join('\n');
   };
+  // Each turn is analysed once; a turn's indexed document is the sum of its neighbours' term
+  // frequencies plus its own times ownTextWeight (the same terms as analysing the joined text,
+  // since no term spans a line break).
+  const analysed = new Map<string, Map<string, number>>();
+  const termsOf = (entry: ConversationEntry): Map<string, number> => {
+    let frequencies = analysed.get(entry.id);
+    if (frequencies === undefined) {
+      frequencies = new Map();
+      for (const term of lexical.analyzer.analyze(entry.text))
+        frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      analysed.set(entry.id, frequencies);
+    }
+    return frequencies;
+  };
   const reindex = (from: number, to: number): void => {
     for (let position = Math.max(0, from); position <= Math.min(order.length - 1, to); position++) {
-      lexical.add((order[position] as ConversationEntry).id, window(position, indexContext));
+      const merged = new Map<string, number>();
+      const last = Math.min(order.length - 1, position + indexContext);
+      for (let index = Math.max(0, position - indexContext); index <= last; index++) {
+        const weight = index === position ? ownTextWeight : 1;
+        for (const [term, frequency] of termsOf(order[index] as ConversationEntry)) {
+          merged.set(term, (merged.get(term) ?? 0) + weight * frequency);
+        }
+      }
+      lexical.addFrequencies((order[position] as ConversationEntry).id, merged);
     }
+  };
+
+  const toCandidate = (
+    id: string,
+    vectorScore: number,
+    origin: string,
+    range: number,
+  ): RetrievalCandidate | undefined => {
+    const position = positions.get(id);
+    if (position === undefined) return undefined;
+    const entry = order[position] as ConversationEntry;
+    const content = range === 0 ? entry.text : window(position, range);
+    return {
+      id,
+      origin,
+      content,
+      vectorScore,
+      fingerprint: fingerprintOf(content),
+      metadata: { ...entry.metadata, position },
+    };
+  };
+
+  const recallWith = async (
+    request: RecallRequest,
+    origin: string,
+    range: number,
+  ): Promise<RetrievalCandidate[]> => {
+    const hits = lexical.search(request.query, { limit: request.limit });
+    const best = hits[0]?.score ?? 1;
+    return hits.flatMap((hit) => toCandidate(hit.id, hit.score / best, origin, range) ?? []);
   };
 
   return {
@@ -86,6 +171,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       for (const entry of entries) {
         const existing = positions.get(entry.id);
         if (existing !== undefined) {
+          analysed.delete(entry.id);
           order[existing] = entry;
           reindex(existing - indexContext, existing + indexContext);
           continue;
@@ -100,28 +186,25 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (position === undefined) return false;
       order.splice(position, 1);
       lexical.remove(id);
+      analysed.delete(id);
       positions.clear();
       for (const [index, entry] of order.entries()) positions.set(entry.id, index);
       reindex(position - indexContext, position + indexContext - 1);
       return true;
     },
     entries: () => [...order],
-    async recall(request) {
-      const hits = lexical.search(request.query, { limit: request.limit });
-      const best = hits[0]?.score ?? 1;
-      return hits.map((hit): RetrievalCandidate => {
-        const position = positions.get(hit.id) ?? 0;
-        const entry = order[position] as ConversationEntry;
-        const content = messageRange === 0 ? entry.text : window(position, messageRange);
-        return {
-          id: hit.id,
-          origin: name,
-          content,
-          vectorScore: hit.score / best,
-          fingerprint: fingerprintContent(content),
-          metadata: { ...entry.metadata, position },
-        };
-      });
+    recall: (request) => recallWith(request, name, messageRange),
+    candidate: (id, vectorScore, view = {}) =>
+      toCandidate(
+        id,
+        vectorScore,
+        view.name ?? name,
+        checkWindow(view.messageRange ?? messageRange, 'messageRange'),
+      ),
+    recallSource: (view) => {
+      const viewName = view.name ?? name;
+      const viewRange = checkWindow(view.messageRange ?? messageRange, 'messageRange');
+      return { name: viewName, recall: (request) => recallWith(request, viewName, viewRange) };
     },
   };
 }

@@ -36,14 +36,20 @@ export function createVectorScoreSignal(weight = 0.4): RerankSignal {
  */
 export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
   // Analysed candidate texts, reused across queries (memory passages recur); bounded, FIFO.
-  const cache = new Map<string, ReadonlySet<string>>();
+  // Keyed by analyzer, then by the content string itself (V8 keeps a string's hash, so the
+  // same passage object is found without rehashing).
+  const caches = new WeakMap<Analyzer, Map<string, ReadonlySet<string>>>();
   const termsOf = (analyzer: Analyzer, content: string): ReadonlySet<string> => {
-    const key = `${analyzer.name}\u0000${content}`;
-    let terms = cache.get(key);
+    let cache = caches.get(analyzer);
+    if (cache === undefined) {
+      cache = new Map();
+      caches.set(analyzer, cache);
+    }
+    let terms = cache.get(content);
     if (terms === undefined) {
       terms = new Set(analyzer.analyze(content));
       if (cache.size >= 4096) cache.delete(cache.keys().next().value as string);
-      cache.set(key, terms);
+      cache.set(content, terms);
     }
     return terms;
   };

@@ -200,3 +200,30 @@ describe('applyRouterDecision (commander)', () => {
     expect(() => applyCommanderPatch({ ...state, revision: 3 }, patch)).toThrow(/revision/);
   });
 });
+
+describe('applyRouterDecision replayed', () => {
+  it('changes nothing when the same message is applied again to the resulting state', () => {
+    const state = stateWithArtifact();
+    const outcome = routed({
+      targetAgent: 'planner',
+      confidence: 0.9,
+      actions: [
+        { type: 'update_scoped_todo', ops: [addOutput] },
+        { type: 'propose_global_delta', ops: [addOutput], confidence: 0.5 },
+        { type: 'propose_global_delta', ops: [{ ...addOutput, text: 'other' }], confidence: 0.95 },
+        { type: 'request_clarification', question: 'Daily or hourly?' },
+        { type: 'invalidate_artifact', artifactId: 'sql_job:sales@v1', reason: 'target changed' },
+      ],
+    });
+    const once = applyCommanderPatch(state, applyRouterDecision({ state, userMessage, config, outcome }));
+    const replay = applyRouterDecision({ state: once, userMessage, config, outcome });
+    expect(replay.actions.map((action) => action.status)).toEqual([
+      'no-op',
+      'no-op',
+      'no-op',
+      'applied',
+      'no-op',
+    ]);
+    expect(applyCommanderPatch(once, replay)).toEqual(once);
+  });
+});

@@ -66,7 +66,19 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
   const openQuestions: OpenQuestion[] = [];
   const reports: CommanderActionReport[] = [];
   let question: string | undefined;
-  const questionId = () => `Q${state.requirements.openQuestions.length + openQuestions.length + 1}`;
+  // Replaying the same message must not queue the same question twice.
+  const queue = (entry: Omit<OpenQuestion, 'id'>): boolean => {
+    const same = (existing: OpenQuestion) =>
+      existing.source === entry.source &&
+      existing.text === entry.text &&
+      existing.anchor?.messageId === entry.anchor?.messageId;
+    if (state.requirements.openQuestions.some(same) || openQuestions.some(same)) return false;
+    openQuestions.push({
+      id: `Q${state.requirements.openQuestions.length + openQuestions.length + 1}`,
+      ...entry,
+    });
+    return true;
+  };
   const anchor = { turnIndex: userMessage.turnIndex, messageId: userMessage.id, quote: userMessage.text };
 
   for (const [actionIndex, action] of decision.actions.entries()) {
@@ -100,8 +112,7 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
             message: `global revision ${global.revision}`,
           });
         } else {
-          openQuestions.push({
-            id: questionId(),
+          const queued = queue({
             text: `Should this apply to every agent? ${summarizeOps(action.ops)}`,
             source: 'low-confidence-global-delta',
             proposedOps: action.ops,
@@ -112,7 +123,7 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
           reports.push({
             actionIndex,
             type: action.type,
-            status: 'queued',
+            status: queued ? 'queued' : 'no-op',
             message: `confidence ${action.confidence} below ${options.config.globalDeltaThreshold}`,
           });
         }
@@ -120,8 +131,7 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
       }
       case 'request_clarification':
         question = question === undefined ? action.question : `${question}\n${action.question}`;
-        openQuestions.push({
-          id: questionId(),
+        queue({
           text: action.question,
           source: 'clarification',
           proposedOps: [],

@@ -7,6 +7,7 @@ import {
 import type { SemanticRouter } from './semantic-router.ts';
 import { tokenizeTerms } from './tokenize-terms.ts';
 
+const GLOBAL_TYPES = new Set(['input', 'output', 'rule', 'acceptance']);
 const STOP = new Set([
   'the',
   'and',
@@ -40,7 +41,9 @@ const STOP = new Set([
  * `log(1 + agents / agentsHavingTerm)` so terms unique to one agent count most. The target
  * is the best-scoring agent; `confidence = share × min(1, top / 2)`, where `share` is its
  * part of all scores, so a single weak match stays below the default 0.7 threshold.
- * Actions: `update_scoped_todo` with the offline requirement heuristic's ops, when allowed.
+ * Actions come from the offline requirement heuristic: ops adding inputs, outputs, rules and
+ * acceptance criteria go to `propose_global_delta` (with the routing confidence) when the
+ * agent allows it, everything else to `update_scoped_todo`.
  */
 export function createLexicalRouter(): SemanticRouter {
   const proposer = createHeuristicRequirementProposer();
@@ -78,7 +81,7 @@ export function createLexicalRouter(): SemanticRouter {
         };
       const top = scores[best] ?? 0;
       const confidence = total === 0 ? 0 : Number(((top / total) * Math.min(1, top / 2)).toFixed(3));
-      const actions = [];
+      const actions: Record<string, unknown>[] = [];
       if (agent.allowedActions.includes('update_scoped_todo')) {
         const snapshot =
           input.todos === undefined
@@ -88,9 +91,21 @@ export function createLexicalRouter(): SemanticRouter {
               })
             : scopedSnapshotOf(input.todos, agent.id);
         const proposed = await proposer({ view: '', snapshot, message: input.userMessage });
-        if (proposed.ok && proposed.proposal.ops.length > 0) {
-          actions.push({ type: 'update_scoped_todo', ops: proposed.proposal.ops });
-        }
+        const ops = proposed.ok ? proposed.proposal.ops : [];
+        // Global facts (seed 004 §3: inputs, outputs, metric rules, acceptance) are proposed
+        // for the global TODO when the agent may do so; the rest stays scoped.
+        const canPropose = agent.allowedActions.includes('propose_global_delta');
+        const known = new Set(
+          (input.todos?.global.items ?? [])
+            .filter((item) => item.status !== 'cancelled')
+            .map((item) => item.text),
+        );
+        const isGlobal = (op: (typeof ops)[number]) =>
+          canPropose && op.op === 'add' && GLOBAL_TYPES.has(op.type);
+        const global = ops.filter((op) => isGlobal(op) && op.op === 'add' && !known.has(op.text));
+        const scoped = ops.filter((op) => !isGlobal(op));
+        if (scoped.length > 0) actions.push({ type: 'update_scoped_todo', ops: scoped });
+        if (global.length > 0) actions.push({ type: 'propose_global_delta', ops: global, confidence });
       }
       return { ok: true, raw: { targetAgent: agent.id, confidence, actions }, source: 'offline-lexical' };
     },

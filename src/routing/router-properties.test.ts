@@ -155,7 +155,10 @@ describe('router and commander properties', () => {
           expect(patchChangesState(patch)).toBe(false);
           expect(next).toEqual(state);
         }
-        if (patchChangesState(patch)) expect(outcome.type).toBe('routed');
+        if (patchChangesState(patch)) {
+          expect(outcome.type).toBe('routed');
+          expect(isAcceptable(raw)).toBe(true);
+        }
         const messages = new Map([['m1', { turnIndex: 1, text: TEXT }]]);
         const snapshots = [next.requirements.global, ...Object.values(next.requirements.scoped)];
         for (const item of snapshots.flatMap((snapshot) => snapshot.items)) {

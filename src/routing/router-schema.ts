@@ -15,8 +15,10 @@ export const ROUTER_ACTION_TYPES = [
   'request_clarification',
   'invalidate_artifact',
 ] as const;
+/** One of {@link ROUTER_ACTION_TYPES}. */
 export type RouterActionType = (typeof ROUTER_ACTION_TYPES)[number];
 
+/** One whitelisted action with its arguments, discriminated by `type`. */
 export const RouterActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('update_scoped_todo'), ops: z.array(ProposedRequirementOpSchema) }),
   z.object({
@@ -31,6 +33,7 @@ export const RouterActionSchema = z.discriminatedUnion('type', [
     reason: z.string().min(1),
   }),
 ]);
+/** A value of {@link RouterActionSchema}. */
 export type RouterAction = z.infer<typeof RouterActionSchema>;
 
 /**
@@ -44,4 +47,5 @@ export const RouterDecisionSchema = z.object({
   confidence: z.number().min(0).max(1),
   actions: z.array(RouterActionSchema),
 });
+/** A value of {@link RouterDecisionSchema}. */
 export type RouterDecision = z.infer<typeof RouterDecisionSchema>;

@@ -1,5 +1,10 @@
 export { createCharCounter } from './char-counter.ts';
 export {
+  type ContextSourceConformanceOptions,
+  describeContextSourceConformance,
+} from './context-source-conformance.ts';
+export { describeEmbedderConformance } from './embedder-conformance.ts';
+export {
   describeTokenCounterConformance,
   type TokenCounterConformanceOptions,
 } from './token-counter-conformance.ts';

@@ -1,5 +1,7 @@
-import { createBpeMerger } from './bpe-merge.ts';
+import { type BpeMerger, createBpeMerger } from './bpe-merge.ts';
 import type { BpeTables } from './bpe-tables.ts';
+
+const MAX_CACHED_PIECE_LENGTH = 24;
 
 /** Options of {@link createBpeTextCounter}. */
 export interface BpeTextCounterOptions {
@@ -15,8 +17,11 @@ export interface BpeTextCounterOptions {
 export interface BpeTextCounter {
   /** Exact token count of `text`; special-token strings count as ordinary text. */
   count(text: string): number;
-  /** Forgets the remembered piece counts (the vocabulary tables stay loaded). */
-  clearPieceCache(): void;
+  /**
+   * Forgets remembered piece counts and pair lookups, so the next count starts cold; the
+   * vocabulary stays loaded. For benchmarks; counts never depend on it.
+   */
+  clearCaches(): void;
 }
 
 /**
@@ -29,25 +34,29 @@ export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCou
   const maxCachedPieces = options.maxCachedPieces ?? 100_000;
   const splitPattern = new RegExp(options.splitPattern.source, options.splitPattern.flags);
   const pieceCounts = new Map<string, number>();
-  let state: { stringRanks: ReadonlyMap<string, number>; countPiece: (piece: string) => number } | undefined;
+  let state: { stringRanks: ReadonlyMap<string, number>; merger: BpeMerger } | undefined;
 
   const count = (text: string): number => {
     if (text.length === 0) return 0;
     if (state === undefined) {
       const tables = options.loadTables();
-      state = { stringRanks: tables.stringRanks, countPiece: createBpeMerger(tables).countPiece };
+      state = { stringRanks: tables.stringRanks, merger: createBpeMerger(tables) };
     }
-    const { stringRanks, countPiece } = state;
+    const { stringRanks, merger } = state;
     let total = 0;
-    for (const match of text.matchAll(splitPattern)) {
-      const piece = match[0];
-      const cached = pieceCounts.get(piece);
+    // `match` with a global regex returns the piece strings without a match object each.
+    const pieces = text.match(splitPattern) ?? [];
+    for (const piece of pieces) {
+      const cacheable = piece.length <= MAX_CACHED_PIECE_LENGTH;
+      const cached = cacheable ? pieceCounts.get(piece) : undefined;
       if (cached !== undefined) {
         total += cached;
         continue;
       }
-      const pieceCount = stringRanks.has(piece) ? 1 : countPiece(piece);
-      if (maxCachedPieces > 0) {
+      const pieceCount = stringRanks.has(piece) ? 1 : merger.countPiece(piece);
+      // Long pieces (runs of Han characters between punctuation) rarely repeat; caching them
+      // only costs.
+      if (maxCachedPieces > 0 && cacheable) {
         if (pieceCounts.size >= maxCachedPieces) {
           const oldest = pieceCounts.keys().next();
           if (!oldest.done) pieceCounts.delete(oldest.value);
@@ -59,5 +68,11 @@ export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCou
     return total;
   };
 
-  return { count, clearPieceCache: () => pieceCounts.clear() };
+  return {
+    count,
+    clearCaches: () => {
+      pieceCounts.clear();
+      state?.merger.clear();
+    },
+  };
 }

@@ -1,0 +1,147 @@
+import { getEncoding } from 'js-tiktoken';
+import { createOrchestrator, type Message } from '../../src/core/index.ts';
+import { createO200kCounter } from '../../src/tokenizers/index.ts';
+import type { BenchContext } from '../lib/context.ts';
+import type { BenchMetric } from '../lib/result.ts';
+import { measureAsync } from './measure-async.ts';
+import { buildSession } from './session.ts';
+
+const WINDOW = 128_000;
+
+/** An o200k counter with its tables loaded and every cache empty (the "cold" state). */
+function loadedCounter() {
+  const counter = createO200kCounter();
+  counter.countText('warm up the tables');
+  counter.bpe.clearCaches();
+  return counter;
+}
+
+/**
+ * Suite `core` (issue 2): the compile pipeline on a 128k-token session.
+ * - cold compile (tokenizer loaded, every cache empty) vs pure tokenisation of the same
+ *   text with the same o200k counter — the pipeline's overhead;
+ * - warm recompile after appending one message vs a per-call trimmer that recounts every
+ *   message with js-tiktoken on every call (what `trimMessages`-style helpers do).
+ */
+export async function run(context: BenchContext): Promise<BenchMetric[]> {
+  const session = buildSession(createO200kCounter());
+  context.log(
+    `session: ${session.history.length} messages, ${session.knowledge.length} knowledge blocks, ${session.tokens} tokens (o200k)`,
+  );
+  const request = (history: Message[]) => ({
+    systemPrompt: session.systemPrompt,
+    history,
+    blocks: session.knowledge,
+    query: session.query,
+  });
+  const texts = [
+    session.systemPrompt,
+    ...session.history.map((message) => String(message.content)),
+    ...session.knowledge.map((block) => block.content),
+  ];
+
+  let compileCounter = loadedCounter();
+  let tokeniseCounter = loadedCounter();
+  const [coldCompile, tokenise] = await measureAsync(
+    [
+      {
+        name: 'ctxloom cold compile',
+        setup: () => {
+          compileCounter = loadedCounter();
+        },
+        run: async () => {
+          const orchestrator = createOrchestrator({ counter: compileCounter, window: WINDOW });
+          return (await orchestrator.build(request(session.history))).report.totalTokens;
+        },
+      },
+      {
+        name: 'o200k tokenisation of the same text',
+        setup: () => {
+          tokeniseCounter = loadedCounter();
+        },
+        run: async () => {
+          let total = 0;
+          for (const text of texts) total += tokeniseCounter.countText(text);
+          return total;
+        },
+      },
+    ],
+    { runs: context.runs },
+  );
+
+  const orchestrator = createOrchestrator({ counter: loadedCounter(), window: WINDOW });
+  const history = [...session.history];
+  await orchestrator.build(request(history));
+  let appended = 0;
+  const encoding = getEncoding('o200k_base');
+  const inputBudget = WINDOW - Math.floor(WINDOW * 0.25);
+  const [warmCompile, recount] = await measureAsync(
+    [
+      {
+        name: 'ctxloom warm recompile (+1 message)',
+        setup: () => {
+          history.push({
+            id: `new-${appended}`,
+            role: 'user',
+            content: `A new message number ${appended++} about the trip.`,
+          });
+        },
+        run: async () => (await orchestrator.build(request(history))).report.totalTokens,
+      },
+      {
+        name: 'js-tiktoken recount per call',
+        run: async () => {
+          // Count every message, then keep the newest that fit: what per-call trimmers do.
+          const counts = history.map((message) => encoding.encode(String(message.content)).length + 4);
+          let used = encoding.encode(session.systemPrompt).length;
+          for (const block of session.knowledge) used += encoding.encode(block.content).length;
+          let kept = 0;
+          for (
+            let index = counts.length - 1;
+            index >= 0 && used + (counts[index] ?? 0) <= inputBudget;
+            index--
+          ) {
+            used += counts[index] ?? 0;
+            kept++;
+          }
+          return kept;
+        },
+      },
+    ],
+    { runs: context.runs },
+  );
+
+  if (
+    coldCompile === undefined ||
+    tokenise === undefined ||
+    warmCompile === undefined ||
+    recount === undefined
+  )
+    return [];
+  return [
+    {
+      name: 'compile.cold.overhead',
+      value: coldCompile.medianMs / tokenise.medianMs,
+      unit: 'x',
+      target: '≤ 1.3× pure tokenisation',
+    },
+    {
+      name: 'compile.cold',
+      value: coldCompile.medianMs,
+      unit: 'ms',
+      peer: { name: tokenise.name, value: tokenise.medianMs },
+    },
+    {
+      name: 'compile.warm.speedup',
+      value: recount.medianMs / warmCompile.medianMs,
+      unit: 'x',
+      target: '≥ 20× faster than recounting every message with js-tiktoken',
+    },
+    {
+      name: 'compile.warm',
+      value: warmCompile.medianMs,
+      unit: 'ms',
+      peer: { name: recount.name, value: recount.medianMs },
+    },
+  ];
+}

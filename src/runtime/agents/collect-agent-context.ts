@@ -1,0 +1,64 @@
+import type { CompileRequest } from '../../core/compile-types.ts';
+import type { Message } from '../../core/message.ts';
+import type { StateBuilder, TodoSnapshot } from '../../state/index.ts';
+import type { AgentDefinition } from './define-agent.ts';
+import { fromLangChain } from './from-langchain.ts';
+import type { ProcessRule } from './process-rules.ts';
+
+/** Input of {@link collectAgentContext}. */
+export interface CollectAgentContextInput {
+  agent: AgentDefinition;
+  /** The node's StateBuilder: the collector reads module snapshots only, never raw state. */
+  sb: StateBuilder;
+  rule: ProcessRule;
+  /** A runtime-only query (a worker's task, a delegated assignment); default the last user message. */
+  query?: string;
+  /** Extra framework rules of the process (e.g. the planner's output contract). */
+  framework?: string;
+}
+
+/**
+ * Seed 000's ContextCollector for one agent call: turns the state snapshot into the compile
+ * request's plain data — the private system prompt, `framework__context`, the rendered
+ * `todo__context`, the persisted `compression__context` summary, the history (unless the
+ * process rule forbids it) and the query. Nothing here assembles prompt text beyond
+ * rendering the TODO snapshot; ordering and budgeting are the pipeline's.
+ */
+export function collectAgentContext(input: CollectAgentContextInput): CompileRequest {
+  const { agent, sb, rule } = input;
+  const framework = [agent.framework, input.framework].filter(
+    (text) => text !== undefined && text.length > 0,
+  );
+  const request: CompileRequest = {
+    systemPrompt: agent.systemPrompt,
+    contexts: {
+      ...(framework.length > 0 ? { framework__context: framework.join('\n\n') } : {}),
+      ...renderTodo(sb.todo.snapshot()),
+    },
+    metadata: { agentId: agent.id, role: rule.role },
+  };
+  const summary = sb.compression.snapshot();
+  if (summary.length > 0) request.compression = { summary };
+  const history = rule.history ? fromLangChain(sb.memory.snapshot()) : [];
+  if (history.length > 0) request.history = history;
+  if (input.query !== undefined) {
+    request.query = { id: `query:${agent.id}`, role: 'user', content: input.query };
+  } else {
+    const last: Message | undefined = history.at(-1);
+    if (last?.role === 'user') request.query = last;
+    else if (!rule.history) {
+      const human = fromLangChain(sb.memory.snapshot()).findLast((message) => message.role === 'user');
+      if (human !== undefined) request.query = human;
+    }
+  }
+  return request;
+}
+
+function renderTodo(todo: TodoSnapshot | null): { todo__context?: string } {
+  if (todo === null || todo.items.length === 0) return {};
+  const mark = { pending: '[ ]', in_progress: '[~]', done: '[x]', blocked: '[!]' } as const;
+  const lines = todo.items.map(
+    (item) => `- ${mark[item.status]} ${item.title}${item.note ? ` — ${item.note}` : ''}`,
+  );
+  return { todo__context: lines.join('\n') };
+}

@@ -1,0 +1,92 @@
+import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import type { TokenCounter } from '../../core/tokens.ts';
+import {
+  type BlackboardDefinition,
+  type FailureKind,
+  StateBuilder,
+  type StatePatch,
+} from '../../state/index.ts';
+import type { AgentDefinition } from './define-agent.ts';
+import type { ProcessRule } from './process-rules.ts';
+import { type AgentRunResult, runAgent } from './run-agent.ts';
+import { parseTodoPayload, TODO_TOOL_NAME } from './todo-tool.ts';
+
+/** Shared options of the node factory and the processes. */
+export interface NodeFactoryOptions {
+  counter: TokenCounter;
+  blackboard?: Pick<BlackboardDefinition, 'keys' | 'extensionKeys'>;
+  /** Epoch-millisecond clock for timeline entries. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** What a node built by {@link createAgentNode} does around the agent call. */
+export interface AgentNodeOptions extends NodeFactoryOptions {
+  agent: AgentDefinition;
+  rule: ProcessRule;
+  /** Runtime-only query for this call (from the state via the builder); default the last user message. */
+  query?: (sb: StateBuilder) => string | undefined;
+  framework?: string;
+  /** Extra domain writes after a successful call (e.g. a worker's `mapreduce.appendResult`). */
+  onResult?: (sb: StateBuilder, result: AgentRunResult) => void;
+  /** Whether the agent's messages persist in `messages`. Default true (workers: false). */
+  persistMessages?: boolean;
+}
+
+/**
+ * Builds an agent node. The node only coordinates domain actions, all through one
+ * StateBuilder and one patch: persist the agent's delta messages (`memory.append`), apply a
+ * TODO payload returned by the TODO tool (`todo.replace`), record the deliverable,
+ * `routing.finishAgent`, and the timeline. A failed model call is recorded as data
+ * (`last_agent_status: 'failed'`), not thrown, so the process decides what follows.
+ */
+export function createAgentNode(
+  options: AgentNodeOptions,
+): (state: Record<string, unknown>) => Promise<StatePatch> {
+  return async (state) => {
+    const sb = new StateBuilder(state, builderOptions(options));
+    const query = options.query?.(sb);
+    const { agent } = options;
+    try {
+      const result = await runAgent({
+        agent,
+        sb,
+        rule: options.rule,
+        counter: options.counter,
+        ...(query === undefined ? {} : { query }),
+        ...(options.framework === undefined ? {} : { framework: options.framework }),
+      });
+      if (options.persistMessages ?? true) sb.memory.append(result.messages);
+      const todo = lastTodoPayload(result.messages);
+      if (todo !== undefined) sb.todo.replace(todo);
+      if (agent.deliverable) sb.deliverables.recordSaved(agent.id);
+      options.onResult?.(sb, result);
+      sb.routing.finishAgent({ status: 'completed' });
+      sb.timeline.append([{ kind: 'agent-finished', agentId: agent.id, text: result.text.slice(0, 200) }]);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const failureKind: FailureKind = /abort/i.test(message) ? 'interrupted' : 'model';
+      sb.routing.finishAgent({ status: 'failed', failureKind, error: message });
+      sb.timeline.append([{ kind: 'agent-failed', agentId: agent.id, text: message.slice(0, 200) }]);
+    }
+    return sb.patch();
+  };
+}
+
+/** StateBuilder options from the process options. */
+export function builderOptions(options: NodeFactoryOptions) {
+  return {
+    ...(options.blackboard === undefined ? {} : { blackboard: options.blackboard }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  };
+}
+
+function lastTodoPayload(messages: readonly BaseMessage[]) {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (ToolMessage.isInstance(message) && message.name === TODO_TOOL_NAME) {
+      const todo = parseTodoPayload(message.content);
+      if (todo !== undefined) return todo;
+    }
+  }
+  return undefined;
+}

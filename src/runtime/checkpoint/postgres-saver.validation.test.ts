@@ -1,0 +1,35 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PostgresSaver } from './postgres-saver.ts';
+
+// The official conformance suite is written against Vitest globals; install them before loading it.
+Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
+const { validate, deltaChannelHistoryTests } = await import('@langchain/langgraph-checkpoint-validation');
+
+const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `ctxloom_validation_${process.pid}_${Date.now().toString(36)}`;
+const pool = new pg.Pool({ connectionString: url, max: 4 });
+
+const initializer = {
+  checkpointerName: 'ctxloom PostgresSaver',
+  beforeAllTimeout: 30_000,
+  async beforeAll() {
+    await pool.query(`CREATE SCHEMA "${schema}"`);
+  },
+  async afterAll() {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  },
+  async createCheckpointer() {
+    const saver = new PostgresSaver({ pool, schema });
+    await saver.setup();
+    // One table set per run; every checkpointer starts from empty tables.
+    await pool.query(
+      `TRUNCATE "${schema}".ctxloom_cp_threads, "${schema}".ctxloom_cp_checkpoints, "${schema}".ctxloom_cp_writes`,
+    );
+    return saver;
+  },
+};
+
+validate(initializer);
+deltaChannelHistoryTests(initializer);

@@ -1,0 +1,78 @@
+import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { checkpointTables } from './checkpoint-schema.ts';
+import type { RecordCompression } from './record-codec.ts';
+import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
+import { createSqliteDriver, type SqliteDurability } from './sqlite-driver.ts';
+
+/** Options of {@link SqliteSaver}. */
+export interface SqliteSaverOptions {
+  /** Database file, or `:memory:` (tests). Created when missing. */
+  path: string;
+  /**
+   * `full` (default): WAL with `synchronous=FULL` — an acknowledged `put`/`putWrites` survives
+   * process kill and power loss. `normal`: WAL with `synchronous=NORMAL` — survives process
+   * kill (SIGKILL, crash); the last transactions may roll back after power loss.
+   */
+  durability?: SqliteDurability;
+  /** Table name prefix. Default `ctxloom_cp_`. */
+  prefix?: string;
+  /** Record compression. Default `deflate`. */
+  compression?: RecordCompression;
+  /** Milliseconds to wait for a lock held by another process. Default 5000. */
+  busyTimeoutMs?: number;
+  serde?: SerializerProtocol;
+}
+
+/**
+ * The embedded checkpoint saver: LangGraph's `BaseCheckpointSaver` on Node's built-in
+ * `node:sqlite` (no native addon), WAL journal. Storage grows linearly with the
+ * conversation (see {@link SqlCheckpointSaver}); `prune({ keepLast })` drops old
+ * checkpoints and `vacuum()` shrinks the file.
+ *
+ * @example
+ * ```ts
+ * const saver = new SqliteSaver({ path: 'state.db' });
+ * const graph = builder.compile({ checkpointer: saver });
+ * await graph.invoke(input, { configurable: { thread_id: 'session-1' } });
+ * ```
+ */
+export class SqliteSaver extends SqlCheckpointSaver {
+  readonly #driver: ReturnType<typeof createSqliteDriver>;
+
+  constructor(options: SqliteSaverOptions) {
+    const driver = createSqliteDriver({
+      path: options.path,
+      ...(options.durability === undefined ? {} : { durability: options.durability }),
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    });
+    super({
+      driver,
+      tables: checkpointTables({ prefix: options.prefix ?? 'ctxloom_cp_' }),
+      ...(options.compression === undefined ? {} : { compression: options.compression }),
+      ...(options.serde === undefined ? {} : { serde: options.serde }),
+    });
+    this.#driver = driver;
+  }
+
+  /** Bytes the database occupies (page count × page size, WAL checkpointed first). */
+  async sizeBytes(): Promise<number> {
+    await this.setup();
+    const database = this.#driver.database;
+    database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const pages = database.prepare('PRAGMA page_count').get() as { page_count: number };
+    const size = database.prepare('PRAGMA page_size').get() as { page_size: number };
+    const free = database.prepare('PRAGMA freelist_count').get() as { freelist_count: number };
+    return (pages.page_count - free.freelist_count) * size.page_size;
+  }
+
+  /** Rewrites the file to its minimal size (SQLite `VACUUM`) and truncates the WAL. */
+  async vacuum(): Promise<void> {
+    await this.setup();
+    await this.driver.run('VACUUM');
+    this.#driver.database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+
+  protected override async reclaimSpace(): Promise<void> {
+    await this.driver.run('PRAGMA incremental_vacuum');
+  }
+}

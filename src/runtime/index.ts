@@ -1,0 +1,65 @@
+export { type CollectAgentContextInput, collectAgentContext } from './agents/collect-agent-context.ts';
+export { type AgentDefinition, type AgentInput, defineAgent } from './agents/define-agent.ts';
+export { fromLangChain } from './agents/from-langchain.ts';
+export {
+  type AgentNodeOptions,
+  createAgentNode,
+  type NodeFactoryOptions,
+} from './agents/node-factory.ts';
+export {
+  type ProcessRole,
+  type ProcessRule,
+  type ProcessRuleOptions,
+  processRule,
+} from './agents/process-rules.ts';
+export { type AgentRunResult, type RunAgentInput, runAgent } from './agents/run-agent.ts';
+export { createTodoTool, parseTodoPayload, TODO_TOOL_NAME } from './agents/todo-tool.ts';
+export { type CheckpointTables, checkpointTables, SCHEMA_VERSION } from './checkpoint/checkpoint-schema.ts';
+export { createPostgresDriver, type PostgresDriverOptions } from './checkpoint/postgres-driver.ts';
+export { PostgresSaver, type PostgresSaverOptions } from './checkpoint/postgres-saver.ts';
+export type { RecordCompression } from './checkpoint/record-codec.ts';
+export {
+  type PruneOptions,
+  type PruneResult,
+  SqlCheckpointSaver,
+  type SqlCheckpointSaverOptions,
+} from './checkpoint/sql-checkpoint-saver.ts';
+export type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './checkpoint/sql-driver.ts';
+export {
+  createSqliteDriver,
+  type SqliteDriverOptions,
+  type SqliteDurability,
+} from './checkpoint/sqlite-driver.ts';
+export { SqliteSaver, type SqliteSaverOptions } from './checkpoint/sqlite-saver.ts';
+export {
+  createDynamicProcess,
+  type DynamicProcessOptions,
+  type RouteDecision,
+  type RouterView,
+} from './processes/dynamic.ts';
+export {
+  createHierarchicalProcess,
+  type HierarchicalProcessOptions,
+  managerContract,
+} from './processes/hierarchical.ts';
+export {
+  createMapReduceProcess,
+  type MapReduceProcessOptions,
+  PLANNER_CONTRACT,
+} from './processes/mapreduce.ts';
+export type { CompiledProcess, ProcessGraph } from './processes/process-graph.ts';
+export type { ProcessOptions } from './processes/process-options.ts';
+export {
+  createReactProcess,
+  REACT_PLAN_CONTRACT,
+  REACT_REFLECT_CONTRACT,
+  type ReactProcessOptions,
+} from './processes/react.ts';
+export { createSequentialProcess, type SequentialProcessOptions } from './processes/sequential.ts';
+export {
+  type GraphStateView,
+  type InvokableGraph,
+  type SubmitInputOptions,
+  type SubmitInputResult,
+  submitInput,
+} from './session/submit-input.ts';

@@ -1,0 +1,86 @@
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { type BlackboardDefinition, StateBuilder, type UserInput } from '../../state/index.ts';
+
+/** The part of a compiled LangGraph graph the session entry needs. */
+export interface InvokableGraph {
+  getState(config: RunnableConfig): Promise<GraphStateView>;
+  invoke(input: unknown, config: RunnableConfig): Promise<unknown>;
+}
+
+/** What the session entry reads of `graph.getState()`. */
+export interface GraphStateView {
+  values: unknown;
+  next: readonly string[];
+  tasks: readonly { interrupts?: readonly unknown[] }[];
+}
+
+/** Options of {@link submitInput}. */
+export interface SubmitInputOptions {
+  graph: InvokableGraph;
+  /** Must carry `configurable.thread_id` (the session's thread). */
+  config: RunnableConfig;
+  input: UserInput;
+  /** Session identity written on the first input of a thread. */
+  session?: { namespace: string; sessionId: string };
+  blackboard?: Pick<BlackboardDefinition, 'keys' | 'extensionKeys'>;
+  /**
+   * Finish a run a crash left unfinished (`invoke(null)`) before the new input. Default
+   * true. A run paused at an `interrupt()` is never resumed here: answer it with
+   * `graph.invoke(new Command({ resume }), config)`.
+   */
+  resumeUnfinished?: boolean;
+}
+
+/** What {@link submitInput} did. */
+export interface SubmitInputResult {
+  /** False when the input id was already processed: nothing ran, nothing was written. */
+  accepted: boolean;
+  /** The graph's final state (or the stored state, when not accepted). */
+  state: unknown;
+  /** True when an earlier run waits at an interrupt: the input was not accepted. */
+  interrupted?: boolean;
+}
+
+/**
+ * The session entry: the one path by which a user input enters the state (seed 000: the
+ * query enters exactly once). It reads the stored state, lets `memory.acceptInput` append
+ * the HumanMessage with its deterministic id and record the input in the ledger, and runs
+ * the graph with that one patch. A re-sent input (client retry, double submit, replay after
+ * a crash) is a no-op, even after the history was compacted with REMOVE_ALL.
+ *
+ * To resume a run that stopped mid-way (crash, failed node), do not resubmit: call
+ * `graph.invoke(null, config)`, or `graph.invoke(new Command({ resume }), config)` after an
+ * interrupt.
+ */
+export async function submitInput(options: SubmitInputOptions): Promise<SubmitInputResult> {
+  let view = await options.graph.getState(options.config);
+  if (isUnfinished(view)) {
+    if (view.tasks.some((task) => (task.interrupts?.length ?? 0) > 0)) {
+      return { accepted: false, state: view.values, interrupted: true };
+    }
+    // A crashed run's saved writes make getState look done (next = []) although the step
+    // after them never ran; its input is already in the ledger. Finish it first, or the
+    // new input's run would start from the checkpoint before those writes and drop them.
+    if (options.resumeUnfinished ?? true) {
+      await options.graph.invoke(null, options.config);
+      view = await options.graph.getState(options.config);
+    }
+  }
+  const snapshot = view.values as Record<string, unknown>;
+  const builderOptions = options.blackboard === undefined ? {} : { blackboard: options.blackboard };
+  const sb = new StateBuilder(
+    options.session !== undefined && !snapshot.session_id
+      ? { ...snapshot, session_id: options.session.sessionId }
+      : snapshot,
+    builderOptions,
+  );
+  if (options.session !== undefined && !snapshot.session_id) sb.session.start(options.session);
+  if (!sb.memory.acceptInput(options.input)) return { accepted: false, state: snapshot };
+  const state = await options.graph.invoke(sb.patch(), options.config);
+  return { accepted: true, state };
+}
+
+/** A run is unfinished while its latest checkpoint still has tasks (done or not). */
+function isUnfinished(view: GraphStateView): boolean {
+  return view.next.length > 0 || view.tasks.length > 0;
+}

@@ -1,0 +1,93 @@
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  RemoveMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
+import { humanMessageId, inputKey } from '../message-ids.ts';
+import type { ModuleContext } from './module-context.ts';
+
+/** One user input as it arrives at the session entry. */
+export interface UserInput {
+  /** Stable id of this input (client message id, request id); a re-send reuses it. */
+  inputId: string;
+  content: string;
+}
+
+/**
+ * The persisted history (`messages`) and the processed-input ledger (`processed_inputs`).
+ * Writes are deltas only — no diff or prefix alignment against an LLM transcript exists
+ * anywhere: `append` takes what must persist, `replace` rewrites the whole history.
+ */
+export class MemoryModule {
+  readonly #context: ModuleContext;
+
+  constructor(context: ModuleContext) {
+    this.#context = context;
+  }
+
+  /**
+   * The persisted history for model input: human and AI messages, and tool messages whose
+   * call is in an AI message of the history (an orphaned tool result would be rejected by
+   * providers). System and removal markers are dropped.
+   */
+  snapshot(): BaseMessage[] {
+    const messages = (this.#context.state.messages ?? []) as BaseMessage[];
+    const calls = new Set<string>();
+    for (const message of messages) {
+      if (AIMessage.isInstance(message))
+        for (const call of message.tool_calls ?? []) if (call.id) calls.add(call.id);
+    }
+    return messages.filter((message) => {
+      if (RemoveMessage.isInstance(message)) return false;
+      if (HumanMessage.isInstance(message) || AIMessage.isInstance(message)) return true;
+      return ToolMessage.isInstance(message) && calls.has(message.tool_call_id);
+    });
+  }
+
+  /** True when the input was already accepted in this session (even before a compaction). */
+  hasProcessed(inputId: string): boolean {
+    const key = inputKey({ sessionId: this.#sessionId(), inputId });
+    return (
+      (this.#context.state.processed_inputs ?? []).includes(key) ||
+      this.#context.buffer.pendingInputs.includes(key)
+    );
+  }
+
+  /**
+   * Accepts one user input: appends its HumanMessage (deterministic id) and records it in
+   * the ledger. Returns false, writing nothing, when the input was already processed.
+   */
+  acceptInput(input: UserInput): boolean {
+    if (this.hasProcessed(input.inputId)) return false;
+    const sessionId = this.#sessionId();
+    const message = new HumanMessage({
+      content: input.content,
+      id: humanMessageId({ sessionId, inputId: input.inputId }),
+    });
+    this.#context.buffer.appendMessages([message]);
+    this.#context.buffer.recordInputs([inputKey({ sessionId, inputId: input.inputId })]);
+    return true;
+  }
+
+  /** Appends messages that must persist (a delta). Messages without an id get one. */
+  append(delta: readonly BaseMessage[]): void {
+    this.#context.buffer.appendMessages(delta.map((message) => this.#withId(message)));
+  }
+
+  /** Rewrites the whole history (compaction, repair): REMOVE_ALL + `all`. */
+  replace(all: readonly BaseMessage[]): void {
+    this.#context.buffer.replaceMessages(all.map((message) => this.#withId(message)));
+  }
+
+  #withId(message: BaseMessage): BaseMessage {
+    if (message.id) return message;
+    message.id = this.#context.newId();
+    return message;
+  }
+
+  #sessionId(): string {
+    return this.#context.state.session_id ?? '';
+  }
+}

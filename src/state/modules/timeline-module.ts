@@ -1,0 +1,35 @@
+import type { Timeline, TimelineEntry } from '../types.ts';
+import { current, type ModuleContext } from './module-context.ts';
+
+/** The run timeline: entries are buffered by `append` and written back whole by `flush`. */
+export class TimelineModule {
+  readonly #context: ModuleContext;
+  readonly #buffered: TimelineEntry[] = [];
+
+  constructor(context: ModuleContext) {
+    this.#context = context;
+  }
+
+  snapshot(): Timeline {
+    const stored = current(this.#context, 'timeline', { entries: [] });
+    return { entries: [...stored.entries, ...this.#buffered] };
+  }
+
+  /** Buffers entries; `atMs` defaults to the injected clock. Nothing is written until `flush`. */
+  append(entries: readonly (Omit<TimelineEntry, 'atMs'> & { atMs?: number })[]): void {
+    for (const entry of entries) this.#buffered.push({ ...entry, atMs: entry.atMs ?? this.#context.now() });
+  }
+
+  /** True when `append` was called since the last `flush`. */
+  get dirty(): boolean {
+    return this.#buffered.length > 0;
+  }
+
+  /** Writes the timeline (stored + buffered) into the patch. No-op when nothing is buffered. */
+  flush(): void {
+    if (this.#buffered.length === 0) return;
+    const timeline = this.snapshot();
+    this.#buffered.length = 0;
+    this.#context.buffer.set('timeline', timeline);
+  }
+}

@@ -1,0 +1,23 @@
+import type { TodoSnapshot } from '../types.ts';
+import { current, type ModuleContext } from './module-context.ts';
+
+/** The structured TODO snapshot (`todo`), replaced as a whole. */
+export class TodoModule {
+  readonly #context: ModuleContext;
+
+  constructor(context: ModuleContext) {
+    this.#context = context;
+  }
+
+  snapshot(): TodoSnapshot | null {
+    return current(this.#context, 'todo', null);
+  }
+
+  replace(todo: TodoSnapshot): void {
+    this.#context.buffer.set('todo', { items: todo.items.map((item) => ({ ...item })) });
+  }
+
+  clear(): void {
+    this.#context.buffer.set('todo', null);
+  }
+}
