@@ -178,6 +178,25 @@ describe('file routes', () => {
     }
   });
 
+  it('validates the manifest and the history written as files, and keeps the audit log append-only', async () => {
+    const put = async (path: string, body: string) => {
+      const etag = (await request(`/api/sessions/raft-consensus/files/${path}`)).headers.get('ETag')!;
+      return request(`/api/sessions/raft-consensus/files/${path}`, {
+        method: 'PUT',
+        headers: { 'If-Match': etag },
+        body,
+      });
+    };
+    const config = await put('context-config.json', '{"version": 1, "profileBlocks": "all"}');
+    expect(config.status).toBe(422);
+    expect(await errorOf(config)).toMatchObject({ code: 'invalid-config', path: 'profileBlocks' });
+    const messages = await put('messages.json', '[{"id": "x", "role": "robot", "content": "hi"}]');
+    expect(messages.status).toBe(422);
+    const memory = await put('memory.json', '{"version": 1, "events": []}');
+    expect(memory.status).toBe(400);
+    expect((await errorOf(memory)).path).toBe('memory.json');
+  });
+
   it('answers not-found for a missing file', async () => {
     const response = await request('/api/sessions/raft-consensus/files/missing.md');
     expect(response.status).toBe(404);

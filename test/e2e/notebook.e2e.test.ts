@@ -102,6 +102,30 @@ async function journey(): Promise<void> {
     await expect.poll(() => page.locator('.picker').getByText('考试安排').isVisible()).toBe(true);
     await shot('2-editor');
 
+    // Two editors: someone else saves guidance.md while we edit it; our save shows the conflict.
+    await page
+      .locator('.file-tree')
+      .getByRole('button', { name: /guidance\.md/u })
+      .click();
+    await expect.poll(() => page.locator('.editor-path').textContent()).toBe('guidance.md');
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n## 我的笔记\n');
+    const base = `${server.url}/api/sessions/raft-consensus/files/guidance.md`;
+    const theirs = await fetch(base);
+    const text = await theirs.text();
+    await fetch(base, {
+      method: 'PUT',
+      headers: { 'If-Match': theirs.headers.get('ETag')! },
+      body: `${text}\n## 别人的修改\n`,
+    });
+    await page.keyboard.press('Control+s');
+    await expect.poll(() => page.locator('.conflict').isVisible()).toBe(true);
+    await shot('2b-conflict');
+    await page.getByRole('button', { name: 'Overwrite with mine' }).click();
+    await expect.poll(() => page.locator('.editor-state').textContent()).toContain('Saved');
+    expect(await (await fetch(base)).text()).toContain('## 我的笔记');
+
     // Tick blocks: the preview's total changes with each.
     const before = await previewTokens();
     await page.locator('input[data-block="考试安排"]').check();
@@ -118,15 +142,20 @@ async function journey(): Promise<void> {
     const input = page.getByTestId('chat-input');
     await input.click();
     await page.keyboard.type('[guid');
-    await page.locator('.cm-tooltip-autocomplete').getByText('guidance.md').waitFor();
+    await page
+      .locator('.cm-tooltip-autocomplete li[aria-selected="true"]')
+      .getByText('guidance.md')
+      .waitFor();
+    await page.waitForTimeout(150); // CodeMirror accepts Enter only after its interaction delay
     await page.keyboard.press('Enter');
     await page.keyboard.type('#');
     await page.locator('.cm-tooltip-autocomplete').getByText('教学指南：Raft 共识/练习题').waitFor();
-    await page.keyboard.type('练习');
+    await page.keyboard.type('教学指南：Raft 共识/练习题');
     await page
       .locator('.cm-tooltip-autocomplete li[aria-selected="true"]')
       .getByText('教学指南：Raft 共识/练习题')
       .waitFor();
+    await page.waitForTimeout(150);
     await page.keyboard.press('Enter');
     await expect.poll(() => input.textContent()).toBe('[guidance.md#教学指南：Raft 共识/练习题]');
     await page.keyboard.type(' please read guidance.md');

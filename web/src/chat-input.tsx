@@ -32,7 +32,8 @@ export function ChatInput(props: {
   const latest = useRef(props);
   latest.current = props;
   const submit = (view: EditorView) => {
-    // A completion still loading: Enter must not send a half-typed reference.
+    // A completion open or loading: Enter picks from it (after CodeMirror's short interaction
+    // delay) and never sends a half-typed reference.
     if (completionStatus(view.state) !== null) return true;
     const text = view.state.doc.toString().trim();
     if (text === '' || !latest.current.onSubmit(text)) return true;
@@ -95,12 +96,20 @@ export function ChatInput(props: {
   );
 }
 
-async function completeReference(
+/** Synchronous when there is nothing to complete, so plain typing never leaves a pending query. */
+function completeReference(
   context: CompletionContext,
   props: { sessionId: string; files: FileEntry[] },
-): Promise<CompletionResult | null> {
+): CompletionResult | null | Promise<CompletionResult | null> {
   const match = context.matchBefore(/\[[^\]\n]*$/u);
   if (match === null) return null;
+  return completeMatch(match, props);
+}
+
+async function completeMatch(
+  match: { from: number; text: string },
+  props: { sessionId: string; files: FileEntry[] },
+): Promise<CompletionResult | null> {
   const inner = match.text.slice(1);
   const hash = inner.indexOf('#');
   const colon = inner.indexOf(':');

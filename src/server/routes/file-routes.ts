@@ -1,7 +1,14 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { CtxloomError } from '../../core/index.ts';
-import { CONTEXT_CONFIG_FILE, DEFAULT_GLOBAL_FILES, parseContextConfig } from '../../workspace/index.ts';
+import {
+  CONTEXT_CONFIG_FILE,
+  DEFAULT_GLOBAL_FILES,
+  MEMORY_FILE,
+  MESSAGES_FILE,
+  parseContextConfig,
+  parseMessages,
+} from '../../workspace/index.ts';
 import { etagOf, ifMatchAllows } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { requireSession } from '../session-records.ts';
@@ -10,7 +17,9 @@ import { requireSession } from '../session-records.ts';
  * Files of a session: `GET /api/sessions/:id/files` lists them (plus the readable global
  * files), `GET/PUT /api/sessions/:id/files/*` read and write one through the session sandbox.
  * Reads return an `ETag`; a write over an existing file needs `If-Match` with the current tag
- * (`conflict` otherwise), a new file needs none. Global files (`profile.md`, …) are written
+ * (`conflict` otherwise), a new file needs none. `context-config.json` and `messages.json`
+ * are validated before they are written; `memory.json` (the audit log) is not writable here.
+ * Global files (`profile.md`, …) are written
  * where they live, the workspace root, so every session sees the edit.
  */
 export function fileRoutes(context: NotebookContext): Hono {
@@ -49,7 +58,15 @@ export function fileRoutes(context: NotebookContext): Hono {
     await requireSession(workspace, sessionId);
     const path = filePath(c, sessionId);
     const text = await c.req.text();
+    if (path === MEMORY_FILE) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: 'memory.json is the append-only curation log; use POST /api/sessions/:id/memory',
+        path,
+      });
+    }
     if (path === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
+    if (path === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
     const owner = await workspace.session(sessionId).owner(path);
     const written = await writeChecked(owner, path, text, c.req.header('If-Match'));
     c.header('ETag', etagOf(written));
