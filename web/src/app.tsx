@@ -27,6 +27,15 @@ export function App() {
   const [error, setError] = useState<string | undefined>();
   const changed = useCallback(() => setVersion((value) => value + 1), []);
 
+  // Files also change outside this page (another editor, an agent over MCP): look again every
+  // 10 s while the page is visible. Unsaved editor text is never replaced (see FileEditor).
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') changed();
+    }, 10_000);
+    return () => clearInterval(timer);
+  }, [changed]);
+
   useEffect(() => {
     document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
     localStorage.setItem('ctxloom-locale', locale);

@@ -32,9 +32,13 @@ export function ChatInput(props: {
   const latest = useRef(props);
   latest.current = props;
   const submit = (view: EditorView) => {
-    // A completion open or loading: Enter picks from it (after CodeMirror's short interaction
-    // delay) and never sends a half-typed reference.
-    if (completionStatus(view.state) !== null) return true;
+    // A completion list open, or a reference completion loading: Enter picks from it (after
+    // CodeMirror's short interaction delay) and never sends a half-typed reference. Plain text
+    // sends at once (the typing debounce also reads as "pending").
+    const status = completionStatus(view.state);
+    const head = view.state.selection.main.head;
+    const before = view.state.sliceDoc(Math.max(0, head - 300), head);
+    if (status === 'active' || (status === 'pending' && REFERENCE_BEFORE_CURSOR.test(before))) return true;
     const text = view.state.doc.toString().trim();
     if (text === '' || !latest.current.onSubmit(text)) return true;
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '' } });
@@ -96,12 +100,14 @@ export function ChatInput(props: {
   );
 }
 
+const REFERENCE_BEFORE_CURSOR = /\[[^\]\n]*$/u;
+
 /** Synchronous when there is nothing to complete, so plain typing never leaves a pending query. */
 function completeReference(
   context: CompletionContext,
   props: { sessionId: string; files: FileEntry[] },
 ): CompletionResult | null | Promise<CompletionResult | null> {
-  const match = context.matchBefore(/\[[^\]\n]*$/u);
+  const match = context.matchBefore(REFERENCE_BEFORE_CURSOR);
   if (match === null) return null;
   return completeMatch(match, props);
 }

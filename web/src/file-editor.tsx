@@ -22,7 +22,12 @@ export function FileEditor(props: {
   const view = useRef<EditorView | undefined>(undefined);
   const etag = useRef<string>('');
   const saveRef = useRef<() => void>(() => {});
-  const [dirty, setDirty] = useState(false);
+  const [dirty, setDirtyState] = useState(false);
+  const dirtyRef = useRef(false);
+  const setDirty = (value: boolean) => {
+    dirtyRef.current = value;
+    setDirtyState(value);
+  };
   const [status, setStatus] = useState<'idle' | 'saved' | 'conflict' | 'error'>('idle');
   const [message, setMessage] = useState('');
   const { sessionId, path } = props;
@@ -86,7 +91,7 @@ export function FileEditor(props: {
     if (!dirty && path !== undefined && view.current !== undefined) {
       api.readFile(sessionId, path).then(
         (file) => {
-          if (file.etag !== etag.current && view.current && !dirty) {
+          if (file.etag !== etag.current && view.current && !dirtyRef.current) {
             etag.current = file.etag;
             view.current.dispatch({
               changes: { from: 0, to: view.current.state.doc.length, insert: file.text },

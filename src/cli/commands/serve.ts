@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
+import { createModelSummarizer, OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
 import { ensureWebBuild } from '../../server/ensure-web-build.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startNotebookServer } from '../../server/index.ts';
 import { openWorkspace } from '../../workspace/index.ts';
@@ -54,6 +54,10 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     port,
     ...(token === undefined || token === '' ? {} : { token }),
     ...(webRoot === undefined ? {} : { webRoot }),
+    // A real model also writes the compression summaries; offline, the extractive one does.
+    ...(resolved.offline
+      ? {}
+      : { summarizer: createModelSummarizer({ model: resolved.model, name: resolved.spec }) }),
   });
   io.stdout(`ctxloom notebook: ${server.url}\n`);
   io.stdout(`  workspace ${root}\n`);
