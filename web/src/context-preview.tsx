@@ -143,6 +143,16 @@ export function ContextPreview(props: {
           ))}
         </tbody>
       </table>
+      {report.compaction.length > 0 && (
+        <div className="compaction">
+          <h3>{t('compaction')}</h3>
+          <ul>
+            {report.compaction.map((action) => (
+              <li key={JSON.stringify(action)}>{describeAction(action)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       {preview.references.length > 0 && (
         <div className="refs">
           <h3>{t('references')}</h3>
@@ -240,4 +250,19 @@ function layerText(preview: PreviewResponse, layer: string): string {
     .filter((message) => message.metadata?.layer === layer)
     .map((message) => `[${message.role}] ${messageText(message)}`)
     .join('\n\n');
+}
+
+function describeAction(action: PreviewResponse['report']['compaction'][number]): string {
+  switch (action.type) {
+    case 'trimmed':
+      return `trimmed ${action.blockId}: ${number(action.fromTokens)} → ${number(action.toTokens)} (${action.boundary})`;
+    case 'summarized':
+      return `summarised ${action.messages} messages: ${number(action.fromTokens)} → ${number(action.summaryTokens)} (${action.summarizer})`;
+    case 'omitted-notice':
+      return `omitted ${action.messages} messages (${number(action.tokens)}-token notice)`;
+    case 'retry':
+      return `recompiled: exact count overshot by ${number(action.overshootTokens)}`;
+    case 'forced-drop':
+      return `forced drop ${action.blockId} (${number(action.tokens)})`;
+  }
 }

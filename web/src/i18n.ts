@@ -76,6 +76,7 @@ const en = {
   fromTokens: 'from {n}',
   references: 'References',
   you: 'You',
+  compaction: 'Compaction',
   assistant: 'Assistant',
 };
 
@@ -150,6 +151,7 @@ const zh: typeof en = {
   fromTokens: '原 {n}',
   references: '引用',
   you: '你',
+  compaction: '压缩操作',
   assistant: '助手',
 };
 

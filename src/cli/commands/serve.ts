@@ -64,9 +64,14 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   io.stdout(`  model     ${resolved.spec}${resolved.offline ? ` — ${OFFLINE_HINT}` : ''}\n`);
   if (webRoot === undefined) io.stdout('  web UI    not built (npm run build:web); the API runs\n');
   await new Promise<void>((done) => {
-    const stop = () => done();
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    if (signal?.aborted) stop();
     signal?.addEventListener('abort', stop, { once: true });
   });
   await server.close();
