@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createModelSummarizer, OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
@@ -16,6 +18,8 @@ blocks, the context preview and chat. Files are read and written in place.
 Options:
   --host <host>   interface to bind (default ${DEFAULT_HOST}); anything but loopback needs CTXLOOM_TOKEN
   --port <port>   TCP port (default ${DEFAULT_PORT}; 0 = any free port)
+  --copy-to <dir> copy <workspace> to <dir> the first time (if <dir> does not exist yet) and
+                  serve the copy, so the original stays untouched (npm start uses .ctxloom/notebook)
   -h, --help      show this help
 
 Environment:
@@ -31,6 +35,7 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     options: {
       host: { type: 'string' },
       port: { type: 'string' },
+      'copy-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -43,7 +48,18 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw usageError('--port must be 0..65535', 'port');
-  const root = resolve(io.cwd ?? process.cwd(), dir);
+  const source = resolve(io.cwd ?? process.cwd(), dir);
+  const copyTo = values['copy-to'];
+  let root = source;
+  if (copyTo !== undefined) {
+    root = resolve(io.cwd ?? process.cwd(), copyTo);
+    if (!existsSync(root)) {
+      await cp(source, root, { recursive: true, errorOnExist: true, force: false });
+      io.stderr(`copied ${source} to ${root}; the notebook edits the copy (delete it to start over)\n`);
+    } else {
+      io.stderr(`serving ${root} (a copy of ${source}; delete it to start over)\n`);
+    }
+  }
   const resolved = resolveModel(process.env.CTXLOOM_MODEL, process.env);
   const webRoot = await ensureWebBuild(io.stderr);
   const token = process.env.CTXLOOM_TOKEN;
