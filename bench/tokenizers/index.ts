@@ -37,7 +37,7 @@ function measureLoad(): BenchMetric[] {
   );
   return [
     {
-      name: 'o200k.first-load (single run)',
+      name: 'o200k.first-load.single-run',
       value: ours,
       unit: 'ms',
       peer: { name: 'tiktoken (wasm)', value: wasm },

@@ -44,9 +44,11 @@ export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCou
     }
     const { stringRanks, merger } = state;
     let total = 0;
-    for (const match of text.matchAll(splitPattern)) {
-      const piece = match[0];
-      const cached = pieceCounts.get(piece);
+    // `match` with a global regex returns the piece strings without a match object each.
+    const pieces = text.match(splitPattern) ?? [];
+    for (const piece of pieces) {
+      const cacheable = piece.length <= MAX_CACHED_PIECE_LENGTH;
+      const cached = cacheable ? pieceCounts.get(piece) : undefined;
       if (cached !== undefined) {
         total += cached;
         continue;
@@ -54,7 +56,7 @@ export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCou
       const pieceCount = stringRanks.has(piece) ? 1 : merger.countPiece(piece);
       // Long pieces (runs of Han characters between punctuation) rarely repeat; caching them
       // only costs.
-      if (maxCachedPieces > 0 && piece.length <= MAX_CACHED_PIECE_LENGTH) {
+      if (maxCachedPieces > 0 && cacheable) {
         if (pieceCounts.size >= maxCachedPieces) {
           const oldest = pieceCounts.keys().next();
           if (!oldest.done) pieceCounts.delete(oldest.value);

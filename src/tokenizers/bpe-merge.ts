@@ -26,14 +26,21 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
   // A small direct-mapped cache of pair lookups that stays in the CPU cache; the big table
   // does not, and its misses were the main cost on Chinese text.
   const hotBits = 16;
-  const hot = new Int32Array((1 << hotBits) * 4).fill(-1);
+  const hot = new Int32Array((1 << hotBits) * 2).fill(-1);
+  const HOT_NONE = 0xfffffff; // NO_MERGE in the 28 bits a packed slot has for the result
 
   const lookup = (left: number, right: number): number => {
     const mix = hashPair(left, right);
-    const hotSlot = (mix >>> (32 - hotBits)) << 2;
-    if (hot[hotSlot] === left && hot[hotSlot + 1] === right) return hot[hotSlot + 2] as number;
     const packed = packPair(left, right);
     const low = right & 15;
+    const hotSlot = (mix >>> (32 - hotBits)) << 1;
+    if (hot[hotSlot] === packed) {
+      const second = hot[hotSlot + 1] as number;
+      if ((second & 15) === low) {
+        const cached = second >>> 4;
+        return cached === HOT_NONE ? NO_MERGE : cached;
+      }
+    }
     let slot = mix >>> (32 - pairBits);
     let merged = NO_MERGE;
     for (;;) {
@@ -46,9 +53,8 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
       }
       slot = (slot + 1) & pairMask;
     }
-    hot[hotSlot] = left;
-    hot[hotSlot + 1] = right;
-    hot[hotSlot + 2] = merged;
+    hot[hotSlot] = packed;
+    hot[hotSlot + 1] = low | ((merged === NO_MERGE ? HOT_NONE : merged) << 4);
     return merged;
   };
 
@@ -60,6 +66,7 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
   let stamps = new Int32Array(0);
   let heapKeys = new Float64Array(0);
   let heapStamps = new Int32Array(0);
+  let heapPositions = new Int32Array(0);
   let heapSize = 0;
 
   const ensureCapacity = (size: number) => {
@@ -72,25 +79,30 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
     stamps = new Int32Array(capacity);
     heapKeys = new Float64Array(capacity);
     heapStamps = new Int32Array(capacity);
+    heapPositions = new Int32Array(capacity);
   };
 
-  const push = (key: number, stamp: number) => {
+  const push = (rank: number, position: number, stamp: number) => {
+    const key = rank * RANK_SCALE + position;
     let index = heapSize++;
     while (index > 0) {
       const parent = (index - 1) >> 1;
       if ((heapKeys[parent] as number) <= key) break;
       heapKeys[index] = heapKeys[parent] as number;
       heapStamps[index] = heapStamps[parent] as number;
+      heapPositions[index] = heapPositions[parent] as number;
       index = parent;
     }
     heapKeys[index] = key;
     heapStamps[index] = stamp;
+    heapPositions[index] = position;
   };
 
   const removeTop = () => {
     heapSize--;
     const key = heapKeys[heapSize] as number;
     const stamp = heapStamps[heapSize] as number;
+    const position = heapPositions[heapSize] as number;
     let index = 0;
     for (;;) {
       let child = 2 * index + 1;
@@ -99,10 +111,12 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
       if ((heapKeys[child] as number) >= key) break;
       heapKeys[index] = heapKeys[child] as number;
       heapStamps[index] = heapStamps[child] as number;
+      heapPositions[index] = heapPositions[child] as number;
       index = child;
     }
     heapKeys[index] = key;
     heapStamps[index] = stamp;
+    heapPositions[index] = position;
   };
 
   // Short pieces (most of them) merge faster by scanning a dense array for the lowest rank.
@@ -144,14 +158,14 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
     next[length - 1] = -1;
     for (let index = 0; index < length - 1; index++) {
       const rank = lookup(tokens[index] as number, tokens[index + 1] as number);
-      if (rank !== NO_MERGE) push(rank * RANK_SCALE + index, 0);
+      if (rank !== NO_MERGE) push(rank, index, 0);
     }
     let remaining = length;
     while (heapSize > 0) {
       const key = heapKeys[0] as number;
       const stamp = heapStamps[0] as number;
+      const left = heapPositions[0] as number;
       removeTop();
-      const left = key % RANK_SCALE;
       // A stale entry: this node or its right neighbour changed since the pair was queued.
       if (stamps[left] !== stamp) continue;
       const right = next[left] as number;
@@ -165,14 +179,14 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
       stamps[left] = leftStamp;
       if (after !== -1) {
         const rank = lookup(tokens[left] as number, tokens[after] as number);
-        if (rank !== NO_MERGE) push(rank * RANK_SCALE + left, leftStamp);
+        if (rank !== NO_MERGE) push(rank, left, leftStamp);
       }
       const before = previous[left] as number;
       if (before !== -1) {
         const beforeStamp = (stamps[before] as number) + 1;
         stamps[before] = beforeStamp;
         const rank = lookup(tokens[before] as number, tokens[left] as number);
-        if (rank !== NO_MERGE) push(rank * RANK_SCALE + before, beforeStamp);
+        if (rank !== NO_MERGE) push(rank, before, beforeStamp);
       }
     }
     return remaining;

@@ -42,7 +42,7 @@ export function hashPair(left: number, right: number): number {
 /**
  * Builds {@link BpeTables} from a rank list (index = rank; value = the token's text, or its
  * bytes when they are not valid UTF-8), the format `gpt-tokenizer` ships its encodings in.
- * Costs ~0.2–0.3 s of CPU and ~12 MB for o200k; done once per encoding.
+ * Costs ~0.3 s of CPU and ~20 MB for o200k; done once per encoding.
  */
 export function createBpeTables(ranks: readonly (string | readonly number[] | undefined)[]): BpeTables {
   if (ranks.length > MAX_PACKED_RANK) {

@@ -10,8 +10,9 @@ import type { ScriptFeatures } from './script-features.ts';
  * Fixed priors, because the data holds too few of them to fit, each chosen at or above what
  * o200k does so budgets err on the safe side: `digitGroups` 1 (o200k splits digits in threes,
  * every group is one token), `newlines` 1, `extraSpaces` 0.3 (runs of spaces merge), `kana`
- * 1 and `hangul` 1 (o200k spends roughly 0.6–1 token per character on Japanese and Korean
- * prose), `other` 2 (an emoji or rare symbol is 1–3 tokens of 4 UTF-8 bytes).
+ * 1 and `hangul` 1 per character (not measured: the evaluation sets hold no Japanese or
+ * Korean; one token per character is a deliberately high guess), `other` 2 (an emoji or rare
+ * symbol is 4 UTF-8 bytes, 1–3 tokens).
  */
 export const ESTIMATOR_RATES: Readonly<ScriptFeatures> = {
   cjk: 0.8939,

@@ -69,3 +69,17 @@ describe('createExactCounter', () => {
     expect(uncached.countText(text)).toBe(o200k.countText(text));
   });
 });
+
+describe('exact counter backends', () => {
+  it('counts the same with the WebAssembly path for CJK-heavy text as with the JavaScript loop', () => {
+    const auto = createExactCounter({ encoding: 'o200k_base' });
+    const js = createExactCounter({ encoding: 'o200k_base', backend: 'js' });
+    const texts = [
+      '领导者收到客户端请求后，把命令作为新条目追加到自己的日志中，然后并行地向其他服务器发送 AppendEntries RPC 以复制该条目。',
+      '日本語のテキストも数えます。ひらがなとカタカナ、漢字が混ざっています。これは十分に長い文です。',
+      '한국어 문장도 정확하게 세어야 합니다. 이 문장은 충분히 길어서 웹어셈블리 경로를 탑니다. 정확합니다.',
+      `${'中文'.repeat(200)}<|endoftext|>${'混合 mixed 文本 text '.repeat(20)}`,
+    ];
+    for (const text of texts) expect(auto.countText(text)).toBe(js.countText(text));
+  });
+});

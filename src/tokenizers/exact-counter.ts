@@ -1,6 +1,7 @@
 import { createTokenCounter, OPENAI_MESSAGE_OVERHEAD, type TokenCounter } from '../core/index.ts';
 import { type BpeTextCounter, createBpeTextCounter } from './bpe-counter.ts';
 import { type EncodingName, loadEncodingTables, splitPatternOf } from './encodings.ts';
+import { loadWasmEncoding, prefersWasm } from './wasm-counter.ts';
 
 /** Options of {@link createExactCounter}. */
 export interface ExactCounterOptions {
@@ -8,6 +9,12 @@ export interface ExactCounterOptions {
   encoding: EncodingName;
   /** Piece counts remembered by this counter. Default 100 000, ≥ 0 (0 disables). */
   maxCachedPieces?: number;
+  /**
+   * `auto` (default): CJK-heavy texts of 64+ characters are counted by tiktoken's
+   * WebAssembly encoder, the rest by the JavaScript BPE loop — whichever is faster for the
+   * text; counts are identical. `js`: the JavaScript loop only.
+   */
+  backend?: 'auto' | 'js';
 }
 
 /** An exact counter that also exposes its text counter (benchmarks clear its caches). */
@@ -34,10 +41,20 @@ export function createExactCounter(options: ExactCounterOptions): ExactTokenCoun
     splitPattern: splitPatternOf(encoding),
     ...(options.maxCachedPieces === undefined ? {} : { maxCachedPieces: options.maxCachedPieces }),
   });
+  const useWasm = (options.backend ?? 'auto') === 'auto';
+  const countText = useWasm
+    ? (text: string): number => {
+        if (prefersWasm(text)) {
+          const wasm = loadWasmEncoding(encoding);
+          if (wasm !== undefined) return wasm.encode_ordinary(text).length;
+        }
+        return bpe.count(text);
+      }
+    : bpe.count;
   const counter = createTokenCounter({
     name: encoding,
     exact: true,
-    countText: bpe.count,
+    countText,
     overhead: OPENAI_MESSAGE_OVERHEAD,
   });
   return { ...counter, bpe };
