@@ -54,6 +54,9 @@ export async function ensureCheckpointSchema(options: {
     `CREATE TABLE IF NOT EXISTS ${tables.writes} (thread ${integer} NOT NULL, checkpoint_id ${bytes} NOT NULL, task_id ${bytes} NOT NULL, data ${bytes} NOT NULL, PRIMARY KEY (thread, checkpoint_id, task_id))${postgres ? '' : ' WITHOUT ROWID'}`,
   ];
   await driver.transaction(async (executor) => {
+    // Several server processes may set up the same tables at once; PostgreSQL's CREATE …
+    // IF NOT EXISTS is not safe against that race, so serialise it on an advisory lock.
+    if (postgres) await executor.all('SELECT pg_advisory_xact_lock(hashtext(?))', [tables.checkpoints]);
     for (const statement of statements) await executor.run(statement);
     const rows = await executor.all(`SELECT value FROM ${tables.meta} WHERE key = ?`, ['schema_version']);
     const stored = rows[0]?.value;

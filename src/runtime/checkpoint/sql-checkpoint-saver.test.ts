@@ -137,6 +137,21 @@ describe.each(kinds)('$name', ({ open }) => {
   });
 });
 
+describe('PostgresSaver', () => {
+  it('serves several server processes on one database: each sees the threads the others wrote', async () => {
+    // Two pools stand in for two server processes.
+    const other = new pg.Pool({ connectionString: url, max: 2 });
+    const first = new PostgresSaver({ pool, schema, prefix: 'shared_' });
+    const second = new PostgresSaver({ pool: other, schema, prefix: 'shared_' });
+    await Promise.all([chat(first, 'from-first', 3), chat(second, 'from-second', 3)]);
+    const fromFirst = await chat(second, 'from-first', 1, { firstTurn: 3 });
+    const state = await fromFirst.app.getState(fromFirst.config);
+    expect((state.values.messages as BaseMessage[]).map((message) => message.id)).toHaveLength(8);
+    expect(await count(first, 'from-second')).toBe(await count(second, 'from-second'));
+    await other.end();
+  });
+});
+
 describe('SqliteSaver', () => {
   it('gives space back to the file after prune and vacuum', async () => {
     const path = join(directory, 'vacuum.db');
