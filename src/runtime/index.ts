@@ -42,6 +42,11 @@ export {
   createCheckpointCompressionStore,
 } from './compression/checkpoint-compression-store.ts';
 export {
+  type CommanderRouterOptions,
+  type CommanderTimelineData,
+  createCommanderRouter,
+} from './compression/commander-router.ts';
+export {
   COMPRESSION_KEYS,
   type CompressionSession,
   CompressionSessionSchema,
@@ -51,6 +56,11 @@ export {
   createCompressionBlackboard,
   PendingRequestSchema,
 } from './compression/compression-blackboard.ts';
+export {
+  type CompressionCompactStageOptions,
+  compressionSources,
+  createCompressionCompactStage,
+} from './compression/compression-compact-stage.ts';
 export { CompressionStateModule } from './compression/compression-state-module.ts';
 export {
   createDynamicProcess,

@@ -5,6 +5,7 @@ import {
   isThreadId,
   RequirementTodoStateSchema,
 } from '../../compression/index.ts';
+import type { PendingRequest } from '../../routing/index.ts';
 import { type BlackboardOptions, createBlackboard } from '../../state/index.ts';
 
 /** A request waiting for an answer (seed 004 §4.1), as stored in the Blackboard. */
@@ -24,8 +25,12 @@ export const CoordinationStateSchema = z.object({
   /** User messages the commander has handled; the next one gets this turn index (0-based). */
   userTurns: z.number().int().min(0),
 });
-/** A value of {@link CoordinationStateSchema}. */
-export type CoordinationState = z.infer<typeof CoordinationStateSchema>;
+/** A value of {@link CoordinationStateSchema} (requests typed as `ctxloom/routing`'s `PendingRequest`). */
+export interface CoordinationState {
+  pendingRequests: PendingRequest[];
+  requestResults: { requestId: string; summary: string }[];
+  userTurns: number;
+}
 
 /** Session-level compression fields: identity, revision, `/compress` switch, history cut. */
 export const CompressionSessionSchema = z.object({
