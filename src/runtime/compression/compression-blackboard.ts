@@ -1,3 +1,4 @@
+import { DeltaValue, type StateSchemaField } from '@langchain/langgraph';
 import { z } from 'zod';
 import {
   ArtifactStoreStateSchema,
@@ -52,13 +53,50 @@ export type CompressionSession = z.infer<typeof CompressionSessionSchema>;
 export const COMPRESSION_KEYS = {
   requirements: 'compression_requirements',
   artifacts: 'compression_artifacts',
+  artifactContents: 'compression_artifact_contents',
   session: 'compression_session',
   coordination: 'compression_coordination',
 } as const;
 
-/** The Blackboard extension fields of {@link COMPRESSION_KEYS} (plain last-write-wins fields). */
-export function compressionExtensions() {
+/** Raw artifact contents by artifact id: a delta channel, each write holds only new ids. */
+const contentsSchema = z.record(z.string(), z.string());
+
+/** Keep-first merge of content writes (an id's content never changes; batching-invariant). */
+export function mergeArtifactContents(
+  state: Record<string, string>,
+  writes: readonly Record<string, string>[],
+): Record<string, string> {
+  let merged = state;
+  for (const write of writes) {
+    for (const [id, content] of Object.entries(write)) {
+      if (id in merged) continue;
+      if (merged === state) merged = { ...state };
+      merged[id] = content;
+    }
+  }
+  return merged;
+}
+
+/**
+ * The Blackboard extension fields of {@link COMPRESSION_KEYS}: plain last-write-wins fields,
+ * except the raw artifact contents — a delta channel, so a checkpoint stores each content
+ * once instead of the whole map at every step. `snapshotFrequency` as in `createBlackboard`.
+ */
+export function compressionExtensions(
+  options: { snapshotFrequency?: number } = {},
+): Record<string, StateSchemaField> {
   return {
+    [COMPRESSION_KEYS.artifactContents]: new DeltaValue(
+      contentsSchema.default(() => ({})),
+      {
+        inputSchema: contentsSchema,
+        reducer: mergeArtifactContents as (
+          state: Record<string, string>,
+          writes: unknown[],
+        ) => Record<string, string>,
+        snapshotFrequency: options.snapshotFrequency ?? 500,
+      },
+    ) as unknown as StateSchemaField,
     [COMPRESSION_KEYS.requirements]: RequirementTodoStateSchema.nullable().default(null),
     [COMPRESSION_KEYS.artifacts]: ArtifactStoreStateSchema.nullable().default(null),
     [COMPRESSION_KEYS.session]: CompressionSessionSchema.nullable().default(null),
@@ -75,6 +113,11 @@ export function compressionExtensions() {
 export function createCompressionBlackboard(options: BlackboardOptions = {}) {
   return createBlackboard({
     ...options,
-    extensions: { ...compressionExtensions(), ...options.extensions },
+    extensions: {
+      ...compressionExtensions(
+        options.snapshotFrequency === undefined ? {} : { snapshotFrequency: options.snapshotFrequency },
+      ),
+      ...options.extensions,
+    },
   });
 }

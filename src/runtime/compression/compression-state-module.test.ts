@@ -46,8 +46,37 @@ describe('CompressionStateModule', () => {
       }).state,
     }));
     const patch = sb.patch();
-    expect(Object.keys(patch).sort()).toEqual([COMPRESSION_KEYS.artifacts, COMPRESSION_KEYS.session].sort());
+    expect(Object.keys(patch).sort()).toEqual(
+      [COMPRESSION_KEYS.artifacts, COMPRESSION_KEYS.artifactContents, COMPRESSION_KEYS.session].sort(),
+    );
+    // The index channel never holds raw contents; the delta channel holds only the new id.
+    expect(patch[COMPRESSION_KEYS.artifacts]).toMatchObject({ contents: {} });
+    expect(Object.keys(patch[COMPRESSION_KEYS.artifactContents] as object)).toEqual(['plan:orders_daily@v1']);
     expect(module.snapshot()?.revision).toBe(1);
+    expect(module.snapshot()?.artifacts.contents['plan:orders_daily@v1']).toContain('orders_daily');
+    // Next node: the stored contents stay, a new version adds only its own content.
+    const next = builder({
+      ...(first.patch() as Record<string, unknown>),
+      ...(patch as Record<string, unknown>),
+    });
+    const nextModule = new CompressionStateModule(next);
+    nextModule.update(threadId, (state) => ({
+      ...state,
+      artifacts: registerArtifact(state.artifacts, {
+        kind: 'plan',
+        name: 'orders_daily',
+        agentId: 'planner',
+        content: { jobs: ['orders_daily', 'orders_weekly'] },
+        turnIndex: 1,
+      }).state,
+    }));
+    expect(Object.keys(next.patch()[COMPRESSION_KEYS.artifactContents] as object)).toEqual([
+      'plan:orders_daily@v2',
+    ]);
+    expect(Object.keys(nextModule.snapshot()?.artifacts.contents ?? {})).toEqual([
+      'plan:orders_daily@v1',
+      'plan:orders_daily@v2',
+    ]);
   });
 
   it('keeps one session per Blackboard: another thread reads nothing and cannot write', async () => {

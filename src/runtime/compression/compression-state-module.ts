@@ -18,6 +18,9 @@ import {
   type CoordinationState,
 } from './compression-blackboard.ts';
 
+/** Contents each StateBuilder started from (read before any module wrote a delta into it). */
+const ORIGINAL_CONTENTS = new WeakMap<StateBuilder, Record<string, string>>();
+
 const EMPTY_COORDINATION: CoordinationState = { pendingRequests: [], requestResults: [], userTurns: 0 };
 
 /**
@@ -32,6 +35,13 @@ export class CompressionStateModule implements CompressionStore {
 
   constructor(sb: StateBuilder) {
     this.#sb = sb;
+    // Every write goes through a module, so the first module on a builder sees the snapshot value.
+    if (!ORIGINAL_CONTENTS.has(sb)) {
+      ORIGINAL_CONTENTS.set(
+        sb,
+        sb.getExtension<Record<string, string>>(COMPRESSION_KEYS.artifactContents) ?? {},
+      );
+    }
   }
 
   /** The session's compression state (this patch's pending writes included), or `undefined`. */
@@ -46,9 +56,7 @@ export class CompressionStateModule implements CompressionStore {
       requirements:
         this.#sb.getExtension<RequirementTodoState | null>(COMPRESSION_KEYS.requirements) ??
         createRequirementTodoState({ threadId }),
-      artifacts:
-        this.#sb.getExtension<ArtifactStoreState | null>(COMPRESSION_KEYS.artifacts) ??
-        createArtifactStoreState({ threadId }),
+      artifacts: this.#artifacts(threadId),
       forceContextClipping: session.forceContextClipping,
       clippingScope: session.clippingScope,
     };
@@ -86,8 +94,20 @@ export class CompressionStateModule implements CompressionStore {
     if (current === undefined || !sameJson(current.requirements, next.requirements)) {
       this.#sb.setExtension(COMPRESSION_KEYS.requirements, next.requirements);
     }
-    if (current === undefined || !sameJson(current.artifacts, next.artifacts)) {
-      this.#sb.setExtension(COMPRESSION_KEYS.artifacts, next.artifacts);
+    const { contents, ...index } = next.artifacts;
+    if (
+      current === undefined ||
+      !sameJson({ ...current.artifacts, contents: {} }, { ...index, contents: {} })
+    ) {
+      this.#sb.setExtension(COMPRESSION_KEYS.artifacts, { ...index, contents: {} });
+    }
+    const known = current?.artifacts.contents ?? {};
+    const added = Object.entries(contents).filter(([id]) => !(id in known));
+    if (added.length > 0) {
+      this.#sb.setExtension(COMPRESSION_KEYS.artifactContents, {
+        ...this.#pendingContents(),
+        ...Object.fromEntries(added),
+      });
     }
     this.#sb.setExtension(COMPRESSION_KEYS.session, {
       threadId: next.threadId,
@@ -159,6 +179,19 @@ export class CompressionStateModule implements CompressionStore {
     const session = this.#session();
     if (session === null) return;
     this.#sb.setExtension(COMPRESSION_KEYS.session, { ...session, historyFromMessageId: messageId });
+  }
+
+  #artifacts(threadId: ThreadId): ArtifactStoreState {
+    const stored = this.#sb.getExtension<ArtifactStoreState | null>(COMPRESSION_KEYS.artifacts);
+    const base = stored ?? createArtifactStoreState({ threadId });
+    const contents = { ...ORIGINAL_CONTENTS.get(this.#sb), ...this.#pendingContents() };
+    return { ...base, contents: { ...base.contents, ...contents } };
+  }
+
+  /** Content ids this patch adds (the delta written so far), empty before any write. */
+  #pendingContents(): Record<string, string> {
+    const value = this.#sb.getExtension<Record<string, string>>(COMPRESSION_KEYS.artifactContents) ?? {};
+    return value === ORIGINAL_CONTENTS.get(this.#sb) ? {} : value;
   }
 
   #session(): CompressionSession | null {
