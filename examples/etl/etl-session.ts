@@ -68,6 +68,7 @@ export function createEtlSession(options: {
   const config = { configurable: { thread_id: threadId } };
   const values = async () => ((await graph.getState(config)).values ?? {}) as Record<string, unknown>;
   const module = async () => new CompressionStateModule(new StateBuilder(await values(), { blackboard }));
+  let before: Record<string, unknown> | undefined;
 
   return {
     threadId,
@@ -82,7 +83,9 @@ export function createEtlSession(options: {
       return (await module()).coordination().pendingRequests;
     },
     async send(text, sendOptions = {}) {
-      const before = await values();
+      // The state after the previous send is the state before this one: read it once per
+      // session object (resume), then reuse it — every getState replays the delta channels.
+      before ??= await values();
       const turns = new CompressionStateModule(new StateBuilder(before, { blackboard })).coordination()
         .userTurns;
       const inputId = sendOptions.inputId ?? `u${turns}`;
@@ -95,6 +98,7 @@ export function createEtlSession(options: {
         blackboard,
       });
       const after = (result.state ?? {}) as Record<string, unknown>;
+      before = after;
       return readTurn({
         after,
         text,
