@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatThreadId, type RequirementTodoState } from '../../compression/index.ts';
 import { CtxloomError } from '../../core/errors.ts';
 import { type AgentDescriptor, createModelRouter, DEFAULT_ROUTER_CONFIG } from '../../routing/index.ts';
+import { StateBuilder } from '../../state/index.ts';
 import { createCharCounter } from '../../testing/index.ts';
 import { defineAgent } from '../agents/define-agent.ts';
 import { SqliteSaver } from '../checkpoint/sqlite-saver.ts';
@@ -12,6 +13,7 @@ import { submitInput } from '../session/submit-input.ts';
 import { createCommanderRouter } from './commander-router.ts';
 import { createCompressionBlackboard } from './compression-blackboard.ts';
 import { compressionSources, createCompressionCompactStage } from './compression-compact-stage.ts';
+import { CompressionStateModule } from './compression-state-module.ts';
 
 const counter = createCharCounter();
 const AGENTS: AgentDescriptor[] = [
@@ -52,7 +54,9 @@ function setup(options: { route: (prompt: string) => unknown; window?: number })
       session: { namespace: `etl:user:${userId}`, sessionId: 's1' },
       blackboard,
     });
-    return result.state as Record<string, unknown> & { messages: BaseMessage[] };
+    const state = result.state as Record<string, unknown> & { messages: BaseMessage[] };
+    const compression = new CompressionStateModule(new StateBuilder(state, { blackboard })).snapshot();
+    return Object.assign(state, { requirements: compression?.requirements as RequirementTodoState });
   };
   return { graph, blackboard, agentModel, routerModel, send };
 }
@@ -72,7 +76,7 @@ describe('createCommanderRouter on the dynamic process', () => {
   it('routes by the semantic router and stores the scoped TODO delta with its evidence in the Blackboard', async () => {
     const { send, agentModel } = setup({ route: () => addPartition('必须按 dt 分区') });
     const state = await send('alice', 'i1', '输出表必须按 dt 分区。');
-    const requirements = state.compression_requirements as RequirementTodoState;
+    const requirements = state.requirements;
     expect(requirements.scoped.planner?.items).toEqual([
       expect.objectContaining({
         id: 'planner#1',
@@ -90,7 +94,7 @@ describe('createCommanderRouter on the dynamic process', () => {
     const { send, agentModel } = setup({ route: () => ({ ...addPartition('按 dt 分区'), confidence: 0.4 }) });
     const state = await send('alice', 'i1', '按 dt 分区吧');
     expect(agentModel.doGenerateCalls).toHaveLength(0);
-    expect((state.compression_requirements as RequirementTodoState).scoped).toEqual({});
+    expect(state.requirements.scoped).toEqual({});
     const last = state.messages.at(-1);
     expect(AIMessage.isInstance(last) && last.name).toBe('commander');
     expect(last?.id).toBe('commander:human:s1:i1:clarification');
@@ -114,7 +118,7 @@ describe('createCommanderRouter on the dynamic process', () => {
     });
     await send('alice', 'i1', 'alice-only 必须按 dt 分区');
     const bob = await send('bob', 'i1', '必须按小时分区');
-    const bobItems = (bob.compression_requirements as RequirementTodoState).scoped.planner?.items ?? [];
+    const bobItems = bob.requirements.scoped.planner?.items ?? [];
     expect(bobItems.map((item) => item.evidence[0]?.quote)).toEqual(['必须按小时分区']);
     expect(prompts(agentModel)[1]).not.toContain('alice-only');
     expect(bob.compression_session).toMatchObject({ threadId: 'etl:user:bob:session:s1' });

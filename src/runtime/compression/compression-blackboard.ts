@@ -1,13 +1,9 @@
 import { DeltaValue, type StateSchemaField } from '@langchain/langgraph';
 import { z } from 'zod';
-import {
-  ArtifactStoreStateSchema,
-  CompressScopeSchema,
-  isThreadId,
-  RequirementTodoStateSchema,
-} from '../../compression/index.ts';
+import { CompressScopeSchema, isThreadId } from '../../compression/index.ts';
 import type { PendingRequest } from '../../routing/index.ts';
 import { type BlackboardOptions, createBlackboard } from '../../state/index.ts';
+import { upsertRecords } from './compression-records.ts';
 
 /** A request waiting for an answer (seed 004 §4.1), as stored in the Blackboard. */
 export const PendingRequestSchema = z.object({
@@ -53,52 +49,39 @@ export type CompressionSession = z.infer<typeof CompressionSessionSchema>;
 export const COMPRESSION_KEYS = {
   requirements: 'compression_requirements',
   artifacts: 'compression_artifacts',
-  artifactContents: 'compression_artifact_contents',
+  records: 'compression_records',
   session: 'compression_session',
   coordination: 'compression_coordination',
 } as const;
 
-/** Raw artifact contents by artifact id: a delta channel, each write holds only new ids. */
-const contentsSchema = z.record(z.string(), z.string());
-
-/** Keep-first merge of content writes (an id's content never changes; batching-invariant). */
-export function mergeArtifactContents(
-  state: Record<string, string>,
-  writes: readonly Record<string, string>[],
-): Record<string, string> {
-  let merged = state;
-  for (const write of writes) {
-    for (const [id, content] of Object.entries(write)) {
-      if (id in merged) continue;
-      if (merged === state) merged = { ...state };
-      merged[id] = content;
-    }
-  }
-  return merged;
-}
+const recordsSchema = z.record(z.string(), z.unknown());
+const skeletonSchema = z.record(z.string(), z.unknown()).nullable().default(null);
 
 /**
- * The Blackboard extension fields of {@link COMPRESSION_KEYS}: plain last-write-wins fields,
- * except the raw artifact contents — a delta channel, so a checkpoint stores each content
- * once instead of the whole map at every step. `snapshotFrequency` as in `createBlackboard`.
+ * The Blackboard extension fields of {@link COMPRESSION_KEYS}. Every growing list of the
+ * compression state — requirement items, audit entries, applied delta ids, artifact entries,
+ * tool evidence, raw contents — is one record in `compression_records`, a delta channel with
+ * an ordered upsert: a step stores only the records it added or changed. The requirement and
+ * artifact fields hold skeletons (scalars and ordered ids); session and coordination are
+ * plain. `snapshotFrequency` as in `createBlackboard`.
  */
 export function compressionExtensions(
   options: { snapshotFrequency?: number } = {},
 ): Record<string, StateSchemaField> {
   return {
-    [COMPRESSION_KEYS.artifactContents]: new DeltaValue(
-      contentsSchema.default(() => ({})),
+    [COMPRESSION_KEYS.records]: new DeltaValue(
+      recordsSchema.default(() => ({})),
       {
-        inputSchema: contentsSchema,
-        reducer: mergeArtifactContents as (
-          state: Record<string, string>,
+        inputSchema: recordsSchema,
+        reducer: upsertRecords as (
+          state: Record<string, unknown>,
           writes: unknown[],
-        ) => Record<string, string>,
+        ) => Record<string, unknown>,
         snapshotFrequency: options.snapshotFrequency ?? 500,
       },
     ) as unknown as StateSchemaField,
-    [COMPRESSION_KEYS.requirements]: RequirementTodoStateSchema.nullable().default(null),
-    [COMPRESSION_KEYS.artifacts]: ArtifactStoreStateSchema.nullable().default(null),
+    [COMPRESSION_KEYS.requirements]: skeletonSchema,
+    [COMPRESSION_KEYS.artifacts]: skeletonSchema,
     [COMPRESSION_KEYS.session]: CompressionSessionSchema.nullable().default(null),
     [COMPRESSION_KEYS.coordination]: CoordinationStateSchema.nullable().default(null),
   };

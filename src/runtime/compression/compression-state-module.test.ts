@@ -47,11 +47,15 @@ describe('CompressionStateModule', () => {
     }));
     const patch = sb.patch();
     expect(Object.keys(patch).sort()).toEqual(
-      [COMPRESSION_KEYS.artifacts, COMPRESSION_KEYS.artifactContents, COMPRESSION_KEYS.session].sort(),
+      [COMPRESSION_KEYS.artifacts, COMPRESSION_KEYS.records, COMPRESSION_KEYS.session].sort(),
     );
-    // The index channel never holds raw contents; the delta channel holds only the new id.
-    expect(patch[COMPRESSION_KEYS.artifacts]).toMatchObject({ contents: {} });
-    expect(Object.keys(patch[COMPRESSION_KEYS.artifactContents] as object)).toEqual(['plan:orders_daily@v1']);
+    // The skeleton holds ids only; the records channel holds the new entry and its content.
+    expect(patch[COMPRESSION_KEYS.artifacts]).toMatchObject({ artifactIds: ['plan:orders_daily@v1'] });
+    expect(JSON.stringify(patch[COMPRESSION_KEYS.artifacts])).not.toContain('orders_weekly');
+    expect(Object.keys(patch[COMPRESSION_KEYS.records] as object)).toEqual([
+      'a:plan:orders_daily@v1',
+      'c:plan:orders_daily@v1',
+    ]);
     expect(module.snapshot()?.revision).toBe(1);
     expect(module.snapshot()?.artifacts.contents['plan:orders_daily@v1']).toContain('orders_daily');
     // Next node: the stored contents stay, a new version adds only its own content.
@@ -70,8 +74,11 @@ describe('CompressionStateModule', () => {
         turnIndex: 1,
       }).state,
     }));
-    expect(Object.keys(next.patch()[COMPRESSION_KEYS.artifactContents] as object)).toEqual([
-      'plan:orders_daily@v2',
+    // v1 is superseded (its entry record changes), v2 is new; v1's content is not rewritten.
+    expect(Object.keys(next.patch()[COMPRESSION_KEYS.records] as object).sort()).toEqual([
+      'a:plan:orders_daily@v1',
+      'a:plan:orders_daily@v2',
+      'c:plan:orders_daily@v2',
     ]);
     expect(Object.keys(nextModule.snapshot()?.artifacts.contents ?? {})).toEqual([
       'plan:orders_daily@v1',

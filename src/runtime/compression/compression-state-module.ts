@@ -1,12 +1,10 @@
 import {
-  type ArtifactStoreState,
   assertRevision,
   type CompressionState,
   type CompressionStore,
   createArtifactStoreState,
   createCompressionState,
   createRequirementTodoState,
-  type RequirementTodoState,
   type ThreadId,
 } from '../../compression/index.ts';
 import { CtxloomError } from '../../core/errors.ts';
@@ -17,9 +15,18 @@ import {
   type CompressionSession,
   type CoordinationState,
 } from './compression-blackboard.ts';
+import {
+  type ArtifactsSkeleton,
+  type CompressionRecords,
+  joinArtifacts,
+  joinRequirements,
+  type RequirementsSkeleton,
+  splitArtifacts,
+  splitRequirements,
+} from './compression-records.ts';
 
-/** Contents each StateBuilder started from (read before any module wrote a delta into it). */
-const ORIGINAL_CONTENTS = new WeakMap<StateBuilder, Record<string, string>>();
+/** Records each StateBuilder started from (read before any module wrote a delta into it). */
+const ORIGINAL_RECORDS = new WeakMap<StateBuilder, CompressionRecords>();
 
 const EMPTY_COORDINATION: CoordinationState = { pendingRequests: [], requestResults: [], userTurns: 0 };
 
@@ -36,11 +43,8 @@ export class CompressionStateModule implements CompressionStore {
   constructor(sb: StateBuilder) {
     this.#sb = sb;
     // Every write goes through a module, so the first module on a builder sees the snapshot value.
-    if (!ORIGINAL_CONTENTS.has(sb)) {
-      ORIGINAL_CONTENTS.set(
-        sb,
-        sb.getExtension<Record<string, string>>(COMPRESSION_KEYS.artifactContents) ?? {},
-      );
+    if (!ORIGINAL_RECORDS.has(sb)) {
+      ORIGINAL_RECORDS.set(sb, sb.getExtension<CompressionRecords>(COMPRESSION_KEYS.records) ?? {});
     }
   }
 
@@ -49,14 +53,21 @@ export class CompressionStateModule implements CompressionStore {
     const session = this.#session();
     if (session === null) return undefined;
     const threadId = session.threadId as ThreadId;
+    const records = this.#records();
+    const requirements = this.#sb.getExtension<RequirementsSkeleton | null>(COMPRESSION_KEYS.requirements);
+    const artifacts = this.#sb.getExtension<ArtifactsSkeleton | null>(COMPRESSION_KEYS.artifacts);
     return {
       version: 1,
       threadId,
       revision: session.revision,
       requirements:
-        this.#sb.getExtension<RequirementTodoState | null>(COMPRESSION_KEYS.requirements) ??
-        createRequirementTodoState({ threadId }),
-      artifacts: this.#artifacts(threadId),
+        requirements === null || requirements === undefined
+          ? createRequirementTodoState({ threadId })
+          : joinRequirements(requirements, records),
+      artifacts:
+        artifacts === null || artifacts === undefined
+          ? createArtifactStoreState({ threadId })
+          : joinArtifacts(artifacts, records),
       forceContextClipping: session.forceContextClipping,
       clippingScope: session.clippingScope,
     };
@@ -91,23 +102,26 @@ export class CompressionStateModule implements CompressionStore {
     if (current !== undefined) this.#assertThread(current.threadId, state.threadId);
     assertRevision(state.threadId, current?.revision ?? null, options.expectedRevision);
     const next: CompressionState = structuredClone({ ...state, revision: (current?.revision ?? -1) + 1 });
-    if (current === undefined || !sameJson(current.requirements, next.requirements)) {
-      this.#sb.setExtension(COMPRESSION_KEYS.requirements, next.requirements);
-    }
-    const { contents, ...index } = next.artifacts;
-    if (
-      current === undefined ||
-      !sameJson({ ...current.artifacts, contents: {} }, { ...index, contents: {} })
-    ) {
-      this.#sb.setExtension(COMPRESSION_KEYS.artifacts, { ...index, contents: {} });
-    }
-    const known = current?.artifacts.contents ?? {};
-    const added = Object.entries(contents).filter(([id]) => !(id in known));
-    if (added.length > 0) {
-      this.#sb.setExtension(COMPRESSION_KEYS.artifactContents, {
-        ...this.#pendingContents(),
-        ...Object.fromEntries(added),
+    // Lists go to the records channel (only new or changed records), the rest to skeletons.
+    const known = this.#records();
+    const records: CompressionRecords = {};
+    const requirements = splitRequirements(next.requirements, records);
+    const artifacts = splitArtifacts(next.artifacts, records);
+    const changed = Object.entries(records).filter(
+      ([key, value]) => !(key in known) || !sameJson(known[key], value),
+    );
+    if (changed.length > 0) {
+      this.#sb.setExtension(COMPRESSION_KEYS.records, {
+        ...this.#pendingRecords(),
+        ...Object.fromEntries(changed),
       });
+    }
+    const stored = current === undefined ? undefined : splitBoth(current);
+    if (stored === undefined || !sameJson(stored.requirements, requirements)) {
+      this.#sb.setExtension(COMPRESSION_KEYS.requirements, requirements);
+    }
+    if (stored === undefined || !sameJson(stored.artifacts, artifacts)) {
+      this.#sb.setExtension(COMPRESSION_KEYS.artifacts, artifacts);
     }
     this.#sb.setExtension(COMPRESSION_KEYS.session, {
       threadId: next.threadId,
@@ -181,17 +195,15 @@ export class CompressionStateModule implements CompressionStore {
     this.#sb.setExtension(COMPRESSION_KEYS.session, { ...session, historyFromMessageId: messageId });
   }
 
-  #artifacts(threadId: ThreadId): ArtifactStoreState {
-    const stored = this.#sb.getExtension<ArtifactStoreState | null>(COMPRESSION_KEYS.artifacts);
-    const base = stored ?? createArtifactStoreState({ threadId });
-    const contents = { ...ORIGINAL_CONTENTS.get(this.#sb), ...this.#pendingContents() };
-    return { ...base, contents: { ...base.contents, ...contents } };
+  /** All records: the snapshot's plus this patch's. */
+  #records(): CompressionRecords {
+    return { ...ORIGINAL_RECORDS.get(this.#sb), ...this.#pendingRecords() };
   }
 
-  /** Content ids this patch adds (the delta written so far), empty before any write. */
-  #pendingContents(): Record<string, string> {
-    const value = this.#sb.getExtension<Record<string, string>>(COMPRESSION_KEYS.artifactContents) ?? {};
-    return value === ORIGINAL_CONTENTS.get(this.#sb) ? {} : value;
+  /** Records this patch writes (the delta so far), empty before any write. */
+  #pendingRecords(): CompressionRecords {
+    const value = this.#sb.getExtension<CompressionRecords>(COMPRESSION_KEYS.records) ?? {};
+    return value === ORIGINAL_RECORDS.get(this.#sb) ? {} : value;
   }
 
   #session(): CompressionSession | null {
@@ -210,6 +222,14 @@ export class CompressionStateModule implements CompressionStore {
       path: 'threadId',
     });
   }
+}
+
+function splitBoth(state: CompressionState) {
+  const scratch: CompressionRecords = {};
+  return {
+    requirements: splitRequirements(state.requirements, scratch),
+    artifacts: splitArtifacts(state.artifacts, scratch),
+  };
 }
 
 function sameJson(left: unknown, right: unknown): boolean {
