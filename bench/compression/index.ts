@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createEtlProcess } from '../../examples/etl/etl-process.ts';
 import { createEtlSession } from '../../examples/etl/etl-session.ts';
 import { createScriptedEtlModel } from '../../examples/etl/scripted-conversation.ts';
 import {
@@ -7,7 +11,6 @@ import {
   buildRequirementTodoView,
   createCompressionTrigger,
   createHeuristicRequirementProposer,
-  createMemoryCompressionStore,
   decideCompressionTrigger,
   formatThreadId,
   todoContextBlocks,
@@ -20,6 +23,7 @@ import {
   withTokenCache,
 } from '../../src/core/index.ts';
 import { createLexicalRouter, DEFAULT_ROUTER_CONFIG } from '../../src/routing/index.ts';
+import { SqliteSaver } from '../../src/runtime/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import {
   type BenchContext,
@@ -54,28 +58,37 @@ export async function run(
 
   // ---- 1. 200-turn ETL session
   const script = generateEtlSessionScript({ turns: 200 });
+  const dir = mkdtempSync(join(tmpdir(), 'ctxloom-bench-compression-'));
+  const saver = new SqliteSaver({ path: join(dir, 'etl200.db'), durability: 'normal' });
   const session = createEtlSession({
     threadId: formatThreadId({ app: 'etl', userId: 'bench', sessionId: 's200' }),
-    store: createMemoryCompressionStore(),
-    router: createLexicalRouter(),
-    proposer: createHeuristicRequirementProposer(),
-    agentModel: createScriptedEtlModel(script),
-    counter,
-    window: 128_000,
-    config: DEFAULT_ROUTER_CONFIG,
-    clock: () => 0,
+    process: createEtlProcess({
+      router: createLexicalRouter(),
+      proposer: createHeuristicRequirementProposer(),
+      agentModel: createScriptedEtlModel(script),
+      counter,
+      window: 128_000,
+      config: DEFAULT_ROUTER_CONFIG,
+      checkpointer: saver,
+      clock: () => 0,
+    }),
   });
   const outcomes: Record<string, number> = {};
+  const started = performance.now();
   for (const turn of script) {
     const result = await session.send(turn.user);
     const key =
-      result.outcome.type === 'clarification'
-        ? `clarification:${result.outcome.reason}`
-        : result.outcome.type;
+      result.commander?.outcome === 'clarification'
+        ? `clarification:${result.commander.reason}`
+        : (result.commander?.outcome ?? 'none');
     outcomes[key] = (outcomes[key] ?? 0) + 1;
   }
+  const msPerTurn = (performance.now() - started) / script.length;
   const state = await session.state();
-  const history = session.messages();
+  const history = await session.messages();
+  const checkpointBytes = await saver.sizeBytes();
+  await saver.close();
+  rmSync(dir, { recursive: true, force: true });
   const rawTokens = counter.countMessages(history);
   const viewTokensPerAgent = AGENTS.map((agentId) =>
     todoContextBlocks(state, { counter, maxTokens: 6000, agentId }).reduce(
@@ -87,7 +100,7 @@ export async function run(
   const snapshots = [state.requirements.global, ...Object.values(state.requirements.scoped)];
   const items = snapshots.flatMap((snapshot) => snapshot.items.map((item) => ({ item, snapshot })));
   const stated = script.flatMap((turn, index) =>
-    turn.requirements.map((sentence) => ({ sentence, messageId: `u${index}` })),
+    turn.requirements.map((sentence) => ({ sentence, messageId: `human:s200:u${index}` })),
   );
   const anchored = stated.map(({ sentence, messageId }) =>
     items.find(({ item }) =>
@@ -124,6 +137,8 @@ export async function run(
     { name: 'etl200.requirements_missing_from_unbounded_views', value: missingFromViews, unit: 'count' },
     { name: 'etl200.requirements_missing_from_6000_token_views', value: missingFromBounded, unit: 'count' },
     { name: 'etl200.todo_items_total', value: items.length, unit: 'count' },
+    { name: 'etl200.checkpoint_bytes', value: checkpointBytes, unit: 'bytes' },
+    { name: 'etl200.ms_per_turn', value: round(msPerTurn, 1), unit: 'ms' },
   );
   notes.etl200 = {
     turns: script.length,
@@ -134,7 +149,7 @@ export async function run(
     artifacts: state.artifacts.index.artifacts.length,
     artifactViewTokens: artifactView.tokens,
     openQuestions: state.requirements.openQuestions.length,
-    note: 'offline pipeline: lexical router + heuristic extraction; TODO items beyond the stated requirements would be heuristic false positives',
+    note: 'offline pipeline on the runtime dynamic process (commander router + compact stage, SqliteSaver durability normal): lexical router + heuristic extraction; TODO items beyond the stated requirements would be heuristic false positives; ms_per_turn includes checkpointing and the scripted agent call',
   };
 
   // ---- 2. decideCompressionTrigger on a 128k-token message list

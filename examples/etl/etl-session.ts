@@ -1,199 +1,158 @@
-import { generateText, type LanguageModel } from 'ai';
+import { type CompressionState, createCompressionState, type ThreadId } from '../../src/compression/index.ts';
+import type { Message } from '../../src/core/index.ts';
+import type { PendingRequest } from '../../src/routing/index.ts';
 import {
-  type CompressionState,
-  type CompressionStore,
-  createCompressionSource,
-  createCompressionState,
-  type PreparedMessages,
-  prepareWithinBudget,
-  type RequirementProposer,
-  registerArtifact,
-  registerToolEvidence,
-  summarizeSql,
-  type ThreadId,
-} from '../../src/compression/index.ts';
-import { compileContext, type Message, type TokenCounter, toAiSdk } from '../../src/core/index.ts';
-import {
-  applyCommanderPatch,
-  type CommanderPatch,
-  type PendingRequest,
-  type ProcessedUserMessage,
-  processUserMessage,
-  type RouterConfig,
-  type SemanticRouter,
-} from '../../src/routing/index.ts';
-import { ETL_AGENTS, type EtlAgent } from './agents.ts';
+  type CommanderTimelineData,
+  CompressionStateModule,
+  fromLangChain,
+  submitInput,
+} from '../../src/runtime/index.ts';
+import { humanMessageId, StateBuilder, type TimelineEntry } from '../../src/state/index.ts';
+import type { createEtlProcess } from './etl-process.ts';
 
-/** Options of {@link createEtlSession}. */
-export interface EtlSessionOptions {
-  threadId: ThreadId;
-  store: CompressionStore;
-  router: SemanticRouter;
-  /** Extracts requirements from answers to pending questions. */
-  proposer: RequirementProposer;
-  /** The model the four agents run on. */
-  agentModel: LanguageModel;
-  counter: TokenCounter;
-  /** The agent model's context window, in tokens. */
-  window: number;
-  config: RouterConfig;
-  /** Messages kept verbatim after an automatic compression. Default 6. */
-  keepAfterCompression?: number;
-  clock?: () => number;
+/** What the compact stage decided for one agent call (its timeline entry's data). */
+export interface EtlCompaction {
+  tokens: number;
+  trigger: 'none' | 'soft' | 'hard';
+  compressed: 'none' | 'soft' | 'hard';
+  softLimit: number;
+  clippedIds: string[];
 }
 
-/** What one user message led to. */
+/** What one user message led to, read back from the checkpointed state. */
 export interface EtlTurn {
+  inputId: string;
   userMessage: Message;
-  outcome: ProcessedUserMessage['outcome'];
-  patch: CommanderPatch;
+  /** False when the input id had already been processed (nothing ran). */
+  accepted: boolean;
+  /** The commander's record: outcome, target, confidence, actions. */
+  commander: CommanderTimelineData | undefined;
   /** The agent that answered, if any. */
   agentId?: string;
   /** The agent's reply, the clarification question, or the `/compress` notice. */
   reply: string;
-  /** Artifact version registered from the reply. */
-  artifactId?: string;
-  /** Request opened by the agent's `QUESTION:` reply. */
+  /** How the agent's payload was prepared (tokens, trigger, clipping). */
+  compaction?: EtlCompaction;
+  /** The request the agent opened with a `QUESTION:` reply. */
   request?: PendingRequest;
-  /** How the agent's payload was prepared (tokens, compression, clipping). */
-  prepared?: PreparedMessages;
 }
 
-/** A running ETL conversation. */
+/** A running ETL conversation over a checkpointed process. */
 export interface EtlSession {
-  send(text: string): Promise<EtlTurn>;
-  /** The conversation so far (the Blackboard's `messages`, kept here until the runtime lands). */
-  messages(): readonly Message[];
-  pendingRequests(): readonly PendingRequest[];
+  threadId: ThreadId;
+  /** Sends one user message (input id `u<turn>` unless given; a re-sent id is a no-op). */
+  send(text: string, options?: { inputId?: string }): Promise<EtlTurn>;
+  /** The Blackboard's `messages`, as ctxloom messages. */
+  messages(): Promise<Message[]>;
+  /** The compression state kept in the Blackboard. */
   state(): Promise<CompressionState>;
+  pendingRequests(): Promise<PendingRequest[]>;
+  /** The raw checkpointed values (for inspection and tests). */
+  values(): Promise<Record<string, unknown>>;
 }
 
 /**
- * The ETL example's control loop for one session: route each user message (deterministic for
- * pending questions, semantic otherwise), apply the commander's patch, then run the chosen
- * agent on a compiled context whose `todo__context` carries the requirement TODOs and the
- * artifact index, compressing once when the payload nears the window. The runtime's dynamic
- * process will take this loop over; the compression and routing calls stay the same.
+ * The ETL session entry: every user message enters through `submitInput` (deterministic
+ * HumanMessage id, processed-input ledger) on LangGraph thread `threadId`; everything else —
+ * routing, TODOs, artifacts, pending questions, the `/compress` switch — happens in the
+ * process and lives in its checkpoints. A new session object on the same checkpointer and
+ * thread continues where the last one stopped.
  */
-export function createEtlSession(options: EtlSessionOptions): EtlSession {
-  const history: Message[] = [];
-  const requests: PendingRequest[] = [];
-  let userTurns = 0;
-  let keepFrom = 0;
-  const clock = options.clock ?? Date.now;
-
-  const load = async () =>
-    (await options.store.load(options.threadId)) ?? createCompressionState({ threadId: options.threadId });
-  const save = async (state: CompressionState) =>
-    options.store.save(state, {
-      expectedRevision: (await options.store.load(options.threadId))?.revision ?? null,
-    });
-
-  async function runAgent(agent: EtlAgent, userMessage: Message, state: CompressionState) {
-    const source = createCompressionSource({ load: () => state });
-    const build = async () => {
-      const compiled = await compileContext(
-        {
-          systemPrompt: agent.systemPrompt,
-          history: history.slice(keepFrom, -1),
-          query: userMessage,
-          metadata: { agentId: agent.id },
-        },
-        { counter: options.counter, window: options.window, sources: [source] },
-      );
-      return compiled.messages;
-    };
-    const prepared = await prepareWithinBudget({
-      build,
-      // The TODO and artifact views carry what the old turns said, so compression drops them.
-      compress: () => {
-        keepFrom = Math.max(keepFrom, history.length - 1 - (options.keepAfterCompression ?? 6));
-      },
-      window: options.window,
-      counter: options.counter,
-      forceContextClipping: state.forceContextClipping,
-    });
-    const { text } = await generateText({ model: options.agentModel, ...toAiSdk(prepared.messages) });
-    return { prepared, text };
-  }
+export function createEtlSession(options: {
+  process: ReturnType<typeof createEtlProcess>;
+  threadId: ThreadId;
+}): EtlSession {
+  const { graph, blackboard } = options.process;
+  const { threadId } = options;
+  const [, , userId, , sessionId] = threadId.split(':') as [string, string, string, string, string];
+  const config = { configurable: { thread_id: threadId } };
+  const values = async () => ((await graph.getState(config)).values ?? {}) as Record<string, unknown>;
+  const module = async () => new CompressionStateModule(new StateBuilder(await values(), { blackboard }));
+  let before: Record<string, unknown> | undefined;
 
   return {
-    messages: () => history,
-    pendingRequests: () => requests,
-    state: load,
-    async send(text) {
-      const turn = userTurns++;
-      const userMessage: Message = { id: `u${turn}`, role: 'user', content: text };
-      history.push(userMessage);
-      const state = await load();
-      const processed = await processUserMessage({
-        state,
-        agents: ETL_AGENTS,
-        userMessage,
-        turn,
-        router: options.router,
-        config: options.config,
-        counter: options.counter,
-        proposer: options.proposer,
-        coordination: {
-          pendingRequests: requests.filter((request) => request.status === 'pending'),
-          requestResults: [],
-        },
+    threadId,
+    values,
+    async messages() {
+      return fromLangChain(new StateBuilder(await values(), { blackboard }).memory.snapshot());
+    },
+    async state() {
+      return (await module()).snapshot() ?? createCompressionState({ threadId });
+    },
+    async pendingRequests() {
+      return (await module()).coordination().pendingRequests;
+    },
+    async send(text, sendOptions = {}) {
+      // The state after the previous send is the state before this one: read it once per
+      // session object (resume), then reuse it — every getState replays the delta channels.
+      before ??= await values();
+      const turns = new CompressionStateModule(new StateBuilder(before, { blackboard })).coordination()
+        .userTurns;
+      const inputId = sendOptions.inputId ?? `u${turns}`;
+      const timelineBefore = timelineOf(before).length;
+      const result = await submitInput({
+        graph: graph as Parameters<typeof submitInput>[0]['graph'],
+        config,
+        input: { inputId, content: text },
+        session: { namespace: `${threadId.split(':')[0]}:user:${userId}`, sessionId },
+        blackboard,
       });
-      const next = await save(applyCommanderPatch(state, processed.patch));
-      for (const request of requests) {
-        if (processed.patch.resolvedRequestIds?.includes(request.id)) request.status = 'answered';
-      }
-      const result = { userMessage, outcome: processed.outcome, patch: processed.patch };
-      const target = processed.patch.next;
-      if (target.type !== 'agent') {
-        const reply =
-          target.type === 'clarify'
-            ? target.question
-            : `Context compression is on (${target.scope}): every later payload is clipped to budget.`;
-        history.push({ id: `a${turn}`, role: 'assistant', name: 'commander', content: reply });
-        return { ...result, reply };
-      }
-      const agent = ETL_AGENTS.find((candidate) => candidate.id === target.agentId) as EtlAgent;
-      const { prepared, text: reply } = await runAgent(agent, userMessage, next);
-      history.push({ id: `a${turn}`, role: 'assistant', name: agent.id, content: reply });
-      if (reply.startsWith('QUESTION:')) {
-        const request: PendingRequest = {
-          id: `r${requests.length + 1}`,
-          kind: 'human',
-          status: 'pending',
-          createdBy: agent.id,
-          question: reply.slice('QUESTION:'.length).trim(),
-        };
-        requests.push(request);
-        return { ...result, agentId: agent.id, reply, request, prepared };
-      }
-      const name = /^--\s*job:\s*(\S+)/mu.exec(reply)?.[1] ?? 'etl';
-      const registered = registerArtifact(
-        next.artifacts,
-        { kind: agent.artifactKind, name, agentId: agent.id, content: reply, turnIndex: turn },
-        { clock },
-      );
-      let artifacts = registered.state;
-      if (agent.artifactKind === 'sql_job' || agent.artifactKind === 'test') {
-        // A real, deterministic tool: the static SQL summary, kept as evidence for the job.
-        const summary = summarizeSql(reply);
-        artifacts = registerToolEvidence(
-          artifacts,
-          {
-            toolName: 'sql_static_check',
-            agentId: agent.id,
-            input: reply,
-            output: { ...summary },
-            ok: summary.statements > 0,
-            artifactId: registered.entry.id,
-            turnIndex: turn,
-          },
-          { clock },
-        ).state;
-      }
-      await save({ ...next, artifacts });
-      return { ...result, agentId: agent.id, reply, artifactId: registered.entry.id, prepared };
+      const after = (result.state ?? {}) as Record<string, unknown>;
+      before = after;
+      return readTurn({
+        after,
+        text,
+        inputId,
+        sessionId,
+        accepted: result.accepted,
+        timelineBefore,
+        blackboard,
+      });
     },
   };
+}
+
+function timelineOf(values: Record<string, unknown>): TimelineEntry[] {
+  return ((values.timeline as { entries?: TimelineEntry[] } | undefined)?.entries ?? []) as TimelineEntry[];
+}
+
+function readTurn(input: {
+  after: Record<string, unknown>;
+  text: string;
+  inputId: string;
+  sessionId: string;
+  accepted: boolean;
+  timelineBefore: number;
+  blackboard: ReturnType<typeof createEtlProcess>['blackboard'];
+}): EtlTurn {
+  const id = humanMessageId({ sessionId: input.sessionId, inputId: input.inputId });
+  const userMessage: Message = { id, role: 'user', content: input.text };
+  const turn: EtlTurn = {
+    inputId: input.inputId,
+    userMessage,
+    accepted: input.accepted,
+    commander: undefined,
+    reply: '',
+  };
+  if (!input.accepted) return turn;
+  const entries = timelineOf(input.after).slice(input.timelineBefore);
+  const commander = entries.find((entry) => entry.kind === 'commander' && entry.text === id);
+  turn.commander = commander?.data as CommanderTimelineData | undefined;
+  const compact = entries.find((entry) => entry.kind === 'compact');
+  if (compact !== undefined) turn.compaction = compact.data as unknown as EtlCompaction;
+  const sb = new StateBuilder(input.after, { blackboard: input.blackboard });
+  const messages = fromLangChain(sb.memory.snapshot());
+  const index = messages.findIndex((message) => message.id === id);
+  const reply = messages.slice(index + 1).findLast((message) => message.role === 'assistant');
+  if (reply !== undefined) {
+    turn.reply = typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+    if (reply.name !== undefined && reply.name !== 'commander') turn.agentId = reply.name;
+  }
+  const agent = entries.find((entry) => entry.kind === 'agent-finished');
+  if (agent?.agentId !== undefined) turn.agentId = agent.agentId;
+  const request = new CompressionStateModule(sb)
+    .coordination()
+    .pendingRequests.find((candidate) => candidate.id === `r${turn.commander?.turn ?? -1}`);
+  if (request !== undefined) turn.request = request;
+  return turn;
 }

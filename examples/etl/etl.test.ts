@@ -1,18 +1,29 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { messageText } from '../../src/core/index.ts';
-import { runEtlExample } from './run.ts';
+import type { EtlTurn } from './etl-session.ts';
+import { openEtlSession, playScript } from './run.ts';
+import { ETL_SCRIPT } from './scripted-conversation.ts';
 
-describe('ETL example (scripted model)', async () => {
-  const { session, turns } = await runEtlExample();
+const dir = mkdtempSync(join(tmpdir(), 'ctxloom-etl-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const outcomeOf = (turn: EtlTurn) =>
+  turn.commander?.outcome === 'clarification'
+    ? `clarification:${turn.commander.reason}`
+    : turn.commander?.outcome;
+
+describe('ETL example on the dynamic process (scripted model, SqliteSaver)', async () => {
+  const { session, saver, scripted } = openEtlSession({ path: join(dir, 'full.db') });
+  const turns = await playScript(session, ETL_SCRIPT);
   const state = await session.state();
-  const messages = session.messages();
+  const messages = await session.messages();
+  await saver.close();
 
   it('routes, resumes, clarifies and runs /compress in the scripted order', () => {
-    expect(
-      turns.map((turn) =>
-        turn.outcome.type === 'clarification' ? `clarification:${turn.outcome.reason}` : turn.outcome.type,
-      ),
-    ).toEqual([
+    expect(turns.map(outcomeOf)).toEqual([
       'routed',
       'routed',
       'routed',
@@ -31,6 +42,12 @@ describe('ETL example (scripted model)', async () => {
     );
   });
 
+  it('answers clarifications and /compress as the commander, without calling an agent', () => {
+    expect(turns[5]?.reply).toMatch(/Which part of the task/);
+    expect(turns[10]?.reply).toMatch(/compression is on \(all\)/);
+    expect(messages.filter((message) => message.id.startsWith('commander:'))).toHaveLength(3);
+  });
+
   it('keeps global facts in the global TODO and queues the unsure one as an open question', () => {
     expect(state.requirements.global.items.map((item) => `${item.id}:${item.status}`)).toEqual([
       'G1:open',
@@ -46,7 +63,7 @@ describe('ETL example (scripted model)', async () => {
     ]);
   });
 
-  it('anchors every requirement to a user message it quotes verbatim', () => {
+  it('anchors every requirement to a checkpointed user message it quotes verbatim', () => {
     const snapshots = [state.requirements.global, ...Object.values(state.requirements.scoped)];
     const anchors = snapshots.flatMap((snapshot) => snapshot.items.flatMap((item) => item.evidence));
     expect(anchors.length).toBeGreaterThanOrEqual(8);
@@ -54,14 +71,17 @@ describe('ETL example (scripted model)', async () => {
       const message = messages.find((candidate) => candidate.id === anchor.messageId);
       expect(message?.role).toBe('user');
       expect(messageText(message!)).toContain(anchor.quote);
-      expect(anchor.messageId).toBe(`u${anchor.turnIndex}`);
+      expect(anchor.messageId).toBe(`human:window-1:u${anchor.turnIndex}`);
     }
   });
 
   it('answers the planner’s question deterministically, without asking the router', () => {
-    expect(turns[2]?.request).toMatchObject({ id: 'r1', createdBy: 'planner', kind: 'human' });
-    expect(session.pendingRequests()[0]?.status).toBe('answered');
-    expect(turns[3]?.outcome).toMatchObject({ type: 'resume', targetAgent: 'planner' });
+    expect(turns[2]?.request).toMatchObject({ id: 'r2', createdBy: 'planner', kind: 'human' });
+    expect(turns[3]?.commander).toMatchObject({
+      outcome: 'resume',
+      target: 'planner',
+      resolvedRequestIds: ['r2'],
+    });
   });
 
   it('indexes agent outputs by version and keeps SQL out of the index', () => {
@@ -72,32 +92,106 @@ describe('ETL example (scripted model)', async () => {
     expect(state.artifacts.contents['sql_job:orders_daily@v1']).toContain('refund_flag');
   });
 
-  it('gives every agent the TODO and artifact views in todo__context', () => {
-    const payloads = turns.flatMap((turn) => (turn.prepared === undefined ? [] : [turn.prepared.messages]));
-    expect(payloads).toHaveLength(9);
-    for (const payload of payloads) {
-      expect(payload.some((message) => messageText(message).includes('## Requirements (global)'))).toBe(true);
-    }
-    const last = payloads.at(-1)!.map(messageText).join('\n');
-    expect(last).toContain('tester#2');
-    expect(last).toContain('sql_job:orders_daily@v2');
+  it('compiles every agent input with the TODO and artifact views in todo__context', async () => {
+    const { session: reader, saver: readSaver } = openEtlSession({ path: join(dir, 'full.db') });
+    const timeline = ((await reader.values()).timeline as { entries: { kind: string }[] }).entries;
+    await readSaver.close();
+    expect(timeline.filter((entry) => entry.kind === 'compact')).toHaveLength(9);
+    expect(turns.filter((turn) => turn.compaction !== undefined)).toHaveLength(9);
+    const agentPrompts = (scripted?.calls ?? []).filter((call) => !call.json).map((call) => call.prompt);
+    expect(agentPrompts).toHaveLength(9);
+    for (const prompt of agentPrompts) expect(prompt).toContain('## Requirements (global)');
+    expect(agentPrompts.at(-1)).toContain('tester#2');
+    expect(agentPrompts.at(-1)).toContain('sql_job:orders_daily@v2');
+    // The router saw the bounded views too, never the audit trail or raw SQL.
+    const routerPrompts = (scripted?.calls ?? []).filter((call) => call.json).map((call) => call.prompt);
+    expect(routerPrompts.length).toBeGreaterThanOrEqual(8);
+    for (const prompt of routerPrompts) expect(prompt).not.toContain('refund_flag = 0');
   });
 
   it('turns on clipping for the rest of the session after /compress', () => {
     expect(state.forceContextClipping).toBe(true);
     expect(state.clippingScope).toBe('all');
-    expect(turns[11]?.prepared?.trigger.level).toBe('none');
+    expect(turns[11]?.compaction?.trigger).toBe('none');
   });
 });
 
-describe('ETL example with a small window', async () => {
-  const { turns } = await runEtlExample({ window: 1400 });
+describe('ETL example: resume from the checkpoint', async () => {
+  const path = join(dir, 'resume.db');
+  const half = 6;
+  const first = openEtlSession({ path });
+  const before = await playScript(first.session, ETL_SCRIPT.slice(0, half));
+  await first.saver.close();
+  const second = openEtlSession({ path });
+  const resent = await second.session.send(ETL_SCRIPT[half - 1]!.user, { inputId: `u${half - 1}` });
+  const after = await playScript(second.session, ETL_SCRIPT.slice(half));
+  const resumed = await second.session.state();
+  const messages = await second.session.messages();
+  await second.saver.close();
+  const { session: straight, saver } = openEtlSession({ path: join(dir, 'straight.db') });
+  await playScript(straight, ETL_SCRIPT);
+  const reference = await straight.state();
+  await saver.close();
+
+  it('continues the turn numbering and ignores a re-sent input', () => {
+    expect(resent.accepted).toBe(false);
+    expect([...before, ...after].map(outcomeOf)).toHaveLength(ETL_SCRIPT.length);
+    expect(after[0]?.inputId).toBe(`u${half}`);
+  });
+
+  it('duplicates no message, requirement, delta, artifact or request', () => {
+    const ids = messages.map((message) => message.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(messages.filter((message) => message.role === 'user')).toHaveLength(ETL_SCRIPT.length);
+    const snapshots = [resumed.requirements.global, ...Object.values(resumed.requirements.scoped)];
+    for (const snapshot of snapshots) {
+      expect(new Set(snapshot.appliedDeltaIds).size).toBe(snapshot.appliedDeltaIds.length);
+      expect(new Set(snapshot.items.map((item) => item.id)).size).toBe(snapshot.items.length);
+    }
+    const artifactIds = resumed.artifacts.index.artifacts.map((entry) => entry.id);
+    expect(new Set(artifactIds).size).toBe(artifactIds.length);
+  });
+
+  it('ends in the same compression state as a session that never stopped', () => {
+    const strip = (value: typeof resumed) =>
+      JSON.parse(JSON.stringify(value, (key, v) => (key === 'atMs' || key === 'createdAtMs' ? 0 : v)));
+    expect(strip(resumed).requirements).toEqual(strip(reference).requirements);
+    expect(resumed.artifacts.index.artifacts.map((entry) => `${entry.id}:${entry.status}`)).toEqual(
+      reference.artifacts.index.artifacts.map((entry) => `${entry.id}:${entry.status}`),
+    );
+  });
+});
+
+describe('ETL example with small windows', async () => {
+  const clipped = openEtlSession({ path: join(dir, 'clip.db'), window: 1350 });
+  const clippedTurns = await playScript(clipped.session, ETL_SCRIPT);
+  await clipped.saver.close();
+  const soft = openEtlSession({ path: join(dir, 'soft.db'), window: 1250 });
+  const softTurns = await playScript(soft.session, ETL_SCRIPT);
+  const softMessages = await soft.session.messages();
+  await soft.saver.close();
 
   it('clips the payloads after /compress below the soft limit, dropping the oldest turns', () => {
-    const last = turns[11]?.prepared;
-    expect(last?.clippedIds.length).toBeGreaterThan(0);
-    expect(last?.clippedIds[0]).toBe('u0');
-    expect(last?.trigger.tokens).toBeLessThan(last?.trigger.softLimit ?? 0);
-    expect(turns.slice(0, 10).every((turn) => (turn.prepared?.clippedIds.length ?? 0) === 0)).toBe(true);
+    const last = clippedTurns[11]?.compaction;
+    expect(last?.clippedIds).toEqual(['human:window-1:u0']);
+    expect(last?.tokens).toBeLessThan(last?.softLimit ?? 0);
+    expect(clippedTurns.slice(0, 10).every((turn) => (turn.compaction?.clippedIds.length ?? 0) === 0)).toBe(
+      true,
+    );
+  });
+
+  it('compresses once at the soft trigger and keeps the history cut for later calls', () => {
+    const compressed = softTurns.flatMap((turn, index) =>
+      turn.compaction?.compressed === 'soft' ? [index] : [],
+    );
+    expect(compressed).toEqual([9]);
+    const [before, at, after] = [softTurns[8], softTurns[9], softTurns[11]].map(
+      (turn) => turn?.compaction?.tokens ?? 0,
+    );
+    expect(at).toBeLessThan(before!);
+    expect(after).toBeLessThan(at! + 100);
+    expect(softTurns[11]?.compaction?.compressed).toBe('none');
+    // Compression cuts what is compiled, never the checkpointed history.
+    expect(softMessages.filter((message) => message.role === 'user')).toHaveLength(ETL_SCRIPT.length);
   });
 });

@@ -1,88 +1,129 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createHeuristicRequirementProposer,
-  createMemoryCompressionStore,
   createModelRequirementProposer,
   formatThreadId,
+  type ThreadId,
+  todoContextBlocks,
 } from '../../src/compression/index.ts';
 import { resolveModel } from '../../src/llm/index.ts';
 import { createModelRouter, resolveRouterConfig } from '../../src/routing/index.ts';
+import { SqliteSaver } from '../../src/runtime/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
+import { createEtlProcess } from './etl-process.ts';
 import { createEtlSession, type EtlSession, type EtlTurn } from './etl-session.ts';
-import { createScriptedEtlModel, ETL_SCRIPT } from './scripted-conversation.ts';
+import { createScriptedEtlModel, ETL_SCRIPT, type ScriptedTurn } from './scripted-conversation.ts';
 
-/** Options of {@link runEtlExample}. */
-export interface RunEtlExampleOptions {
-  /** `CTXLOOM_MODEL`-style spec; empty runs the scripted model. */
+/** Options of {@link openEtlSession}. */
+export interface OpenEtlSessionOptions {
+  /** SQLite checkpoint file; reopen the same file to resume the session. */
+  path: string;
+  /** `CTXLOOM_MODEL`-style spec; empty or `offline` runs the scripted model. */
   modelSpec?: string;
   env?: Record<string, string | undefined>;
   /** The agents' context window in tokens. Default 8000. */
   window?: number;
-  /** Called after each turn (the CLI prints it). */
-  onTurn?: (turn: EtlTurn) => void;
+  /** The script the scripted model plays. Default {@link ETL_SCRIPT}. */
+  script?: readonly ScriptedTurn[];
+  threadId?: ThreadId;
 }
 
 /**
- * Runs {@link ETL_SCRIPT} through an ETL session. Without a model spec the router and agents
- * are the scripted model (deterministic, no keys); with `CTXLOOM_MODEL` a real model routes,
- * extracts requirements and answers as the agents (its decisions then differ from the script).
+ * Opens (or reopens) the ETL session on a SQLite checkpoint file. Without a model spec the
+ * router and the agents are the scripted model (deterministic, no keys); with `CTXLOOM_MODEL`
+ * a real model routes, extracts requirements and answers as the agents (its decisions then
+ * differ from the script).
  */
-export async function runEtlExample(
-  options: RunEtlExampleOptions = {},
-): Promise<{ session: EtlSession; turns: EtlTurn[] }> {
+export function openEtlSession(options: OpenEtlSessionOptions): {
+  session: EtlSession;
+  saver: SqliteSaver;
+  /** The scripted model (its `calls`), or `undefined` with a real model. */
+  scripted: ReturnType<typeof createScriptedEtlModel> | undefined;
+} {
   const env = options.env ?? {};
   const real = options.modelSpec !== undefined && options.modelSpec !== '' && options.modelSpec !== 'offline';
-  const model = real ? resolveModel(options.modelSpec, env).model : createScriptedEtlModel();
+  const scripted = real ? undefined : createScriptedEtlModel(options.script);
+  const model = scripted ?? resolveModel(options.modelSpec, env).model;
   let tick = Date.UTC(2026, 0, 1);
-  const session = createEtlSession({
-    threadId: formatThreadId({ app: 'etl', userId: 'demo', sessionId: 'window-1' }),
-    store: createMemoryCompressionStore(),
+  const saver = new SqliteSaver({ path: options.path });
+  const process = createEtlProcess({
+    agentModel: model,
     router: createModelRouter({ model }),
     proposer: real ? createModelRequirementProposer({ model }) : createHeuristicRequirementProposer(),
-    agentModel: model,
     counter: createO200kCounter(),
     window: options.window ?? 8000,
     config: resolveRouterConfig({ app: 'etl', values: env }),
+    checkpointer: saver,
     clock: () => tick++,
   });
-  const turns: EtlTurn[] = [];
-  for (const { user } of ETL_SCRIPT) {
-    const turn = await session.send(user);
-    turns.push(turn);
-    options.onTurn?.(turn);
-  }
-  return { session, turns };
+  const threadId = options.threadId ?? formatThreadId({ app: 'etl', userId: 'demo', sessionId: 'window-1' });
+  return { session: createEtlSession({ process, threadId }), saver, scripted };
 }
 
-function describeTurn(turn: EtlTurn): string {
-  const outcome = turn.outcome;
+/** Sends `script` turn by turn; `onTurn` sees each result. */
+export async function playScript(
+  session: EtlSession,
+  script: readonly ScriptedTurn[],
+  onTurn?: (turn: EtlTurn) => void,
+): Promise<EtlTurn[]> {
+  const turns: EtlTurn[] = [];
+  for (const { user } of script) {
+    const turn = await session.send(user);
+    turns.push(turn);
+    onTurn?.(turn);
+  }
+  return turns;
+}
+
+/** One line per turn: route, commander actions, payload tokens, first line of the reply. */
+export function describeTurn(turn: EtlTurn): string {
+  const commander = turn.commander;
   const route =
-    outcome.type === 'routed'
-      ? `routed → ${outcome.decision.targetAgent} (${outcome.decision.confidence})`
-      : outcome.type === 'resume'
-        ? `resume ${outcome.request.id} → ${outcome.targetAgent}`
-        : outcome.type === 'clarification'
-          ? `clarification (${outcome.reason})`
-          : `command /compress ${outcome.scope}`;
-  const actions = turn.patch.actions.map((action) => `${action.type}:${action.status}`).join(', ');
-  const tokens = turn.prepared === undefined ? '' : ` | payload ${turn.prepared.trigger.tokens} tokens`;
-  return `> ${turn.userMessage.content}\n  ${route}${actions ? ` [${actions}]` : ''}${tokens}\n  ${turn.reply.split('\n')[0]}`;
+    commander === undefined
+      ? 'not processed'
+      : commander.outcome === 'routed'
+        ? `routed → ${commander.target} (${commander.confidence})`
+        : commander.outcome === 'resume'
+          ? `resume ${commander.resolvedRequestIds.join(',')} → ${commander.target}`
+          : commander.outcome === 'clarification'
+            ? `clarification (${commander.reason})`
+            : 'command /compress';
+  const actions = commander?.actions.join(', ') ?? '';
+  const payload =
+    turn.compaction === undefined
+      ? ''
+      : ` | payload ${turn.compaction.tokens} tokens, trigger ${turn.compaction.trigger}${turn.compaction.clippedIds.length > 0 ? `, clipped ${turn.compaction.clippedIds.length}` : ''}`;
+  return `> ${String(turn.userMessage.content)}\n  ${route}${actions ? ` [${actions}]` : ''}${payload}\n  ${turn.reply.split('\n')[0]}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { session } = await runEtlExample({
-    modelSpec: process.env.CTXLOOM_MODEL ?? '',
-    env: process.env,
-    onTurn: (turn) => process.stdout.write(`${describeTurn(turn)}\n`),
-  });
-  const state = await session.state();
-  const counter = createO200kCounter();
-  const { todoContextBlocks } = await import('../../src/compression/index.ts');
-  process.stdout.write('\n--- todo__context sent to the tester ---\n');
-  for (const block of todoContextBlocks(state, { counter, maxTokens: 1500, agentId: 'tester' })) {
-    process.stdout.write(`${block.content}\n\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'ctxloom-etl-'));
+  const path = join(dir, 'etl.db');
+  const write = (text: string) => process.stdout.write(`${text}\n`);
+  const spec = process.env.CTXLOOM_MODEL ?? '';
+  const half = Math.ceil(ETL_SCRIPT.length / 2);
+  write(`checkpoints: ${path}`);
+  const first = openEtlSession({ path, modelSpec: spec, env: process.env });
+  await playScript(first.session, ETL_SCRIPT.slice(0, half), (turn) => write(describeTurn(turn)));
+  await first.saver.close();
+  write(`\n--- process restarted: resuming ${first.session.threadId} from the checkpoint ---\n`);
+  const second = openEtlSession({ path, modelSpec: spec, env: process.env });
+  const resent = await second.session.send(ETL_SCRIPT[half - 1]?.user ?? '', { inputId: `u${half - 1}` });
+  write(`re-sent u${half - 1}: accepted=${resent.accepted} (the ledger makes it a no-op)`);
+  await playScript(second.session, ETL_SCRIPT.slice(half), (turn) => write(describeTurn(turn)));
+  const state = await second.session.state();
+  write('\n--- todo__context sent to the tester ---');
+  for (const block of todoContextBlocks(state, {
+    counter: createO200kCounter(),
+    maxTokens: 1500,
+    agentId: 'tester',
+  })) {
+    write(`${block.content}\n`);
   }
-  process.stdout.write(
-    `open questions: ${state.requirements.openQuestions.map((q) => `${q.id} ${q.text}`).join(' | ')}\n`,
-  );
+  write(`open questions: ${state.requirements.openQuestions.map((q) => `${q.id} ${q.text}`).join(' | ')}`);
+  await second.saver.close();
+  rmSync(dir, { recursive: true, force: true });
 }

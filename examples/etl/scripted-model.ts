@@ -1,4 +1,5 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
 
 /** What a scripted model sees of a call: the prompt text and whether JSON was requested. */
 export interface ScriptedCall {
@@ -9,38 +10,33 @@ export interface ScriptedCall {
 }
 
 /**
- * A deterministic AI SDK `LanguageModelV4` for the example and its tests: `answer` returns the
+ * A deterministic AI SDK model (`MockLanguageModelV4` from `ai/test`) for the example and its tests: `answer` returns the
  * text for each call (a JSON string for structured calls). Not a language model — it replays
  * what the script decides, so the example runs without keys; set `CTXLOOM_MODEL` for a real one.
  */
 export function createScriptedModel(
   answer: (call: ScriptedCall) => string,
-): LanguageModelV4 & { calls: ScriptedCall[] } {
+): MockLanguageModelV4 & { calls: ScriptedCall[] } {
   const calls: ScriptedCall[] = [];
   const respond = (options: LanguageModelV4CallOptions) => {
     const call = { prompt: promptText(options), json: options.responseFormat?.type === 'json' };
     calls.push(call);
     return answer(call);
   };
-  return {
-    specificationVersion: 'v4',
+  const usage = {
+    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+  };
+  const model = new MockLanguageModelV4({
     provider: 'etl-example',
     modelId: 'scripted',
-    supportedUrls: {},
-    calls,
-    async doGenerate(options) {
-      const text = respond(options);
-      return {
-        content: [{ type: 'text', text }],
-        finishReason: { unified: 'stop', raw: 'stop' },
-        usage: {
-          inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-        },
-        warnings: [],
-      };
-    },
-    async doStream(options) {
+    doGenerate: async (options) => ({
+      content: [{ type: 'text', text: respond(options) }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage,
+      warnings: [],
+    }),
+    doStream: async (options) => {
       const text = respond(options);
       return {
         stream: new ReadableStream({
@@ -49,25 +45,14 @@ export function createScriptedModel(
             controller.enqueue({ type: 'text-start', id: 't' });
             controller.enqueue({ type: 'text-delta', id: 't', delta: text });
             controller.enqueue({ type: 'text-end', id: 't' });
-            controller.enqueue({
-              type: 'finish',
-              finishReason: { unified: 'stop', raw: 'stop' },
-              usage: {
-                inputTokens: {
-                  total: undefined,
-                  noCache: undefined,
-                  cacheRead: undefined,
-                  cacheWrite: undefined,
-                },
-                outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-              },
-            });
+            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
             controller.close();
           },
         }),
       };
     },
-  };
+  });
+  return Object.assign(model, { calls });
 }
 
 function promptText(options: LanguageModelV4CallOptions): string {

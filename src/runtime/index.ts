@@ -12,7 +12,13 @@ export {
   type ProcessRuleOptions,
   processRule,
 } from './agents/process-rules.ts';
-export { type AgentRunResult, type RunAgentInput, runAgent } from './agents/run-agent.ts';
+export {
+  type AgentRunResult,
+  type CompactStage,
+  type CompactStageInput,
+  type RunAgentInput,
+  runAgent,
+} from './agents/run-agent.ts';
 export { createTodoTool, parseTodoPayload, TODO_TOOL_NAME } from './agents/todo-tool.ts';
 export { type CheckpointTables, checkpointTables, SCHEMA_VERSION } from './checkpoint/checkpoint-schema.ts';
 export { createPostgresDriver, type PostgresDriverOptions } from './checkpoint/postgres-driver.ts';
@@ -31,6 +37,31 @@ export {
   type SqliteDurability,
 } from './checkpoint/sqlite-driver.ts';
 export { SqliteSaver, type SqliteSaverOptions } from './checkpoint/sqlite-saver.ts';
+export {
+  type CheckpointCompressionStoreOptions,
+  createCheckpointCompressionStore,
+} from './compression/checkpoint-compression-store.ts';
+export {
+  type CommanderRouterOptions,
+  type CommanderTimelineData,
+  createCommanderRouter,
+} from './compression/commander-router.ts';
+export {
+  COMPRESSION_KEYS,
+  type CompressionSession,
+  CompressionSessionSchema,
+  type CoordinationState,
+  CoordinationStateSchema,
+  compressionExtensions,
+  createCompressionBlackboard,
+  PendingRequestSchema,
+} from './compression/compression-blackboard.ts';
+export {
+  type CompressionCompactStageOptions,
+  compressionSources,
+  createCompressionCompactStage,
+} from './compression/compression-compact-stage.ts';
+export { CompressionStateModule } from './compression/compression-state-module.ts';
 export {
   createDynamicProcess,
   type DynamicProcessOptions,

@@ -1,4 +1,6 @@
 import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { CtxloomError } from '../../core/errors.ts';
+import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import {
   type BlackboardDefinition,
@@ -8,7 +10,7 @@ import {
 } from '../../state/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
-import { type AgentRunResult, runAgent } from './run-agent.ts';
+import { type AgentRunResult, type CompactStage, runAgent } from './run-agent.ts';
 import { parseTodoPayload, TODO_TOOL_NAME } from './todo-tool.ts';
 
 /** Shared options of the node factory and the processes. */
@@ -30,6 +32,10 @@ export interface AgentNodeOptions extends NodeFactoryOptions {
   onResult?: (sb: StateBuilder, result: AgentRunResult) => void;
   /** Whether the agent's messages persist in `messages`. Default true (workers: false). */
   persistMessages?: boolean;
+  /** Sources built from this call's state (e.g. requirement TODO and artifact views). Default none. */
+  sources?: (sb: StateBuilder) => readonly ContextSource[];
+  /** The compact stage before the model call (see {@link CompactStage}). Default: compile once. */
+  compact?: CompactStage;
 }
 
 /**
@@ -54,6 +60,8 @@ export function createAgentNode(
         counter: options.counter,
         ...(query === undefined ? {} : { query }),
         ...(options.framework === undefined ? {} : { framework: options.framework }),
+        ...(options.sources === undefined ? {} : { sources: options.sources(sb) }),
+        ...(options.compact === undefined ? {} : { compact: options.compact }),
       });
       if (options.persistMessages ?? true) sb.memory.append(result.messages);
       const todo = lastTodoPayload(result.messages);
@@ -64,7 +72,11 @@ export function createAgentNode(
       sb.timeline.append([{ kind: 'agent-finished', agentId: agent.id, text: result.text.slice(0, 200) }]);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const failureKind: FailureKind = /abort/i.test(message) ? 'interrupted' : 'model';
+      const failureKind: FailureKind = CtxloomError.is(error, 'over-budget')
+        ? 'budget'
+        : /abort/i.test(message)
+          ? 'interrupted'
+          : 'model';
       sb.routing.finishAgent({ status: 'failed', failureKind, error: message });
       sb.timeline.append([{ kind: 'agent-failed', agentId: agent.id, text: message.slice(0, 200) }]);
     }

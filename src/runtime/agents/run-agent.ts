@@ -1,9 +1,10 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { generateText, isStepCount } from 'ai';
 import { compileContext } from '../../core/compile.ts';
-import type { CompiledContext } from '../../core/compile-types.ts';
+import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import { toAiSdk } from '../../core/emit/index.ts';
 import type { Message } from '../../core/message.ts';
+import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import type { StateBuilder } from '../../state/index.ts';
@@ -20,7 +21,26 @@ export interface RunAgentInput {
   query?: string;
   framework?: string;
   signal?: AbortSignal;
+  /** Sources read from this call's state (e.g. the compression views), after `agent.sources`. */
+  sources?: readonly ContextSource[];
+  /** The compact stage run before the model call (triggers, `/compress` clipping). Default: compile once. */
+  compact?: CompactStage;
 }
+
+/** Input of a {@link CompactStage}: the collected request and a compile function bound to the call. */
+export interface CompactStageInput {
+  agent: AgentDefinition;
+  sb: StateBuilder;
+  request: CompileRequest;
+  compile: (request: CompileRequest) => Promise<CompiledContext>;
+}
+
+/**
+ * The compact stage before each model call: compiles the request (possibly again, with less
+ * history) and returns what is sent. May write through `sb` (the node's one patch); throws a
+ * `CtxloomError('over-budget')` when the request cannot fit.
+ */
+export type CompactStage = (input: CompactStageInput) => Promise<CompiledContext>;
 
 /** What one agent call produced. `messages` is the delta to persist — never the transcript. */
 export interface AgentRunResult {
@@ -45,14 +65,20 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     ...(input.framework === undefined ? {} : { framework: input.framework }),
   });
   if (input.signal !== undefined) request.signal = input.signal;
-  const compiled = await compileContext(request, {
-    counter: input.counter,
-    window: agent.window,
-    enableShareContext: rule.enableShareContext,
-    policy: { alwaysInclude: rule.alwaysInclude },
-    ...(agent.sources === undefined ? {} : { sources: agent.sources }),
-    onSummary: (summary) => sb.compression.persistCompression(summary.summary),
-  });
+  const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
+  const compile = (compileRequest: CompileRequest) =>
+    compileContext(compileRequest, {
+      counter: input.counter,
+      window: agent.window,
+      enableShareContext: rule.enableShareContext,
+      policy: { alwaysInclude: rule.alwaysInclude },
+      ...(sources.length === 0 ? {} : { sources }),
+      onSummary: (summary) => sb.compression.persistCompression(summary.summary),
+    });
+  const compiled =
+    input.compact === undefined
+      ? await compile(request)
+      : await input.compact({ agent, sb, request, compile });
   const { instructions, messages } = toAiSdk(compiled.messages);
   const result = await generateText({
     model: agent.model,

@@ -1,8 +1,9 @@
 import type { BaseMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command } from '@langchain/langgraph';
 import { type RoutingSnapshot, StateBuilder, type TodoSnapshot } from '../../state/index.ts';
 import type { AgentDefinition } from '../agents/define-agent.ts';
-import { builderOptions, createAgentNode } from '../agents/node-factory.ts';
+import { type AgentNodeOptions, builderOptions, createAgentNode } from '../agents/node-factory.ts';
 import { processRule } from '../agents/process-rules.ts';
 import { defaultCounter } from './default-counter.ts';
 import { createProcessGraph, type ProcessGraph } from './process-graph.ts';
@@ -16,6 +17,14 @@ export interface RouterView {
   todo: TodoSnapshot | null;
   /** Agents run since the last user message. */
   hops: number;
+  /**
+   * The router node's StateBuilder. A router that keeps its own state (the commander's TODO
+   * patch, pending requests) writes through its modules/extensions; it lands in the router
+   * node's one patch, whatever the decision.
+   */
+  sb: StateBuilder;
+  /** LangGraph's `configurable.thread_id` of this run (the session's thread), if any. */
+  threadId: string | undefined;
 }
 
 /** A router's decision: the next agent (and optionally its task), or undefined to finish. */
@@ -28,6 +37,8 @@ export interface DynamicProcessOptions extends ProcessOptions {
   router: (view: RouterView) => RouteDecision | Promise<RouteDecision>;
   /** Most agent runs per user message; then the process ends. Default 8, range 1..100. */
   maxHops?: number;
+  /** Per-agent node additions: call-time sources, the compact stage, extra writes after a result. */
+  agentNode?: (agent: AgentDefinition) => Pick<AgentNodeOptions, 'sources' | 'compact' | 'onResult'>;
 }
 
 /**
@@ -43,14 +54,21 @@ export function createDynamicProcess(options: DynamicProcessOptions): ProcessGra
   const maxHops = options.maxHops ?? 8;
   const rule = processRule('dynamic', { enableShareContext: options.enableShareContext ?? true });
 
-  const router = async (state: Record<string, unknown>) => {
+  const router = async (state: Record<string, unknown>, config?: RunnableConfig) => {
     const sb = new StateBuilder(state, builderOptions(base));
     const messages = sb.memory.snapshot();
     const hops = hopsSinceUser(sb);
     const decision =
       hops >= maxHops
         ? undefined
-        : await options.router({ routing: sb.routing.snapshot(), messages, todo: sb.todo.snapshot(), hops });
+        : await options.router({
+            routing: sb.routing.snapshot(),
+            messages,
+            todo: sb.todo.snapshot(),
+            hops,
+            sb,
+            threadId: threadIdOf(config),
+          });
     if (decision === undefined || !ids.has(decision.agentId)) {
       if (decision !== undefined) sb.timeline.append([{ kind: 'route-unknown', text: decision.agentId }]);
       return new Command({ update: sb.patch(), goto: '__end__' });
@@ -73,11 +91,17 @@ export function createDynamicProcess(options: DynamicProcessOptions): ProcessGra
           agent,
           rule,
           query: (sb) => sb.routing.snapshot().assignedTask ?? undefined,
+          ...options.agentNode?.(agent),
         }),
       )
       .addEdge(agent.id, 'router');
   }
   return graph;
+}
+
+function threadIdOf(config: RunnableConfig | undefined): string | undefined {
+  const id = config?.configurable?.thread_id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function lastUserId(sb: StateBuilder): string {

@@ -1,0 +1,162 @@
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { isThreadId, type RequirementProposer, type ThreadId } from '../../compression/index.ts';
+import { CtxloomError } from '../../core/errors.ts';
+import type { TokenCounter } from '../../core/tokens.ts';
+import {
+  type AgentDescriptor,
+  type CommanderPatch,
+  type ProcessedUserMessage,
+  processUserMessage,
+  type RouterConfig,
+  type SemanticRouter,
+} from '../../routing/index.ts';
+import type { RouteDecision, RouterView } from '../processes/dynamic.ts';
+import { CompressionStateModule } from './compression-state-module.ts';
+
+/** Options of {@link createCommanderRouter}. */
+export interface CommanderRouterOptions {
+  /** The agents the router may pick (scope + allowed actions); ids must match the process's agents. */
+  agents: readonly AgentDescriptor[];
+  /** The semantic router (`createModelRouter`) or the offline `createLexicalRouter`. */
+  router: SemanticRouter;
+  /** Thresholds, e.g. `resolveRouterConfig({ app: 'etl', values: process.env })`. */
+  config: RouterConfig;
+  /** Counter for the bounded TODO and artifact views the router sees. */
+  counter: TokenCounter;
+  /** Extracts requirements from an answer to a pending question. Default: the offline heuristic. */
+  proposer?: RequirementProposer;
+  /** One-line phase summary for the router (`stateSummary`). Default: artifacts present per kind. */
+  stateSummary?: (view: RouterView) => string;
+}
+
+/** The commander's record of one routed user message, in the timeline entry's `data`. */
+export interface CommanderTimelineData {
+  [key: string]: string | number | boolean | null | string[];
+  messageId: string;
+  turn: number;
+  outcome: ProcessedUserMessage['outcome']['type'];
+  /** Clarification reason, or `null`. */
+  reason: string | null;
+  /** The agent picked or resumed, or `null`. */
+  target: string | null;
+  confidence: number | null;
+  /** `type:status` for each commander action. */
+  actions: string[];
+  resolvedRequestIds: string[];
+}
+
+/**
+ * Seed 004's control plane as the `router` of the runtime's dynamic process. On a new user
+ * message (`hops === 0`): `/compress` turns on clipping; a pending human request routes the
+ * answer to the asking agent deterministically (the semantic router is not called);
+ * otherwise the semantic router suggests and the commander applies only whitelisted,
+ * confident, valid actions. The commander's `CommanderPatch` is applied to the Blackboard's
+ * compression fields through {@link CompressionStateModule} — the router node's one
+ * StateBuilder patch. A clarification or `/compress` notice is appended as a `commander`
+ * message and the turn ends; after an agent ran, the turn ends (a budget failure is reported
+ * to the user). The compression thread id is LangGraph's `thread_id`
+ * (`<app>:user:{userId}:session:{sessionId}`).
+ */
+export function createCommanderRouter(
+  options: CommanderRouterOptions,
+): (view: RouterView) => Promise<RouteDecision> {
+  return async (view) => {
+    const { sb } = view;
+    if (view.hops > 0) {
+      if (view.routing.lastAgentStatus === 'failed') {
+        const budget = view.routing.lastAgentFailureKind === 'budget';
+        const text = budget
+          ? `The request does not fit the model's context even after compression. Please narrow the scope (fewer tables, one job at a time). (${view.routing.lastAgentError ?? ''})`
+          : `The ${view.routing.activeAgent ?? 'agent'} failed: ${view.routing.lastAgentError ?? 'unknown error'}`;
+        sb.memory.append([
+          commanderMessage(`${lastHuman(view.messages)?.id ?? 'turn'}:failure:${view.hops}`, text),
+        ]);
+      }
+      return undefined;
+    }
+    const human = lastHuman(view.messages);
+    if (human === undefined || view.messages.at(-1) !== human) return undefined;
+    const threadId = view.threadId;
+    if (threadId === undefined || !isThreadId(threadId)) {
+      throw new CtxloomError({
+        code: 'invalid-config',
+        message: `the commander needs a thread_id of the form <app>:user:<userId>:session:<sessionId>, got ${threadId ?? 'none'}`,
+        path: 'configurable.thread_id',
+      });
+    }
+    const module = new CompressionStateModule(sb);
+    const state = module.ensure(threadId as ThreadId);
+    const coordination = module.coordination();
+    const turn = module.nextTurn();
+    const messageId = human.id ?? `turn:${turn}`;
+    const processed = await processUserMessage({
+      state,
+      agents: options.agents,
+      userMessage: { id: messageId, role: 'user', content: human.text },
+      turn,
+      router: options.router,
+      config: options.config,
+      counter: options.counter,
+      coordination: {
+        pendingRequests: coordination.pendingRequests.filter((request) => request.status === 'pending'),
+        requestResults: coordination.requestResults,
+      },
+      stateSummary: options.stateSummary?.(view) ?? summarize(state.artifacts.index.artifacts),
+      ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
+    });
+    const { patch, outcome } = processed;
+    module.applyCommanderPatch(patch);
+    module.resolveRequests(patch.resolvedRequestIds ?? [], human.text);
+    sb.timeline.append([
+      {
+        kind: 'commander',
+        text: messageId,
+        data: timelineData({ messageId, turn, processed }),
+      },
+    ]);
+    const next = patch.next;
+    if (next.type === 'agent') return { agentId: next.agentId };
+    const text =
+      next.type === 'clarify'
+        ? next.question
+        : `Context compression is on (${next.scope}): every later payload of this session is clipped to budget.`;
+    sb.memory.append([commanderMessage(`${messageId}:${outcome.type}`, text)]);
+    return undefined;
+  };
+}
+
+function timelineData(input: { messageId: string; turn: number; processed: ProcessedUserMessage }) {
+  const { outcome, patch } = input.processed;
+  const data: CommanderTimelineData = {
+    messageId: input.messageId,
+    turn: input.turn,
+    outcome: outcome.type,
+    reason: outcome.type === 'clarification' ? outcome.reason : null,
+    target: targetOf(patch),
+    confidence: outcome.type === 'routed' ? outcome.decision.confidence : null,
+    actions: patch.actions.map((action) => `${action.type}:${action.status}`),
+    resolvedRequestIds: patch.resolvedRequestIds ?? [],
+  };
+  return data;
+}
+
+function targetOf(patch: CommanderPatch): string | null {
+  return patch.next.type === 'agent' ? patch.next.agentId : null;
+}
+
+function commanderMessage(id: string, text: string): AIMessage {
+  return new AIMessage({ id: `commander:${id}`, name: 'commander', content: text });
+}
+
+function lastHuman(messages: readonly BaseMessage[]): BaseMessage | undefined {
+  return messages.findLast((message) => message.getType() === 'human');
+}
+
+function summarize(artifacts: readonly { kind: string; status: string }[]): string {
+  const active = new Map<string, number>();
+  for (const artifact of artifacts) {
+    if (artifact.status === 'active') active.set(artifact.kind, (active.get(artifact.kind) ?? 0) + 1);
+  }
+  if (active.size === 0) return 'No artifacts yet.';
+  return `Active artifacts: ${[...active].map(([kind, count]) => `${kind} ×${count}`).join(', ')}.`;
+}
