@@ -62,12 +62,26 @@ export function buildReport(input: BuildReportInput): CompileReport {
     tokensByLayer.set(layer, (tokensByLayer.get(layer) ?? 0) + cost);
   }
 
+  // One pass over the blocks, grouped by layer.
+  const keptByLayer = new Map<string, BlockSummary[]>();
+  for (const block of input.selection.kept) {
+    const list = keptByLayer.get(block.layer) ?? [];
+    list.push(summarize(block));
+    keptByLayer.set(block.layer, list);
+  }
+  const droppedByLayer = new Map<string, DroppedSummary[]>();
+  for (const entry of input.dropped) {
+    const list = droppedByLayer.get(entry.block.layer) ?? [];
+    const summary = summarize(entry.block) as DroppedSummary;
+    summary.reason = entry.reason;
+    list.push(summary);
+    droppedByLayer.set(entry.block.layer, list);
+  }
+
   const layers: LayerReport[] = [];
   for (const layer of input.layers.list()) {
-    const kept = input.selection.kept.filter((block) => block.layer === layer.name).map(summarize);
-    const dropped = input.dropped
-      .filter((entry) => entry.block.layer === layer.name)
-      .map((entry): DroppedSummary => ({ ...summarize(entry.block), reason: entry.reason }));
+    const kept = keptByLayer.get(layer.name) ?? [];
+    const dropped = droppedByLayer.get(layer.name) ?? [];
     const fixed = fixedSummary(layer.name, input);
     if (fixed !== undefined) kept.unshift(fixed);
     const tokens = tokensByLayer.get(layer.name) ?? 0;

@@ -97,10 +97,10 @@ export async function compileContext(
   // 2 gather: sources run concurrently with their allocations.
   const activeSources = (options.sources ?? []).filter((source) => included(source.layer));
   const skippedSources = (options.sources ?? []).filter((source) => !included(source.layer));
-  const sourceNames = () => [
-    ...new Set([...activeSources.map((source) => source.name), ...candidates.map((block) => block.source)]),
-  ];
-  const allocateInput = { ...phaseOf(request), sources: sourceNames() };
+  const names = new Set<string>();
+  for (const source of activeSources) names.add(source.name);
+  for (const block of candidates) names.add(block.source);
+  const allocateInput = { ...phaseOf(request), sources: [...names] };
   const firstPlan = budget.allocate({ ...allocateInput, fixedTokens });
   const queryText = query === undefined ? '' : messageText(query);
   const results: SourceResult[] = await collectBlocks({
@@ -135,7 +135,7 @@ export async function compileContext(
   let summaryAction: CompactionAction | undefined;
   let summarized: Message[] = [];
   for (let attempt = 0; ; attempt++) {
-    const pool = summaryBlock === undefined ? candidates : withSummary(candidates, summaryBlock);
+    let pool = summaryBlock === undefined ? candidates : withSummary(candidates, summaryBlock);
     const run = (blocks: readonly ContextBlock[]) => {
       const reserve = fixedTokens + extraReserve;
       const pinnedBudget = Math.max(0, firstPlan.inputBudget - reserve);
@@ -171,7 +171,8 @@ export async function compileContext(
         summaryBlock = summary.block;
         summaryAction = summary.action;
         summarized = summary.block.metadata.summarized === true ? lost : [];
-        selection = run(withSummary(candidates, summaryBlock));
+        pool = withSummary(candidates, summaryBlock);
+        selection = run(pool);
       }
     }
 
@@ -180,7 +181,7 @@ export async function compileContext(
       separatorTokens: SEPARATOR_TOKENS,
       compactable,
       trimHistory: summaryBlock === undefined,
-      candidates: summaryBlock === undefined ? candidates : withSummary(candidates, summaryBlock),
+      candidates: pool,
     });
     selection = trimmed.selection;
     const covered = coveredPrefix(uncovered, summarized, selection.dropped);
@@ -196,16 +197,23 @@ export async function compileContext(
     ];
 
     // 5 compose, then count exactly what is sent.
-    const keptHistory = selection.kept
-      .filter((block) => block.layer === 'history')
-      .map((block) => block.metadata as HistoryBlockMetadata)
-      .sort((a, b) => a.index - b.index)
-      .map((metadata) => metadata.message);
-    if (queryInHistory !== undefined) keptHistory.push(queryInHistory);
-    const contexts = {
-      ...fixedContexts,
-      ...renderContexts(selection.kept.filter((block) => block.layer !== 'history')),
-    };
+    // Kept blocks come in collection order, so history blocks are already oldest first.
+    const keptHistory: Message[] = [];
+    const historyCosts: number[] = [];
+    const keptContext: ContextBlock[] = [];
+    for (const block of selection.kept) {
+      if (block.layer === 'history') {
+        keptHistory.push((block.metadata as HistoryBlockMetadata).message);
+        historyCosts.push(block.tokens);
+      } else {
+        keptContext.push(block);
+      }
+    }
+    if (queryInHistory !== undefined) {
+      keptHistory.push(queryInHistory);
+      historyCosts.push(measureMessage(queryInHistory, counter).tokens);
+    }
+    const contexts = { ...fixedContexts, ...renderContexts(keptContext) };
     const messages = compose({
       ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
       contexts,
@@ -215,11 +223,6 @@ export async function compileContext(
     });
     // Count what is emitted: every message is a separate API field, so the request costs the
     // request overhead plus each message's own cost (memoised per message, exact).
-    const historyCosts = selection.kept
-      .filter((block) => block.layer === 'history')
-      .sort((a, b) => (a.metadata as HistoryBlockMetadata).index - (b.metadata as HistoryBlockMetadata).index)
-      .map((block) => block.tokens);
-    if (queryInHistory !== undefined) historyCosts.push(measureMessage(queryInHistory, counter).tokens);
     let historyIndex = 0;
     const costs = messages.map((message) =>
       layerOf(message) === 'history'

@@ -56,11 +56,13 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
   ) {
     return cached;
   }
-  const parts = messageParts(message);
+  // Plain-text messages (most of a history) skip the parts arrays entirely.
+  const plain = typeof message.content === 'string';
+  const parts = plain ? undefined : messageParts(message);
   const entry: MemoEntry = {
-    text: parts.map(partText).join('\n'),
+    text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
     tokens: counter.countMessages([message]) - counter.overhead.perRequest,
-    error: parts.some(isErrorResult),
+    error: parts !== undefined && parts.some(isErrorResult),
     blockId: `history:${message.id}`,
     content: message.content,
     role: message.role,
@@ -104,7 +106,8 @@ function toolGroups(history: readonly Message[]): Map<number, string> {
   const groups = new Map<number, string>();
   const callOwner = new Map<string, number>();
   history.forEach((message, index) => {
-    for (const part of messageParts(message)) {
+    if (typeof message.content === 'string') return;
+    for (const part of message.content) {
       if (part.type === 'tool-call') {
         callOwner.set(part.toolCallId, index);
         groups.set(index, `tools:${history[index]?.id ?? index}`);
