@@ -13,7 +13,8 @@ export function higherIsBetter(unit: string): boolean {
  */
 export function peerRatio(metric: BenchMetric): number | undefined {
   if (metric.peer === undefined || metric.peer.value === 0 || metric.value === 0) return undefined;
-  return higherIsBetter(metric.unit) ? metric.value / metric.peer.value : metric.peer.value / metric.value;
+  const higher = metric.better === undefined ? higherIsBetter(metric.unit) : metric.better === 'higher';
+  return higher ? metric.value / metric.peer.value : metric.peer.value / metric.value;
 }
 
 function formatNumber(value: number): string {

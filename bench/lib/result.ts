@@ -13,6 +13,8 @@ export interface BenchMetric {
   peer?: { name: string; value: number };
   /** What counts as success, in words (e.g. `≥ 1× the fastest peer`). */
   target?: string;
+  /** Which direction is better; default from the unit (`%` is ambiguous: recall vs error). */
+  better?: 'higher' | 'lower';
 }
 
 /** The file a suite writes to `bench/results/<suite>.json`. */

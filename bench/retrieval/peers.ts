@@ -114,3 +114,27 @@ export function flexSearchEngine(options: { chinese: boolean }): Engine {
     },
   };
 }
+
+/**
+ * Disclosure run: a peer given the same neighbour-context documents ctxloom's conversation
+ * index builds (previous turn + own turn twice + next turn), ids unchanged.
+ */
+export function withNeighbourContext(engine: Engine): Engine {
+  return {
+    name: `${engine.name}+context`,
+    settings: `${engine.settings}; documents = previous + own×2 + next turn`,
+    build(documents) {
+      return engine.build(
+        documents.map((document, index) => ({
+          id: document.id,
+          text: [
+            documents[index - 1]?.text ?? '',
+            document.text,
+            document.text,
+            documents[index + 1]?.text ?? '',
+          ].join('\n'),
+        })),
+      );
+    },
+  };
+}

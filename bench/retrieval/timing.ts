@@ -32,6 +32,22 @@ export async function queryLatencyP50(
   return new Map([...samples].map(([name, values]) => [name, median(values)]));
 }
 
+/**
+ * Median wall time in milliseconds of each build, the builds alternating run by run so a load
+ * change on the shared machine hits them alike.
+ */
+export function interleavedBuildTimesMs(builds: Array<() => void>, runs = 5): number[] {
+  const samples = builds.map((): number[] => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, build] of builds.entries()) {
+      const start = performance.now();
+      build();
+      samples[index]?.push(performance.now() - start);
+    }
+  }
+  return samples.map(median);
+}
+
 /** Median wall time in milliseconds of `build` over `runs` runs. */
 export function buildTimeMs(build: () => void, runs = 3): number {
   const samples: number[] = [];

@@ -4,7 +4,9 @@ import { BLOCKS_HELP, runBlocks } from './commands/blocks.ts';
 import { COMPILE_HELP, runCompile } from './commands/compile.ts';
 import { runDemo } from './commands/demo.ts';
 import { MCP_HELP, runMcp } from './commands/mcp.ts';
+import { MEMORY_HELP, runMemory } from './commands/memory.ts';
 import { PREVIEW_HELP, runPreview } from './commands/preview.ts';
+import { runServe, SERVE_HELP } from './commands/serve.ts';
 import { type CliIo, createProcessIo } from './io.ts';
 
 const HELP = `ctxloom — compile the exact input of every LLM call
@@ -16,6 +18,10 @@ usage:
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
   ctxloom blocks <file>                   the block tree of a Markdown/JSON file with ids and line ranges
   ctxloom mcp <workspace> [--session id]  serve a workspace session over MCP (stdio)
+  ctxloom memory <session-dir> [list|exclude|restore <id>]
+                                          curate what the model sees of the history (audited)
+  ctxloom serve <workspace> [--host --port]
+                                          the notebook: HTTP API + web UI (http://127.0.0.1:4317)
   ctxloom <command> --help                help for one command
   ctxloom --help                          this help
 
@@ -30,6 +36,8 @@ const COMMANDS: Record<string, { run: Command; help?: string }> = {
   preview: { run: runPreview, help: PREVIEW_HELP },
   blocks: { run: runBlocks, help: BLOCKS_HELP },
   mcp: { run: runMcp, help: MCP_HELP },
+  memory: { run: runMemory, help: MEMORY_HELP },
+  serve: { run: (args, io) => runServe(args, io), help: SERVE_HELP },
 };
 
 /** Runs one CLI invocation; returns the exit code (0 ok, 1 error, 2 usage). */
@@ -70,5 +78,10 @@ function isArgumentError(error: unknown): boolean {
 }
 
 if (import.meta.main) {
+  // `ctxloom … | head` closes the pipe early; that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   process.exitCode = await main(process.argv.slice(2), createProcessIo());
 }

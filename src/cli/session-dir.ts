@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { CtxloomError } from '../core/index.ts';
-import { openWorkspace, type Workspace } from '../workspace/index.ts';
+import { openWorkspace, type Workspace } from '../workspace/workspace.ts';
 
 /**
  * Opens the workspace that holds a session folder: the folder's parent is the workspace,

@@ -1,15 +1,15 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CtxloomError, formatReport } from '../core/index.ts';
+import { flattenBlocks } from '../workspace/blocks/flatten-blocks.ts';
+import { hasBlockParser } from '../workspace/blocks/parse-blocks.ts';
+import { compileWorkspaceContext } from '../workspace/compile/compile-workspace-context.ts';
+import { formatBlockOutline } from '../workspace/tools/block-tools.ts';
 import {
-  compileWorkspaceContext,
   createWorkspaceToolset,
-  flattenBlocks,
-  formatBlockOutline,
-  hasBlockParser,
-  type Workspace,
   type WorkspaceToolDefinition,
-} from '../workspace/index.ts';
+} from '../workspace/tools/create-workspace-toolset.ts';
+import type { Workspace } from '../workspace/workspace.ts';
 
 /** Options of {@link createWorkspaceMcpServer}. */
 export interface WorkspaceMcpServerOptions {

@@ -44,3 +44,12 @@ describe('createAnalyzer', () => {
     expect(createAnalyzer().name).not.toBe(createAnalyzer({ cjk: 'segmenter' }).name);
   });
 });
+
+describe('createAnalyzer on scripts without spaces', () => {
+  it('segments Thai into words instead of one long token', () => {
+    const terms = createAnalyzer().analyze('ฉันชอบกินข้าวผัด และ coffee');
+    expect(terms.length).toBeGreaterThan(3);
+    expect(terms).toContain('coffee');
+    expect(terms.every((term) => term.length < 10)).toBe(true);
+  });
+});

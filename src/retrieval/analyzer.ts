@@ -33,20 +33,25 @@ export interface AnalyzerOptions {
   maxTermLength?: number;
 }
 
-const CJK_RUN = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+';
-const WORD_RUN =
-  "[[\\p{L}\\p{N}\\p{M}]--[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]]+(?:['’][\\p{L}\\p{N}]+)*";
+const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}';
+// Scripts written without spaces between words, segmented with ICU's dictionaries.
+const UNSPACED = '\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}';
+const CJK_RUN = `[${CJK}]+`;
+const UNSPACED_RUN = `[[${UNSPACED}\\p{M}]--[\\p{P}]]+`;
+const WORD_RUN = `[[\\p{L}\\p{N}\\p{M}]--[${CJK}${UNSPACED}]]+(?:['’][\\p{L}\\p{N}]+)*`;
 // `v` flag for the set difference; built with the constructor because the compile target
-// predates the flag. Each match is a CJK run (group 1) or a word.
-const TOKEN_SOURCE = `(${CJK_RUN})|${WORD_RUN}`;
+// predates the flag. Each match is a CJK run (group 1), an unspaced-script run (group 2) or
+// a word.
+const TOKEN_SOURCE = `(${CJK_RUN})|(${UNSPACED_RUN})|${WORD_RUN}`;
 // Intl.Segmenter is super-linear on very long inputs; CJK runs are cut to this many units.
 const SEGMENT_CHUNK = 256;
 
 /**
  * Builds the default analyzer: NFKC + lowercase ({@link normalizeText}), Latin/Cyrillic/…
  * words split on non-letters, English stopwords removed and light stemming, CJK runs turned
- * into character unigrams + bigrams (or `Intl.Segmenter` words, see {@link CjkMode}). Mixed
- * Chinese/English text needs no language option.
+ * into character unigrams + bigrams (or `Intl.Segmenter` words, see {@link CjkMode}), and
+ * Thai/Lao/Khmer/Myanmar runs (written without spaces) into `Intl.Segmenter` words. Mixed
+ * scripts need no language option.
  * @example
  * createAnalyzer().analyze('Running OAuth2 认证方案') // ['run', 'oauth2', '认', '认证', '证', '证方', '方', '方案', '案']
  */
@@ -64,6 +69,16 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   }
   const segmenter = cjk === 'ngram' ? undefined : new Intl.Segmenter('zh', { granularity: 'word' });
   const tokenPattern = new RegExp(TOKEN_SOURCE, 'gv');
+  let unspacedSegmenter: Intl.Segmenter | undefined;
+  // Thai, Lao, Khmer and Myanmar words through Intl.Segmenter (created on first use).
+  const addUnspaced = (run: string, terms: string[]): void => {
+    unspacedSegmenter ??= new Intl.Segmenter('th', { granularity: 'word' });
+    for (let start = 0; start < run.length; start += SEGMENT_CHUNK) {
+      for (const segment of unspacedSegmenter.segment(run.slice(start, start + SEGMENT_CHUNK))) {
+        if (segment.isWordLike === true && !stopwords.has(segment.segment)) terms.push(segment.segment);
+      }
+    }
+  };
 
   const addCjk = (run: string, terms: string[]): void => {
     if (segmenter !== undefined) {
@@ -84,13 +99,18 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   };
 
   return {
-    name: `ctxloom-analyzer/v1 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'light' : 'custom'} stopwords=${stopwords.size}`,
+    name: `ctxloom-analyzer/v2 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'light' : 'custom'} stopwords=${stopwords.size}`,
     analyze(text) {
       const terms: string[] = [];
       for (const match of normalizeText(text).matchAll(tokenPattern)) {
         const run = match[1];
         if (run !== undefined) {
           addCjk(run, terms);
+          continue;
+        }
+        const unspaced = match[2];
+        if (unspaced !== undefined) {
+          addUnspaced(unspaced, terms);
           continue;
         }
         const word = match[0].length > maxTermLength ? match[0].slice(0, maxTermLength) : match[0];

@@ -1,5 +1,6 @@
 import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import { topSlots } from './top-slots.ts';
 
 /** Format version written by {@link Bm25Index.toJSON}; {@link loadBm25Index} reads only this. */
 export const BM25_FORMAT_VERSION = 1;
@@ -52,6 +53,7 @@ export interface Bm25Index {
   /**
    * Adds or replaces a document from term frequencies already produced by this index's
    * analyzer (e.g. merged from several analysed texts); length = the sum of frequencies.
+   * The index keeps the map: do not change it afterwards.
    */
   addFrequencies(id: string, frequencies: ReadonlyMap<string, number>): void;
   /** Removes a document; false when absent. */
@@ -141,6 +143,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   let totalLength = 0;
   let norms = new Float64Array(0);
   let normsValid = false;
+  let scratch = new Float64Array(64);
 
   const remove = (id: string): boolean => {
     const entry = documents.get(id);
@@ -199,7 +202,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     const count = documents.size;
     if (count === 0 || limit <= 0) return [];
     const slotNorms = currentNorms();
-    const scores = new Float64Array(slotIds.length);
+    // Accumulators are reused across searches (search is synchronous) and zeroed after use.
+    if (scratch.length < slotIds.length) scratch = new Float64Array(Math.max(64, slotIds.length * 2));
+    const scores = scratch;
     const touched: number[] = [];
     for (const [term, weight] of terms) {
       const list = postings.get(term);
@@ -217,10 +222,12 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     }
     const filter = searchOptions.filter;
     const kept = filter === undefined ? touched : touched.filter((slot) => filter(slotIds[slot] as string));
-    return topSlots(kept, scores, limit).map((slot) => ({
+    const hits = topSlots(kept, scores, limit).map((slot) => ({
       id: slotIds[slot] as string,
       score: scores[slot] as number,
     }));
+    for (const slot of touched) scores[slot] = 0;
+    return hits;
   };
 
   for (const [position, entry] of initial.entries()) {
@@ -254,7 +261,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     addFrequencies(id, frequencies) {
       let length = 0;
       for (const frequency of frequencies.values()) length += frequency;
-      insert(id, length, new Map(frequencies));
+      insert(id, length, frequencies as Map<string, number>);
     },
     remove,
     has: (id) => documents.has(id),
@@ -276,47 +283,4 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       return { version: BM25_FORMAT_VERSION, analyzer: analyzer.name, k1, b, documents: saved };
     },
   };
-}
-
-// Best `limit` slots by score (ties: lower slot first) with a bounded min-heap, so a query
-// touching every document costs O(n log limit) instead of a full sort.
-function topSlots(slots: readonly number[], scores: Float64Array, limit: number): number[] {
-  const worse = (left: number, right: number): boolean => {
-    const difference = (scores[left] as number) - (scores[right] as number);
-    return difference < 0 || (difference === 0 && left > right);
-  };
-  const heap: number[] = [];
-  const siftDown = (start: number): void => {
-    let index = start;
-    for (;;) {
-      const left = 2 * index + 1;
-      const right = left + 1;
-      let smallest = index;
-      if (left < heap.length && worse(heap[left] as number, heap[smallest] as number)) smallest = left;
-      if (right < heap.length && worse(heap[right] as number, heap[smallest] as number)) smallest = right;
-      if (smallest === index) return;
-      const swap = heap[index] as number;
-      heap[index] = heap[smallest] as number;
-      heap[smallest] = swap;
-      index = smallest;
-    }
-  };
-  for (const slot of slots) {
-    if (heap.length < limit) {
-      heap.push(slot);
-      let index = heap.length - 1;
-      while (index > 0) {
-        const parent = (index - 1) >> 1;
-        if (!worse(heap[index] as number, heap[parent] as number)) break;
-        const swap = heap[index] as number;
-        heap[index] = heap[parent] as number;
-        heap[parent] = swap;
-        index = parent;
-      }
-    } else if (worse(heap[0] as number, slot)) {
-      heap[0] = slot;
-      siftDown(0);
-    }
-  }
-  return heap.sort((left, right) => (worse(left, right) ? 1 : worse(right, left) ? -1 : 0));
 }

@@ -43,6 +43,12 @@ export interface ConversationIndex extends RecallSource {
   remove(id: string): boolean;
   /** Entries in conversation order. */
   entries(): ConversationEntry[];
+  /** The candidate for an indexed turn with the given recall score (undefined when absent). */
+  candidate(
+    id: string,
+    vectorScore: number,
+    view?: { name?: string; messageRange?: number },
+  ): RetrievalCandidate | undefined;
   /** Another view of the same index with its own name and `messageRange`. */
   recallSource(options: { name?: string; messageRange?: number }): RecallSource;
 }
@@ -124,6 +130,26 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
   };
 
+  const toCandidate = (
+    id: string,
+    vectorScore: number,
+    origin: string,
+    range: number,
+  ): RetrievalCandidate | undefined => {
+    const position = positions.get(id);
+    if (position === undefined) return undefined;
+    const entry = order[position] as ConversationEntry;
+    const content = range === 0 ? entry.text : window(position, range);
+    return {
+      id,
+      origin,
+      content,
+      vectorScore,
+      fingerprint: fingerprintOf(content),
+      metadata: { ...entry.metadata, position },
+    };
+  };
+
   const recallWith = async (
     request: RecallRequest,
     origin: string,
@@ -131,19 +157,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   ): Promise<RetrievalCandidate[]> => {
     const hits = lexical.search(request.query, { limit: request.limit });
     const best = hits[0]?.score ?? 1;
-    return hits.map((hit): RetrievalCandidate => {
-      const position = positions.get(hit.id) ?? 0;
-      const entry = order[position] as ConversationEntry;
-      const content = range === 0 ? entry.text : window(position, range);
-      return {
-        id: hit.id,
-        origin,
-        content,
-        vectorScore: hit.score / best,
-        fingerprint: fingerprintOf(content),
-        metadata: { ...entry.metadata, position },
-      };
-    });
+    return hits.flatMap((hit) => toCandidate(hit.id, hit.score / best, origin, range) ?? []);
   };
 
   return {
@@ -180,6 +194,13 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     },
     entries: () => [...order],
     recall: (request) => recallWith(request, name, messageRange),
+    candidate: (id, vectorScore, view = {}) =>
+      toCandidate(
+        id,
+        vectorScore,
+        view.name ?? name,
+        checkWindow(view.messageRange ?? messageRange, 'messageRange'),
+      ),
     recallSource: (view) => {
       const viewName = view.name ?? name;
       const viewRange = checkWindow(view.messageRange ?? messageRange, 'messageRange');

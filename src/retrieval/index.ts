@@ -10,6 +10,7 @@ export {
   type SerializedBm25Index,
 } from './bm25-index.ts';
 export type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
+export { type ChunkDocumentOptions, chunkDocument } from './chunk-document.ts';
 export {
   type ConversationEntry,
   type ConversationIndex,

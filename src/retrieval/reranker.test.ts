@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createContentLengthSignal,
@@ -104,5 +105,35 @@ describe('createReranker', () => {
 
   it('rejects a negative weight', () => {
     expect(() => createReranker({ signals: [createVectorScoreSignal(-1)] })).toThrow(/weight/);
+  });
+});
+
+describe('createReranker properties', () => {
+  it('returns each distinct fingerprint once, scores in 0..1, best first', () => {
+    const candidate = fc.record({
+      id: fc.string({ minLength: 1, maxLength: 4 }),
+      content: fc.constantFrom('alpha beta', 'alpha  beta', 'gamma', '数据库 配置', ''),
+      origin: fc.constantFrom('memory', 'docs', 'web'),
+      vectorScore: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(fc.array(candidate, { maxLength: 15 }), fc.string({ maxLength: 20 }), (raw, query) => {
+        const candidates = raw.map((entry) => makeCandidate(entry));
+        const ranked = createReranker().rerank({ query, candidates });
+        expect(ranked).toHaveLength(new Set(candidates.map((entry) => entry.fingerprint)).size);
+        for (const [position, entry] of ranked.entries()) {
+          expect(entry.finalScore).toBeGreaterThanOrEqual(0);
+          expect(entry.finalScore).toBeLessThanOrEqual(1);
+          if (position > 0)
+            expect(entry.finalScore).toBeLessThanOrEqual(ranked[position - 1]?.finalScore ?? 1);
+          const best = Math.max(
+            ...candidates
+              .filter((other) => other.fingerprint === entry.fingerprint)
+              .map((other) => other.vectorScore),
+          );
+          expect(entry.vectorScore).toBe(best);
+        }
+      }),
+    );
   });
 });

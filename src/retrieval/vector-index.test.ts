@@ -54,6 +54,14 @@ describe('createVectorIndex', () => {
               5,
             );
           }
+          const bestThree = expected
+            .map((entry) => entry.score)
+            .sort((left, right) => right - left)
+            .slice(0, 3);
+          const top = index.search(query, { limit: 3 }).map((hit) => hit.score);
+          expect(top).toHaveLength(bestThree.length);
+          for (const [position, score] of top.entries())
+            expect(score).toBeCloseTo(bestThree[position] ?? Number.NaN, 5);
         },
       ),
     );

@@ -60,7 +60,10 @@ export function createVectorIndex(options: { dimensions: number }): VectorIndex 
       });
     }
     let norm = 0;
-    for (let index = 0; index < dimensions; index++) norm += (vector[index] as number) ** 2;
+    for (let index = 0; index < dimensions; index++) {
+      const value = vector[index] as number;
+      norm += value * value;
+    }
     norm = Math.sqrt(norm);
     if (!(norm > 0) || !Number.isFinite(norm)) {
       throw new CtxloomError({
@@ -114,18 +117,33 @@ export function createVectorIndex(options: { dimensions: number }): VectorIndex 
       const minScore = searchOptions.minScore ?? -1;
       if (ids.length === 0 || limit <= 0) return [];
       const query = normalise(vector, 'query');
-      const hits: VectorHit[] = [];
-      for (let row = 0; row < ids.length; row++) {
-        const id = ids[row] as string;
-        if (searchOptions.filter !== undefined && !searchOptions.filter(id)) continue;
+      const data = buffer;
+      const filter = searchOptions.filter;
+      // Bounded min-heap of (score, row) keeps the best `limit` without sorting every row.
+      const heapScores: number[] = [];
+      const heapRows: number[] = [];
+      const count = ids.length;
+      for (let row = 0; row < count; row++) {
+        if (filter !== undefined && !filter(ids[row] as string)) continue;
         let dot = 0;
         const offset = row * dimensions;
         for (let column = 0; column < dimensions; column++)
-          dot += (query[column] as number) * (buffer[offset + column] as number);
-        if (dot >= minScore) hits.push({ id, score: dot });
+          dot += (query[column] as number) * (data[offset + column] as number);
+        if (dot < minScore) continue;
+        if (heapScores.length < limit) {
+          heapScores.push(dot);
+          heapRows.push(row);
+          siftUp(heapScores, heapRows, heapScores.length - 1);
+        } else if (dot > (heapScores[0] as number)) {
+          heapScores[0] = dot;
+          heapRows[0] = row;
+          siftDown(heapScores, heapRows, 0);
+        }
       }
-      hits.sort((left, right) => right.score - left.score);
-      return hits.slice(0, limit);
+      return heapRows
+        .map((row, position) => ({ id: ids[row] as string, score: heapScores[position] as number, row }))
+        .sort((left, right) => right.score - left.score || left.row - right.row)
+        .map(({ id, score }) => ({ id, score }));
     },
     toJSON() {
       const used = buffer.slice(0, ids.length * dimensions);
@@ -172,4 +190,37 @@ export function loadVectorIndex(data: unknown): VectorIndex {
     index.add(String(id), floats.subarray(row * dimensions, (row + 1) * dimensions));
   });
   return index;
+}
+
+function siftUp(scores: number[], rows: number[], start: number): void {
+  let index = start;
+  while (index > 0) {
+    const parent = (index - 1) >> 1;
+    if ((scores[parent] as number) <= (scores[index] as number)) return;
+    swap(scores, rows, index, parent);
+    index = parent;
+  }
+}
+
+function siftDown(scores: number[], rows: number[], start: number): void {
+  let index = start;
+  for (;;) {
+    const left = 2 * index + 1;
+    const right = left + 1;
+    let smallest = index;
+    if (left < scores.length && (scores[left] as number) < (scores[smallest] as number)) smallest = left;
+    if (right < scores.length && (scores[right] as number) < (scores[smallest] as number)) smallest = right;
+    if (smallest === index) return;
+    swap(scores, rows, index, smallest);
+    index = smallest;
+  }
+}
+
+function swap(scores: number[], rows: number[], left: number, right: number): void {
+  const score = scores[left] as number;
+  scores[left] = scores[right] as number;
+  scores[right] = score;
+  const row = rows[left] as number;
+  rows[left] = rows[right] as number;
+  rows[right] = row;
 }

@@ -20,6 +20,7 @@ export {
   type MemoryView,
   openMemoryStore,
 } from './memory-store.ts';
+export { createMemoryVectors, type MemoryVectors } from './memory-vectors.ts';
 export { createPromptSource, type PromptFragment, type PromptSourceOptions } from './prompt-source.ts';
 export {
   openSharedPool,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/index.ts';
+import { compileContext, type Message } from '../core/index.ts';
+import { createCharCounter } from '../testing/index.ts';
 import { createInheritedSource } from './inherited-source.ts';
 import { createL1RecentSource } from './l1-recent-source.ts';
 import { createL2ImportantSource } from './l2-important-source.ts';
@@ -94,5 +95,21 @@ describe('createInheritedSource', () => {
       '(from parent) assistant: noted',
     ]);
     expect('append' in parent.view()).toBe(false);
+  });
+});
+
+describe('createL1RecentSource in compileContext', () => {
+  it('becomes the history of the compiled call, in order, with tool pairs intact', async () => {
+    const memory = memoryWith(conversation);
+    const compiled = await compileContext(
+      { systemPrompt: 'sys', query: 'what did we decide?' },
+      {
+        counter: createCharCounter(),
+        window: 2000,
+        sources: [createL1RecentSource({ memory })],
+        allocationRatios: { L1_recent: 0.5 },
+      },
+    );
+    expect(compiled.history.map((message) => message.id)).toEqual(['u1', 'a1', 'r1', 'u2', 'a2']);
   });
 });

@@ -24,6 +24,7 @@ describe('openMemoryStore', () => {
     const memory = openMemoryStore({ agentId: 'a', sessionId: 's', recentLimit: 2 });
     memory.append([user('1', 'one'), assistant('2', 'two'), user('3', 'three')]);
     expect(memory.recent().map((entry) => entry.id)).toEqual(['2', '3']);
+    expect(memory.recent({ limit: 0 })).toEqual([]);
   });
 
   it('puts decisions, requirements and corrections in L2, most important first', () => {

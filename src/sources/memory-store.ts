@@ -1,30 +1,16 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError, type Message, messageParts, partText } from '../core/index.ts';
 import type { Analyzer } from '../retrieval/analyzer.ts';
 import { type ConversationIndex, createConversationIndex } from '../retrieval/conversation-index.ts';
+import type { Embedder } from '../retrieval/embedder.ts';
 import type { RecallSource } from '../retrieval/recall-source.ts';
-import { ensureFormat } from './format-version.ts';
-import { type ImportanceReason, type ImportanceScorer, scoreImportance } from './importance-scorer.ts';
+import { type ImportanceScorer, scoreImportance } from './importance-scorer.ts';
+import type { MemoryEntry } from './memory-entry.ts';
+import { fromRow, migrate, openDatabase, type Row } from './memory-rows.ts';
+import { createMemoryVectors } from './memory-vectors.ts';
 
-/** Format version of the memory tables (row `memory` of `ctxloom_formats`); newer files are refused. */
-export const MEMORY_FORMAT_VERSION = 1;
-
-/** One remembered message with its tier data. */
-export interface MemoryEntry {
-  id: string;
-  agentId: string;
-  sessionId: string;
-  /** Order within the agent/session, from 0. */
-  seq: number;
-  message: Message;
-  /** The text indexed for L4 (`role: text`, tool parts rendered). */
-  text: string;
-  /** 0..1; ≥ the store's `importantThreshold` puts the entry in L2. */
-  importance: number;
-  reasons: Array<ImportanceReason | 'marked'>;
-  /** Milliseconds since the epoch, from the store's clock. */
-  createdAt: number;
-}
+export type { MemoryEntry } from './memory-entry.ts';
+export { MEMORY_FORMAT_VERSION } from './memory-rows.ts';
 
 /** The read side of a memory: what sub-agents (InheritedSource) and sources may use. */
 export interface MemoryView {
@@ -70,13 +56,22 @@ export interface MemoryStoreOptions {
   indexContext?: number;
   /** Clock in ms; default `Date.now`. */
   now?: () => number;
+  /**
+   * Makes L4 hybrid: messages are embedded lazily on the first recall after they were added
+   * (one batch), vectors are stored in SQLite per model, and recall merges the lexical and
+   * cosine top-k with `vectorScore = (max(cosine, 0) + normalised BM25) / 2`. Default none
+   * (lexical L4, the offline default).
+   */
+  embedder?: Embedder;
 }
 
 /**
  * Opens (and creates or migrates) a memory store in SQLite through `node:sqlite`. Tiers:
  * L1 = the latest `recentLimit` messages; L2 = messages scored ≥ `importantThreshold` by the
  * scorer or marked explicitly; L4 = a lexical conversation index over every message, rebuilt
- * in memory on open (rows are the persisted truth; ~0.3 s per 10k messages).
+ * in memory on open (rows are the persisted truth; ~0.3 s per 10k messages). One store
+ * instance should write a given agent/session at a time: it keeps that conversation in memory
+ * and does not see rows another process appends until it is reopened.
  * @example
  * const memory = openMemoryStore({ path: 'memory.db', agentId: 'tutor', sessionId: 's1' });
  * memory.append(messages);
@@ -124,12 +119,19 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
     indexContext: options.indexContext ?? 1,
   };
   const index: ConversationIndex = createConversationIndex(indexOptions);
+  const vectors =
+    options.embedder === undefined
+      ? undefined
+      : createMemoryVectors({ database, agentId, sessionId, embedder: options.embedder });
   index.append(entries.map(toConversationEntry));
 
   const view: MemoryView = {
     agentId,
     sessionId,
-    recent: (request = {}) => entries.slice(-(request.limit ?? recentLimit)).map(copy),
+    recent(request = {}) {
+      const limit = request.limit ?? recentLimit;
+      return limit <= 0 ? [] : entries.slice(-limit).map(copy);
+    },
     important(request = {}) {
       const important = entries
         .filter((entry) => entry.importance >= threshold)
@@ -137,7 +139,27 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
       return (request.limit === undefined ? important : important.slice(0, request.limit)).map(copy);
     },
     entries: () => entries.map(copy),
-    recallSource: (request = {}) => index.recallSource(request),
+    recallSource(request = {}) {
+      const lexical = index.recallSource(request);
+      if (vectors === undefined) return lexical;
+      const memoryVectors = vectors;
+      return {
+        name: lexical.name,
+        async recall(recall) {
+          await memoryVectors.ensure(entries, recall.signal);
+          const scores = new Map<string, number>();
+          for (const candidate of await lexical.recall(recall))
+            scores.set(candidate.id, candidate.vectorScore / 2);
+          for (const hit of await memoryVectors.search(recall.query, recall.limit, recall.signal)) {
+            scores.set(hit.id, (scores.get(hit.id) ?? 0) + Math.min(1, Math.max(0, hit.score)) / 2);
+          }
+          return [...scores]
+            .sort((left, right) => right[1] - left[1])
+            .slice(0, recall.limit)
+            .flatMap(([id, score]) => index.candidate(id, score, { name: lexical.name, ...request }) ?? []);
+        },
+      };
+    },
   };
 
   return {
@@ -208,59 +230,6 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
     close() {
       if (owned) database.close();
     },
-  };
-}
-
-interface Row {
-  agent_id: string;
-  session_id: string;
-  seq: number;
-  id: string;
-  message: string;
-  text: string;
-  importance: number;
-  reasons: string;
-  marked: number;
-  created_at: number;
-}
-
-function openDatabase(path: string): DatabaseSync {
-  try {
-    return new DatabaseSync(path);
-  } catch (error) {
-    throw new CtxloomError({
-      code: 'storage-error',
-      message: 'could not open memory database',
-      cause: error,
-      file: path,
-    });
-  }
-}
-
-function migrate(database: DatabaseSync, path: string | undefined): void {
-  ensureFormat(database, 'memory', MEMORY_FORMAT_VERSION, path);
-  database.exec(`
-    CREATE TABLE IF NOT EXISTS ctxloom_memory (
-      agent_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL,
-      message TEXT NOT NULL, text TEXT NOT NULL, importance REAL NOT NULL, reasons TEXT NOT NULL,
-      marked INTEGER NOT NULL, created_at INTEGER NOT NULL,
-      PRIMARY KEY (agent_id, session_id, id)
-    );
-    CREATE INDEX IF NOT EXISTS ctxloom_memory_order ON ctxloom_memory (agent_id, session_id, seq);
-  `);
-}
-
-function fromRow(row: Row): MemoryEntry {
-  return {
-    id: row.id,
-    agentId: row.agent_id,
-    sessionId: row.session_id,
-    seq: row.seq,
-    message: JSON.parse(row.message) as Message,
-    text: row.text,
-    importance: row.importance,
-    reasons: JSON.parse(row.reasons) as MemoryEntry['reasons'],
-    createdAt: row.created_at,
   };
 }
 

@@ -3,6 +3,7 @@ export {
   type ContextSourceConformanceOptions,
   describeContextSourceConformance,
 } from './context-source-conformance.ts';
+export { describeEmbedderConformance } from './embedder-conformance.ts';
 export {
   describeTokenCounterConformance,
   type TokenCounterConformanceOptions,

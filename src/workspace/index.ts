@@ -58,6 +58,7 @@ export {
 } from './memory/memory-event.ts';
 export * from './references/index.ts';
 export * from './sandbox/index.ts';
+export { type CreateSessionOptions, createSession } from './session/create-session.ts';
 export {
   appendMessages,
   MEMORY_FILE,
@@ -70,6 +71,10 @@ export {
   recordMemoryEvent,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
+export {
+  createWorkspaceBlocksSource,
+  type WorkspaceBlocksSourceOptions,
+} from './sources/create-workspace-blocks-source.ts';
 export * from './tools/index.ts';
 export {
   DEFAULT_GLOBAL_FILES,

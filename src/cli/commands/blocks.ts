@@ -1,6 +1,8 @@
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Block, createSandbox, openWorkspace } from '../../workspace/index.ts';
+import type { Block } from '../../workspace/blocks/block.ts';
+import { createSandbox } from '../../workspace/sandbox/create-sandbox.ts';
+import { openWorkspace } from '../../workspace/workspace.ts';
 import type { CliIo } from '../io.ts';
 import { usageError } from '../usage-error.ts';
 

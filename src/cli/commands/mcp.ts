@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CtxloomError } from '../../core/index.ts';
 import { createWorkspaceMcpServer } from '../../mcp/index.ts';
-import { openWorkspace } from '../../workspace/index.ts';
+import { openWorkspace } from '../../workspace/workspace.ts';
 import type { CliIo } from '../io.ts';
 import { usageError } from '../usage-error.ts';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatReport, messageText } from '../../core/index.ts';
-import { compileWorkspaceContext } from '../../workspace/index.ts';
+import { compileWorkspaceContext } from '../../workspace/compile/compile-workspace-context.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionDir } from '../session-dir.ts';
 import { usageError } from '../usage-error.ts';

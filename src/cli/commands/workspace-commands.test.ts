@@ -85,6 +85,27 @@ describe('ctxloom compile', () => {
   });
 });
 
+describe('ctxloom compile with a broken manifest', () => {
+  it('exits 1 naming the file, line, column and JSON path', async () => {
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(join(root, 'broken'), { recursive: true });
+    await writeFile(
+      join(root, 'broken', 'context-config.json'),
+      '{\n  "chatHistory": {\n    "strategy": "everything"\n  }\n}\n',
+    );
+    const run = capture();
+    expect(await main(['compile', 'broken'], run.io)).toBe(1);
+    expect(run.err()).toContain('invalid-config');
+    expect(run.err()).toContain('context-config.json:3:17 at chatHistory.strategy');
+    await writeFile(join(root, 'broken', 'context-config.json'), '{ "query": "hi", }');
+    const syntax = capture();
+    expect(await main(['compile', 'broken'], syntax.io)).toBe(1);
+    expect(syntax.err()).toContain(
+      'parse-error: invalid JSON: expected a quoted key (context-config.json:1:18)',
+    );
+  });
+});
+
 describe('ctxloom preview', () => {
   it('shows per-layer token bars, references and messages', async () => {
     const run = capture();
@@ -110,6 +131,10 @@ describe('ctxloom blocks', () => {
   });
 
   it('writes the sidecar only when asked', async () => {
+    const { rm: remove, access } = await import('node:fs/promises');
+    await remove(join(root, 'profile.blocks.json'));
+    expect(await main(['blocks', 'profile.md'], capture().io)).toBe(0);
+    await expect(access(join(root, 'profile.blocks.json'))).rejects.toThrow();
     expect(await main(['blocks', 'profile.md', '--write-ids'], capture().io)).toBe(0);
     const sidecar = JSON.parse(await readFile(join(root, 'profile.blocks.json'), 'utf8')) as {
       blocks: unknown[];
@@ -129,11 +154,39 @@ describe('ctxloom blocks', () => {
   });
 });
 
+describe('ctxloom memory', () => {
+  it('excludes and restores a message, auditing both, and the compile follows', async () => {
+    const exclude = capture();
+    expect(
+      await main(['memory', 'raft-consensus', 'exclude', 'm003', '--reason', '测试排除'], exclude.io),
+    ).toBe(0);
+    const compiled = capture();
+    await main(['compile', 'raft-consensus'], compiled.io);
+    const messages = (JSON.parse(compiled.out()) as { messages: { id: string; content: unknown }[] })
+      .messages;
+    expect(messages.find((message) => message.id === 'm003')?.content).toBe(
+      '[用户消息 m003 — 用户已排除：测试排除]',
+    );
+    expect(await main(['memory', 'raft-consensus', 'restore', 'm003'], capture().io)).toBe(0);
+    const list = capture();
+    expect(await main(['memory', 'raft-consensus'], list.io)).toBe(0);
+    expect(list.out()).toMatch(/exclude m003 by user — 测试排除\n.*restore m003 by user/su);
+    expect(list.out()).not.toMatch(/^ {2}m003 /mu);
+  });
+
+  it('names an unknown message and rejects an unknown action', async () => {
+    const unknown = capture();
+    expect(await main(['memory', 'raft-consensus', 'exclude', 'm999'], unknown.io)).toBe(1);
+    expect(unknown.err()).toContain('no message with id "m999"');
+    expect(await main(['memory', 'raft-consensus', 'forget', 'm001'], capture().io)).toBe(2);
+  });
+});
+
 describe('ctxloom help', () => {
   it('lists every command and shows per-command help', async () => {
     const run = capture();
     expect(await main(['--help'], run.io)).toBe(0);
-    for (const command of ['demo', 'compile', 'preview', 'blocks', 'mcp'])
+    for (const command of ['demo', 'compile', 'preview', 'blocks', 'mcp', 'memory'])
       expect(run.out()).toContain(`ctxloom ${command}`);
     const topic = capture();
     expect(await main(['mcp', '--help'], topic.io)).toBe(0);

@@ -54,7 +54,7 @@ export function encodeCheckpointRecord(options: {
     ...(options.moved === undefined || options.moved.length === 0 ? {} : { moved: [...options.moved] }),
   };
   return encodeRecord({
-    header,
+    header: toRelative(header),
     payloads: [options.metadata[1], ...entries.map(([, [, bytes]]) => bytes)],
     compression: options.compression,
     ...(options.base === undefined ? {} : { base: options.base.headerBytes }),
@@ -63,13 +63,87 @@ export function encodeCheckpointRecord(options: {
 
 /** Decodes one checkpoint record. */
 export function decodeCheckpointRecord(bytes: Uint8Array, base?: Uint8Array): CheckpointRecord {
-  const { header, headerBytes, payloads } = decodeRecord<CheckpointRecordHeader>(bytes, base);
+  const decoded = decodeRecord<RelativeHeader>(bytes, base);
+  const { headerBytes, payloads } = decoded;
+  const header = fromRelative(decoded.header);
   const values = new Map<string, [string, Uint8Array]>();
   header.values.forEach(([channel, type], index) => {
     values.set(channel, [type, payloads[index + 1] ?? new Uint8Array()]);
   });
   const metadata = payloads[0] ?? new Uint8Array();
-  return { header, headerBytes: Buffer.concat([headerBytes, metadata]), metadata, values };
+  return {
+    header,
+    headerBytes: Buffer.concat([headerBytes, metadata, ...payloads.slice(1)]),
+    metadata,
+    values,
+  };
+}
+
+/**
+ * The stored form of a header. Version numbers and record pointers grow with the thread,
+ * so they are stored relative to one top value per record (`versionTop`, `locatedTop`):
+ * the same step of every turn then stores the same small offsets, which the base-record
+ * dictionary compresses to almost nothing.
+ */
+type RelativeHeader = CheckpointRecordHeader & { versionTop?: number; locatedTop?: number };
+
+function isInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
+}
+
+function toRelative(header: CheckpointRecordHeader): RelativeHeader {
+  const { checkpoint } = header;
+  const versions = [
+    ...Object.values(checkpoint.channel_versions),
+    ...Object.values(checkpoint.versions_seen).flatMap((seen) => Object.values(seen)),
+  ];
+  const out: RelativeHeader = { ...header };
+  if (versions.length > 0 && versions.every(isInteger)) {
+    const top = Math.max(...versions);
+    const relative = (map: Record<string, string | number>) =>
+      Object.fromEntries(Object.entries(map).map(([key, value]) => [key, top - Number(value)]));
+    out.versionTop = top;
+    out.checkpoint = {
+      ...checkpoint,
+      channel_versions: relative(checkpoint.channel_versions),
+      versions_seen: Object.fromEntries(
+        Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, relative(seen)]),
+      ),
+    };
+  }
+  const pointers = Object.values(header.located).filter((seq) => seq !== 0);
+  if (pointers.length > 0) {
+    const top = Math.max(...pointers);
+    out.locatedTop = top;
+    out.located = Object.fromEntries(
+      Object.entries(header.located).map(([channel, seq]) => [channel, seq === 0 ? 0 : top - seq + 1]),
+    );
+  }
+  return out;
+}
+
+function fromRelative(stored: RelativeHeader): CheckpointRecordHeader {
+  const { versionTop, locatedTop, ...header } = stored;
+  if (versionTop !== undefined) {
+    const absolute = (map: Record<string, string | number>) =>
+      Object.fromEntries(Object.entries(map).map(([key, value]) => [key, versionTop - Number(value)]));
+    header.checkpoint = {
+      ...header.checkpoint,
+      channel_versions: absolute(header.checkpoint.channel_versions),
+      versions_seen: Object.fromEntries(
+        Object.entries(header.checkpoint.versions_seen).map(([node, seen]) => [node, absolute(seen)]),
+      ),
+    };
+  }
+  if (locatedTop !== undefined) {
+    header.located = Object.fromEntries(
+      Object.entries(header.located).map(([channel, offset]) => [
+        channel,
+        offset === 0 ? 0 : locatedTop - offset + 1,
+      ]),
+    );
+  }
+  return header;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type CheckpointRecord, decodeCheckpointRecord } from './checkpoint-record.ts';
+import { type CheckpointRecord, decodeCheckpointRecord, ownValuesBytes } from './checkpoint-record.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
 import { decodeId } from './id-codec.ts';
 import { rowBytes, type SqlRow } from './sql-driver.ts';
@@ -13,6 +13,8 @@ export interface CheckpointRow {
   threadKey: number;
   checkpointId: string;
   parentId: string | undefined;
+  /** The parent's `seq` when the parent is stored. */
+  parentSeq: number | undefined;
   record: CheckpointRecord;
 }
 
@@ -21,25 +23,51 @@ export interface CheckpointRow {
  * base `b`: `FROM ${checkpointFrom(tables)}`.
  */
 export const CHECKPOINT_COLUMNS =
-  'c.seq, c.thread, c.checkpoint_id, c.parent_checkpoint_id, c.base_seq, c.data, b.data AS base_data';
+  'c.seq, c.thread, c.checkpoint_id, c.parent_seq, c.parent_checkpoint_id, p.checkpoint_id AS parent_by_seq, c.base_seq, c.data, b.data AS base_data';
 
-/** `checkpoints c LEFT JOIN checkpoints b ON b.seq = c.base_seq`. */
+/** `checkpoints c` with its base `b` and its parent `p` (for the parent's id). */
 export function checkpointFrom(tables: CheckpointTables): string {
-  return `${tables.checkpoints} c LEFT JOIN ${tables.checkpoints} b ON b.seq = c.base_seq`;
+  return `${tables.checkpoints} c ${checkpointJoins(tables)}`;
 }
 
-/** Decodes a row selected with {@link CHECKPOINT_COLUMNS}. */
-export function decodeCheckpointRow(row: SqlRow): CheckpointRow {
-  const baseBytes = rowBytes(row, 'base_data');
-  const baseHeaderBytes = baseBytes === undefined ? undefined : decodeCheckpointRecord(baseBytes).headerBytes;
-  const parent = rowBytes(row, 'parent_checkpoint_id');
+/** The joins {@link CHECKPOINT_COLUMNS} needs, for a query that already has `c`. */
+export function checkpointJoins(tables: CheckpointTables): string {
+  return `LEFT JOIN ${tables.checkpoints} b ON b.seq = c.base_seq LEFT JOIN ${tables.checkpoints} p ON p.seq = c.parent_seq`;
+}
+
+/**
+ * Decodes a row selected with {@link CHECKPOINT_COLUMNS}. Pass `bases` when decoding many
+ * rows of one thread: each base record is then inflated once, not once per row using it.
+ */
+export function decodeCheckpointRow(row: SqlRow, bases?: Map<number, Uint8Array>): CheckpointRow {
+  const baseSeq = row.base_seq === null || row.base_seq === undefined ? undefined : Number(row.base_seq);
+  let baseHeaderBytes = baseSeq === undefined ? undefined : bases?.get(baseSeq);
+  if (baseHeaderBytes === undefined) {
+    const baseBytes = rowBytes(row, 'base_data');
+    baseHeaderBytes = baseBytes === undefined ? undefined : decodeCheckpointRecord(baseBytes).headerBytes;
+    if (baseSeq !== undefined && baseHeaderBytes !== undefined) bases?.set(baseSeq, baseHeaderBytes);
+  }
+  const parent = rowBytes(row, 'parent_by_seq') ?? rowBytes(row, 'parent_checkpoint_id');
   return {
     seq: Number(row.seq),
-    baseSeq: row.base_seq === null || row.base_seq === undefined ? undefined : Number(row.base_seq),
+    baseSeq,
     baseHeaderBytes,
     threadKey: Number(row.thread),
     checkpointId: decodeId(rowBytes(row, 'checkpoint_id') ?? new Uint8Array()),
     parentId: parent === undefined ? undefined : decodeId(parent),
+    parentSeq: row.parent_seq === null || row.parent_seq === undefined ? undefined : Number(row.parent_seq),
     record: decodeCheckpointRecord(rowBytes(row, 'data') ?? new Uint8Array(), baseHeaderBytes),
   };
+}
+
+/**
+ * The dictionary a checkpoint's pending writes are deflated against: its base record (text
+ * of the same conversation) and its own values (the input the `__start__` task writes again).
+ */
+export function writesDictionary(
+  row: Pick<CheckpointRow, 'baseHeaderBytes' | 'record'>,
+): Uint8Array | undefined {
+  const own = ownValuesBytes(row.record);
+  if (row.baseHeaderBytes === undefined) return own;
+  return own === undefined ? row.baseHeaderBytes : Buffer.concat([row.baseHeaderBytes, own]);
 }

@@ -29,7 +29,8 @@ export function checkpointTables(options: { schema?: string; prefix: string }): 
  * Creates the tables when missing. Checkpoint and task ids are stored as bytes (see
  * `encodeId`: 16 bytes for a UUID). Layout (both dialects):
  * - `threads(id, thread_id, checkpoint_ns)` interns each (thread, namespace) to an integer;
- * - `checkpoints(seq, thread, checkpoint_id, parent_checkpoint_id, base_seq, data)` — `data`
+ * - `checkpoints(seq, thread, checkpoint_id, parent_seq, parent_checkpoint_id, base_seq, data)` —
+ *   the parent is a `seq` when it is stored (its id only otherwise); `data`
  *   holds the checkpoint without values, its metadata, the values of channels that changed
  *   at this step, and where every other channel's current value is stored; it is deflated
  *   against the header of record `base_seq` (an earlier checkpoint of the chain) when set;
@@ -49,10 +50,13 @@ export async function ensureCheckpointSchema(options: {
     ...(postgres && options.schema !== undefined ? [`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`] : []),
     `CREATE TABLE IF NOT EXISTS ${tables.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
     `CREATE TABLE IF NOT EXISTS ${tables.threads} (id ${id}, thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, UNIQUE (thread_id, checkpoint_ns))`,
-    `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (seq ${id}, thread ${integer} NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_checkpoint_id ${bytes}, base_seq ${integer}, data ${bytes} NOT NULL, UNIQUE (thread, checkpoint_id))`,
+    `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (seq ${id}, thread ${integer} NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_seq ${integer}, parent_checkpoint_id ${bytes}, base_seq ${integer}, data ${bytes} NOT NULL, UNIQUE (thread, checkpoint_id))`,
     `CREATE TABLE IF NOT EXISTS ${tables.writes} (thread ${integer} NOT NULL, checkpoint_id ${bytes} NOT NULL, task_id ${bytes} NOT NULL, data ${bytes} NOT NULL, PRIMARY KEY (thread, checkpoint_id, task_id))${postgres ? '' : ' WITHOUT ROWID'}`,
   ];
   await driver.transaction(async (executor) => {
+    // Several server processes may set up the same tables at once; PostgreSQL's CREATE …
+    // IF NOT EXISTS is not safe against that race, so serialise it on an advisory lock.
+    if (postgres) await executor.all('SELECT pg_advisory_xact_lock(hashtext(?))', [tables.checkpoints]);
     for (const statement of statements) await executor.run(statement);
     const rows = await executor.all(`SELECT value FROM ${tables.meta} WHERE key = ?`, ['schema_version']);
     const stored = rows[0]?.value;

@@ -1,15 +1,16 @@
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
-import { encodeCheckpointRecord } from './checkpoint-record.ts';
+import { decodeWritesRecord, encodeCheckpointRecord, encodeWritesRecord } from './checkpoint-record.ts';
 import {
   CHECKPOINT_COLUMNS,
   type CheckpointRow,
   checkpointFrom,
   decodeCheckpointRow,
+  writesDictionary,
 } from './checkpoint-rows.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
 import { encodeId } from './id-codec.ts';
-import type { RecordCompression } from './record-codec.ts';
-import type { SqlExecutor } from './sql-driver.ts';
+import { needsBase, type RecordCompression } from './record-codec.ts';
+import { rowBytes, type SqlExecutor } from './sql-driver.ts';
 
 type PruneRow = CheckpointRow;
 
@@ -34,7 +35,10 @@ export async function pruneThread(options: {
     [threadKey],
   );
   if (rawRows.length <= options.keepLast) return { deletedCheckpoints: 0, deletedWrites: 0 };
-  const rows: PruneRow[] = rawRows.map(decodeCheckpointRow);
+  const bases = new Map<number, Uint8Array>();
+  const rows: PruneRow[] = rawRows.map((row) => decodeCheckpointRow(row, bases));
+  // Pending writes are deflated against their checkpoint's dictionary; remember the old ones.
+  const oldDictionaries = new Map(rows.map((row) => [row.seq, writesDictionary(row)]));
   const byId = new Map(rows.map((row) => [row.checkpointId, row]));
   const kept = new Set<string>();
   for (const row of rows.slice(0, options.keepLast)) {
@@ -100,6 +104,34 @@ export async function pruneThread(options: {
       data,
       row.seq,
     ]);
+    const dictionary = writesDictionary({ baseHeaderBytes: undefined, record: row.record });
+    const writes = await executor.all(
+      `SELECT task_id, data FROM ${tables.writes} WHERE thread = ? AND checkpoint_id = ?`,
+      [threadKey, encodeId(row.checkpointId)],
+    );
+    for (const write of writes) {
+      const bytes = rowBytes(write, 'data') ?? new Uint8Array();
+      const decoded = decodeWritesRecord(bytes, needsBase(bytes) ? oldDictionaries.get(row.seq) : undefined);
+      const encoded = encodeWritesRecord({
+        taskPath: decoded.taskPath,
+        writes: decoded.writes,
+        compression: options.compression,
+        ...(dictionary === undefined ? {} : { base: dictionary }),
+      });
+      await executor.run(
+        `UPDATE ${tables.writes} SET data = ? WHERE thread = ? AND checkpoint_id = ? AND task_id = ?`,
+        [encoded, threadKey, encodeId(row.checkpointId), rowBytes(write, 'task_id') ?? new Uint8Array()],
+      );
+    }
+  }
+  // A kept checkpoint whose parent goes keeps the parent's id (its parentConfig), not a dead seq.
+  for (const row of keptRows) {
+    if (row.parentSeq === undefined || !deletedSeqs.has(row.parentSeq) || row.parentId === undefined)
+      continue;
+    await executor.run(
+      `UPDATE ${tables.checkpoints} SET parent_seq = NULL, parent_checkpoint_id = ? WHERE seq = ?`,
+      [encodeId(row.parentId), row.seq],
+    );
   }
   let deletedWrites = 0;
   for (const row of deleted) {

@@ -120,6 +120,10 @@ describe.each(kinds)('$name', ({ open }) => {
     expect(await count(saver, 'prune')).toBe(countBefore - result.deletedCheckpoints);
     const after = await app.getState(config);
     expect(after.values).toEqual(before.values);
+    // Every kept checkpoint and its pending writes still decode (re-encoded ones included).
+    for await (const tuple of saver.list({ configurable: { thread_id: 'prune' } })) {
+      expect(Array.isArray(tuple.pendingWrites)).toBe(true);
+    }
     await app.invoke({ messages: [new HumanMessage({ content: 'again', id: 'human-again' })] }, config);
     const continued = await app.getState(config);
     expect((continued.values.messages as BaseMessage[]).length).toBe(26);
@@ -130,6 +134,21 @@ describe.each(kinds)('$name', ({ open }) => {
     const saver = open('refuse');
     await expect(saver.prune({ keepLast: 0 })).rejects.toMatchObject({ code: 'invalid-argument' });
     await saver.close();
+  });
+});
+
+describe('PostgresSaver', () => {
+  it('serves several server processes on one database: each sees the threads the others wrote', async () => {
+    // Two pools stand in for two server processes.
+    const other = new pg.Pool({ connectionString: url, max: 2 });
+    const first = new PostgresSaver({ pool, schema, prefix: 'shared_' });
+    const second = new PostgresSaver({ pool: other, schema, prefix: 'shared_' });
+    await Promise.all([chat(first, 'from-first', 3), chat(second, 'from-second', 3)]);
+    const fromFirst = await chat(second, 'from-first', 1, { firstTurn: 3 });
+    const state = await fromFirst.app.getState(fromFirst.config);
+    expect((state.values.messages as BaseMessage[]).map((message) => message.id)).toHaveLength(8);
+    expect(await count(first, 'from-second')).toBe(await count(second, 'from-second'));
+    await other.end();
   });
 });
 

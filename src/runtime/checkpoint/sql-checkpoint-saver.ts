@@ -8,7 +8,6 @@ import {
   type CheckpointMetadata,
   type CheckpointPendingWrite,
   type CheckpointTuple,
-  compareWritesSortKeys,
   type DeltaChannelHistory,
   getCheckpointId,
   maxChannelVersion,
@@ -16,15 +15,13 @@ import {
   type SerializerProtocol,
   TASKS,
   WRITES_IDX_MAP,
-  writesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
 import {
-  type CheckpointRecord,
+  decodeCheckpointRecord,
   decodeWritesRecord,
   encodeCheckpointRecord,
   encodeWritesRecord,
-  ownValuesBytes,
   type StoredWrite,
 } from './checkpoint-record.ts';
 import {
@@ -32,11 +29,16 @@ import {
   type CheckpointRow,
   checkpointFrom,
   decodeCheckpointRow,
+  writesDictionary,
 } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
-import { decodeId, encodeId } from './id-codec.ts';
+import { deltaChannelHistory } from './delta-history.ts';
+import { encodeId } from './id-codec.ts';
+import { internThread, loadHolders, loadValue, locateValues } from './locate-values.ts';
+import { loadWrites, reencodeWrites } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
-import { needsBase, type RecordCompression } from './record-codec.ts';
+import type { RecordCompression } from './record-codec.ts';
+import type { SaverContext } from './saver-context.ts';
 import { rowBytes, rowText, type SqlDriver, type SqlExecutor, type SqlRow } from './sql-driver.ts';
 
 /** Options shared by the SQL savers. */
@@ -87,6 +89,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   readonly #compression: RecordCompression;
   readonly #schema: string | undefined;
   #ready: Promise<void> | undefined;
+  readonly #context: SaverContext;
 
   constructor(options: SqlCheckpointSaverOptions) {
     super(options.serde);
@@ -94,6 +97,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     this.tables = options.tables;
     this.#compression = options.compression ?? 'deflate';
     this.#schema = options.schema;
+    this.#context = { tables: this.tables, serde: this.serde, compression: this.#compression };
   }
 
   /** Creates the tables if needed. Called lazily by every method; call it to fail early. */
@@ -152,8 +156,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
     const sql = `${SELECT_CHECKPOINT(this.tables)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY t.thread_id, t.checkpoint_ns, c.checkpoint_id DESC${limitSql}`;
+    const bases = new Map<number, Uint8Array>();
     for (const raw of await this.driver.all(sql, params)) {
-      const row = parseNamedRow(raw);
+      const row = parseNamedRow(raw, bases);
       if (filter !== undefined) {
         const metadata = (await this.serde.loadsTyped(
           row.record.header.metadataType,
@@ -198,9 +203,18 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const metadataBytes = await this.serde.dumpsTyped(metadata);
     await this.driver.transaction(async (executor) => {
       const threadKey = await internThread(executor, this.tables, threadId, namespace);
-      const { located, parent } = await this.#locate(executor, {
+      // This checkpoint (when put again) and its parent, in one query.
+      const ids = parentId ? [checkpoint.id, parentId] : [checkpoint.id];
+      const known = await executor.all(
+        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id IN (${ids.map(() => '?').join(', ')})`,
+        [threadKey, ...ids.map(encodeId)],
+      );
+      const rows = known.map((raw) => decodeCheckpointRow(raw));
+      const previous = rows.find((row) => row.checkpointId === checkpoint.id);
+      const { located, parent } = await locateValues(this.#context, executor, {
         threadKey,
         parentId,
+        parent: parentId ? (rows.find((row) => row.checkpointId === parentId) ?? null) : null,
         channelVersions: checkpoint.channel_versions,
         newVersions,
         stored: values,
@@ -224,9 +238,25 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         ...(base === undefined ? {} : { base }),
       });
       await executor.run(
-        `INSERT INTO ${this.tables.checkpoints} (thread, checkpoint_id, parent_checkpoint_id, base_seq, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, base_seq = EXCLUDED.base_seq, data = EXCLUDED.data`,
-        [threadKey, encodeId(checkpoint.id), parentId ? encodeId(parentId) : null, base?.seq ?? null, data],
+        `INSERT INTO ${this.tables.checkpoints} (thread, checkpoint_id, parent_seq, parent_checkpoint_id, base_seq, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent_seq = EXCLUDED.parent_seq, parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, base_seq = EXCLUDED.base_seq, data = EXCLUDED.data`,
+        [
+          threadKey,
+          encodeId(checkpoint.id),
+          parent?.seq ?? null,
+          parent === undefined && parentId ? encodeId(parentId) : null,
+          base?.seq ?? null,
+          data,
+        ],
       );
+      // Writes may arrive before their checkpoint (LangGraph puts asynchronously), or a
+      // checkpoint may be put again: re-encode them against this checkpoint's dictionary.
+      await reencodeWrites(this.#context, executor, {
+        threadKey,
+        checkpointId: checkpoint.id,
+        previous,
+        current: decodeCheckpointRecord(data, base?.headerBytes),
+        baseHeaderBytes: base?.headerBytes,
+      });
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
@@ -266,7 +296,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const base =
         checkpointRows[0] === undefined
           ? undefined
-          : ownValuesBytes(decodeCheckpointRow(checkpointRows[0]).record);
+          : writesDictionary(decodeCheckpointRow(checkpointRows[0]));
       const existingBytes = existing[0] === undefined ? undefined : rowBytes(existing[0], 'data');
       const previous = existingBytes === undefined ? undefined : decodeWritesRecord(existingBytes, base);
       const byIdx = new Map((previous?.writes ?? []).map((write) => [write.idx, write]));
@@ -308,74 +338,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     config: RunnableConfig;
     channels: string[];
   }): Promise<Record<string, DeltaChannelHistory>> {
-    const { config, channels } = options;
-    if (channels.length === 0) return {};
+    if (options.channels.length === 0) return {};
     await this.setup();
-    const result: Record<string, DeltaChannelHistory> = {};
-    for (const channel of channels) result[channel] = { writes: [] };
-    const threadId = configString(config, 'thread_id');
-    if (threadId === undefined) return result;
-    const namespace = configString(config, 'checkpoint_ns') ?? '';
-    const keyRows = await this.driver.all(
-      `SELECT id FROM ${this.tables.threads} WHERE thread_id = ? AND checkpoint_ns = ?`,
-      [threadId, namespace],
-    );
-    if (keyRows[0] === undefined) return result;
-    const threadKey = Number(keyRows[0].id);
-    let targetId = getCheckpointId(config);
-    if (!targetId) {
-      const latest = await this.driver.all(
-        `SELECT checkpoint_id FROM ${this.tables.checkpoints} WHERE thread = ? ORDER BY checkpoint_id DESC LIMIT 1`,
-        [threadKey],
-      );
-      targetId =
-        latest[0] === undefined ? '' : decodeId(rowBytes(latest[0], 'checkpoint_id') ?? new Uint8Array());
-    }
-    if (!targetId) return result;
-    const cp = this.tables.checkpoints;
-    const chain = await this.driver.all(
-      `WITH RECURSIVE chain(checkpoint_id, parent_checkpoint_id, depth) AS (
-         SELECT checkpoint_id, parent_checkpoint_id, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ?
-         UNION ALL
-         SELECT c.checkpoint_id, c.parent_checkpoint_id, chain.depth + 1 FROM ${cp} c JOIN chain ON c.thread = ? AND c.checkpoint_id = chain.parent_checkpoint_id
-       )
-       SELECT ${CHECKPOINT_COLUMNS}, chain.depth FROM chain JOIN ${cp} c ON c.thread = ? AND c.checkpoint_id = chain.checkpoint_id LEFT JOIN ${cp} b ON b.seq = c.base_seq WHERE chain.depth > 0 ORDER BY chain.depth`,
-      [threadKey, encodeId(targetId), threadKey, threadKey],
-    );
-    const remaining = new Set(channels);
-    const visited: string[] = [];
-    const records = new Map<string, CheckpointRecord>();
-    const seeds = new Map<string, unknown>();
-    const stopAt = new Map<string, number>();
-    for (const [position, raw] of chain.entries()) {
-      if (remaining.size === 0) break;
-      const row = decodeCheckpointRow(raw);
-      visited.push(row.checkpointId);
-      records.set(row.checkpointId, row.record);
-      for (const channel of [...remaining]) {
-        const location = row.record.header.located[channel];
-        if (location === undefined) continue;
-        seeds.set(channel, await this.#loadValue(this.driver, row.seq, row.record, channel, location));
-        stopAt.set(channel, position);
-        remaining.delete(channel);
-      }
-    }
-    const writesByCheckpoint = await this.#loadWrites(this.driver, threadKey, visited, records);
-    for (const channel of channels) {
-      const last = stopAt.get(channel) ?? visited.length - 1;
-      const collected: CheckpointPendingWrite[] = [];
-      for (let position = last; position >= 0; position -= 1) {
-        const writes = writesByCheckpoint.get(visited[position] ?? '') ?? [];
-        for (const write of writes) {
-          if (write.channel !== channel) continue;
-          collected.push([write.taskId, channel, await this.serde.loadsTyped(write.type, write.bytes)]);
-        }
-      }
-      const entry: DeltaChannelHistory = { writes: collected };
-      if (seeds.has(channel)) entry.seed = seeds.get(channel);
-      result[channel] = entry;
-    }
-    return result;
+    return deltaChannelHistory({ context: this.#context, driver: this.driver, ...options });
   }
 
   /**
@@ -429,19 +394,30 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   async #toTuple(row: NamedRow, executor: SqlExecutor): Promise<CheckpointTuple> {
     const { header } = row.record;
     const channelValues: Record<string, unknown> = {};
+    const elsewhere = new Set(Object.values(header.located).filter((seq) => seq !== 0 && seq !== row.seq));
+    const holders = await loadHolders(this.#context, executor, [...elsewhere]);
     for (const [channel, location] of Object.entries(header.located)) {
-      channelValues[channel] = await this.#loadValue(executor, row.seq, row.record, channel, location);
+      channelValues[channel] = await loadValue(
+        this.#context,
+        executor,
+        row.seq,
+        row.record,
+        channel,
+        location,
+        holders,
+      );
     }
     const checkpoint: Checkpoint = {
       ...structuredClone(header.checkpoint),
       id: row.checkpointId,
       channel_values: channelValues,
     };
-    const writesByCheckpoint = await this.#loadWrites(
+    const writesByCheckpoint = await loadWrites(
+      this.#context,
       executor,
       row.threadKey,
       [row.checkpointId],
-      new Map([[row.checkpointId, row.record]]),
+      new Map([[row.checkpointId, row]]),
     );
     const pendingWrites: CheckpointPendingWrite[] = [];
     for (const write of writesByCheckpoint.get(row.checkpointId) ?? []) {
@@ -477,7 +453,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     parentId: string,
   ): Promise<void> {
     const parentWrites =
-      (await this.#loadWrites(executor, threadKey, [parentId], new Map())).get(parentId) ?? [];
+      (await loadWrites(this.#context, executor, threadKey, [parentId], new Map())).get(parentId) ?? [];
     const sends = parentWrites
       .filter((write) => write.channel === TASKS)
       .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx));
@@ -488,164 +464,11 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     (checkpoint.channel_versions as Record<string, string | number>)[TASKS] =
       versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
-
-  async #loadValue(
-    executor: SqlExecutor,
-    seq: number,
-    record: CheckpointRecord,
-    channel: string,
-    location: number,
-  ): Promise<unknown> {
-    let holder = record;
-    if (location !== 0 && location !== seq) {
-      const rows = await executor.all(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.seq = ?`,
-        [location],
-      );
-      if (rows[0] === undefined) {
-        throw new CtxloomError({
-          code: 'storage-error',
-          message: `value of channel ${channel} is missing (record ${location})`,
-          path: channel,
-        });
-      }
-      holder = decodeCheckpointRow(rows[0]).record;
-    }
-    const value = holder.values.get(channel);
-    if (value === undefined) {
-      throw new CtxloomError({
-        code: 'storage-error',
-        message: `value of channel ${channel} is missing`,
-        path: channel,
-      });
-    }
-    return this.serde.loadsTyped(value[0], value[1]);
-  }
-
-  async #loadWrites(
-    executor: SqlExecutor,
-    threadKey: number,
-    checkpointIds: readonly string[],
-    records: Map<string, CheckpointRecord>,
-  ): Promise<Map<string, (StoredWrite & { taskId: string; taskPath: string })[]>> {
-    const byCheckpoint = new Map<string, (StoredWrite & { taskId: string; taskPath: string })[]>();
-    for (let start = 0; start < checkpointIds.length; start += 500) {
-      const slice = checkpointIds.slice(start, start + 500);
-      const rows = await executor.all(
-        `SELECT checkpoint_id, task_id, data FROM ${this.tables.writes} WHERE thread = ? AND checkpoint_id IN (${slice.map(() => '?').join(', ')})`,
-        [threadKey, ...slice.map(encodeId)],
-      );
-      for (const row of rows) {
-        const checkpointId = decodeId(rowBytes(row, 'checkpoint_id') ?? new Uint8Array());
-        const taskId = decodeId(rowBytes(row, 'task_id') ?? new Uint8Array());
-        const data = rowBytes(row, 'data') ?? new Uint8Array();
-        let base: Uint8Array | undefined;
-        if (needsBase(data)) {
-          let record = records.get(checkpointId);
-          if (record === undefined) {
-            const found = await executor.all(
-              `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
-              [threadKey, encodeId(checkpointId)],
-            );
-            record = found[0] === undefined ? undefined : decodeCheckpointRow(found[0]).record;
-            if (record !== undefined) records.set(checkpointId, record);
-          }
-          base = record === undefined ? undefined : ownValuesBytes(record);
-        }
-        const decoded = decodeWritesRecord(data, base);
-        const list = byCheckpoint.get(checkpointId) ?? [];
-        for (const write of decoded.writes) list.push({ ...write, taskId, taskPath: decoded.taskPath });
-        byCheckpoint.set(checkpointId, list);
-      }
-    }
-    for (const list of byCheckpoint.values()) {
-      list.sort((a, b) =>
-        compareWritesSortKeys(
-          writesSortKey(a.taskPath, a.taskId, a.idx),
-          writesSortKey(b.taskPath, b.taskId, b.idx),
-        ),
-      );
-    }
-    return byCheckpoint;
-  }
-
-  async #locate(
-    executor: SqlExecutor,
-    options: {
-      threadKey: number;
-      parentId: string | undefined;
-      channelVersions: ChannelVersions;
-      newVersions: ChannelVersions;
-      stored: Map<string, unknown>;
-    },
-  ): Promise<{ located: Record<string, number>; parent: CheckpointRow | undefined }> {
-    const located: Record<string, number> = {};
-    let parent: CheckpointRow | undefined;
-    if (options.parentId) {
-      const rows = await executor.all(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
-        [options.threadKey, encodeId(options.parentId)],
-      );
-      if (rows[0] !== undefined) parent = decodeCheckpointRow(rows[0]);
-    }
-    for (const [channel, version] of Object.entries(options.channelVersions)) {
-      if (Object.hasOwn(options.newVersions, channel)) {
-        if (options.stored.has(channel)) located[channel] = 0;
-        continue;
-      }
-      const parentLocation = parent?.record.header.located[channel];
-      if (parent !== undefined && parent.record.header.checkpoint.channel_versions[channel] === version) {
-        if (parentLocation !== undefined)
-          located[channel] = parentLocation === 0 ? parent.seq : parentLocation;
-        continue;
-      }
-      const found = await findStoredVersion(executor, this.tables, options.threadKey, channel, version);
-      if (found !== undefined) located[channel] = found;
-    }
-    return { located, parent };
-  }
 }
 
-/** Slow path for a put whose parent is unknown: the newest record storing `channel` at `version`. */
-async function findStoredVersion(
-  executor: SqlExecutor,
-  tables: CheckpointTables,
-  threadKey: number,
-  channel: string,
-  version: string | number,
-): Promise<number | undefined> {
-  const rows = await executor.all(
-    `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(tables)} WHERE c.thread = ? ORDER BY c.seq DESC`,
-    [threadKey],
-  );
-  for (const raw of rows) {
-    const { record, seq } = decodeCheckpointRow(raw);
-    if (record.values.has(channel) && record.header.checkpoint.channel_versions[channel] === version)
-      return seq;
-  }
-  return undefined;
-}
-
-async function internThread(
-  executor: SqlExecutor,
-  tables: CheckpointTables,
-  threadId: string,
-  namespace: string,
-): Promise<number> {
-  await executor.run(
-    `INSERT INTO ${tables.threads} (thread_id, checkpoint_ns) VALUES (?, ?) ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING`,
-    [threadId, namespace],
-  );
-  const rows = await executor.all(
-    `SELECT id FROM ${tables.threads} WHERE thread_id = ? AND checkpoint_ns = ?`,
-    [threadId, namespace],
-  );
-  return Number(rows[0]?.id);
-}
-
-function parseNamedRow(row: SqlRow): NamedRow {
+function parseNamedRow(row: SqlRow, bases?: Map<number, Uint8Array>): NamedRow {
   return {
-    ...decodeCheckpointRow(row),
+    ...decodeCheckpointRow(row, bases),
     threadId: rowText(row, 'thread_id') ?? '',
     namespace: rowText(row, 'checkpoint_ns') ?? '',
   };

@@ -1,4 +1,6 @@
 import { Command } from '@langchain/langgraph';
+import { createInheritedSource } from '../../sources/inherited-source.ts';
+import type { MemoryView } from '../../sources/memory-store.ts';
 import { StateBuilder } from '../../state/index.ts';
 import type { AgentDefinition } from '../agents/define-agent.ts';
 import { builderOptions, createAgentNode } from '../agents/node-factory.ts';
@@ -21,6 +23,13 @@ export interface HierarchicalProcessOptions extends ProcessOptions {
   subAgents: readonly AgentDefinition[];
   /** Most delegations per user message. Default 4, range 1..50. */
   maxDelegations?: number;
+  /**
+   * The manager's memory (seed 001's L1/L2 store, `ctxloom/sources`). When given, sub-agents
+   * do not get the history: they read the parent's memory through `InheritedSource`
+   * (`knowledge__context`) and work on their task alone. Default: sub-agents see the
+   * shared Blackboard history.
+   */
+  parentMemory?: MemoryView;
 }
 
 /**
@@ -35,6 +44,8 @@ export function createHierarchicalProcess(options: HierarchicalProcessOptions): 
   const share = { enableShareContext: options.enableShareContext ?? true };
   const ids = new Set(options.subAgents.map((agent) => agent.id));
   const maxDelegations = options.maxDelegations ?? 4;
+  const inherit =
+    options.parentMemory === undefined ? undefined : createInheritedSource({ parent: options.parentMemory });
 
   const manager = async (state: Record<string, unknown>) => {
     const sb = new StateBuilder(state, builderOptions(base));
@@ -70,8 +81,11 @@ export function createHierarchicalProcess(options: HierarchicalProcessOptions): 
         agent.id,
         createAgentNode({
           ...base,
-          agent,
-          rule: processRule('sub-agent', share),
+          agent: inherit === undefined ? agent : { ...agent, sources: [...(agent.sources ?? []), inherit] },
+          rule:
+            inherit === undefined
+              ? processRule('sub-agent', share)
+              : { ...processRule('sub-agent', share), history: false },
           query: (sb) => sb.routing.snapshot().assignedTask ?? undefined,
         }),
       )

@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
+import { openMemoryStore } from '../../sources/memory-store.ts';
 import type { BlackboardState } from '../../state/index.ts';
 import { createCharCounter } from '../../testing/index.ts';
 import { defineAgent } from '../agents/define-agent.ts';
@@ -252,5 +253,32 @@ describe('createHierarchicalProcess', () => {
     expect(researcherPrompt).toContain('when was the moon landing?');
     expect(researcherPrompt).toContain('find the date');
     expect(prompts(manager)[1]).toContain('The landing was in 1969.');
+  });
+
+  it('lets sub-agents read the manager memory through InheritedSource instead of the history', async () => {
+    const parent = openMemoryStore({ agentId: 'manager', sessionId: 's' });
+    parent.append([{ id: 'm1', role: 'user', content: 'Remember: the budget is 40k EUR, a hard limit.' }]);
+    parent.mark('m1', true);
+    const manager = textModel((_prompt, index) =>
+      index === 0 ? 'DELEGATE planner: draft the plan' : 'Plan ready.',
+    );
+    const planner = textModel(() => 'Plan within 40k.');
+    const graph = createHierarchicalProcess({
+      counter,
+      parentMemory: parent.view(),
+      manager: defineAgent({ id: 'manager', systemPrompt: 'Manage.', model: manager }),
+      subAgents: [defineAgent({ id: 'planner', systemPrompt: 'Plan.', model: planner })],
+    }).compile({ checkpointer: new SqliteSaver({ path: ':memory:' }) });
+    await submitInput({
+      graph,
+      config: config('inherit'),
+      input: { inputId: 'in-1', content: 'UNSEEN chat line' },
+      session,
+    });
+    const [plannerPrompt] = prompts(planner);
+    expect(plannerPrompt).toContain('(from manager) user: Remember: the budget is 40k EUR');
+    expect(plannerPrompt).toContain('draft the plan');
+    expect(plannerPrompt).not.toContain('UNSEEN chat line');
+    parent.close();
   });
 });

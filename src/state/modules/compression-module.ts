@@ -11,10 +11,12 @@ export class CompressionModule {
     this.#context = context;
   }
 
+  /** The persisted summary (empty string when none). */
   snapshot(): string {
     return current(this.#context, 'compression__context', '');
   }
 
+  /** Persists a history summary (replaces the previous one). */
   persistCompression(summary: string): void {
     this.#context.buffer.set('compression__context', summary);
   }

@@ -8,6 +8,7 @@ export class DeliverablesModule {
     this.#context = context;
   }
 
+  /** Keys of the deliverables saved so far, in the order first saved. */
   snapshot(): string[] {
     return [...current(this.#context, 'deliverable_keys', [])];
   }

@@ -22,6 +22,7 @@ export class MapReduceModule {
     this.#context = context;
   }
 
+  /** The plan, the current task and the results (including this patch's). */
   snapshot(): MapReduceSnapshot {
     return {
       goal: current(this.#context, 'mapreduce_goal', null),

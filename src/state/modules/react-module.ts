@@ -16,6 +16,7 @@ export class ReactModule {
     this.#context = context;
   }
 
+  /** Goal, plan, last reflection and error-retry count (including this patch's writes). */
   snapshot(): ReactSnapshot {
     return {
       goal: current(this.#context, 'goal', null),
@@ -25,18 +26,22 @@ export class ReactModule {
     };
   }
 
+  /** Sets the goal. */
   saveGoal(goal: string): void {
     this.#context.buffer.set('goal', goal);
   }
 
+  /** Replaces the plan (one string per step). */
   savePlan(plan: readonly string[]): void {
     this.#context.buffer.set('plan', [...plan]);
   }
 
+  /** Records the latest reflection. */
   saveReflection(reflection: string): void {
     this.#context.buffer.set('reflection', reflection);
   }
 
+  /** Sets the error-retry count back to 0. */
   resetErrorRetry(): void {
     this.#context.buffer.set('error_retry_count', 0);
   }

@@ -18,6 +18,7 @@ export class RoutingModule {
     this.#context = context;
   }
 
+  /** Active agent, assigned task and how the last agent run ended. */
   snapshot(): RoutingSnapshot {
     return {
       activeAgent: current(this.#context, 'active_agent', null),

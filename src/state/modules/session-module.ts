@@ -14,6 +14,7 @@ export class SessionModule {
     this.#context = context;
   }
 
+  /** The session identity. */
   snapshot(): SessionSnapshot {
     return {
       namespace: this.#context.state.namespace ?? '',

@@ -10,6 +10,7 @@ export class TimelineModule {
     this.#context = context;
   }
 
+  /** Stored entries followed by entries buffered in this node. */
   snapshot(): Timeline {
     const stored = current(this.#context, 'timeline', { entries: [] });
     return { entries: [...stored.entries, ...this.#buffered] };

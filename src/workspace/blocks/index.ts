@@ -15,6 +15,7 @@ export {
   assignPathIds,
   type MarkdownDocument,
   type MarkdownPreamble,
+  type ParseMarkdownOptions,
   parseMarkdownBlocks,
   parseMarkdownDocument,
 } from './parse-markdown-blocks.ts';
@@ -26,3 +27,4 @@ export {
   resolveBlock,
 } from './resolve-block.ts';
 export { similarity } from './similarity.ts';
+export { DEFAULT_CHUNK_CHARS, findChunkCuts } from './split-markdown-chunks.ts';

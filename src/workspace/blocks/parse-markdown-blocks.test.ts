@@ -22,6 +22,13 @@ const seedProfile = [
   '深入理解分布式系统原理',
 ].join('\n');
 
+const textOf = (node: unknown): string => {
+  const value = node as { type: string; value?: string; alt?: string; children?: unknown[] };
+  if (typeof value.value === 'string' && value.type !== 'html') return value.value;
+  if (value.type === 'image' || value.type === 'imageReference') return value.alt ?? '';
+  return (value.children ?? []).map(textOf).join('');
+};
+
 const summarize = (content: string) =>
   flattenBlocks(parseMarkdownBlocks(content, 'f.md')).map((block) => [
     block.id,
@@ -128,6 +135,20 @@ describe('parseMarkdownBlocks', () => {
         '<!-- # -->',
         '#no',
         '#\t学习',
+        '# **粗体** `code` [链接](x) ~~del~~ &amp; \\*',
+        '# 标题 ##',
+        '## #',
+        '# a \\#',
+        '###### six',
+        '# www.example.com and a@b.co',
+        '  ## indented',
+        'a | b',
+        '--|--',
+        '- item',
+        '  # in item',
+        '> quote',
+        '<pre>',
+        '</pre>',
       ),
       fc.string({ maxLength: 12 }),
     );
@@ -146,9 +167,9 @@ describe('parseMarkdownBlocks', () => {
         });
         const expected = tree.children
           .filter((node): node is Heading => node.type === 'heading')
-          .map((node) => [node.depth, node.position?.start.line]);
+          .map((node) => [node.depth, node.position?.start.line, textOf(node).replace(/\s+/gu, ' ').trim()]);
         const flat = flattenBlocks(document.blocks);
-        expect(flat.map((block) => [block.level, block.source.startLine])).toEqual(expected);
+        expect(flat.map((block) => [block.level, block.source.startLine, block.heading])).toEqual(expected);
         const ids = new Set(flat.map((block) => block.id));
         expect(ids.size).toBe(flat.length);
         for (const block of flat) {
@@ -170,5 +191,51 @@ describe('parseMarkdownBlocks', () => {
     const blocks = parseMarkdownBlocks(content, 'big.md');
     expect(blocks[0]?.children.length).toBeGreaterThan(1000);
     expect(blocks[0]?.children[1]?.id).toBe('根/小节~2');
+  });
+});
+
+describe('parseMarkdownDocument in pieces', () => {
+  const line = fc.oneof(
+    fc.constantFrom(
+      '# A',
+      '## B',
+      '# **强调** 标题',
+      '# 标题 ##',
+      '## #',
+      '# www.example.com',
+      'text',
+      '',
+      '```',
+      '~~~',
+      '  ```',
+      '- ```',
+      '> ```',
+      '<!--',
+      '-->',
+      '<pre>',
+      '</pre>',
+      '  <script>',
+      '---',
+      '===',
+      '- item',
+      '  # in item',
+      '> quote',
+      '    # code',
+      'a | b',
+      '--|--',
+    ),
+    fc.string({ maxLength: 8 }),
+  );
+
+  it('gives the same block tree as a whole-document parse, wherever it cuts (property)', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 80 }), fc.integer({ min: 0, max: 40 }), (lines, chunkChars) => {
+        const content = lines.join('\n');
+        const whole = parseMarkdownDocument(content, 'f.md', { chunkChars: 1e9 });
+        const pieces = parseMarkdownDocument(content, 'f.md', { chunkChars });
+        expect(pieces.blocks).toEqual(whole.blocks);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,9 +1,10 @@
-import type { Heading, Nodes, Root } from 'mdast';
+import type { Nodes, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import type { Block } from './block.ts';
 import { disambiguateSegments, toIdSegment } from './block-path.ts';
+import { findChunkCuts } from './split-markdown-chunks.ts';
 
 /** Text before the first heading of a Markdown file, with its line range (empty when none). */
 export interface MarkdownPreamble {
@@ -35,17 +36,29 @@ export function parseMarkdownBlocks(content: string, file: string): Block[] {
   return parseMarkdownDocument(content, file).blocks;
 }
 
+/** Options of {@link parseMarkdownDocument}. */
+export interface ParseMarkdownOptions {
+  /**
+   * Large files are parsed in pieces cut at safe root headings (see `findChunkCuts`), because
+   * micromark's cost grows faster than linearly with document size. Smallest piece in
+   * characters, ≥ 0; default 0 (cut at every safe heading). The block tree is the same for any value.
+   */
+  chunkChars?: number;
+}
+
 /** {@link parseMarkdownBlocks} plus the preamble, the front matter and the lines. */
-export function parseMarkdownDocument(content: string, file: string): MarkdownDocument {
+export function parseMarkdownDocument(
+  content: string,
+  file: string,
+  options: ParseMarkdownOptions = {},
+): MarkdownDocument {
   const lines = content.split(/\r\n|\r|\n/u);
   const frontMatter = findFrontMatter(lines);
-  let parsed = content;
-  if (frontMatter !== undefined) {
-    // Blank the front matter out (keeping line numbers) so `---` is not read as a setext underline.
-    parsed = [...lines.map((line, index) => (index < frontMatter.endLine ? '' : line))].join('\n');
-  }
-  const tree: Root = fromMarkdown(parsed, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-  const headings = tree.children.filter((node): node is Heading => node.type === 'heading');
+  // Blank the front matter out (keeping line numbers) so `---` is not read as a setext
+  // underline; line endings are normalised so pieces can be cut by line index.
+  const frontEnd = frontMatter?.endLine ?? 0;
+  const parsed = lines.map((line, index) => (index < frontEnd ? '' : line)).join('\n');
+  const headings = findHeadings(parsed, options.chunkChars);
   const lastLine = lines.length;
   const firstContentLine = frontMatter === undefined ? 1 : frontMatter.endLine + 1;
 
@@ -57,11 +70,10 @@ export function parseMarkdownDocument(content: string, file: string): MarkdownDo
   const roots: Block[] = [];
   const stack: Draft[] = [];
   for (const heading of headings) {
-    const startLine = heading.position?.start.line ?? 1;
-    const headingEnd = heading.position?.end.line ?? startLine;
+    const { startLine, endLine: headingEnd } = heading;
     const block: Block = {
       id: '',
-      heading: headingText(heading).replace(/\s+/gu, ' ').trim(),
+      heading: heading.text.replace(/\s+/gu, ' ').trim(),
       level: heading.depth,
       content: '',
       children: [],
@@ -129,6 +141,112 @@ function findFrontMatter(lines: readonly string[]): { startLine: number; endLine
     if (line === fence || (fence === '---' && line === '...')) return { startLine: 1, endLine: index + 1 };
   }
   return undefined;
+}
+
+/** micromark extension that turns off every inline (text) construct of CommonMark and GFM. */
+const STRUCTURE_ONLY = {
+  disable: {
+    null: [
+      'attention',
+      'autolink',
+      'characterEscape',
+      'characterReference',
+      'codeText',
+      'hardBreakEscape',
+      'htmlText',
+      'labelEnd',
+      'labelStartImage',
+      'labelStartLink',
+      'emailAutolink',
+      'protocolAutolink',
+      'wwwAutolink',
+      'gfmFootnoteCall',
+      'gfmPotentialFootnoteCall',
+      'strikethrough',
+      'tasklistCheck',
+    ],
+  },
+};
+
+// Any line that could be a root heading: ATX-like or a setext underline.
+const MAYBE_HEADING = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)/u;
+
+/** The heading on a cut line (a column-0 ATX heading, by construction of the cuts). */
+function cutHeading(line: string, lineNumber: number): HeadingInfo {
+  const depth = (/^#{1,6}/u.exec(line)?.[0] ?? '#').length;
+  const raw = line
+    .slice(depth)
+    .replace(/(?:^|[ \t]+)#+[ \t]*$/u, '')
+    .trim();
+  let text = raw;
+  if (INLINE_MARKUP.test(raw)) {
+    const first = fromMarkdown(line, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
+      .children[0];
+    if (first?.type === 'heading') text = headingText(first);
+  }
+  return { depth, startLine: lineNumber, endLine: lineNumber, text };
+}
+
+interface HeadingInfo {
+  depth: number;
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+// Characters that may start inline markup (emphasis, code, links, escapes, entities, HTML,
+// strikethrough, autolink literals); a heading without them is its raw text.
+const INLINE_MARKUP = /[*_`[\]\\&<~!:@]|www\./u;
+
+/**
+ * Top-level headings of a document: block structure from a parse without inline constructs
+ * (they never change it, and micromark's inline resolvers dominate the cost), piece by piece
+ * at safe cuts; heading text from a full parse of the heading's own source when it may
+ * contain inline markup.
+ */
+function findHeadings(source: string, chunkChars: number | undefined): HeadingInfo[] {
+  const lines = source.split('\n');
+  const cuts = findChunkCuts(lines, chunkChars);
+  const headings: HeadingInfo[] = [];
+  const bounds = [0, ...cuts, lines.length];
+  for (let piece = 0; piece + 1 < bounds.length; piece++) {
+    const from = bounds[piece] as number;
+    const pieceLines = lines.slice(from, bounds[piece + 1]);
+    // A piece after a cut starts with a root ATX heading; when no other line could be a root
+    // heading (ATX- or setext-like), that heading is the piece's only one: no parse needed.
+    if (piece > 0 && !pieceLines.some((line, index) => index > 0 && MAYBE_HEADING.test(line))) {
+      headings.push(cutHeading(pieceLines[0] as string, from + 1));
+      continue;
+    }
+    const text = pieceLines.join('\n');
+    const tree: Root = fromMarkdown(text, {
+      extensions: [gfm(), STRUCTURE_ONLY],
+      mdastExtensions: [gfmFromMarkdown()],
+    });
+    for (const node of tree.children) {
+      if (node.type !== 'heading') continue;
+      const raw = headingText(node);
+      let title = raw;
+      const start = node.position?.start.offset;
+      const end = node.position?.end.offset;
+      if (INLINE_MARKUP.test(raw) && start !== undefined && end !== undefined) {
+        const alone = fromMarkdown(text.slice(start, end), {
+          extensions: [gfm()],
+          mdastExtensions: [gfmFromMarkdown()],
+        });
+        const first = alone.children[0];
+        if (first?.type === 'heading') title = headingText(first);
+      }
+      const startLine = (node.position?.start.line ?? 1) + from;
+      headings.push({
+        depth: node.depth,
+        startLine,
+        endLine: (node.position?.end.line ?? 1) + from,
+        text: title,
+      });
+    }
+  }
+  return headings;
 }
 
 function headingText(node: Nodes): string {

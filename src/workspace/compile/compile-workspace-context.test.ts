@@ -36,6 +36,8 @@ describe('compileWorkspaceContext', () => {
       'todo__context',
     ]);
     expect(result.compiled.contexts.knowledge__context).toContain('# 学习目标');
+    // `8701df` is the V2 short id of 基本信息/工作经验 in profile.blocks.json
+    expect(result.compiled.contexts.knowledge__context).toContain('## 工作经验');
     expect(result.compiled.contexts.todo__context).toContain('# Raft 学习里程碑');
     const dismissed = result.messages.find((message) => message.id === 'm039');
     expect(JSON.stringify(dismissed?.content)).toContain('[已读取 ground-truth.md:79-82 — 模型判断：');
@@ -55,6 +57,18 @@ describe('compileWorkspaceContext', () => {
     expect(result.openai.messages.length).toBe(result.messages.length);
     expect(result.anthropic.system.length).toBeGreaterThan(0);
     expect(result.aiSdk.instructions.length).toBeGreaterThan(0);
+  });
+
+  it('retrieves relevant workspace blocks, skipping passages already sent as references', async () => {
+    const result = await compileWorkspaceContext({ workspace, sessionId });
+    const retrieved = result.compiled.kept.filter((block) => block.source === 'workspace-retrieval');
+    expect(retrieved.length).toBeGreaterThan(0);
+    expect(retrieved.length).toBeLessThanOrEqual(3);
+    for (const block of retrieved) {
+      expect(['ground-truth.md', 'guidance.md']).toContain(block.provenance?.file);
+      expect(block.provenance?.startLine === 60 && block.provenance.file === 'ground-truth.md').toBe(false);
+    }
+    expect(result.report.sources.map((source) => source.name)).toContain('workspace-retrieval');
   });
 
   it('stops sending a once-injection after the query carrying it is stored', async () => {
@@ -105,6 +119,19 @@ describe('compileWorkspaceContext', () => {
     ).rejects.toMatchObject({
       code: 'path-escape',
     });
+  });
+
+  it('selects profile blocks by V2 short id across a heading rename', async () => {
+    const before = await workspace.readParsed(workspace.sandbox, 'profile.md', { persistShortIds: true });
+    const goals = before.blocks.find((block) => block.id === '学习目标');
+    const shortId = goals?.shortId as string;
+    const original = await workspace.sandbox.readText('profile.md');
+    await workspace.sandbox.writeText('profile.md', original.replace('# 学习目标', '# 学习目标与动机'));
+    const config = parseContextConfig(JSON.stringify({ profileBlocks: [shortId], query: '继续' }));
+    const result = await compileWorkspaceContext({ workspace, sessionId, config });
+    expect(result.compiled.contexts.knowledge__context).toContain('# 学习目标与动机');
+    expect(result.warnings).toEqual([]);
+    await workspace.sandbox.writeText('profile.md', original);
   });
 
   it('names an unknown session', async () => {

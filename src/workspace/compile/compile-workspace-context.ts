@@ -19,6 +19,7 @@ import { mergeReferences } from './merge-references.ts';
 import { resolveSources } from './resolve-sources.ts';
 import { selectInjections } from './select-injections.ts';
 import { selectProfileBlocks } from './select-profile-blocks.ts';
+import { buildRetrievalDocuments, createWorkspaceRetrievalSource } from './workspace-retrieval.ts';
 
 /** Options shared by {@link compileWorkspaceContext} and {@link compileLoadedSession}. */
 export interface WorkspaceCompileOptions {
@@ -30,7 +31,7 @@ export interface WorkspaceCompileOptions {
   summarizer?: Summarizer;
   /** The persisted `compression__context` summary, when the session has one. */
   compression?: { summary: string; throughMessageId?: string };
-  /** Id of the query message; default `query-<hash of its text>`. */
+  /** Id of the query message; default `query-<history length + 1>-<hash of its text>`. */
   queryId?: string;
 }
 
@@ -121,12 +122,31 @@ export async function compileLoadedSession(
     merged === undefined
       ? undefined
       : buildQueryMessage({
-          id: options.queryId ?? `query-${hashText(merged.text)}`,
+          id: options.queryId ?? `query-${loaded.messages.length + 1}-${hashText(merged.text)}`,
           text: merged.text,
           references: merged.resolved,
           injections: injections.delivered,
         });
 
+  const retrievalSources =
+    config.retrieval?.enabled && loaded.retrievalFiles.length > 0
+      ? [
+          createWorkspaceRetrievalSource({
+            // Passages already sent as references are not retrieved a second time.
+            documents: buildRetrievalDocuments(loaded.retrievalFiles).filter(
+              (document) =>
+                !(merged?.resolved ?? []).some(
+                  (reference) =>
+                    reference.path === document.provenance?.file &&
+                    reference.startLine <= document.provenance.startLine &&
+                    reference.endLine >= document.provenance.endLine,
+                ),
+            ),
+            topK: config.retrieval.topK,
+            ...(config.query === undefined ? {} : { query: config.query }),
+          }),
+        ]
+      : [];
   const compileOptions: CompileOptions = {
     counter,
     window: config.budget.window,
@@ -134,7 +154,7 @@ export async function compileLoadedSession(
     enableShareContext: config.layers.enableShareContext,
     policy: { merge: config.layers.merge },
     ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
-    ...(options.sources === undefined ? {} : { sources: options.sources }),
+    sources: [...retrievalSources, ...(options.sources ?? [])],
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
   };
   const compiled = await compileContext(

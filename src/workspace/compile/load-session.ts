@@ -19,6 +19,8 @@ export interface LoadedSession {
   files: Map<string, ParsedFile>;
   messages: Message[];
   memory: MemoryEvent[];
+  /** Files searched by `retrieval` (empty unless the manifest enables it). */
+  retrievalFiles: ParsedFile[];
 }
 
 /** Options of {@link loadSession}. */
@@ -73,9 +75,20 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
     }),
   );
 
+  const retrievalFiles: ParsedFile[] = [];
+  if (config.retrieval?.enabled) {
+    const paths =
+      config.retrieval.files ??
+      (await sandbox.list('', { recursive: true }))
+        .filter((entry) => entry.kind === 'file' && /\.(?:md|markdown)$/iu.test(entry.path))
+        .map((entry) => entry.path);
+    for (const path of paths)
+      retrievalFiles.push(files.get(path) ?? (await workspace.readParsed(sandbox, path)));
+  }
+
   const [messages, memory] = await Promise.all([
     readMessages(sandbox, config.chatHistory.source),
     readMemoryLog(sandbox),
   ]);
-  return { sessionId, config, prompts, files, messages, memory: memory.events };
+  return { sessionId, config, prompts, files, messages, memory: memory.events, retrievalFiles };
 }

@@ -70,6 +70,7 @@ export function selectInjections(options: SelectInjectionsOptions): {
       endLine = resolved.block.source.sectionEndLine;
       blockId = resolved.block.id;
     }
+    while (endLine > startLine && (file.lines[endLine - 1] ?? '').trim() === '') endLine--;
     const content = file.lines
       .slice(startLine - 1, endLine)
       .join('\n')

@@ -70,7 +70,10 @@ export const contextConfigSchema = z.strictObject({
       }),
     )
     .default([]),
-  /** Retrieval over workspace files; run by the sources passed to the compiler. */
+  /**
+   * Retrieval over workspace blocks into `knowledge__context` (BM25, CJK-aware): `files`
+   * default to every Markdown file of the session; `topK` passages at most.
+   */
   retrieval: z
     .strictObject({
       enabled: z.boolean().default(true),

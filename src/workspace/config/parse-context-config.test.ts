@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseContextConfig, safeParseContextConfig } from './parse-context-config.ts';
 
@@ -74,5 +75,42 @@ describe('parseContextConfig', () => {
 
   it('reports malformed JSON as parse-error with line and column', () => {
     expect(errorOf('{\n  "query": "hi",\n}')).toMatchObject({ code: 'parse-error', line: 3, column: 1 });
+  });
+
+  it('answers any text with a config or a located typed error (property)', () => {
+    const value = fc.oneof(
+      fc.json(),
+      fc.constantFrom(
+        '"full"',
+        '"last-n"',
+        '[{"path":"a.md","startLine":3,"endLine":1}]',
+        '{"window":100}',
+        '{"x":1}',
+      ),
+    );
+    const key = fc.constantFrom(
+      'query',
+      'chatHistory',
+      'references',
+      'budget',
+      'injections',
+      'profileBlocks',
+      'version',
+      'typo',
+    );
+    const document = fc.oneof(
+      fc.dictionary(key, value, { maxKeys: 4 }).map((entries) => JSON.stringify(entries, null, 2)),
+      fc.string({ maxLength: 30 }),
+    );
+    fc.assert(
+      fc.property(document, (text) => {
+        const result = safeParseContextConfig(text);
+        if (result.success) return;
+        expect(['parse-error', 'invalid-config']).toContain(result.error.code);
+        expect(result.error.line).toBeGreaterThanOrEqual(1);
+        expect(result.error.column).toBeGreaterThanOrEqual(1);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -97,14 +97,18 @@ export function parseJsonTree(text: string, file: string): JsonNode {
         }
         const node = parseValue(depth + 1);
         if (isObject) {
+          const duplicate = Object.hasOwn(value, key);
           Object.defineProperty(value, key, {
             value: node.value,
             enumerable: true,
             writable: true,
             configurable: true,
           });
-          const existing = children.findIndex((child) => child.key === key);
-          if (existing >= 0) children.splice(existing, 1);
+          if (duplicate)
+            children.splice(
+              children.findIndex((child) => child.key === key),
+              1,
+            );
         } else {
           (value as unknown[]).push(node.value);
         }

@@ -143,6 +143,14 @@ describe('createSandbox', () => {
     await expect(small.writeText('x.md', '12345')).rejects.toMatchObject({ code: 'too-large' });
   });
 
+  it('reads a 5 MB file under the default limit and refuses one over it', async () => {
+    const fiveMegabytes = `${'# 标题\n'}${'分布式系统。'.repeat(300_000)}`;
+    await writeFile(join(session, 'five.md'), fiveMegabytes);
+    expect((await box.readText('five.md')).length).toBe(fiveMegabytes.length);
+    await writeFile(join(session, 'nine.md'), Buffer.alloc(9 * 1024 * 1024, 0x61));
+    await expect(box.readText('nine.md')).rejects.toMatchObject({ code: 'too-large', file: 'nine.md' });
+  });
+
   it('refuses binary files and invalid UTF-8 with typed errors', async () => {
     await writeFile(join(session, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
     await writeFile(join(session, 'latin1.md'), Buffer.from('ok\nbad \xe9 byte\n', 'latin1'));
@@ -162,6 +170,13 @@ describe('createSandbox', () => {
     );
     const stored = JSON.parse(await box.readText('messages.json')) as number[];
     expect(stored.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, index) => index));
+  });
+
+  it('refuses to list a file as a folder with a typed error', async () => {
+    await expect(box.list('guidance.md')).rejects.toMatchObject({
+      code: 'invalid-argument',
+      file: 'guidance.md',
+    });
   });
 
   it('lists files sorted, hiding symlinks that leave', async () => {

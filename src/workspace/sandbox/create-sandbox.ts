@@ -233,6 +233,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const maxEntries = listOptions.maxEntries ?? 1000;
       const root = await getRoot();
       const start = await resolveLocal(dir, false);
+      if (!(await stat(start)).isDirectory()) {
+        throw new CtxloomError({ code: 'invalid-argument', message: 'is a file, not a folder', file: dir });
+      }
       const entries: SandboxEntry[] = [];
       const walk = async (folder: string): Promise<void> => {
         const children = await readdir(folder, { withFileTypes: true });

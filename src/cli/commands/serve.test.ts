@@ -1,0 +1,49 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main } from '../main.ts';
+import { runServe } from './serve.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../../examples/notebook', import.meta.url));
+
+function bufferIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: (text: string) => out.push(text), stderr: (text: string) => err.push(text), color: false },
+    out,
+    err,
+  };
+}
+
+describe('ctxloom serve', () => {
+  it('refuses a bad port and a missing workspace as usage errors', async () => {
+    const port = bufferIo();
+    expect(await main(['serve', 'examples/notebook', '--port', 'x'], port.io)).toBe(2);
+    expect(port.err.join('')).toContain('--port must be 0..65535');
+    const missing = bufferIo();
+    expect(await main(['serve'], missing.io)).toBe(2);
+    expect(missing.err.join('')).toContain('exactly one <workspace>');
+  });
+
+  it('serves a workspace, prints the URL and stops when told', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ctxloom-serve-'));
+    await cp(EXAMPLE, root, { recursive: true });
+    const { io, out } = bufferIo();
+    const stop = new AbortController();
+    const running = runServe([root, '--port', '0'], io, stop.signal);
+    try {
+      await expect.poll(() => out.join(''), { timeout: 20_000 }).toMatch(/http:\/\/127\.0\.0\.1:\d+/u);
+      const url = /http:\/\/127\.0\.0\.1:\d+/u.exec(out.join(''))?.[0];
+      const response = await fetch(`${url}/api/sessions`);
+      expect(((await response.json()) as { model: { spec: string } }).model.spec).toBe('offline');
+      expect(out.join('')).toContain('model     offline');
+    } finally {
+      stop.abort();
+      expect(await running).toBe(0);
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createModelSummarizer, OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
+import { ensureWebBuild } from '../../server/ensure-web-build.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, startNotebookServer } from '../../server/index.ts';
+import { openWorkspace } from '../../workspace/index.ts';
+import type { CliIo } from '../io.ts';
+import { usageError } from '../usage-error.ts';
+
+/** Help text of `ctxloom serve`. */
+export const SERVE_HELP = `Usage: ctxloom serve <workspace> [options]
+
+Serve the notebook (HTTP API + web UI) over a workspace folder: sessions, files, profile
+blocks, the context preview and chat. Files are read and written in place.
+
+Options:
+  --host <host>   interface to bind (default ${DEFAULT_HOST}); anything but loopback needs CTXLOOM_TOKEN
+  --port <port>   TCP port (default ${DEFAULT_PORT}; 0 = any free port)
+  --copy-to <dir> copy <workspace> to <dir> the first time (if <dir> does not exist yet) and
+                  serve the copy, so the original stays untouched (npm start uses .ctxloom/notebook)
+  -h, --help      show this help
+
+Environment:
+  CTXLOOM_MODEL   offline (default) | openai:<model> | anthropic:<model> | openai-compatible:<baseURL>#<model>
+  CTXLOOM_TOKEN   bearer token; required for a non-loopback --host, then sent as Authorization: Bearer
+`;
+
+/** `ctxloom serve <workspace>`: runs until SIGINT/SIGTERM. */
+export async function runServe(args: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'copy-to': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout(SERVE_HELP);
+    return 0;
+  }
+  const [dir, ...extra] = positionals;
+  if (dir === undefined || extra.length > 0) throw usageError('serve takes exactly one <workspace>');
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw usageError('--port must be 0..65535', 'port');
+  const source = resolve(io.cwd ?? process.cwd(), dir);
+  const copyTo = values['copy-to'];
+  let root = source;
+  if (copyTo !== undefined) {
+    root = resolve(io.cwd ?? process.cwd(), copyTo);
+    if (!existsSync(root)) {
+      await cp(source, root, { recursive: true, errorOnExist: true, force: false });
+      io.stderr(`copied ${source} to ${root}; the notebook edits the copy (delete it to start over)\n`);
+    } else {
+      io.stderr(`serving ${root} (a copy of ${source}; delete it to start over)\n`);
+    }
+  }
+  const resolved = resolveModel(process.env.CTXLOOM_MODEL, process.env);
+  const webRoot = await ensureWebBuild(io.stderr);
+  const token = process.env.CTXLOOM_TOKEN;
+  const server = await startNotebookServer({
+    workspace: openWorkspace({ root }),
+    model: { model: resolved.model, spec: resolved.spec, offline: resolved.offline },
+    ...(values.host === undefined ? {} : { host: values.host }),
+    port,
+    ...(token === undefined || token === '' ? {} : { token }),
+    ...(webRoot === undefined ? {} : { webRoot }),
+    // A real model also writes the compression summaries; offline, the extractive one does.
+    ...(resolved.offline
+      ? {}
+      : { summarizer: createModelSummarizer({ model: resolved.model, name: resolved.spec }) }),
+  });
+  io.stdout(`ctxloom notebook: ${server.url}\n`);
+  io.stdout(`  workspace ${root}\n`);
+  io.stdout(`  model     ${resolved.spec}${resolved.offline ? ` — ${OFFLINE_HINT}` : ''}\n`);
+  if (webRoot === undefined) io.stdout('  web UI    not built (npm run build:web); the API runs\n');
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (signal?.aborted) stop();
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,84 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeId, encodeId } from './id-codec.ts';
+import { decodeRecord, encodeRecord, needsBase } from './record-codec.ts';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe('encodeRecord', () => {
+  it('round-trips a header and payloads, compressed or not', () => {
+    fc.assert(
+      fc.property(
+        fc.json(),
+        fc.array(fc.uint8Array({ maxLength: 400 }), { maxLength: 5 }),
+        fc.constantFrom('deflate' as const, 'none' as const),
+        (json, payloads, compression) => {
+          const header = JSON.parse(json) as unknown;
+          const decoded = decodeRecord(encodeRecord({ header, payloads, compression }));
+          expect(decoded.header).toEqual(header);
+          expect(decoded.payloads.map((payload) => [...payload])).toEqual(
+            payloads.map((payload) => [...payload]),
+          );
+        },
+      ),
+      { numRuns: 200, seed: 4 },
+    );
+  });
+
+  it('compresses a record against a similar base to a fraction of its size alone', () => {
+    // Text without internal repetition: only the base can make it small.
+    const letters = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz ');
+    const [text = ''] = fc.sample(fc.string({ unit: letters, minLength: 400, maxLength: 400 }), {
+      numRuns: 1,
+      seed: 7,
+    });
+    const base = bytes(`{"channel_versions":{"messages":12,"turns":12},"text":"${text}"}`);
+    const header = { channel_versions: { messages: 13, turns: 13 }, text };
+    const alone = encodeRecord({ header, payloads: [], compression: 'deflate' });
+    const withBase = encodeRecord({ header, payloads: [], compression: 'deflate', base });
+    expect(needsBase(withBase)).toBe(true);
+    expect(withBase.byteLength).toBeLessThan(alone.byteLength / 2);
+    expect(decodeRecord(withBase, base).header).toEqual(header);
+  });
+
+  it('refuses to decode against a base that changed since the record was written', () => {
+    const base = bytes('{"a":1,"b":"some base text that the record refers to"}');
+    const record = encodeRecord({
+      header: { a: 1, b: 'some base text that the record refers to' },
+      payloads: [],
+      compression: 'deflate',
+      base,
+    });
+    expect(() => decodeRecord(record, bytes('{"a":2}'))).toThrow(/base changed/);
+    expect(() => decodeRecord(record)).toThrow(/needs its base/);
+  });
+});
+
+describe('encodeId', () => {
+  const uuid = fc.uuid({ version: 6 }).map((id) => id.toLowerCase());
+
+  it('stores a UUID in 16 bytes and round-trips any id', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(uuid, fc.string({ unit: 'grapheme' }), fc.string({ minLength: 15, maxLength: 15 })),
+        (id) => {
+          expect(decodeId(encodeId(id))).toBe(id);
+        },
+      ),
+    );
+    expect(encodeId('1f1e62cd-9cc4-6b30-802e-b3909e197130').byteLength).toBe(16);
+    expect(decodeId(encodeId('ff000000-0000-6000-8000-000000000000'))).toBe(
+      'ff000000-0000-6000-8000-000000000000',
+    );
+    expect(decodeId(encodeId('fifteen-bytes!!'))).toBe('fifteen-bytes!!');
+  });
+
+  it('keeps the string order of UUIDs as byte order', () => {
+    fc.assert(
+      fc.property(uuid, uuid, (a, b) => {
+        const byString = a < b ? -1 : a > b ? 1 : 0;
+        expect(Math.sign(Buffer.compare(encodeId(a), encodeId(b)))).toBe(byString);
+      }),
+    );
+  });
+});

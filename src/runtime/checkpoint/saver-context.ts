@@ -1,0 +1,10 @@
+import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import type { CheckpointTables } from './checkpoint-schema.ts';
+import type { RecordCompression } from './record-codec.ts';
+
+/** What the storage helpers need from their saver. */
+export interface SaverContext {
+  tables: CheckpointTables;
+  serde: SerializerProtocol;
+  compression: RecordCompression;
+}

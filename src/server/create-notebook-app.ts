@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { CtxloomError, type Summarizer } from '../core/index.ts';
+import type { Workspace } from '../workspace/index.ts';
+import { toErrorResponse } from './error-response.ts';
+import type { NotebookContext, NotebookModel } from './notebook-context.ts';
+import { requireBearer } from './require-bearer.ts';
+import { chatRoute } from './routes/chat-route.ts';
+import { compressRoute } from './routes/compress-route.ts';
+import { contextRoutes } from './routes/context-routes.ts';
+import { fileRoutes } from './routes/file-routes.ts';
+import { sessionRoutes } from './routes/session-routes.ts';
+
+/** Default request body limit: 2 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Default most model steps per chat request. */
+export const DEFAULT_MAX_STEPS = 5;
+
+/** Options of {@link createNotebookApp}. */
+export interface NotebookAppOptions {
+  workspace: Workspace;
+  model: NotebookModel;
+  /** When set, every `/api` route requires `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Largest request body in bytes (1 KiB..64 MiB). Default {@link DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** Most model steps per chat request (1..50). Default {@link DEFAULT_MAX_STEPS}. */
+  maxSteps?: number;
+  /** Chat compiles run at once (1..64); more wait inside their stream. Default 4. */
+  maxConcurrentCompiles?: number;
+  /** Summariser of `POST /compress`; default the core extractive summariser. */
+  summarizer?: Summarizer;
+  /** The built web UI (`dist/web`); served at `/` when given and present. */
+  webRoot?: string;
+  now?: () => Date;
+  createId?: () => string;
+}
+
+/**
+ * The notebook HTTP app (Hono, runtime-neutral routes; test it with `app.request()`):
+ * session CRUD, chat as an AI SDK UI message stream, files with ETags, profile blocks, the
+ * context manifest, the context preview, compression and memory curation. Every error is
+ * mapped to JSON `{ error: { code, message, path? } }` here, in `onError`.
+ * @example
+ * const app = createNotebookApp({ workspace: openWorkspace({ root }), model: { model, spec: 'offline', offline: true } });
+ * const response = await app.request('/api/sessions');
+ */
+export function createNotebookApp(options: NotebookAppOptions): Hono {
+  const maxBodyBytes = clamp(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, 1024, 64 * 1024 * 1024);
+  const context: NotebookContext = {
+    workspace: options.workspace,
+    model: options.model,
+    maxSteps: clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50),
+    maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
+    summarizer: options.summarizer,
+    now: options.now ?? (() => new Date()),
+    createId: options.createId ?? randomUUID,
+  };
+  const app = new Hono();
+  app.onError((error) => toErrorResponse(error));
+  app.notFound((c) =>
+    toErrorResponse(
+      new CtxloomError({ code: 'not-found', message: `no route ${c.req.method} ${c.req.path}` }),
+    ),
+  );
+  if (options.token !== undefined) app.use('/api/*', requireBearer(options.token));
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () =>
+        toErrorResponse(
+          new CtxloomError({ code: 'too-large', message: `request body exceeds ${maxBodyBytes} bytes` }),
+        ),
+    }),
+  );
+  app.route('/', sessionRoutes(context));
+  app.route('/', chatRoute(context));
+  app.route('/', fileRoutes(context));
+  app.route('/', contextRoutes(context));
+  app.route('/', compressRoute(context));
+  const webRoot = options.webRoot;
+  if (webRoot !== undefined && existsSync(webRoot)) {
+    app.use('/*', serveStatic({ root: webRoot }));
+    app.get('/*', serveStatic({ root: webRoot, path: 'index.html' }));
+  }
+  return app;
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}

@@ -1,0 +1,55 @@
+import { CtxloomError, type CtxloomErrorCode } from '../core/index.ts';
+
+/** HTTP status of every {@link CtxloomErrorCode}: the one place errors map to HTTP. */
+export const STATUS_BY_CODE: Record<
+  CtxloomErrorCode,
+  400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 501 | 502
+> = {
+  'invalid-argument': 400,
+  'invalid-context-key': 400,
+  'unknown-layer': 400,
+  'duplicate-layer': 400,
+  'invalid-config': 422,
+  'parse-error': 400,
+  'not-found': 404,
+  'path-escape': 403,
+  'too-large': 413,
+  conflict: 409,
+  unauthorized: 401,
+  'over-budget': 422,
+  'reducer-violation': 409,
+  'unknown-state-key': 400,
+  'model-error': 502,
+  'storage-error': 500,
+  unsupported: 501,
+};
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: {
+    code: CtxloomErrorCode | 'internal';
+    message: string;
+    /** File (relative to its sandbox), JSON path or id that is wrong. */
+    path?: string;
+    line?: number;
+    column?: number;
+  };
+}
+
+/**
+ * Turns any thrown value into the JSON error response `{ error: { code, message, path? } }`.
+ * `CtxloomError`s keep their code and location; anything else is a 500 `internal` whose
+ * message does not leak internals.
+ */
+export function toErrorResponse(error: unknown): Response {
+  if (CtxloomError.is(error)) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } };
+    const path = error.path ?? error.file;
+    if (path !== undefined) body.error.path = path;
+    if (error.line !== undefined) body.error.line = error.line;
+    if (error.column !== undefined) body.error.column = error.column;
+    return Response.json(body, { status: STATUS_BY_CODE[error.code] });
+  }
+  const body: ErrorBody = { error: { code: 'internal', message: 'internal server error' } };
+  return Response.json(body, { status: 500 });
+}

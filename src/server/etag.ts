@@ -1,0 +1,13 @@
+import { hashText } from '../core/index.ts';
+
+/** Strong ETag of a text (a content hash, quoted), so two editors never overwrite each other. */
+export function etagOf(text: string): string {
+  return `"${hashText(text)}-${text.length.toString(36)}"`;
+}
+
+/** True when an `If-Match` header value allows writing over `current` (`*` or a listed tag). */
+export function ifMatchAllows(header: string, current: string | undefined): boolean {
+  const tags = header.split(',').map((tag) => tag.trim().replace(/^W\//u, ''));
+  if (tags.includes('*')) return current !== undefined;
+  return current !== undefined && tags.includes(etagOf(current));
+}

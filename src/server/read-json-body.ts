@@ -1,0 +1,30 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { CtxloomError } from '../core/index.ts';
+
+/**
+ * Reads the request body as JSON and validates it with `schema`. Throws `parse-error` for
+ * malformed JSON and `invalid-argument` (with the JSON path) for a body of the wrong shape.
+ * Size is limited earlier, by the app's body-limit middleware.
+ */
+export async function readJsonBody<Schema extends z.ZodType>(
+  context: Context,
+  schema: Schema,
+): Promise<z.output<Schema>> {
+  const text = await context.req.text();
+  let value: unknown;
+  try {
+    value = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (cause) {
+    throw new CtxloomError({ code: 'parse-error', message: 'request body is not valid JSON', cause });
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new CtxloomError({
+    code: 'invalid-argument',
+    message: `invalid request body: ${issue?.message ?? 'wrong shape'}`,
+    path: (issue?.path ?? []).map(String).join('.'),
+    cause: result.error,
+  });
+}

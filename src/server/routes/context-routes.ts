@@ -1,0 +1,122 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  CONTEXT_CONFIG_FILE,
+  type ContextConfig,
+  parseContextConfig,
+  recordMemoryEvent,
+} from '../../workspace/index.ts';
+import { compileSession } from '../compile-session.ts';
+import { etagOf } from '../etag.ts';
+import type { NotebookContext } from '../notebook-context.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import { requireSession } from '../session-records.ts';
+import { writeChecked } from './file-routes.ts';
+
+const memoryBody = z.strictObject({
+  targetMessageIds: z.array(z.string().min(1)).min(1).max(100),
+  action: z.enum(['exclude', 'restore']),
+  summary: z.string().max(2000).optional(),
+});
+
+/**
+ * The context routes: profile blocks (`?session=<id>` for the session profile, `&file=<path>` for
+ * any file of the session — the chat `[file#` completion), the manifest (`context-config.json`), the preview (the
+ * chat's compile without the model call) and memory curation.
+ */
+export function contextRoutes(context: NotebookContext): Hono {
+  const app = new Hono();
+  const { workspace } = context;
+
+  app.get('/api/profile/blocks', async (c) => {
+    const sessionId = c.req.query('session');
+    let file = 'profile.md';
+    let sandbox = workspace.sandbox;
+    if (sessionId !== undefined) {
+      await requireSession(workspace, sessionId);
+      sandbox = workspace.session(sessionId);
+      file = c.req.query('file') ?? (await readConfig(context, sessionId)).config.profile;
+    }
+    const parsed = await workspace.readParsed(sandbox, file);
+    return c.json({ file, blocks: parsed.blocks, etag: etagOf(parsed.text) });
+  });
+
+  app.get('/api/sessions/:id/context-config', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(workspace, sessionId);
+    const { text, config } = await readConfig(context, sessionId);
+    c.header('ETag', etagOf(text));
+    return c.json({ config, raw: JSON.parse(text) as unknown, etag: etagOf(text) });
+  });
+
+  app.put('/api/sessions/:id/context-config', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(workspace, sessionId);
+    const raw = await c.req.text();
+    const config = parseContextConfig(raw, CONTEXT_CONFIG_FILE);
+    const text = `${JSON.stringify(JSON.parse(raw), null, 2)}\n`;
+    const sandbox = workspace.session(sessionId);
+    const exists = await sandbox.exists(CONTEXT_CONFIG_FILE);
+    const ifMatch = c.req.header('If-Match') ?? (exists ? undefined : '*');
+    const written = exists
+      ? await writeChecked(sandbox, CONTEXT_CONFIG_FILE, text, ifMatch)
+      : await sandbox.update(CONTEXT_CONFIG_FILE, () => text);
+    c.header('ETag', etagOf(written));
+    return c.json({ config, etag: etagOf(written) });
+  });
+
+  app.get('/api/sessions/:id/context-preview', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(workspace, sessionId);
+    const query = c.req.query('query');
+    const compiled = await compileSession(context, sessionId, query === undefined ? {} : { query });
+    return c.json({
+      report: compiled.report,
+      warnings: compiled.warnings,
+      references: compiled.references.map((reference) => ({
+        path: reference.path,
+        startLine: reference.startLine,
+        endLine: reference.endLine,
+        ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
+      })),
+      contexts: compiled.compiled.contexts,
+      messages: compiled.messages,
+      model: { spec: context.model.spec, offline: context.model.offline },
+    });
+  });
+
+  app.post('/api/sessions/:id/memory', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(workspace, sessionId);
+    const body = await readJsonBody(c, memoryBody);
+    const sandbox = workspace.session(sessionId);
+    const events = [];
+    for (const targetMessageId of body.targetMessageIds) {
+      events.push(
+        await recordMemoryEvent(
+          sandbox,
+          {
+            type: body.action,
+            targetMessageId,
+            by: 'user',
+            ...(body.summary === undefined ? {} : { summary: body.summary }),
+          },
+          { now: context.now, createId: context.createId },
+        ),
+      );
+    }
+    return c.json({ events });
+  });
+  return app;
+}
+
+async function readConfig(
+  context: NotebookContext,
+  sessionId: string,
+): Promise<{ text: string; config: ContextConfig }> {
+  const sandbox = context.workspace.session(sessionId);
+  const text = (await sandbox.exists(CONTEXT_CONFIG_FILE))
+    ? await sandbox.readText(CONTEXT_CONFIG_FILE)
+    : '{}';
+  return { text, config: parseContextConfig(text, CONTEXT_CONFIG_FILE) };
+}

@@ -1,0 +1,103 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { OFFLINE_HINT } from '../../llm/index.ts';
+import { toUiMessages } from '../../stream/index.ts';
+import { foldMemoryEvents, readMemoryLog, readMessages, sessionRecordSchema } from '../../workspace/index.ts';
+import type { NotebookContext } from '../notebook-context.ts';
+import { readJsonBody } from '../read-json-body.ts';
+import {
+  createSessionRecord,
+  deleteSessionRecord,
+  renameSessionRecord,
+  requireSession,
+} from '../session-records.ts';
+
+const createBody = z.strictObject({
+  concept: z.string().trim().min(1).max(200),
+  id: sessionRecordSchema.shape.id.optional(),
+});
+const renameBody = z.strictObject({ concept: z.string().trim().min(1).max(200) });
+
+/** Session CRUD: `GET/POST /api/sessions`, `GET/PATCH/DELETE /api/sessions/:id`. */
+export function sessionRoutes(context: NotebookContext): Hono {
+  const app = new Hono();
+  const { workspace } = context;
+
+  app.get('/api/sessions', async (c) =>
+    c.json({
+      sessions: await workspace.listSessions(),
+      model: { spec: context.model.spec, offline: context.model.offline, hint: OFFLINE_HINT },
+    }),
+  );
+
+  app.post('/api/sessions', async (c) => {
+    const body = await readJsonBody(c, createBody);
+    const id = body.id ?? slugFor(body.concept, context.createId());
+    const record = await createSessionRecord(
+      workspace,
+      { id, concept: body.concept, createdAt: context.now().toISOString() },
+      {
+        'context-config.json': `${JSON.stringify(defaultConfig(), null, 2)}\n`,
+        'session-prompt.md': `# ${body.concept}\n\n`,
+        'messages.json': '[]\n',
+      },
+    );
+    return c.json({ session: record }, 201);
+  });
+
+  app.get('/api/sessions/:id', async (c) => {
+    const sessionId = c.req.param('id');
+    const session = await requireSession(workspace, sessionId);
+    const sandbox = workspace.session(sessionId);
+    const [messages, memory] = await Promise.all([readMessages(sandbox), readMemoryLog(sandbox)]);
+    const statuses = new Map(
+      [...foldMemoryEvents(memory.events)].map(([id, status]) => [
+        id,
+        {
+          state: status.state,
+          by: status.by,
+          ...(status.summary === undefined ? {} : { summary: status.summary }),
+        },
+      ]),
+    );
+    return c.json({ session, messages: toUiMessages(messages, { memory: statuses }) });
+  });
+
+  app.patch('/api/sessions/:id', async (c) => {
+    const body = await readJsonBody(c, renameBody);
+    return c.json({ session: await renameSessionRecord(workspace, c.req.param('id'), body.concept) });
+  });
+
+  app.delete('/api/sessions/:id', async (c) => {
+    await deleteSessionRecord(workspace, c.req.param('id'));
+    return c.body(null, 204);
+  });
+  return app;
+}
+
+function slugFor(concept: string, random: string): string {
+  const slug = concept
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/gu, '')
+    .slice(0, 40);
+  const suffix = random.replace(/[^a-z0-9]/giu, '').slice(0, 6);
+  return slug === '' ? `session-${suffix}` : `${slug}-${suffix}`;
+}
+
+function defaultConfig() {
+  return {
+    version: 1,
+    systemPrompt: [
+      { type: 'global', file: 'system-prompt.md' },
+      { type: 'session', file: 'session-prompt.md' },
+    ],
+    profile: 'profile.md',
+    profileBlocks: [],
+    chatHistory: { source: 'messages.json', strategy: 'curated', placeholderLocale: 'zh' },
+    references: [],
+    injections: [],
+    budget: { window: 16000, outputReserve: 0.25 },
+  };
+}

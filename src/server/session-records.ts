@@ -1,0 +1,99 @@
+import { rm } from 'node:fs/promises';
+import { CtxloomError } from '../core/index.ts';
+import { parseSessionsIndex, type SessionRecord, type Workspace } from '../workspace/index.ts';
+
+const INDEX_FILE = 'sessions.json';
+
+const indexCache = new WeakMap<Workspace, { key: string; sessions: SessionRecord[] }>();
+
+/**
+ * `workspace.listSessions()`, re-read only when `sessions.json` changed (size and mtime), so
+ * every request does not re-parse the index.
+ */
+export async function listSessionsCached(workspace: Workspace): Promise<SessionRecord[]> {
+  const info = await workspace.sandbox.stat(INDEX_FILE);
+  if (info === undefined) return workspace.listSessions();
+  const key = `${info.size}:${info.mtimeMs}`;
+  const cached = indexCache.get(workspace);
+  if (cached?.key === key) return cached.sessions;
+  const sessions = await workspace.listSessions();
+  indexCache.set(workspace, { key, sessions });
+  return sessions;
+}
+
+/** The session record of `sessionId`; throws `not-found` when its folder or entry is missing. */
+export async function requireSession(workspace: Workspace, sessionId: string): Promise<SessionRecord> {
+  workspace.session(sessionId); // validates the id (path-escape for "../x", "a/b", …)
+  const record = (await listSessionsCached(workspace)).find((session) => session.id === sessionId);
+  const folder = await workspace.sandbox.stat(sessionId);
+  if (record === undefined || folder?.kind !== 'directory') {
+    throw new CtxloomError({ code: 'not-found', message: `no session "${sessionId}"`, path: sessionId });
+  }
+  return record;
+}
+
+/**
+ * Creates the session folder with `files`, then its `sessions.json` entry. Throws `conflict`
+ * when the id is taken (in the index or as a folder), before writing anything.
+ */
+export async function createSessionRecord(
+  workspace: Workspace,
+  record: SessionRecord,
+  files: Record<string, string>,
+): Promise<SessionRecord> {
+  workspace.session(record.id); // validates the id
+  const existing = await workspace.listSessions();
+  if (existing.some((session) => session.id === record.id) || (await workspace.sandbox.exists(record.id))) {
+    throw new CtxloomError({ code: 'conflict', message: `session "${record.id}" exists`, path: record.id });
+  }
+  for (const [path, text] of Object.entries(files)) {
+    await workspace.sandbox.writeText(`${record.id}/${path}`, text);
+  }
+  await updateIndex(
+    workspace,
+    (sessions) => [...sessions.filter((session) => session.id !== record.id), record],
+    existing,
+  );
+  return record;
+}
+
+/** Renames a session (changes its `concept`); the id and folder stay. */
+export async function renameSessionRecord(
+  workspace: Workspace,
+  sessionId: string,
+  concept: string,
+): Promise<SessionRecord> {
+  const current = await requireSession(workspace, sessionId);
+  const renamed = { ...current, concept };
+  await updateIndex(workspace, (sessions) =>
+    sessions.map((session) => (session.id === sessionId ? renamed : session)),
+  );
+  return renamed;
+}
+
+/** Deletes a session: its `sessions.json` entry, then its folder (inside the workspace only). */
+export async function deleteSessionRecord(workspace: Workspace, sessionId: string): Promise<void> {
+  await requireSession(workspace, sessionId);
+  await updateIndex(workspace, (sessions) => sessions.filter((session) => session.id !== sessionId));
+  const folder = await workspace.sandbox.resolve(sessionId);
+  if (folder === (await workspace.sandbox.resolve(''))) {
+    throw new CtxloomError({
+      code: 'path-escape',
+      message: 'refusing to delete the workspace',
+      path: sessionId,
+    });
+  }
+  await rm(folder, { recursive: true, force: true });
+}
+
+async function updateIndex(
+  workspace: Workspace,
+  transform: (sessions: SessionRecord[]) => SessionRecord[],
+  seed?: SessionRecord[],
+): Promise<void> {
+  const initial = seed ?? (await workspace.listSessions());
+  await workspace.sandbox.update(INDEX_FILE, (current) => {
+    const sessions = current === undefined ? initial : parseSessionsIndex(current, INDEX_FILE);
+    return `${JSON.stringify(transform(sessions), null, 2)}\n`;
+  });
+}

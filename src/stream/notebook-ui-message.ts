@@ -1,0 +1,57 @@
+import type { UIMessage } from 'ai';
+import type { CompileReport } from '../core/index.ts';
+
+/** Name of the data part that carries the compile report (`data-context-report` on the wire). */
+export const CONTEXT_REPORT_PART = 'data-context-report' as const;
+
+/** A reference merged into the query, as the chat stream reports it. */
+export interface ReportedReference {
+  path: string;
+  /** 1-based first line. */
+  startLine: number;
+  /** 1-based last line (inclusive). */
+  endLine: number;
+  block?: string;
+}
+
+/** Payload of the `data-context-report` part: what the model receives for this call. */
+export interface ContextReportData {
+  report: CompileReport;
+  /** Closest-match fallbacks and missing files found while compiling. */
+  warnings: string[];
+  references: ReportedReference[];
+  /** The model that answers (`offline` when none is configured). */
+  model: { spec: string; offline: boolean };
+}
+
+/** Memory curation state of a message, as the UI shows it. */
+export interface MessageMemory {
+  state: 'dismissed' | 'excluded';
+  by: 'model' | 'user';
+  summary?: string;
+}
+
+/** The compile of the call that produced an assistant message, as stored with it. */
+export interface MessageContextSummary {
+  /** Tokens sent (the report's `totalTokens`). */
+  totalTokens: number;
+  inputBudget: number;
+  references: ReportedReference[];
+}
+
+/** Metadata of a notebook UI message. */
+export interface NotebookMessageMetadata {
+  /** ISO-8601 time the message was stored. */
+  createdAt?: string;
+  /** True when the stream ended before the answer finished (client disconnected). */
+  partial?: boolean;
+  /** Ids of the stored `messages.json` entries this UI message renders (dismiss targets). */
+  storedIds?: string[];
+  /** Set when the message (or one of its stored entries) is dismissed or excluded. */
+  memory?: MessageMemory;
+  /** For assistant messages: what the call that produced it was sent. */
+  context?: MessageContextSummary;
+}
+
+/** The AI SDK `UIMessage` of the notebook: metadata above plus the context-report data part. */
+export type NotebookUIMessage = UIMessage<NotebookMessageMetadata, { 'context-report': ContextReportData }>;

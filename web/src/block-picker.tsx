@@ -1,0 +1,91 @@
+import { useEffect, useState } from 'react';
+import { api, type BlockNode } from './api.ts';
+import { useI18n } from './i18n.ts';
+
+/** Checkbox tree of the profile's blocks (by heading); ticking writes `profileBlocks`. */
+export function BlockPicker(props: {
+  sessionId: string;
+  version: number;
+  onChanged: () => void;
+  onError: (message: string) => void;
+}) {
+  const { t } = useI18n();
+  const [file, setFile] = useState('profile.md');
+  const [blocks, setBlocks] = useState<BlockNode[]>([]);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "config or files changed"
+  useEffect(() => {
+    let live = true;
+    Promise.all([api.blocks(props.sessionId), api.getConfig(props.sessionId)]).then(
+      ([tree, config]) => {
+        if (!live) return;
+        setFile(tree.file);
+        setBlocks(tree.blocks);
+        setSelected(config.config.profileBlocks);
+      },
+      (cause) => props.onError(String(cause)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [props.sessionId, props.version, props.onError]);
+
+  const isSelected = (block: BlockNode) =>
+    selected.includes(block.id) || (block.shortId !== undefined && selected.includes(block.shortId));
+
+  const toggle = async (block: BlockNode) => {
+    const wasSelected = isSelected(block);
+    const previous = selected;
+    const drop = (ids: string[]) => ids.filter((id) => id !== block.id && id !== block.shortId);
+    setSelected(wasSelected ? drop(selected) : [...drop(selected), block.id]); // optimistic
+    setBusy(true);
+    try {
+      const { raw, etag } = await api.getConfig(props.sessionId);
+      const current = Array.isArray(raw.profileBlocks) ? (raw.profileBlocks as string[]) : [];
+      const next = wasSelected ? drop(current) : [...drop(current), block.id];
+      await api.putConfig(props.sessionId, { ...raw, profileBlocks: next }, etag);
+      setSelected(next);
+      props.onChanged();
+    } catch (cause) {
+      setSelected(previous);
+      props.onError(String(cause));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const render = (nodes: BlockNode[]) => (
+    <ul className="block-tree">
+      {nodes.map((block) => (
+        <li key={block.id}>
+          <label className="block-row">
+            <input
+              type="checkbox"
+              checked={isSelected(block)}
+              disabled={busy}
+              onChange={() => void toggle(block)}
+              data-block={block.id}
+            />
+            <span className="block-heading">{block.heading}</span>
+            <span className="block-lines">
+              L{block.source.startLine}–{block.source.sectionEndLine}
+            </span>
+          </label>
+          {block.children.length > 0 && render(block.children)}
+        </li>
+      ))}
+    </ul>
+  );
+
+  return (
+    <section className="panel picker" aria-labelledby="blocks-title">
+      <div className="panel-head">
+        <h2 id="blocks-title">{t('blocks')}</h2>
+      </div>
+      <p className="hint">{t('blocksHelp', { file })}</p>
+      {render(blocks)}
+    </section>
+  );
+}

@@ -1,0 +1,164 @@
+import { markdown } from '@codemirror/lang-markdown';
+import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { EditorState } from '@codemirror/state';
+import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
+import { useEffect, useRef, useState } from 'react';
+import { ApiError, api } from './api.ts';
+import { basicEditing } from './editor-commands.ts';
+import { useI18n } from './i18n.ts';
+
+/**
+ * CodeMirror 6 Markdown editor over one session file. Saves with `If-Match`; a stale ETag
+ * (someone else saved) shows the conflict and lets the user load theirs or overwrite.
+ */
+export function FileEditor(props: {
+  sessionId: string;
+  path: string | undefined;
+  version: number;
+  onSaved: () => void;
+}) {
+  const { t } = useI18n();
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | undefined>(undefined);
+  const etag = useRef<string>('');
+  const saveRef = useRef<() => void>(() => {});
+  const [dirty, setDirtyState] = useState(false);
+  const dirtyRef = useRef(false);
+  const setDirty = (value: boolean) => {
+    dirtyRef.current = value;
+    setDirtyState(value);
+  };
+  const [status, setStatus] = useState<'idle' | 'saved' | 'conflict' | 'error'>('idle');
+  const [message, setMessage] = useState('');
+  const { sessionId, path } = props;
+
+  const load = async () => {
+    if (path === undefined || host.current === null) return;
+    const file = await api.readFile(sessionId, path);
+    etag.current = file.etag;
+    view.current?.destroy();
+    view.current = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: file.text,
+        extensions: [
+          lineNumbers(),
+          highlightActiveLine(),
+          drawSelection(),
+          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          basicEditing(),
+          markdown(),
+          EditorView.lineWrapping,
+          keymap.of([
+            {
+              key: 'Mod-s',
+              preventDefault: true,
+              run: () => {
+                saveRef.current();
+                return true;
+              },
+            },
+          ]),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) {
+              setDirty(true);
+              setStatus('idle');
+            }
+          }),
+          EditorView.contentAttributes.of({ 'aria-label': path }),
+        ],
+      }),
+    });
+    setDirty(false);
+    setStatus('idle');
+  };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the file or session changes
+  useEffect(() => {
+    void load().catch((cause) => {
+      setStatus('error');
+      setMessage(String(cause));
+    });
+    return () => {
+      view.current?.destroy();
+      view.current = undefined;
+    };
+  }, [sessionId, path]);
+
+  // Files change under us (the agent's write_file, another tab): reload when there is no local edit.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only the version bump matters
+  useEffect(() => {
+    if (!dirty && path !== undefined && view.current !== undefined) {
+      api.readFile(sessionId, path).then(
+        (file) => {
+          if (file.etag !== etag.current && view.current && !dirtyRef.current) {
+            etag.current = file.etag;
+            view.current.dispatch({
+              changes: { from: 0, to: view.current.state.doc.length, insert: file.text },
+            });
+            setDirty(false);
+          }
+        },
+        () => undefined,
+      );
+    }
+  }, [props.version]);
+
+  const save = async (force = false) => {
+    if (path === undefined || view.current === undefined) return;
+    try {
+      let tag = etag.current;
+      if (force) tag = (await api.readFile(sessionId, path)).etag;
+      etag.current = await api.writeFile(sessionId, path, view.current.state.doc.toString(), tag);
+      setDirty(false);
+      setStatus('saved');
+      props.onSaved();
+    } catch (cause) {
+      if (cause instanceof ApiError && cause.code === 'conflict') {
+        setStatus('conflict');
+      } else {
+        setStatus('error');
+        setMessage(cause instanceof Error ? cause.message : String(cause));
+      }
+    }
+  };
+  saveRef.current = () => void save();
+
+  if (path === undefined) return <p className="empty">{t('noFile')}</p>;
+  return (
+    <div className="editor">
+      <div className="editor-bar">
+        <span className="editor-path">{path}</span>
+        <span className="editor-state" aria-live="polite">
+          {dirty ? t('unsaved') : status === 'saved' ? `✓ ${t('saved')}` : ''}
+        </span>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void save()}
+          disabled={!dirty}
+          title="Ctrl+S"
+        >
+          {t('save')}
+        </button>
+      </div>
+      {status === 'conflict' && (
+        <div className="conflict" role="alert">
+          <span>⚠ {t('conflict')}</span>
+          <button type="button" onClick={() => void load()}>
+            {t('conflictReload')}
+          </button>
+          <button type="button" className="danger" onClick={() => void save(true)}>
+            {t('conflictOverwrite')}
+          </button>
+        </div>
+      )}
+      {status === 'error' && (
+        <div className="conflict" role="alert">
+          {message}
+        </div>
+      )}
+      <div className="cm-host" ref={host} />
+    </div>
+  );
+}

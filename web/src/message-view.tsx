@@ -1,0 +1,137 @@
+import type { MessageContextSummary } from '../../src/stream/index.ts';
+import type { NotebookUIMessage } from './api.ts';
+import { useI18n } from './i18n.ts';
+import { InlineMarkdown } from './inline-markdown.tsx';
+
+type Part = NotebookUIMessage['parts'][number];
+interface ToolView {
+  name: string;
+  state: string;
+  input: unknown;
+  output?: unknown;
+  errorText?: string | undefined;
+}
+
+/** One chat message: text, tool calls with their results, the context-report chip, curation. */
+export function MessageView(props: {
+  message: NotebookUIMessage;
+  onCurate: (action: 'exclude' | 'restore') => void;
+}) {
+  const { t } = useI18n();
+  const { message } = props;
+  const memory = message.metadata?.memory;
+  const stored = (message.metadata?.storedIds?.length ?? 0) > 0;
+  return (
+    <article
+      className={`message ${message.role} ${memory ? 'curated' : ''}`}
+      data-role={message.role}
+      aria-label={message.role}
+    >
+      <header className="message-head">
+        <span className={`role ${message.role}`}>{message.role === 'user' ? t('you') : t('assistant')}</span>
+        {message.metadata?.createdAt && (
+          <time dateTime={message.metadata.createdAt}>
+            {new Date(message.metadata.createdAt).toLocaleString()}
+          </time>
+        )}
+        {message.metadata?.partial && <span className="badge warn">{t('partial')}</span>}
+        {memory && (
+          <span className="badge muted" title={memory.summary}>
+            {memory.state === 'excluded' ? t('excluded') : t('dismissed')}
+          </span>
+        )}
+        {stored && (
+          <button
+            type="button"
+            className="link"
+            onClick={() => props.onCurate(memory ? 'restore' : 'exclude')}
+            aria-label={`${memory ? t('restore') : t('dismiss')}`}
+          >
+            {memory ? t('restore') : t('dismiss')}
+          </button>
+        )}
+      </header>
+      <div className="message-body">
+        {message.metadata?.context && !message.parts.some((part) => part.type === 'data-context-report') && (
+          <ReportChip summary={message.metadata.context} />
+        )}
+        {message.parts.map((part, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: parts only ever append; the index is their identity
+          <PartView key={`${message.id}-${index}`} part={part} />
+        ))}
+      </div>
+    </article>
+  );
+}
+
+/** What the call behind an answer was sent: tokens and references. */
+function ReportChip(props: { summary: MessageContextSummary }) {
+  const { t } = useI18n();
+  const { summary } = props;
+  return (
+    <div className="report-chip" data-testid="report-chip">
+      {t('reportChip', {
+        used: summary.totalTokens.toLocaleString('en-US'),
+        budget: summary.inputBudget.toLocaleString('en-US'),
+      })}
+      {summary.references.length > 0 &&
+        ` · ${summary.references.map((reference) => `${reference.path}:${reference.startLine}-${reference.endLine}`).join(', ')}`}
+    </div>
+  );
+}
+
+function PartView(props: { part: Part }) {
+  const { t } = useI18n();
+  const { part } = props;
+  if (part.type === 'text')
+    return (
+      <div className="text">
+        <InlineMarkdown text={part.text} />
+      </div>
+    );
+  if (part.type === 'reasoning') return <div className="reasoning">{part.text}</div>;
+  if (part.type === 'data-context-report') {
+    const { report, references } = part.data;
+    return (
+      <ReportChip
+        summary={{ totalTokens: report.totalTokens, inputBudget: report.inputBudget, references }}
+      />
+    );
+  }
+  const tool = toolOf(part);
+  if (tool === undefined) return null;
+  const failed = tool.state === 'output-error';
+  const done = tool.state === 'output-available' || failed;
+  const output = typeof tool.output === 'string' ? tool.output : JSON.stringify(tool.output, null, 2);
+  return (
+    <details className={`tool ${failed ? 'failed' : ''}`} data-testid="tool-event">
+      <summary>
+        <span className="tool-badge">{t('toolCall')}</span> <code>{tool.name}</code>{' '}
+        <span className="tool-args">{JSON.stringify(tool.input)}</span>
+        <span className="tool-state">{done ? (failed ? '✗' : '✓') : '…'}</span>
+      </summary>
+      {done && (
+        <pre className="tool-output">
+          {failed ? `${t('toolError')}: ${tool.errorText ?? ''}` : (output ?? '').slice(0, 4000)}
+        </pre>
+      )}
+    </details>
+  );
+}
+
+function toolOf(part: Part): ToolView | undefined {
+  if (part.type === 'dynamic-tool') {
+    return {
+      name: part.toolName,
+      state: part.state,
+      input: part.input,
+      output: part.output,
+      errorText: part.errorText,
+    };
+  }
+  if (part.type.startsWith('tool-') && 'toolCallId' in part) {
+    const tool = part as unknown as { state: string; input: unknown; output?: unknown; errorText?: string };
+    return { name: part.type.slice(5), ...tool };
+  }
+  return undefined;
+}

@@ -1,0 +1,2 @@
+/** Side-effect CSS imports, bundled by Vite. */
+declare module '*.css';
