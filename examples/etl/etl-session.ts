@@ -2,22 +2,14 @@ import { type CompressionState, createCompressionState, type ThreadId } from '..
 import type { Message } from '../../src/core/index.ts';
 import type { PendingRequest } from '../../src/routing/index.ts';
 import {
-  type CommanderTimelineData,
+  type CommanderRecord,
+  type CompactionRecord,
   CompressionStateModule,
   fromLangChain,
   submitInput,
 } from '../../src/runtime/index.ts';
 import { humanMessageId, StateBuilder, type TimelineEntry } from '../../src/state/index.ts';
 import type { createEtlProcess } from './etl-process.ts';
-
-/** What the compact stage decided for one agent call (its timeline entry's data). */
-export interface EtlCompaction {
-  tokens: number;
-  trigger: 'none' | 'soft' | 'hard';
-  compressed: 'none' | 'soft' | 'hard';
-  softLimit: number;
-  clippedIds: string[];
-}
 
 /** What one user message led to, read back from the checkpointed state. */
 export interface EtlTurn {
@@ -26,13 +18,13 @@ export interface EtlTurn {
   /** False when the input id had already been processed (nothing ran). */
   accepted: boolean;
   /** The commander's record: outcome, target, confidence, actions. */
-  commander: CommanderTimelineData | undefined;
+  commander: CommanderRecord | undefined;
   /** The agent that answered, if any. */
   agentId?: string;
   /** The agent's reply, the clarification question, or the `/compress` notice. */
   reply: string;
   /** How the agent's payload was prepared (tokens, trigger, clipping). */
-  compaction?: EtlCompaction;
+  compaction?: CompactionRecord;
   /** The request the agent opened with a `QUESTION:` reply. */
   request?: PendingRequest;
 }
@@ -136,11 +128,12 @@ function readTurn(input: {
   };
   if (!input.accepted) return turn;
   const entries = timelineOf(input.after).slice(input.timelineBefore);
-  const commander = entries.find((entry) => entry.kind === 'commander' && entry.text === id);
-  turn.commander = commander?.data as CommanderTimelineData | undefined;
-  const compact = entries.find((entry) => entry.kind === 'compact');
-  if (compact !== undefined) turn.compaction = compact.data as unknown as EtlCompaction;
   const sb = new StateBuilder(input.after, { blackboard: input.blackboard });
+  const lastTurn = new CompressionStateModule(sb).coordination().lastTurn;
+  if (lastTurn?.commander?.messageId === id) {
+    turn.commander = lastTurn.commander;
+    if (lastTurn.compaction !== null) turn.compaction = lastTurn.compaction;
+  }
   const messages = fromLangChain(sb.memory.snapshot());
   const index = messages.findIndex((message) => message.id === id);
   const reply = messages.slice(index + 1).findLast((message) => message.role === 'assistant');

@@ -43,17 +43,19 @@ export {
 } from './compression/checkpoint-compression-store.ts';
 export {
   type CommanderRouterOptions,
-  type CommanderTimelineData,
   createCommanderRouter,
 } from './compression/commander-router.ts';
 export {
   COMPRESSION_KEYS,
+  type CommanderRecord,
+  type CompactionRecord,
   type CompressionSession,
   CompressionSessionSchema,
   type CoordinationState,
   CoordinationStateSchema,
   compressionExtensions,
   createCompressionBlackboard,
+  type LastTurnRecord,
   PendingRequestSchema,
 } from './compression/compression-blackboard.ts';
 export {

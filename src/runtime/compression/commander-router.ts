@@ -11,6 +11,7 @@ import {
   type SemanticRouter,
 } from '../../routing/index.ts';
 import type { RouteDecision, RouterView } from '../processes/dynamic.ts';
+import type { CommanderRecord } from './compression-blackboard.ts';
 import { CompressionStateModule } from './compression-state-module.ts';
 
 /** Options of {@link createCommanderRouter}. */
@@ -27,22 +28,6 @@ export interface CommanderRouterOptions {
   proposer?: RequirementProposer;
   /** One-line phase summary for the router (`stateSummary`). Default: artifacts present per kind. */
   stateSummary?: (view: RouterView) => string;
-}
-
-/** The commander's record of one routed user message, in the timeline entry's `data`. */
-export interface CommanderTimelineData {
-  [key: string]: string | number | boolean | null | string[];
-  messageId: string;
-  turn: number;
-  outcome: ProcessedUserMessage['outcome']['type'];
-  /** Clarification reason, or `null`. */
-  reason: string | null;
-  /** The agent picked or resumed, or `null`. */
-  target: string | null;
-  confidence: number | null;
-  /** `type:status` for each commander action. */
-  actions: string[];
-  resolvedRequestIds: string[];
 }
 
 /**
@@ -107,12 +92,10 @@ export function createCommanderRouter(
     const { patch, outcome } = processed;
     module.applyCommanderPatch(patch);
     module.resolveRequests(patch.resolvedRequestIds ?? [], human.text);
+    const record = commanderRecord({ messageId, turn, processed });
+    module.recordTurn({ commander: record });
     sb.timeline.append([
-      {
-        kind: 'commander',
-        text: messageId,
-        data: timelineData({ messageId, turn, processed }),
-      },
+      { kind: 'commander', text: `${messageId} ${record.outcome} ${record.target ?? ''}`.trim() },
     ]);
     const next = patch.next;
     if (next.type === 'agent') return { agentId: next.agentId };
@@ -125,9 +108,13 @@ export function createCommanderRouter(
   };
 }
 
-function timelineData(input: { messageId: string; turn: number; processed: ProcessedUserMessage }) {
+function commanderRecord(input: {
+  messageId: string;
+  turn: number;
+  processed: ProcessedUserMessage;
+}): CommanderRecord {
   const { outcome, patch } = input.processed;
-  const data: CommanderTimelineData = {
+  return {
     messageId: input.messageId,
     turn: input.turn,
     outcome: outcome.type,
@@ -137,7 +124,6 @@ function timelineData(input: { messageId: string; turn: number; processed: Proce
     actions: patch.actions.map((action) => `${action.type}:${action.status}`),
     resolvedRequestIds: patch.resolvedRequestIds ?? [],
   };
-  return data;
 }
 
 function targetOf(patch: CommanderPatch): string | null {

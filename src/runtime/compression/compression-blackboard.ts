@@ -21,12 +21,54 @@ export const CoordinationStateSchema = z.object({
   requestResults: z.array(z.object({ requestId: z.string(), summary: z.string() })),
   /** User messages the commander has handled; the next one gets this turn index (0-based). */
   userTurns: z.number().int().min(0),
+  /** What the commander and the compact stage decided for the latest user message. */
+  lastTurn: z
+    .object({
+      commander: z.record(z.string(), z.unknown()).nullable(),
+      compaction: z.record(z.string(), z.unknown()).nullable(),
+    })
+    .optional(),
 });
 /** A value of {@link CoordinationStateSchema} (requests typed as `ctxloom/routing`'s `PendingRequest`). */
 export interface CoordinationState {
   pendingRequests: PendingRequest[];
   requestResults: { requestId: string; summary: string }[];
   userTurns: number;
+  /** What the commander and the compact stage decided for the latest user message (kept once, not per turn). */
+  lastTurn?: LastTurnRecord;
+}
+
+/** The commander's decision and the compact stage's numbers for the latest user message. */
+export interface LastTurnRecord {
+  commander: CommanderRecord | null;
+  compaction: CompactionRecord | null;
+}
+
+/** The commander's record of one routed user message. */
+export interface CommanderRecord {
+  messageId: string;
+  turn: number;
+  outcome: 'routed' | 'resume' | 'clarification' | 'command';
+  /** Clarification reason, or `null`. */
+  reason: string | null;
+  /** The agent picked or resumed, or `null`. */
+  target: string | null;
+  confidence: number | null;
+  /** `type:status` for each commander action. */
+  actions: string[];
+  resolvedRequestIds: string[];
+}
+
+/** What the compact stage decided for one agent call. */
+export interface CompactionRecord {
+  agentId: string;
+  /** Tokens of the payload sent (after compression/clipping). */
+  tokens: number;
+  trigger: 'none' | 'soft' | 'hard';
+  compressed: 'none' | 'soft' | 'hard';
+  softLimit: number;
+  /** Messages left out by forced clipping, oldest first. */
+  clippedIds: string[];
 }
 
 /** Session-level compression fields: identity, revision, `/compress` switch, history cut. */

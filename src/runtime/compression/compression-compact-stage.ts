@@ -27,8 +27,9 @@ export interface CompressionCompactStageOptions {
  * the dropped turns said) — and compile again; still at the hard limit → `CtxloomError`
  * `over-budget` (the agent node records it as failure kind `budget`). Never loops. After
  * `/compress` (`forceContextClipping`) every payload is clipped below the soft limit. The cut
- * is persisted through the node's StateBuilder, so later calls start from it; each decision is
- * a `compact` timeline entry (tokens, trigger, clipped ids).
+ * is persisted through the node's StateBuilder, so later calls start from it; the decision
+ * (tokens, trigger, clipped ids) is the latest turn's `compaction` record in
+ * `compression_coordination.lastTurn`, and a one-line `compact` timeline entry.
  */
 export function createCompressionCompactStage(options: CompressionCompactStageOptions): CompactStage {
   return async ({ agent, sb, request, compile }) => {
@@ -54,19 +55,18 @@ export function createCompressionCompactStage(options: CompressionCompactStageOp
         module.setHistoryFrom(first.id);
       },
     });
-    sb.timeline.append([
-      {
-        kind: 'compact',
+    module.recordTurn({
+      compaction: {
         agentId: agent.id,
-        text: `${prepared.trigger.tokens} tokens, trigger ${prepared.trigger.level}, compressed ${prepared.compressed}`,
-        data: {
-          tokens: prepared.trigger.tokens,
-          trigger: prepared.trigger.level,
-          compressed: prepared.compressed,
-          softLimit: prepared.trigger.softLimit,
-          clippedIds: prepared.clippedIds,
-        },
+        tokens: prepared.trigger.tokens,
+        trigger: prepared.trigger.level,
+        compressed: prepared.compressed,
+        softLimit: prepared.trigger.softLimit,
+        clippedIds: prepared.clippedIds,
       },
+    });
+    sb.timeline.append([
+      { kind: 'compact', agentId: agent.id, text: `${prepared.trigger.tokens} ${prepared.compressed}` },
     ]);
     return { ...(compiled as CompiledContext), messages: prepared.messages };
   };

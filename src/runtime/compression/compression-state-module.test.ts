@@ -154,6 +154,7 @@ describe('CompressionStateModule', () => {
       pendingRequests: [expect.objectContaining({ id: 'r1', status: 'answered', question: '回刷多少天？' })],
       requestResults: [{ requestId: 'r1', summary: '90 天' }],
       userTurns: 1,
+      lastTurn: { commander: null, compaction: null },
     });
   });
 });

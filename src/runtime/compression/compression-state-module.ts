@@ -14,6 +14,7 @@ import {
   COMPRESSION_KEYS,
   type CompressionSession,
   type CoordinationState,
+  type LastTurnRecord,
 } from './compression-blackboard.ts';
 import {
   type ArtifactsSkeleton,
@@ -179,8 +180,19 @@ export class CompressionStateModule implements CompressionStore {
   /** Counts one handled user message and returns its 0-based turn index. */
   nextTurn(): number {
     const coordination = this.coordination();
-    this.#setCoordination({ ...coordination, userTurns: coordination.userTurns + 1 });
+    this.#setCoordination({
+      ...coordination,
+      userTurns: coordination.userTurns + 1,
+      lastTurn: { commander: null, compaction: null },
+    });
     return coordination.userTurns;
+  }
+
+  /** Records the commander's decision or the compact stage's numbers for the latest user message. */
+  recordTurn(part: Partial<LastTurnRecord>): void {
+    const coordination = this.coordination();
+    const lastTurn = coordination.lastTurn ?? { commander: null, compaction: null };
+    this.#setCoordination({ ...coordination, lastTurn: { ...lastTurn, ...part } });
   }
 
   /** The oldest history message compiled into model inputs after a compression (`null`: all). */
