@@ -62,7 +62,7 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
     tokens: counter.countMessages([message]) - counter.overhead.perRequest,
-    error: parts !== undefined && parts.some(isErrorResult),
+    error: parts?.some(isErrorResult) === true,
     blockId: `history:${message.id}`,
     content: message.content,
     role: message.role,
