@@ -120,7 +120,10 @@ function layerMessage(layer: string, content: string): Message {
 }
 
 function tagged(message: Message, layer: string): Message {
-  return { ...message, metadata: { ...message.metadata, layer } };
+  return {
+    ...message,
+    metadata: message.metadata === undefined ? { layer } : { ...message.metadata, layer },
+  };
 }
 
 function mergeSystem(messages: Message[], layers: LayerRegistry): Message[] {

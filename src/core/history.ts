@@ -61,7 +61,13 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
   const parts = plain ? undefined : messageParts(message);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
-    tokens: counter.countMessages([message]) - counter.overhead.perRequest,
+    tokens:
+      parts === undefined
+        ? counter.overhead.perMessage +
+          counter.countText(message.role) +
+          counter.countText(message.content as string) +
+          (message.name === undefined ? 0 : counter.overhead.perName + counter.countText(message.name))
+        : counter.countMessages([message]) - counter.overhead.perRequest,
     error: parts?.some(isErrorResult) === true,
     blockId: `history:${message.id}`,
     content: message.content,
