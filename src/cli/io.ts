@@ -22,3 +22,24 @@ export function createProcessIo(): CliIo {
     stdoutStream: process.stdout,
   };
 }
+
+/** A {@link CliIo} that collects output in memory, for tests and embedding. */
+export function createBufferIo(options: { color?: boolean; cwd?: string } = {}): {
+  io: CliIo;
+  out: () => string;
+  err: () => string;
+} {
+  let out = '';
+  let err = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      out += text;
+    },
+    stderr: (text) => {
+      err += text;
+    },
+    color: options.color ?? false,
+  };
+  if (options.cwd !== undefined) io.cwd = options.cwd;
+  return { io, out: () => out, err: () => err };
+}

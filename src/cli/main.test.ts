@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createBufferIo } from './io.ts';
 import { main } from './main.ts';
 
-function capture() {
-  let out = '';
-  let err = '';
-  return {
-    io: {
-      stdout: (text: string) => {
-        out += text;
-      },
-      stderr: (text: string) => {
-        err += text;
-      },
-      color: false,
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
+const capture = () => createBufferIo();
 
 describe('ctxloom demo', () => {
   it('compiles examples/demo and prints the messages and the per-layer report', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBufferIo } from '../io.ts';
 import { main } from '../main.ts';
 
 const example = fileURLToPath(new URL('../../../examples/notebook', import.meta.url));
@@ -16,24 +17,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function capture(color = false) {
-  let out = '';
-  let err = '';
-  return {
-    io: {
-      stdout: (text: string) => {
-        out += text;
-      },
-      stderr: (text: string) => {
-        err += text;
-      },
-      color,
-      cwd: root,
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
+const capture = (color = false) => createBufferIo({ color, cwd: root });
 
 describe('ctxloom compile', () => {
   it('prints the compiled context as JSON with the report', async () => {
