@@ -1,7 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { createBlock } from './block.ts';
 import type { HistoryBlockMetadata } from './history.ts';
-import type { Message } from './message.ts';
+import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
 import type { Summarizer } from './summarizer.ts';
@@ -183,4 +183,49 @@ export function compressionBlock(
     },
     counter,
   );
+}
+
+/** The candidates with `summary` as the one compression block (replacing any earlier one). */
+export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
+  const rest = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
+  return [...rest, summary];
+}
+
+/** One `- tool: message` line per failed tool result, for the omission notice. */
+export function errorLines(messages: readonly Message[]): string[] {
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      const type = part.output.type;
+      if (type === 'error-text' || type === 'error-json' || type === 'execution-denied') {
+        lines.push(`- ${part.toolName}: ${toolOutputText(part.output).replace(/\s+/gu, ' ').slice(0, 160)}`);
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * The messages a new summary may be recorded as covering: the longest prefix of the
+ * history that was both summarised and dropped in the final selection (a summary covers
+ * "everything up to a message", so coverage must be a prefix).
+ */
+export function coveredPrefix(
+  history: readonly Message[],
+  summarized: readonly Message[],
+  dropped: readonly DroppedBlock[],
+): Message[] {
+  if (summarized.length === 0) return [];
+  const summarizedIds = new Set(summarized.map((message) => message.id));
+  const droppedIds = new Set(
+    dropped.filter((entry) => entry.block.layer === 'history').map((entry) => entry.block.id),
+  );
+  const prefix: Message[] = [];
+  for (const message of history) {
+    if (!summarizedIds.has(message.id) || !droppedIds.has(`history:${message.id}`)) break;
+    prefix.push(message);
+  }
+  return prefix;
 }

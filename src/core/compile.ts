@@ -5,16 +5,19 @@ import { collectBlocks, renderContexts, type SourceResult } from './collector.ts
 import {
   COMPRESSION_BLOCK_ID,
   compressionBlock,
+  coveredPrefix,
   droppedHistory,
+  errorLines,
   summarizeDropped,
   trimDropped,
+  withSummary,
 } from './compact.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, layerOf, toQueryMessage } from './compose.ts';
 import { CtxloomError } from './errors.ts';
 import { type HistoryBlockMetadata, historyBlocks, measureMessage } from './history.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
-import { type Message, messageText, toolOutputText } from './message.ts';
+import { type Message, messageText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import { type DroppedBlock, type Selection, selectBlocks } from './select.ts';
 import type { CompressionSummary } from './summarizer.ts';
@@ -307,47 +310,4 @@ function phaseOf(request: CompileRequest) {
     ...(request.phase === undefined ? {} : { phase: request.phase }),
     ...(request.progress === undefined ? {} : { progress: request.progress }),
   };
-}
-
-function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
-  const rest = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
-  return [...rest, summary];
-}
-
-function errorLines(messages: readonly Message[]): string[] {
-  const lines: string[] = [];
-  for (const message of messages) {
-    if (typeof message.content === 'string') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-result') continue;
-      const type = part.output.type;
-      if (type === 'error-text' || type === 'error-json' || type === 'execution-denied') {
-        lines.push(`- ${part.toolName}: ${toolOutputText(part.output).replace(/\s+/gu, ' ').slice(0, 160)}`);
-      }
-    }
-  }
-  return lines;
-}
-
-/**
- * The messages a new summary may be recorded as covering: the longest prefix of the
- * history that was both summarised and dropped in the final selection (a summary covers
- * "everything up to a message", so coverage must be a prefix).
- */
-function coveredPrefix(
-  history: readonly Message[],
-  summarized: readonly Message[],
-  dropped: readonly DroppedBlock[],
-): Message[] {
-  if (summarized.length === 0) return [];
-  const summarizedIds = new Set(summarized.map((message) => message.id));
-  const droppedIds = new Set(
-    dropped.filter((entry) => entry.block.layer === 'history').map((entry) => entry.block.id),
-  );
-  const prefix: Message[] = [];
-  for (const message of history) {
-    if (!summarizedIds.has(message.id) || !droppedIds.has(`history:${message.id}`)) break;
-    prefix.push(message);
-  }
-  return prefix;
 }
