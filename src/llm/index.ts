@@ -1,4 +1,4 @@
 export { createModelSummarizer } from './model-summarizer.ts';
-export { type Passage, passageTerms, rankPassages, splitPassages } from './offline-answer.ts';
+export { type Passage, rankPassages, splitPassages } from './offline-answer.ts';
 export { createOfflineModel, OFFLINE_HINT, OFFLINE_LABEL } from './offline-model.ts';
 export { type ResolvedModel, resolveModel } from './resolve-model.ts';
