@@ -1,4 +1,4 @@
-import type { Message, TokenCounter } from '../core/index.ts';
+import { countMessage, type Message, type TokenCounter } from '../core/index.ts';
 
 /** Result of {@link clipMessagesToBudget}. */
 export interface ClippedMessages {
@@ -29,8 +29,7 @@ export function clipMessagesToBudget(
   let cut = middle.length;
   for (let index = middle.length - 1; index >= 0; index--) {
     const message = middle[index] as Message;
-    // A message's own cost: its count alone minus the once-per-request framing.
-    const cost = counter.countMessages([message]) - counter.overhead.perRequest;
+    const cost = countMessage(counter, message);
     if (tokens + cost > maxTokens) break;
     tokens += cost;
     kept.unshift(message);

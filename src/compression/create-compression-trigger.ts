@@ -1,4 +1,4 @@
-import type { Message } from '../core/index.ts';
+import { type Message, measureMessage } from '../core/index.ts';
 import {
   type CompressionTrigger,
   type CompressionTriggerOptions,
@@ -14,30 +14,28 @@ export interface CompressionTriggerDecider {
 
 /**
  * {@link decideCompressionTrigger} with each message's token count memoised by object
- * identity (a `WeakMap`), so re-checking a growing history before every call costs one map
+ * identity (core's `measureMessage`), so re-checking a growing history before every call costs one map
  * lookup per old message and a count only for new ones. Messages must be treated as immutable
  * (as the pipeline does); a message edited in place keeps its old count. Thresholds are the
  * same as {@link decideCompressionTrigger}'s.
  * @example const trigger = createCompressionTrigger({ window: 128_000, counter }); trigger.decide(messages).level
  */
 export function createCompressionTrigger(options: CompressionTriggerOptions): CompressionTriggerDecider {
-  const memo = new WeakMap<Message, number>();
+  const seen = new WeakSet<Message>();
   let size = 0;
   const { counter } = options;
-  const perRequest = counter.overhead.perRequest;
+  // Core's per-message memo (shared with the compile pipeline for the same counter).
   const memoCounter = {
     ...counter,
     countMessages(messages: readonly Message[]): number {
       if (messages.length === 0) return 0;
-      let total = perRequest;
+      let total = counter.overhead.perRequest;
       for (const message of messages) {
-        let cost = memo.get(message);
-        if (cost === undefined) {
-          cost = counter.countMessages([message]) - perRequest;
-          memo.set(message, cost);
+        if (!seen.has(message)) {
+          seen.add(message);
           size++;
         }
-        total += cost;
+        total += measureMessage(message, counter).tokens;
       }
       return total;
     },

@@ -5,7 +5,7 @@ import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
 import type { Summarizer } from './summarizer.ts';
-import type { TokenCounter } from './tokens.ts';
+import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
 
 /** The id of the block holding the history summary or omission notice. */
@@ -71,7 +71,7 @@ function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): Co
     const metadata = block.metadata as HistoryBlockMetadata;
     const message = metadata.message;
     if (typeof message.content !== 'string') return undefined;
-    const frame = counter.countMessages([{ ...message, content: '' }]) - counter.overhead.perRequest;
+    const frame = countMessage(counter, { ...message, content: '' });
     const result = trimToTokens(message.content, room - frame, counter, { allowCharacterCut: false });
     if (result === undefined) return undefined;
     const trimmedMessage: Message = {
@@ -82,7 +82,7 @@ function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): Co
     return {
       ...block,
       content: result.text,
-      tokens: counter.countMessages([trimmedMessage]) - counter.overhead.perRequest,
+      tokens: countMessage(counter, trimmedMessage),
       metadata: {
         ...metadata,
         message: trimmedMessage,

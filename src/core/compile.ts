@@ -21,6 +21,7 @@ import { type Message, messageText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import { type DroppedBlock, type Selection, selectBlocks } from './select.ts';
 import type { CompressionSummary } from './summarizer.ts';
+import { countMessage } from './tokens.ts';
 
 const SEPARATOR_TOKENS = 1;
 const MAX_RETRIES = 3;
@@ -230,7 +231,7 @@ export async function compileContext(
     const costs = messages.map((message) =>
       layerOf(message) === 'history'
         ? (historyCosts[historyIndex++] ?? measureMessage(message, counter).tokens)
-        : counter.countMessages([message]) - counter.overhead.perRequest,
+        : countMessage(counter, message),
     );
     const total =
       messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0);

@@ -1,6 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { isErrorResult, type Message, messageParts, partText } from './message.ts';
-import type { TokenCounter } from './tokens.ts';
+import { countMessage, type TokenCounter } from './tokens.ts';
 
 /** The source name of history blocks (allocation ratios and reports use it). */
 export const HISTORY_SOURCE = 'history';
@@ -61,13 +61,7 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
   const parts = plain ? undefined : messageParts(message);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
-    tokens:
-      parts === undefined
-        ? counter.overhead.perMessage +
-          counter.countText(message.role) +
-          counter.countText(message.content as string) +
-          (message.name === undefined ? 0 : counter.overhead.perName + counter.countText(message.name))
-        : counter.countMessages([message]) - counter.overhead.perRequest,
+    tokens: countMessage(counter, message),
     error: parts?.some(isErrorResult) === true,
     blockId: `history:${message.id}`,
     content: message.content,

@@ -124,7 +124,9 @@ export {
 export {
   type CachedTokenCounter,
   type CreateTokenCounterOptions,
+  countMessage,
   countMessagesWith,
+  countMessageWith,
   createTokenCounter,
   type MessageOverhead,
   NO_MESSAGE_OVERHEAD,

@@ -1,5 +1,5 @@
 import { CtxloomError } from './errors.ts';
-import { type Message, type Part, partText } from './message.ts';
+import { type Message, partText } from './message.ts';
 
 /**
  * Counts tokens the way one model family does. Implementations live in `ctxloom/tokenizers`
@@ -77,21 +77,33 @@ export function countMessagesWith(
 ): number {
   if (messages.length === 0) return 0;
   let total = overhead.perRequest;
-  for (const message of messages) {
-    total += overhead.perMessage + countText(message.role);
-    if (message.name !== undefined) total += overhead.perName + countText(message.name);
-    if (typeof message.content === 'string') {
-      total += countText(message.content);
-    } else {
-      for (const part of message.content) total += countPart(countText, overhead, part);
-    }
+  for (const message of messages) total += countMessageWith(countText, overhead, message);
+  return total;
+}
+
+/** One message's own cost: its framing, role, name and content — without the request overhead. */
+export function countMessageWith(
+  countText: (text: string) => number,
+  overhead: MessageOverhead,
+  message: Message,
+): number {
+  let total = overhead.perMessage + countText(message.role);
+  if (message.name !== undefined) total += overhead.perName + countText(message.name);
+  if (typeof message.content === 'string') return total + countText(message.content);
+  for (const part of message.content) {
+    total += (part.type === 'file' ? overhead.perFile : 0) + countText(partText(part));
   }
   return total;
 }
 
-function countPart(countText: (text: string) => number, overhead: MessageOverhead, part: Part): number {
-  if (part.type === 'file') return overhead.perFile + countText(partText(part));
-  return countText(partText(part));
+/**
+ * What one message adds to a request, as `counter` counts it: `countMessages([m])` minus the
+ * once-per-request overhead (derived from the counter's own `countMessages`, so a counter with
+ * its own framing is honoured). For per-message counters, summing it over messages and adding
+ * `overhead.perRequest` gives `countMessages(messages)`.
+ */
+export function countMessage(counter: TokenCounter, message: Message): number {
+  return counter.countMessages([message]) - counter.overhead.perRequest;
 }
 
 /** Hit and miss counts of a {@link CachedTokenCounter}. */

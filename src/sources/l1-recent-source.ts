@@ -3,9 +3,7 @@ import {
   type ContextSource,
   fingerprintContent,
   type HistoryBlockMetadata,
-  isErrorResult,
-  messageParts,
-  partText,
+  measureMessage,
 } from '../core/index.ts';
 import type { MemoryView } from './memory-store.ts';
 import { groupTurns } from './turns.ts';
@@ -54,20 +52,16 @@ export function createL1RecentSource(options: L1RecentSourceOptions): ContextSou
         if (turn === undefined) continue;
         index -= turn.messages.length;
         const blocks = turn.messages.map((message, offset): ContextBlock => {
-          const parts = messageParts(message);
-          const content = parts.map(partText).join('\n');
+          const measure = measureMessage(message, request.counter);
+          const content = measure.text;
           const position = index + offset;
-          const metadata: HistoryBlockMetadata = {
-            message,
-            index: position,
-            error: parts.some(isErrorResult),
-          };
+          const metadata: HistoryBlockMetadata = { message, index: position, error: measure.error };
           return {
             id: `${name}:${message.id}`,
             layer,
             source: name,
             content,
-            tokens: request.counter.countMessages([message]) - request.counter.overhead.perRequest,
+            tokens: measure.tokens,
             priority: count <= 1 ? 1 : 0.05 + (0.95 * position) / (count - 1),
             fingerprint: fingerprintContent(`history\u0000${message.id}\u0000${content}`),
             group: `turn:${turn.id}`,
