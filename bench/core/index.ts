@@ -2,8 +2,8 @@ import { getEncoding } from 'js-tiktoken';
 import { createOrchestrator, type Message } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
+import { measureInterleavedAsync } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
-import { measureAsync } from './measure-async.ts';
 import { buildSession } from './session.ts';
 
 const WINDOW = 128_000;
@@ -42,7 +42,7 @@ export async function run(context: BenchContext): Promise<BenchMetric[]> {
 
   let compileCounter = loadedCounter();
   let tokeniseCounter = loadedCounter();
-  const [coldCompile, tokenise] = await measureAsync(
+  const [coldCompile, tokenise] = await measureInterleavedAsync(
     [
       {
         name: 'ctxloom cold compile',
@@ -92,7 +92,7 @@ export async function run(context: BenchContext): Promise<BenchMetric[]> {
     }
     return kept;
   };
-  const [warmRun, recountRun] = await measureAsync(
+  const [warmRun, recountRun] = await measureInterleavedAsync(
     [
       {
         name: 'ctxloom warm recompile (+1 message)',

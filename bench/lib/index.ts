@@ -8,10 +8,12 @@ export {
 } from './data.ts';
 export { formatBenchResult, higherIsBetter, peerRatio } from './format.ts';
 export {
+  type AsyncBenchCandidate,
   type BenchCandidate,
   type Measurement,
   type MeasureOptions,
   measureInterleaved,
+  measureInterleavedAsync,
   median,
   megabytesPerSecond,
 } from './measure.ts';

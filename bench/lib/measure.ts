@@ -42,36 +42,85 @@ export function measureInterleaved(
   candidates: readonly BenchCandidate[],
   options: MeasureOptions = {},
 ): Measurement[] {
-  const runs = Math.max(5, options.runs ?? 5);
-  const warmup = options.warmup ?? 1;
-  const samples = candidates.map(() => [] as number[]);
-  const cpuSamples = candidates.map(() => [] as number[]);
-  const outputs: unknown[] = candidates.map(() => undefined);
-  for (let round = 0; round < warmup + runs; round++) {
+  const log = createSampleLog(candidates.length, options);
+  for (let round = 0; round < log.rounds; round++) {
     candidates.forEach((candidate, index) => {
       candidate.setup?.();
       collectGarbage?.();
-      const cpuStart = process.cpuUsage();
-      const start = performance.now();
-      outputs[index] = candidate.run();
-      const elapsed = performance.now() - start;
-      const cpu = process.cpuUsage(cpuStart);
-      if (round >= warmup) {
-        samples[index]?.push(elapsed);
-        cpuSamples[index]?.push((cpu.user + cpu.system) / 1000);
-      }
+      const timer = startTimer();
+      const output = candidate.run();
+      log.record(round, index, timer(), output);
     });
   }
-  return candidates.map((candidate, index) => {
-    const samplesMs = samples[index] ?? [];
-    return {
-      name: candidate.name,
-      medianMs: median(samplesMs),
-      samplesMs,
-      medianCpuMs: median(cpuSamples[index] ?? []),
-      output: outputs[index],
-    };
-  });
+  return log.measurements(candidates);
+}
+
+/** One async implementation timed by {@link measureInterleavedAsync}. */
+export interface AsyncBenchCandidate {
+  name: string;
+  /** Untimed preparation before every run. */
+  setup?: () => void;
+  /** The timed work. */
+  run: () => Promise<unknown>;
+}
+
+/** {@link measureInterleaved} for async work: same rounds, gc, medians. */
+export async function measureInterleavedAsync(
+  candidates: readonly AsyncBenchCandidate[],
+  options: MeasureOptions = {},
+): Promise<Measurement[]> {
+  const log = createSampleLog(candidates.length, options);
+  for (let round = 0; round < log.rounds; round++) {
+    for (const [index, candidate] of candidates.entries()) {
+      candidate.setup?.();
+      collectGarbage?.();
+      const timer = startTimer();
+      const output = await candidate.run();
+      log.record(round, index, timer(), output);
+    }
+  }
+  return log.measurements(candidates);
+}
+
+/** Starts wall and CPU clocks; the returned function reads both, in milliseconds. */
+function startTimer(): () => { wallMs: number; cpuMs: number } {
+  const cpuStart = process.cpuUsage();
+  const start = performance.now();
+  return () => {
+    const wallMs = performance.now() - start;
+    const cpu = process.cpuUsage(cpuStart);
+    return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+  };
+}
+
+/** Samples per candidate, skipping warm-up rounds. */
+function createSampleLog(count: number, options: MeasureOptions) {
+  const runs = Math.max(5, options.runs ?? 5);
+  const warmup = options.warmup ?? 1;
+  const samples = Array.from({ length: count }, () => [] as number[]);
+  const cpuSamples = Array.from({ length: count }, () => [] as number[]);
+  const outputs: unknown[] = new Array(count).fill(undefined);
+  return {
+    rounds: warmup + runs,
+    record(round: number, index: number, time: { wallMs: number; cpuMs: number }, output: unknown) {
+      outputs[index] = output;
+      if (round < warmup) return;
+      samples[index]?.push(time.wallMs);
+      cpuSamples[index]?.push(time.cpuMs);
+    },
+    measurements(candidates: readonly { name: string }[]): Measurement[] {
+      return candidates.map((candidate, index) => {
+        const samplesMs = samples[index] ?? [];
+        return {
+          name: candidate.name,
+          medianMs: median(samplesMs),
+          samplesMs,
+          medianCpuMs: median(cpuSamples[index] ?? []),
+          output: outputs[index],
+        };
+      });
+    },
+  };
 }
 
 /** Median of a non-empty list (mean of the middle two for even lengths). */
