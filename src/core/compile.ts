@@ -25,6 +25,11 @@ import { countMessage } from './tokens.ts';
 
 const SEPARATOR_TOKENS = 1;
 const MAX_RETRIES = 3;
+/**
+ * Extra tokens reserved per retry on top of the overshoot: re-selecting changes which blocks
+ * meet in the joined layers, and with them the few tokens their boundaries merge or split.
+ */
+const RETRY_SLACK_TOKENS = 8;
 
 /**
  * Compiles the exact input of one model call: resolve → gather → select → compact →
@@ -236,10 +241,9 @@ export async function compileContext(
     const total =
       messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0);
     const inputBudget = firstPlan.inputBudget;
-    const keptCompactable = selection.kept.length > 0;
-    if (total > inputBudget && keptCompactable && attempt < MAX_RETRIES) {
+    if (total > inputBudget && selection.kept.length > 0 && attempt < MAX_RETRIES) {
       actions.push({ type: 'retry', overshootTokens: total - inputBudget });
-      extraReserve += total - inputBudget + attempt * 8;
+      extraReserve += total - inputBudget + attempt * RETRY_SLACK_TOKENS;
       continue;
     }
     if (summaryAction !== undefined) actions.unshift(summaryAction);

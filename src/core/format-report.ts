@@ -126,8 +126,6 @@ function describeAction(action: CompileReport['compaction'][number]): string {
       return `omitted ${action.messages} message(s); notice of ${action.tokens} tokens${action.errors > 0 ? `, ${action.errors} tool error(s) listed` : ''}`;
     case 'retry':
       return `recompiled after the exact count overshot by ${action.overshootTokens} tokens`;
-    case 'forced-drop':
-      return `dropped ${action.blockId} (${action.tokens} tokens) to fit`;
   }
 }
 

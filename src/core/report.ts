@@ -62,8 +62,7 @@ export type CompactionAction =
     }
   | { type: 'summarized'; summarizer: string; messages: number; fromTokens: number; summaryTokens: number }
   | { type: 'omitted-notice'; messages: number; tokens: number; errors: number }
-  | { type: 'retry'; overshootTokens: number }
-  | { type: 'forced-drop'; blockId: string; layer: string; tokens: number };
+  | { type: 'retry'; overshootTokens: number };
 
 /**
  * Everything about one compile: the window, the reserve, the exact total of what is sent,

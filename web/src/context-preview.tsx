@@ -262,7 +262,5 @@ function describeAction(action: PreviewResponse['report']['compaction'][number])
       return `omitted ${action.messages} messages (${number(action.tokens)}-token notice)`;
     case 'retry':
       return `recompiled: exact count overshot by ${number(action.overshootTokens)}`;
-    case 'forced-drop':
-      return `forced drop ${action.blockId} (${number(action.tokens)})`;
   }
 }
