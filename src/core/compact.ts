@@ -1,6 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { createBlock } from './block.ts';
-import type { HistoryBlockMetadata } from './history.ts';
+import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
@@ -224,7 +224,7 @@ export function coveredPrefix(
   );
   const prefix: Message[] = [];
   for (const message of history) {
-    if (!summarizedIds.has(message.id) || !droppedIds.has(`history:${message.id}`)) break;
+    if (!summarizedIds.has(message.id) || !droppedIds.has(historyBlockId(message))) break;
     prefix.push(message);
   }
   return prefix;

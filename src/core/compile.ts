@@ -15,7 +15,7 @@ import {
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, layerOf, toQueryMessage } from './compose.ts';
 import { CtxloomError } from './errors.ts';
-import { type HistoryBlockMetadata, historyBlocks, measureMessage } from './history.ts';
+import { type HistoryBlockMetadata, historyBlockId, historyBlocks, measureMessage } from './history.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
 import { type Message, messageText } from './message.ts';
 import type { CompactionAction } from './report.ts';
@@ -194,7 +194,7 @@ export async function compileContext(
     });
     selection = trimmed.selection;
     const covered = coveredPrefix(uncovered, summarized, selection.dropped);
-    const summarizedIds = new Set(covered.map((message) => `history:${message.id}`));
+    const summarizedIds = new Set(covered.map(historyBlockId));
     const dropped = [
       ...excluded,
       ...selection.dropped.map(

@@ -15,6 +15,16 @@ export interface HistoryBlockMetadata {
   [key: string]: unknown;
 }
 
+/** The id of a message's block in the `history` layer. */
+export function historyBlockId(message: Message): string {
+  return `history:${message.id}`;
+}
+
+/** Priority of the `index`-th of `count` history messages: rises with recency, oldest 0.05, newest 1. */
+export function recencyPriority(index: number, count: number): number {
+  return count <= 1 ? 1 : 0.05 + (0.95 * index) / (count - 1);
+}
+
 /** What a message costs and says, memoised per counter (see {@link measureMessage}). */
 export interface MessageMeasure {
   /** The text a tokenizer sees (parts joined by newlines). */
@@ -63,7 +73,7 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
     tokens: countMessage(counter, message),
     error: parts?.some(isErrorResult) === true,
-    blockId: `history:${message.id}`,
+    blockId: historyBlockId(message),
     content: message.content,
     role: message.role,
     name: message.name,
@@ -91,7 +101,7 @@ export function historyToBlocks(history: readonly Message[], counter: TokenCount
       source: HISTORY_SOURCE,
       content: measure.text,
       tokens: measure.tokens,
-      priority: count === 1 ? 1 : 0.05 + (0.95 * index) / (count - 1),
+      priority: recencyPriority(index, count),
       fingerprint: measure.blockId,
       metadata,
     };

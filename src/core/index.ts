@@ -62,10 +62,12 @@ export { describeReason, type FormatReportOptions, formatReport } from './format
 export {
   HISTORY_SOURCE,
   type HistoryBlockMetadata,
+  historyBlockId,
   historyBlocks,
   historyToBlocks,
   type MessageMeasure,
   measureMessage,
+  recencyPriority,
 } from './history.ts';
 export {
   assertContextKey,

@@ -4,6 +4,7 @@ import {
   fingerprintContent,
   type HistoryBlockMetadata,
   measureMessage,
+  recencyPriority,
 } from '../core/index.ts';
 import type { MemoryView } from './memory-store.ts';
 import { groupTurns } from './turns.ts';
@@ -62,7 +63,7 @@ export function createL1RecentSource(options: L1RecentSourceOptions): ContextSou
             source: name,
             content,
             tokens: measure.tokens,
-            priority: count <= 1 ? 1 : 0.05 + (0.95 * position) / (count - 1),
+            priority: recencyPriority(position, count),
             fingerprint: fingerprintContent(`history\u0000${message.id}\u0000${content}`),
             group: `turn:${turn.id}`,
             metadata,
