@@ -198,6 +198,7 @@ function comparison(
       unit: 'x',
       peer: against(round(peer.outcome.bytes / rawBytes)),
       target: '≤ 2',
+      better: 'lower',
     },
     {
       name: `${prefix}.put-latency.turn200-over-turn1`,
@@ -205,6 +206,7 @@ function comparison(
       unit: 'x',
       peer: against(round(peer.outcome.putRatio)),
       target: '≤ 1.5',
+      better: 'lower',
     },
     {
       name: `${prefix}.put-latency.turn1`,
