@@ -65,17 +65,11 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // One pass over the blocks, grouped by layer.
   const keptByLayer = new Map<string, BlockSummary[]>();
   for (const block of input.selection.kept) {
-    const list = keptByLayer.get(block.layer) ?? [];
-    list.push(summarize(block));
-    keptByLayer.set(block.layer, list);
+    listOf(keptByLayer, block.layer).push(withDetails(summarize(block), block));
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   for (const entry of input.dropped) {
-    const list = droppedByLayer.get(entry.block.layer) ?? [];
-    const summary = summarize(entry.block) as DroppedSummary;
-    summary.reason = entry.reason;
-    list.push(summary);
-    droppedByLayer.set(entry.block.layer, list);
+    listOf(droppedByLayer, entry.block.layer).push(withDetails(summarizeDropped(entry), entry.block));
   }
 
   const layers: LayerReport[] = [];
@@ -92,7 +86,8 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers.push(report);
   }
 
-  const keptIds = new Set(input.selection.kept.map((block) => block.id));
+  const keptIds =
+    input.results.length === 0 ? new Set<string>() : new Set(input.selection.kept.map((block) => block.id));
   const sources: SourceReport[] = input.results.map((result) => {
     const kept = result.blocks.filter((block) => keptIds.has(block.id));
     const report: SourceReport = {
@@ -160,13 +155,41 @@ function previewOf(message: Message): string {
 }
 
 function summarize(block: ContextBlock): BlockSummary {
-  const summary: BlockSummary = {
+  return {
     id: block.id,
     source: block.source,
     tokens: block.tokens,
     priority: block.priority,
     preview: blockPreview(block),
   };
+}
+
+function summarizeDropped(entry: DroppedBlock): DroppedSummary {
+  // One literal (not `summarize` plus a property, nor a spread copy): a long session drops
+  // thousands of messages, and each entry then costs one allocation of one shape.
+  const { block } = entry;
+  return {
+    id: block.id,
+    source: block.source,
+    tokens: block.tokens,
+    priority: block.priority,
+    preview: blockPreview(block),
+    reason: entry.reason,
+  };
+}
+
+/** The list for `layer`, created on first use; consecutive blocks mostly share a layer. */
+function listOf<T>(byLayer: Map<string, T[]>, layer: string): T[] {
+  let list = byLayer.get(layer);
+  if (list === undefined) {
+    list = [];
+    byLayer.set(layer, list);
+  }
+  return list;
+}
+
+/** Adds the optional fields a block carries: pinned, provenance, tokens before trimming. */
+function withDetails<T extends BlockSummary>(summary: T, block: ContextBlock): T {
   if (block.pinned === true) summary.pinned = true;
   if (block.provenance !== undefined) summary.provenance = block.provenance;
   const from = block.metadata.trimmedFromTokens;
@@ -188,8 +211,12 @@ function blockPreview(block: ContextBlock): string {
   return text;
 }
 
+/** Whitespace `preview` would change: other than single inner spaces. */
+const COLLAPSIBLE = /[^\S ]| {2}|^ | $/;
+
 function preview(text: string): string {
-  const flat = text.slice(0, 240).replace(/\s+/g, ' ').trim();
+  const head = text.length > 240 ? text.slice(0, 240) : text;
+  const flat = COLLAPSIBLE.test(head) ? head.replace(/\s+/g, ' ').trim() : head;
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 

@@ -103,11 +103,12 @@ function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): Co
 
 /** History messages dropped for lack of room, oldest first. */
 export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
-  return dropped
-    .filter((entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget')
-    .map((entry) => entry.block.metadata as HistoryBlockMetadata)
-    .sort((a, b) => a.index - b.index)
-    .map((metadata) => metadata.message);
+  const lost: HistoryBlockMetadata[] = [];
+  for (const entry of dropped) {
+    if (entry.block.layer === 'history' && entry.reason.type === 'over-budget')
+      lost.push(entry.block.metadata as HistoryBlockMetadata);
+  }
+  return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
 }
 
 /**
@@ -187,8 +188,9 @@ export function compressionBlock(
 
 /** The candidates with `summary` as the one compression block (replacing any earlier one). */
 export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
-  const rest = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
-  return [...rest, summary];
+  const pool = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
+  pool.push(summary);
+  return pool;
 }
 
 /** One `- tool: message` line per failed tool result, for the omission notice. */

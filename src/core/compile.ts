@@ -15,15 +15,23 @@ import {
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, layerOf, toQueryMessage } from './compose.ts';
 import { CtxloomError } from './errors.ts';
-import { type HistoryBlockMetadata, historyBlockId, historyBlocks, measureMessage } from './history.ts';
+import {
+  HISTORY_SOURCE,
+  type HistoryBlockMetadata,
+  historyBlockId,
+  historyBlocks,
+  measureMessage,
+} from './history.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
 import { type Message, messageText } from './message.ts';
 import type { CompactionAction } from './report.ts';
-import { type DroppedBlock, type Selection, selectBlocks } from './select.ts';
+import { type DroppedBlock, type DropReason, type Selection, selectBlocks } from './select.ts';
 import type { CompressionSummary } from './summarizer.ts';
 import { countMessage } from './tokens.ts';
+import { splitUnreachableHistory, withUnreachable } from './unreachable-history.ts';
 
 const SEPARATOR_TOKENS = 1;
+const SUMMARIZED_REASON: DropReason = Object.freeze({ type: 'summarized', into: 'compression__context' });
 const MAX_RETRIES = 3;
 /**
  * Extra tokens reserved per retry on top of the overshoot: re-selecting changes which blocks
@@ -85,10 +93,13 @@ export async function compileContext(
     counter,
     request.compression?.throughMessageId,
   );
-  for (const block of covered)
-    excluded.push({ block, reason: { type: 'summarized', into: 'compression__context' } });
+  for (const block of covered) excluded.push({ block, reason: SUMMARIZED_REASON });
+  const historyStart = candidates.length;
   for (const block of historyCandidates) candidates.push(block);
-  const uncovered = historyCandidates.map((block) => (block.metadata as HistoryBlockMetadata).message);
+  const historyEnd = candidates.length;
+  // The candidates that are not history (history blocks all have the history source and are
+  // never pinned, so the passes below skip a long history instead of reading it).
+  const otherBlocks = () => candidates.slice(0, historyStart).concat(candidates.slice(historyEnd));
 
   const fixedMessages = compose({
     ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
@@ -108,7 +119,8 @@ export async function compileContext(
   const skippedSources = (options.sources ?? []).filter((source) => !included(source.layer));
   const names = new Set<string>();
   for (const source of activeSources) names.add(source.name);
-  for (const block of candidates) names.add(block.source);
+  for (const block of otherBlocks()) names.add(block.source);
+  if (historyCandidates.length > 0) names.add(HISTORY_SOURCE);
   const allocateInput = { ...phaseOf(request), sources: [...names] };
   const firstPlan = budget.allocate({ ...allocateInput, fixedTokens });
   const queryText = query === undefined ? '' : messageText(query);
@@ -133,9 +145,23 @@ export async function compileContext(
   };
   for (const source of activeSources) sourcePriorities[source.name] = source.priority;
   const layerOrder = layers.list().map((layer) => layer.name);
-  const pinnedWanted = candidates
+  const pinnedWanted = otherBlocks()
     .filter((block) => block.pinned === true)
     .reduce((sum, block) => sum + block.tokens, 0);
+  // No layer can be granted more than the first plan hands out (later plans reserve more);
+  // the sum guards against a custom budget manager that allocates past its input budget.
+  const grantable = Object.values(firstPlan.allocations).reduce(
+    (sum, tokens) => sum + tokens,
+    firstPlan.unallocated,
+  );
+  const { reachable, unreachable, unreachableTokens } = splitUnreachableHistory(
+    historyCandidates,
+    Math.max(firstPlan.inputBudget, grantable),
+  );
+  const selectable =
+    unreachable.length === 0
+      ? candidates
+      : candidates.slice(0, historyStart).concat(reachable, candidates.slice(historyEnd));
 
   // 3 select and 4 compact, retried when the exact count of the composed messages overshoots.
   const actions: CompactionAction[] = [];
@@ -144,13 +170,13 @@ export async function compileContext(
   let summaryAction: CompactionAction | undefined;
   let summarized: Message[] = [];
   for (let attempt = 0; ; attempt++) {
-    let pool = summaryBlock === undefined ? candidates : withSummary(candidates, summaryBlock);
+    let pool = summaryBlock === undefined ? selectable : withSummary(selectable, summaryBlock);
     const run = (blocks: readonly ContextBlock[]) => {
       const reserve = fixedTokens + extraReserve;
       const pinnedBudget = Math.max(0, firstPlan.inputBudget - reserve);
       const fixed = reserve + Math.min(pinnedWanted, pinnedBudget);
       const plan = budget.allocate({ ...allocateInput, fixedTokens: fixed });
-      return selectBlocks({
+      const selection = selectBlocks({
         blocks,
         plan,
         pinnedBudget,
@@ -158,6 +184,9 @@ export async function compileContext(
         layerOrder,
         separatorTokens: SEPARATOR_TOKENS,
       });
+      return unreachable.length === 0
+        ? selection
+        : withUnreachable(selection, unreachable, unreachableTokens);
     };
     let selection: Selection = run(pool);
 
@@ -180,7 +209,7 @@ export async function compileContext(
         summaryBlock = summary.block;
         summaryAction = summary.action;
         summarized = summary.block.metadata.summarized === true ? lost : [];
-        pool = withSummary(candidates, summaryBlock);
+        pool = withSummary(selectable, summaryBlock);
         selection = run(pool);
       }
     }
@@ -193,16 +222,25 @@ export async function compileContext(
       candidates: pool,
     });
     selection = trimmed.selection;
-    const covered = coveredPrefix(uncovered, summarized, selection.dropped);
+    const covered =
+      summarized.length === 0
+        ? []
+        : coveredPrefix(
+            historyCandidates.map((block) => (block.metadata as HistoryBlockMetadata).message),
+            summarized,
+            selection.dropped,
+          );
     const summarizedIds = new Set(covered.map(historyBlockId));
     const dropped = [
       ...excluded,
-      ...selection.dropped.map(
-        (entry): DroppedBlock =>
-          summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
-            ? { block: entry.block, reason: { type: 'summarized', into: 'compression__context' } }
-            : entry,
-      ),
+      ...(summarizedIds.size === 0
+        ? selection.dropped
+        : selection.dropped.map(
+            (entry): DroppedBlock =>
+              summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
+                ? { block: entry.block, reason: SUMMARIZED_REASON }
+                : entry,
+          )),
     ];
 
     // 5 compose, then count exactly what is sent.

@@ -1,6 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { isErrorResult, type Message, messageParts, partText } from './message.ts';
-import { countMessage, type TokenCounter } from './tokens.ts';
+import { isTextCached, messageCostOf, type TokenCounter } from './tokens.ts';
 
 /** The source name of history blocks (allocation ratios and reports use it). */
 export const HISTORY_SOURCE = 'history';
@@ -25,7 +25,7 @@ export function recencyPriority(index: number, count: number): number {
   return count <= 1 ? 1 : 0.05 + (0.95 * index) / (count - 1);
 }
 
-/** What a message costs and says, memoised per counter (see {@link measureMessage}). */
+/** What a message costs and says (see {@link measureMessage}). */
 export interface MessageMeasure {
   /** The text a tokenizer sees (parts joined by newlines). */
   text: string;
@@ -33,7 +33,7 @@ export interface MessageMeasure {
   tokens: number;
   /** True when the message carries a failed tool result. */
   error: boolean;
-  /** `history:<message id>`, the block id (kept as one string so lookups reuse its hash). */
+  /** `history:<message id>`, the block id. */
   blockId: string;
 }
 
@@ -43,19 +43,43 @@ interface MemoEntry extends MessageMeasure {
   name: string | undefined;
 }
 
-const memo = new WeakMap<TokenCounter, WeakMap<Message, MemoEntry>>();
+/** Per counter: its measures by message, and its per-message cost function. */
+interface CounterMemo {
+  byMessage: WeakMap<Message, MemoEntry>;
+  cost: (message: Message) => number;
+  /** Plain-text messages skip the memo (the counter's own cache makes a recount a lookup). */
+  plainFromCache: boolean;
+}
+
+const memo = new WeakMap<TokenCounter, CounterMemo>();
 
 /**
  * Measures a message once per counter: a recompile over the same message objects does no
- * tokenising, hashing or text building for them. Messages are treated as immutable values —
- * the memo is reused only while `content` (the same string or the same parts array), `role`
- * and `name` are unchanged; replace a message (or its parts array) to change it.
+ * tokenising or text building for them. Messages are treated as immutable values — the memo
+ * is reused only while `content` (the same string or the same parts array), `role` and
+ * `name` are unchanged; replace a message (or its parts array) to change it. With a counter
+ * from `withTokenCache`, plain-text messages skip the memo: their text is that cache's key,
+ * so a recompile looks the count up there.
  */
 export function measureMessage(message: Message, counter: TokenCounter): MessageMeasure {
-  let byMessage = memo.get(counter);
-  if (byMessage === undefined) {
-    byMessage = new WeakMap();
-    memo.set(counter, byMessage);
+  return measureWith(memoOf(counter), message);
+}
+
+function memoOf(counter: TokenCounter): CounterMemo {
+  let entry = memo.get(counter);
+  if (entry === undefined) {
+    entry = { byMessage: new WeakMap(), cost: messageCostOf(counter), plainFromCache: isTextCached(counter) };
+    memo.set(counter, entry);
+  }
+  return entry;
+}
+
+function measureWith({ byMessage, cost, plainFromCache }: CounterMemo, message: Message): MessageMeasure {
+  // With a caching counter, a plain-text message is measured from the counter's cache (its
+  // text is the key) without a memo entry: a WeakMap insert per message costs a cold compile
+  // more than the lookups it would save a warm one.
+  if (plainFromCache && typeof message.content === 'string') {
+    return { text: message.content, tokens: cost(message), error: false, blockId: historyBlockId(message) };
   }
   const cached = byMessage.get(message);
   if (
@@ -66,12 +90,10 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
   ) {
     return cached;
   }
-  // Plain-text messages (most of a history) skip the parts arrays entirely.
-  const plain = typeof message.content === 'string';
-  const parts = plain ? undefined : messageParts(message);
+  const parts = typeof message.content === 'string' ? undefined : messageParts(message);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
-    tokens: countMessage(counter, message),
+    tokens: cost(message),
     error: parts?.some(isErrorResult) === true,
     blockId: historyBlockId(message),
     content: message.content,
@@ -92,8 +114,12 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
 export function historyToBlocks(history: readonly Message[], counter: TokenCounter): ContextBlock[] {
   const groups = toolGroups(history);
   const count = history.length;
+  const counterMemo = memoOf(counter);
+  // Measure everything first, then build the blocks: tokenising in one tight loop keeps the
+  // tokenizer's tables in the CPU cache instead of interleaving them with block allocation.
+  const measures = history.map((message) => measureWith(counterMemo, message));
   return history.map((message, index) => {
-    const measure = measureMessage(message, counter);
+    const measure = measures[index] as MessageMeasure;
     const metadata: HistoryBlockMetadata = { message, index, error: measure.error };
     const block: ContextBlock = {
       id: measure.blockId,

@@ -53,7 +53,10 @@ export interface Selection {
 }
 
 interface Unit {
-  blocks: ContextBlock[];
+  /** Position (in the deduplicated blocks) of the unit's first block. */
+  first: number;
+  /** Positions of the group's other blocks; undefined for a standalone block (most blocks). */
+  rest: number[] | undefined;
   tokens: number;
   priority: number;
   pinned: boolean;
@@ -75,41 +78,55 @@ interface Unit {
  *    the first that does not fit; it and every lower unit are dropped. So nothing dropped
  *    outranks anything kept in the same layer, and a bigger budget never drops what a
  *    smaller one kept.
+ *
+ * Blocks dropped for the same cause share one (frozen) reason object.
  */
 export function selectBlocks(input: SelectInput): Selection {
   const separator = input.separatorTokens ?? 0;
   const dropped: DroppedBlock[] = [];
   const unique = dedupe(input.blocks, dropped);
-  const units = toUnits(unique, separator);
-  const keptBlocks = new Set<ContextBlock>();
+  const layerSources = new Map<string, Set<string>>();
+  const units = toUnits(unique, separator, layerSources);
+  // Kept flags by position: a compile selects thousands of fresh blocks, and a Set keyed by
+  // them would first have to give every one an identity hash.
+  const kept = new Uint8Array(unique.length);
+  const keep = (unit: Unit) => {
+    kept[unit.first] = 1;
+    if (unit.rest !== undefined) for (const index of unit.rest) kept[index] = 1;
+  };
+  const drop = (unit: Unit, reason: DropReason) => {
+    dropped.push({ block: unique[unit.first] as ContextBlock, reason });
+    if (unit.rest !== undefined)
+      for (const index of unit.rest) dropped.push({ block: unique[index] as ContextBlock, reason });
+  };
 
   let pinnedTokens = 0;
   const pinned = units.filter((unit) => unit.pinned).sort(byRank);
+  const pinnedReason: DropReason = Object.freeze({
+    type: 'pinned-over-budget',
+    budgetTokens: input.pinnedBudget,
+  });
   for (const unit of pinned) {
     if (pinnedTokens + unit.tokens <= input.pinnedBudget) {
       pinnedTokens += unit.tokens;
-      for (const block of unit.blocks) keptBlocks.add(block);
+      keep(unit);
     } else {
-      for (const block of unit.blocks) {
-        dropped.push({ block, reason: { type: 'pinned-over-budget', budgetTokens: input.pinnedBudget } });
-      }
+      drop(unit, pinnedReason);
     }
   }
 
   const layerOrder = input.layerOrder ?? [];
   const byLayer = new Map<string, Unit[]>();
+  let lastLayer: string | undefined;
+  let lastUnits: Unit[] = [];
   for (const unit of units) {
     if (unit.pinned) continue;
-    const list = byLayer.get(unit.layer) ?? [];
-    list.push(unit);
-    byLayer.set(unit.layer, list);
-  }
-  const layerSources = new Map<string, Set<string>>();
-  for (const block of unique) {
-    if (block.pinned === true) continue;
-    const set = layerSources.get(block.layer) ?? new Set<string>();
-    set.add(block.source);
-    layerSources.set(block.layer, set);
+    if (unit.layer !== lastLayer) {
+      lastLayer = unit.layer;
+      lastUnits = byLayer.get(unit.layer) ?? [];
+      byLayer.set(unit.layer, lastUnits);
+    }
+    lastUnits.push(unit);
   }
 
   const usedSources = new Set<string>();
@@ -128,13 +145,14 @@ export function selectBlocks(input: SelectInput): Selection {
       grant += input.plan.allocations[source] ?? 0;
       priority = Math.max(priority, input.sourcePriorities?.[source] ?? 0.5);
     }
-    const demand = layerUnits.reduce((sum, unit) => sum + unit.tokens, 0);
+    let demand = 0;
+    for (const unit of layerUnits) demand += unit.tokens;
     const entry: LayerGrant = { layer, grantTokens: grant, usedTokens: 0, demandTokens: demand };
     grants.push(entry);
     if (demand <= grant) {
       pool += grant - demand;
       entry.usedTokens = demand;
-      for (const unit of layerUnits) for (const block of unit.blocks) keptBlocks.add(block);
+      for (const unit of layerUnits) keep(unit);
     } else {
       hungry.push({ layer, priority, grant: entry, units: layerUnits });
     }
@@ -145,24 +163,28 @@ export function selectBlocks(input: SelectInput): Selection {
     const extra = Math.min(pool, grant.demandTokens - grant.grantTokens);
     pool -= extra;
     grant.grantTokens += extra;
+    const reason: DropReason = Object.freeze({ type: 'over-budget', grantTokens: grant.grantTokens });
     let used = 0;
     let full = false;
-    for (const unit of [...layerUnits].sort(byRank)) {
+    // The layer's list is private to this call, so it is ranked in place.
+    for (const unit of layerUnits.sort(byRank)) {
       if (!full && used + unit.tokens <= grant.grantTokens) {
         used += unit.tokens;
-        for (const block of unit.blocks) keptBlocks.add(block);
+        keep(unit);
       } else {
         full = true;
-        for (const block of unit.blocks) {
-          dropped.push({ block, reason: { type: 'over-budget', grantTokens: grant.grantTokens } });
-        }
+        drop(unit, reason);
       }
     }
     grant.usedTokens = used;
   }
 
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
-  return { kept: unique.filter((block) => keptBlocks.has(block)), dropped, layers: grants, pinnedTokens };
+  const keptBlocks: ContextBlock[] = [];
+  for (let index = 0; index < unique.length; index++) {
+    if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
+  }
+  return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
 }
 
 function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): ContextBlock[] {
@@ -192,32 +214,61 @@ function outranks(a: ContextBlock, b: ContextBlock): boolean {
   return pinnedA > pinnedB || (pinnedA === pinnedB && a.priority > b.priority);
 }
 
-function toUnits(blocks: readonly ContextBlock[], separator: number): Unit[] {
+/**
+ * One unit per standalone block or group, in block order; also records, per layer, the
+ * sources of its unpinned blocks (in the same pass: a long history is read once).
+ */
+function toUnits(
+  blocks: readonly ContextBlock[],
+  separator: number,
+  layerSources: Map<string, Set<string>>,
+): Unit[] {
   const units: Unit[] = [];
-  const byGroup = new Map<string, Unit>();
-  blocks.forEach((block, order) => {
-    const tokens = block.tokens + (block.layer === 'history' ? 0 : separator);
-    const key = block.group === undefined ? undefined : `${block.layer}\u0000${block.group}`;
-    const existing = key === undefined ? undefined : byGroup.get(key);
-    if (existing !== undefined) {
-      existing.blocks.push(block);
-      existing.tokens += tokens;
-      existing.priority = Math.max(existing.priority, block.priority);
-      existing.pinned ||= block.pinned === true;
-      return;
+  let byGroup: Map<string, Unit> | undefined;
+  let lastLayer: string | undefined;
+  let lastSource: string | undefined;
+  for (let order = 0; order < blocks.length; order++) {
+    const block = blocks[order] as ContextBlock;
+    if (block.pinned !== true && (block.layer !== lastLayer || block.source !== lastSource)) {
+      lastLayer = block.layer;
+      lastSource = block.source;
+      const set = layerSources.get(block.layer) ?? new Set<string>();
+      set.add(block.source);
+      layerSources.set(block.layer, set);
     }
-    const unit: Unit = {
-      blocks: [block],
-      tokens,
-      priority: block.priority,
-      pinned: block.pinned === true,
-      order,
-      layer: block.layer,
-    };
-    units.push(unit);
-    if (key !== undefined) byGroup.set(key, unit);
-  });
+    const tokens = block.tokens + (block.layer === 'history' ? 0 : separator);
+    if (block.group !== undefined) {
+      byGroup ??= new Map();
+      const key = `${block.layer}\u0000${block.group}`;
+      const existing = byGroup.get(key);
+      if (existing !== undefined) {
+        if (existing.rest === undefined) existing.rest = [order];
+        else existing.rest.push(order);
+        existing.tokens += tokens;
+        existing.priority = Math.max(existing.priority, block.priority);
+        existing.pinned ||= block.pinned === true;
+        continue;
+      }
+      const unit = newUnit(block, order, tokens);
+      units.push(unit);
+      byGroup.set(key, unit);
+    } else {
+      units.push(newUnit(block, order, tokens));
+    }
+  }
   return units;
+}
+
+function newUnit(block: ContextBlock, order: number, tokens: number): Unit {
+  return {
+    first: order,
+    rest: undefined,
+    tokens,
+    priority: block.priority,
+    pinned: block.pinned === true,
+    order,
+    layer: block.layer,
+  };
 }
 
 function byRank(a: Unit, b: Unit): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  countMessage,
   createTokenCounter,
   NO_MESSAGE_OVERHEAD,
   OPENAI_MESSAGE_OVERHEAD,
@@ -74,5 +75,22 @@ describe('countMessages', () => {
     // 3 (priming) + 3 (message) + 4 ('user') + 3 ('abc') + 1 (name) + 1 ('x')
     expect(total).toBe(15);
     expect(counter.countMessages([])).toBe(0);
+  });
+});
+
+describe('countMessage', () => {
+  it('is countMessages of the one message minus the request overhead, for built and copied counters', () => {
+    const counter = createTokenCounter({
+      name: 'c',
+      exact: true,
+      countText: (text) => text.length,
+      overhead: OPENAI_MESSAGE_OVERHEAD,
+    });
+    const message = { id: '1', role: 'user' as const, content: 'abc', name: 'x' };
+    expect(countMessage(counter, message)).toBe(12);
+    expect(countMessage(withTokenCache(counter), message)).toBe(12);
+    // A copy with its own framing is asked through its own countMessages, never bypassed.
+    const framed = { ...counter, countMessages: () => 100 };
+    expect(countMessage(framed, message)).toBe(100 - OPENAI_MESSAGE_OVERHEAD.perRequest);
   });
 });

@@ -57,13 +57,15 @@ export interface CreateTokenCounterOptions {
 export function createTokenCounter(options: CreateTokenCounterOptions): TokenCounter {
   const overhead = options.overhead ?? OPENAI_MESSAGE_OVERHEAD;
   const countText = options.countText;
-  return {
+  const counter: TokenCounter = {
     name: options.name,
     exact: options.exact,
     overhead,
     countText,
     countMessages: (messages) => countMessagesWith(countText, overhead, messages),
   };
+  perMessage.set(counter, (message) => countMessageWith(countText, overhead, message));
+  return counter;
 }
 
 /**
@@ -103,8 +105,38 @@ export function countMessageWith(
  * `overhead.perRequest` gives `countMessages(messages)`.
  */
 export function countMessage(counter: TokenCounter, message: Message): number {
+  const cost = perMessage.get(counter);
+  return cost === undefined ? countViaList(counter, message) : cost(message);
+}
+
+/**
+ * Per-message cost functions of the counters built here, whose `countMessages` is known to
+ * be a plain sum over messages: for them one message is measured without building a
+ * one-element list (a long history is measured message by message). Keyed by the counter
+ * object itself, so a copy that overrides `countMessages` (`{ ...counter, countMessages }`)
+ * is not in it and is asked through its own `countMessages`.
+ */
+const perMessage = new WeakMap<TokenCounter, (message: Message) => number>();
+
+/** Counters built by {@link withTokenCache} (by identity): looking a text up again is cheap. */
+const textCached = new WeakSet<TokenCounter>();
+
+/** True when `counter` came from {@link withTokenCache}, so recounting a seen text is a lookup. */
+export function isTextCached(counter: TokenCounter): boolean {
+  return textCached.has(counter);
+}
+
+/** {@link countMessage} bound to `counter` (look it up once to measure many messages). */
+export function messageCostOf(counter: TokenCounter): (message: Message) => number {
+  return perMessage.get(counter) ?? ((message: Message) => countViaList(counter, message));
+}
+
+function countViaList(counter: TokenCounter, message: Message): number {
   return counter.countMessages([message]) - counter.overhead.perRequest;
 }
+
+/** Most distinct short strings a cached counter remembers; later ones are counted each time. */
+const MAX_SHORT_ENTRIES = 4096;
 
 /** Hit and miss counts of a {@link CachedTokenCounter}. */
 export interface TokenCacheStats {
@@ -127,7 +159,11 @@ export interface TokenCacheOptions {
   maxEntries?: number;
   /** Most UTF-16 code units the cached strings may hold in all. Default 64 Mi (~128 MB). */
   maxCharacters?: number;
-  /** Strings shorter than this are counted directly (a lookup costs more). Default 16. */
+  /**
+   * Strings shorter than this skip the bounded cache (they would crowd out message texts) and
+   * go to a small side table instead — roles, names and short replies repeat on every message,
+   * and a lookup costs a tenth of tokenising them. Default 16.
+   */
   minLength?: number;
 }
 
@@ -151,12 +187,19 @@ export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions
   }
   const overhead = counter.overhead;
   const cache = new Map<string, number>();
+  const short = new Map<string, number>();
   let characters = 0;
   let hits = 0;
   let misses = 0;
 
   const countText = (text: string): number => {
-    if (text.length < minLength) return counter.countText(text);
+    if (text.length < minLength) {
+      const known = short.get(text);
+      if (known !== undefined) return known;
+      const count = counter.countText(text);
+      if (short.size < MAX_SHORT_ENTRIES) short.set(text, count);
+      return count;
+    }
     const cached = cache.get(text);
     if (cached !== undefined) {
       hits++;
@@ -176,7 +219,7 @@ export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions
     return count;
   };
 
-  return {
+  const cached: CachedTokenCounter = {
     name: counter.name,
     exact: counter.exact,
     overhead,
@@ -185,9 +228,13 @@ export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions
     stats: () => ({ hits, misses, entries: cache.size, characters }),
     clear: () => {
       cache.clear();
+      short.clear();
       characters = 0;
       hits = 0;
       misses = 0;
     },
   };
+  perMessage.set(cached, (message) => countMessageWith(countText, overhead, message));
+  textCached.add(cached);
+  return cached;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Message, type TokenCounter, withTokenCache } from '../core/index.ts';
+import { countMessage, type Message, type TokenCounter, withTokenCache } from '../core/index.ts';
 
 /** Options of {@link describeTokenCounterConformance}. */
 export interface TokenCounterConformanceOptions {
@@ -133,6 +133,14 @@ export function describeTokenCounterConformance(
       const contentSum = SAMPLES.reduce((sum, text) => sum + counter.countText(text), 0);
       const overhead = counter.overhead.perRequest + messages.length * counter.overhead.perMessage;
       expect(counter.countMessages(messages)).toBeGreaterThanOrEqual(contentSum + overhead);
+    });
+
+    it('counts one message as countMessages of it minus the request overhead', () => {
+      SAMPLES.forEach((text, index) => {
+        const message: Message = { id: `o${index}`, role: 'assistant', content: text, name: 'bot' };
+        const expected = counter.countMessages([message]) - counter.overhead.perRequest;
+        expect(countMessage(counter, message)).toBe(expected);
+      });
     });
 
     it('charges a name and grows with each added message', () => {

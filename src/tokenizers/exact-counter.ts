@@ -1,7 +1,7 @@
 import { createTokenCounter, OPENAI_MESSAGE_OVERHEAD, type TokenCounter } from '../core/index.ts';
 import { type BpeTextCounter, createBpeTextCounter } from './bpe-counter.ts';
 import { type EncodingName, loadEncodingTables, splitPatternOf } from './encodings.ts';
-import { loadWasmEncoding, prefersWasm } from './wasm-counter.ts';
+import { loadWasmEncoding, prefersWasm, type WasmEncoding } from './wasm-counter.ts';
 
 /** Options of {@link createExactCounter}. */
 export interface ExactCounterOptions {
@@ -42,11 +42,13 @@ export function createExactCounter(options: ExactCounterOptions): ExactTokenCoun
     ...(options.maxCachedPieces === undefined ? {} : { maxCachedPieces: options.maxCachedPieces }),
   });
   const useWasm = (options.backend ?? 'auto') === 'auto';
+  // Looked up on the first CJK-heavy text, then kept (null: tiktoken cannot load here).
+  let wasm: WasmEncoding | null | undefined;
   const countText = useWasm
     ? (text: string): number => {
         if (prefersWasm(text)) {
-          const wasm = loadWasmEncoding(encoding);
-          if (wasm !== undefined) return wasm.encode_ordinary(text).length;
+          if (wasm === undefined) wasm = loadWasmEncoding(encoding) ?? null;
+          if (wasm !== null) return wasm.encode_ordinary(text).length;
         }
         return bpe.count(text);
       }

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import type { EncodingName } from './encodings.ts';
 
-interface WasmEncoding {
+/** The part of tiktoken's encoder ctxloom uses. */
+export interface WasmEncoding {
   encode_ordinary(text: string): Uint32Array;
 }
 
@@ -39,17 +40,23 @@ export const WASM_CJK_SHARE = 0.25;
  * 3–6× slower on English). Both give identical counts, so the choice only affects speed.
  */
 export function prefersWasm(text: string): boolean {
-  if (text.length < WASM_MIN_LENGTH) return false;
+  const length = text.length;
+  if (length < WASM_MIN_LENGTH) return false;
+  const needed = length * WASM_CJK_SHARE;
   let cjk = 0;
-  for (let index = 0; index < text.length; index++) {
+  for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
     // Han (incl. extension A), kana, hangul syllables and CJK punctuation.
     if (
       (code >= 0x3000 && code <= 0x9fff) ||
       (code >= 0xac00 && code <= 0xd7af) ||
       (code >= 0xf900 && code <= 0xfaff)
-    )
-      cjk++;
+    ) {
+      // Decided as soon as the share is reached (a Chinese paragraph: after a quarter of it).
+      if (++cjk >= needed) return true;
+    } else if (cjk + (length - index - 1) < needed) {
+      return false;
+    }
   }
-  return cjk >= text.length * WASM_CJK_SHARE;
+  return cjk >= needed;
 }

@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ContextBlock } from './block.ts';
+import { recencyPriority } from './history.ts';
+import { type Selection, selectBlocks } from './select.ts';
+import { splitUnreachableHistory, withUnreachable } from './unreachable-history.ts';
+
+function historyBlocks(tokens: number[], toolPairs: boolean[]): ContextBlock[] {
+  return tokens.map((count, index) => {
+    const block: ContextBlock = {
+      id: `history:m${index}`,
+      layer: 'history',
+      source: 'history',
+      content: `m${index}`,
+      tokens: count,
+      priority: recencyPriority(index, tokens.length),
+      fingerprint: `history:m${index}`,
+      metadata: {},
+    };
+    // A tool call and its result: this message and the next share a group.
+    if (toolPairs[index] === true && index + 1 < tokens.length) block.group = `tools:m${index}`;
+    if (toolPairs[index - 1] === true) block.group = `tools:m${index - 1}`;
+    return block;
+  });
+}
+
+function knowledgeBlocks(raw: { tokens: number; priority: number; pinned: boolean }[]): ContextBlock[] {
+  return raw.map((entry, index) => ({
+    id: `k${index}`,
+    layer: 'knowledge__context',
+    source: 'knowledge',
+    content: `k${index}`,
+    tokens: entry.tokens,
+    priority: entry.priority,
+    fingerprint: `k${index}`,
+    ...(entry.pinned ? { pinned: true } : {}),
+    metadata: {},
+  }));
+}
+
+function select(blocks: ContextBlock[], budget: number, historyShare: number): Selection {
+  const history = Math.floor(budget * historyShare);
+  return selectBlocks({
+    blocks,
+    plan: { allocations: { history, knowledge: budget - history }, unallocated: 0 },
+    pinnedBudget: budget,
+    sourcePriorities: { history: 0.9, knowledge: 0.5 },
+    layerOrder: ['knowledge__context', 'history'],
+    separatorTokens: 1,
+  });
+}
+
+function droppedKeys(selection: Selection): string[] {
+  return selection.dropped.map((entry) => `${entry.block.id} ${JSON.stringify(entry.reason)}`).sort();
+}
+
+describe('splitUnreachableHistory', () => {
+  it('leaves out only history no budget could reach: selection is unchanged', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 60 }),
+        fc.array(
+          fc.integer({ min: 0, max: 9 }).map((value) => value < 2),
+          { maxLength: 60 },
+        ),
+        fc.array(
+          fc.record({
+            tokens: fc.integer({ min: 1, max: 50 }),
+            priority: fc.integer({ min: 0, max: 10 }).map((value) => value / 10),
+            pinned: fc.integer({ min: 0, max: 9 }).map((value) => value < 1),
+          }),
+          { maxLength: 8 },
+        ),
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer({ min: 0, max: 10 }).map((value) => value / 10),
+        (tokens, toolPairs, knowledge, budget, historyShare) => {
+          const history = historyBlocks(tokens, toolPairs);
+          const others = knowledgeBlocks(knowledge);
+          const full = select([...others, ...history], budget, historyShare);
+          const { reachable, unreachable, unreachableTokens } = splitUnreachableHistory(history, budget);
+          const split = withUnreachable(
+            select([...others, ...reachable], budget, historyShare),
+            unreachable,
+            unreachableTokens,
+          );
+          expect(split.kept.map((block) => block.id)).toEqual(full.kept.map((block) => block.id));
+          expect(split.layers).toEqual(full.layers);
+          expect(split.pinnedTokens).toBe(full.pinnedTokens);
+          expect(droppedKeys(split)).toEqual(droppedKeys(full));
+          // A tool group is never split across the cut.
+          const reachableGroups = new Set(reachable.map((block) => block.group));
+          expect(
+            unreachable.some((block) => block.group !== undefined && reachableGroups.has(block.group)),
+          ).toBe(false);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('cuts a long history just past what the budget holds', () => {
+    const history = historyBlocks(
+      Array.from({ length: 100 }, () => 10),
+      [],
+    );
+    const { reachable, unreachable, unreachableTokens } = splitUnreachableHistory(history, 95);
+    // 10 newest messages hold 100 > 95 tokens: the 10th crosses the budget and stays reachable.
+    expect(reachable.map((block) => block.id)).toEqual(history.slice(90).map((block) => block.id));
+    expect(unreachable).toHaveLength(90);
+    expect(unreachableTokens).toBe(900);
+  });
+});
