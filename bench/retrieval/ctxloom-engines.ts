@@ -3,6 +3,7 @@
 import { type CjkMode, createAnalyzer } from '../../src/retrieval/analyzer.ts';
 import { createBm25Index } from '../../src/retrieval/bm25-index.ts';
 import { createConversationIndex } from '../../src/retrieval/conversation-index.ts';
+import type { Embedder } from '../../src/retrieval/embedder.ts';
 import { createKnowledgeBase } from '../../src/retrieval/knowledge-base.ts';
 import { createRetriever } from '../../src/retrieval/retriever.ts';
 import { createCharCounter } from '../../src/testing/index.ts';
@@ -37,15 +38,25 @@ export function ctxloomConversationEngine(options: {
   };
 }
 
-/** ctxloom on documents (CMRC paragraphs): a knowledge base → unified retriever, default settings. */
-export function ctxloomKnowledgeEngine(options: { cjk?: CjkMode; label?: string } = {}): Engine {
+/**
+ * ctxloom on documents (CMRC paragraphs): a knowledge base → unified retriever, default
+ * settings; with `embedder`, the knowledge base is hybrid (union of BM25 and cosine top 20).
+ */
+export function ctxloomKnowledgeEngine(
+  options: { cjk?: CjkMode; label?: string; embedder?: Embedder } = {},
+): Engine {
+  const recall =
+    options.embedder === undefined
+      ? 'BM25, recallLimit 20'
+      : `embedder ${options.embedder.name} (union of BM25 and cosine top 20)`;
   return {
     name: options.label ?? 'ctxloom',
-    settings: `defaults (no language option)${options.cjk === undefined ? '' : `, cjk ${options.cjk}`}: knowledge base, BM25, recallLimit 20, seed reranker`,
+    settings: `defaults (no language option)${options.cjk === undefined ? '' : `, cjk ${options.cjk}`}: knowledge base, ${recall}, seed reranker`,
     build(documents) {
       const kb = createKnowledgeBase({
         name: 'kb',
         ...(options.cjk === undefined ? {} : { analyzer: createAnalyzer({ cjk: options.cjk }) }),
+        ...(options.embedder === undefined ? {} : { embedder: options.embedder }),
       });
       const ready = kb.add(documents);
       const retriever = createRetriever({ sources: [kb] });
@@ -54,6 +65,26 @@ export function ctxloomKnowledgeEngine(options: { cjk?: CjkMode; label?: string 
           await ready;
           const result = await retriever.retrieve({ query, maxTokens: 0, counter: rankingCounter });
           return result.ranked.slice(0, limit).map((candidate) => candidate.id);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The pipeline's first stage alone: the conversation index's recall (BM25 over each turn with
+ * its neighbours, top `limit` candidates with content and fingerprint), no rerank or inject.
+ */
+export function ctxloomRecallEngine(options: { indexContext: number }): Engine {
+  return {
+    name: 'ctxloom-recall',
+    settings: `first stage alone: conversation index indexContext ${options.indexContext}, recall() top k candidates, no rewrite/rerank/inject`,
+    build(documents) {
+      const index = createConversationIndex({ indexContext: options.indexContext });
+      index.append(documents);
+      return {
+        async search(query, limit) {
+          return (await index.recall({ query, limit })).map((candidate) => candidate.id);
         },
       };
     },

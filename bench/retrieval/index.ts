@@ -2,10 +2,18 @@ import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { createTokenCounter, withTokenCache } from '../../src/core/index.ts';
 import { createConversationIndex } from '../../src/retrieval/conversation-index.ts';
+import { createRetriever } from '../../src/retrieval/retriever.ts';
 import { createVectorIndex } from '../../src/retrieval/vector-index.ts';
+import { createCharCounter } from '../../src/testing/index.ts';
 import { type BenchContext, type BenchMetric, createBenchResult, writeBenchResult } from '../lib/index.ts';
-import { ctxloomBm25Engine, ctxloomConversationEngine, ctxloomKnowledgeEngine } from './ctxloom-engines.ts';
+import {
+  ctxloomBm25Engine,
+  ctxloomConversationEngine,
+  ctxloomKnowledgeEngine,
+  ctxloomRecallEngine,
+} from './ctxloom-engines.ts';
 import { type EvalCorpus, loadCmrc, loadLocomo } from './datasets.ts';
+import { evaluateHybrid } from './hybrid-suite.ts';
 import { packedRecall, recencyRecall } from './packing.ts';
 import {
   type Engine,
@@ -15,7 +23,7 @@ import {
   withNeighbourContext,
 } from './peers.ts';
 import { type RankingScores, scoreRankings } from './ranking-metrics.ts';
-import { buildTimeMs, interleavedBuildTimesMs, queryLatencyP50 } from './timing.ts';
+import { buildTimeMs, conversationWalkLatency, interleavedBuildTimesMs, queryLatency } from './timing.ts';
 
 /** A shared-format metric plus whether this run met its target. */
 export interface RetrievalMetric extends BenchMetric {
@@ -233,34 +241,116 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     metrics.push({ name: `cmrc.mrr.${name}`, value: percent(scores.mrr), unit: '%', better: 'higher' });
   }
 
+  // ---- Hybrid recall with the local embedder (Universal Sentence Encoder Lite)
+  const hybrid = await evaluateHybrid({
+    corpora,
+    cmrc,
+    counter,
+    budgets: BUDGETS,
+    ks: KS,
+    packLimit,
+    baselines: {
+      lexical: ours,
+      lexicalPacked: packed.get('ctxloom') ?? {},
+      recency,
+      bestPeerPacked: Object.fromEntries(
+        BUDGETS.map((budget) => [
+          budget,
+          best(peers.map((engine) => [engine.name, packed.get(engine.name)?.[budget] ?? 0])),
+        ]),
+      ),
+      cmrcLexical: cmrcOurs,
+    },
+    log,
+  });
+  metrics.push(...hybrid.metrics);
+  Object.assign(notes, hybrid.notes);
+
   // ---- Speed: query p50 on the 689-turn conv-47; index build for 10k turns
   const longest = corpora.reduce((left, right) =>
     right.documents.length > left.documents.length ? right : left,
   );
-  notes.latency = `${longest.name} (${longest.documents.length} turns, ${longest.questions.length} questions), 1 warm-up + 7 interleaved timed passes, top 10; ctxloom = the full retriever (rewrite, recall, rerank, inject), ctxloom-bm25-only = the index alone`;
-  const latency = await queryLatencyP50([ctxloom, ctxloomBm25Engine(), ...peers], longest);
-  const fastest = best(peers.map((engine) => [engine.name, -(latency.get(engine.name) ?? 0)]));
-  const ourLatency = round(latency.get('ctxloom') ?? 0);
+  const recallOnly = ctxloomRecallEngine({ indexContext: 1 });
+  notes.latency = {
+    corpus: `${longest.name} (${longest.documents.length} turns, ${longest.questions.length} questions), 1 warm-up + 7 interleaved timed passes, top 10, each query timed alone and awaited`,
+    perQuery: {
+      ctxloom:
+        'full retriever: analyse the query once (NFKC/ASCII, stopwords, stemming), BM25 over turns indexed with their neighbours (top 20, MaxScore pruning), 20 candidates with content and fingerprint, rerank (dedupe, 4 signals incl. query-term overlap with each passage, weighted mean, sort), inject into a 0-token budget, through the async RecallSource interface; returns ranked candidates with scores and signals',
+      'ctxloom-recall': 'the first stage alone: conversation-index recall(), top 10 candidates',
+      'ctxloom-bm25-only':
+        'the BM25 index over the bare turns, top 10 hits with scores — the like-for-like comparison with FlexSearch (same documents, ranked ids out)',
+      flexsearch:
+        'FlexSearch 0.8 preset score (resolution 9 + context depth 2): encode the query (charset, English stemmer, stopword filter), union the position-bucket postings (suggest: true), top 10 numeric ids — no per-document scores, no BM25',
+      minisearch: 'MiniSearch 7: BM25+ over the bare turns, OR, every match scored and sorted, top 10',
+      orama: 'Orama 3: BM25, prefix matching, top 10',
+    },
+  };
+  const latency = await queryLatency([ctxloom, recallOnly, ctxloomBm25Engine(), ...peers], longest);
+  notes.latencyLoadAverage = latency.loadAverage;
+  const p50 = (name: string) => round(latency.p50.get(name) ?? 0);
+  const fastest = best(peers.map((engine) => [engine.name, -p50(engine.name)]));
+  const fastestP50 = -fastest.value;
+  const ourLatency = p50('ctxloom');
   metrics.push({
     name: 'query.p50',
     value: ourLatency,
     unit: 'µs',
-    peer: { name: fastest.name, value: round(-fastest.value) },
+    peer: { name: fastest.name, value: fastestP50 },
     target: '≤ best peer',
-    met: ourLatency <= round(-fastest.value),
+    met: ourLatency <= fastestP50,
   });
   const qualityPeer = bestPeer((scores) => scores.recall[10] ?? 0).name;
   metrics.push({
     name: 'query.p50.vs-best-quality-peer',
     value: ourLatency,
     unit: 'µs',
-    peer: { name: qualityPeer, value: round(latency.get(qualityPeer) ?? 0) },
+    peer: { name: qualityPeer, value: p50(qualityPeer) },
     target: '≤ the peer with the best LoCoMo recall@10',
-    met: ourLatency <= round(latency.get(qualityPeer) ?? 0),
+    met: ourLatency <= p50(qualityPeer),
   });
-  for (const name of ['ctxloom-bm25-only', ...peers.map((engine) => engine.name)]) {
-    metrics.push({ name: `query.p50.${name}`, value: round(latency.get(name) ?? 0), unit: 'µs' });
+  metrics.push({
+    name: 'query.p50.bm25-only.vs-fastest-peer',
+    value: p50('ctxloom-bm25-only'),
+    unit: 'µs',
+    peer: { name: fastest.name, value: fastestP50 },
+    target: '≤ best peer (same documents, ranked ids out)',
+    met: p50('ctxloom-bm25-only') <= fastestP50,
+  });
+  metrics.push({
+    name: 'query.p50.recall-only.vs-fastest-peer',
+    value: p50('ctxloom-recall'),
+    unit: 'µs',
+    peer: { name: fastest.name, value: fastestP50 },
+  });
+  for (const name of ['ctxloom-recall', 'ctxloom-bm25-only', ...peers.map((engine) => engine.name)]) {
+    metrics.push({ name: `query.p50.${name}`, value: p50(name), unit: 'µs' });
   }
+  for (const name of [
+    'ctxloom',
+    'ctxloom-recall',
+    'ctxloom-bm25-only',
+    ...peers.map((engine) => engine.name),
+  ]) {
+    metrics.push({ name: `query.p90.${name}`, value: round(latency.p90.get(name) ?? 0), unit: 'µs' });
+  }
+  // The bench engines pass no history, so the rewriter is idle above; an agent passes it.
+  const walkCounter = createCharCounter();
+  const walkOver = async (corpus: EvalCorpus) => {
+    const walkIndex = createConversationIndex({ indexContext: 1 });
+    walkIndex.append(corpus.documents);
+    const walkRetriever = createRetriever({ sources: [walkIndex], recallLimit: 20 });
+    return conversationWalkLatency(
+      (query, history) => walkRetriever.retrieve({ query, history, maxTokens: 2000, counter: walkCounter }),
+      corpus,
+      { recentMessages: 5, warmup: 0 },
+    );
+  };
+  // Warm-up: another conversation walked the same way (its messages are not conv-47's).
+  await walkOver(corpora.find((corpus) => corpus !== longest) ?? longest);
+  const walk = await walkOver(longest);
+  notes.latencyWithHistory = `${longest.name} walked in order once after a warm-up walk over another conversation: the question at turn i (questions cycled) with turns i−5..i−1 as history, full retriever (rewrite on), 2000-token budget (character counter)`;
+  metrics.push({ name: 'query.p50.ctxloom-with-history', value: round(walk.p50), unit: 'µs' });
+  metrics.push({ name: 'query.p90.ctxloom-with-history', value: round(walk.p90), unit: 'µs' });
 
   const turns = tenThousandTurns(corpora);
   const [buildMsRaw, miniBuildRaw] = interleavedBuildTimesMs([

@@ -52,10 +52,30 @@ const SEGMENT_CHUNK = 256;
  * into character unigrams + bigrams (or `Intl.Segmenter` words, see {@link CjkMode}), and
  * Thai/Lao/Khmer/Myanmar runs (written without spaces) into `Intl.Segmenter` words. Mixed
  * scripts need no language option.
+ *
+ * Pure ASCII text takes a shorter path with the same terms (NFKC leaves ASCII unchanged and
+ * only the word pattern can match it). The last text analysed is remembered, so the query
+ * analysed by recall and again by the reranker costs one analysis; `createAnalyzer()` with no
+ * options returns one shared analyzer so that both see the same memory.
  * @example
  * createAnalyzer().analyze('Running OAuth2 认证方案') // ['run', 'oauth2', '认', '认证', '证', '证方', '方', '方案', '案']
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const defaults =
+    options.stopwords === undefined &&
+    options.stem === undefined &&
+    options.cjk === undefined &&
+    options.maxTermLength === undefined;
+  if (defaults) {
+    defaultAnalyzer ??= buildAnalyzer(options);
+    return defaultAnalyzer;
+  }
+  return buildAnalyzer(options);
+}
+
+let defaultAnalyzer: Analyzer | undefined;
+
+function buildAnalyzer(options: AnalyzerOptions): Analyzer {
   const stopwords = options.stopwords ?? DEFAULT_STOPWORDS;
   const stem = options.stem === undefined ? stemEnglish : options.stem;
   const cjk = options.cjk ?? 'ngram';
@@ -98,27 +118,59 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     }
   };
 
+  const addWord = (raw: string, terms: string[]): void => {
+    const word = raw.length > maxTermLength ? raw.slice(0, maxTermLength) : raw;
+    if (stopwords.has(word)) return;
+    const term = stem === false ? word : stem(word);
+    if (term.length > 0) terms.push(term);
+  };
+
+  const analyzeUnicode = (text: string): string[] => {
+    const terms: string[] = [];
+    for (const match of normalizeText(text).matchAll(tokenPattern)) {
+      const run = match[1];
+      if (run !== undefined) {
+        addCjk(run, terms);
+        continue;
+      }
+      const unspaced = match[2];
+      if (unspaced !== undefined) {
+        addUnspaced(unspaced, terms);
+        continue;
+      }
+      addWord(match[0], terms);
+    }
+    return terms;
+  };
+
+  // On lowercase ASCII the token pattern reduces to its word branch over [a-z0-9].
+  const asciiWord = /[a-z0-9]+(?:'[a-z0-9]+)*/g;
+  const analyzeAscii = (text: string): string[] => {
+    const terms: string[] = [];
+    const lower = text.toLowerCase();
+    asciiWord.lastIndex = 0;
+    for (let match = asciiWord.exec(lower); match !== null; match = asciiWord.exec(lower)) {
+      addWord(match[0], terms);
+    }
+    return terms;
+  };
+
+  let lastText: string | undefined;
+  let lastTerms: string[] = [];
   return {
     name: `ctxloom-analyzer/v2 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'light' : 'custom'} stopwords=${stopwords.size}`,
     analyze(text) {
-      const terms: string[] = [];
-      for (const match of normalizeText(text).matchAll(tokenPattern)) {
-        const run = match[1];
-        if (run !== undefined) {
-          addCjk(run, terms);
-          continue;
-        }
-        const unspaced = match[2];
-        if (unspaced !== undefined) {
-          addUnspaced(unspaced, terms);
-          continue;
-        }
-        const word = match[0].length > maxTermLength ? match[0].slice(0, maxTermLength) : match[0];
-        if (stopwords.has(word)) continue;
-        const term = stem === false ? word : stem(word);
-        if (term.length > 0) terms.push(term);
+      if (text !== lastText) {
+        lastTerms = isAscii(text) ? analyzeAscii(text) : analyzeUnicode(text);
+        lastText = text;
       }
-      return terms;
+      // A copy: callers own the array they get.
+      return lastTerms.slice();
     },
   };
+}
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
 }

@@ -1,5 +1,13 @@
 import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import {
+  appendPosting,
+  type Bm25Postings,
+  createPostings,
+  currentImpacts,
+  removePosting,
+} from './bm25-postings.ts';
+import { accumulateScores, reserveScratch, type ScoringScratch, type ScoringTerm } from './bm25-scorer.ts';
 import { topSlots } from './top-slots.ts';
 
 /** Format version written by {@link Bm25Index.toJSON}; {@link loadBm25Index} reads only this. */
@@ -42,7 +50,9 @@ export interface SerializedBm25Index {
 /**
  * An in-memory Okapi BM25 inverted index with incremental add/remove and a versioned saved
  * form. Scores use the Lucene/BM25+-style IDF `ln(1 + (N − df + 0.5)/(df + 0.5))`, so common
- * terms never score negative.
+ * terms never score negative. Each posting's contribution is cached until the collection
+ * changes, and a search skips documents that hold only terms too weak to reach the top
+ * `limit` (MaxScore pruning; the hits and scores are those of scoring every document).
  */
 export interface Bm25Index {
   readonly analyzer: Analyzer;
@@ -66,11 +76,6 @@ export interface Bm25Index {
   /** Analysed term frequencies of a stored document (a copy), or undefined. */
   termFrequencies(id: string): Map<string, number> | undefined;
   toJSON(): SerializedBm25Index;
-}
-
-interface Posting {
-  slots: number[];
-  frequencies: number[];
 }
 
 interface DocumentEntry {
@@ -134,16 +139,29 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     throw new CtxloomError({ code: 'invalid-argument', message: 'b must be within 0..1', path: 'b' });
 
   const documents = new Map<string, DocumentEntry>();
-  // Postings as parallel arrays (slot, frequency): a tight loop over plain arrays is several
-  // times faster than iterating Maps, and removal (rare) splices eagerly.
-  const postings = new Map<string, Posting>();
+  const postings = new Map<string, Bm25Postings>();
   const slotIds: Array<string | undefined> = [];
   const slotLengths: number[] = [];
+  const slotFrequencies: Array<Map<string, number> | undefined> = [];
   const freeSlots: number[] = [];
   let totalLength = 0;
+  // Bumped by every add and remove: document count and average length (so every idf and
+  // norm) change, which invalidates the cached norms and impacts.
+  let generation = 0;
   let norms = new Float64Array(0);
-  let normsValid = false;
-  let scratch = new Float64Array(64);
+  let normsGeneration = -1;
+  // Per-search buffers, reused (search is synchronous).
+  const scratch: ScoringScratch = {
+    scores: new Float64Array(0),
+    touched: new Int32Array(0),
+    heap: new Int32Array(0),
+    heapScores: new Float64Array(0),
+    suffix: new Float64Array(0),
+    norms: new Float64Array(0),
+    documentCount: 0,
+    slotFrequencies,
+  };
+  const scoring: ScoringTerm[] = [];
 
   const remove = (id: string): boolean => {
     const entry = documents.get(id);
@@ -151,18 +169,15 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     for (const term of entry.frequencies.keys()) {
       const list = postings.get(term);
       if (list === undefined) continue;
-      const at = list.slots.indexOf(entry.slot);
-      if (at >= 0) {
-        list.slots.splice(at, 1);
-        list.frequencies.splice(at, 1);
-      }
-      if (list.slots.length === 0) postings.delete(term);
+      removePosting(list, entry.slot);
+      if (list.count === 0) postings.delete(term);
     }
     documents.delete(id);
     slotIds[entry.slot] = undefined;
+    slotFrequencies[entry.slot] = undefined;
     freeSlots.push(entry.slot);
     totalLength -= entry.length;
-    normsValid = false;
+    generation++;
     return true;
   };
 
@@ -171,29 +186,31 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     const slot = freeSlots.pop() ?? slotIds.length;
     slotIds[slot] = id;
     slotLengths[slot] = length;
+    slotFrequencies[slot] = frequencies;
     documents.set(id, { slot, length, frequencies });
     totalLength += length;
-    normsValid = false;
+    generation++;
     for (const [term, frequency] of frequencies) {
+      // A zero frequency is no occurrence (it would score 0 and be touched twice).
+      if (!(frequency > 0)) continue;
       let list = postings.get(term);
       if (list === undefined) {
-        list = { slots: [], frequencies: [] };
+        list = createPostings();
         postings.set(term, list);
       }
-      list.slots.push(slot);
-      list.frequencies.push(frequency);
+      appendPosting(list, slot, frequency);
     }
   };
 
   // k1·(1 − b + b·length/avgLength) per slot, recomputed after the collection changed.
   const currentNorms = (): Float64Array => {
-    if (normsValid && norms.length === slotIds.length) return norms;
+    if (normsGeneration === generation) return norms;
     const averageLength = totalLength / Math.max(1, documents.size) || 1;
     norms = new Float64Array(slotIds.length);
     for (let slot = 0; slot < slotIds.length; slot++) {
       norms[slot] = k1 * (1 - b + (b * (slotLengths[slot] ?? 0)) / averageLength);
     }
-    normsValid = true;
+    normsGeneration = generation;
     return norms;
   };
 
@@ -202,32 +219,50 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     const count = documents.size;
     if (count === 0 || limit <= 0) return [];
     const slotNorms = currentNorms();
-    // Accumulators are reused across searches (search is synchronous) and zeroed after use.
-    if (scratch.length < slotIds.length) scratch = new Float64Array(Math.max(64, slotIds.length * 2));
-    const scores = scratch;
-    const touched: number[] = [];
+    scoring.length = 0;
     for (const [term, weight] of terms) {
       const list = postings.get(term);
       if (list === undefined || !(weight > 0)) continue;
-      const { slots, frequencies } = list;
-      const idf = Math.log(1 + (count - slots.length + 0.5) / (slots.length + 0.5));
-      const boost = weight * idf * (k1 + 1);
-      for (let index = 0; index < slots.length; index++) {
-        const slot = slots[index] as number;
-        const frequency = frequencies[index] as number;
-        const previous = scores[slot] as number;
-        if (previous === 0) touched.push(slot);
-        scores[slot] = previous + (boost * frequency) / (frequency + (slotNorms[slot] as number));
-      }
+      const idf = Math.log(1 + (count - list.count + 0.5) / (list.count + 0.5));
+      const impacts = currentImpacts(list, generation, idf, k1, slotNorms);
+      scoring.push({
+        term,
+        postings: list,
+        impacts,
+        weight,
+        boost: 1 * idf * (k1 + 1),
+        bound: weight * list.maxImpact,
+      });
     }
+    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), scoring.length);
+    scratch.norms = slotNorms;
+    scratch.documentCount = count;
+    const { scores, touched, heap } = scratch;
     const filter = searchOptions.filter;
-    const kept = filter === undefined ? touched : touched.filter((slot) => filter(slotIds[slot] as string));
-    const hits = topSlots(kept, scores, limit).map((slot) => ({
-      id: slotIds[slot] as string,
-      score: scores[slot] as number,
-    }));
-    for (const slot of touched) scores[slot] = 0;
-    return hits;
+    const touchedCount = accumulateScores(scoring, limit, filter === undefined, scratch);
+    try {
+      let keptCount = touchedCount;
+      let kept = touched;
+      if (filter !== undefined) {
+        kept = new Int32Array(touchedCount);
+        keptCount = 0;
+        for (let index = 0; index < touchedCount; index++) {
+          const slot = touched[index] as number;
+          if (filter(slotIds[slot] as string)) kept[keptCount++] = slot;
+        }
+      }
+      const size = topSlots(kept, keptCount, scores, limit, heap);
+      const hits: Bm25Hit[] = [];
+      for (let index = 0; index < size; index++) {
+        const slot = heap[index] as number;
+        hits.push({ id: slotIds[slot] as string, score: scores[slot] as number });
+      }
+      return hits;
+    } finally {
+      // Even when the filter throws, the accumulators are left zeroed for the next search.
+      for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
+      scoring.length = 0;
+    }
   };
 
   for (const [position, entry] of initial.entries()) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fingerprintContent } from '../core/index.ts';
 import { createConversationIndex } from './conversation-index.ts';
 
 const turns = [
@@ -39,6 +40,22 @@ describe('createConversationIndex', () => {
     const [hit] = await index.recall({ query: 'report', limit: 1 });
     expect(hit?.content).toBe(`${turns[1]?.text}\n${turns[2]?.text}\n${turns[3]?.text}`);
     expect(hit?.vectorScore).toBe(1);
+  });
+
+  it('fingerprints the current text of each turn after replace and remove', async () => {
+    const index = createConversationIndex({ indexContext: 0 });
+    index.append(turns);
+    const fingerprints = async () =>
+      (await index.recall({ query: 'hike views report dana', limit: 10 })).map((hit) => [
+        hit.id,
+        hit.fingerprint,
+      ]);
+    const expected = () => index.entries().map((entry) => [entry.id, fingerprintContent(entry.text)]);
+    expect((await fingerprints()).sort()).toEqual(expected().sort());
+    index.append([{ id: '2', text: 'B: Mount Tam has great views, and the report is late.' }]);
+    expect((await fingerprints()).sort()).toEqual(expected().sort());
+    index.remove('1');
+    expect((await fingerprints()).sort()).toEqual(expected().sort());
   });
 
   it('rejects windows outside 0..10', () => {

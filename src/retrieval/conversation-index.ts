@@ -78,6 +78,8 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   const lexical = createBm25Index(options.analyzer === undefined ? {} : { analyzer: options.analyzer });
   const order: ConversationEntry[] = [];
   const positions = new Map<string, number>();
+  // Fingerprint of each entry's own text by position (filled on first recall).
+  const textFingerprints: Array<string | undefined> = [];
   // Fingerprints of recalled contents, computed once per distinct content (hashing dominated
   // recall time otherwise); bounded FIFO.
   const fingerprints = new Map<string, string>();
@@ -139,13 +141,21 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     const position = positions.get(id);
     if (position === undefined) return undefined;
     const entry = order[position] as ConversationEntry;
-    const content = range === 0 ? entry.text : window(position, range);
+    let content: string;
+    let fingerprint: string;
+    if (range === 0) {
+      content = entry.text;
+      fingerprint = textFingerprints[position] ??= fingerprintOf(content);
+    } else {
+      content = window(position, range);
+      fingerprint = fingerprintOf(content);
+    }
     return {
       id,
       origin,
       content,
       vectorScore,
-      fingerprint: fingerprintOf(content),
+      fingerprint,
       metadata: { ...entry.metadata, position },
     };
   };
@@ -157,7 +167,12 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   ): Promise<RetrievalCandidate[]> => {
     const hits = lexical.search(request.query, { limit: request.limit });
     const best = hits[0]?.score ?? 1;
-    return hits.flatMap((hit) => toCandidate(hit.id, hit.score / best, origin, range) ?? []);
+    const candidates: RetrievalCandidate[] = [];
+    for (const hit of hits) {
+      const candidate = toCandidate(hit.id, hit.score / best, origin, range);
+      if (candidate !== undefined) candidates.push(candidate);
+    }
+    return candidates;
   };
 
   return {
@@ -173,6 +188,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         if (existing !== undefined) {
           analysed.delete(entry.id);
           order[existing] = entry;
+          textFingerprints[existing] = undefined;
           reindex(existing - indexContext, existing + indexContext);
           continue;
         }
@@ -185,6 +201,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       const position = positions.get(id);
       if (position === undefined) return false;
       order.splice(position, 1);
+      textFingerprints.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
       positions.clear();

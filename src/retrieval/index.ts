@@ -19,6 +19,11 @@ export {
 } from './conversation-index.ts';
 export { dedupeCandidates } from './dedupe-candidates.ts';
 export { type AiSdkEmbedderOptions, createAiSdkEmbedder, type Embedder } from './embedder.ts';
+export {
+  createUniversalSentenceEncoderEmbedder,
+  UNIVERSAL_SENTENCE_ENCODER_PACKAGES,
+  type UniversalSentenceEncoderOptions,
+} from './embedders/universal-sentence-encoder.ts';
 export { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';
 export {
   createKnowledgeBase,

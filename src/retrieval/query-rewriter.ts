@@ -69,16 +69,15 @@ export function rewriteQuery(options: RewriteQueryOptions): RewrittenQuery {
   let seen = 0;
   for (const message of recent) {
     const text = typeof message === 'string' ? message : messageText(message);
-    for (const word of words(text)) {
-      const key = normalizeText(word);
-      if (!HAS_LETTER.test(key) || stopwords.has(key)) continue;
-      const cjk = CJK.test(key);
-      if (!cjk && key.length < 2) continue;
-      if (queryKeys.has(key) || queryKeys.has(stemEnglish(key)) || (cjk && normalizedQuery.includes(key)))
+    for (const word of analyseMessage(text)) {
+      const key = word.key;
+      if (!word.letter || stopwords.has(key)) continue;
+      if (!word.cjk && key.length < 2) continue;
+      if (queryKeys.has(key) || queryKeys.has(word.stem) || (word.cjk && normalizedQuery.includes(key)))
         continue;
-      const countKey = cjk ? key : stemEnglish(key);
+      const countKey = word.cjk ? key : word.stem;
       const entry = counts.get(countKey);
-      if (entry === undefined) counts.set(countKey, { surface: word, count: 1, first: seen++ });
+      if (entry === undefined) counts.set(countKey, { surface: word.surface, count: 1, first: seen++ });
       else entry.count++;
     }
   }
@@ -91,6 +90,40 @@ export function rewriteQuery(options: RewriteQueryOptions): RewrittenQuery {
     original,
     addedWords,
   };
+}
+
+/** A history word with what the rewriter checks, independent of the query and options. */
+interface AnalysedWord {
+  surface: string;
+  /** NFKC + lowercase. */
+  key: string;
+  /** `stemEnglish(key)`. */
+  stem: string;
+  cjk: boolean;
+  letter: boolean;
+}
+
+// Segmenting dominates rewriting, and consecutive turns share all but one of their recent
+// messages: each message's words are kept (by text; bounded, oldest out first; very long
+// texts are not kept).
+const analysedMessages = new Map<string, readonly AnalysedWord[]>();
+const MAX_KEPT_MESSAGES = 256;
+const MAX_KEPT_LENGTH = 65_536;
+
+function analyseMessage(text: string): readonly AnalysedWord[] {
+  const kept = analysedMessages.get(text);
+  if (kept !== undefined) return kept;
+  const analysed: AnalysedWord[] = [];
+  for (const surface of words(text)) {
+    const key = normalizeText(surface);
+    analysed.push({ surface, key, stem: stemEnglish(key), cjk: CJK.test(key), letter: HAS_LETTER.test(key) });
+  }
+  if (text.length <= MAX_KEPT_LENGTH) {
+    if (analysedMessages.size >= MAX_KEPT_MESSAGES)
+      analysedMessages.delete(analysedMessages.keys().next().value as string);
+    analysedMessages.set(text, analysed);
+  }
+  return analysed;
 }
 
 function* words(text: string): Generator<string> {

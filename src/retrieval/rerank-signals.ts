@@ -1,5 +1,6 @@
 import type { Analyzer } from './analyzer.ts';
 import type { RetrievalCandidate } from './candidate.ts';
+import { createTermIdCache, type TermIdCache } from './term-id-cache.ts';
 
 /** What every signal sees: the (rewritten) query, its terms, and the whole candidate list. */
 export interface RerankContext {
@@ -18,6 +19,11 @@ export interface RerankSignal {
   readonly name: string;
   readonly weight: number;
   score(candidate: RetrievalCandidate, context: RerankContext): number;
+  /**
+   * Optional: does the per-query work once and returns a scorer for that query's candidates,
+   * giving the same scores as `score`. The reranker calls it once per rerank when present.
+   */
+  prepare?(context: RerankContext): (candidate: RetrievalCandidate) => number;
 }
 
 /**
@@ -35,34 +41,28 @@ export function createVectorScoreSignal(weight = 0.4): RerankSignal {
  * the query has no terms.
  */
 export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
-  // Analysed candidate texts, reused across queries (memory passages recur); bounded, FIFO.
-  // Keyed by analyzer, then by the content string itself (V8 keeps a string's hash, so the
-  // same passage object is found without rehashing).
-  const caches = new WeakMap<Analyzer, Map<string, ReadonlySet<string>>>();
-  const termsOf = (analyzer: Analyzer, content: string): ReadonlySet<string> => {
-    let cache = caches.get(analyzer);
+  // Analysed candidate texts as term ids, reused across queries (memory passages recur);
+  // one cache per analyzer.
+  const caches = new WeakMap<Analyzer, TermIdCache>();
+  const prepare = (context: RerankContext) => {
+    const size = context.queryTerms.size;
+    if (size === 0) return () => 0;
+    let cache = caches.get(context.analyzer);
     if (cache === undefined) {
-      cache = new Map();
-      caches.set(analyzer, cache);
+      cache = createTermIdCache(context.analyzer);
+      caches.set(context.analyzer, cache);
     }
-    let terms = cache.get(content);
-    if (terms === undefined) {
-      terms = new Set(analyzer.analyze(content));
-      if (cache.size >= 4096) cache.delete(cache.keys().next().value as string);
-      cache.set(content, terms);
-    }
-    return terms;
+    cache.trim();
+    const terms = cache;
+    // The scorer is used within this rerank only: the next prepare re-marks the query.
+    terms.markQuery(context.queryTerms);
+    return (candidate: RetrievalCandidate) => terms.countQueryTerms(candidate.content) / size;
   };
   return {
     name: 'query-overlap',
     weight,
-    score(candidate, context) {
-      if (context.queryTerms.size === 0) return 0;
-      const terms = termsOf(context.analyzer, candidate.content);
-      let hits = 0;
-      for (const term of context.queryTerms) if (terms.has(term)) hits++;
-      return hits / context.queryTerms.size;
-    },
+    prepare,
+    score: (candidate, context) => prepare(context)(candidate),
   };
 }
 
@@ -71,22 +71,40 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
  * candidate list — share > 70% → 0.3, > 50% → 0.6, otherwise 1.0.
  */
 export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
-  // Origin counts per candidate list, computed once per rerank call.
-  const counts = new WeakMap<readonly RetrievalCandidate[], Map<string, number>>();
+  const scoreOf = (count: number, total: number): number => {
+    const share = count / total;
+    return share > 0.7 ? 0.3 : share > 0.5 ? 0.6 : 1;
+  };
+  const prepare = (context: RerankContext) => {
+    const total = Math.max(1, context.candidates.length);
+    // Usually one origin per recall source: parallel arrays searched by identity first.
+    const origins: string[] = [];
+    const counts: number[] = [];
+    for (const other of context.candidates) {
+      const at = indexOfOrigin(origins, other.origin);
+      if (at >= 0) counts[at] = (counts[at] as number) + 1;
+      else if (origins.length < 16) {
+        origins.push(other.origin);
+        counts.push(1);
+      } else return prepareWithMap(context.candidates, total);
+    }
+    const scores = counts.map((count) => scoreOf(count, total));
+    return (candidate: RetrievalCandidate) => {
+      const at = indexOfOrigin(origins, candidate.origin);
+      // An origin outside the list has share 0.
+      return at < 0 ? 1 : (scores[at] as number);
+    };
+  };
+  const prepareWithMap = (candidates: readonly RetrievalCandidate[], total: number) => {
+    const perOrigin = new Map<string, number>();
+    for (const other of candidates) perOrigin.set(other.origin, (perOrigin.get(other.origin) ?? 0) + 1);
+    return (candidate: RetrievalCandidate) => scoreOf(perOrigin.get(candidate.origin) ?? 0, total);
+  };
   return {
     name: 'origin-diversity',
     weight,
-    score(candidate, context) {
-      let perOrigin = counts.get(context.candidates);
-      if (perOrigin === undefined) {
-        perOrigin = new Map();
-        for (const other of context.candidates)
-          perOrigin.set(other.origin, (perOrigin.get(other.origin) ?? 0) + 1);
-        counts.set(context.candidates, perOrigin);
-      }
-      const share = (perOrigin.get(candidate.origin) ?? 0) / Math.max(1, context.candidates.length);
-      return share > 0.7 ? 0.3 : share > 0.5 ? 0.6 : 1;
-    },
+    prepare,
+    score: (candidate, context) => prepare(context)(candidate),
   };
 }
 
@@ -119,4 +137,10 @@ export function createDefaultSignals(): RerankSignal[] {
 
 function clamp(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+}
+
+// Linear search: the list holds one origin per recall source.
+function indexOfOrigin(origins: readonly string[], origin: string): number {
+  for (let index = 0; index < origins.length; index++) if (origins[index] === origin) return index;
+  return -1;
 }

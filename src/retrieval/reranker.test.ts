@@ -90,6 +90,21 @@ describe('createReranker', () => {
     expect(ranked.map((candidate) => candidate.id)).toEqual(['b', 'a']);
   });
 
+  it('records every signal score by name, for custom signal sets too', () => {
+    const reranker = createReranker({
+      signals: [
+        { name: 'newest', weight: 1, score: (c) => (c.id === 'b' ? 1 : 0) },
+        createVectorScoreSignal(1),
+      ],
+    });
+    const ranked = reranker.rerank({
+      query: 'q',
+      candidates: [makeCandidate({ id: 'b', content: 'two', vectorScore: 0.25 })],
+    });
+    expect(ranked[0]?.signals).toEqual({ newest: 1, 'vector-score': 0.25 });
+    expect(Object.keys(ranked[0]?.signals ?? {})).toEqual(['newest', 'vector-score']);
+  });
+
   it('drops candidates under minScore and honours limit', () => {
     const candidates = [0.9, 0.1, 0.5].map((vectorScore, index) =>
       makeCandidate({ id: String(index), content: `text ${index}`, vectorScore }),

@@ -48,6 +48,7 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
     }
     totalWeight += signal.weight;
   }
+  const record = createSignalRecord(signals.map((signal) => signal.name));
   return {
     signals,
     rerank(input) {
@@ -59,27 +60,65 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
         analyzer,
       };
       const minScore = input.minScore ?? 0;
+      const scorers = signals.map((signal) => signal.prepare?.(context));
       const ranked: RankedCandidate[] = [];
-      const positions = new Map<RankedCandidate, number>();
-      for (const [position, candidate] of candidates.entries()) {
-        const scores: Record<string, number> = {};
+      const values: number[] = [];
+      for (const candidate of candidates) {
         let sum = 0;
-        for (const signal of signals) {
-          const score = signal.score(candidate, context);
-          scores[signal.name] = score;
+        for (let index = 0; index < signals.length; index++) {
+          const signal = signals[index] as RerankSignal;
+          const scorer = scorers[index];
+          const score = scorer === undefined ? signal.score(candidate, context) : scorer(candidate);
+          values[index] = score;
           sum += score * signal.weight;
         }
         const finalScore = totalWeight > 0 ? sum / totalWeight : 0;
         if (finalScore < minScore) continue;
-        const entry: RankedCandidate = { ...candidate, finalScore, signals: scores };
-        positions.set(entry, position);
-        ranked.push(entry);
+        ranked.push({ ...candidate, finalScore, signals: record(values) });
       }
-      ranked.sort(
-        (left, right) =>
-          right.finalScore - left.finalScore || (positions.get(left) ?? 0) - (positions.get(right) ?? 0),
-      );
+      sortByFinalScore(ranked);
       return input.limit === undefined ? ranked : ranked.slice(0, Math.max(0, input.limit));
     },
+  };
+}
+
+// Best first, ties in recall order. A candidate list is short: insertion sort (stable) beats
+// the comparator calls of Array#sort, which is kept for long lists (it is stable too).
+function sortByFinalScore(ranked: RankedCandidate[]): void {
+  if (ranked.length > 32) {
+    ranked.sort((left, right) => right.finalScore - left.finalScore);
+    return;
+  }
+  for (let index = 1; index < ranked.length; index++) {
+    const entry = ranked[index] as RankedCandidate;
+    let at = index;
+    while (at > 0 && (ranked[at - 1] as RankedCandidate).finalScore < entry.finalScore) {
+      ranked[at] = ranked[at - 1] as RankedCandidate;
+      at--;
+    }
+    ranked[at] = entry;
+  }
+}
+
+const SEED_SIGNALS = ['vector-score', 'query-overlap', 'origin-diversity', 'content-length'];
+
+// Builds the signal-name → score record of a candidate. The seed's four signals get an object
+// literal (one hidden class, no keyed stores); others a copy of a template filled in by name.
+function createSignalRecord(names: readonly string[]): (values: readonly number[]) => Record<string, number> {
+  if (names.length === SEED_SIGNALS.length && names.every((name, index) => name === SEED_SIGNALS[index])) {
+    return (values) => ({
+      'vector-score': values[0] as number,
+      'query-overlap': values[1] as number,
+      'origin-diversity': values[2] as number,
+      'content-length': values[3] as number,
+    });
+  }
+  const template: Record<string, number> = {};
+  for (const name of names) template[name] = 0;
+  return (values) => {
+    const scores = { ...template };
+    for (let index = 0; index < names.length; index++)
+      scores[names[index] as string] = values[index] as number;
+    return scores;
   };
 }

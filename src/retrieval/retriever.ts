@@ -92,26 +92,30 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           ? { query: request.query, original: request.query, addedWords: [] }
           : rewriteQuery({ query: request.query, messages: request.history, ...rewrite });
       const failures: RetrievalResult['failures'] = [];
-      const recalled = await Promise.all(
-        configs.map(async (config): Promise<RetrievalCandidate[]> => {
-          try {
-            const candidates = await config.source.recall({
-              query: query.query,
-              limit: config.recallLimit ?? recallLimit,
-              ...(request.signal === undefined ? {} : { signal: request.signal }),
-            });
-            const minScore = config.minScore ?? 0;
-            return candidates.filter((candidate) => candidate.vectorScore >= minScore);
-          } catch (error) {
-            if (request.signal?.aborted === true) throw error;
-            failures.push({ source: config.source.name, error });
-            return [];
-          }
-        }),
-      );
+      const recallFrom = async (config: RecallSourceConfig): Promise<RetrievalCandidate[]> => {
+        try {
+          const candidates = await config.source.recall({
+            query: query.query,
+            limit: config.recallLimit ?? recallLimit,
+            ...(request.signal === undefined ? {} : { signal: request.signal }),
+          });
+          const minScore = config.minScore ?? 0;
+          const passes = (candidate: RetrievalCandidate) => candidate.vectorScore >= minScore;
+          return candidates.every(passes) ? candidates : candidates.filter(passes);
+        } catch (error) {
+          if (request.signal?.aborted === true) throw error;
+          failures.push({ source: config.source.name, error });
+          return [];
+        }
+      };
+      // One source needs no Promise.all (nor the copy of flat()).
+      const recalled =
+        configs.length === 1
+          ? await recallFrom(configs[0] as RecallSourceConfig)
+          : (await Promise.all(configs.map(recallFrom))).flat();
       const ranked = reranker.rerank({
         query: query.query,
-        candidates: recalled.flat(),
+        candidates: recalled,
         ...(options.minFinalScore === undefined ? {} : { minScore: options.minFinalScore }),
       });
       const blocks = injectRetrieval({

@@ -1,44 +1,75 @@
 /**
- * The best `limit` slots by `scores[slot]`, best first (ties: lower slot first), kept in a
- * bounded min-heap so a query touching every document costs O(n log limit), not a full sort.
+ * Writes the best `limit` of the first `count` slots by `scores[slot]` into `heap` (length ≥
+ * the result), best first (ties: lower slot first), and returns how many. A bounded min-heap,
+ * so a query touching every document costs O(n log limit), not a full sort; most slots lose
+ * to the heap's worst at a single comparison. `heap` is caller-owned scratch (no allocation).
  */
-export function topSlots(slots: readonly number[], scores: Float64Array, limit: number): number[] {
-  const worse = (left: number, right: number): boolean => {
-    const difference = (scores[left] as number) - (scores[right] as number);
-    return difference < 0 || (difference === 0 && left > right);
-  };
-  const heap: number[] = [];
-  const siftDown = (start: number): void => {
-    let index = start;
-    for (;;) {
-      const left = 2 * index + 1;
-      const right = left + 1;
-      let smallest = index;
-      if (left < heap.length && worse(heap[left] as number, heap[smallest] as number)) smallest = left;
-      if (right < heap.length && worse(heap[right] as number, heap[smallest] as number)) smallest = right;
-      if (smallest === index) return;
-      const swap = heap[index] as number;
-      heap[index] = heap[smallest] as number;
-      heap[smallest] = swap;
-      index = smallest;
-    }
-  };
-  for (const slot of slots) {
-    if (heap.length < limit) {
-      heap.push(slot);
-      let index = heap.length - 1;
-      while (index > 0) {
-        const parent = (index - 1) >> 1;
-        if (!worse(heap[index] as number, heap[parent] as number)) break;
-        const swap = heap[index] as number;
-        heap[index] = heap[parent] as number;
-        heap[parent] = swap;
-        index = parent;
+export function topSlots(
+  slots: Int32Array,
+  count: number,
+  scores: Float64Array,
+  limit: number,
+  heap: Int32Array,
+): number {
+  const size = Math.min(limit, count);
+  if (size <= 0) return 0;
+  // heap[0] is the worst kept slot: lowest score, then highest slot.
+  let filled = 0;
+  for (let index = 0; index < count; index++) {
+    const slot = slots[index] as number;
+    const score = scores[slot] as number;
+    if (filled < size) {
+      let at = filled++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        const other = heap[parent] as number;
+        if (!worse(score, slot, scores[other] as number, other)) break;
+        heap[at] = other;
+        at = parent;
       }
-    } else if (worse(heap[0] as number, slot)) {
-      heap[0] = slot;
-      siftDown(0);
+      heap[at] = slot;
+      continue;
     }
+    const worst = heap[0] as number;
+    if (worse(score, slot, scores[worst] as number, worst)) continue;
+    siftDown(heap, size, slot, scores);
   }
-  return heap.sort((left, right) => (worse(left, right) ? 1 : worse(right, left) ? -1 : 0));
+  // Heap sort: pop the worst into the last free place until the heap is empty.
+  for (let end = size - 1; end > 0; end--) {
+    const worst = heap[0] as number;
+    siftDown(heap, end, heap[end] as number, scores);
+    heap[end] = worst;
+  }
+  return size;
+}
+
+function worse(score: number, slot: number, otherScore: number, other: number): boolean {
+  return score < otherScore || (score === otherScore && slot > other);
+}
+
+// Puts `slot` at the root of the heap's first `size` entries and moves it down to its place.
+function siftDown(heap: Int32Array, size: number, slot: number, scores: Float64Array): void {
+  const score = scores[slot] as number;
+  let at = 0;
+  for (;;) {
+    const left = 2 * at + 1;
+    if (left >= size) break;
+    let child = left;
+    let childSlot = heap[left] as number;
+    let childScore = scores[childSlot] as number;
+    const right = left + 1;
+    if (right < size) {
+      const rightSlot = heap[right] as number;
+      const rightScore = scores[rightSlot] as number;
+      if (worse(rightScore, rightSlot, childScore, childSlot)) {
+        child = right;
+        childSlot = rightSlot;
+        childScore = rightScore;
+      }
+    }
+    if (!worse(childScore, childSlot, score, slot)) break;
+    heap[at] = childSlot;
+    at = child;
+  }
+  heap[at] = slot;
 }

@@ -1,0 +1,199 @@
+import { type Bm25Postings, currentDenseImpacts } from './bm25-postings.ts';
+
+/** One query term ready to score: its postings, cached impacts and query weight (> 0). */
+export interface ScoringTerm {
+  term: string;
+  postings: Bm25Postings;
+  /** Weight-1 contribution per posting (see `currentImpacts`). */
+  impacts: Float64Array;
+  weight: number;
+  /** `idf·(k1 + 1)`: an impact is `boost·tf / (tf + norm)`. */
+  boost: number;
+  /** Upper bound of the term's contribution to any document: `weight × max impact`. */
+  bound: number;
+}
+
+/**
+ * Reused per-search buffers (search is synchronous): accumulators (all 0 between searches),
+ * touched slots, and heap and bound space; see {@link reserveScratch}.
+ */
+export interface ScoringScratch {
+  scores: Float64Array;
+  touched: Int32Array;
+  /** Slots of the result heap (≥ limit). */
+  heap: Int32Array;
+  /** Scores of the threshold heap (≥ limit). */
+  heapScores: Float64Array;
+  /** Suffix sums of the term bounds (≥ terms + 1). */
+  suffix: Float64Array;
+  /** `k1·(1 − b + b·length/avgLength)` per slot (one entry per slot in use). */
+  norms: Float64Array;
+  /** Documents in the index. */
+  documentCount: number;
+  /** Term frequencies per slot, for looking a term up in a few documents. */
+  slotFrequencies: ReadonlyArray<ReadonlyMap<string, number> | undefined>;
+}
+
+// Relative slack on the bound comparison: a bound is computed from the same rounded numbers
+// as the scores, so this covers the rounding of a sum of at most a few hundred terms.
+const SLACK = 1 + 1e-9;
+// A pruned term is looked up per touched document when its postings are this many times longer.
+const LOOKUP_RATIO = 16;
+
+/**
+ * Accumulates BM25 scores into `scratch.scores` and returns how many slots it touched
+ * (listed in `scratch.touched`). Every document that can be in the top `limit` ends with its
+ * exact score: the sum of its terms' contributions in descending-bound order (ties: query
+ * order) — one fixed order, so a score never depends on which documents were pruned.
+ *
+ * Pruning (MaxScore, term at a time): terms are added strongest bound first; once `limit`
+ * documents are touched and the bounds of all remaining terms together fall below the
+ * `limit`-th best partial score, a document holding only remaining terms can no longer
+ * reach the top (partial scores only grow), so the remaining terms only complete the
+ * touched documents. `prune: false` scores every document holding a query term (needed
+ * when a filter may discard touched documents). Sorts `terms` in place; `scratch` must be
+ * reserved for them ({@link reserveScratch}).
+ */
+export function accumulateScores(
+  terms: ScoringTerm[],
+  limit: number,
+  prune: boolean,
+  scratch: ScoringScratch,
+): number {
+  // Insertion sort, in place: a query has a handful of terms.
+  const order = terms;
+  for (let index = 1; index < order.length; index++) {
+    const term = order[index] as ScoringTerm;
+    let at = index;
+    while (at > 0 && (order[at - 1] as ScoringTerm).bound < term.bound) {
+      order[at] = order[at - 1] as ScoringTerm;
+      at--;
+    }
+    order[at] = term;
+  }
+  const remaining = scratch.suffix;
+  remaining[order.length] = 0;
+  for (let index = order.length - 1; index >= 0; index--) {
+    remaining[index] = (remaining[index + 1] as number) + (order[index] as ScoringTerm).bound;
+  }
+  const { scores, touched } = scratch;
+  let touchedCount = 0;
+  let next = 0;
+  let added = 0;
+  for (; next < order.length; next++) {
+    const rest = (remaining[next] as number) * SLACK;
+    // No document scores above the bounds added so far, so the threshold is only worth
+    // computing when they beat the remaining bounds.
+    if (
+      prune &&
+      touchedCount >= limit &&
+      rest < added &&
+      rest < kthLargest(touched, touchedCount, scores, limit, scratch.heapScores)
+    )
+      break;
+    // weight × impact is the impact itself for weight 1 (x·1 = x exactly).
+    const { postings, impacts, weight } = order[next] as ScoringTerm;
+    const { slots, count } = postings;
+    for (let index = 0; index < count; index++) {
+      const slot = slots[index] as number;
+      const previous = scores[slot] as number;
+      if (previous === 0) touched[touchedCount++] = slot;
+      scores[slot] = previous + weight * (impacts[index] as number);
+    }
+    added += (order[next] as ScoringTerm).bound;
+  }
+  for (; next < order.length; next++) completeTouched(order[next] as ScoringTerm, touchedCount, scratch);
+  return touchedCount;
+}
+
+// Adds a pruned term's contribution to the touched documents only: through its impacts by
+// slot when it is in most documents, by scanning its postings, or — when they are much longer
+// than the touched list — by looking the term up per document.
+function completeTouched(term: ScoringTerm, touchedCount: number, scratch: ScoringScratch): void {
+  const { postings, impacts, weight } = term;
+  const { scores, touched, slotFrequencies, norms } = scratch;
+  if (postings.count * 2 >= scratch.documentCount) {
+    // A term in half the documents or more: its impacts by slot (0 where absent, and x + 0 = x).
+    const dense = currentDenseImpacts(postings, norms.length);
+    for (let index = 0; index < touchedCount; index++) {
+      const slot = touched[index] as number;
+      scores[slot] = (scores[slot] as number) + weight * (dense[slot] as number);
+    }
+    return;
+  }
+  if (postings.count <= touchedCount * LOOKUP_RATIO) {
+    const { slots, count } = postings;
+    for (let index = 0; index < count; index++) {
+      const slot = slots[index] as number;
+      const previous = scores[slot] as number;
+      if (previous !== 0) scores[slot] = previous + weight * (impacts[index] as number);
+    }
+    return;
+  }
+  // Same expression as the cached impact, so the same bits.
+  const { boost, term: key } = term;
+  for (let index = 0; index < touchedCount; index++) {
+    const slot = touched[index] as number;
+    const frequency = slotFrequencies[slot]?.get(key);
+    if (frequency === undefined || !(frequency > 0)) continue;
+    const impact = (boost * frequency) / (frequency + (norms[slot] as number));
+    scores[slot] = (scores[slot] as number) + weight * impact;
+  }
+}
+
+/**
+ * The `k`-th largest of `scores[slot]` over the first `count` slots (count ≥ k ≥ 1), using
+ * `heap` (length ≥ k) as scratch.
+ */
+export function kthLargest(
+  slots: Int32Array,
+  count: number,
+  scores: Float64Array,
+  k: number,
+  heap: Float64Array,
+): number {
+  // Min-heap of the k largest scores seen.
+  for (let index = 0; index < k; index++) {
+    let at = index;
+    const score = scores[slots[index] as number] as number;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!(score < (heap[parent] as number))) break;
+      heap[at] = heap[parent] as number;
+      at = parent;
+    }
+    heap[at] = score;
+  }
+  for (let index = k; index < count; index++) {
+    const score = scores[slots[index] as number] as number;
+    if (!(score > (heap[0] as number))) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && (heap[right] as number) < (heap[left] as number) ? right : left;
+      if (!((heap[child] as number) < score)) break;
+      heap[at] = heap[child] as number;
+      at = child;
+    }
+    heap[at] = score;
+  }
+  return heap[0] as number;
+}
+
+/**
+ * Grows `scratch` (never shrinks) for `slots` slots, a result of `limit` and `terms` query
+ * terms; reallocated accumulators start zeroed.
+ */
+export function reserveScratch(scratch: ScoringScratch, slots: number, limit: number, terms: number): void {
+  if (scratch.scores.length < slots) {
+    scratch.scores = new Float64Array(Math.max(64, slots * 2));
+    scratch.touched = new Int32Array(scratch.scores.length);
+  }
+  if (scratch.heap.length < limit) {
+    scratch.heap = new Int32Array(Math.max(32, limit));
+    scratch.heapScores = new Float64Array(scratch.heap.length);
+  }
+  if (scratch.suffix.length < terms + 1) scratch.suffix = new Float64Array(Math.max(16, terms * 2));
+}
