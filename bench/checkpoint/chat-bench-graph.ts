@@ -25,7 +25,8 @@ export function blackboardChat(options: {
   const graph = new StateGraph(Blackboard.schema)
     .addNode('assistant', (state: BlackboardState) => {
       const sb = new StateBuilder(state);
-      const turn = sb.memory.snapshot().length / 2;
+      // The turn's user message is already in memory: 2·turn + 1 messages.
+      const turn = Math.floor(sb.memory.snapshot().length / 2);
       sb.memory.append([new AIMessage({ content: options.texts[turn * 2 + 1] ?? '', id: `ai-${turn}` })]);
       return sb.patch();
     })
@@ -64,7 +65,7 @@ export function standardChat(options: {
   const State = new StateSchema({ messages: MessagesValue, turns: z.number().default(0) });
   const graph = new StateGraph(State)
     .addNode('assistant', (state) => {
-      const turn = state.messages.length / 2;
+      const turn = Math.floor(state.messages.length / 2);
       return { messages: [new AIMessage({ content: options.texts[turn * 2 + 1] ?? '', id: `ai-${turn}` })] };
     })
     .addNode('bookkeeping', (state) => ({ turns: state.turns + 1 }))

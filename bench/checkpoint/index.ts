@@ -6,8 +6,11 @@
  *   a fresh schema of the same database (relation bytes incl. indexes and TOAST);
  * - for scale: LangGraph's standard `MessagesValue` graph on MemorySaver (full history at
  *   every step).
- * Reported: bytes after 200 turns, bytes per turn, stored/raw ratio, put latency turns
- * 191–200 over turns 1–10 (medians), getTuple and full resume (getState) at turn 200.
+ * Reported: bytes after 200 turns, bytes per turn, stored/raw ratio, getTuple and full resume
+ * (getState) at turn 200 — from one thread of 200 turns — and put latency turns 191–200 over
+ * turns 1–10 from a separate run on a fresh saver where the late turns of
+ * {@link LATENCY_THREADS} threads alternate with the first turns of as many fresh threads
+ * (median of every put of those turns, so load on the shared machine hits both ends alike).
  * Run: `npm run bench -- checkpoint` (or `node --conditions=ctxloom-source bench/checkpoint/index.ts`).
  */
 import { rmSync } from 'node:fs';
@@ -26,6 +29,8 @@ import { median, putLatency, timePuts } from './timed-saver.ts';
 
 const TURNS = 200;
 const CHARS = 500;
+/** Threads interleaved in the latency run (`BENCH_LATENCY_THREADS`, default 3). */
+const LATENCY_THREADS = Math.max(1, Number(process.env.BENCH_LATENCY_THREADS ?? 3));
 
 interface RunOutcome {
   bytes: number;
@@ -42,10 +47,8 @@ async function drive(
   graph: BenchGraph,
   size: () => Promise<number>,
   log: (message: string) => void,
-): Promise<RunOutcome> {
-  const timer = timePuts(saver);
+): Promise<Omit<RunOutcome, 'putRatio' | 'putFirstMs' | 'putLastMs'>> {
   for (let turn = 0; turn < TURNS; turn += 1) {
-    timer.setTurn(turn);
     await graph.turn(turn);
     if ((turn + 1) % 50 === 0) log(`  turn ${turn + 1}`);
   }
@@ -60,17 +63,42 @@ async function drive(
     messages = (await graph.resume()).length;
     if (round > 0) resume.push(performance.now() - start);
   }
-  const putFirstMs = putLatency(timer.samples, 0, 9);
-  const putLastMs = putLatency(timer.samples, TURNS - 10, TURNS - 1);
-  return {
-    bytes: await size(),
-    putRatio: putLastMs / putFirstMs,
-    putFirstMs,
-    putLastMs,
-    getTupleMs: median(getTuple),
-    resumeMs: median(resume),
-    messages,
-  };
+  return { bytes: await size(), getTupleMs: median(getTuple), resumeMs: median(resume), messages };
+}
+
+/**
+ * Put latency on a fresh saver, early and late turns measured in the same moments:
+ * {@link LATENCY_THREADS} "late" threads first take turns 1–190 untimed (round-robin); then,
+ * in one window, each late thread's turns 191–200 alternate with turns 1–10 of as many fresh
+ * threads. Every put in the window is timed and tagged with its turn. Returns the median put
+ * of turns 1–10 and of turns 191–200 over all threads, and their ratio: load on the shared
+ * machine, the database's state and the JIT are the same for both ends, so only what a
+ * thread's history costs shows.
+ */
+async function putLatencyRun(
+  saver: BaseCheckpointSaver,
+  graphOf: (thread: string) => BenchGraph,
+  log: (message: string) => void,
+): Promise<Pick<RunOutcome, 'putRatio' | 'putFirstMs' | 'putLastMs'>> {
+  const late = Array.from({ length: LATENCY_THREADS }, (_, index) => graphOf(`late-${index}`));
+  const early = Array.from({ length: LATENCY_THREADS }, (_, index) => graphOf(`early-${index}`));
+  const window = 10;
+  for (let turn = 0; turn < TURNS - window; turn += 1) {
+    for (const graph of late) await graph.turn(turn);
+    if ((turn + 1) % 50 === 0) log(`  latency run: ${LATENCY_THREADS} threads at turn ${turn + 1}`);
+  }
+  const timer = timePuts(saver);
+  for (let step = 0; step < window; step += 1) {
+    for (const [index, graph] of late.entries()) {
+      timer.setTurn(step);
+      await early[index]?.turn(step);
+      timer.setTurn(TURNS - window + step);
+      await graph.turn(TURNS - window + step);
+    }
+  }
+  const putFirstMs = putLatency(timer.samples, 0, window - 1);
+  const putLastMs = putLatency(timer.samples, TURNS - window, TURNS - 1);
+  return { putRatio: putLastMs / putFirstMs, putFirstMs, putLastMs };
 }
 
 /** Runs the suite; the shared runner writes `bench/results/checkpoint.json`. */
@@ -88,7 +116,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   // SQLite vs MemorySaver.
   const sqlite = new SqliteSaver({ path: databasePath });
   context.log('ctxloom SqliteSaver');
-  const ours = await drive(
+  const oursSize = await drive(
     sqlite,
     blackboardChat({ saver: sqlite, texts, thread: 'bench' }),
     () => sqlite.sizeBytes(),
@@ -96,14 +124,33 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   );
   await sqlite.close();
   removeDatabase();
+  const sqliteLatency = new SqliteSaver({ path: databasePath });
+  const ours = {
+    ...oursSize,
+    ...(await putLatencyRun(
+      sqliteLatency,
+      (thread) => blackboardChat({ saver: sqliteLatency, texts, thread }),
+      context.log,
+    )),
+  };
+  await sqliteLatency.close();
+  removeDatabase();
   const memory = new MemorySaver();
+  const memoryLatency = new MemorySaver();
   context.log('LangGraph MemorySaver');
-  const peer = await drive(
-    memory,
-    blackboardChat({ saver: memory, texts, thread: 'bench' }),
-    async () => memorySaverBytes(memory),
-    context.log,
-  );
+  const peer = {
+    ...(await drive(
+      memory,
+      blackboardChat({ saver: memory, texts, thread: 'bench' }),
+      async () => memorySaverBytes(memory),
+      context.log,
+    )),
+    ...(await putLatencyRun(
+      memoryLatency,
+      (thread) => blackboardChat({ saver: memoryLatency, texts, thread }),
+      context.log,
+    )),
+  };
   const standardMemory = new MemorySaver();
   context.log('LangGraph MemorySaver, standard MessagesValue graph');
   const standard = await drive(
@@ -126,27 +173,53 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
-  const ourSchema = `ctxloom_bench_${suffix}`;
-  const officialSchema = `official_bench_${suffix}`;
+  const schemas = ['ctxloom_bench', 'ctxloom_latency', 'official_bench', 'official_latency'].map(
+    (name) => `${name}_${suffix}`,
+  );
+  const [ourSchema = '', ourLatencySchema = '', officialSchema = '', officialLatencySchema = ''] = schemas;
   try {
     const postgres = new PostgresSaver({ pool, schema: ourSchema });
     context.log('ctxloom PostgresSaver');
-    const ourPg = await drive(
+    const ourSize = await drive(
       postgres,
       blackboardChat({ saver: postgres, texts, thread: 'bench' }),
-      () => postgres.sizeBytes(),
+      () => schemaBytes(pool, ourSchema),
       context.log,
     );
+    const ownCount = await postgres.sizeBytes();
+    if (ownCount !== ourSize.bytes) {
+      context.log(`  note: PostgresSaver.sizeBytes() ${ownCount} B, schema total ${ourSize.bytes} B`);
+    }
+    const postgresLatency = new PostgresSaver({ pool, schema: ourLatencySchema });
+    const ourPg = {
+      ...ourSize,
+      ...(await putLatencyRun(
+        postgresLatency,
+        (thread) => blackboardChat({ saver: postgresLatency, texts, thread }),
+        context.log,
+      )),
+    };
     const official = OfficialPostgresSaver.fromConnString(url, { schema: officialSchema });
     await official.setup();
     context.log('official PostgresSaver');
-    const officialOutcome = await drive(
+    const officialSize = await drive(
       official,
       blackboardChat({ saver: official, texts, thread: 'bench' }),
-      () => relationBytes(pool, officialSchema),
+      () => schemaBytes(pool, officialSchema),
       context.log,
     );
     await official.end();
+    const officialLatency = OfficialPostgresSaver.fromConnString(url, { schema: officialLatencySchema });
+    await officialLatency.setup();
+    const officialOutcome = {
+      ...officialSize,
+      ...(await putLatencyRun(
+        officialLatency,
+        (thread) => blackboardChat({ saver: officialLatency, texts, thread }),
+        context.log,
+      )),
+    };
+    await officialLatency.end();
     metrics.push(
       ...comparison(
         'postgres',
@@ -156,8 +229,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
       ),
     );
   } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS "${ourSchema}" CASCADE`);
-    await pool.query(`DROP SCHEMA IF EXISTS "${officialSchema}" CASCADE`);
+    for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await pool.end();
   }
   return {
@@ -166,7 +238,8 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
       `raw message bytes: ${rawBytes} (${texts.length} LoCoMo messages × ${CHARS} characters)`,
       'graph: ctxloom Blackboard (messages as a LangGraph delta channel), assistant → bookkeeping; the same graph for every saver',
       'SqliteSaver durability: full (WAL, synchronous=FULL); put latency includes the fsync',
-      'put latency ratio: median put of turns 191–200 over median put of turns 1–10',
+      `put latency ratio: median put of turns 191–200 over median put of turns 1–10 on a fresh saver; turns 191–200 of ${LATENCY_THREADS} threads alternate with turns 1–10 of ${LATENCY_THREADS} fresh threads in the same window (${LATENCY_THREADS * 10 * 4} puts per side)`,
+      "PostgreSQL bytes: every relation in the saver's schema — tables with all forks (main, free-space map, visibility map), indexes, TOAST, sequences (the official saver's migrations table included)",
     ],
   };
 }
@@ -236,9 +309,12 @@ function comparison(
   ];
 }
 
-async function relationBytes(pool: pg.Pool, schema: string): Promise<number> {
+/** Bytes of every relation in `schema`: tables with all forks, indexes and TOAST, and sequences. */
+async function schemaBytes(pool: pg.Pool, schema: string): Promise<number> {
   const rows = await pool.query(
-    `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS size FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'checkpoint_migrations'`,
+    `SELECT coalesce(sum(CASE WHEN c.relkind = 'r' THEN pg_total_relation_size(c.oid) ELSE pg_relation_size(c.oid) END), 0) AS size
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'S')`,
     [schema],
   );
   return Number(rows.rows[0]?.size ?? 0);

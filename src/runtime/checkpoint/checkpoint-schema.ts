@@ -1,14 +1,14 @@
+import { CtxloomError } from '../../core/errors.ts';
 import type { SqlDriver } from './sql-driver.ts';
 
 /** Version of the table layout; stored in `<prefix>meta` and checked on open. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Fully qualified table names for one saver instance. */
 export interface CheckpointTables {
   meta: string;
   threads: string;
   checkpoints: string;
-  writes: string;
 }
 
 /** Table names for a dialect: PostgreSQL tables live in `schema`, SQLite ones carry `prefix`. */
@@ -21,20 +21,23 @@ export function checkpointTables(options: { schema?: string; prefix: string }): 
     meta: qualify('meta'),
     threads: qualify('threads'),
     checkpoints: qualify('checkpoints'),
-    writes: qualify('writes'),
   };
 }
 
 /**
- * Creates the tables when missing. Checkpoint and task ids are stored as bytes (see
- * `encodeId`: 16 bytes for a UUID). Layout (both dialects):
+ * Creates the tables when missing and checks the layout version. Checkpoint ids are stored
+ * as bytes (see `encodeId`: 16 bytes for a UUID). Layout 2 (both dialects):
+ * - `meta(schema_version)` — one row;
  * - `threads(id, thread_id, checkpoint_ns)` interns each (thread, namespace) to an integer;
- * - `checkpoints(seq, thread, checkpoint_id, parent_seq, parent_checkpoint_id, base_seq, data)` —
- *   the parent is a `seq` when it is stored (its id only otherwise); `data`
- *   holds the checkpoint without values, its metadata, the values of channels that changed
- *   at this step, and where every other channel's current value is stored; it is deflated
- *   against the header of record `base_seq` (an earlier checkpoint of the chain) when set;
- * - `writes(thread, checkpoint_id, task_id, data)` — all pending writes of one task.
+ * - `checkpoints(thread, checkpoint_id, parent_id, depth, data, writes)`, keyed by
+ *   (thread, checkpoint_id) — the only index. `data` holds the checkpoint without values,
+ *   its metadata, the values of channels that changed at this step and the id of the
+ *   checkpoint holding every other channel's value; `writes` holds all its pending writes.
+ *   Both are deflated against the chain of ancestors (`depth` records back to a
+ *   self-contained one, see `chain-reader.ts`). A row whose writes arrived before the
+ *   checkpoint itself has `data` NULL until the checkpoint is put.
+ *
+ * Layout 1 (a `writes` table, sequence keys) is refused with a clear error.
  */
 export async function ensureCheckpointSchema(options: {
   driver: SqlDriver;
@@ -43,30 +46,41 @@ export async function ensureCheckpointSchema(options: {
 }): Promise<void> {
   const { driver, tables } = options;
   const postgres = driver.dialect === 'postgres';
-  const id = postgres ? 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY' : 'INTEGER PRIMARY KEY';
-  const bytes = postgres ? 'BYTEA' : 'BLOB';
   const integer = postgres ? 'BIGINT' : 'INTEGER';
+  const bytes = postgres ? 'BYTEA' : 'BLOB';
+  const threadId = postgres ? 'BIGINT GENERATED ALWAYS AS IDENTITY' : 'INTEGER PRIMARY KEY';
   const statements = [
     ...(postgres && options.schema !== undefined ? [`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`] : []),
-    `CREATE TABLE IF NOT EXISTS ${tables.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-    `CREATE TABLE IF NOT EXISTS ${tables.threads} (id ${id}, thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, UNIQUE (thread_id, checkpoint_ns))`,
-    `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (seq ${id}, thread ${integer} NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_seq ${integer}, parent_checkpoint_id ${bytes}, base_seq ${integer}, data ${bytes} NOT NULL, UNIQUE (thread, checkpoint_id))`,
-    `CREATE TABLE IF NOT EXISTS ${tables.writes} (thread ${integer} NOT NULL, checkpoint_id ${bytes} NOT NULL, task_id ${bytes} NOT NULL, data ${bytes} NOT NULL, PRIMARY KEY (thread, checkpoint_id, task_id))${postgres ? '' : ' WITHOUT ROWID'}`,
+    `CREATE TABLE IF NOT EXISTS ${tables.meta} (schema_version INTEGER NOT NULL)`,
+    // PostgreSQL: no index on id — rows are found by (thread_id, checkpoint_ns) and the
+    // identity alone keeps ids unique.
+    `CREATE TABLE IF NOT EXISTS ${tables.threads} (id ${threadId}, thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, UNIQUE (thread_id, checkpoint_ns))`,
+    `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (thread ${integer} NOT NULL, depth SMALLINT NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_id ${bytes}, data ${bytes}, writes ${bytes}, PRIMARY KEY (thread, checkpoint_id))${postgres ? '' : ' WITHOUT ROWID'}`,
   ];
   await driver.transaction(async (executor) => {
     // Several server processes may set up the same tables at once; PostgreSQL's CREATE …
     // IF NOT EXISTS is not safe against that race, so serialise it on an advisory lock.
     if (postgres) await executor.all('SELECT pg_advisory_xact_lock(hashtext(?))', [tables.checkpoints]);
-    for (const statement of statements) await executor.run(statement);
-    const rows = await executor.all(`SELECT value FROM ${tables.meta} WHERE key = ?`, ['schema_version']);
-    const stored = rows[0]?.value;
+    const [metaStatement, ...rest] = statements.slice(postgres && options.schema !== undefined ? 1 : 0);
+    if (postgres && options.schema !== undefined) await executor.run(statements[0] ?? '');
+    await executor.run(metaStatement ?? '');
+    const rows = await executor.all(`SELECT * FROM ${tables.meta}`);
+    const row = rows[0];
+    // Layout 1 stored (key, value) rows; layout 2 one schema_version row.
+    const stored =
+      row === undefined
+        ? undefined
+        : (row.schema_version ?? (row.key === 'schema_version' ? row.value : '?'));
+    if (stored !== undefined && Number(stored) !== SCHEMA_VERSION) {
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: `checkpoint tables ${tables.checkpoints} have layout version ${String(stored)}; this ctxloom reads layout ${SCHEMA_VERSION} only — use a new schema or table prefix, or export the threads with the old version`,
+        path: tables.meta,
+      });
+    }
+    for (const statement of rest) await executor.run(statement);
     if (stored === undefined) {
-      await executor.run(`INSERT INTO ${tables.meta} (key, value) VALUES (?, ?)`, [
-        'schema_version',
-        String(SCHEMA_VERSION),
-      ]);
-    } else if (Number(stored) !== SCHEMA_VERSION) {
-      throw new Error(`checkpoint schema version ${String(stored)} is not ${SCHEMA_VERSION}`);
+      await executor.run(`INSERT INTO ${tables.meta} (schema_version) VALUES (?)`, [SCHEMA_VERSION]);
     }
   });
 }

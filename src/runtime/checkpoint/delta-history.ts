@@ -4,15 +4,11 @@ import {
   type DeltaChannelHistory,
   getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
-import {
-  CHECKPOINT_COLUMNS,
-  type CheckpointRow,
-  checkpointJoins,
-  decodeCheckpointRow,
-} from './checkpoint-rows.ts';
+import { ChainReader } from './chain-reader.ts';
+import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { decodeId, encodeId } from './id-codec.ts';
 import { loadValue } from './locate-values.ts';
-import { loadWrites } from './pending-writes.ts';
+import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
 import { rowBytes, type SqlDriver } from './sql-driver.ts';
 
@@ -29,9 +25,9 @@ export async function deltaChannelHistory(options: {
   channels: string[];
 }): Promise<Record<string, DeltaChannelHistory>> {
   const { context, driver, config, channels } = options;
-  if (channels.length === 0) return {};
   const result: Record<string, DeltaChannelHistory> = {};
   for (const channel of channels) result[channel] = { writes: [] };
+  if (channels.length === 0) return result;
   const threadId = configString(config, 'thread_id');
   if (threadId === undefined) return result;
   const namespace = configString(config, 'checkpoint_ns') ?? '';
@@ -41,53 +37,52 @@ export async function deltaChannelHistory(options: {
   );
   if (keyRows[0] === undefined) return result;
   const threadKey = Number(keyRows[0].id);
+  const cp = context.tables.checkpoints;
   let targetId = getCheckpointId(config);
   if (!targetId) {
     const latest = await driver.all(
-      `SELECT checkpoint_id FROM ${context.tables.checkpoints} WHERE thread = ? ORDER BY checkpoint_id DESC LIMIT 1`,
+      `SELECT checkpoint_id FROM ${cp} WHERE thread = ? AND data IS NOT NULL ORDER BY checkpoint_id DESC LIMIT 1`,
       [threadKey],
     );
     targetId =
       latest[0] === undefined ? '' : decodeId(rowBytes(latest[0], 'checkpoint_id') ?? new Uint8Array());
   }
   if (!targetId) return result;
-  const cp = context.tables.checkpoints;
   const chain = await driver.all(
-    `WITH RECURSIVE chain(seq, depth) AS (
-       SELECT seq, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ?
+    `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
+       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
        UNION ALL
-       SELECT parent.seq, chain.depth + 1 FROM chain JOIN ${cp} x ON x.seq = chain.seq
-         JOIN ${cp} parent ON parent.seq = COALESCE(x.parent_seq, (SELECT y.seq FROM ${cp} y WHERE y.thread = x.thread AND y.checkpoint_id = x.parent_checkpoint_id))
+       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
+         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
      )
-     SELECT ${CHECKPOINT_COLUMNS}, chain.depth FROM chain JOIN ${cp} c ON c.seq = chain.seq ${checkpointJoins(context.tables)} WHERE chain.depth > 0 ORDER BY chain.depth`,
+     SELECT ${ROW_COLUMNS.replaceAll('c.', '')} FROM chain WHERE level > 0 ORDER BY level`,
     [threadKey, encodeId(targetId)],
   );
+  const reader = new ChainReader(context, driver);
+  const rows = chain.map(storedRowOf);
+  reader.add(...rows);
   const remaining = new Set(channels);
-  const bases = new Map<number, Uint8Array>();
-  const visited: string[] = [];
-  const records = new Map<string, CheckpointRow>();
+  const visited: StoredRow[] = [];
   const seeds = new Map<string, unknown>();
   const stopAt = new Map<string, number>();
-  for (const [position, raw] of chain.entries()) {
+  for (const [position, row] of rows.entries()) {
     if (remaining.size === 0) break;
-    const row = decodeCheckpointRow(raw, bases);
-    visited.push(row.checkpointId);
-    records.set(row.checkpointId, row);
+    const { record } = await reader.record(row);
+    visited.push(row);
     for (const channel of [...remaining]) {
-      const location = row.record.header.located[channel];
+      const location = record.header.located[channel];
       if (location === undefined) continue;
-      seeds.set(channel, await loadValue(context, driver, row.seq, row.record, channel, location));
+      seeds.set(channel, await loadValue(context, reader, row, record, channel, location));
       stopAt.set(channel, position);
       remaining.delete(channel);
     }
   }
-  const writesByCheckpoint = await loadWrites(context, driver, threadKey, visited, records);
+  const writesByPosition = await Promise.all(visited.map((row) => sortedWrites(reader, row)));
   for (const channel of channels) {
     const last = stopAt.get(channel) ?? visited.length - 1;
     const collected: CheckpointPendingWrite[] = [];
     for (let position = last; position >= 0; position -= 1) {
-      const writes = writesByCheckpoint.get(visited[position] ?? '') ?? [];
-      for (const write of writes) {
+      for (const write of writesByPosition[position] ?? []) {
         if (write.channel !== channel) continue;
         collected.push([write.taskId, channel, await context.serde.loadsTyped(write.type, write.bytes)]);
       }

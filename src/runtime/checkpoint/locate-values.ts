@@ -1,132 +1,119 @@
 import type { ChannelVersions } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
+import type { ChainReader } from './chain-reader.ts';
 import type { CheckpointRecord } from './checkpoint-record.ts';
-import {
-  CHECKPOINT_COLUMNS,
-  type CheckpointRow,
-  checkpointFrom,
-  decodeCheckpointRow,
-} from './checkpoint-rows.ts';
+import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
-import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
-/** Deserialises the value of `channel` from the record that holds it (`location` 0 = `record`). */
+/**
+ * The current values of a checkpoint's channels: each read from the record that holds it
+ * (`located`: this record, or another checkpoint of the thread, read in one query).
+ */
+export async function loadChannelValues(
+  context: SaverContext,
+  reader: ChainReader,
+  row: StoredRow,
+  record: CheckpointRecord,
+): Promise<Record<string, unknown>> {
+  const elsewhere = Object.values(record.header.located).filter((id) => id !== '' && id !== row.checkpointId);
+  await reader.load(row.threadKey, elsewhere);
+  const values: Record<string, unknown> = {};
+  for (const [channel, location] of Object.entries(record.header.located)) {
+    values[channel] = await loadValue(context, reader, row, record, channel, location);
+  }
+  return values;
+}
+
+/** Deserialises the value of `channel` from the record that holds it (`location` '' = `record`). */
 export async function loadValue(
   context: SaverContext,
-  executor: SqlExecutor,
-  seq: number,
+  reader: ChainReader,
+  row: StoredRow,
   record: CheckpointRecord,
   channel: string,
-  location: number,
-  holders?: ReadonlyMap<number, CheckpointRecord>,
+  location: string,
 ): Promise<unknown> {
-  let holder = location === 0 || location === seq ? record : holders?.get(location);
-  if (holder === undefined) {
-    const rows = await executor.all(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(context.tables)} WHERE c.seq = ?`,
-      [location],
-    );
-    if (rows[0] === undefined) {
-      throw new CtxloomError({
-        code: 'storage-error',
-        message: `value of channel ${channel} is missing (record ${location})`,
-        path: channel,
-      });
-    }
-    holder = decodeCheckpointRow(rows[0]).record;
+  let holder: CheckpointRecord | undefined = record;
+  if (location !== '' && location !== row.checkpointId) {
+    await reader.load(row.threadKey, [location]);
+    const holderRow = reader.row(row.threadKey, location);
+    holder = holderRow?.data === undefined ? undefined : (await reader.record(holderRow)).record;
   }
-  const value = holder.values.get(channel);
+  const value = holder?.values.get(channel);
   if (value === undefined) {
     throw new CtxloomError({
       code: 'storage-error',
-      message: `value of channel ${channel} is missing`,
+      message: `value of channel ${channel} is missing (checkpoint ${location || row.checkpointId})`,
       path: channel,
     });
   }
   return context.serde.loadsTyped(value[0], value[1]);
 }
 
-/** The records at `seqs`, read in one query (for a tuple whose values live in several). */
-export async function loadHolders(
-  context: SaverContext,
-  executor: SqlExecutor,
-  seqs: readonly number[],
-): Promise<Map<number, CheckpointRecord>> {
-  const holders = new Map<number, CheckpointRecord>();
-  if (seqs.length === 0) return holders;
-  const rows = await executor.all(
-    `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(context.tables)} WHERE c.seq IN (${seqs.map(() => '?').join(', ')})`,
-    [...seqs],
-  );
-  const bases = new Map<number, Uint8Array>();
-  for (const raw of rows) {
-    const row = decodeCheckpointRow(raw, bases);
-    holders.set(row.seq, row.record);
-  }
-  return holders;
-}
-
 /**
- * Where each channel's current value lives for a checkpoint being put: here (0) when it
+ * Where each channel's current value lives for a checkpoint being put: here ('') when it
  * changed at this step, else the parent's pointer when the version matches, else the
- * newest record storing that version. Also returns the parent row.
+ * newest checkpoint of the thread storing that version.
  */
 export async function locateValues(
   context: SaverContext,
   executor: SqlExecutor,
+  reader: ChainReader,
   options: {
     threadKey: number;
-    parentId: string | undefined;
+    parent: { row: StoredRow; record: CheckpointRecord } | undefined;
     channelVersions: ChannelVersions;
     newVersions: ChannelVersions;
     stored: Map<string, unknown>;
-    /** The parent row when the caller already read it (`null`: known to be absent). */
-    parent?: CheckpointRow | null;
   },
-): Promise<{ located: Record<string, number>; parent: CheckpointRow | undefined }> {
-  const located: Record<string, number> = {};
-  let parent: CheckpointRow | undefined = options.parent ?? undefined;
-  if (options.parent === undefined && options.parentId) {
-    const rows = await executor.all(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(context.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
-      [options.threadKey, encodeId(options.parentId)],
-    );
-    if (rows[0] !== undefined) parent = decodeCheckpointRow(rows[0]);
-  }
+): Promise<Record<string, string>> {
+  const located: Record<string, string> = {};
+  const { parent } = options;
   for (const [channel, version] of Object.entries(options.channelVersions)) {
     if (Object.hasOwn(options.newVersions, channel)) {
-      if (options.stored.has(channel)) located[channel] = 0;
+      if (options.stored.has(channel)) located[channel] = '';
       continue;
     }
-    const parentLocation = parent?.record.header.located[channel];
     if (parent !== undefined && parent.record.header.checkpoint.channel_versions[channel] === version) {
-      if (parentLocation !== undefined) located[channel] = parentLocation === 0 ? parent.seq : parentLocation;
+      const location = parent.record.header.located[channel];
+      if (location !== undefined) located[channel] = location === '' ? parent.row.checkpointId : location;
       continue;
     }
-    const found = await findStoredVersion(executor, context.tables, options.threadKey, channel, version);
+    const found = await findStoredVersion(
+      context.tables,
+      executor,
+      reader,
+      options.threadKey,
+      channel,
+      version,
+    );
     if (found !== undefined) located[channel] = found;
   }
-  return { located, parent };
+  return located;
 }
 
-/** Slow path for a put whose parent is unknown: the newest record storing `channel` at `version`. */
+/** Slow path for a put whose parent is unknown: the newest checkpoint storing `channel` at `version`. */
 async function findStoredVersion(
-  executor: SqlExecutor,
   tables: CheckpointTables,
+  executor: SqlExecutor,
+  reader: ChainReader,
   threadKey: number,
   channel: string,
   version: string | number,
-): Promise<number | undefined> {
-  const rows = await executor.all(
-    `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(tables)} WHERE c.thread = ? ORDER BY c.seq DESC`,
-    [threadKey],
-  );
-  for (const raw of rows) {
-    const { record, seq } = decodeCheckpointRow(raw);
+): Promise<string | undefined> {
+  const rows = (
+    await executor.all(
+      `SELECT ${ROW_COLUMNS} FROM ${tables.checkpoints} c WHERE c.thread = ? AND c.data IS NOT NULL ORDER BY c.checkpoint_id DESC`,
+      [threadKey],
+    )
+  ).map(storedRowOf);
+  reader.add(...rows);
+  for (const row of rows) {
+    const { record } = await reader.record(row);
     if (record.values.has(channel) && record.header.checkpoint.channel_versions[channel] === version)
-      return seq;
+      return row.checkpointId;
   }
   return undefined;
 }

@@ -24,9 +24,7 @@ const initializer = {
     const saver = new PostgresSaver({ pool, schema });
     await saver.setup();
     // One table set per run; every checkpointer starts from empty tables.
-    await pool.query(
-      `TRUNCATE "${schema}".ctxloom_cp_threads, "${schema}".ctxloom_cp_checkpoints, "${schema}".ctxloom_cp_writes`,
-    );
+    await pool.query(`TRUNCATE "${schema}".ctxloom_cp_threads, "${schema}".ctxloom_cp_checkpoints`);
     return saver;
   },
 };

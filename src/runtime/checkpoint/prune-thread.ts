@@ -1,145 +1,125 @@
-import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
-import { decodeWritesRecord, encodeCheckpointRecord, encodeWritesRecord } from './checkpoint-record.ts';
-import {
-  CHECKPOINT_COLUMNS,
-  type CheckpointRow,
-  checkpointFrom,
-  decodeCheckpointRow,
-  writesDictionary,
-} from './checkpoint-rows.ts';
-import type { CheckpointTables } from './checkpoint-schema.ts';
+import { ChainReader } from './chain-reader.ts';
+import { type RowContent, rewriteRows } from './chain-rewrite.ts';
+import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
-import { needsBase, type RecordCompression } from './record-codec.ts';
-import { rowBytes, type SqlExecutor } from './sql-driver.ts';
-
-type PruneRow = CheckpointRow;
+import type { SaverContext } from './saver-context.ts';
+import type { SqlExecutor } from './sql-driver.ts';
 
 /**
  * Prunes one (thread, namespace) inside a transaction: keeps the newest `keepLast`
  * checkpoints plus the ancestors their delta channels replay from (back to each channel's
  * last snapshot, read from `metadata.counters_since_delta_snapshot`), moves values that
- * kept checkpoints still point at into the oldest kept checkpoint referring to them, and
- * deletes the rest with their pending writes.
+ * kept checkpoints still point at into the oldest kept checkpoint referring to them,
+ * re-encodes kept rows whose chain lost or changed a record, and deletes the rest with
+ * their pending writes.
  */
 export async function pruneThread(options: {
+  context: SaverContext;
   executor: SqlExecutor;
-  tables: CheckpointTables;
   threadKey: number;
   keepLast: number;
-  compression: RecordCompression;
-  serde: SerializerProtocol;
 }): Promise<{ deletedCheckpoints: number; deletedWrites: number }> {
-  const { executor, tables, threadKey } = options;
-  const rawRows = await executor.all(
-    `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(tables)} WHERE c.thread = ? ORDER BY c.checkpoint_id DESC`,
-    [threadKey],
-  );
-  if (rawRows.length <= options.keepLast) return { deletedCheckpoints: 0, deletedWrites: 0 };
-  const bases = new Map<number, Uint8Array>();
-  const rows: PruneRow[] = rawRows.map((row) => decodeCheckpointRow(row, bases));
-  // Pending writes are deflated against their checkpoint's dictionary; remember the old ones.
-  const oldDictionaries = new Map(rows.map((row) => [row.seq, writesDictionary(row)]));
-  const byId = new Map(rows.map((row) => [row.checkpointId, row]));
+  const { context, executor, threadKey } = options;
+  const rows = (
+    await executor.all(
+      `SELECT ${ROW_COLUMNS} FROM ${context.tables.checkpoints} c WHERE c.thread = ? AND c.data IS NOT NULL ORDER BY c.checkpoint_id DESC`,
+      [threadKey],
+    )
+  ).map(storedRowOf);
+  if (rows.length <= options.keepLast) return { deletedCheckpoints: 0, deletedWrites: 0 };
+  // No shared cache: contents below are changed in place.
+  const reader = new ChainReader(context, executor);
+  reader.add(...rows);
+  const contents = new Map<string, RowContent>();
+  for (const row of rows) {
+    const { record } = await reader.record(row);
+    const copy = {
+      header: { ...record.header, located: { ...record.header.located } },
+      metadata: record.metadata,
+      values: new Map(record.values),
+    };
+    contents.set(row.checkpointId, { row, record: copy, writes: await reader.writes(row) });
+  }
   const kept = new Set<string>();
   for (const row of rows.slice(0, options.keepLast)) {
     kept.add(row.checkpointId);
-    const metadata = (await options.serde.loadsTyped(
-      row.record.header.metadataType,
-      row.record.metadata,
+    const record = contents.get(row.checkpointId)?.record;
+    const metadata = (await context.serde.loadsTyped(
+      record?.header.metadataType ?? 'json',
+      record?.metadata ?? new Uint8Array(),
     )) as {
       counters_since_delta_snapshot?: Record<string, unknown>;
     };
     const needed = new Set(Object.keys(metadata.counters_since_delta_snapshot ?? {}));
-    let ancestor = row.parentId === undefined ? undefined : byId.get(row.parentId);
+    let ancestor = row.parentId === undefined ? undefined : contents.get(row.parentId);
     while (needed.size > 0 && ancestor !== undefined) {
-      kept.add(ancestor.checkpointId);
+      kept.add(ancestor.row.checkpointId);
       for (const channel of [...needed]) {
         if (ancestor.record.header.located[channel] !== undefined) needed.delete(channel);
       }
-      ancestor = ancestor.parentId === undefined ? undefined : byId.get(ancestor.parentId);
+      ancestor = ancestor.row.parentId === undefined ? undefined : contents.get(ancestor.row.parentId);
     }
   }
   const keptRows = rows.filter((row) => kept.has(row.checkpointId));
   const deleted = rows.filter((row) => !kept.has(row.checkpointId));
-  const deletedSeqs = new Map(deleted.map((row) => [row.seq, row]));
+  const deletedIds = new Set(deleted.map((row) => row.checkpointId));
   // Oldest first, so each moved value lands in the oldest kept record that points at it.
-  const changed = new Set<PruneRow>();
-  const movedTo = new Map<string, number>();
+  const changed = new Set<string>();
+  const movedTo = new Map<string, string>();
   for (const row of [...keptRows].reverse()) {
-    for (const [channel, location] of Object.entries(row.record.header.located)) {
-      const holder = deletedSeqs.get(location);
-      if (holder === undefined) continue;
+    const { record } = contents.get(row.checkpointId) as RowContent;
+    for (const [channel, location] of Object.entries(record.header.located)) {
+      if (!deletedIds.has(location)) continue;
       const key = `${location}\u0000${channel}`;
       const target = movedTo.get(key);
       if (target !== undefined) {
-        row.record.header.located[channel] = target;
+        record.header.located[channel] = target;
       } else {
-        const value = holder.record.values.get(channel);
+        const value = contents.get(location)?.record.values.get(channel);
         if (value === undefined) continue;
-        row.record.values.set(channel, value);
-        row.record.header.moved = [...(row.record.header.moved ?? []), channel];
-        row.record.header.located[channel] = 0;
-        movedTo.set(key, row.seq);
+        record.values.set(channel, value);
+        record.header.located[channel] = '';
+        movedTo.set(key, row.checkpointId);
       }
-      changed.add(row);
+      changed.add(row.checkpointId);
     }
   }
-  // A record deflated against a deleted or rewritten base is rewritten self-contained.
-  const rewritten = new Set([...changed].map((row) => row.seq));
-  for (const row of keptRows) {
-    if (row.baseSeq !== undefined && (deletedSeqs.has(row.baseSeq) || rewritten.has(row.baseSeq)))
-      changed.add(row);
-  }
-  for (const row of changed) {
-    row.record.header.baseDistance = 0;
-    const data = encodeCheckpointRecord({
-      checkpoint: row.record.header.checkpoint,
-      metadata: [row.record.header.metadataType, row.record.metadata],
-      values: row.record.values,
-      located: row.record.header.located,
-      compression: options.compression,
-      ...(row.record.header.moved === undefined ? {} : { moved: row.record.header.moved }),
-    });
-    await executor.run(`UPDATE ${tables.checkpoints} SET data = ?, base_seq = NULL WHERE seq = ?`, [
-      data,
-      row.seq,
-    ]);
-    const dictionary = writesDictionary({ baseHeaderBytes: undefined, record: row.record });
-    const writes = await executor.all(
-      `SELECT task_id, data FROM ${tables.writes} WHERE thread = ? AND checkpoint_id = ?`,
-      [threadKey, encodeId(row.checkpointId)],
-    );
-    for (const write of writes) {
-      const bytes = rowBytes(write, 'data') ?? new Uint8Array();
-      const decoded = decodeWritesRecord(bytes, needsBase(bytes) ? oldDictionaries.get(row.seq) : undefined);
-      const encoded = encodeWritesRecord({
-        taskPath: decoded.taskPath,
-        writes: decoded.writes,
-        compression: options.compression,
-        ...(dictionary === undefined ? {} : { base: dictionary }),
-      });
-      await executor.run(
-        `UPDATE ${tables.writes} SET data = ? WHERE thread = ? AND checkpoint_id = ? AND task_id = ?`,
-        [encoded, threadKey, encodeId(row.checkpointId), rowBytes(write, 'task_id') ?? new Uint8Array()],
-      );
+  // A row chained to a deleted or rewritten row is rewritten too (parents first).
+  const rewrite = new Set(changed);
+  const chainedTo = (row: StoredRow) => (row.depth > 0 ? row.parentId : undefined);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const row of keptRows) {
+      const parent = chainedTo(row);
+      if (rewrite.has(row.checkpointId) || parent === undefined) continue;
+      if (deletedIds.has(parent) || rewrite.has(parent)) {
+        rewrite.add(row.checkpointId);
+        grew = true;
+      }
     }
-  }
-  // A kept checkpoint whose parent goes keeps the parent's id (its parentConfig), not a dead seq.
-  for (const row of keptRows) {
-    if (row.parentSeq === undefined || !deletedSeqs.has(row.parentSeq) || row.parentId === undefined)
-      continue;
-    await executor.run(
-      `UPDATE ${tables.checkpoints} SET parent_seq = NULL, parent_checkpoint_id = ? WHERE seq = ?`,
-      [encodeId(row.parentId), row.seq],
-    );
   }
   let deletedWrites = 0;
   for (const row of deleted) {
-    deletedWrites += await executor.run(
-      `DELETE FROM ${tables.writes} WHERE thread = ? AND checkpoint_id = ?`,
-      [threadKey, encodeId(row.checkpointId)],
-    );
-    await executor.run(`DELETE FROM ${tables.checkpoints} WHERE seq = ?`, [row.seq]);
+    deletedWrites += contents.get(row.checkpointId)?.writes.length ?? 0;
+    await executor.run(`DELETE FROM ${context.tables.checkpoints} WHERE thread = ? AND checkpoint_id = ?`, [
+      threadKey,
+      encodeId(row.checkpointId),
+    ]);
   }
+  // Deleted rows are no chain parents any more: forget them before re-encoding.
+  const survivors = new ChainReader(context, executor);
+  survivors.add(...keptRows);
+  for (const row of keptRows) {
+    if (!rewrite.has(row.checkpointId)) await survivors.record(row);
+  }
+  await rewriteRows(
+    context,
+    executor,
+    survivors,
+    keptRows
+      .filter((row) => rewrite.has(row.checkpointId))
+      .map((row) => contents.get(row.checkpointId) as RowContent),
+  );
   return { deletedCheckpoints: deleted.length, deletedWrites };
 }

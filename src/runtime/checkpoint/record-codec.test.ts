@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeId, encodeId } from './id-codec.ts';
-import { decodeRecord, encodeRecord, needsBase } from './record-codec.ts';
+import { decodeRecord, encodeRecord, isChained, recordCount } from './record-codec.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -35,8 +35,8 @@ describe('encodeRecord', () => {
     const base = bytes(`{"channel_versions":{"messages":12,"turns":12},"text":"${text}"}`);
     const header = { channel_versions: { messages: 13, turns: 13 }, text };
     const alone = encodeRecord({ header, payloads: [], compression: 'deflate' });
-    const withBase = encodeRecord({ header, payloads: [], compression: 'deflate', base });
-    expect(needsBase(withBase)).toBe(true);
+    const withBase = encodeRecord({ header, payloads: [], compression: 'deflate', dictionary: base });
+    expect(isChained(withBase)).toBe(true);
     expect(withBase.byteLength).toBeLessThan(alone.byteLength / 2);
     expect(decodeRecord(withBase, base).header).toEqual(header);
   });
@@ -47,10 +47,28 @@ describe('encodeRecord', () => {
       header: { a: 1, b: 'some base text that the record refers to' },
       payloads: [],
       compression: 'deflate',
-      base,
+      dictionary: base,
     });
-    expect(() => decodeRecord(record, bytes('{"a":2}'))).toThrow(/base changed/);
-    expect(() => decodeRecord(record)).toThrow(/needs its base/);
+    expect(() => decodeRecord(record, bytes('{"a":2}'))).toThrow(/chain changed/);
+    expect(() => decodeRecord(record)).toThrow(/needs its chain/);
+  });
+
+  it('stores a count outside the compressed body, readable without the dictionary', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.boolean(), (count, chained) => {
+        const dictionary = chained ? bytes('{"channel":"messages","text":"hello"}') : undefined;
+        const record = encodeRecord({
+          header: { channel: 'messages', text: 'hello again' },
+          payloads: [bytes('payload')],
+          compression: 'deflate',
+          count,
+          ...(dictionary === undefined ? {} : { dictionary }),
+        });
+        expect(recordCount(record)).toBe(count);
+        expect(decodeRecord(record, dictionary).header).toEqual({ channel: 'messages', text: 'hello again' });
+      }),
+      { numRuns: 100, seed: 9 },
+    );
   });
 });
 

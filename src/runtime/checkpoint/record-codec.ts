@@ -3,9 +3,10 @@ import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 /** How stored records are compressed. `deflate` (default) uses raw DEFLATE level 6. */
 export type RecordCompression = 'deflate' | 'none';
 
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 const FLAG_DEFLATE = 1;
-const FLAG_BASE_DICTIONARY = 2;
+const FLAG_CHAINED = 2;
+const FLAG_COUNT = 4;
 /** Zlib keeps a 32 KiB window; a longer dictionary only wastes time. */
 const MAX_DICTIONARY_BYTES = 32 * 1024;
 
@@ -18,10 +19,10 @@ const STATIC_DICTIONARY = Buffer.from(
   [
     '{"h":{"checkpoint":{"v":4,"id":"1f1e6291-","ts":"2026-01-01T00:00:00.000Z","channel_versions":{"__start__":',
     '"messages":"branch:to:","turns":},"versions_seen":{"__input__":{},"__start__":{"__start__":}},',
-    '"metadataType":"json","values":[["json"]],"located":{}},"l":[]}',
+    '"metadataType":"json","values":[["json"]],"located":{"":""}},"l":[]}',
     '{"source":"loop","step":,"parents":{},"delta_writes_versioned":true,"counters_since_delta_snapshot":{"messages":[,]}}',
     '{"source":"input","step":-1,',
-    '{"h":{"taskPath":"~__pregel_pull, __start__","writes":[[0,"messages","json"],[1,"branch:to:","json"]]},"l":[]}',
+    '{"h":{"t":[["","~__pregel_pull, __start__"]],"w":[[0,0,"messages","json"],[0,1,"branch:to:","json"]]},"l":[]}',
     '"mapreduce_results","__pregel_tasks","__error__","__interrupt__","__resume__","__scheduled__"',
     '{"lc":1,"type":"constructor","id":["langchain_core","messages","RemoveMessage"],"kwargs":{"id":"__remove_all__"',
     '{"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"tool_call_id":"","status":"success",',
@@ -33,26 +34,43 @@ const STATIC_DICTIONARY = Buffer.from(
 
 /**
  * A stored record: a JSON header plus opaque byte payloads (serialised channel values).
- * Layout: `[version u8][flags u8]` then the (optionally deflated) body
+ * Layout: `[version u8][flags u8]`, then when chained the CRC-32 of the dictionary (u32 LE),
+ * then when counted an unsigned LEB128 count, then the (optionally deflated) body
  * `[header length u32 LE][header JSON][payload 0][payload 1]…`; payload lengths live in
- * the header. A record may be deflated against a *base* record's header (flag 2): the
- * base is an earlier checkpoint of the same thread, so only what changed costs bytes.
+ * the header. A chained record is deflated against a dictionary its reader rebuilds from
+ * earlier records of the same chain (see `chain-reader.ts`), so it costs only what is new;
+ * the count travels outside the deflated body because the dictionary depends on it.
  */
 export interface DecodedRecord<H> {
   header: H;
-  /** The header's JSON bytes, usable as the base dictionary of later records. */
+  /** The header's JSON bytes. */
   headerBytes: Uint8Array;
+  /** The whole decoded body (header JSON and payloads): this record's part of later dictionaries. */
+  body: Uint8Array;
   payloads: Uint8Array[];
 }
 
-/** Encodes a header and payloads into one byte string. */
-export function encodeRecord<H>(options: {
+/** Options of {@link encodeRecord}. */
+export interface EncodeRecordOptions<H> {
   header: H;
   payloads: readonly Uint8Array[];
   compression: RecordCompression;
-  /** Header bytes of the base record; omit for a self-contained record. */
-  base?: Uint8Array;
-}): Uint8Array {
+  /** Text this record is deflated against (after the static dictionary); omit for a self-contained record. */
+  dictionary?: Uint8Array;
+  /** A small unsigned integer stored uncompressed (read with {@link recordCount}). */
+  count?: number;
+}
+
+/** Encodes a header and payloads into one byte string. */
+export function encodeRecord<H>(options: EncodeRecordOptions<H>): Uint8Array {
+  return encodeRecordWithBody(options).bytes;
+}
+
+/** {@link encodeRecord}, also returning the record as {@link decodeRecord} would (without inflating it). */
+export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
+  bytes: Uint8Array;
+  decoded: DecodedRecord<H>;
+} {
   const headerBytes = Buffer.from(
     JSON.stringify({ h: options.header, l: options.payloads.map((payload) => payload.byteLength) }),
   );
@@ -68,45 +86,54 @@ export function encodeRecord<H>(options: {
   let flags = 0;
   let stored: Uint8Array = body;
   if (options.compression === 'deflate') {
-    const deflated = deflateRawSync(body, { dictionary: dictionaryFor(options.base) });
+    const deflated = deflateRawSync(body, { dictionary: dictionaryFor(options.dictionary) });
     if (deflated.byteLength < total) {
       stored = deflated;
       flags |= FLAG_DEFLATE;
-      if (options.base !== undefined) flags |= FLAG_BASE_DICTIONARY;
+      if (options.dictionary !== undefined) flags |= FLAG_CHAINED;
     }
   }
-  // A record deflated against a base carries the base's CRC-32, so a changed base is an
-  // error on read instead of silently wrong bytes.
-  const prefix = flags & FLAG_BASE_DICTIONARY ? 6 : 2;
+  const count = options.count === undefined ? [] : leb128(options.count);
+  if (options.count !== undefined) flags |= FLAG_COUNT;
+  // A chained record carries its dictionary's CRC-32, so a changed chain is an error on
+  // read instead of silently wrong bytes.
+  const prefix = 2 + (flags & FLAG_CHAINED ? 4 : 0) + count.length;
   const out = Buffer.allocUnsafe(prefix + stored.byteLength);
   out[0] = FORMAT_VERSION;
   out[1] = flags;
-  if (options.base !== undefined && prefix === 6) out.writeUInt32LE(crc32(options.base), 2);
+  if (flags & FLAG_CHAINED) out.writeUInt32LE(crc32(dictionaryFor(options.dictionary)), 2);
+  out.set(count, prefix - count.length);
   out.set(stored, prefix);
-  return out;
+  return { bytes: out, decoded: decodeBody<H>(body) };
 }
 
-/** True when the record was deflated against a base record and needs its header to decode. */
-export function needsBase(bytes: Uint8Array): boolean {
-  return ((bytes[1] ?? 0) & FLAG_BASE_DICTIONARY) !== 0;
+/** True when the record was deflated against a chain dictionary and needs it to decode. */
+export function isChained(bytes: Uint8Array): boolean {
+  return ((bytes[1] ?? 0) & FLAG_CHAINED) !== 0;
 }
 
-/** Decodes what {@link encodeRecord} wrote. `base` is required when {@link needsBase}. */
-export function decodeRecord<H>(bytes: Uint8Array, base?: Uint8Array): DecodedRecord<H> {
+/** The count stored with {@link encodeRecord}'s `count` option (0 when none). */
+export function recordCount(bytes: Uint8Array): number {
+  return readCount(bytes).count;
+}
+
+/** Decodes what {@link encodeRecord} wrote. `dictionary` is required when {@link isChained}. */
+export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<H> {
   if (bytes[0] !== FORMAT_VERSION) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
   const flags = bytes[1] ?? 0;
-  const withBase = (flags & FLAG_BASE_DICTIONARY) !== 0;
-  if (withBase && base === undefined) throw new Error('record needs its base to decode');
-  const prefix = withBase ? 6 : 2;
-  const raw = Buffer.from(bytes.buffer, bytes.byteOffset + prefix, bytes.byteLength - prefix);
-  if (withBase && base !== undefined) {
+  const chained = (flags & FLAG_CHAINED) !== 0;
+  if (chained && dictionary === undefined) throw new Error('record needs its chain to decode');
+  const { end } = readCount(bytes);
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset + end, bytes.byteLength - end);
+  const preset = dictionaryFor(chained ? dictionary : undefined);
+  if (chained) {
     const expected = Buffer.from(bytes.buffer, bytes.byteOffset + 2, 4).readUInt32LE(0);
-    if (expected !== crc32(base)) throw new Error('record base changed since the record was written');
+    if (expected !== crc32(preset)) throw new Error('record chain changed since the record was written');
   }
-  const body =
-    flags & FLAG_DEFLATE
-      ? inflateRawSync(raw, { dictionary: dictionaryFor(flags & FLAG_BASE_DICTIONARY ? base : undefined) })
-      : raw;
+  return decodeBody<H>(flags & FLAG_DEFLATE ? inflateRawSync(raw, { dictionary: preset }) : raw);
+}
+
+function decodeBody<H>(body: Buffer): DecodedRecord<H> {
   const headerLength = body.readUInt32LE(0);
   const headerBytes = body.subarray(4, 4 + headerLength);
   const parsed = JSON.parse(headerBytes.toString('utf8')) as { h: H; l: number[] };
@@ -116,12 +143,40 @@ export function decodeRecord<H>(bytes: Uint8Array, base?: Uint8Array): DecodedRe
     payloads.push(body.subarray(offset, offset + length));
     offset += length;
   }
-  return { header: parsed.h, headerBytes, payloads };
+  return { header: parsed.h, headerBytes, body, payloads };
 }
 
-function dictionaryFor(base: Uint8Array | undefined): Buffer {
-  if (base === undefined) return STATIC_DICTIONARY;
-  const combined = Buffer.concat([STATIC_DICTIONARY, base]);
+function readCount(bytes: Uint8Array): { count: number; end: number } {
+  const flags = bytes[1] ?? 0;
+  let end = 2 + (flags & FLAG_CHAINED ? 4 : 0);
+  if ((flags & FLAG_COUNT) === 0) return { count: 0, end };
+  let count = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = bytes[end] ?? 0;
+    end += 1;
+    count += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((byte & 0x80) === 0 || end >= bytes.byteLength) return { count, end };
+  }
+}
+
+function leb128(value: number): number[] {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`count ${value} is not a safe unsigned integer`);
+  const out: number[] = [];
+  let rest = value;
+  do {
+    const low = rest % 128;
+    rest = Math.floor(rest / 128);
+    out.push(rest > 0 ? low | 0x80 : low);
+  } while (rest > 0);
+  return out;
+}
+
+function dictionaryFor(dictionary: Uint8Array | undefined): Buffer {
+  if (dictionary === undefined) return STATIC_DICTIONARY;
+  const combined = Buffer.concat([STATIC_DICTIONARY, dictionary]);
   return combined.byteLength > MAX_DICTIONARY_BYTES
     ? combined.subarray(combined.byteLength - MAX_DICTIONARY_BYTES)
     : combined;

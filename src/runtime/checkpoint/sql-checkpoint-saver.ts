@@ -6,40 +6,29 @@ import {
   type Checkpoint,
   type CheckpointListOptions,
   type CheckpointMetadata,
-  type CheckpointPendingWrite,
   type CheckpointTuple,
   type DeltaChannelHistory,
   getCheckpointId,
-  maxChannelVersion,
   type PendingWrite,
   type SerializerProtocol,
-  TASKS,
   WRITES_IDX_MAP,
 } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
-import {
-  decodeCheckpointRecord,
-  decodeWritesRecord,
-  encodeCheckpointRecord,
-  encodeWritesRecord,
-  type StoredWrite,
-} from './checkpoint-record.ts';
-import {
-  CHECKPOINT_COLUMNS,
-  type CheckpointRow,
-  checkpointFrom,
-  decodeCheckpointRow,
-  writesDictionary,
-} from './checkpoint-rows.ts';
+import { ChainCache, ChainReader, dictionaryOf } from './chain-reader.ts';
+import { encodeRow, rechainChildren } from './chain-rewrite.ts';
+import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
+import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
 import { deltaChannelHistory } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
-import { internThread, loadHolders, loadValue, locateValues } from './locate-values.ts';
-import { loadWrites, reencodeWrites } from './pending-writes.ts';
+import { internThread, locateValues } from './locate-values.ts';
+import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import { rowBytes, rowText, type SqlDriver, type SqlExecutor, type SqlRow } from './sql-driver.ts';
+import type { SqlDriver, SqlExecutor, SqlRow } from './sql-driver.ts';
+import { rowText } from './sql-driver.ts';
+import { encodeWritesRecord, mergeWrites, type StoredWrite } from './writes-record.ts';
 
 /** Options shared by the SQL savers. */
 export interface SqlCheckpointSaverOptions {
@@ -67,21 +56,18 @@ export interface PruneResult {
   deletedWrites: number;
 }
 
-/** Records between two self-contained ones: bounds how far a record's base can be. */
-const MAX_BASE_DISTANCE = 64;
-
-type NamedRow = CheckpointRow & { threadId: string; namespace: string };
-
 const SELECT_CHECKPOINT = (tables: CheckpointTables) =>
-  `SELECT ${CHECKPOINT_COLUMNS}, t.thread_id, t.checkpoint_ns FROM ${checkpointFrom(tables)} JOIN ${tables.threads} t ON t.id = c.thread`;
+  `SELECT ${ROW_COLUMNS}, t.thread_id, t.checkpoint_ns FROM ${tables.checkpoints} c JOIN ${tables.threads} t ON t.id = c.thread`;
 
 /**
  * A complete LangGraph `BaseCheckpointSaver` over SQL (SQLite or PostgreSQL through a
  * {@link SqlDriver}). Storage grows with what changed: a checkpoint stores only the values
- * of channels written at its step and points at the record holding every other value;
+ * of channels written at its step and points at the checkpoint holding every other value;
  * delta channels (LangGraph `DeltaValue`, ctxloom's `messages` and `mapreduce_results`)
- * store only their writes plus periodic snapshots; records are DEFLATE-compressed.
- * `getDeltaChannelHistory` walks the parent chain in one recursive query.
+ * store only their writes plus periodic snapshots. One row per checkpoint holds its record
+ * and all its pending writes, both DEFLATE-compressed against the chain of recent
+ * ancestors (see `chain-reader.ts`). `getDeltaChannelHistory` walks the parent chain in one
+ * recursive query.
  */
 export class SqlCheckpointSaver extends BaseCheckpointSaver {
   protected readonly driver: SqlDriver;
@@ -90,6 +76,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   readonly #schema: string | undefined;
   #ready: Promise<void> | undefined;
   readonly #context: SaverContext;
+  readonly #cache = new ChainCache();
 
   constructor(options: SqlCheckpointSaverOptions) {
     super(options.serde);
@@ -108,6 +95,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       ...(this.#schema === undefined ? {} : { schema: this.#schema }),
     }).catch((error: unknown) => {
       this.#ready = undefined;
+      if (CtxloomError.is(error)) throw error;
       throw new CtxloomError({
         code: 'storage-error',
         message: 'checkpoint schema setup failed',
@@ -123,7 +111,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (threadId === undefined) return undefined;
     const namespace = configString(config, 'checkpoint_ns') ?? '';
     const checkpointId = getCheckpointId(config);
-    const base = `${SELECT_CHECKPOINT(this.tables)} WHERE t.thread_id = ? AND t.checkpoint_ns = ?`;
+    const base = `${SELECT_CHECKPOINT(this.tables)} WHERE t.thread_id = ? AND t.checkpoint_ns = ? AND c.data IS NOT NULL`;
     const rows = checkpointId
       ? await this.driver.all(`${base} AND c.checkpoint_id = ?`, [
           threadId,
@@ -132,7 +120,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         ])
       : await this.driver.all(`${base} ORDER BY c.checkpoint_id DESC LIMIT 1`, [threadId, namespace]);
     const row = rows[0];
-    return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.driver);
+    return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(this.driver));
   }
 
   override async *list(
@@ -140,7 +128,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     options?: CheckpointListOptions,
   ): AsyncGenerator<CheckpointTuple> {
     await this.setup();
-    const where: string[] = [];
+    const where: string[] = ['c.data IS NOT NULL'];
     const params: (string | Uint8Array)[] = [];
     const threadId = configString(config, 'thread_id');
     const namespace = configString(config, 'checkpoint_ns');
@@ -155,21 +143,23 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (remaining <= 0) return;
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
-    const sql = `${SELECT_CHECKPOINT(this.tables)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY t.thread_id, t.checkpoint_ns, c.checkpoint_id DESC${limitSql}`;
-    const bases = new Map<number, Uint8Array>();
-    for (const raw of await this.driver.all(sql, params)) {
-      const row = parseNamedRow(raw, bases);
+    const sql = `${SELECT_CHECKPOINT(this.tables)} WHERE ${where.join(' AND ')} ORDER BY t.thread_id, t.checkpoint_ns, c.checkpoint_id DESC${limitSql}`;
+    const rows = (await this.driver.all(sql, params)).map((raw) => parseNamedRow(raw));
+    const reader = this.#reader(this.driver);
+    reader.add(...rows);
+    for (const row of rows) {
       if (filter !== undefined) {
-        const metadata = (await this.serde.loadsTyped(
-          row.record.header.metadataType,
-          row.record.metadata,
-        )) as Record<string, unknown>;
+        const { record } = await reader.record(row);
+        const metadata = (await this.serde.loadsTyped(record.header.metadataType, record.metadata)) as Record<
+          string,
+          unknown
+        >;
         const matches = Object.entries(filter).every(([key, value]) =>
           isDeepStrictEqual(metadata[key], value),
         );
         if (!matches) continue;
       }
-      yield await this.#toTuple(row, this.driver);
+      yield await this.#toTuple(row, reader);
       remaining -= 1;
       if (remaining <= 0) return;
     }
@@ -203,60 +193,90 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const metadataBytes = await this.serde.dumpsTyped(metadata);
     await this.driver.transaction(async (executor) => {
       const threadKey = await internThread(executor, this.tables, threadId, namespace);
-      // This checkpoint (when put again) and its parent, in one query.
-      const ids = parentId ? [checkpoint.id, parentId] : [checkpoint.id];
+      const reader = this.#reader(executor);
+      // This checkpoint (when put again, or its writes came first) and its parent, in one query.
+      const ids = parentId && parentId !== checkpoint.id ? [checkpoint.id, parentId] : [checkpoint.id];
       const known = await executor.all(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id IN (${ids.map(() => '?').join(', ')})`,
+        `SELECT ${ROW_COLUMNS} FROM ${this.tables.checkpoints} c WHERE c.thread = ? AND c.checkpoint_id IN (${ids.map(() => '?').join(', ')})`,
         [threadKey, ...ids.map(encodeId)],
       );
-      const rows = known.map((raw) => decodeCheckpointRow(raw));
-      const previous = rows.find((row) => row.checkpointId === checkpoint.id);
-      const { located, parent } = await locateValues(this.#context, executor, {
+      const rows = known.map(storedRowOf);
+      reader.add(...rows);
+      const parentRow = rows.find((row) => row.checkpointId === parentId && row.data !== undefined);
+      const parent =
+        parentRow === undefined
+          ? undefined
+          : { row: parentRow, record: (await reader.record(parentRow)).record };
+      const located = await locateValues(this.#context, executor, reader, {
         threadKey,
-        parentId,
-        parent: parentId ? (rows.find((row) => row.checkpointId === parentId) ?? null) : null,
+        parent,
         channelVersions: checkpoint.channel_versions,
         newVersions,
         stored: values,
       });
-      // Deflate against the chain's base record so a step costs only what changed.
-      const distance = (parent?.record.header.baseDistance ?? MAX_BASE_DISTANCE) + 1;
-      const base =
-        parent === undefined || distance >= MAX_BASE_DISTANCE || parent.checkpointId === checkpoint.id
-          ? undefined
-          : {
-              seq: parent.baseSeq ?? parent.seq,
-              headerBytes: parent.baseHeaderBytes ?? parent.record.headerBytes,
-              distance,
-            };
-      const data = encodeCheckpointRecord({
-        checkpoint: stored,
-        metadata: metadataBytes,
+      // Put again: a value found in this checkpoint's previous record must move into the new one.
+      for (const [channel, location] of Object.entries(located)) {
+        if (location !== checkpoint.id) continue;
+        const value = (channelValues as Record<string, unknown>)[channel];
+        if (value === undefined) {
+          delete located[channel];
+          continue;
+        }
+        values.set(channel, await this.serde.dumpsTyped(value));
+        located[channel] = '';
+      }
+      const content = {
+        header: { checkpoint: stored, metadataType: metadataBytes[0], values: [], located },
+        metadata: metadataBytes[1],
         values,
-        located,
-        compression: this.#compression,
-        ...(base === undefined ? {} : { base }),
-      });
-      await executor.run(
-        `INSERT INTO ${this.tables.checkpoints} (thread, checkpoint_id, parent_seq, parent_checkpoint_id, base_seq, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO UPDATE SET parent_seq = EXCLUDED.parent_seq, parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, base_seq = EXCLUDED.base_seq, data = EXCLUDED.data`,
-        [
-          threadKey,
-          encodeId(checkpoint.id),
-          parent?.seq ?? null,
-          parent === undefined && parentId ? encodeId(parentId) : null,
-          base?.seq ?? null,
-          data,
-        ],
-      );
-      // Writes may arrive before their checkpoint (LangGraph puts asynchronously), or a
-      // checkpoint may be put again: re-encode them against this checkpoint's dictionary.
-      await reencodeWrites(this.#context, executor, {
+      };
+      const fresh: StoredRow = {
         threadKey,
         checkpointId: checkpoint.id,
-        previous,
-        current: decodeCheckpointRecord(data, base?.headerBytes),
-        baseHeaderBytes: base?.headerBytes,
-      });
+        parentId: parentId || undefined,
+        depth: 0,
+        data: undefined,
+        writes: undefined,
+      };
+      let previous = rows.find((row) => row.checkpointId === checkpoint.id);
+      if (previous === undefined) {
+        const row = await encodeRow(this.#context, reader, { row: fresh, record: content, writes: [] });
+        const inserted = await executor.run(
+          `INSERT INTO ${this.tables.checkpoints} (thread, depth, checkpoint_id, parent_id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO NOTHING`,
+          [
+            threadKey,
+            row.depth,
+            encodeId(checkpoint.id),
+            parentId ? encodeId(parentId) : null,
+            row.data ?? null,
+          ],
+        );
+        if (inserted > 0) return;
+      }
+      // Put again, or its writes were saved first (perhaps just now by another process):
+      // lock the row and re-encode its writes against the new record.
+      previous = await lockRow(
+        executor,
+        this.tables,
+        this.driver.dialect === 'postgres',
+        threadKey,
+        checkpoint.id,
+      );
+      if (previous !== undefined) reader.add(previous);
+      const writes = previous === undefined ? [] : await reader.writes(previous);
+      const row = await encodeRow(this.#context, reader, { row: fresh, record: content, writes });
+      await executor.run(
+        `UPDATE ${this.tables.checkpoints} SET depth = ?, parent_id = ?, data = ?, writes = ? WHERE thread = ? AND checkpoint_id = ?`,
+        [
+          row.depth,
+          parentId ? encodeId(parentId) : null,
+          row.data ?? null,
+          row.writes ?? null,
+          threadKey,
+          encodeId(checkpoint.id),
+        ],
+      );
+      if (previous?.data !== undefined) await rechainChildren(this.#context, executor, reader, previous, row);
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
@@ -278,43 +298,38 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       });
     }
     const namespace = configString(config, 'checkpoint_ns') ?? '';
-    const incoming: StoredWrite[] = [];
+    const serialised: [number, string, [string, Uint8Array]][] = [];
     for (const [index, [channel, value]] of writes.entries()) {
-      const [type, bytes] = await this.serde.dumpsTyped(value);
-      incoming.push({ idx: WRITES_IDX_MAP[channel] ?? index, channel, type, bytes });
+      serialised.push([WRITES_IDX_MAP[channel] ?? index, channel, await this.serde.dumpsTyped(value)]);
     }
     await this.driver.transaction(async (executor) => {
       const threadKey = await internThread(executor, this.tables, threadId, namespace);
-      const existing = await executor.all(
-        `SELECT data FROM ${this.tables.writes} WHERE thread = ? AND checkpoint_id = ? AND task_id = ?`,
-        [threadKey, encodeId(checkpointId), encodeId(taskId)],
-      );
-      const checkpointRows = await executor.all(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM ${checkpointFrom(this.tables)} WHERE c.thread = ? AND c.checkpoint_id = ?`,
-        [threadKey, encodeId(checkpointId)],
-      );
-      const base =
-        checkpointRows[0] === undefined
-          ? undefined
-          : writesDictionary(decodeCheckpointRow(checkpointRows[0]));
-      const existingBytes = existing[0] === undefined ? undefined : rowBytes(existing[0], 'data');
-      const previous = existingBytes === undefined ? undefined : decodeWritesRecord(existingBytes, base);
-      const byIdx = new Map((previous?.writes ?? []).map((write) => [write.idx, write]));
-      for (const write of incoming) {
-        // Regular writes are insert-once (a retried task must not double them); special
-        // writes (errors, interrupts: negative idx) replace the previous one.
-        if (write.idx >= 0 && byIdx.has(write.idx)) continue;
-        byIdx.set(write.idx, write);
-      }
+      const postgres = this.driver.dialect === 'postgres';
+      const row = await lockOrCreateRow(executor, this.tables, postgres, threadKey, checkpointId);
+      const reader = this.#reader(executor);
+      reader.add(row);
+      const log = await reader.writes(row);
+      const path = taskPath ?? log.find((write) => write.taskId === taskId)?.taskPath ?? '';
+      const incoming: StoredWrite[] = serialised.map(([idx, channel, [type, bytes]]) => ({
+        taskId,
+        taskPath: path,
+        idx,
+        channel,
+        type,
+        bytes,
+      }));
+      const merged = mergeWrites(log, incoming, taskPath);
+      if (merged.length === log.length && merged.every((write, index) => write === log[index])) return;
       const data = encodeWritesRecord({
-        taskPath: taskPath ?? previous?.taskPath ?? '',
-        writes: [...byIdx.values()].sort((a, b) => a.idx - b.idx),
+        writes: merged,
         compression: this.#compression,
-        ...(base === undefined ? {} : { base }),
+        ...(row.data === undefined ? {} : { dictionary: dictionaryOf((await reader.record(row)).text) }),
       });
+      // The next put (a child) reads these writes: keep them decoded.
+      reader.rememberWrites({ ...row, writes: data }, merged);
       await executor.run(
-        `INSERT INTO ${this.tables.writes} (thread, checkpoint_id, task_id, data) VALUES (?, ?, ?, ?) ON CONFLICT (thread, checkpoint_id, task_id) DO UPDATE SET data = EXCLUDED.data`,
-        [threadKey, encodeId(checkpointId), encodeId(taskId), data],
+        `UPDATE ${this.tables.checkpoints} SET writes = ? WHERE thread = ? AND checkpoint_id = ?`,
+        [data, threadKey, encodeId(checkpointId)],
       );
     });
   }
@@ -327,7 +342,6 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       ]);
       for (const key of keys) {
         const id = Number(key.id);
-        await executor.run(`DELETE FROM ${this.tables.writes} WHERE thread = ?`, [id]);
         await executor.run(`DELETE FROM ${this.tables.checkpoints} WHERE thread = ?`, [id]);
         await executor.run(`DELETE FROM ${this.tables.threads} WHERE id = ?`, [id]);
       }
@@ -368,12 +382,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     for (const key of keys) {
       const result = await this.driver.transaction((executor) =>
         pruneThread({
+          context: this.#context,
           executor,
-          tables: this.tables,
           threadKey: Number(key.id),
           keepLast: options.keepLast,
-          compression: this.#compression,
-          serde: this.serde,
         }),
       );
       total.deletedCheckpoints += result.deletedCheckpoints;
@@ -391,84 +403,23 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     await this.driver.close();
   }
 
-  async #toTuple(row: NamedRow, executor: SqlExecutor): Promise<CheckpointTuple> {
-    const { header } = row.record;
-    const channelValues: Record<string, unknown> = {};
-    const elsewhere = new Set(Object.values(header.located).filter((seq) => seq !== 0 && seq !== row.seq));
-    const holders = await loadHolders(this.#context, executor, [...elsewhere]);
-    for (const [channel, location] of Object.entries(header.located)) {
-      channelValues[channel] = await loadValue(
-        this.#context,
-        executor,
-        row.seq,
-        row.record,
-        channel,
-        location,
-        holders,
-      );
-    }
-    const checkpoint: Checkpoint = {
-      ...structuredClone(header.checkpoint),
-      id: row.checkpointId,
-      channel_values: channelValues,
-    };
-    const writesByCheckpoint = await loadWrites(
-      this.#context,
-      executor,
-      row.threadKey,
-      [row.checkpointId],
-      new Map([[row.checkpointId, row]]),
-    );
-    const pendingWrites: CheckpointPendingWrite[] = [];
-    for (const write of writesByCheckpoint.get(row.checkpointId) ?? []) {
-      pendingWrites.push([write.taskId, write.channel, await this.serde.loadsTyped(write.type, write.bytes)]);
-    }
-    if (checkpoint.v < 4 && row.parentId !== undefined) {
-      await this.#migratePendingSends(executor, checkpoint, row.threadKey, row.parentId);
-    }
-    const tuple: CheckpointTuple = {
-      config: {
-        configurable: {
-          thread_id: row.threadId,
-          checkpoint_ns: row.namespace,
-          checkpoint_id: row.checkpointId,
-        },
-      },
-      checkpoint,
-      metadata: (await this.serde.loadsTyped(header.metadataType, row.record.metadata)) as CheckpointMetadata,
-      pendingWrites,
-    };
-    if (row.parentId !== undefined) {
-      tuple.parentConfig = {
-        configurable: { thread_id: row.threadId, checkpoint_ns: row.namespace, checkpoint_id: row.parentId },
-      };
-    }
-    return tuple;
+  #reader(executor: SqlExecutor): ChainReader {
+    return new ChainReader(this.#context, executor, this.#cache);
   }
 
-  async #migratePendingSends(
-    executor: SqlExecutor,
-    checkpoint: Checkpoint,
-    threadKey: number,
-    parentId: string,
-  ): Promise<void> {
-    const parentWrites =
-      (await loadWrites(this.#context, executor, threadKey, [parentId], new Map())).get(parentId) ?? [];
-    const sends = parentWrites
-      .filter((write) => write.channel === TASKS)
-      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.idx - b.idx));
-    const values: unknown[] = [];
-    for (const send of sends) values.push(await this.serde.loadsTyped(send.type, send.bytes));
-    (checkpoint.channel_values as Record<string, unknown>)[TASKS] = values;
-    const versions = Object.values(checkpoint.channel_versions);
-    (checkpoint.channel_versions as Record<string, string | number>)[TASKS] =
-      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  async #toTuple(row: NamedRow, reader: ChainReader): Promise<CheckpointTuple> {
+    return checkpointTuple({
+      context: this.#context,
+      reader,
+      row,
+      nextVersion: () => this.getNextVersion(undefined),
+    });
   }
 }
 
-function parseNamedRow(row: SqlRow, bases?: Map<number, Uint8Array>): NamedRow {
+function parseNamedRow(row: SqlRow): NamedRow {
   return {
-    ...decodeCheckpointRow(row, bases),
+    ...storedRowOf(row),
     threadId: rowText(row, 'thread_id') ?? '',
     namespace: rowText(row, 'checkpoint_ns') ?? '',
   };

@@ -1,0 +1,298 @@
+import { CtxloomError } from '../../core/errors.ts';
+import { type CheckpointRecord, decodeCheckpointRecord } from './checkpoint-record.ts';
+import { chainQuery, rowKey, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
+import { encodeId } from './id-codec.ts';
+import { isChained, recordCount } from './record-codec.ts';
+import type { SaverContext } from './saver-context.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+import { decodeWritesRecord, regularWrites, type StoredWrite } from './writes-record.ts';
+
+/** Records between two self-contained ones: bounds the rows a cold read decodes. */
+export const MAX_CHAIN_DEPTH = 64;
+/** Bytes of a chain's recent values (message text, mostly) a record is deflated against. */
+export const CHAIN_VALUES_BYTES = 24 * 1024;
+/** Bytes of a chain's recent headers (ids, versions, metadata) a record is deflated against. */
+export const CHAIN_HEADERS_BYTES = 6 * 1024;
+
+/**
+ * A chain's text in two streams: stored values (what was said: far back helps) and headers
+ * (structure: the last few records suffice). A node holds only its own parts and links to
+ * its parent's node (back to the chain's first, self-contained record), so decoding many
+ * rows keeps no copy of the window per row; {@link dictionaryOf} reads the last
+ * {@link CHAIN_VALUES_BYTES} of values and {@link CHAIN_HEADERS_BYTES} of headers.
+ */
+export interface ChainText {
+  readonly parent: ChainText | undefined;
+  readonly values: readonly Uint8Array[];
+  readonly headers: readonly Uint8Array[];
+}
+
+/** A decoded checkpoint row. */
+export interface ChainRecord {
+  record: CheckpointRecord;
+  /** The chain's text up to and including this record. */
+  text: ChainText;
+}
+
+/** The dictionary of a chain text: its last values, then its last headers. */
+export function dictionaryOf(text: ChainText): Uint8Array {
+  return Buffer.concat([
+    lastBytes(text, (node) => node.values, CHAIN_VALUES_BYTES),
+    lastBytes(text, (node) => node.headers, CHAIN_HEADERS_BYTES),
+  ]);
+}
+
+/** Appends to a chain text (no copy). */
+export function extendChain(
+  text: ChainText | undefined,
+  values: Uint8Array[],
+  headers: Uint8Array[],
+): ChainText {
+  return { parent: text, values, headers };
+}
+
+function lastBytes(
+  text: ChainText,
+  stream: (node: ChainText) => readonly Uint8Array[],
+  limit: number,
+): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (let node: ChainText | undefined = text; node !== undefined && total < limit; node = node.parent) {
+    const own = stream(node);
+    for (let index = own.length - 1; index >= 0 && total < limit; index -= 1) {
+      const part = own[index] as Uint8Array;
+      parts.push(part);
+      total += part.byteLength;
+    }
+  }
+  const joined = Buffer.concat(parts.reverse());
+  return joined.byteLength > limit ? joined.subarray(joined.byteLength - limit) : joined;
+}
+
+/**
+ * A small process-local cache of decoded rows, keyed by thread, id and the stored bytes
+ * (so a row another process rewrote is a miss, never stale). It keeps `put` and `getTuple`
+ * from re-reading a chain on every call.
+ */
+export class ChainCache {
+  readonly #entries = new Map<string, { data: Uint8Array; value: ChainRecord }>();
+  readonly #writes = new Map<string, { data: Uint8Array; value: StoredWrite[] }>();
+  readonly #limit: number;
+
+  constructor(limit = 256) {
+    this.#limit = limit;
+  }
+
+  /** The decoded record of a row stored as `data`, if cached. */
+  get(key: string, data: Uint8Array): ChainRecord | undefined {
+    return lookup(this.#entries, key, data);
+  }
+
+  set(key: string, data: Uint8Array, value: ChainRecord): void {
+    store(this.#entries, key, data, value, this.#limit);
+  }
+
+  /** The decoded writes of a row whose writes are stored as `data`, if cached. */
+  getWrites(key: string, data: Uint8Array): StoredWrite[] | undefined {
+    return lookup(this.#writes, key, data);
+  }
+
+  setWrites(key: string, data: Uint8Array, value: StoredWrite[]): void {
+    store(this.#writes, key, data, value, this.#limit);
+  }
+}
+
+function lookup<T>(
+  entries: Map<string, { data: Uint8Array; value: T }>,
+  key: string,
+  data: Uint8Array,
+): T | undefined {
+  const entry = entries.get(key);
+  if (entry === undefined || !sameBytes(entry.data, data)) return undefined;
+  entries.delete(key);
+  entries.set(key, entry);
+  return entry.value;
+}
+
+function store<T>(
+  entries: Map<string, { data: Uint8Array; value: T }>,
+  key: string,
+  data: Uint8Array,
+  value: T,
+  limit: number,
+): void {
+  entries.delete(key);
+  entries.set(key, { data, value });
+  if (entries.size > limit) {
+    const oldest = entries.keys().next().value;
+    if (oldest !== undefined) entries.delete(oldest);
+  }
+}
+
+/** A row's decoded record with its chain text: `prefix` (its chain before it) plus its own. */
+export function chainRecordOf(
+  row: StoredRow,
+  prefix: ChainText | undefined,
+  record: CheckpointRecord,
+): ChainRecord {
+  return {
+    record,
+    text: extendChain(
+      prefix,
+      [...record.values.values()].map(([, bytes]) => bytes),
+      [Buffer.from(row.checkpointId), record.headerBytes, record.metadata],
+    ),
+  };
+}
+
+/**
+ * Decodes checkpoint rows and their pending writes. A chained record is deflated against
+ * its chain's text ({@link ChainText}): its parent's, extended by the parent's first n
+ * regular writes (n stored with the record; regular writes are append-only, so later writes
+ * never change it). A row's own text adds its id, header and metadata to the headers and
+ * its stored values to the values; its writes are deflated against that. Missing ancestors are read in one recursive query,
+ * at most {@link MAX_CHAIN_DEPTH} rows.
+ */
+export class ChainReader {
+  readonly #context: SaverContext;
+  readonly #executor: SqlExecutor;
+  readonly #cache: ChainCache | undefined;
+  readonly #rows = new Map<string, StoredRow>();
+  readonly #records = new Map<string, ChainRecord>();
+  readonly #writes = new Map<string, StoredWrite[]>();
+
+  constructor(context: SaverContext, executor: SqlExecutor, cache?: ChainCache) {
+    this.#context = context;
+    this.#executor = executor;
+    this.#cache = cache;
+  }
+
+  /** Makes rows known (a row put again replaces the one known before). */
+  add(...rows: StoredRow[]): void {
+    for (const row of rows) {
+      const key = rowKey(row.threadKey, row.checkpointId);
+      const known = this.#rows.get(key);
+      if (known !== undefined && sameBytes(known.data, row.data) && sameBytes(known.writes, row.writes))
+        continue;
+      this.#rows.set(key, row);
+      this.#records.delete(key);
+      this.#writes.delete(key);
+    }
+  }
+
+  /** A known row, if any. */
+  row(threadKey: number, checkpointId: string): StoredRow | undefined {
+    return this.#rows.get(rowKey(threadKey, checkpointId));
+  }
+
+  /** Decodes a row's checkpoint record (the row must hold one). */
+  async record(row: StoredRow): Promise<ChainRecord> {
+    const key = rowKey(row.threadKey, row.checkpointId);
+    const data = row.data;
+    if (data === undefined) throw missing(row.checkpointId, 'checkpoint record');
+    const known = this.#records.get(key) ?? this.#cache?.get(key, data);
+    if (known !== undefined) {
+      this.#records.set(key, known);
+      return known;
+    }
+    const prefix = isChained(data) ? await this.#parentText(row, recordCount(data)) : undefined;
+    const record = decodeCheckpointRecord(data, prefix === undefined ? undefined : dictionaryOf(prefix));
+    const decoded = chainRecordOf(row, prefix, record);
+    this.remember(row, decoded);
+    return decoded;
+  }
+
+  /** Records what a row decodes to (a row just encoded: no need to inflate it again). */
+  remember(row: StoredRow, decoded: ChainRecord, writes?: StoredWrite[]): void {
+    const key = rowKey(row.threadKey, row.checkpointId);
+    if (row.data !== undefined) {
+      this.#records.set(key, decoded);
+      this.#cache?.set(key, row.data, decoded);
+    }
+    if (writes !== undefined) this.rememberWrites(row, writes);
+  }
+
+  /** Records what a row's writes decode to. */
+  rememberWrites(row: StoredRow, writes: StoredWrite[]): void {
+    const key = rowKey(row.threadKey, row.checkpointId);
+    this.#writes.set(key, writes);
+    if (row.writes !== undefined) this.#cache?.setWrites(key, row.writes, writes);
+  }
+
+  /** Decodes a row's pending writes, in log order (empty when none). */
+  async writes(row: StoredRow): Promise<StoredWrite[]> {
+    const key = rowKey(row.threadKey, row.checkpointId);
+    const known =
+      this.#writes.get(key) ??
+      (row.writes === undefined ? undefined : this.#cache?.getWrites(key, row.writes));
+    if (known !== undefined) {
+      this.#writes.set(key, known);
+      return known;
+    }
+    let writes: StoredWrite[] = [];
+    if (row.writes !== undefined) {
+      const dictionary =
+        isChained(row.writes) && row.data !== undefined
+          ? dictionaryOf((await this.record(row)).text)
+          : undefined;
+      writes = decodeWritesRecord(row.writes, dictionary);
+    }
+    this.rememberWrites(row, writes);
+    return writes;
+  }
+
+  /** The chain text a child of `parent` starts from when it includes the parent's first `count` regular writes. */
+  async childText(parent: StoredRow, count: number): Promise<ChainText> {
+    const { text } = await this.record(parent);
+    if (count === 0) return text;
+    const writes = regularWrites(await this.writes(parent), count);
+    return extendChain(
+      text,
+      writes.map((write) => write.bytes),
+      writes.map((write) => Buffer.from(write.channel)),
+    );
+  }
+
+  /** Reads the rows with these ids of one thread that are not known yet. */
+  async load(threadKey: number, checkpointIds: readonly string[]): Promise<void> {
+    const wanted = [...new Set(checkpointIds)].filter((id) => this.row(threadKey, id) === undefined);
+    for (let start = 0; start < wanted.length; start += 500) {
+      const slice = wanted.slice(start, start + 500);
+      const rows = await this.#executor.all(
+        `SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM ${this.#context.tables.checkpoints} WHERE thread = ? AND checkpoint_id IN (${slice.map(() => '?').join(', ')})`,
+        [threadKey, ...slice.map(encodeId)],
+      );
+      this.add(...rows.map(storedRowOf));
+    }
+  }
+
+  async #parentText(row: StoredRow, count: number): Promise<ChainText> {
+    if (row.parentId === undefined) throw missing(row.checkpointId, 'parent');
+    let parent = this.row(row.threadKey, row.parentId);
+    if (parent === undefined) {
+      const rows = await this.#executor.all(chainQuery(this.#context.tables), [
+        row.threadKey,
+        encodeId(row.parentId),
+        MAX_CHAIN_DEPTH,
+      ]);
+      this.add(...rows.map(storedRowOf));
+      parent = this.row(row.threadKey, row.parentId);
+    }
+    if (parent === undefined) throw missing(row.parentId, 'chain record');
+    return this.childText(parent, count);
+  }
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+function missing(checkpointId: string, what: string): CtxloomError {
+  return new CtxloomError({
+    code: 'storage-error',
+    message: `${what} of checkpoint ${checkpointId} is missing from storage`,
+    path: checkpointId,
+  });
+}

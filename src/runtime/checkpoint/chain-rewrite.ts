@@ -1,0 +1,128 @@
+import { ChainReader, chainRecordOf, dictionaryOf, MAX_CHAIN_DEPTH } from './chain-reader.ts';
+import { type CheckpointRecord, encodeCheckpointRecordWithRecord } from './checkpoint-record.ts';
+import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
+import { encodeId } from './id-codec.ts';
+import type { SaverContext } from './saver-context.ts';
+import type { SqlExecutor } from './sql-driver.ts';
+import { encodeWritesRecord, regularWriteCount, type StoredWrite } from './writes-record.ts';
+
+/** What a rewritten row holds: its (possibly changed) record content and its writes. */
+export interface RowContent {
+  row: StoredRow;
+  record: Pick<CheckpointRecord, 'header' | 'metadata' | 'values'>;
+  writes: StoredWrite[];
+}
+
+/**
+ * Encodes a checkpoint row against its chain: chained to its parent when the parent is
+ * stored and the chain is shorter than {@link MAX_CHAIN_DEPTH}, self-contained otherwise.
+ * The parent must be known to `reader`. Returns the new row (not yet written).
+ */
+export async function encodeRow(
+  context: SaverContext,
+  reader: ChainReader,
+  content: RowContent,
+): Promise<StoredRow> {
+  const { row, record } = content;
+  const parent = row.parentId === undefined ? undefined : reader.row(row.threadKey, row.parentId);
+  const chained =
+    parent?.data !== undefined &&
+    parent.depth + 1 < MAX_CHAIN_DEPTH &&
+    parent.checkpointId !== row.checkpointId;
+  const count = chained ? regularWriteCount(await reader.writes(parent)) : undefined;
+  const prefix = chained && count !== undefined ? await reader.childText(parent, count) : undefined;
+  const { bytes, record: decoded } = encodeCheckpointRecordWithRecord({
+    checkpoint: record.header.checkpoint,
+    metadata: [record.header.metadataType, record.metadata],
+    values: record.values,
+    located: record.header.located,
+    compression: context.compression,
+    ...(prefix === undefined || count === undefined
+      ? {}
+      : { dictionary: dictionaryOf(prefix), parentWrites: count }),
+  });
+  const encoded: StoredRow = {
+    ...row,
+    depth: chained && parent !== undefined ? parent.depth + 1 : 0,
+    data: bytes,
+    writes: undefined,
+  };
+  reader.add(encoded);
+  const chainRecord = chainRecordOf(encoded, prefix, decoded);
+  reader.remember(encoded, chainRecord);
+  if (content.writes.length > 0) {
+    encoded.writes = encodeWritesRecord({
+      writes: content.writes,
+      compression: context.compression,
+      dictionary: dictionaryOf(chainRecord.text),
+    });
+    reader.add(encoded);
+    reader.remember(encoded, chainRecord, content.writes);
+  }
+  return encoded;
+}
+
+/**
+ * Re-encodes rows whose chain changed (parents first) and stores them. `contents` must be
+ * closed under chained descendants: a row chained to a rewritten one is rewritten too.
+ */
+export async function rewriteRows(
+  context: SaverContext,
+  executor: SqlExecutor,
+  reader: ChainReader,
+  contents: readonly RowContent[],
+): Promise<void> {
+  const byId = new Map(contents.map((content) => [content.row.checkpointId, content]));
+  const done = new Set<string>();
+  const visit = async (content: RowContent): Promise<void> => {
+    if (done.has(content.row.checkpointId)) return;
+    done.add(content.row.checkpointId);
+    const parent = content.row.parentId === undefined ? undefined : byId.get(content.row.parentId);
+    if (parent !== undefined) await visit(parent);
+    const row = await encodeRow(context, reader, content);
+    await executor.run(
+      `UPDATE ${context.tables.checkpoints} SET depth = ?, data = ?, writes = ? WHERE thread = ? AND checkpoint_id = ?`,
+      [row.depth, row.data ?? null, row.writes ?? null, row.threadKey, encodeId(row.checkpointId)],
+    );
+  };
+  for (const content of contents) await visit(content);
+}
+
+/**
+ * A checkpoint put again with another record changes the chain of the rows chained to it:
+ * re-encodes them (and theirs). Reads the thread's rows — a rare path (LangGraph puts a
+ * checkpoint once).
+ */
+export async function rechainChildren(
+  context: SaverContext,
+  executor: SqlExecutor,
+  reader: ChainReader,
+  before: StoredRow,
+  after: StoredRow,
+): Promise<void> {
+  if (before.data !== undefined && after.data !== undefined && Buffer.from(before.data).equals(after.data))
+    return;
+  const all = (
+    await executor.all(
+      `SELECT ${ROW_COLUMNS} FROM ${context.tables.checkpoints} c WHERE c.thread = ? AND c.data IS NOT NULL`,
+      [before.threadKey],
+    )
+  ).map(storedRowOf);
+  const old = new ChainReader(context, executor);
+  old.add(...all.filter((row) => row.checkpointId !== before.checkpointId), before);
+  const affected: StoredRow[] = [];
+  let frontier = new Set([before.checkpointId]);
+  while (frontier.size > 0) {
+    const next = all.filter(
+      (row) => row.depth > 0 && row.parentId !== undefined && frontier.has(row.parentId),
+    );
+    affected.push(...next);
+    frontier = new Set(next.map((row) => row.checkpointId));
+  }
+  const contents: RowContent[] = [];
+  for (const row of affected) {
+    contents.push({ row, record: (await old.record(row)).record, writes: await old.writes(row) });
+  }
+  reader.add(...all.filter((row) => row.checkpointId !== after.checkpointId), after);
+  await rewriteRows(context, executor, reader, contents);
+}
