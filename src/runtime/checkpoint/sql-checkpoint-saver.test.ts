@@ -68,7 +68,9 @@ const kinds: {
     name: 'PostgresSaver',
     open: (name) => new PostgresSaver({ pool, schema, prefix: `${name}_` }),
     payloadBytes: async (name, threadId) => {
-      const result = await pool.query(payloadSql(checkpointTables({ schema, prefix: `${name}_` })), [threadId]);
+      const result = await pool.query(payloadSql(checkpointTables({ schema, prefix: `${name}_` })), [
+        threadId,
+      ]);
       return Number(result.rows[0]?.bytes ?? 0);
     },
   },
