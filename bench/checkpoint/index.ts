@@ -34,6 +34,10 @@ const LATENCY_THREADS = Math.max(1, Number(process.env.BENCH_LATENCY_THREADS ?? 
 
 interface RunOutcome {
   bytes: number;
+  /** Bytes right after setup, before the first turn: what the saver's empty tables occupy. */
+  bytesEmpty: number;
+  /** Bytes after turn {@link TURNS}/2: the second half's growth is the marginal cost of a turn. */
+  bytesAtHalf: number;
   putRatio: number;
   putFirstMs: number;
   putLastMs: number;
@@ -48,8 +52,11 @@ async function drive(
   size: () => Promise<number>,
   log: (message: string) => void,
 ): Promise<Omit<RunOutcome, 'putRatio' | 'putFirstMs' | 'putLastMs'>> {
+  const bytesEmpty = await size();
+  let bytesAtHalf = 0;
   for (let turn = 0; turn < TURNS; turn += 1) {
     await graph.turn(turn);
+    if (turn + 1 === TURNS / 2) bytesAtHalf = await size();
     if ((turn + 1) % 50 === 0) log(`  turn ${turn + 1}`);
   }
   const getTuple: number[] = [];
@@ -63,7 +70,14 @@ async function drive(
     messages = (await graph.resume()).length;
     if (round > 0) resume.push(performance.now() - start);
   }
-  return { bytes: await size(), getTupleMs: median(getTuple), resumeMs: median(resume), messages };
+  return {
+    bytes: await size(),
+    bytesEmpty,
+    bytesAtHalf,
+    getTupleMs: median(getTuple),
+    resumeMs: median(resume),
+    messages,
+  };
 }
 
 /**
@@ -105,6 +119,8 @@ async function putLatencyRun(
 export async function run(context: BenchContext): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
   const texts = await loadLocomoMessages({ count: TURNS * 2, charsPerMessage: CHARS });
   const rawBytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  // Turns TURNS/2 + 1 … TURNS (their user and assistant messages).
+  const secondHalfRawBytes = texts.slice(TURNS).reduce((sum, text) => sum + Buffer.byteLength(text), 0);
   context.log(`${TURNS} turns, ${texts.length} messages, ${rawBytes} raw message bytes`);
   const metrics: BenchMetric[] = [];
   const databasePath = join(tmpdir(), `ctxloom-bench-${process.pid}.db`);
@@ -115,6 +131,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
 
   // SQLite vs MemorySaver.
   const sqlite = new SqliteSaver({ path: databasePath });
+  await sqlite.setup();
   context.log('ctxloom SqliteSaver');
   const oursSize = await drive(
     sqlite,
@@ -160,7 +177,13 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     context.log,
   );
   metrics.push(
-    ...comparison('sqlite', ours, { name: 'LangGraph MemorySaver (serialised)', outcome: peer }, rawBytes),
+    ...comparison(
+      'sqlite',
+      ours,
+      { name: 'LangGraph MemorySaver (serialised)', outcome: peer },
+      rawBytes,
+      secondHalfRawBytes,
+    ),
     {
       name: 'standard-messages.memory-saver.bytes-after-200-turns',
       value: standard.bytes,
@@ -179,6 +202,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   const [ourSchema = '', ourLatencySchema = '', officialSchema = '', officialLatencySchema = ''] = schemas;
   try {
     const postgres = new PostgresSaver({ pool, schema: ourSchema });
+    await postgres.setup(); // tables are created on first use; the empty size is measured after it
     context.log('ctxloom PostgresSaver');
     const ourSize = await drive(
       postgres,
@@ -226,6 +250,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
         ourPg,
         { name: 'official PostgresSaver', outcome: officialOutcome },
         rawBytes,
+        secondHalfRawBytes,
       ),
     );
   } finally {
@@ -249,8 +274,10 @@ function comparison(
   ours: RunOutcome,
   peer: { name: string; outcome: RunOutcome },
   rawBytes: number,
+  secondHalfRawBytes: number,
 ): BenchMetric[] {
   const against = (value: number) => ({ name: peer.name, value });
+  const marginal = (outcome: RunOutcome) => round((outcome.bytes - outcome.bytesAtHalf) / secondHalfRawBytes);
   return [
     {
       name: `${prefix}.bytes-after-200-turns`,
@@ -272,6 +299,30 @@ function comparison(
       peer: against(round(peer.outcome.bytes / rawBytes)),
       target: '≤ 2',
       better: 'lower',
+    },
+    {
+      name: `${prefix}.marginal-stored-over-raw.turns-101-200`,
+      value: marginal(ours),
+      unit: 'x',
+      peer: against(marginal(peer.outcome)),
+      target:
+        'context: growth per turn (bytes added by turns 101–200 over their raw bytes), without the fixed cost of empty tables',
+      better: 'lower',
+    },
+    {
+      name: `${prefix}.added-over-raw`,
+      value: round((ours.bytes - ours.bytesEmpty) / rawBytes),
+      unit: 'x',
+      peer: against(round((peer.outcome.bytes - peer.outcome.bytesEmpty) / rawBytes)),
+      target: 'context: bytes the 200 turns added to the empty tables, over the raw message bytes',
+      better: 'lower',
+    },
+    {
+      name: `${prefix}.bytes-empty`,
+      value: ours.bytesEmpty,
+      unit: 'B',
+      peer: against(peer.outcome.bytesEmpty),
+      target: 'context: the empty tables, indexes and sequences right after setup',
     },
     {
       name: `${prefix}.put-latency.turn200-over-turn1`,
