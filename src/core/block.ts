@@ -50,6 +50,11 @@ export interface CreateBlockInput {
   metadata?: Record<string, unknown>;
   /** Pre-counted tokens; counted with `counter` when absent. */
   tokens?: number;
+  /**
+   * The content's dedup key when the caller already has it (e.g. a retrieval candidate's
+   * `fingerprint` for its unchanged content); `fingerprintContent(content)` when absent.
+   */
+  fingerprint?: string;
 }
 
 /** Makes a {@link ContextBlock}, counting its tokens with `counter` and fingerprinting it. */
@@ -69,7 +74,7 @@ export function createBlock(input: CreateBlockInput, counter: TokenCounter): Con
     content: input.content,
     tokens: input.tokens ?? counter.countText(input.content),
     priority,
-    fingerprint: fingerprintContent(input.content),
+    fingerprint: input.fingerprint ?? fingerprintContent(input.content),
     metadata: input.metadata ?? {},
   };
   if (input.provenance !== undefined) block.provenance = input.provenance;

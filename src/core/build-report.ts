@@ -1,5 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import type { BudgetPlan } from './budget.ts';
+import { collapseWhitespace } from './collapse-whitespace.ts';
 import type { SourceResult } from './collector.ts';
 import { layerOf } from './compose.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
@@ -211,12 +212,9 @@ function blockPreview(block: ContextBlock): string {
   return text;
 }
 
-/** Whitespace `preview` would change: other than single inner spaces. */
-const COLLAPSIBLE = /[^\S ]| {2}|^ | $/;
-
 function preview(text: string): string {
   const head = text.length > 240 ? text.slice(0, 240) : text;
-  const flat = COLLAPSIBLE.test(head) ? head.replace(/\s+/g, ' ').trim() : head;
+  const flat = collapseWhitespace(head);
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 

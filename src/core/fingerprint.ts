@@ -1,3 +1,5 @@
+import { collapseWhitespace } from './collapse-whitespace.ts';
+
 /**
  * A fast, non-cryptographic 53-bit content hash (two 32-bit lanes, cyrb53 construction),
  * rendered as 14 hex digits. Pure JavaScript so the core stays free of `node:crypto`; used to
@@ -24,5 +26,5 @@ export function hashText(text: string, seed = 0): string {
  * before hashing, so the same passage retrieved twice with different spacing is one block.
  */
 export function fingerprintContent(content: string): string {
-  return hashText(content.replace(/\s+/gu, ' ').trim());
+  return hashText(collapseWhitespace(content));
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fingerprintContent } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import type { RankedCandidate } from './candidate.ts';
 import { injectRetrieval } from './inject-retrieval.ts';
@@ -52,6 +53,16 @@ describe('injectRetrieval', () => {
       counter,
     });
     expect(blocks.map((block) => block.metadata.candidateId)).toEqual(['b']);
+  });
+
+  it("keeps the candidate's fingerprint for unchanged content and fingerprints trimmed content anew", () => {
+    const whole = { ...ranked('a', 'aaaa', 0.9), fingerprint: 'origin-key-a' };
+    const cut = ranked('b', 'First one. Second one. Third.', 0.5);
+    const blocks = injectRetrieval({ candidates: [whole, cut], maxTokens: 20, counter });
+    expect(blocks.map((block) => block.content)).toEqual(['aaaa', 'First one.']);
+    expect(blocks[0]?.fingerprint).toBe('origin-key-a');
+    expect(blocks[1]?.fingerprint).toBe(fingerprintContent('First one.'));
+    expect(blocks[1]?.fingerprint).not.toBe(cut.fingerprint);
   });
 
   it('never exceeds the budget', () => {
