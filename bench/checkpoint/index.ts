@@ -6,7 +6,8 @@
  *   a fresh schema of the same database (relation bytes incl. indexes and TOAST);
  * - for scale: LangGraph's standard `MessagesValue` graph on MemorySaver (full history at
  *   every step).
- * Reported: bytes after 200 turns, bytes per turn, stored/raw ratio, getTuple and full resume
+ * Reported: bytes after 200 turns, bytes per turn, stored/raw ratio, the empty tables' size,
+ * what the turns added over raw and what turns 101–200 added over theirs, getTuple and full resume
  * (getState) at turn 200 — from one thread of 200 turns — and put latency turns 191–200 over
  * turns 1–10 from a separate run on a fresh saver where the late turns of
  * {@link LATENCY_THREADS} threads alternate with the first turns of as many fresh threads
