@@ -94,12 +94,6 @@ export async function compileContext(
     request.compression?.throughMessageId,
   );
   for (const block of covered) excluded.push({ block, reason: SUMMARIZED_REASON });
-  const historyStart = candidates.length;
-  for (const block of historyCandidates) candidates.push(block);
-  const historyEnd = candidates.length;
-  // The candidates that are not history (history blocks all have the history source and are
-  // never pinned, so the passes below skip a long history instead of reading it).
-  const otherBlocks = () => candidates.slice(0, historyStart).concat(candidates.slice(historyEnd));
 
   const fixedMessages = compose({
     ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
@@ -119,7 +113,7 @@ export async function compileContext(
   const skippedSources = (options.sources ?? []).filter((source) => !included(source.layer));
   const names = new Set<string>();
   for (const source of activeSources) names.add(source.name);
-  for (const block of otherBlocks()) names.add(block.source);
+  for (const block of candidates) names.add(block.source);
   if (historyCandidates.length > 0) names.add(HISTORY_SOURCE);
   const allocateInput = { ...phaseOf(request), sources: [...names] };
   const firstPlan = budget.allocate({ ...allocateInput, fixedTokens });
@@ -145,7 +139,9 @@ export async function compileContext(
   };
   for (const source of activeSources) sourcePriorities[source.name] = source.priority;
   const layerOrder = layers.list().map((layer) => layer.name);
-  const pinnedWanted = otherBlocks()
+  // `candidates` holds no history yet: history blocks are never pinned, and a long history
+  // is read once below, not by these passes.
+  const pinnedWanted = candidates
     .filter((block) => block.pinned === true)
     .reduce((sum, block) => sum + block.tokens, 0);
   // No layer can be granted more than the first plan hands out (later plans reserve more);
@@ -158,10 +154,8 @@ export async function compileContext(
     historyCandidates,
     Math.max(firstPlan.inputBudget, grantable),
   );
-  const selectable =
-    unreachable.length === 0
-      ? candidates
-      : candidates.slice(0, historyStart).concat(reachable, candidates.slice(historyEnd));
+  // History goes last (selection ranks within a layer, so its position changes nothing).
+  const selectable = candidates.concat(reachable);
 
   // 3 select and 4 compact, retried when the exact count of the composed messages overshoots.
   const actions: CompactionAction[] = [];
