@@ -40,7 +40,7 @@ describe('dedupeCandidates', () => {
             }),
           );
           expect(dedupeCandidates(candidates)).toEqual(reference(candidates));
-          // The shared table is left clean: a second call agrees.
+          // Deterministic: a second call agrees.
           expect(dedupeCandidates(candidates)).toEqual(reference(candidates));
         },
       ),
