@@ -116,6 +116,42 @@ async function putLatencyRun(
   return { putRatio: putLastMs / putFirstMs, putFirstMs, putLastMs };
 }
 
+/** A saver opened for one run, with how to measure and close it. */
+interface OpenedSaver {
+  saver: BaseCheckpointSaver;
+  size: () => Promise<number>;
+  close: () => Promise<void>;
+}
+
+/**
+ * One saver kind end to end: the 200-turn size run on a saver from `open('size')`, then the
+ * put-latency run on a fresh one from `open('latency')`; each is closed after its run.
+ */
+async function measureSaver(
+  label: string,
+  texts: readonly string[],
+  log: (message: string) => void,
+  open: (role: 'size' | 'latency') => Promise<OpenedSaver>,
+): Promise<RunOutcome> {
+  log(label);
+  const sized = await open('size');
+  const size = await drive(
+    sized.saver,
+    blackboardChat({ saver: sized.saver, texts, thread: 'bench' }),
+    sized.size,
+    log,
+  );
+  await sized.close();
+  const timed = await open('latency');
+  const latency = await putLatencyRun(
+    timed.saver,
+    (thread) => blackboardChat({ saver: timed.saver, texts, thread }),
+    log,
+  );
+  await timed.close();
+  return { ...size, ...latency };
+}
+
 /** Runs the suite; the shared runner writes `bench/results/checkpoint.json`. */
 export async function run(context: BenchContext): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
   const texts = await loadLocomoMessages({ count: TURNS * 2, charsPerMessage: CHARS });
@@ -131,44 +167,23 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   removeDatabase();
 
   // SQLite vs MemorySaver.
-  const sqlite = new SqliteSaver({ path: databasePath });
-  await sqlite.setup();
-  context.log('ctxloom SqliteSaver');
-  const oursSize = await drive(
-    sqlite,
-    blackboardChat({ saver: sqlite, texts, thread: 'bench' }),
-    () => sqlite.sizeBytes(),
-    context.log,
-  );
-  await sqlite.close();
-  removeDatabase();
-  const sqliteLatency = new SqliteSaver({ path: databasePath });
-  const ours = {
-    ...oursSize,
-    ...(await putLatencyRun(
-      sqliteLatency,
-      (thread) => blackboardChat({ saver: sqliteLatency, texts, thread }),
-      context.log,
-    )),
-  };
-  await sqliteLatency.close();
-  removeDatabase();
-  const memory = new MemorySaver();
-  const memoryLatency = new MemorySaver();
-  context.log('LangGraph MemorySaver');
-  const peer = {
-    ...(await drive(
-      memory,
-      blackboardChat({ saver: memory, texts, thread: 'bench' }),
-      async () => memorySaverBytes(memory),
-      context.log,
-    )),
-    ...(await putLatencyRun(
-      memoryLatency,
-      (thread) => blackboardChat({ saver: memoryLatency, texts, thread }),
-      context.log,
-    )),
-  };
+  const ours = await measureSaver('ctxloom SqliteSaver', texts, context.log, async () => {
+    removeDatabase();
+    const saver = new SqliteSaver({ path: databasePath });
+    await saver.setup();
+    return {
+      saver,
+      size: () => saver.sizeBytes(),
+      close: async () => {
+        await saver.close();
+        removeDatabase();
+      },
+    };
+  });
+  const peer = await measureSaver('LangGraph MemorySaver', texts, context.log, async () => {
+    const saver = new MemorySaver();
+    return { saver, size: async () => memorySaverBytes(saver), close: async () => {} };
+  });
   const standardMemory = new MemorySaver();
   context.log('LangGraph MemorySaver, standard MessagesValue graph');
   const standard = await drive(
@@ -193,58 +208,40 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     },
   );
 
-  // PostgreSQL: ctxloom vs the official saver, same database, fresh schemas.
+  // PostgreSQL: ctxloom vs the official saver, same database, a fresh schema per saver.
   const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
-  const schemas = ['ctxloom_bench', 'ctxloom_latency', 'official_bench', 'official_latency'].map(
-    (name) => `${name}_${suffix}`,
-  );
-  const [ourSchema = '', ourLatencySchema = '', officialSchema = '', officialLatencySchema = ''] = schemas;
+  const schemas: string[] = [];
+  const schemaFor = (name: string) => {
+    const schema = `${name}_${suffix}`;
+    schemas.push(schema);
+    return schema;
+  };
   try {
-    const postgres = new PostgresSaver({ pool, schema: ourSchema });
-    await postgres.setup(); // tables are created on first use; the empty size is measured after it
-    context.log('ctxloom PostgresSaver');
-    const ourSize = await drive(
-      postgres,
-      blackboardChat({ saver: postgres, texts, thread: 'bench' }),
-      () => schemaBytes(pool, ourSchema),
-      context.log,
-    );
-    const ownCount = await postgres.sizeBytes();
-    if (ownCount !== ourSize.bytes) {
-      context.log(`  note: PostgresSaver.sizeBytes() ${ownCount} B, schema total ${ourSize.bytes} B`);
-    }
-    const postgresLatency = new PostgresSaver({ pool, schema: ourLatencySchema });
-    const ourPg = {
-      ...ourSize,
-      ...(await putLatencyRun(
-        postgresLatency,
-        (thread) => blackboardChat({ saver: postgresLatency, texts, thread }),
-        context.log,
-      )),
-    };
-    const official = OfficialPostgresSaver.fromConnString(url, { schema: officialSchema });
-    await official.setup();
-    context.log('official PostgresSaver');
-    const officialSize = await drive(
-      official,
-      blackboardChat({ saver: official, texts, thread: 'bench' }),
-      () => schemaBytes(pool, officialSchema),
-      context.log,
-    );
-    await official.end();
-    const officialLatency = OfficialPostgresSaver.fromConnString(url, { schema: officialLatencySchema });
-    await officialLatency.setup();
-    const officialOutcome = {
-      ...officialSize,
-      ...(await putLatencyRun(
-        officialLatency,
-        (thread) => blackboardChat({ saver: officialLatency, texts, thread }),
-        context.log,
-      )),
-    };
-    await officialLatency.end();
+    const ourPg = await measureSaver('ctxloom PostgresSaver', texts, context.log, async (role) => {
+      const schema = schemaFor(`ctxloom_${role}`);
+      const saver = new PostgresSaver({ pool, schema });
+      await saver.setup(); // tables are created on first use; the empty size is measured after it
+      return {
+        saver,
+        size: () => schemaBytes(pool, schema),
+        close: async () => {
+          // The saver's own count must agree with the schema total the benchmark reports.
+          const own = await saver.sizeBytes();
+          const total = await schemaBytes(pool, schema);
+          if (own !== total)
+            context.log(`  note: PostgresSaver.sizeBytes() ${own} B, schema total ${total} B`);
+          await saver.close(); // the pool is shared: closing leaves it open
+        },
+      };
+    });
+    const officialOutcome = await measureSaver('official PostgresSaver', texts, context.log, async (role) => {
+      const schema = schemaFor(`official_${role}`);
+      const saver = OfficialPostgresSaver.fromConnString(url, { schema });
+      await saver.setup();
+      return { saver, size: () => schemaBytes(pool, schema), close: () => saver.end() };
+    });
     metrics.push(
       ...comparison(
         'postgres',
