@@ -1,14 +1,19 @@
 import { CtxloomError } from '../../core/errors.ts';
-import type { SqlDriver } from './sql-driver.ts';
+import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
+import { NAME_ROW_ID } from './thread-keys.ts';
 
-/** Version of the table layout; stored in `<prefix>meta` and checked on open. */
-export const SCHEMA_VERSION = 2;
+/** Version of the table layout; stored in the checkpoints table's version row and checked on open. */
+export const SCHEMA_VERSION = 3;
+
+/** Thread key of the version row: negative, so never a (thread, namespace)'s key. */
+const VERSION_ROW_THREAD = -1;
 
 /** Fully qualified table names for one saver instance. */
 export interface CheckpointTables {
-  meta: string;
-  threads: string;
+  /** The one table of layout 3. */
   checkpoints: string;
+  /** The version table of layouts 1 and 2: looked for only to refuse them with a clear error. */
+  legacyMeta: string;
 }
 
 /** Table names for a dialect: PostgreSQL tables live in `schema`, SQLite ones carry `prefix`. */
@@ -17,27 +22,24 @@ export function checkpointTables(options: { schema?: string; prefix: string }): 
     options.schema === undefined
       ? `${options.prefix}${name}`
       : `"${options.schema}".${options.prefix}${name}`;
-  return {
-    meta: qualify('meta'),
-    threads: qualify('threads'),
-    checkpoints: qualify('checkpoints'),
-  };
+  return { checkpoints: qualify('checkpoints'), legacyMeta: qualify('meta') };
 }
 
 /**
- * Creates the tables when missing and checks the layout version. Checkpoint ids are stored
- * as bytes (see `encodeId`: 16 bytes for a UUID). Layout 2 (both dialects):
- * - `meta(schema_version)` — one row;
- * - `threads(id, thread_id, checkpoint_ns)` interns each (thread, namespace) to an integer;
- * - `checkpoints(thread, checkpoint_id, parent_id, depth, data, writes)`, keyed by
- *   (thread, checkpoint_id) — the only index. `data` holds the checkpoint without values,
- *   its metadata, the values of channels that changed at this step and the id of the
- *   checkpoint holding every other channel's value; `writes` holds all its pending writes.
- *   Both are deflated against the chain of ancestors (`depth` records back to a
- *   self-contained one, see `chain-reader.ts`). A row whose writes arrived before the
- *   checkpoint itself has `data` NULL until the checkpoint is put.
+ * Creates the table when missing and checks the layout version. Layout 3 (both dialects,
+ * decision 017) is one table, `checkpoints(thread, depth, checkpoint_id, parent_id, data,
+ * writes)`, keyed by (thread, checkpoint_id) — the only index:
+ * - a checkpoint row: `data` holds the checkpoint without values, its metadata, the values
+ *   of channels that changed at this step and the id of the checkpoint holding every other
+ *   channel's value; `writes` holds all its pending writes. Both are deflated against the
+ *   chain of ancestors (`depth` records back to a self-contained one, see `chain-reader.ts`).
+ *   A row whose writes arrived before the checkpoint itself has `data` NULL until the
+ *   checkpoint is put. Checkpoint ids are stored as bytes (`encodeId`: 16 for a UUID);
+ * - a name row per (thread, namespace): `checkpoint_id` 0x00, the name in `writes`
+ *   (`thread-keys.ts`), which also says how `thread` is derived from the name;
+ * - the version row: `thread` −1, `checkpoint_id` 0x00, `depth` = {@link SCHEMA_VERSION}.
  *
- * Layout 1 (a `writes` table, sequence keys) is refused with a clear error.
+ * Layouts 1 and 2 (a `meta` table beside the checkpoints) are refused with a clear error.
  */
 export async function ensureCheckpointSchema(options: {
   driver: SqlDriver;
@@ -48,39 +50,55 @@ export async function ensureCheckpointSchema(options: {
   const postgres = driver.dialect === 'postgres';
   const integer = postgres ? 'BIGINT' : 'INTEGER';
   const bytes = postgres ? 'BYTEA' : 'BLOB';
-  const threadId = postgres ? 'BIGINT GENERATED ALWAYS AS IDENTITY' : 'INTEGER PRIMARY KEY';
-  const statements = [
-    ...(postgres && options.schema !== undefined ? [`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`] : []),
-    `CREATE TABLE IF NOT EXISTS ${tables.meta} (schema_version INTEGER NOT NULL)`,
-    // PostgreSQL: no index on id — rows are found by (thread_id, checkpoint_ns) and the
-    // identity alone keeps ids unique.
-    `CREATE TABLE IF NOT EXISTS ${tables.threads} (id ${threadId}, thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, UNIQUE (thread_id, checkpoint_ns))`,
-    `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (thread ${integer} NOT NULL, depth SMALLINT NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_id ${bytes}, data ${bytes}, writes ${bytes}, PRIMARY KEY (thread, checkpoint_id))${postgres ? '' : ' WITHOUT ROWID'}`,
-  ];
   await driver.transaction(async (executor) => {
     // Several server processes may set up the same tables at once; PostgreSQL's CREATE …
     // IF NOT EXISTS is not safe against that race, so serialise it on an advisory lock.
-    if (postgres) await executor.all('SELECT pg_advisory_xact_lock(hashtext(?))', [tables.checkpoints]);
-    const [metaStatement, ...rest] = statements.slice(postgres && options.schema !== undefined ? 1 : 0);
-    if (postgres && options.schema !== undefined) await executor.run(statements[0] ?? '');
-    await executor.run(metaStatement ?? '');
-    const rows = await executor.all(`SELECT * FROM ${tables.meta}`);
-    const row = rows[0];
-    // Layout 1 stored (key, value) rows; layout 2 one schema_version row.
-    const stored =
-      row === undefined
-        ? undefined
-        : (row.schema_version ?? (row.key === 'schema_version' ? row.value : '?'));
-    if (stored !== undefined && Number(stored) !== SCHEMA_VERSION) {
-      throw new CtxloomError({
-        code: 'storage-error',
-        message: `checkpoint tables ${tables.checkpoints} have layout version ${String(stored)}; this ctxloom reads layout ${SCHEMA_VERSION} only — use a new schema or table prefix, or export the threads with the old version`,
-        path: tables.meta,
-      });
+    if (postgres) {
+      await executor.all('SELECT pg_advisory_xact_lock(hashtext(?))', [tables.checkpoints]);
+      if (options.schema !== undefined) await executor.run(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
     }
-    for (const statement of rest) await executor.run(statement);
+    await refuseLegacyLayout(executor, tables, postgres);
+    await executor.run(
+      `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (thread ${integer} NOT NULL, depth SMALLINT NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_id ${bytes}, data ${bytes}, writes ${bytes}, PRIMARY KEY (thread, checkpoint_id))${postgres ? '' : ' WITHOUT ROWID'}`,
+    );
+    const rows = await executor.all(
+      `SELECT depth FROM ${tables.checkpoints} WHERE thread = ? AND checkpoint_id = ?`,
+      [VERSION_ROW_THREAD, NAME_ROW_ID],
+    );
+    const stored = rows[0] === undefined ? undefined : Number(rows[0].depth);
     if (stored === undefined) {
-      await executor.run(`INSERT INTO ${tables.meta} (schema_version) VALUES (?)`, [SCHEMA_VERSION]);
+      await executor.run(
+        `INSERT INTO ${tables.checkpoints} (thread, depth, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO NOTHING`,
+        [VERSION_ROW_THREAD, SCHEMA_VERSION, NAME_ROW_ID],
+      );
+    } else if (stored !== SCHEMA_VERSION) {
+      throw layoutError(tables, stored, tables.checkpoints);
     }
+  });
+}
+
+/** Layouts 1 and 2 kept their version in `<prefix>meta`: refuse them, naming the version. */
+async function refuseLegacyLayout(executor: SqlExecutor, tables: CheckpointTables, postgres: boolean) {
+  const exists = postgres
+    ? (await executor.all('SELECT to_regclass(?) IS NOT NULL AS found', [tables.legacyMeta]))[0]?.found ===
+      true
+    : (
+        await executor.all(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, [
+          tables.legacyMeta,
+        ])
+      ).length > 0;
+  if (!exists) return;
+  const row = (await executor.all(`SELECT * FROM ${tables.legacyMeta}`))[0];
+  // Layout 1 stored (key, value) rows; layout 2 one schema_version row.
+  const stored =
+    row === undefined ? '?' : (row.schema_version ?? (row.key === 'schema_version' ? row.value : '?'));
+  throw layoutError(tables, stored, tables.legacyMeta);
+}
+
+function layoutError(tables: CheckpointTables, stored: unknown, path: string): CtxloomError {
+  return new CtxloomError({
+    code: 'storage-error',
+    message: `checkpoint tables ${tables.checkpoints} have layout version ${String(stored)}; this ctxloom reads layout ${SCHEMA_VERSION} only — use a new schema or table prefix, or export the threads with the old version`,
+    path,
   });
 }

@@ -11,6 +11,7 @@ import { loadValue } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
 import { rowBytes, type SqlDriver } from './sql-driver.ts';
+import { findThreadKey, threadName } from './thread-keys.ts';
 
 /**
  * `BaseCheckpointSaver.getDeltaChannelHistory` in one recursive query: walks the parent
@@ -31,12 +32,8 @@ export async function deltaChannelHistory(options: {
   const threadId = configString(config, 'thread_id');
   if (threadId === undefined) return result;
   const namespace = configString(config, 'checkpoint_ns') ?? '';
-  const keyRows = await driver.all(
-    `SELECT id FROM ${context.tables.threads} WHERE thread_id = ? AND checkpoint_ns = ?`,
-    [threadId, namespace],
-  );
-  if (keyRows[0] === undefined) return result;
-  const threadKey = Number(keyRows[0].id);
+  const threadKey = await findThreadKey(driver, context.tables, threadName(threadId, namespace));
+  if (threadKey === undefined) return result;
   const cp = context.tables.checkpoints;
   let targetId = getCheckpointId(config);
   if (!targetId) {

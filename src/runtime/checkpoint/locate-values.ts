@@ -117,22 +117,3 @@ async function findStoredVersion(
   }
   return undefined;
 }
-
-/** The integer key of a (thread, namespace), created on first use. */
-export async function internThread(
-  executor: SqlExecutor,
-  tables: CheckpointTables,
-  threadId: string,
-  namespace: string,
-): Promise<number> {
-  const select = `SELECT id FROM ${tables.threads} WHERE thread_id = ? AND checkpoint_ns = ?`;
-  // Look up first: after the first write of a thread this is one round trip, not two.
-  const found = await executor.all(select, [threadId, namespace]);
-  if (found[0] !== undefined) return Number(found[0].id);
-  await executor.run(
-    `INSERT INTO ${tables.threads} (thread_id, checkpoint_ns) VALUES (?, ?) ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING`,
-    [threadId, namespace],
-  );
-  const rows = await executor.all(select, [threadId, namespace]);
-  return Number(rows[0]?.id);
-}

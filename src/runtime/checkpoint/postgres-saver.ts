@@ -43,30 +43,22 @@ export class PostgresSaver extends SqlCheckpointSaver {
   }
 
   /**
-   * Bytes of everything the saver stores: its tables with every fork (main, free-space and
-   * visibility maps), their indexes and TOAST (`pg_total_relation_size`), and the thread-id
-   * sequence.
+   * Bytes of everything the saver stores: its one table with every fork (main, free-space
+   * and visibility maps), its primary key and its TOAST table and index
+   * (`pg_total_relation_size`).
    */
   async sizeBytes(): Promise<number> {
     await this.setup();
-    let total = 0;
-    for (const table of [this.tables.meta, this.tables.threads, this.tables.checkpoints]) {
-      const rows = await this.driver.all(`SELECT pg_total_relation_size(?::regclass) AS size`, [table]);
-      total += Number(rows[0]?.size ?? 0);
-    }
-    const sequence = await this.driver.all(
-      `SELECT pg_relation_size(pg_get_serial_sequence(?, 'id')::regclass) AS size`,
-      [this.tables.threads],
-    );
-    return total + Number(sequence[0]?.size ?? 0);
+    const rows = await this.driver.all(`SELECT pg_total_relation_size(?::regclass) AS size`, [
+      this.tables.checkpoints,
+    ]);
+    return Number(rows[0]?.size ?? 0);
   }
 
-  /** Runs `VACUUM` on the saver's tables so freed space is reusable and statistics fresh. */
+  /** Runs `VACUUM` on the saver's table so freed space is reusable and statistics fresh. */
   async vacuum(): Promise<void> {
     await this.setup();
-    for (const table of [this.tables.threads, this.tables.checkpoints]) {
-      await this.driver.run(`VACUUM ${table}`);
-    }
+    await this.driver.run(`VACUUM ${this.tables.checkpoints}`);
   }
 
   /** The schema holding the tables. */

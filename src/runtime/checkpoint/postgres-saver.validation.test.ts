@@ -23,8 +23,10 @@ const initializer = {
   async createCheckpointer() {
     const saver = new PostgresSaver({ pool, schema });
     await saver.setup();
-    // One table set per run; every checkpointer starts from empty tables.
-    await pool.query(`TRUNCATE "${schema}".ctxloom_cp_threads, "${schema}".ctxloom_cp_checkpoints`);
+    // One table per run; every checkpointer starts from an empty one (setup writes the
+    // version row again when it is gone).
+    await pool.query(`TRUNCATE "${schema}".ctxloom_cp_checkpoints`);
+    await new PostgresSaver({ pool, schema }).setup();
     return saver;
   },
 };

@@ -8,6 +8,7 @@ import {
   type CheckpointMetadata,
   type CheckpointTuple,
   DeltaValue,
+  emptyCheckpoint,
   messagesDeltaReducer,
   StateGraph,
   StateSchema,
@@ -15,13 +16,14 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkpointTables } from './checkpoint-schema.ts';
+import { type CheckpointTables, checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import { PostgresSaver } from './postgres-saver.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
-import type { SqlDriver, SqlRow } from './sql-driver.ts';
+import { type SqlDriver, type SqlParam, type SqlRow, toPostgresPlaceholders } from './sql-driver.ts';
 import { createSqliteDriver } from './sqlite-driver.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
+import { NAME_ROW_ID, threadKeysQuery, threadName } from './thread-keys.ts';
 
 const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `ctxloom_saver_${process.pid}_${Date.now().toString(36)}`;
@@ -39,9 +41,15 @@ afterAll(async () => {
 
 type SizedSaver = SqlCheckpointSaver & { sizeBytes(): Promise<number> };
 
-const payloadSql = (tables: { threads: string; checkpoints: string }) =>
-  `SELECT SUM(COALESCE(LENGTH(c.data), 0) + COALESCE(LENGTH(c.writes), 0)) AS bytes
-   FROM ${tables.checkpoints} c JOIN ${tables.threads} t ON c.thread = t.id WHERE t.thread_id = $1`;
+/** Record bytes (data + writes, name row included) of every namespace of `threadId`, `?` placeholders. */
+function payloadQuery(tables: CheckpointTables, threadId: string): { sql: string; params: SqlParam[] } {
+  const keys = threadKeysQuery(tables, threadId);
+  return {
+    sql: `SELECT SUM(COALESCE(LENGTH(data), 0) + COALESCE(LENGTH(writes), 0)) AS bytes
+   FROM ${tables.checkpoints} WHERE thread IN (${keys.sql})`,
+    params: keys.params,
+  };
+}
 
 const kinds: {
   name: string;
@@ -55,9 +63,8 @@ const kinds: {
     payloadBytes: async (name, threadId) => {
       const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
       try {
-        const row = database
-          .prepare(payloadSql(checkpointTables({ prefix: 'ctxloom_cp_' })).replace('$1', '?'))
-          .get(threadId) as { bytes: number };
+        const query = payloadQuery(checkpointTables({ prefix: 'ctxloom_cp_' }), threadId);
+        const row = database.prepare(query.sql).get(...query.params) as { bytes: number };
         return Number(row.bytes);
       } finally {
         database.close();
@@ -68,9 +75,8 @@ const kinds: {
     name: 'PostgresSaver',
     open: (name) => new PostgresSaver({ pool, schema, prefix: `${name}_` }),
     payloadBytes: async (name, threadId) => {
-      const result = await pool.query(payloadSql(checkpointTables({ schema, prefix: `${name}_` })), [
-        threadId,
-      ]);
+      const query = payloadQuery(checkpointTables({ schema, prefix: `${name}_` }), threadId);
+      const result = await pool.query(toPostgresPlaceholders(query.sql), [...query.params]);
       return Number(result.rows[0]?.bytes ?? 0);
     },
   },
@@ -307,21 +313,45 @@ describe('PostgresSaver', () => {
 });
 
 describe('SqliteSaver', () => {
-  it('refuses tables of layout 1 with an error naming the layout and the table', async () => {
-    const path = join(directory, 'layout-1.db');
-    const old = new DatabaseSync(path);
-    old.exec(
+  it.each([
+    [
+      '1',
       "CREATE TABLE ctxloom_cp_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO ctxloom_cp_meta VALUES ('schema_version', '1')",
-    );
+    ],
+    [
+      '2',
+      'CREATE TABLE ctxloom_cp_meta (schema_version INTEGER NOT NULL); INSERT INTO ctxloom_cp_meta VALUES (2)',
+    ],
+  ])('refuses tables of layout %s with an error naming the layout and the table', async (version, sql) => {
+    const path = join(directory, `layout-${version}.db`);
+    const old = new DatabaseSync(path);
+    old.exec(sql);
     old.close();
     const saver = new SqliteSaver({ path });
     await expect(saver.setup()).rejects.toMatchObject({
       code: 'storage-error',
-      message: expect.stringMatching(/layout version 1; this ctxloom reads layout 2/),
+      message: expect.stringContaining(`layout version ${version}; this ctxloom reads layout 3`),
       path: 'ctxloom_cp_meta',
     });
     await expect(saver.getTuple({ configurable: { thread_id: 'any' } })).rejects.toMatchObject({
       code: 'storage-error',
+    });
+    await saver.close();
+  });
+
+  it('refuses a newer layout recorded in the version row', async () => {
+    const path = join(directory, 'layout-9.db');
+    const first = new SqliteSaver({ path });
+    await first.setup();
+    await first.close();
+    const database = new DatabaseSync(path);
+    database.exec('UPDATE ctxloom_cp_checkpoints SET depth = 9 WHERE thread = -1');
+    database.close();
+    const saver = new SqliteSaver({ path });
+    await expect(saver.setup()).rejects.toMatchObject({
+      code: 'storage-error',
+      message: expect.stringContaining('layout version 9; this ctxloom reads layout 3'),
+      path: 'ctxloom_cp_checkpoints',
     });
     await saver.close();
   });
@@ -344,3 +374,114 @@ async function count(saver: SqlCheckpointSaver, threadId: string): Promise<numbe
   for await (const _ of saver.list({ configurable: { thread_id: threadId } })) total += 1;
   return total;
 }
+
+describe('thread keys (layout 3)', () => {
+  const drivers: { name: string; open: (prefix: string) => { driver: SqlDriver; schema?: string } }[] = [
+    { name: 'SQLite', open: () => ({ driver: createSqliteDriver({ path: ':memory:' }) }) },
+    { name: 'PostgreSQL', open: () => ({ driver: createPostgresDriver({ pool }), schema }) },
+  ];
+
+  for (const kind of drivers) {
+    const openSaver = (prefix: string) => {
+      const { driver, schema: pgSchema } = kind.open(prefix);
+      const tables = checkpointTables({ prefix, ...(pgSchema === undefined ? {} : { schema: pgSchema }) });
+      const saver = new SqlCheckpointSaver({
+        driver,
+        tables,
+        ...(pgSchema === undefined ? {} : { schema: pgSchema }),
+      });
+      /** Writes the name row of another (thread, namespace) at `key`: what a hash collision leaves. */
+      const occupy = async (key: number, intruder: string) => {
+        await saver.setup();
+        await driver.run(
+          `INSERT INTO ${tables.checkpoints} (thread, depth, checkpoint_id, writes) VALUES (?, 0, ?, ?)`,
+          [key, NAME_ROW_ID, threadName(intruder, '').bytes],
+        );
+      };
+      const keysOf = async (threadId: string) => {
+        const query = threadKeysQuery(tables, threadId);
+        return (await driver.all(query.sql, query.params)).map((row) => Number(row.thread));
+      };
+      return { saver, occupy, keysOf };
+    };
+
+    it(`takes the next slot when another name holds a thread's home key (${kind.name})`, async () => {
+      const { saver, occupy, keysOf } = openSaver(`collide_${kind.name}_`);
+      const home = threadName('collide', '').keys;
+      await occupy(home[0] as number, 'intruder');
+      const { app, config } = await chat(saver, 'collide', 2);
+      expect(await keysOf('collide')).toEqual([home[1]]);
+      expect((await app.getState(config)).values.turns).toBe(2);
+      expect(await count(saver, 'collide')).toBeGreaterThan(0);
+      await saver.deleteThread('collide');
+      expect(await keysOf('collide')).toEqual([]);
+      // The other name's row is untouched; the thread starts afresh at the free slot.
+      expect(await keysOf('intruder')).toEqual([]);
+      const { app: again, config: againConfig } = await chat(saver, 'collide', 1);
+      expect((await again.getState(againConfig)).values.turns).toBe(1);
+      await saver.close();
+    });
+
+    it(`refuses a put when all four slots hold other names (${kind.name})`, async () => {
+      const { saver, occupy } = openSaver(`full_${kind.name}_`);
+      for (const [index, key] of threadName('crowded', '').keys.entries())
+        await occupy(key, `other-${index}`);
+      await expect(chat(saver, 'crowded', 1)).rejects.toMatchObject({
+        code: 'storage-error',
+        message: expect.stringContaining('no free key for thread "crowded"'),
+      });
+      await saver.close();
+    });
+
+    it(`lists and deletes by thread across namespaces, and by namespace across threads (${kind.name})`, async () => {
+      const { saver } = openSaver(`ns_${kind.name}_`);
+      const put = (threadId: string, namespace: string, id: string) =>
+        saver.put(
+          { configurable: { thread_id: threadId, checkpoint_ns: namespace } },
+          { ...emptyCheckpoint(), id },
+          { source: 'input', step: -1, parents: {} },
+          {},
+        );
+      const ids = ['1ef4f797-8335-6428-8001-8a1503f9b875', '1ef4f797-8335-6428-8001-8a1503f9b876'];
+      for (const id of ids) {
+        await put('a', '', id);
+        await put('a', 'child:1', id);
+        await put('b', 'child:1', id);
+      }
+      const listed = async (configurable: Record<string, string>) => {
+        const seen: string[] = [];
+        for await (const tuple of saver.list({ configurable })) {
+          seen.push(`${tuple.config.configurable?.thread_id}/${tuple.config.configurable?.checkpoint_ns}`);
+        }
+        return seen;
+      };
+      expect(await listed({ thread_id: 'a' })).toEqual(['a/', 'a/', 'a/child:1', 'a/child:1']);
+      expect(await listed({ checkpoint_ns: 'child:1' })).toEqual([
+        'a/child:1',
+        'a/child:1',
+        'b/child:1',
+        'b/child:1',
+      ]);
+      expect(await listed({})).toHaveLength(6);
+      await saver.deleteThread('a');
+      expect(await listed({})).toEqual(['b/child:1', 'b/child:1']);
+      await expect(
+        saver.getTuple({ configurable: { thread_id: 'b', checkpoint_ns: 'child:1' } }),
+      ).resolves.toMatchObject({ checkpoint: { id: ids[1] } });
+      await saver.close();
+    });
+
+    it(`refuses a NUL in a thread id or namespace, naming the field (${kind.name})`, async () => {
+      const { saver } = openSaver(`nul_${kind.name}_`);
+      await expect(
+        saver.put(
+          { configurable: { thread_id: 'a\u0000b' } },
+          emptyCheckpoint(),
+          { source: 'input', step: -1, parents: {} },
+          {},
+        ),
+      ).rejects.toMatchObject({ code: 'invalid-argument', path: 'configurable.thread_id' });
+      await saver.close();
+    });
+  }
+});

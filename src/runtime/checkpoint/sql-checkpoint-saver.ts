@@ -21,13 +21,22 @@ import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-sche
 import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
 import { deltaChannelHistory } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
-import { internThread, locateValues } from './locate-values.ts';
+import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
 import type { SqlDriver, SqlExecutor, SqlRow } from './sql-driver.ts';
-import { rowText } from './sql-driver.ts';
+import { rowBytes } from './sql-driver.ts';
+import {
+  findThreadKey,
+  NAME_ROW_ID,
+  parseThreadName,
+  threadKeyFor,
+  threadKeysQuery,
+  threadName,
+  threadRange,
+} from './thread-keys.ts';
 import { encodeWritesRecord, mergeWrites, type StoredWrite } from './writes-record.ts';
 
 /** Options shared by the SQL savers. */
@@ -56,8 +65,9 @@ export interface PruneResult {
   deletedWrites: number;
 }
 
-const SELECT_CHECKPOINT = (tables: CheckpointTables) =>
-  `SELECT ${ROW_COLUMNS}, t.thread_id, t.checkpoint_ns FROM ${tables.checkpoints} c JOIN ${tables.threads} t ON t.id = c.thread`;
+/** Checkpoint rows `c` with the name row `t` of their (thread, namespace), as `name`. */
+const SELECT_NAMED = (tables: CheckpointTables) =>
+  `SELECT ${ROW_COLUMNS}, t.writes AS name FROM ${tables.checkpoints} c JOIN ${tables.checkpoints} t ON t.thread = c.thread AND t.checkpoint_id = ?`;
 
 /**
  * A complete LangGraph `BaseCheckpointSaver` over SQL (SQLite or PostgreSQL through a
@@ -110,15 +120,20 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const threadId = configString(config, 'thread_id');
     if (threadId === undefined) return undefined;
     const namespace = configString(config, 'checkpoint_ns') ?? '';
+    const name = threadName(threadId, namespace);
     const checkpointId = getCheckpointId(config);
-    const base = `${SELECT_CHECKPOINT(this.tables)} WHERE t.thread_id = ? AND t.checkpoint_ns = ? AND c.data IS NOT NULL`;
-    const rows = checkpointId
-      ? await this.driver.all(`${base} AND c.checkpoint_id = ?`, [
-          threadId,
-          namespace,
-          encodeId(checkpointId),
-        ])
-      : await this.driver.all(`${base} ORDER BY c.checkpoint_id DESC LIMIT 1`, [threadId, namespace]);
+    // The name row proves the key is this (thread, namespace)'s: its home key almost always
+    // is, so one query answers; an empty answer looks the key up before giving up.
+    const select = (key: number) =>
+      this.driver.all(
+        `${SELECT_NAMED(this.tables)} AND t.writes = ? WHERE c.thread = ? AND c.data IS NOT NULL${checkpointId ? ' AND c.checkpoint_id = ?' : ''} ORDER BY c.checkpoint_id DESC LIMIT 1`,
+        [NAME_ROW_ID, name.bytes, key, ...(checkpointId ? [encodeId(checkpointId)] : [])],
+      );
+    let rows = await select(name.keys[0] ?? 0);
+    if (rows.length === 0) {
+      const key = await findThreadKey(this.driver, this.tables, name);
+      if (key !== undefined && key !== name.keys[0]) rows = await select(key);
+    }
     const row = rows[0];
     return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(this.driver));
   }
@@ -129,13 +144,25 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   ): AsyncGenerator<CheckpointTuple> {
     await this.setup();
     const where: string[] = ['c.data IS NOT NULL'];
-    const params: (string | Uint8Array)[] = [];
+    const params: (string | number | Uint8Array)[] = [NAME_ROW_ID];
     const threadId = configString(config, 'thread_id');
     const namespace = configString(config, 'checkpoint_ns');
     const checkpointId = configString(config, 'checkpoint_id');
     const before = options?.before === undefined ? undefined : configString(options.before, 'checkpoint_id');
-    if (threadId !== undefined) where.push('t.thread_id = ?') && params.push(threadId);
-    if (namespace !== undefined) where.push('t.checkpoint_ns = ?') && params.push(namespace);
+    if (threadId !== undefined && namespace !== undefined) {
+      const key = await findThreadKey(this.driver, this.tables, threadName(threadId, namespace));
+      if (key === undefined) return;
+      where.push('c.thread = ?') && params.push(key);
+    } else if (threadId !== undefined) {
+      const prefix = threadName(threadId, '').bytes;
+      where.push('c.thread BETWEEN ? AND ?', 'substr(t.writes, 1, ?) = ?');
+      params.push(...threadRange(threadId), prefix.byteLength, prefix);
+    } else if (namespace !== undefined) {
+      // The separator is the name's only NUL, so "ends with NUL + namespace" is an exact match.
+      const suffix = threadName('', namespace).bytes;
+      where.push('length(t.writes) >= ?', 'substr(t.writes, length(t.writes) - ? + 1) = ?');
+      params.push(suffix.byteLength, suffix.byteLength, suffix);
+    }
     if (checkpointId) where.push('c.checkpoint_id = ?') && params.push(encodeId(checkpointId));
     if (before) where.push('c.checkpoint_id < ?') && params.push(encodeId(before));
     const filter = options?.filter;
@@ -143,7 +170,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (remaining <= 0) return;
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
-    const sql = `${SELECT_CHECKPOINT(this.tables)} WHERE ${where.join(' AND ')} ORDER BY t.thread_id, t.checkpoint_ns, c.checkpoint_id DESC${limitSql}`;
+    const sql = `${SELECT_NAMED(this.tables)} WHERE ${where.join(' AND ')} ORDER BY t.writes, c.checkpoint_id DESC${limitSql}`;
     const rows = (await this.driver.all(sql, params)).map((raw) => parseNamedRow(raw));
     const reader = this.#reader(this.driver);
     reader.add(...rows);
@@ -191,8 +218,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       values.set(channel, await this.serde.dumpsTyped(value));
     }
     const metadataBytes = await this.serde.dumpsTyped(metadata);
+    const name = threadName(threadId, namespace);
+    const postgres = this.driver.dialect === 'postgres';
     await this.driver.transaction(async (executor) => {
-      const threadKey = await internThread(executor, this.tables, threadId, namespace);
+      const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
       const ids = parentId && parentId !== checkpoint.id ? [checkpoint.id, parentId] : [checkpoint.id];
@@ -255,13 +284,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       }
       // Put again, or its writes were saved first (perhaps just now by another process):
       // lock the row and re-encode its writes against the new record.
-      previous = await lockRow(
-        executor,
-        this.tables,
-        this.driver.dialect === 'postgres',
-        threadKey,
-        checkpoint.id,
-      );
+      previous = await lockRow(executor, this.tables, postgres, threadKey, checkpoint.id);
       if (previous !== undefined) reader.add(previous);
       const writes = previous === undefined ? [] : await reader.writes(previous);
       const row = await encodeRow(this.#context, reader, { row: fresh, record: content, writes });
@@ -302,9 +325,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     for (const [index, [channel, value]] of writes.entries()) {
       serialised.push([WRITES_IDX_MAP[channel] ?? index, channel, await this.serde.dumpsTyped(value)]);
     }
+    const name = threadName(threadId, namespace);
+    const postgres = this.driver.dialect === 'postgres';
     await this.driver.transaction(async (executor) => {
-      const threadKey = await internThread(executor, this.tables, threadId, namespace);
-      const postgres = this.driver.dialect === 'postgres';
+      const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
       const row = await lockOrCreateRow(executor, this.tables, postgres, threadKey, checkpointId);
       const reader = this.#reader(executor);
       reader.add(row);
@@ -336,16 +360,12 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   override async deleteThread(threadId: string): Promise<void> {
     await this.setup();
-    await this.driver.transaction(async (executor) => {
-      const keys = await executor.all(`SELECT id FROM ${this.tables.threads} WHERE thread_id = ?`, [
-        threadId,
-      ]);
-      for (const key of keys) {
-        const id = Number(key.id);
-        await executor.run(`DELETE FROM ${this.tables.checkpoints} WHERE thread = ?`, [id]);
-        await executor.run(`DELETE FROM ${this.tables.threads} WHERE id = ?`, [id]);
-      }
-    });
+    const keys = threadKeysQuery(this.tables, threadId);
+    // One statement: every namespace's rows, name rows included, or none.
+    await this.driver.run(
+      `DELETE FROM ${this.tables.checkpoints} WHERE thread IN (${keys.sql})`,
+      keys.params,
+    );
   }
 
   override async getDeltaChannelHistory(options: {
@@ -372,19 +392,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       });
     }
     await this.setup();
-    const keys = await this.driver.all(
-      options.threadId === undefined
-        ? `SELECT id FROM ${this.tables.threads}`
-        : `SELECT id FROM ${this.tables.threads} WHERE thread_id = ?`,
-      options.threadId === undefined ? [] : [options.threadId],
-    );
+    const query = threadKeysQuery(this.tables, options.threadId);
+    const keys = await this.driver.all(query.sql, query.params);
     const total: PruneResult = { deletedCheckpoints: 0, deletedWrites: 0 };
     for (const key of keys) {
       const result = await this.driver.transaction((executor) =>
         pruneThread({
           context: this.#context,
           executor,
-          threadKey: Number(key.id),
+          threadKey: Number(key.thread),
           keepLast: options.keepLast,
         }),
       );
@@ -418,11 +434,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 }
 
 function parseNamedRow(row: SqlRow): NamedRow {
-  return {
-    ...storedRowOf(row),
-    threadId: rowText(row, 'thread_id') ?? '',
-    namespace: rowText(row, 'checkpoint_ns') ?? '',
-  };
+  return { ...storedRowOf(row), ...parseThreadName(rowBytes(row, 'name') ?? new Uint8Array()) };
 }
 
 function configString(config: RunnableConfig, key: string): string | undefined {
