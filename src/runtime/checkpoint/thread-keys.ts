@@ -100,8 +100,8 @@ export async function findThreadKey(
  * The key of `name`, taking the first free slot (and writing the name row) on first use.
  * On PostgreSQL a transaction-scoped advisory lock on the name serialises concurrent
  * first puts of one (thread, namespace) from several processes; SQLite transactions are
- * exclusive already. Refuses with a `storage-error` when all four slots belong to other
- * names (four namespaces of one thread whose 22-bit hashes fall within four slots).
+ * exclusive already. Refuses with a `storage-error` when all four slots hold other names
+ * (namespaces of threads with the same 31-bit hash whose 22-bit hashes lie within four slots).
  */
 export async function threadKeyFor(
   executor: SqlExecutor,
