@@ -23,10 +23,8 @@ const initializer = {
   async createCheckpointer() {
     const saver = new PostgresSaver({ pool, schema });
     await saver.setup();
-    // One table per run; every checkpointer starts from an empty one (setup writes the
-    // version row again when it is gone).
-    await pool.query(`TRUNCATE "${schema}".ctxloom_cp_checkpoints`);
-    await new PostgresSaver({ pool, schema }).setup();
+    // One table per run; every checkpointer starts from an empty one (all but the version row).
+    await pool.query(`DELETE FROM "${schema}".ctxloom_cp_checkpoints WHERE thread >= 0`);
     return saver;
   },
 };

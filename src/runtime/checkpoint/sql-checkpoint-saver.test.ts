@@ -23,7 +23,7 @@ import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
 import { type SqlDriver, type SqlParam, type SqlRow, toPostgresPlaceholders } from './sql-driver.ts';
 import { createSqliteDriver } from './sqlite-driver.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
-import { NAME_ROW_ID, threadKeysQuery, threadName } from './thread-keys.ts';
+import { NAME_ROW_ID, nameRowsQuery, threadName } from './thread-keys.ts';
 
 const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `ctxloom_saver_${process.pid}_${Date.now().toString(36)}`;
@@ -43,7 +43,7 @@ type SizedSaver = SqlCheckpointSaver & { sizeBytes(): Promise<number> };
 
 /** Record bytes (data + writes, name row included) of every namespace of `threadId`, `?` placeholders. */
 function payloadQuery(tables: CheckpointTables, threadId: string): { sql: string; params: SqlParam[] } {
-  const keys = threadKeysQuery(tables, threadId);
+  const keys = nameRowsQuery(tables, { threadId });
   return {
     sql: `SELECT SUM(COALESCE(LENGTH(data), 0) + COALESCE(LENGTH(writes), 0)) AS bytes
    FROM ${tables.checkpoints} WHERE thread IN (${keys.sql})`,
@@ -223,6 +223,12 @@ describe.each(kinds)('$name', ({ open, payloadBytes }) => {
   });
 });
 
+/** Bare drivers: SQLite in memory, PostgreSQL on the shared pool and this file's schema. */
+const drivers: { name: string; open: () => { driver: SqlDriver; schema?: string } }[] = [
+  { name: 'SQLite', open: () => ({ driver: createSqliteDriver({ path: ':memory:' }) }) },
+  { name: 'PostgreSQL', open: () => ({ driver: createPostgresDriver({ pool }), schema }) },
+];
+
 describe('SqlCheckpointSaver.put', () => {
   /** Counts the statements and rows a driver serves inside `reads.count(work)` — that call only. */
   function counted(driver: SqlDriver) {
@@ -257,11 +263,6 @@ describe('SqlCheckpointSaver.put', () => {
     };
     return { driver: wrapped, reads, count };
   }
-
-  const drivers: { name: string; open: () => { driver: SqlDriver; schema?: string } }[] = [
-    { name: 'SQLite', open: () => ({ driver: createSqliteDriver({ path: ':memory:' }) }) },
-    { name: 'PostgreSQL', open: () => ({ driver: createPostgresDriver({ pool }), schema }) },
-  ];
 
   for (const kind of drivers) {
     it(`reads as much at turn 60 as at turn 5 (${kind.name}): no work grows with the history`, async () => {
@@ -376,14 +377,9 @@ async function count(saver: SqlCheckpointSaver, threadId: string): Promise<numbe
 }
 
 describe('thread keys (layout 3)', () => {
-  const drivers: { name: string; open: (prefix: string) => { driver: SqlDriver; schema?: string } }[] = [
-    { name: 'SQLite', open: () => ({ driver: createSqliteDriver({ path: ':memory:' }) }) },
-    { name: 'PostgreSQL', open: () => ({ driver: createPostgresDriver({ pool }), schema }) },
-  ];
-
   for (const kind of drivers) {
     const openSaver = (prefix: string) => {
-      const { driver, schema: pgSchema } = kind.open(prefix);
+      const { driver, schema: pgSchema } = kind.open();
       const tables = checkpointTables({ prefix, ...(pgSchema === undefined ? {} : { schema: pgSchema }) });
       const saver = new SqlCheckpointSaver({
         driver,
@@ -399,7 +395,7 @@ describe('thread keys (layout 3)', () => {
         );
       };
       const keysOf = async (threadId: string) => {
-        const query = threadKeysQuery(tables, threadId);
+        const query = nameRowsQuery(tables, { threadId });
         return (await driver.all(query.sql, query.params)).map((row) => Number(row.thread));
       };
       return { saver, occupy, keysOf };

@@ -26,16 +26,15 @@ import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import type { SqlDriver, SqlExecutor, SqlRow } from './sql-driver.ts';
+import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 import { rowBytes } from './sql-driver.ts';
 import {
   findThreadKey,
   NAME_ROW_ID,
+  nameRowsQuery,
   parseThreadName,
   threadKeyFor,
-  threadKeysQuery,
   threadName,
-  threadRange,
 } from './thread-keys.ts';
 import { encodeWritesRecord, mergeWrites, type StoredWrite } from './writes-record.ts';
 
@@ -144,24 +143,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   ): AsyncGenerator<CheckpointTuple> {
     await this.setup();
     const where: string[] = ['c.data IS NOT NULL'];
-    const params: (string | number | Uint8Array)[] = [NAME_ROW_ID];
+    const params: SqlParam[] = [NAME_ROW_ID];
     const threadId = configString(config, 'thread_id');
     const namespace = configString(config, 'checkpoint_ns');
     const checkpointId = configString(config, 'checkpoint_id');
     const before = options?.before === undefined ? undefined : configString(options.before, 'checkpoint_id');
-    if (threadId !== undefined && namespace !== undefined) {
-      const key = await findThreadKey(this.driver, this.tables, threadName(threadId, namespace));
-      if (key === undefined) return;
-      where.push('c.thread = ?') && params.push(key);
-    } else if (threadId !== undefined) {
-      const prefix = threadName(threadId, '').bytes;
-      where.push('c.thread BETWEEN ? AND ?', 'substr(t.writes, 1, ?) = ?');
-      params.push(...threadRange(threadId), prefix.byteLength, prefix);
-    } else if (namespace !== undefined) {
-      // The separator is the name's only NUL, so "ends with NUL + namespace" is an exact match.
-      const suffix = threadName('', namespace).bytes;
-      where.push('length(t.writes) >= ?', 'substr(t.writes, length(t.writes) - ? + 1) = ?');
-      params.push(suffix.byteLength, suffix.byteLength, suffix);
+    if (threadId !== undefined || namespace !== undefined) {
+      const names = nameRowsQuery(this.tables, { threadId, namespace });
+      where.push(`c.thread IN (${names.sql})`);
+      params.push(...names.params);
     }
     if (checkpointId) where.push('c.checkpoint_id = ?') && params.push(encodeId(checkpointId));
     if (before) where.push('c.checkpoint_id < ?') && params.push(encodeId(before));
@@ -360,7 +350,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 
   override async deleteThread(threadId: string): Promise<void> {
     await this.setup();
-    const keys = threadKeysQuery(this.tables, threadId);
+    const keys = nameRowsQuery(this.tables, { threadId });
     // One statement: every namespace's rows, name rows included, or none.
     await this.driver.run(
       `DELETE FROM ${this.tables.checkpoints} WHERE thread IN (${keys.sql})`,
@@ -392,7 +382,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       });
     }
     await this.setup();
-    const query = threadKeysQuery(this.tables, options.threadId);
+    const query = nameRowsQuery(this.tables, { threadId: options.threadId });
     const keys = await this.driver.all(query.sql, query.params);
     const total: PruneResult = { deletedCheckpoints: 0, deletedWrites: 0 };
     for (const key of keys) {

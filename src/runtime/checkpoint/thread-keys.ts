@@ -63,28 +63,48 @@ export function parseThreadName(bytes: Uint8Array): { threadId: string; namespac
 }
 
 /** The inclusive key range holding every namespace of `threadId`. */
-export function threadRange(threadId: string): [number, number] {
+function threadRange(threadId: string): [number, number] {
   const low = hashBits(threadId, 31) * SLOTS;
   return [low, low + SLOTS - 1];
 }
 
 /**
- * SQL (and parameters) selecting the keys of every namespace of `threadId`, or of every
- * thread: the name rows in the thread's key range whose name starts with `threadId 0x00`.
+ * SQL (and parameters) selecting the keys of the (thread, namespace)s a filter names — both
+ * given: that one; a thread: all its namespaces (its key range, names starting `thread_id
+ * 0x00`); a namespace: that namespace of every thread (names ending `0x00 checkpoint_ns`,
+ * exact because the separator is a name's only NUL); neither: every one. It reads name rows
+ * only, so it serves as `thread IN (…)` for reads, `deleteThread` and `prune`.
  */
-export function threadKeysQuery(
+export function nameRowsQuery(
   tables: CheckpointTables,
-  threadId: string | undefined,
+  filter: { threadId?: string | undefined; namespace?: string | undefined },
 ): { sql: string; params: SqlParam[] } {
+  const { threadId, namespace } = filter;
   const names = `SELECT thread FROM ${tables.checkpoints} WHERE checkpoint_id = ? AND thread >= 0`;
-  if (threadId === undefined) return { sql: names, params: [NAME_ROW_ID] };
-  refuseNul(threadId, 'thread_id');
-  const prefix = Buffer.concat([Buffer.from(threadId, 'utf8'), NAME_ROW_ID]);
-  const [low, high] = threadRange(threadId);
-  return {
-    sql: `${names} AND thread BETWEEN ? AND ? AND substr(writes, 1, ?) = ?`,
-    params: [NAME_ROW_ID, low, high, prefix.byteLength, prefix],
-  };
+  if (threadId !== undefined && namespace !== undefined) {
+    const name = threadName(threadId, namespace);
+    return {
+      sql: `${names} AND thread IN (${name.keys.map(() => '?').join(', ')}) AND writes = ?`,
+      params: [NAME_ROW_ID, ...name.keys, name.bytes],
+    };
+  }
+  if (threadId !== undefined) {
+    refuseNul(threadId, 'configurable.thread_id');
+    const prefix = Buffer.concat([Buffer.from(threadId, 'utf8'), NAME_ROW_ID]);
+    return {
+      sql: `${names} AND thread BETWEEN ? AND ? AND substr(writes, 1, ?) = ?`,
+      params: [NAME_ROW_ID, ...threadRange(threadId), prefix.byteLength, prefix],
+    };
+  }
+  if (namespace !== undefined) {
+    refuseNul(namespace, 'configurable.checkpoint_ns');
+    const suffix = Buffer.concat([NAME_ROW_ID, Buffer.from(namespace, 'utf8')]);
+    return {
+      sql: `${names} AND length(writes) >= ? AND substr(writes, length(writes) - ? + 1) = ?`,
+      params: [NAME_ROW_ID, suffix.byteLength, suffix.byteLength, suffix],
+    };
+  }
+  return { sql: names, params: [NAME_ROW_ID] };
 }
 
 /** The key holding `name`, or undefined when the (thread, namespace) has no rows. */
