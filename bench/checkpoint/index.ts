@@ -17,9 +17,11 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph';
 import { PostgresSaver as OfficialPostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
+import { CHAIN_VALUES_BYTES } from '../../src/runtime/checkpoint/chain-reader.ts';
 import { PostgresSaver, SqliteSaver } from '../../src/runtime/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import type { BenchMetric } from '../lib/result.ts';
@@ -213,6 +215,8 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const schemas: string[] = [];
+  /** Where ctxloom's PostgreSQL bytes went after the 200-turn size run. */
+  const breakdown: string[] = [];
   const schemaFor = (name: string) => {
     const schema = `${name}_${suffix}`;
     schemas.push(schema);
@@ -227,6 +231,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
         saver,
         size: () => schemaBytes(pool, schema),
         close: async () => {
+          if (role === 'size') breakdown.push(...(await postgresBreakdown(pool, schema)));
           // The saver's own count must agree with the schema total the benchmark reports.
           const own = await saver.sizeBytes();
           const total = await schemaBytes(pool, schema);
@@ -263,6 +268,8 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
       'SqliteSaver durability: full (WAL, synchronous=FULL); put latency includes the fsync',
       `put latency ratio: median put of turns 191–200 over median put of turns 1–10 on a fresh saver; turns 191–200 of ${LATENCY_THREADS} threads alternate with turns 1–10 of ${LATENCY_THREADS} fresh threads in the same window (${LATENCY_THREADS * 10 * 4} puts per side)`,
       "PostgreSQL bytes: every relation in the saver's schema — tables with all forks (main, free-space map, visibility map), indexes, TOAST, sequences (the official saver's migrations table included)",
+      `message text alone, each message raw-DEFLATEd (level 6) against the ${CHAIN_VALUES_BYTES} bytes of text before it: ${textAgainstHistoryBytes(texts)} B — what storing only the words would cost`,
+      ...breakdown.map((line) => `ctxloom PostgresSaver after ${TURNS} turns: ${line}`),
     ],
   };
 }
@@ -367,6 +374,51 @@ async function schemaBytes(pool: pg.Pool, schema: string): Promise<number> {
     [schema],
   );
   return Number(rows.rows[0]?.size ?? 0);
+}
+
+/**
+ * Where the saver's bytes went: each relation's forks (`pg_relation_size`), then the heap's
+ * rows — count, live tuple bytes (`pg_column_size` of each row, header included) and the
+ * record payload — so free space and dead row versions show as the heap's remainder.
+ */
+async function postgresBreakdown(pool: pg.Pool, schema: string): Promise<string[]> {
+  const relations = await pool.query(
+    `SELECT c.relname, pg_relation_size(c.oid, 'main') AS main, pg_relation_size(c.oid, 'fsm') AS fsm,
+            pg_relation_size(c.oid, 'vm') AS vm
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1
+         OR c.oid IN (SELECT reltoastrelid FROM pg_class t JOIN pg_namespace tn ON tn.oid = t.relnamespace WHERE tn.nspname = $1)
+         OR c.oid IN (SELECT i.indexrelid FROM pg_index i JOIN pg_class t ON t.reltoastrelid = i.indrelid
+                        JOIN pg_namespace tn ON tn.oid = t.relnamespace WHERE tn.nspname = $1)
+      ORDER BY c.relname`,
+    [schema],
+  );
+  const rows = await pool.query(
+    `SELECT count(*) AS rows, sum(pg_column_size(c.*)) AS tuples,
+            sum(coalesce(length(c.data), 0)) AS data, sum(coalesce(length(c.writes), 0)) AS writes
+       FROM "${schema}".ctxloom_cp_checkpoints c`,
+  );
+  const heap = rows.rows[0] ?? {};
+  return [
+    ...relations.rows.map(
+      (row) =>
+        `${String(row.relname).replace(/^pg_toast_\d+/, 'toast')} main ${row.main} B, free-space map ${row.fsm} B, visibility map ${row.vm} B`,
+    ),
+    `checkpoints heap: ${heap.rows} rows, ${heap.tuples} B of live tuples, payload ${Number(heap.data) + Number(heap.writes)} B (records ${heap.data} B, pending writes ${heap.writes} B)`,
+  ];
+}
+
+/** Bytes of `texts` when each is raw-DEFLATEd against the text before it (last {@link CHAIN_VALUES_BYTES}). */
+function textAgainstHistoryBytes(texts: readonly string[]): number {
+  let history = Buffer.alloc(0);
+  let total = 0;
+  for (const text of texts) {
+    const bytes = Buffer.from(text);
+    const dictionary = history.subarray(Math.max(0, history.byteLength - CHAIN_VALUES_BYTES));
+    total += deflateRawSync(bytes, dictionary.byteLength > 0 ? { dictionary } : {}).byteLength;
+    history = Buffer.concat([history, bytes]);
+  }
+  return total;
 }
 
 function round(value: number): number {
