@@ -202,7 +202,7 @@ export async function compileContext(
       if (summary !== undefined && included('compression__context')) {
         summaryBlock = summary.block;
         summaryAction = summary.action;
-        summarized = summary.block.metadata.summarized === true ? lost : [];
+        summarized = lost.slice(0, summary.coveredCount);
         pool = withSummary(selectable, summaryBlock);
         selection = run(pool);
       }

@@ -122,6 +122,8 @@ export {
   createExtractiveSummarizer,
   type SummarizeInput,
   type Summarizer,
+  type SummaryResult,
+  toSummaryResult,
 } from './summarizer.ts';
 export {
   type CachedTokenCounter,

@@ -60,7 +60,12 @@ export function describeSessionStoreConformance(
       const id = await options.newSession();
       const state = await store.load(id);
       expect(state).toMatchObject({ sessionId: id, messages: [], curation: [] });
-      expect(state.compression).toEqual({ revision: 0, summary: null, structured: null });
+      expect(state.compression).toEqual({
+        revision: 0,
+        summary: null,
+        structured: null,
+        processedThrough: { requirements: null, artifacts: null },
+      });
       expect(await store.listCalls(id)).toEqual([]);
     });
 
@@ -118,13 +123,26 @@ export function describeSessionStoreConformance(
         summarizer: 'extractive (offline)',
         createdAt: '2026-01-01T00:00:00.000Z',
       };
-      const saved = await store.saveCompression(id, { summary, structured: null }, { expectedRevision: 0 });
+      const saved = await store.saveCompression(
+        id,
+        { summary, structured: null, processedThrough: { requirements: 'a1', artifacts: null } },
+        { expectedRevision: 0 },
+      );
       expect(saved.revision).toBe(1);
       await expect(
-        store.saveCompression(id, { summary: null, structured: null }, { expectedRevision: 0 }),
+        store.saveCompression(
+          id,
+          { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
+          { expectedRevision: 0 },
+        ),
       ).rejects.toMatchObject({ code: 'conflict' });
       const state = await store.load(id);
-      expect(state.compression).toEqual({ revision: 1, summary, structured: null });
+      expect(state.compression).toEqual({
+        revision: 1,
+        summary,
+        structured: null,
+        processedThrough: { requirements: 'a1', artifacts: null },
+      });
     });
 
     it('keeps the newest calls, oldest first, within the limit asked', async () => {
