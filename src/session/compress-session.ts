@@ -12,6 +12,7 @@ import {
   updateRequirementTodoSnapshot,
 } from '../compression/index.ts';
 import {
+  CtxloomError,
   createExtractiveSummarizer,
   type Message,
   messageParts,
@@ -75,7 +76,14 @@ export interface SummaryOutcome {
 export interface CompressSessionResult {
   scope: CompressScope;
   summary: SummaryOutcome | null;
-  requirements: { processedMessages: number; applied: number; rejected: number; items: number } | null;
+  requirements: {
+    processedMessages: number;
+    applied: number;
+    rejected: number;
+    /** Messages the model proposer failed on, done by the offline heuristic instead. */
+    fallbacks: number;
+    items: number;
+  } | null;
   artifacts: { evidence: number; artifacts: number } | null;
   compression: SessionCompression;
 }
@@ -239,22 +247,34 @@ async function updateRequirements(input: {
   ).filter((message) => message.role === 'user' && messageText(message).trim() !== '');
   let applied = 0;
   let rejected = 0;
+  let fallbacks = 0;
+  const heuristic = createHeuristicRequirementProposer();
   for (const userMessage of users) {
     const turn = input.stored.filter((message) => message.role === 'user').indexOf(userMessage);
-    const result = await updateRequirementTodoSnapshot({
-      proposer,
-      snapshot: structured.requirements.global,
-      userMessage,
-      turn: Math.max(0, turn),
-      counter: options.counter,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const update = (with_: RequirementProposer) =>
+      updateRequirementTodoSnapshot({
+        proposer: with_,
+        snapshot: structured.requirements.global,
+        userMessage,
+        turn: Math.max(0, turn),
+        counter: options.counter,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    let result: Awaited<ReturnType<typeof update>>;
+    try {
+      result = await update(proposer);
+    } catch (error) {
+      // A model that fails degrades to the offline heuristic for this message, and says so.
+      if (!CtxloomError.is(error) || error.code !== 'model-error' || proposer === heuristic) throw error;
+      fallbacks += 1;
+      result = await update(heuristic);
+    }
     if (result.status === 'applied') applied += 1;
     if (result.status === 'rejected') rejected += 1;
     structured = { ...structured, requirements: { ...structured.requirements, global: result.snapshot } };
   }
   const items = structured.requirements.global.items.filter((item) => item.status !== 'cancelled').length;
-  return { structured, outcome: { processedMessages: users.length, applied, rejected, items } };
+  return { structured, outcome: { processedMessages: users.length, applied, rejected, fallbacks, items } };
 }
 
 function indexArtifacts(input: {

@@ -231,7 +231,7 @@ export function describeCompress(outcome: CompressOutcome): string {
   }
   if (outcome.requirements !== null) {
     lines.push(
-      `Requirements: ${outcome.requirements.items} in the TODO (${outcome.requirements.applied} messages added requirements${outcome.requirements.rejected > 0 ? `, ${outcome.requirements.rejected} proposals rejected` : ''}).`,
+      `Requirements: ${outcome.requirements.items} in the TODO (${outcome.requirements.applied} messages added requirements${outcome.requirements.rejected > 0 ? `, ${outcome.requirements.rejected} proposals rejected` : ''}${outcome.requirements.fallbacks > 0 ? `; the model failed on ${outcome.requirements.fallbacks}, done offline instead` : ''}).`,
     );
   }
   if (outcome.artifacts !== null) {
