@@ -13,6 +13,7 @@ export {
   type BudgetManager,
   type BudgetManagerOptions,
   type BudgetPlan,
+  capInputBudget,
   createBudgetManager,
   DEFAULT_ALLOCATION_RATIOS,
 } from './budget.ts';

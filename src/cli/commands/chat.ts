@@ -35,7 +35,11 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
   const text = words.join(' ').trim();
   if (dir === undefined || text === '') throw usageError('chat takes <session-dir> and a message');
   const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
-  const turn = await engine.runTurn({ sessionId, text, ...(values.id === undefined ? {} : { messageId: values.id }) });
+  const turn = await engine.runTurn({
+    sessionId,
+    text,
+    ...(values.id === undefined ? {} : { messageId: values.id }),
+  });
   if (turn.compiled !== undefined) {
     const { report } = turn.compiled;
     io.stderr(`context: ${report.totalTokens} of ${report.inputBudget} tokens\n`);
