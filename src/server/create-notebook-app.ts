@@ -4,6 +4,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { CtxloomError, type Summarizer } from '../core/index.ts';
+import { createFileSessionStore, type SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
 import { toErrorResponse } from './error-response.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
@@ -22,6 +23,8 @@ export const DEFAULT_MAX_STEPS = 5;
 /** Options of {@link createNotebookApp}. */
 export interface NotebookAppOptions {
   workspace: Workspace;
+  /** Where sessions are kept. Default: the workspace files (`createFileSessionStore`). */
+  store?: SessionStore;
   model: NotebookModel;
   /** When set, every `/api` route requires `Authorization: Bearer <token>`. */
   token?: string;
@@ -52,6 +55,7 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   const maxBodyBytes = clamp(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, 1024, 64 * 1024 * 1024);
   const context: NotebookContext = {
     workspace: options.workspace,
+    store: options.store ?? createFileSessionStore({ workspace: options.workspace }),
     model: options.model,
     maxSteps: clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50),
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),

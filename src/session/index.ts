@@ -1,5 +1,20 @@
+export {
+  type CheckpointSessionStore,
+  type CheckpointSessionStoreOptions,
+  createCheckpointSessionStore,
+  SESSION_STORE_NODE,
+} from './checkpoint-session-store.ts';
 export { COMPRESSION_FILE } from './compression-file.ts';
 export { CALLS_FOLDER, createFileSessionStore, type FileSessionStoreOptions } from './file-session-store.ts';
+export {
+  type OpenedSessionStore,
+  type OpenSessionStoreOptions,
+  openSessionStore,
+  parseSessionStoreSpec,
+  type SessionStoreSpec,
+} from './open-session-store.ts';
+export { createPostgresThreadLock, type PostgresThreadLockOptions } from './postgres-thread-lock.ts';
+export { SESSION_KEYS } from './session-channels.ts';
 export {
   CALL_LOG_CAPACITY,
   type CallRecord,
@@ -10,3 +25,4 @@ export {
   type SessionState,
   type SessionStore,
 } from './session-store.ts';
+export { createProcessThreadLock, type ThreadLock } from './thread-lock.ts';
