@@ -5,6 +5,7 @@ export {
   SESSION_STORE_NODE,
 } from './checkpoint-session-store.ts';
 export { COMPRESSION_FILE } from './compression-file.ts';
+export { type CopySessionOptions, type CopySessionResult, copySession } from './copy-session.ts';
 export { CALLS_FOLDER, createFileSessionStore, type FileSessionStoreOptions } from './file-session-store.ts';
 export {
   type OpenedSessionStore,
