@@ -159,6 +159,31 @@ describe('createCheckpointSessionStore', () => {
     expect((await store.load(id)).messages).toEqual([]);
   });
 
+  it('serves reads from its head cache only while the head is the checkpoint it cached', async () => {
+    const first = createCheckpointSessionStore({ saver: sqlite, callCapacity: 2 });
+    const second = createCheckpointSessionStore({ saver: sqlite, callCapacity: 2 });
+    const id = newSession();
+    await first.appendMessages(id, [{ id: 'u1', role: 'user', content: 'one' }]);
+    await first.appendCall(id, call('c1'));
+    await first.appendCuration(id, [
+      { id: 'e1', type: 'exclude', targetMessageId: 'u1', by: 'user', at: '2026-01-01T00:00:00.000Z' },
+    ]);
+    await first.appendCall(id, call('c2'));
+    await first.appendCall(id, call('c3'));
+    await first.saveCompression(id, { summary: null, structured: null }, { expectedRevision: 0 });
+    // What the writer folded into its cache is what a fresh replay reads.
+    expect(await first.load(id)).toEqual(await second.load(id));
+    expect(await first.listCalls(id)).toEqual(await second.listCalls(id));
+    // Another writer moves the head: the first store's cache misses and it reads the new state.
+    await second.appendMessages(id, [{ id: 'u2', role: 'user', content: 'two' }]);
+    expect((await first.load(id)).messages.map((message) => message.id)).toEqual(['u1', 'u2']);
+    await expect(
+      first.appendMessages(id, [{ id: 'u2', role: 'user', content: 'again' }]),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+    });
+  });
+
   it('maps sessions to threads with threadIdOf', async () => {
     const store = createCheckpointSessionStore({ saver: sqlite, threadIdOf: (id) => `notebook:${id}` });
     const id = newSession();

@@ -1,12 +1,13 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { END, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
+import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
 import { fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
+import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
 import {
   CALL_LOG_CAPACITY,
@@ -44,6 +45,8 @@ export interface CheckpointSessionStoreOptions {
   extensions?: Record<string, StateSchemaField>;
   /** Blackboard snapshot frequency of the delta channels. Default 500. */
   snapshotFrequency?: number;
+  /** Threads whose head values are kept in memory between calls (≥ 1). Default 64. */
+  cachedThreads?: number;
 }
 
 /** A session store over checkpoints, with the resources it holds. */
@@ -86,10 +89,43 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
   const configOf = (sessionId: string): RunnableConfig => ({
     configurable: { thread_id: threadIdOf(sessionId), checkpoint_ns: '' },
   });
+  const set = (_current: unknown, write: unknown) => write;
+  const append = (current: unknown, write: unknown) => [
+    ...((current ?? []) as unknown[]),
+    ...(write as unknown[]),
+  ];
+  const cache = new HeadCache({
+    limit: options.cachedThreads ?? 64,
+    reducers: {
+      messages: (current, write) => messagesDeltaReducer((current ?? []) as BaseMessage[], [write as never]),
+      [SESSION_KEYS.curation]: append,
+      [SESSION_KEYS.calls]: (current, write) => append(current, write).slice(-capacity),
+      [SESSION_KEYS.compression]: set,
+      compression__context: set,
+      namespace: set,
+      session_id: set,
+    },
+  });
+
+  /** The values at the head `tuple`: from the cache when it holds that checkpoint, else replayed. */
+  async function valuesAt(
+    sessionId: string,
+    tuple: CheckpointTuple | undefined,
+  ): Promise<Record<string, unknown>> {
+    if (tuple === undefined) return {};
+    const threadId = threadIdOf(sessionId);
+    const checkpointId = tuple.checkpoint.id;
+    const settled = (tuple.pendingWrites ?? []).length === 0;
+    const cached = settled ? cache.get(threadId, checkpointId) : undefined;
+    if (cached !== undefined) return cached as Record<string, unknown>;
+    const view = await graph.getState(tuple.config);
+    const values = (view.values ?? {}) as Record<string, unknown>;
+    if (settled) cache.set(threadId, checkpointId, values);
+    return values;
+  }
 
   async function values(sessionId: string): Promise<Record<string, unknown>> {
-    const view = await graph.getState(configOf(sessionId));
-    return (view.values ?? {}) as Record<string, unknown>;
+    return valuesAt(sessionId, await options.saver.getTuple(configOf(sessionId)));
   }
 
   /**
@@ -102,14 +138,22 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     build: (state: Record<string, unknown>, sb: StateBuilder) => void,
     { read = true }: { read?: boolean } = {},
   ): Promise<void> {
-    await lock.run(threadIdOf(sessionId), async () => {
+    const threadId = threadIdOf(sessionId);
+    await lock.run(threadId, async () => {
       const config = configOf(sessionId);
-      await assertKnownChannels(sessionId, config);
-      const state = read ? await values(sessionId) : {};
+      const tuple = await options.saver.getTuple(config);
+      assertKnownChannels(sessionId, tuple);
+      const settled = tuple === undefined || (tuple.pendingWrites ?? []).length === 0;
+      const cached =
+        tuple === undefined ? {} : settled ? cache.get(threadId, tuple.checkpoint.id) : undefined;
+      const state = read ? await valuesAt(sessionId, tuple) : (cached ?? {});
       const sb = new StateBuilder(state, { blackboard });
-      if (read && !state.session_id) sb.session.start({ namespace: '', sessionId });
+      if ((read || cached !== undefined) && !state.session_id) sb.session.start({ namespace: '', sessionId });
       build(state, sb);
-      await graph.updateState(config, sb.patch(), SESSION_STORE_NODE);
+      const patch = sb.patch();
+      const next = await graph.updateState(config, patch, SESSION_STORE_NODE);
+      const base = read ? state : cached;
+      cache.advance(threadId, base, patch, next.configurable?.checkpoint_id as string | undefined);
     });
   }
 
@@ -117,8 +161,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
    * A write keeps only the channels this store's Blackboard knows; refuse a thread whose head
    * holds others (a run of a graph with more fields, or one left unfinished) rather than drop them.
    */
-  async function assertKnownChannels(sessionId: string, config: RunnableConfig): Promise<void> {
-    const tuple = await options.saver.getTuple(config);
+  function assertKnownChannels(sessionId: string, tuple: CheckpointTuple | undefined): void {
     const unknown = Object.keys(tuple?.checkpoint.channel_values ?? {}).filter(
       (key) => !blackboard.keys.has(key) && !key.startsWith(`branch:to:${SESSION_STORE_NODE}`),
     );
