@@ -84,8 +84,7 @@ export function checkMarkdownBounds(options: CheckMarkdownBoundsOptions): void {
   for (const [index, line] of options.lines.entries()) {
     const fenceMatch = FENCE.exec(line);
     if (fence !== undefined) {
-      if (fenceMatch !== null && fenceMatch[1]?.startsWith(fence) && (fenceMatch[2] ?? '').trim() === '')
-        fence = undefined;
+      if (fenceMatch?.[1]?.startsWith(fence) && (fenceMatch[2] ?? '').trim() === '') fence = undefined;
       continue;
     }
     if (fenceMatch !== null && !(fenceMatch[1]?.startsWith('`') && fenceMatch[2]?.includes('`'))) {
