@@ -1,4 +1,9 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createWorkspaceToolset } from '../tools/create-workspace-toolset.ts';
+import { openWorkspace } from '../workspace.ts';
 import { MAX_MARKDOWN_CHARS, MAX_MARKDOWN_NESTING, MAX_NESTED_MARKER_WORK } from './check-markdown-bounds.ts';
 import { parseMarkdownBlocks } from './parse-markdown-blocks.ts';
 
@@ -72,5 +77,23 @@ describe('Markdown bounds, checked before parsing', () => {
     expect(
       parseMarkdownBlocks(text, 'ok.md').map((block) => block.children.map((child) => child.id)),
     ).toEqual([['Notes/Next']]);
+  });
+
+  it('reaches every caller through the workspace: readParsed and the read_block tool', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ctxloom-deep-'));
+    try {
+      await mkdir(join(root, 's1'));
+      await writeFile(join(root, 's1', 'deep.md'), `# Notes\n\n${'> '.repeat(5000)}x\n`);
+      const workspace = openWorkspace({ root });
+      await expect(workspace.readParsed(workspace.session('s1'), 'deep.md')).rejects.toMatchObject({
+        code: 'too-large',
+        file: 'deep.md',
+        line: 3,
+      });
+      const tools = createWorkspaceToolset({ workspace, sessionId: 's1' });
+      await expect(tools.read_block.run({ file: 'deep.md' })).rejects.toMatchObject({ code: 'too-large' });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
