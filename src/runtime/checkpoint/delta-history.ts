@@ -10,7 +10,7 @@ import { decodeId, encodeId } from './id-codec.ts';
 import { loadValue } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
-import { rowBytes, type SqlDriver } from './sql-driver.ts';
+import { rowBytes, type SqlExecutor } from './sql-driver.ts';
 import { findThreadKey, threadName } from './thread-keys.ts';
 
 /**
@@ -21,23 +21,23 @@ import { findThreadKey, threadName } from './thread-keys.ts';
  */
 export async function deltaChannelHistory(options: {
   context: SaverContext;
-  driver: SqlDriver;
+  executor: SqlExecutor;
   config: RunnableConfig;
   channels: string[];
 }): Promise<Record<string, DeltaChannelHistory>> {
-  const { context, driver, config, channels } = options;
+  const { context, executor, config, channels } = options;
   const result: Record<string, DeltaChannelHistory> = {};
   for (const channel of channels) result[channel] = { writes: [] };
   if (channels.length === 0) return result;
   const threadId = configString(config, 'thread_id');
   if (threadId === undefined) return result;
   const namespace = configString(config, 'checkpoint_ns') ?? '';
-  const threadKey = await findThreadKey(driver, context.tables, threadName(threadId, namespace));
+  const threadKey = await findThreadKey(executor, context.tables, threadName(threadId, namespace));
   if (threadKey === undefined) return result;
   const cp = context.tables.checkpoints;
   let targetId = getCheckpointId(config);
   if (!targetId) {
-    const latest = await driver.all(
+    const latest = await executor.all(
       `SELECT checkpoint_id FROM ${cp} WHERE thread = ? AND data IS NOT NULL ORDER BY checkpoint_id DESC LIMIT 1`,
       [threadKey],
     );
@@ -45,7 +45,7 @@ export async function deltaChannelHistory(options: {
       latest[0] === undefined ? '' : decodeId(rowBytes(latest[0], 'checkpoint_id') ?? new Uint8Array());
   }
   if (!targetId) return result;
-  const chain = await driver.all(
+  const chain = await executor.all(
     `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
        SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
        UNION ALL
@@ -55,7 +55,7 @@ export async function deltaChannelHistory(options: {
      SELECT ${ROW_COLUMNS.replaceAll('c.', '')} FROM chain WHERE level > 0 ORDER BY level`,
     [threadKey, encodeId(targetId)],
   );
-  const reader = new ChainReader(context, driver);
+  const reader = new ChainReader(context, executor);
   const rows = chain.map(storedRowOf);
   reader.add(...rows);
   const remaining = new Set(channels);

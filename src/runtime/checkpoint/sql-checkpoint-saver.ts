@@ -30,6 +30,7 @@ import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 import { rowBytes } from './sql-driver.ts';
 import {
   findThreadKey,
+  lockThreadKey,
   NAME_ROW_ID,
   nameRowsQuery,
   parseThreadName,
@@ -123,18 +124,20 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId = getCheckpointId(config);
     // The name row proves the key is this (thread, namespace)'s: its home key almost always
     // is, so one query answers; an empty answer looks the key up before giving up.
-    const select = (key: number) =>
-      this.driver.all(
-        `${SELECT_NAMED(this.tables)} AND t.writes = ? WHERE c.thread = ? AND c.data IS NOT NULL${checkpointId ? ' AND c.checkpoint_id = ?' : ''} ORDER BY c.checkpoint_id DESC LIMIT 1`,
-        [NAME_ROW_ID, name.bytes, key, ...(checkpointId ? [encodeId(checkpointId)] : [])],
-      );
-    let rows = await select(name.keys[0] ?? 0);
-    if (rows.length === 0) {
-      const key = await findThreadKey(this.driver, this.tables, name);
-      if (key !== undefined && key !== name.keys[0]) rows = await select(key);
-    }
-    const row = rows[0];
-    return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(this.driver));
+    return this.driver.read(async (executor) => {
+      const select = (key: number) =>
+        executor.all(
+          `${SELECT_NAMED(this.tables)} AND t.writes = ? WHERE c.thread = ? AND c.data IS NOT NULL${checkpointId ? ' AND c.checkpoint_id = ?' : ''} ORDER BY c.checkpoint_id DESC LIMIT 1`,
+          [NAME_ROW_ID, name.bytes, key, ...(checkpointId ? [encodeId(checkpointId)] : [])],
+        );
+      let rows = await select(name.keys[0] ?? 0);
+      if (rows.length === 0) {
+        const key = await findThreadKey(executor, this.tables, name);
+        if (key !== undefined && key !== name.keys[0]) rows = await select(key);
+      }
+      const row = rows[0];
+      return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(executor));
+    });
   }
 
   override async *list(
@@ -161,25 +164,30 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
     const sql = `${SELECT_NAMED(this.tables)} WHERE ${where.join(' AND ')} ORDER BY t.writes, c.checkpoint_id DESC${limitSql}`;
-    const rows = (await this.driver.all(sql, params)).map((raw) => parseNamedRow(raw));
-    const reader = this.#reader(this.driver);
-    reader.add(...rows);
-    for (const row of rows) {
-      if (filter !== undefined) {
-        const { record } = await reader.record(row);
-        const metadata = (await this.serde.loadsTyped(record.header.metadataType, record.metadata)) as Record<
-          string,
-          unknown
-        >;
-        const matches = Object.entries(filter).every(([key, value]) =>
-          isDeepStrictEqual(metadata[key], value),
-        );
-        if (!matches) continue;
+    // Read and decode on one snapshot, then yield: the consumer may call the saver in between.
+    const tuples = await this.driver.read(async (executor) => {
+      const rows = (await executor.all(sql, params)).map((raw) => parseNamedRow(raw));
+      const reader = this.#reader(executor);
+      reader.add(...rows);
+      const found: CheckpointTuple[] = [];
+      for (const row of rows) {
+        if (filter !== undefined) {
+          const { record } = await reader.record(row);
+          const metadata = (await this.serde.loadsTyped(record.header.metadataType, record.metadata)) as Record<
+            string,
+            unknown
+          >;
+          const matches = Object.entries(filter).every(([key, value]) =>
+            isDeepStrictEqual(metadata[key], value),
+          );
+          if (!matches) continue;
+        }
+        found.push(await this.#toTuple(row, reader));
+        if (found.length >= remaining) break;
       }
-      yield await this.#toTuple(row, reader);
-      remaining -= 1;
-      if (remaining <= 0) return;
-    }
+      return found;
+    });
+    yield* tuples;
   }
 
   override async put(
@@ -212,6 +220,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const postgres = this.driver.dialect === 'postgres';
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
+      await lockThreadKey(executor, postgres, threadKey);
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
       const ids = parentId && parentId !== checkpoint.id ? [checkpoint.id, parentId] : [checkpoint.id];
@@ -319,6 +328,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const postgres = this.driver.dialect === 'postgres';
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
+      await lockThreadKey(executor, postgres, threadKey);
       const row = await lockOrCreateRow(executor, this.tables, postgres, threadKey, checkpointId);
       const reader = this.#reader(executor);
       reader.add(row);
@@ -364,7 +374,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }): Promise<Record<string, DeltaChannelHistory>> {
     if (options.channels.length === 0) return {};
     await this.setup();
-    return deltaChannelHistory({ context: this.#context, driver: this.driver, ...options });
+    return this.driver.read((executor) => deltaChannelHistory({ context: this.#context, executor, ...options }));
   }
 
   /**
@@ -386,14 +396,11 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const keys = await this.driver.all(query.sql, query.params);
     const total: PruneResult = { deletedCheckpoints: 0, deletedWrites: 0 };
     for (const key of keys) {
-      const result = await this.driver.transaction((executor) =>
-        pruneThread({
-          context: this.#context,
-          executor,
-          threadKey: Number(key.thread),
-          keepLast: options.keepLast,
-        }),
-      );
+      const threadKey = Number(key.thread);
+      const result = await this.driver.transaction(async (executor) => {
+        await lockThreadKey(executor, this.driver.dialect === 'postgres', threadKey);
+        return pruneThread({ context: this.#context, executor, threadKey, keepLast: options.keepLast });
+      });
       total.deletedCheckpoints += result.deletedCheckpoints;
       total.deletedWrites += result.deletedWrites;
     }
