@@ -50,7 +50,16 @@ export async function pruneThread(options: {
     )) as {
       counters_since_delta_snapshot?: Record<string, unknown>;
     };
-    const needed = new Set(Object.keys(metadata.counters_since_delta_snapshot ?? {}));
+    // A channel replays the writes of its updates since its last snapshot: only channels with
+    // updates need ancestors. One without (counters [0, supersteps]: written never, or not
+    // since its snapshot) needs no writes; its snapshot, if any, is a value pointer that the
+    // move below keeps. (Counting it walked a never-written channel back to the first
+    // checkpoint, so prune kept everything.)
+    const needed = new Set(
+      Object.entries(metadata.counters_since_delta_snapshot ?? {})
+        .filter(([, counters]) => !Array.isArray(counters) || Number(counters[0]) > 0)
+        .map(([channel]) => channel),
+    );
     let ancestor = row.parentId === undefined ? undefined : contents.get(row.parentId);
     while (needed.size > 0 && ancestor !== undefined) {
       kept.add(ancestor.row.checkpointId);

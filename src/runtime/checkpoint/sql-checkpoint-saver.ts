@@ -159,7 +159,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (checkpointId) where.push('c.checkpoint_id = ?') && params.push(encodeId(checkpointId));
     if (before) where.push('c.checkpoint_id < ?') && params.push(encodeId(before));
     const filter = options?.filter;
-    let remaining = options?.limit ?? Number.POSITIVE_INFINITY;
+    const remaining = options?.limit ?? Number.POSITIVE_INFINITY;
     if (remaining <= 0) return;
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
@@ -173,10 +173,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       for (const row of rows) {
         if (filter !== undefined) {
           const { record } = await reader.record(row);
-          const metadata = (await this.serde.loadsTyped(record.header.metadataType, record.metadata)) as Record<
-            string,
-            unknown
-          >;
+          const metadata = (await this.serde.loadsTyped(
+            record.header.metadataType,
+            record.metadata,
+          )) as Record<string, unknown>;
           const matches = Object.entries(filter).every(([key, value]) =>
             isDeepStrictEqual(metadata[key], value),
           );
@@ -374,7 +374,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }): Promise<Record<string, DeltaChannelHistory>> {
     if (options.channels.length === 0) return {};
     await this.setup();
-    return this.driver.read((executor) => deltaChannelHistory({ context: this.#context, executor, ...options }));
+    return this.driver.read((executor) =>
+      deltaChannelHistory({ context: this.#context, executor, ...options }),
+    );
   }
 
   /**

@@ -195,7 +195,11 @@ function refuseNul(value: string, path: string): void {
  * take it first, so a prune never re-chains or deletes rows a put is chaining against.
  * SQLite write transactions (`BEGIN IMMEDIATE`) are exclusive already.
  */
-export async function lockThreadKey(executor: SqlExecutor, postgres: boolean, threadKey: number): Promise<void> {
+export async function lockThreadKey(
+  executor: SqlExecutor,
+  postgres: boolean,
+  threadKey: number,
+): Promise<void> {
   if (!postgres) return;
   const high = Math.floor(threadKey / 2 ** 32);
   const low = (threadKey % 2 ** 32) | 0;
