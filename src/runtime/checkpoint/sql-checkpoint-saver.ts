@@ -19,7 +19,7 @@ import { encodeRow, rechainChildren } from './chain-rewrite.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
-import { deltaChannelHistory } from './delta-history.ts';
+import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
 import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
@@ -87,6 +87,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   #ready: Promise<void> | undefined;
   readonly #context: SaverContext;
   readonly #cache = new ChainCache();
+  readonly #histories = new HistoryCache();
 
   constructor(options: SqlCheckpointSaverOptions) {
     super(options.serde);
@@ -221,6 +222,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
       await lockThreadKey(executor, postgres, threadKey);
+      this.#histories.invalidate(threadKey, checkpoint.id, true);
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
       const ids = parentId && parentId !== checkpoint.id ? [checkpoint.id, parentId] : [checkpoint.id];
@@ -329,6 +331,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
       await lockThreadKey(executor, postgres, threadKey);
+      this.#histories.invalidate(threadKey, checkpointId);
       const row = await lockOrCreateRow(executor, this.tables, postgres, threadKey, checkpointId);
       const reader = this.#reader(executor);
       reader.add(row);
@@ -361,6 +364,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   override async deleteThread(threadId: string): Promise<void> {
     await this.setup();
     const keys = nameRowsQuery(this.tables, { threadId });
+    this.#histories.clear();
     // One statement: every namespace's rows, name rows included, or none.
     await this.driver.run(
       `DELETE FROM ${this.tables.checkpoints} WHERE thread IN (${keys.sql})`,
@@ -375,7 +379,13 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (options.channels.length === 0) return {};
     await this.setup();
     return this.driver.read((executor) =>
-      deltaChannelHistory({ context: this.#context, executor, ...options }),
+      deltaChannelHistory({
+        context: this.#context,
+        executor,
+        ...options,
+        cache: this.#histories,
+        chains: this.#cache,
+      }),
     );
   }
 
@@ -401,6 +411,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const threadKey = Number(key.thread);
       const result = await this.driver.transaction(async (executor) => {
         await lockThreadKey(executor, this.driver.dialect === 'postgres', threadKey);
+        this.#histories.invalidate(threadKey);
         return pruneThread({ context: this.#context, executor, threadKey, keepLast: options.keepLast });
       });
       total.deletedCheckpoints += result.deletedCheckpoints;
