@@ -1,8 +1,17 @@
+import { CtxloomError } from '../../core/errors.ts';
 import { ChainReader } from './chain-reader.ts';
 import { type RowContent, rewriteRows } from './chain-rewrite.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import {
+  decodeSnapshotDiff,
+  SNAPSHOT_DIFF_TYPE,
+  type SnapshotItems,
+  snapshotDiffBase,
+  snapshotItems,
+  snapshotJson,
+} from './snapshot-diff.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /**
@@ -90,6 +99,43 @@ export async function pruneThread(options: {
         record.header.located[channel] = '';
         movedTo.set(key, row.checkpointId);
       }
+      changed.add(row.checkpointId);
+    }
+  }
+  // A snapshot stored as a difference against a deleted row is stored whole again.
+  const itemsAt = async (
+    id: string,
+    channel: string,
+    value: [string, Uint8Array],
+  ): Promise<SnapshotItems> => {
+    if (value[0] === SNAPSHOT_DIFF_TYPE) {
+      return decodeSnapshotDiff(value[1], async (baseId) => {
+        const base = contents.get(baseId)?.record.values.get(channel);
+        if (base === undefined) {
+          throw new CtxloomError({
+            code: 'storage-error',
+            message: `snapshot base ${baseId} of channel ${channel} is missing (checkpoint ${id})`,
+            path: channel,
+          });
+        }
+        return itemsAt(baseId, channel, base);
+      });
+    }
+    const items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
+    if (items === undefined) {
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: `value of channel ${channel} at checkpoint ${id} is not a list snapshot`,
+        path: channel,
+      });
+    }
+    return items;
+  };
+  for (const row of keptRows) {
+    const { record } = contents.get(row.checkpointId) as RowContent;
+    for (const [channel, value] of [...record.values]) {
+      if (value[0] !== SNAPSHOT_DIFF_TYPE || !deletedIds.has(snapshotDiffBase(value[1]))) continue;
+      record.values.set(channel, ['json', snapshotJson(await itemsAt(row.checkpointId, channel, value))]);
       changed.add(row.checkpointId);
     }
   }

@@ -9,6 +9,7 @@ import {
   type CheckpointTuple,
   type DeltaChannelHistory,
   getCheckpointId,
+  isDeltaSnapshot,
   type PendingWrite,
   type SerializerProtocol,
   WRITES_IDX_MAP,
@@ -26,6 +27,13 @@ import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import {
+  encodeSnapshotDiff,
+  SNAPSHOT_DIFF_TYPE,
+  type SnapshotItems,
+  SnapshotMemo,
+  snapshotItems,
+} from './snapshot-diff.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 import { rowBytes } from './sql-driver.ts';
 import {
@@ -88,6 +96,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   readonly #context: SaverContext;
   readonly #cache = new ChainCache();
   readonly #histories = new HistoryCache();
+  readonly #snapshots = new SnapshotMemo();
 
   constructor(options: SqlCheckpointSaverOptions) {
     super(options.serde);
@@ -95,7 +104,12 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     this.tables = options.tables;
     this.#compression = options.compression ?? 'deflate';
     this.#schema = options.schema;
-    this.#context = { tables: this.tables, serde: this.serde, compression: this.#compression };
+    this.#context = {
+      tables: this.tables,
+      serde: this.serde,
+      compression: this.#compression,
+      snapshots: this.#snapshots,
+    };
   }
 
   /** Creates the tables if needed. Called lazily by every method; call it to fail early. */
@@ -219,10 +233,19 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const metadataBytes = await this.serde.dumpsTyped(metadata);
     const name = threadName(threadId, namespace);
     const postgres = this.driver.dialect === 'postgres';
+    const snapshotChannels = [...values.keys()].filter((channel) =>
+      isDeltaSnapshot((channelValues as Record<string, unknown>)[channel]),
+    );
+    const snapshots = new Map<string, SnapshotItems>();
+    let putKey = 0;
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
+      putKey = threadKey;
       await lockThreadKey(executor, postgres, threadKey);
       this.#histories.invalidate(threadKey, checkpoint.id, true);
+      for (const channel of snapshotChannels) {
+        await this.#storeSnapshotAsDifference(executor, threadKey, checkpoint.id, channel, values, snapshots);
+      }
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
       const ids = parentId && parentId !== checkpoint.id ? [checkpoint.id, parentId] : [checkpoint.id];
@@ -302,6 +325,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       );
       if (previous?.data !== undefined) await rechainChildren(this.#context, executor, reader, previous, row);
     });
+    for (const [channel, items] of snapshots)
+      this.#snapshots.setLatest(putKey, channel, checkpoint.id, items);
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
@@ -365,6 +390,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     await this.setup();
     const keys = nameRowsQuery(this.tables, { threadId });
     this.#histories.clear();
+    this.#snapshots.forget();
     // One statement: every namespace's rows, name rows included, or none.
     await this.driver.run(
       `DELETE FROM ${this.tables.checkpoints} WHERE thread IN (${keys.sql})`,
@@ -412,6 +438,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const result = await this.driver.transaction(async (executor) => {
         await lockThreadKey(executor, this.driver.dialect === 'postgres', threadKey);
         this.#histories.invalidate(threadKey);
+        this.#snapshots.forget(threadKey);
         return pruneThread({ context: this.#context, executor, threadKey, keepLast: options.keepLast });
       });
       total.deletedCheckpoints += result.deletedCheckpoints;
@@ -427,6 +454,36 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   /** Closes the underlying connection or pool (never a pool the caller passed in). */
   async close(): Promise<void> {
     await this.driver.close();
+  }
+
+  /**
+   * Stores a delta channel's `DeltaSnapshot` as a difference against the last snapshot this
+   * saver wrote for the thread and channel (when that row still exists): the items appended
+   * since, not the whole list again. `snapshots` collects the items to remember on commit.
+   */
+  async #storeSnapshotAsDifference(
+    executor: SqlExecutor,
+    threadKey: number,
+    checkpointId: string,
+    channel: string,
+    values: Map<string, [string, Uint8Array]>,
+    snapshots: Map<string, SnapshotItems>,
+  ): Promise<void> {
+    const stored = values.get(channel);
+    if (stored === undefined || stored[0] !== 'json') return;
+    const items = snapshotItems(Buffer.from(stored[1]).toString('utf8'));
+    if (items === undefined) return;
+    snapshots.set(channel, items);
+    const latest = this.#snapshots.latest(threadKey, channel);
+    if (latest === undefined || latest.checkpointId === checkpointId) return;
+    // Under the thread lock: a prune cannot delete the base between this check and the commit.
+    const base = await executor.all(
+      `SELECT 1 AS found FROM ${this.tables.checkpoints} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL`,
+      [threadKey, encodeId(latest.checkpointId)],
+    );
+    if (base.length === 0) return;
+    const diff = encodeSnapshotDiff({ baseId: latest.checkpointId, base: latest.snapshot, snapshot: items });
+    if (diff !== undefined) values.set(channel, [SNAPSHOT_DIFF_TYPE, diff]);
   }
 
   #reader(executor: SqlExecutor): ChainReader {
