@@ -20,6 +20,14 @@ import { median } from './timed-saver.ts';
 const REAL_TURNS = Math.max(200, Number(process.env.BENCH_REAL_TURNS ?? 1_000));
 /** Turns of the sequential replica on ctxloom's savers (`BENCH_REPLICA_TURNS`, default 5 000). */
 const REPLICA_TURNS = Math.max(REAL_TURNS, Number(process.env.BENCH_REPLICA_TURNS ?? 5_000));
+/** Turns of the peers (`BENCH_PEER_TURNS`, default 1 000; they slow down with the square of the thread). */
+const PEER_TURNS = Math.max(200, Math.min(REAL_TURNS, Number(process.env.BENCH_PEER_TURNS ?? 1_000)));
+/**
+ * Runs to do (`BENCH_REAL_SELECT`, comma-separated `<process>.<saver>` or `replica.<saver>`,
+ * e.g. `sequential.ctxloom-sqlite,replica.ctxloom-postgres`); default all.
+ */
+const SELECT = process.env.BENCH_REAL_SELECT?.split(',').map((entry) => entry.trim());
+const selected = (name: string) => SELECT === undefined || SELECT.includes(name);
 const MARKS = [200, 1_000, 5_000];
 
 /** One saver for one run: how to measure it, how to open a fresh (cold) instance on the same data, how to end it. */
@@ -184,12 +192,27 @@ export async function runRealProcesses(options: {
         ['ctxloom-sqlite', 'memory', 'LangGraph MemorySaver (serialised)'],
         ['ctxloom-postgres', 'official-postgres', 'official PostgresSaver'],
       ] as const) {
-        const mine = await outcome(processKind, ours, make, REAL_TURNS);
-        const theirs = await outcome(processKind, peer, make, Math.min(REAL_TURNS, 1_000));
-        metrics.push(...compare(`real.${processKind}.${ours}`, mine, { name: peerName, result: theirs }));
+        const mine = selected(`${processKind}.${ours}`)
+          ? await outcome(processKind, ours, make, REAL_TURNS)
+          : undefined;
+        const theirs = selected(`${processKind}.${peer}`)
+          ? await outcome(processKind, peer, make, PEER_TURNS)
+          : undefined;
+        if (mine !== undefined) {
+          metrics.push(
+            ...compare(
+              `real.${processKind}.${ours}`,
+              mine,
+              theirs === undefined ? undefined : { name: peerName, result: theirs },
+            ),
+          );
+        } else if (theirs !== undefined) {
+          metrics.push(...compare(`real.${processKind}.${peer}`, theirs, undefined));
+        }
       }
     }
     for (const ours of ['ctxloom-sqlite', 'ctxloom-postgres'] as const) {
+      if (!selected(`replica.${ours}`)) continue;
       const replica = await outcome(
         'sequential replica',
         ours,
@@ -199,7 +222,7 @@ export async function runRealProcesses(options: {
       metrics.push(...compare(`replica.sequential.${ours}`, replica, undefined));
     }
     notes.push(
-      `real processes: createSequentialProcess (one agent) and createDynamicProcess (compression Blackboard, compression compact stage, 6 000-token window), driven through submitInput (thread lease held per turn) for ${REAL_TURNS} turns on ctxloom's savers and up to 1 000 on the peers; the model is ai/test's MockLanguageModelV4 replying with the next LoCoMo message (500 characters each way)`,
+      `real processes: createSequentialProcess (one agent) and createDynamicProcess (compression Blackboard, compression compact stage, 6 000-token window), driven through submitInput (thread lease held per turn) for ${REAL_TURNS} turns on ctxloom's savers and ${PEER_TURNS} on the peers; the model is ai/test's MockLanguageModelV4 replying with the next LoCoMo message (500 characters each way)`,
       `sequential replica: the same Blackboard, node name, submitInput entry and node patch as the real sequential agent node, without compiling the model input from the history (CPU, not storage); run to ${REPLICA_TURNS} turns on ctxloom's savers only — its bytes at 200 and 1 000 turns stand beside the real process's`,
       'SQLite durability normal (WAL, synchronous=NORMAL) in these runs; bytes are pages in use; PostgreSQL bytes are every relation of the saver schema',
       'LoCoMo has ~514 000 characters (~514 turns of 2 × 500): later turns start over from its beginning, beyond the 24 KiB chain dictionary and DEFLATE window',
