@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
 import { generateText, isStepCount } from 'ai';
 import { compileContext } from '../../core/compile.ts';
@@ -91,8 +92,11 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     stopWhen: isStepCount(agent.maxSteps),
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
   });
+  // Ids are generated here, never taken from the provider's response id: a gateway that
+  // repeats a response id would otherwise make one turn's reply replace another's.
+  const callId = randomUUID();
   const produced: Message[] = result.response.messages.map((message, index) => ({
-    id: `${agent.id}:${result.response.id}:${index}`,
+    id: `${agent.id}:${callId}:${index}`,
     role: message.role as Message['role'],
     content: message.content as Message['content'],
   }));
