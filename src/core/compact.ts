@@ -4,7 +4,7 @@ import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
-import type { Summarizer } from './summarizer.ts';
+import { createExtractiveSummarizer, type Summarizer } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
 
@@ -125,28 +125,44 @@ export async function summarizeDropped(input: {
   droppedTokens: number;
   errorLines: readonly string[];
   signal?: AbortSignal;
-}): Promise<{ block: ContextBlock; action: CompactionAction } | undefined> {
+}): Promise<{ block: ContextBlock; actions: CompactionAction[] } | undefined> {
   const { counter } = input;
   if (input.messages.length === 0) return undefined;
   if (input.summarizer !== undefined) {
-    const summary = await input.summarizer.summarize({
+    const actions: CompactionAction[] = [];
+    const summarizeInput = {
       ...(input.previousSummary === undefined ? {} : { previousSummary: input.previousSummary }),
       messages: input.messages,
       maxTokens: input.maxTokens,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
-    });
+    };
+    let summarizer = input.summarizer;
+    let summary: string;
+    try {
+      summary = await summarizer.summarize(summarizeInput);
+    } catch (error) {
+      // A failing summariser degrades to the extractive one, and the report says so.
+      if (input.signal?.aborted === true) throw error;
+      const fallback = createExtractiveSummarizer({ counter });
+      actions.push({
+        type: 'summarizer-failed',
+        summarizer: summarizer.name,
+        error: error instanceof Error ? error.message : String(error),
+        fallback: fallback.name,
+      });
+      summarizer = fallback;
+      summary = await fallback.summarize(summarizeInput);
+    }
     if (summary.length > 0) {
       const block = compressionBlock(summary, counter, { summarized: true });
-      return {
-        block,
-        action: {
-          type: 'summarized',
-          summarizer: input.summarizer.name,
-          messages: input.messages.length,
-          fromTokens: input.droppedTokens,
-          summaryTokens: block.tokens,
-        },
-      };
+      actions.push({
+        type: 'summarized',
+        summarizer: summarizer.name,
+        messages: input.messages.length,
+        fromTokens: input.droppedTokens,
+        summaryTokens: block.tokens,
+      });
+      return { block, actions };
     }
   }
   const lines = [
@@ -158,12 +174,14 @@ export async function summarizeDropped(input: {
   const block = compressionBlock(notice, counter, { summarized: false });
   return {
     block,
-    action: {
-      type: 'omitted-notice',
-      messages: input.messages.length,
-      tokens: block.tokens,
-      errors: input.errorLines.length,
-    },
+    actions: [
+      {
+        type: 'omitted-notice',
+        messages: input.messages.length,
+        tokens: block.tokens,
+        errors: input.errorLines.length,
+      },
+    ],
   };
 }
 

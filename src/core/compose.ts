@@ -38,6 +38,8 @@ export interface ComposeInput {
   history?: readonly Message[];
   /** The current input. A string gets the deterministic id `query:<hash>`. */
   query?: Message | string;
+  /** Tool-loop messages of this turn, placed after the query (layer `history`). */
+  steps?: readonly Message[];
   policy?: ComposePolicy;
 }
 
@@ -88,6 +90,7 @@ export function compose(input: ComposeInput): Message[] {
   const tail = policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext;
   const messages = [...head, ...history, ...tail];
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
+  for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));
   return messages;
 }
 
