@@ -129,7 +129,25 @@ function tagged(message: Message, layer: string): Message {
   };
 }
 
+/**
+ * Merges consecutive system messages of equal stability: the stable layers become one
+ * message (a prompt-cache breakpoint still fits after it) and the volatile ones another.
+ */
 function mergeSystem(messages: Message[], layers: LayerRegistry): Message[] {
+  const stableOf = (message: Message) => {
+    const name = layerOf(message) ?? 'system';
+    return layers.has(name) && layers.get(name).stable;
+  };
+  const runs: Message[][] = [];
+  for (const message of messages) {
+    const run = runs.at(-1);
+    if (run !== undefined && stableOf(run[0] as Message) === stableOf(message)) run.push(message);
+    else runs.push([message]);
+  }
+  return runs.flatMap((run) => mergeRun(run, layers));
+}
+
+function mergeRun(messages: Message[], layers: LayerRegistry): Message[] {
   if (messages.length <= 1) return messages;
   const names = messages.map((message) => layerOf(message) ?? 'system');
   const content = messages
