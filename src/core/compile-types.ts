@@ -59,7 +59,10 @@ export interface CompileOptions {
   layers?: LayerRegistry;
   /** The single switch for shared `__context` layers (seed 000). Default true. */
   enableShareContext?: boolean;
-  /** Composition policy (merge, order, always-included layers). */
+  /**
+   * Composition policy (merge, order, always-included layers). The order defaults to
+   * `cache-friendly` (volatile layers after the history, so prompt caches keep hitting).
+   */
   policy?: Omit<ComposePolicy, 'layers' | 'enableShareContext'>;
   /** Summarises history that no longer fits; without one, an omission notice is shown. */
   summarizer?: Summarizer;

@@ -59,7 +59,13 @@ export async function compileContext(
   const { counter } = options;
   const layers = options.layers ?? createLayerRegistry();
   const share = options.enableShareContext ?? true;
-  const policy: ComposePolicy = { ...options.policy, layers, enableShareContext: share };
+  // Cache-stable by default: per-call layers after the history, so the cached prefix holds.
+  const policy: ComposePolicy = {
+    order: 'cache-friendly',
+    ...options.policy,
+    layers,
+    enableShareContext: share,
+  };
   const included = layerFilter(policy, layers);
   const budget = resolveBudget(options);
   const compactable = (layer: string) => layers.has(layer) && layers.get(layer).compactable;

@@ -1,3 +1,4 @@
+import { contextAsUserText } from './emit/stable.ts';
 import { hashText } from './fingerprint.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
@@ -20,7 +21,8 @@ export interface ComposePolicy {
   /**
    * `default`: seed 000's order — every context layer before the history.
    * `cache-friendly`: stable layers first, then the history, then the volatile context
-   * layers just before the query, so a provider's prompt cache covers the history too.
+   * layers just before the query (as user text `<context layer="…">`), so a provider's
+   * prompt cache covers the history too and per-call content never breaks it.
    */
   order?: 'default' | 'cache-friendly';
   /** The layer registry; default the eight layers of seed 000. */
@@ -87,7 +89,11 @@ export function compose(input: ComposeInput): Message[] {
   const queryEntered = query !== undefined && history.at(-1)?.id === query.id;
 
   const head = policy.merge === true ? mergeSystem(stableContext, layers) : stableContext;
-  const tail = policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext;
+  // Late layers travel as user text (`<context layer="…">`), the form every provider accepts
+  // after the conversation has started, so what is counted here is what is sent.
+  const tail = (policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext).map(
+    (message): Message => ({ ...message, role: 'user', content: contextAsUserText(message) }),
+  );
   const messages = [...head, ...history, ...tail];
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
   for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));

@@ -54,6 +54,8 @@ export {
   type AiSdkSystemMessage,
   type AnthropicBlock,
   type AnthropicRequest,
+  cacheBreakpoints,
+  MAX_CACHE_BREAKPOINTS,
   type OpenAIChatMessage,
   type OpenAIUserContent,
   splitInstructions,
