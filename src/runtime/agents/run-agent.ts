@@ -1,5 +1,8 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { generateText, isStepCount } from 'ai';
+import { generateText, isStepCount, type ModelMessage } from 'ai';
+import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
+import { type AnyModelMessage, fromModelMessages } from '../../ai-sdk/from-model-messages.ts';
+import { createMemoryArtifactStore } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import { toAiSdk } from '../../core/emit/index.ts';
@@ -46,7 +49,10 @@ export type CompactStage = (input: CompactStageInput) => Promise<CompiledContext
 export interface AgentRunResult {
   messages: BaseMessage[];
   text: string;
+  /** The first model call's compile. */
   compiled: CompiledContext;
+  /** Every model call's compile, in order (one per step of the tool loop), each with its report. */
+  steps: CompiledContext[];
 }
 
 /**
@@ -66,6 +72,8 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   });
   if (input.signal !== undefined) request.signal = input.signal;
   const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
+  const tools = await toolDefinitions(agent.tools);
+  const store = createMemoryArtifactStore();
   const compile = (compileRequest: CompileRequest) =>
     compileContext(compileRequest, {
       counter: input.counter,
@@ -73,19 +81,43 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
       enableShareContext: rule.enableShareContext,
       policy: { alwaysInclude: rule.alwaysInclude },
       ...(sources.length === 0 ? {} : { sources }),
+      tools,
+      toolResults: { store },
       onSummary: (summary) => sb.compression.persistCompression(summary.summary),
     });
   const compiled =
     input.compact === undefined
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
-  const { instructions, messages } = toAiSdk(compiled.messages);
+  // Every later step of the tool loop is compiled again, under the same budget: the first
+  // call's request plus the loop's messages so far (the compact stage ran once, for call 1).
+  const steps: CompiledContext[] = [compiled];
+  const stepRequest: CompileRequest = {
+    ...(input.compact === undefined ? request : compiledRequest(request, compiled)),
+  };
+  const emit = (entry: CompiledContext) => {
+    const { instructions, messages } = toAiSdk(entry.messages);
+    return {
+      instructions,
+      messages: messages as ModelMessage[],
+      maxOutputTokens: entry.maxOutputTokens,
+    };
+  };
+  const first = emit(compiled);
   const result = await generateText({
     model: agent.model,
-    instructions,
-    messages: messages as Parameters<typeof generateText>[0]['messages'] & object,
+    instructions: first.instructions,
+    messages: first.messages,
+    maxOutputTokens: first.maxOutputTokens,
     tools: agent.tools,
     stopWhen: isStepCount(agent.maxSteps),
+    prepareStep: async ({ stepNumber, responseMessages }) => {
+      if (stepNumber === 0) return undefined;
+      const produced = fromModelMessages(responseMessages as AnyModelMessage[]).messages;
+      const next = await compile({ ...stepRequest, steps: produced });
+      steps.push(next);
+      return emit(next);
+    },
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
   });
   const produced: Message[] = result.response.messages.map((message, index) => ({
@@ -93,5 +125,13 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     role: message.role as Message['role'],
     content: message.content as Message['content'],
   }));
-  return { messages: toLangChain(produced), text: result.text, compiled };
+  return { messages: toLangChain(produced), text: result.text, compiled, steps };
+}
+
+/**
+ * The request later steps start from when a compact stage ran: its history is what the
+ * stage decided to send (it may have clipped it), so steps never bring back what it cut.
+ */
+function compiledRequest(request: CompileRequest, compiled: CompiledContext): CompileRequest {
+  return { ...request, history: compiled.history };
 }
