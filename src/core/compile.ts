@@ -56,6 +56,37 @@ export async function compileContext(
   request: CompileRequest,
   options: CompileOptions,
 ): Promise<CompiledContext> {
+  const squeezable =
+    options.toolResults !== undefined && (request.steps ?? []).some((message) => message.role === 'tool');
+  if (!squeezable) return compileOnce(request, options, false);
+  // In a tool loop, the current turn's earlier tool outputs become placeholders before any
+  // history goes: they sit after the query, so the cached history prefix stays intact.
+  let pending: CompressionSummary | undefined;
+  const first = await compileOnce(
+    request,
+    {
+      ...options,
+      onSummary: (summary) => {
+        pending = summary;
+      },
+    },
+    false,
+  );
+  const historyDropped = first.dropped.some(
+    (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',
+  );
+  if (!historyDropped) {
+    if (pending !== undefined) await options.onSummary?.(pending);
+    return first;
+  }
+  return compileOnce(request, options, true);
+}
+
+async function compileOnce(
+  request: CompileRequest,
+  options: CompileOptions,
+  squeezeSteps: boolean,
+): Promise<CompiledContext> {
   const { counter } = options;
   const layers = options.layers ?? createLayerRegistry();
   const share = options.enableShareContext ?? true;
@@ -108,7 +139,11 @@ export async function compileContext(
   if (options.toolResults !== undefined) {
     const replaced = placeholderToolResults({
       messages: turn,
-      currentFrom: query === undefined ? lastUserIndex(turn) : history.length,
+      currentFrom: squeezeSteps
+        ? history.length + lastToolCallIndex(steps)
+        : query === undefined
+          ? lastUserIndex(turn)
+          : history.length,
       policy: options.toolResults,
       maxTokens: options.toolResults.maxTokens ?? Math.floor(budgetPreview * 0.4),
       counter,
@@ -192,7 +227,7 @@ export async function compileContext(
 
   // 3 select and 4 compact, retried when the exact count of the composed messages overshoots.
   const actions: CompactionAction[] = [];
-  const chunkTokens = Math.floor(budgetPreview * (options.historyChunkRatio ?? 0.25));
+  const chunkTokens = Math.floor(budgetPreview * (options.historyChunkRatio ?? 1 / 3));
   let chunkedBlocks: ContextBlock[] = [];
   let extraReserve = 0;
   let summaryBlock: ContextBlock | undefined;
@@ -454,6 +489,15 @@ function takeQuery(
 function lastUserIndex(messages: readonly Message[]): number {
   for (let index = messages.length - 1; index >= 0; index--) {
     if (messages[index]?.role === 'user') return index;
+  }
+  return 0;
+}
+
+/** Index of the last message with a tool call in `steps` (the newest step group), 0 when none. */
+function lastToolCallIndex(steps: readonly Message[]): number {
+  for (let index = steps.length - 1; index >= 0; index--) {
+    const content = steps[index]?.content;
+    if (Array.isArray(content) && content.some((part) => part.type === 'tool-call')) return index;
   }
   return 0;
 }

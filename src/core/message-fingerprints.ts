@@ -5,8 +5,9 @@ import type { MessageFingerprint } from './report.ts';
 
 /** Hashes by message content (a recompile over the same objects hashes nothing again). */
 const byContent = new WeakMap<object, string>();
-const byText = new Map<string, string>();
-const MAX_TEXT_ENTRIES = 4096;
+/** Hashes of plain-text contents per role, keyed by the content string itself (no concatenation). */
+const byText = new Map<string, Map<string, string>>();
+const MAX_TEXT_ENTRIES = 8192;
 
 /**
  * One fingerprint per emitted message: id, layer, role, cost and a hash of role and content.
@@ -28,12 +29,16 @@ export function messageFingerprints(
 function hashOf(message: Message): string {
   const { content } = message;
   if (typeof content === 'string') {
-    const key = `${message.role}\u0000${content}`;
-    let hash = byText.get(key);
+    let forRole = byText.get(message.role);
+    if (forRole === undefined) {
+      forRole = new Map();
+      byText.set(message.role, forRole);
+    }
+    let hash = forRole.get(content);
     if (hash === undefined) {
-      hash = hashText(key);
-      if (byText.size >= MAX_TEXT_ENTRIES) byText.clear();
-      byText.set(key, hash);
+      hash = hashText(`${message.role}\u0000${content}`);
+      if (forRole.size >= MAX_TEXT_ENTRIES) forRole.clear();
+      forRole.set(content, hash);
     }
     return hash;
   }

@@ -53,7 +53,7 @@ export function createReactAgent(options: CreateReactAgentOptions) {
       prepareStep,
       stopWhen: isStepCount(maxSteps),
     });
-    const produced: Message[] = result.response.messages.map((message, index) => ({
+    const produced: Message[] = result.responseMessages.map((message, index) => ({
       id: `react:${hashText(JSON.stringify(message.content))}:${state.messages.length + index}`,
       role: message.role as Message['role'],
       content: message.content as Message['content'],

@@ -120,7 +120,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     },
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
   });
-  const produced: Message[] = result.response.messages.map((message, index) => ({
+  const produced: Message[] = result.responseMessages.map((message, index) => ({
     id: `${agent.id}:${result.response.id}:${index}`,
     role: message.role as Message['role'],
     content: message.content as Message['content'],
