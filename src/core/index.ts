@@ -49,6 +49,7 @@ export {
   layerOf,
   toQueryMessage,
 } from './compose.ts';
+export { type DiffBlock, diffReports, type ReportDiff } from './diff-reports.ts';
 export {
   type AiSdkMessage,
   type AiSdkSystemMessage,
