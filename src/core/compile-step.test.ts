@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { readArtifact } from './artifact-handles.ts';
+import { createBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import { createStepCompiler } from './compile-step.ts';
 import type { Message } from './message.ts';
+import type { ContextSource } from './source.ts';
 import type { Summarizer } from './summarizer.ts';
 import { withTokenCache } from './tokens.ts';
 
@@ -113,6 +115,52 @@ describe('createStepCompiler', () => {
 });
 
 describe('compileContext correctness', () => {
+  it('sends a memory entry reached through several sources once, and counts fixed-layer sources', async () => {
+    const entry = (source: string, layer: string, content: string): ContextSource => ({
+      name: source,
+      layer,
+      priority: 0.5,
+      async collect(request) {
+        return [
+          createBlock(
+            { id: `${source}:e1`, layer, source, content, metadata: { messageId: 'e1' } },
+            request.counter,
+          ),
+        ];
+      },
+    });
+    const guide: ContextSource = {
+      name: 'tool',
+      layer: 'framework__context',
+      priority: 0.7,
+      async collect(request) {
+        return [
+          createBlock(
+            { id: 'tool:grep', layer: 'framework__context', source: 'tool', content: 'Tool grep.' },
+            request.counter,
+          ),
+        ];
+      },
+    };
+    const compiled = await compileContext(
+      { query: 'Which table?' },
+      {
+        counter,
+        window: 4000,
+        sources: [
+          entry('l2', 'knowledge__context', '[decision] Use dw.orders.'),
+          entry('inherited', 'knowledge__context', '(from planner) Use dw.orders.'),
+          entry('retrieval', 'knowledge__context', 'Use dw.orders'),
+          guide,
+        ],
+      },
+    );
+    expect((compiled.contexts.knowledge__context ?? '').match(/dw\.orders/gu)).toHaveLength(1);
+    const tool = compiled.report.sources.find((source) => source.name === 'tool');
+    expect(tool).toMatchObject({ keptBlocks: 1, returnedBlocks: 1 });
+    expect(tool?.keptTokens).toBeGreaterThan(0);
+  });
+
   it('sends a string query equal to the last history message once, with a warning', async () => {
     const history: Message[] = [
       { id: 'u1', role: 'user', content: 'hello there' },
