@@ -4,7 +4,7 @@ import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
-import { createExtractiveSummarizer, type Summarizer } from './summarizer.ts';
+import { createExtractiveSummarizer, type Summarizer, toSummaryResult } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
 
@@ -125,7 +125,7 @@ export async function summarizeDropped(input: {
   droppedTokens: number;
   errorLines: readonly string[];
   signal?: AbortSignal;
-}): Promise<{ block: ContextBlock; actions: CompactionAction[] } | undefined> {
+}): Promise<{ block: ContextBlock; actions: CompactionAction[]; coveredCount: number } | undefined> {
   const { counter } = input;
   if (input.messages.length === 0) return undefined;
   if (input.summarizer !== undefined) {
@@ -137,9 +137,9 @@ export async function summarizeDropped(input: {
       ...(input.signal === undefined ? {} : { signal: input.signal }),
     };
     let summarizer = input.summarizer;
-    let summary: string;
+    let result: Awaited<ReturnType<Summarizer['summarize']>>;
     try {
-      summary = await summarizer.summarize(summarizeInput);
+      result = await summarizer.summarize(summarizeInput);
     } catch (error) {
       // A failing summariser degrades to the extractive one, and the report says so.
       if (input.signal?.aborted === true) throw error;
@@ -151,18 +151,19 @@ export async function summarizeDropped(input: {
         fallback: fallback.name,
       });
       summarizer = fallback;
-      summary = await fallback.summarize(summarizeInput);
+      result = await fallback.summarize(summarizeInput);
     }
-    if (summary.length > 0) {
-      const block = compressionBlock(summary, counter, { summarized: true });
+    const { text, coveredCount } = toSummaryResult(result, input.messages.length);
+    if (text.length > 0 && coveredCount > 0) {
+      const block = compressionBlock(text, counter, { summarized: true });
       actions.push({
         type: 'summarized',
         summarizer: summarizer.name,
-        messages: input.messages.length,
+        messages: coveredCount,
         fromTokens: input.droppedTokens,
         summaryTokens: block.tokens,
       });
-      return { block, actions };
+      return { block, actions, coveredCount };
     }
   }
   const lines = [
@@ -174,6 +175,7 @@ export async function summarizeDropped(input: {
   const block = compressionBlock(notice, counter, { summarized: false });
   return {
     block,
+    coveredCount: 0,
     actions: [
       {
         type: 'omitted-notice',

@@ -1,5 +1,5 @@
 import { type ContextBlock, createBlock } from './block.ts';
-import { createBudgetManager } from './budget.ts';
+import { capInputBudget, createBudgetManager } from './budget.ts';
 import { buildReport } from './build-report.ts';
 import { dropHistoryInChunks } from './chunk-history.ts';
 import { collectBlocks, renderContexts, type SourceResult } from './collector.ts';
@@ -281,7 +281,7 @@ async function compileOnce(
         if (summary === undefined || !included('compression__context')) break;
         summaryBlock = summary.block;
         summaryActions = summary.actions;
-        summarized = summary.block.metadata.summarized === true ? lost : [];
+        summarized = lost.slice(0, summary.coveredCount);
         pool = withSummary(selectable, summaryBlock);
         selection = run(pool);
         const after = droppedHistory(selection.dropped);
@@ -423,6 +423,11 @@ async function compileOnce(
 }
 
 function resolveBudget(options: CompileOptions) {
+  const manager = baseBudget(options);
+  return options.maxInputTokens === undefined ? manager : capInputBudget(manager, options.maxInputTokens);
+}
+
+function baseBudget(options: CompileOptions) {
   if (options.budgetManager !== undefined) return options.budgetManager;
   if (options.window === undefined) {
     throw new CtxloomError({

@@ -25,6 +25,7 @@ export {
   type BudgetManager,
   type BudgetManagerOptions,
   type BudgetPlan,
+  capInputBudget,
   createBudgetManager,
   DEFAULT_ALLOCATION_RATIOS,
 } from './budget.ts';
@@ -141,6 +142,8 @@ export {
   createExtractiveSummarizer,
   type SummarizeInput,
   type Summarizer,
+  type SummaryResult,
+  toSummaryResult,
 } from './summarizer.ts';
 export {
   type CachedTokenCounter,

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai';
-import type { Summarizer } from '../core/index.ts';
+import type { SessionEngine } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
 
 /** The model a notebook server answers with. */
@@ -19,8 +19,8 @@ export interface NotebookContext {
   maxSteps: number;
   /** Compiles run at once by the chat route; more wait (after their `start` chunk). */
   maxConcurrentCompiles: number;
-  /** Summariser of `POST /compress`. */
-  summarizer: Summarizer | undefined;
+  /** The session engine every chat, preview, compress and curation request runs through. */
+  engine: SessionEngine;
   now: () => Date;
   createId: () => string;
 }

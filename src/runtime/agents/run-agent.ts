@@ -35,7 +35,8 @@ export interface CompactStageInput {
   agent: AgentDefinition;
   sb: StateBuilder;
   request: CompileRequest;
-  compile: (request: CompileRequest) => Promise<CompiledContext>;
+  /** Compiles through core; `maxInputTokens` clips below the window (reported like any cut). */
+  compile: (request: CompileRequest, limits?: { maxInputTokens?: number }) => Promise<CompiledContext>;
 }
 
 /**
@@ -74,27 +75,33 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
   const tools = await toolDefinitions(agent.tools);
   const store = createMemoryArtifactStore();
-  const compile = (compileRequest: CompileRequest) =>
+  // The request and limits of the last compile the stage made: later steps start from them.
+  let last: { request: CompileRequest; limits: { maxInputTokens?: number } } = { request, limits: {} };
+  const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
+    last = { request: compileRequest, limits };
+    return compileStep(compileRequest, limits);
+  };
+  const compileStep = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) =>
     compileContext(compileRequest, {
       counter: input.counter,
       window: agent.window,
+      ...(limits.maxInputTokens === undefined ? {} : { maxInputTokens: limits.maxInputTokens }),
       enableShareContext: rule.enableShareContext,
       policy: { alwaysInclude: rule.alwaysInclude },
       ...(sources.length === 0 ? {} : { sources }),
       tools,
       toolResults: { store },
-      onSummary: (summary) => sb.compression.persistCompression(summary.summary),
+      ...(agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
+      onSummary: (summary) => sb.compression.persistCompression(summary.summary, summary.throughMessageId),
     });
   const compiled =
     input.compact === undefined
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
-  // Every later step of the tool loop is compiled again, under the same budget: the first
-  // call's request plus the loop's messages so far (the compact stage ran once, for call 1).
+  // Every later step of the tool loop is compiled again, under the same budget: the request
+  // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
   const steps: CompiledContext[] = [compiled];
-  const stepRequest: CompileRequest = {
-    ...(input.compact === undefined ? request : compiledRequest(request, compiled)),
-  };
+  const base = last;
   const emit = (entry: CompiledContext) => {
     const { instructions, messages } = toAiSdk(entry.messages);
     return {
@@ -114,7 +121,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     prepareStep: async ({ stepNumber, responseMessages }) => {
       if (stepNumber === 0) return undefined;
       const produced = fromModelMessages(responseMessages as AnyModelMessage[]).messages;
-      const next = await compile({ ...stepRequest, steps: produced });
+      const next = await compileStep({ ...base.request, steps: produced }, base.limits);
       steps.push(next);
       return emit(next);
     },
@@ -126,12 +133,4 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     content: message.content as Message['content'],
   }));
   return { messages: toLangChain(produced), text: result.text, compiled, steps };
-}
-
-/**
- * The request later steps start from when a compact stage ran: its history is what the
- * stage decided to send (it may have clipped it), so steps never bring back what it cut.
- */
-function compiledRequest(request: CompileRequest, compiled: CompiledContext): CompileRequest {
-  return { ...request, history: compiled.history };
 }

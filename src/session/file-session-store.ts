@@ -1,0 +1,154 @@
+import { CtxloomError, type Message } from '../core/index.ts';
+import {
+  appendMessages,
+  MEMORY_FILE,
+  MEMORY_LOG_VERSION,
+  memoryLogSchema,
+  readMemoryLog,
+  readMessages,
+  type Workspace,
+} from '../workspace/index.ts';
+import { parseJsonTree } from '../workspace/json/parse-json-tree.ts';
+import {
+  COMPRESSION_FILE,
+  EMPTY_COMPRESSION,
+  formatCompressionFile,
+  parseCompressionFile,
+} from './compression-file.ts';
+import {
+  CALL_LOG_CAPACITY,
+  type CallRecord,
+  type SessionCompression,
+  type SessionState,
+  type SessionStore,
+} from './session-store.ts';
+
+/** Folder of a session holding one JSON file per compiled call. */
+export const CALLS_FOLDER = 'calls';
+const CALLS_HEAD = `${CALLS_FOLDER}/head.json`;
+
+/** A call record as stored in its slot file. */
+interface StoredCall {
+  sequence: number;
+  call: CallRecord;
+}
+
+/** Options of {@link createFileSessionStore}. */
+export interface FileSessionStoreOptions {
+  workspace: Workspace;
+  /** Call records kept per session (≥ 1). Default {@link CALL_LOG_CAPACITY}. */
+  callCapacity?: number;
+}
+
+/**
+ * The workspace-files adapter of {@link SessionStore} (seed 003's layout, everything inside
+ * the session folder): `messages.json` (the record), `memory.json` (curation),
+ * `compression.json` (summary with its coverage, requirement TODO, artifact index) and
+ * `calls/<n>.json` (the call log). Writes go through the session sandbox: atomic (temp file
+ * + rename) and serialised per file within the process.
+ */
+export function createFileSessionStore(options: FileSessionStoreOptions): SessionStore {
+  const { workspace } = options;
+  const capacity = Math.max(1, Math.floor(options.callCapacity ?? CALL_LOG_CAPACITY));
+  const sandboxOf = (sessionId: string) => workspace.session(sessionId);
+
+  async function loadCompression(
+    sessionId: string,
+    messages: readonly Message[],
+  ): Promise<SessionCompression> {
+    const sandbox = sandboxOf(sessionId);
+    if (!(await sandbox.exists(COMPRESSION_FILE))) return structuredClone(EMPTY_COMPRESSION);
+    const ids = messages.filter((message) => message.role !== 'system').map((message) => message.id);
+    return parseCompressionFile(await sandbox.readText(COMPRESSION_FILE), ids);
+  }
+
+  return {
+    kind: 'files',
+    async load(sessionId) {
+      const sandbox = sandboxOf(sessionId);
+      const [messages, memory] = await Promise.all([readMessages(sandbox), readMemoryLog(sandbox)]);
+      const compression = await loadCompression(sessionId, messages);
+      const state: SessionState = { sessionId, messages, curation: memory.events, compression };
+      return state;
+    },
+    async appendMessages(sessionId, messages) {
+      if (messages.length === 0) return;
+      await appendMessages(sandboxOf(sessionId), messages);
+    },
+    async appendCuration(sessionId, events) {
+      if (events.length === 0) return;
+      const sandbox = sandboxOf(sessionId);
+      const stored = new Set((await readMessages(sandbox)).map((message) => message.id));
+      const missing = events.filter((event) => !stored.has(event.targetMessageId));
+      if (missing.length > 0) {
+        throw new CtxloomError({
+          code: 'not-found',
+          message: `no message with id ${missing.map((event) => `"${event.targetMessageId}"`).join(', ')}; nothing was stored`,
+          file: MEMORY_FILE,
+          path: missing[0]?.targetMessageId ?? '',
+        });
+      }
+      await sandbox.update(MEMORY_FILE, (current) => {
+        const log =
+          current === undefined
+            ? { version: MEMORY_LOG_VERSION, events: [] }
+            : memoryLogSchema.parse(parseJsonTree(current, MEMORY_FILE).value);
+        return `${JSON.stringify({ ...log, events: [...log.events, ...events] }, null, 2)}\n`;
+      });
+    },
+    async saveCompression(sessionId, compression, { expectedRevision }) {
+      const sandbox = sandboxOf(sessionId);
+      let saved: SessionCompression | undefined;
+      await sandbox.update(COMPRESSION_FILE, async (current) => {
+        const ids = (await readMessages(sandbox))
+          .filter((message) => message.role !== 'system')
+          .map((message) => message.id);
+        const stored = current === undefined ? EMPTY_COMPRESSION : parseCompressionFile(current, ids);
+        if (stored.revision !== expectedRevision) {
+          throw new CtxloomError({
+            code: 'conflict',
+            message: `compression of session "${sessionId}" is at revision ${stored.revision}, the write expected ${expectedRevision}`,
+            file: COMPRESSION_FILE,
+            details: { stored: stored.revision, expected: expectedRevision },
+          });
+        }
+        saved = { ...compression, revision: stored.revision + 1 };
+        return formatCompressionFile(saved);
+      });
+      return saved as SessionCompression;
+    },
+    async appendCall(sessionId, call) {
+      const sandbox = sandboxOf(sessionId);
+      // A ring of `capacity` slots: the head file hands out sequence numbers, a record
+      // overwrites the slot of the one `capacity` calls older. Bounded without deletes.
+      let sequence = 0;
+      await sandbox.update(CALLS_HEAD, (current) => {
+        sequence = current === undefined ? 0 : Number(JSON.parse(current).next ?? 0);
+        return `${JSON.stringify({ next: sequence + 1 })}\n`;
+      });
+      const record: StoredCall = { sequence, call };
+      await sandbox.writeText(callPath(sequence % capacity), `${JSON.stringify(record)}\n`);
+    },
+    async listCalls(sessionId, listOptions = {}) {
+      const limit = Math.min(1000, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
+      const sandbox = sandboxOf(sessionId);
+      if (!(await sandbox.exists(CALLS_FOLDER))) return [];
+      const entries = (await sandbox.list(CALLS_FOLDER)).filter(
+        (entry) => entry.kind === 'file' && /\/\d{6}\.json$/u.test(entry.path),
+      );
+      const records: StoredCall[] = [];
+      for (const entry of entries) {
+        const text = await sandbox.readText(entry.path);
+        records.push(parseJsonTree(text, entry.path).value as unknown as StoredCall);
+      }
+      return records
+        .sort((a, b) => a.sequence - b.sequence)
+        .slice(-limit)
+        .map((record) => record.call);
+    },
+  };
+}
+
+function callPath(slot: number): string {
+  return `${CALLS_FOLDER}/${String(slot).padStart(6, '0')}.json`;
+}

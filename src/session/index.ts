@@ -1,0 +1,35 @@
+export { type CompileSessionOptions, compileSession, type SessionCompile } from './compile-session.ts';
+export {
+  type CompressSessionOptions,
+  type CompressSessionResult,
+  compressSession,
+  DEFAULT_KEEP_LAST,
+  DEFAULT_SUMMARY_MAX_TOKENS,
+  type SummaryOutcome,
+} from './compress-session.ts';
+export { COMPRESSION_FILE } from './compression-file.ts';
+export { createSessionEngine } from './create-session-engine.ts';
+export { CALLS_FOLDER, createFileSessionStore, type FileSessionStoreOptions } from './file-session-store.ts';
+export { fingerprintMessages } from './fingerprint-messages.ts';
+export { describeCompress } from './run-turn.ts';
+export { isCommandMessage, parseSessionCommand, type SessionCommand } from './session-commands.ts';
+export type {
+  CompressOptions,
+  CompressOutcome,
+  CurateInput,
+  EngineModel,
+  SessionEngine,
+  SessionEngineOptions,
+  Turn,
+  TurnInput,
+} from './session-engine.ts';
+export {
+  CALL_LOG_CAPACITY,
+  type CallRecord,
+  type CurationEvent,
+  type HistorySummary,
+  type ListCallsOptions,
+  type SessionCompression,
+  type SessionState,
+  type SessionStore,
+} from './session-store.ts';

@@ -1,0 +1,123 @@
+import type { CompressionState } from '../compression/index.ts';
+import type { CompileReport, Message } from '../core/index.ts';
+import type { MemoryEvent } from '../workspace/index.ts';
+
+/**
+ * One curation decision about a stored message: `dismiss` (a placeholder with a summary
+ * replaces it), `exclude` (the user hides it) or `restore` (undo both). Stored append-only;
+ * `messages` never change. The files adapter keeps them in `memory.json` (seed 003's name).
+ */
+export type CurationEvent = MemoryEvent;
+
+/**
+ * A history summary and exactly what it covers: the contiguous run of stored, non-system
+ * messages from the session's first message through `throughMessageId`. Covered messages are
+ * left out of every later compile (reported as `summarized`); nothing outside the run is
+ * reported as summarised.
+ */
+export interface HistorySummary {
+  /** The summary text sent in `compression__context`. */
+  text: string;
+  /** Id of the oldest message the summary covers (the session's first non-system message). */
+  fromMessageId: string;
+  /** Id of the newest message the summary covers. */
+  throughMessageId: string;
+  /** How many messages the run holds (dismissed and excluded ones included). */
+  coveredCount: number;
+  /** Who wrote it, e.g. `extractive (offline)` or `model openai:gpt-4o-mini`. */
+  summarizer: string;
+  /** ISO-8601 time it was written. */
+  createdAt: string;
+}
+
+/**
+ * What `/compress` keeps for a session: the history summary and seed 004's structured state
+ * (requirement TODO and artifact index). `revision` is the optimistic-concurrency counter.
+ */
+export interface SessionCompression {
+  revision: number;
+  summary: HistorySummary | null;
+  /** Seed 004's requirement TODO, artifact index and clipping switch; `null` before the first use. */
+  structured: CompressionState | null;
+  /**
+   * Newest message whose user requirements (`requirements`) and tool results (`artifacts`)
+   * are in `structured`; `null` before the first `/compress` of that scope.
+   */
+  processedThrough: { requirements: string | null; artifacts: string | null };
+}
+
+/**
+ * One compiled model call, as the call log keeps it: the report of what was sent, the
+ * fingerprints of the messages (to diff calls), and which turn and step it belonged to.
+ */
+export interface CallRecord {
+  /** Unique id of the call. */
+  id: string;
+  /** Id of the user message that started the turn (`preview` calls are not logged). */
+  turnId: string;
+  /** 0 for the first model call of the turn, then one per tool-loop step. */
+  step: number;
+  /** ISO-8601 time of the compile. */
+  at: string;
+  /** The model spec the call went to, e.g. `offline` or `openai:gpt-4o-mini`. */
+  model: string;
+  /** The compile report: exactly what was sent, per layer, with every cut. */
+  report: CompileReport;
+  /** `role:fingerprint` of every message sent, in order. */
+  messageFingerprints: string[];
+}
+
+/** Everything durable about one session, as {@link SessionStore.load} returns it. */
+export interface SessionState {
+  sessionId: string;
+  /** The full record, oldest first; never rewritten by curation or compression. */
+  messages: Message[];
+  /** Curation events in the order they happened. */
+  curation: CurationEvent[];
+  compression: SessionCompression;
+}
+
+/** Options of {@link SessionStore.listCalls}. */
+export interface ListCallsOptions {
+  /** Most records returned, newest last (1..1000). Default 200. */
+  limit?: number;
+}
+
+/** How many call records a store keeps per session, at least. */
+export const CALL_LOG_CAPACITY = 200;
+
+/**
+ * The port behind every session: the one place a session's durable state is read and
+ * written, whatever the entry point (HTTP, CLI, MCP, LangGraph node, library). Two adapters
+ * ship: workspace files ({@link createFileSessionStore}) and LangGraph checkpoints.
+ * `ctxloom/testing`'s `describeSessionStoreConformance` runs the same suite on both.
+ *
+ * Every write is all-or-nothing and acknowledged only once stored. Implementations return
+ * copies: mutating a loaded value never changes the stored one.
+ */
+export interface SessionStore {
+  /** Adapter name for reports and errors, e.g. `files` or `sqlite`. */
+  readonly kind: string;
+  /** The session's state; an empty one for a session with nothing stored yet. */
+  load(sessionId: string): Promise<SessionState>;
+  /** Appends messages in order. Throws `conflict` (nothing stored) when an id is already stored or repeated. */
+  appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
+  /**
+   * Appends curation events. Throws `not-found` (nothing stored) when any event targets a
+   * message that is not stored.
+   */
+  appendCuration(sessionId: string, events: readonly CurationEvent[]): Promise<void>;
+  /**
+   * Replaces the compression state when the stored revision equals `expectedRevision`;
+   * returns it with the next revision. Throws `conflict` otherwise.
+   */
+  saveCompression(
+    sessionId: string,
+    compression: Omit<SessionCompression, 'revision'>,
+    options: { expectedRevision: number },
+  ): Promise<SessionCompression>;
+  /** Appends a call record; the oldest are removed beyond {@link CALL_LOG_CAPACITY}. */
+  appendCall(sessionId: string, call: CallRecord): Promise<void>;
+  /** The newest call records, oldest first. */
+  listCalls(sessionId: string, options?: ListCallsOptions): Promise<CallRecord[]>;
+}
