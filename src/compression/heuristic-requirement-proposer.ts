@@ -1,7 +1,7 @@
+import { splitSentences } from '../core/split-sentences.ts';
 import type { ProposedRequirementOp } from './requirement-proposal-schema.ts';
 import type { RequirementProposer } from './requirement-proposer.ts';
 import type { RequirementPriority, RequirementType } from './requirement-schema.ts';
-import { splitSentences } from './split-sentences.ts';
 
 /**
  * Requirement cue words of the offline heuristic (Chinese and English). A sentence becomes a

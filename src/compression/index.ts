@@ -1,3 +1,4 @@
+export { type SentenceSpan, splitSentences } from '../core/split-sentences.ts';
 export {
   type ApplyRequirementDeltaOptions,
   type ApplyRequirementDeltaResult,
@@ -122,7 +123,6 @@ export {
   type ResolveRequirementProposalOptions,
   resolveRequirementProposal,
 } from './resolve-requirement-proposal.ts';
-export { type SentenceSpan, splitSentences } from './split-sentences.ts';
 export {
   createSqliteCompressionStore,
   type SqliteCompressionStoreOptions,

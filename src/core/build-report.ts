@@ -5,10 +5,12 @@ import type { SourceResult } from './collector.ts';
 import { layerOf } from './compose.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
+import { messageFingerprints } from './message-fingerprints.ts';
 import type {
   BlockSummary,
   CompactionAction,
   CompileReport,
+  CompileWarning,
   DroppedSummary,
   LayerReport,
   SourceReport,
@@ -16,6 +18,7 @@ import type {
 import type { DroppedBlock, Selection } from './select.ts';
 import type { ContextSource } from './source.ts';
 import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
+import type { ToolDefinition } from './tool-definitions.ts';
 
 /** Input of {@link buildReport}: everything a compile decided. */
 export interface BuildReportInput {
@@ -35,6 +38,12 @@ export interface BuildReportInput {
   actions: readonly CompactionAction[];
   layers: LayerRegistry;
   share: boolean;
+  /** Tool definitions sent with the call and their tokens (in `total`). */
+  tools?: readonly ToolDefinition[];
+  toolTokens?: number;
+  warnings?: readonly CompileWarning[];
+  /** Ids of source blocks that went into never-compacted layers (always sent). */
+  fixedBlockIds?: ReadonlySet<string>;
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -88,7 +97,9 @@ export function buildReport(input: BuildReportInput): CompileReport {
   }
 
   const keptIds =
-    input.results.length === 0 ? new Set<string>() : new Set(input.selection.kept.map((block) => block.id));
+    input.results.length === 0
+      ? new Set<string>()
+      : new Set([...input.selection.kept.map((block) => block.id), ...(input.fixedBlockIds ?? [])]);
   const sources: SourceReport[] = input.results.map((result) => {
     const kept = result.blocks.filter((block) => keptIds.has(block.id));
     const report: SourceReport = {
@@ -132,7 +143,16 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers,
     sources,
     compaction: [...input.actions],
+    messages: messageFingerprints(input.messages, input.costs),
   };
+  if (input.tools !== undefined && input.tools.length > 0) {
+    report.tools = {
+      count: input.tools.length,
+      tokens: input.toolTokens ?? 0,
+      names: input.tools.map((tool) => tool.name),
+    };
+  }
+  if (input.warnings !== undefined && input.warnings.length > 0) report.warnings = [...input.warnings];
   if (plan.phase !== undefined) report.phase = plan.phase;
   if ('stats' in counter && typeof counter.stats === 'function')
     report.cache = (counter as CachedTokenCounter).stats();

@@ -4,7 +4,7 @@ import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
-import { type Summarizer, toSummaryResult } from './summarizer.ts';
+import { createExtractiveSummarizer, type Summarizer, toSummaryResult } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
 
@@ -125,30 +125,45 @@ export async function summarizeDropped(input: {
   droppedTokens: number;
   errorLines: readonly string[];
   signal?: AbortSignal;
-}): Promise<{ block: ContextBlock; action: CompactionAction; coveredCount: number } | undefined> {
+}): Promise<{ block: ContextBlock; actions: CompactionAction[]; coveredCount: number } | undefined> {
   const { counter } = input;
   if (input.messages.length === 0) return undefined;
   if (input.summarizer !== undefined) {
-    const result = await input.summarizer.summarize({
+    const actions: CompactionAction[] = [];
+    const summarizeInput = {
       ...(input.previousSummary === undefined ? {} : { previousSummary: input.previousSummary }),
       messages: input.messages,
       maxTokens: input.maxTokens,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
-    });
+    };
+    let summarizer = input.summarizer;
+    let result: Awaited<ReturnType<Summarizer['summarize']>>;
+    try {
+      result = await summarizer.summarize(summarizeInput);
+    } catch (error) {
+      // A failing summariser degrades to the extractive one, and the report says so.
+      if (input.signal?.aborted === true) throw error;
+      const fallback = createExtractiveSummarizer({ counter });
+      actions.push({
+        type: 'summarizer-failed',
+        summarizer: summarizer.name,
+        error: error instanceof Error ? error.message : String(error),
+        fallback: fallback.name,
+      });
+      summarizer = fallback;
+      result = await fallback.summarize(summarizeInput);
+    }
     const { text, coveredCount } = toSummaryResult(result, input.messages.length);
     if (text.length > 0 && coveredCount > 0) {
       const block = compressionBlock(text, counter, { summarized: true });
-      return {
-        block,
-        coveredCount,
-        action: {
-          type: 'summarized',
-          summarizer: input.summarizer.name,
-          messages: coveredCount,
-          fromTokens: input.droppedTokens,
-          summaryTokens: block.tokens,
-        },
-      };
+      actions.push({
+        type: 'summarized',
+        summarizer: summarizer.name,
+        messages: coveredCount,
+        fromTokens: input.droppedTokens,
+        summaryTokens: block.tokens,
+      });
+      return { block, actions, coveredCount };
     }
   }
   const lines = [
@@ -161,12 +176,14 @@ export async function summarizeDropped(input: {
   return {
     block,
     coveredCount: 0,
-    action: {
-      type: 'omitted-notice',
-      messages: input.messages.length,
-      tokens: block.tokens,
-      errors: input.errorLines.length,
-    },
+    actions: [
+      {
+        type: 'omitted-notice',
+        messages: input.messages.length,
+        tokens: block.tokens,
+        errors: input.errorLines.length,
+      },
+    ],
   };
 }
 

@@ -8,6 +8,8 @@ import type { DroppedBlock } from './select.ts';
 import type { ContextSource, TaskPhase } from './source.ts';
 import type { CompressionSummary, Summarizer } from './summarizer.ts';
 import type { TokenCounter } from './tokens.ts';
+import type { ToolDefinition } from './tool-definitions.ts';
+import type { ToolResultPolicy } from './tool-result-placeholders.ts';
 
 /** One call's inputs. Everything is plain data; nothing here is agent state. */
 export interface CompileRequest {
@@ -19,8 +21,18 @@ export interface CompileRequest {
   blocks?: readonly ContextBlock[];
   /** The checkpoint messages, oldest first. */
   history?: readonly Message[];
-  /** The current input; if the history already ends with it (same id) it is not repeated. */
+  /**
+   * The current input. It enters once: a history ending with it (same id, or for a string
+   * query the same text) is not repeated, and a copy elsewhere in the history is left out
+   * (both with a report warning).
+   */
   query?: Message | string;
+  /**
+   * What the tool loop produced after the query in this turn (assistant tool calls, tool
+   * results), oldest first. They join the history as blocks placed after the query — a call
+   * and its results are one group — and are compiled under the same budget.
+   */
+  steps?: readonly Message[];
   /** The persisted summary from `compression__context`, and the newest message it covers. */
   compression?: { summary: string; throughMessageId?: string };
   phase?: TaskPhase;
@@ -52,7 +64,10 @@ export interface CompileOptions {
   layers?: LayerRegistry;
   /** The single switch for shared `__context` layers (seed 000). Default true. */
   enableShareContext?: boolean;
-  /** Composition policy (merge, order, always-included layers). */
+  /**
+   * Composition policy (merge, order, always-included layers). The order defaults to
+   * `cache-friendly` (volatile layers after the history, so prompt caches keep hitting).
+   */
   policy?: Omit<ComposePolicy, 'layers' | 'enableShareContext'>;
   /** Summarises history that no longer fits; without one, an omission notice is shown. */
   summarizer?: Summarizer;
@@ -64,6 +79,16 @@ export interface CompileOptions {
   minTrimTokens?: number;
   /** Priority of the history when layers draw on unused budget. Default 0.9. */
   historyPriority?: number;
+  /** Tool definitions sent with the call: counted in the budget and reported. */
+  tools?: readonly ToolDefinition[];
+  /** Keep oversized and earlier-turn tool outputs as artifacts behind a placeholder. Off without it. */
+  toolResults?: ToolResultPolicy;
+  /**
+   * When history must go, drop it up to the next boundary of chunks of this share of the
+   * input budget, so the kept history (a prompt cache's prefix) changes rarely. Default 0.25;
+   * 0 drops only what does not fit (the oldest message nearly every turn once the window is full).
+   */
+  historyChunkRatio?: number;
 }
 
 /** The result of a compile: the messages to send and the report of how they were chosen. */
@@ -73,9 +98,13 @@ export interface CompiledContext {
   systemPrompt: string | undefined;
   /** The rendered `__context` layers that were sent. */
   contexts: Record<ContextKey, string>;
-  /** The history messages that were sent (trimmed ones replaced). */
+  /** The history messages that were sent before the query (trimmed ones replaced). */
   history: Message[];
+  /** The tool-loop messages that were sent after the query. */
+  steps: Message[];
   query: Message | undefined;
+  /** The output reserve: send it as the model's output limit (`maxOutputTokens`, `max_tokens`). */
+  maxOutputTokens: number;
   report: CompileReport;
   kept: ContextBlock[];
   dropped: DroppedBlock[];

@@ -1,6 +1,7 @@
 import { type ContextBlock, createBlock } from './block.ts';
 import { capInputBudget, createBudgetManager } from './budget.ts';
 import { buildReport } from './build-report.ts';
+import { dropHistoryInChunks } from './chunk-history.ts';
 import { collectBlocks, renderContexts, type SourceResult } from './collector.ts';
 import {
   COMPRESSION_BLOCK_ID,
@@ -24,10 +25,12 @@ import {
 } from './history.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
 import { type Message, messageText } from './message.ts';
-import type { CompactionAction } from './report.ts';
+import type { CompactionAction, CompileWarning } from './report.ts';
 import { type DroppedBlock, type DropReason, type Selection, selectBlocks } from './select.ts';
 import type { CompressionSummary } from './summarizer.ts';
 import { countMessage } from './tokens.ts';
+import { countToolDefinitions } from './tool-definitions.ts';
+import { placeholderToolResults } from './tool-result-placeholders.ts';
 import { splitUnreachableHistory, withUnreachable } from './unreachable-history.ts';
 
 const SEPARATOR_TOKENS = 1;
@@ -53,10 +56,47 @@ export async function compileContext(
   request: CompileRequest,
   options: CompileOptions,
 ): Promise<CompiledContext> {
+  const squeezable =
+    options.toolResults !== undefined && (request.steps ?? []).some((message) => message.role === 'tool');
+  if (!squeezable) return compileOnce(request, options, false);
+  // In a tool loop, the current turn's earlier tool outputs become placeholders before any
+  // history goes: they sit after the query, so the cached history prefix stays intact.
+  let pending: CompressionSummary | undefined;
+  const first = await compileOnce(
+    request,
+    {
+      ...options,
+      onSummary: (summary) => {
+        pending = summary;
+      },
+    },
+    false,
+  );
+  const historyDropped = first.dropped.some(
+    (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',
+  );
+  if (!historyDropped) {
+    if (pending !== undefined) await options.onSummary?.(pending);
+    return first;
+  }
+  return compileOnce(request, options, true);
+}
+
+async function compileOnce(
+  request: CompileRequest,
+  options: CompileOptions,
+  squeezeSteps: boolean,
+): Promise<CompiledContext> {
   const { counter } = options;
   const layers = options.layers ?? createLayerRegistry();
   const share = options.enableShareContext ?? true;
-  const policy: ComposePolicy = { ...options.policy, layers, enableShareContext: share };
+  // Cache-stable by default: per-call layers after the history, so the cached prefix holds.
+  const policy: ComposePolicy = {
+    order: 'cache-friendly',
+    ...options.policy,
+    layers,
+    enableShareContext: share,
+  };
   const included = layerFilter(policy, layers);
   const budget = resolveBudget(options);
   const compactable = (layer: string) => layers.has(layer) && layers.get(layer).compactable;
@@ -65,10 +105,12 @@ export async function compileContext(
   const fixedContexts: Record<ContextKey, string> = {};
   const candidates: ContextBlock[] = [];
   const excluded: DroppedBlock[] = [];
+  const fixedBlockIds = new Set<string>();
   const addBlock = (block: ContextBlock) => {
     layers.get(block.layer);
     if (!included(block.layer)) excluded.push({ block, reason: { type: 'share-disabled' } });
     else if (!compactable(block.layer)) {
+      fixedBlockIds.add(block.id);
       const key = block.layer as ContextKey;
       const existing = fixedContexts[key];
       fixedContexts[key] = existing === undefined ? block.content : `${existing}\n\n${block.content}`;
@@ -86,27 +128,53 @@ export async function compileContext(
   }
 
   const query = toQueryMessage(request.query);
+  const warnings: CompileWarning[] = [];
   const history = [...(request.history ?? [])];
-  const queryInHistory = query !== undefined && history.at(-1)?.id === query.id ? history.pop() : undefined;
+  const queryInHistory = query === undefined ? undefined : takeQuery(history, query, request.query, warnings);
+  const steps = request.steps ?? [];
+  const budgetPreview = budget.window - Math.floor(budget.window * budget.outputReserveRatio);
+  // Tool outputs kept as artifacts (oversized, or from an earlier turn) before anything is counted.
+  const placeholderActions: CompactionAction[] = [];
+  let turn = [...history, ...steps];
+  if (options.toolResults !== undefined) {
+    const replaced = placeholderToolResults({
+      messages: turn,
+      currentFrom: squeezeSteps
+        ? history.length + lastToolCallIndex(steps)
+        : query === undefined
+          ? lastUserIndex(turn)
+          : history.length,
+      policy: options.toolResults,
+      maxTokens: options.toolResults.maxTokens ?? Math.floor(budgetPreview * 0.4),
+      counter,
+    });
+    turn = replaced.messages;
+    placeholderActions.push(...replaced.actions);
+  }
+  const stepIds = new Set(turn.slice(history.length).map((message) => message.id));
   const { blocks: historyCandidates, covered } = historyBlocks(
-    history,
+    turn,
     counter,
     request.compression?.throughMessageId,
   );
   for (const block of covered) excluded.push({ block, reason: SUMMARIZED_REASON });
+  const firstStep = historyCandidates.findIndex((block) =>
+    stepIds.has((block.metadata as HistoryBlockMetadata).message.id),
+  );
+  const tools = options.tools ?? [];
+  const toolTokens = countToolDefinitions(tools, counter);
 
   const fixedMessages = compose({
     ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
     contexts: fixedContexts,
-    history: queryInHistory === undefined ? [] : [queryInHistory],
-    ...(query === undefined ? {} : { query }),
+    ...(query === undefined ? {} : { query: queryInHistory ?? query }),
     policy,
   });
   const layerFrame = counter.overhead.perMessage + counter.countText('system');
   const contextLayers = new Set(
     layers.list().filter((layer) => layer.kind === 'context' && included(layer.name)),
   );
-  const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame;
+  const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame + toolTokens;
 
   // 2 gather: sources run concurrently with their allocations.
   const activeSources = (options.sources ?? []).filter((source) => included(source.layer));
@@ -122,7 +190,7 @@ export async function compileContext(
     sources: activeSources,
     request: {
       query: queryText,
-      history,
+      history: turn,
       counter,
       ...phaseOf(request),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
@@ -159,9 +227,11 @@ export async function compileContext(
 
   // 3 select and 4 compact, retried when the exact count of the composed messages overshoots.
   const actions: CompactionAction[] = [];
+  const chunkTokens = Math.floor(budgetPreview * (options.historyChunkRatio ?? 1 / 3));
+  let chunkedBlocks: ContextBlock[] = [];
   let extraReserve = 0;
   let summaryBlock: ContextBlock | undefined;
-  let summaryAction: CompactionAction | undefined;
+  let summaryActions: CompactionAction[] = [];
   let summarized: Message[] = [];
   for (let attempt = 0; ; attempt++) {
     let pool = summaryBlock === undefined ? selectable : withSummary(selectable, summaryBlock);
@@ -178,33 +248,45 @@ export async function compileContext(
         layerOrder,
         separatorTokens: SEPARATOR_TOKENS,
       });
-      return unreachable.length === 0
-        ? selection
-        : withUnreachable(selection, unreachable, unreachableTokens);
+      const full =
+        unreachable.length === 0 ? selection : withUnreachable(selection, unreachable, unreachableTokens);
+      if (chunkTokens <= 0) return full;
+      const chunked = dropHistoryInChunks(
+        full,
+        historyCandidates,
+        chunkTokens,
+        firstStep < 0 ? historyCandidates.length - 1 : firstStep,
+      );
+      chunkedBlocks = chunked.added;
+      return chunked.selection;
     };
     let selection: Selection = run(pool);
 
     if (attempt === 0) {
-      const lost = droppedHistory(selection.dropped);
-      const summary = await summarizeDropped({
-        messages: lost,
-        previousSummary,
-        summarizer: options.summarizer,
-        maxTokens:
-          options.summaryMaxTokens ?? Math.min(2000, Math.max(64, Math.floor(firstPlan.available * 0.1))),
-        counter,
-        droppedTokens: selection.dropped
-          .filter((entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget')
-          .reduce((sum, entry) => sum + entry.block.tokens, 0),
-        errorLines: errorLines(lost),
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-      });
-      if (summary !== undefined && included('compression__context')) {
+      // Summarise what fell out; when the summary itself displaces more history, summarise
+      // again over everything dropped (once), so nothing leaves the window unaccounted for.
+      let lost = droppedHistory(selection.dropped);
+      for (let pass = 0; pass < 2 && lost.length > 0; pass++) {
+        const summary = await summarizeDropped({
+          messages: lost,
+          previousSummary,
+          summarizer: options.summarizer,
+          maxTokens:
+            options.summaryMaxTokens ?? Math.min(2000, Math.max(64, Math.floor(firstPlan.available * 0.1))),
+          counter,
+          droppedTokens: lost.reduce((sum, message) => sum + measureMessage(message, counter).tokens, 0),
+          errorLines: errorLines(lost),
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+        });
+        if (summary === undefined || !included('compression__context')) break;
         summaryBlock = summary.block;
-        summaryAction = summary.action;
+        summaryActions = summary.actions;
         summarized = lost.slice(0, summary.coveredCount);
         pool = withSummary(selectable, summaryBlock);
         selection = run(pool);
+        const after = droppedHistory(selection.dropped);
+        if (after.length <= lost.length) break;
+        lost = after;
       }
     }
 
@@ -240,26 +322,25 @@ export async function compileContext(
     // 5 compose, then count exactly what is sent.
     // Kept blocks come in collection order, so history blocks are already oldest first.
     const keptHistory: Message[] = [];
+    const keptSteps: Message[] = [];
     const historyCosts: number[] = [];
     const keptContext: ContextBlock[] = [];
     for (const block of selection.kept) {
       if (block.layer === 'history') {
-        keptHistory.push((block.metadata as HistoryBlockMetadata).message);
+        const message = (block.metadata as HistoryBlockMetadata).message;
+        (stepIds.has(message.id) ? keptSteps : keptHistory).push(message);
         historyCosts.push(block.tokens);
       } else {
         keptContext.push(block);
       }
-    }
-    if (queryInHistory !== undefined) {
-      keptHistory.push(queryInHistory);
-      historyCosts.push(measureMessage(queryInHistory, counter).tokens);
     }
     const contexts = { ...fixedContexts, ...renderContexts(keptContext) };
     const messages = compose({
       ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
       contexts,
       history: keptHistory,
-      ...(query === undefined ? {} : { query }),
+      ...(query === undefined ? {} : { query: queryInHistory ?? query }),
+      steps: keptSteps,
       policy,
     });
     // Count what is emitted: every message is a separate API field, so the request costs the
@@ -271,14 +352,23 @@ export async function compileContext(
         : countMessage(counter, message),
     );
     const total =
-      messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0);
+      (messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0)) +
+      toolTokens;
     const inputBudget = firstPlan.inputBudget;
     if (total > inputBudget && selection.kept.length > 0 && attempt < MAX_RETRIES) {
       actions.push({ type: 'retry', overshootTokens: total - inputBudget });
       extraReserve += total - inputBudget + attempt * RETRY_SLACK_TOKENS;
       continue;
     }
-    if (summaryAction !== undefined) actions.unshift(summaryAction);
+    actions.unshift(...placeholderActions, ...summaryActions);
+    if (chunkedBlocks.length > 0) {
+      actions.push({
+        type: 'chunked',
+        messages: chunkedBlocks.length,
+        tokens: chunkedBlocks.reduce((sum, block) => sum + block.tokens, 0),
+        chunkTokens,
+      });
+    }
     actions.push(...trimmed.actions);
 
     if (summaryBlock?.metadata.summarized === true && options.onSummary !== undefined) {
@@ -312,13 +402,19 @@ export async function compileContext(
       actions,
       layers,
       share,
+      tools,
+      toolTokens,
+      warnings,
+      fixedBlockIds,
     });
     return {
       messages,
       systemPrompt: request.systemPrompt,
       contexts,
       history: keptHistory,
+      steps: keptSteps,
       query,
+      maxOutputTokens: firstPlan.outputReserve,
       report,
       kept: selection.kept,
       dropped,
@@ -352,4 +448,61 @@ function phaseOf(request: CompileRequest) {
     ...(request.phase === undefined ? {} : { phase: request.phase }),
     ...(request.progress === undefined ? {} : { progress: request.progress }),
   };
+}
+
+/**
+ * Finds the query in the history so it enters once: a message with the query's id at the
+ * end is taken out (it is sent as the query); a string query equal to the last user
+ * message is that message (warned: the caller passed it twice); a message with the query's
+ * id elsewhere is removed (warned).
+ */
+function takeQuery(
+  history: Message[],
+  query: Message,
+  raw: CompileRequest['query'],
+  warnings: CompileWarning[],
+): Message | undefined {
+  let taken: Message | undefined;
+  const last = history.at(-1);
+  if (last?.id === query.id) taken = history.pop();
+  else if (
+    typeof raw === 'string' &&
+    last !== undefined &&
+    last.role === 'user' &&
+    messageText(last) === raw
+  ) {
+    warnings.push({
+      code: 'query-repeated',
+      message: `the query equals the last history message "${last.id}"; it is sent once`,
+      messageId: last.id,
+    });
+    taken = history.pop();
+  }
+  const at = history.findIndex((message) => message.id === query.id);
+  if (at >= 0) {
+    warnings.push({
+      code: 'query-in-history',
+      message: `the query's id "${query.id}" also occurs at history position ${at}; that copy is left out`,
+      messageId: query.id,
+    });
+    history.splice(at, 1);
+  }
+  return taken;
+}
+
+/** Index of the last user message (where the current turn starts), 0 when there is none. */
+function lastUserIndex(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]?.role === 'user') return index;
+  }
+  return 0;
+}
+
+/** Index of the last message with a tool call in `steps` (the newest step group), 0 when none. */
+function lastToolCallIndex(steps: readonly Message[]): number {
+  for (let index = steps.length - 1; index >= 0; index--) {
+    const content = steps[index]?.content;
+    if (Array.isArray(content) && content.some((part) => part.type === 'tool-call')) return index;
+  }
+  return 0;
 }

@@ -94,14 +94,15 @@ describe('compose', () => {
     expect(messages.map(layerOf)).toEqual(['system', 'profile__context', 'knowledge__context']);
   });
 
-  it('merges system layers into one message with titles when asked', () => {
+  it('merges stable and volatile system layers into one message each, with titles, when asked', () => {
     const messages = compose({ systemPrompt: 'sys', contexts, history, policy: { merge: true } });
     expect(messages[0]?.role).toBe('system');
-    expect(messages[1]?.role).toBe('user');
-    expect(messages[0]?.content).toContain('## Knowledge\nknowledge');
-    expect(messages[0]?.metadata?.layers).toEqual([
-      'system',
-      'framework__context',
+    expect(messages[1]?.role).toBe('system');
+    expect(messages[2]?.role).toBe('user');
+    expect(messages[1]?.content).toContain('## Knowledge\nknowledge');
+    // The stable layers stay one message of their own, so a cache breakpoint still fits after them.
+    expect(messages[0]?.metadata?.layers).toEqual(['system', 'framework__context']);
+    expect(messages[1]?.metadata?.layers).toEqual([
       'experience__context',
       'knowledge__context',
       'todo__context',

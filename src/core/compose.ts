@@ -1,3 +1,4 @@
+import { contextAsUserText } from './emit/stable.ts';
 import { hashText } from './fingerprint.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
@@ -20,7 +21,8 @@ export interface ComposePolicy {
   /**
    * `default`: seed 000's order — every context layer before the history.
    * `cache-friendly`: stable layers first, then the history, then the volatile context
-   * layers just before the query, so a provider's prompt cache covers the history too.
+   * layers just before the query (as user text `<context layer="…">`), so a provider's
+   * prompt cache covers the history too and per-call content never breaks it.
    */
   order?: 'default' | 'cache-friendly';
   /** The layer registry; default the eight layers of seed 000. */
@@ -38,6 +40,8 @@ export interface ComposeInput {
   history?: readonly Message[];
   /** The current input. A string gets the deterministic id `query:<hash>`. */
   query?: Message | string;
+  /** Tool-loop messages of this turn, placed after the query (layer `history`). */
+  steps?: readonly Message[];
   policy?: ComposePolicy;
 }
 
@@ -85,9 +89,14 @@ export function compose(input: ComposeInput): Message[] {
   const queryEntered = query !== undefined && history.at(-1)?.id === query.id;
 
   const head = policy.merge === true ? mergeSystem(stableContext, layers) : stableContext;
-  const tail = policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext;
+  // Late layers travel as user text (`<context layer="…">`), the form every provider accepts
+  // after the conversation has started, so what is counted here is what is sent.
+  const tail = (policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext).map(
+    (message): Message => ({ ...message, role: 'user', content: contextAsUserText(message) }),
+  );
   const messages = [...head, ...history, ...tail];
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
+  for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));
   return messages;
 }
 
@@ -126,7 +135,25 @@ function tagged(message: Message, layer: string): Message {
   };
 }
 
+/**
+ * Merges consecutive system messages of equal stability: the stable layers become one
+ * message (a prompt-cache breakpoint still fits after it) and the volatile ones another.
+ */
 function mergeSystem(messages: Message[], layers: LayerRegistry): Message[] {
+  const stableOf = (message: Message) => {
+    const name = layerOf(message) ?? 'system';
+    return layers.has(name) && layers.get(name).stable;
+  };
+  const runs: Message[][] = [];
+  for (const message of messages) {
+    const run = runs.at(-1);
+    if (run !== undefined && stableOf(run[0] as Message) === stableOf(message)) run.push(message);
+    else runs.push([message]);
+  }
+  return runs.flatMap((run) => mergeRun(run, layers));
+}
+
+function mergeRun(messages: Message[], layers: LayerRegistry): Message[] {
   if (messages.length <= 1) return messages;
   const names = messages.map((message) => layerOf(message) ?? 'system');
   const content = messages

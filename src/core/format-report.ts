@@ -126,6 +126,12 @@ function describeAction(action: CompileReport['compaction'][number]): string {
       return `omitted ${action.messages} message(s); notice of ${action.tokens} tokens${action.errors > 0 ? `, ${action.errors} tool error(s) listed` : ''}`;
     case 'retry':
       return `recompiled after the exact count overshot by ${action.overshootTokens} tokens`;
+    case 'placeholder':
+      return `kept ${action.toolName} output of ${action.blockId} as artifact ${action.handle} (${action.reason}): ${action.fromTokens} → ${action.toTokens} tokens`;
+    case 'chunked':
+      return `dropped ${action.messages} more message(s) (${action.tokens} tokens) to a ${action.chunkTokens}-token chunk boundary, so the cached prefix holds`;
+    case 'summarizer-failed':
+      return `summariser ${action.summarizer} failed (${action.error}); used ${action.fallback}`;
   }
 }
 

@@ -6,6 +6,18 @@ export {
   phaseFromProgress,
   shiftRatios,
 } from './adaptive-budget.ts';
+export {
+  type ArtifactHandle,
+  type ArtifactHandleStore,
+  artifactPlaceholder,
+  createMemoryArtifactStore,
+  describeArtifact,
+  type MemoryArtifactStoreOptions,
+  OPEN_ARTIFACT_DEFINITION,
+  OPEN_ARTIFACT_TOOL,
+  type ReadArtifactInput,
+  readArtifact,
+} from './artifact-handles.ts';
 export { type ContextBlock, type CreateBlockInput, createBlock, type Provenance } from './block.ts';
 export {
   type AllocateInput,
@@ -27,6 +39,7 @@ export {
 } from './collector.ts';
 export { COMPRESSION_BLOCK_ID } from './compact.ts';
 export { compileContext } from './compile.ts';
+export { createStepCompiler, type StepCompiler, type StepCompilerInput } from './compile-step.ts';
 export type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 export {
   type ComposedMetadata,
@@ -37,11 +50,14 @@ export {
   layerOf,
   toQueryMessage,
 } from './compose.ts';
+export { type DiffBlock, diffReports, type ReportDiff } from './diff-reports.ts';
 export {
   type AiSdkMessage,
   type AiSdkSystemMessage,
   type AnthropicBlock,
   type AnthropicRequest,
+  cacheBreakpoints,
+  MAX_CACHE_BREAKPOINTS,
   type OpenAIChatMessage,
   type OpenAIUserContent,
   splitInstructions,
@@ -105,8 +121,10 @@ export type {
   BlockSummary,
   CompactionAction,
   CompileReport,
+  CompileWarning,
   DroppedSummary,
   LayerReport,
+  MessageFingerprint,
   SourceReport,
 } from './report.ts';
 export {
@@ -118,6 +136,7 @@ export {
   selectBlocks,
 } from './select.ts';
 export type { CollectRequest, ContextSource, TaskPhase, TokenBudget } from './source.ts';
+export { type SentenceSpan, sentenceSegments, splitSentences } from './split-sentences.ts';
 export {
   type CompressionSummary,
   createExtractiveSummarizer,
@@ -141,4 +160,6 @@ export {
   type TokenCounter,
   withTokenCache,
 } from './tokens.ts';
+export { countToolDefinitions, type ToolDefinition, toolDefinitionText } from './tool-definitions.ts';
+export { placeholderToolResults, type ToolResultPolicy } from './tool-result-placeholders.ts';
 export { TRIM_MARKER, type TrimResult, trimToTokens } from './trim.ts';

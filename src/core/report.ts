@@ -62,7 +62,51 @@ export type CompactionAction =
     }
   | { type: 'summarized'; summarizer: string; messages: number; fromTokens: number; summaryTokens: number }
   | { type: 'omitted-notice'; messages: number; tokens: number; errors: number }
-  | { type: 'retry'; overshootTokens: number };
+  | { type: 'retry'; overshootTokens: number }
+  | {
+      /** A tool output replaced by a placeholder naming an artifact handle. */
+      type: 'placeholder';
+      blockId: string;
+      toolName: string;
+      handle: string;
+      fromTokens: number;
+      toTokens: number;
+      reason: 'oversized' | 'earlier-turn';
+    }
+  | {
+      /** History dropped up to a chunk boundary, so the kept prefix changes rarely (prompt caches). */
+      type: 'chunked';
+      messages: number;
+      tokens: number;
+      chunkTokens: number;
+    }
+  | {
+      /** The configured summariser threw; the extractive one stood in. */
+      type: 'summarizer-failed';
+      summarizer: string;
+      error: string;
+      fallback: string;
+    };
+
+/** Something the caller should know about its input (the compile went on). */
+export interface CompileWarning {
+  code: 'query-repeated' | 'query-in-history';
+  message: string;
+  /** The history message concerned. */
+  messageId?: string;
+}
+
+/** One emitted message as sent: for call logs, diffs and prompt-cache accounting. */
+export interface MessageFingerprint {
+  id: string;
+  layer: string;
+  role: string;
+  tokens: number;
+  /** Hash of role and content: equal hashes at equal positions mean an identical prefix. */
+  hash: string;
+  /** True when an emitter should put a prompt-cache breakpoint after this message. */
+  breakpoint?: boolean;
+}
 
 /**
  * Everything about one compile: the window, the reserve, the exact total of what is sent,
@@ -92,4 +136,9 @@ export interface CompileReport {
   sources: SourceReport[];
   compaction: CompactionAction[];
   cache?: TokenCacheStats;
+  /** Tool definitions sent with the call (their JSON schemas count against the budget). */
+  tools?: { count: number; tokens: number; names: string[] };
+  /** The emitted messages in order, with their cost and a content hash. */
+  messages?: MessageFingerprint[];
+  warnings?: CompileWarning[];
 }

@@ -68,7 +68,8 @@ interface Unit {
  * Chooses blocks under a budget. Pure and deterministic; never throws for "over budget" —
  * what does not fit is returned as dropped, with a reason.
  *
- * 1. Equal fingerprints are one block: the higher priority (then the earlier) copy stays.
+ * 1. Blocks of the same fact are one block: the higher priority (then the earlier) copy
+ *    stays. The same fact is the same memory entry or message id, else equal fingerprints.
  * 2. Blocks sharing a `group` form one unit (kept or dropped together).
  * 3. Pinned units are kept first, highest priority first, within `pinnedBudget`.
  * 4. Each layer's grant is the sum of its sources' allocations. A layer that needs less
@@ -187,13 +188,29 @@ export function selectBlocks(input: SelectInput): Selection {
   return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
 }
 
+/**
+ * What makes two blocks the same fact: the memory entry or message they were made from
+ * (`metadata.messageId`, or the id of `metadata.message`) when they name one — L1, L2,
+ * inherited and retrieval sources word one entry differently — else the content fingerprint.
+ */
+export function dedupKey(block: ContextBlock): string {
+  const { messageId, message } = block.metadata;
+  if (typeof messageId === 'string' && messageId.length > 0) return `message:${messageId}`;
+  if (typeof message === 'object' && message !== null && typeof (message as { id?: unknown }).id === 'string')
+    return `message:${(message as { id: string }).id}`;
+  return block.fingerprint;
+}
+
 function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): ContextBlock[] {
   // History turns are never deduplicated (two "yes" answers are two turns), so they skip the map.
   const best = new Map<string, ContextBlock>();
+  const keys = new Map<ContextBlock, string>();
   for (const block of blocks) {
     if (block.layer === 'history') continue;
-    const current = best.get(block.fingerprint);
-    if (current === undefined || outranks(block, current)) best.set(block.fingerprint, block);
+    const key = dedupKey(block);
+    keys.set(block, key);
+    const current = best.get(key);
+    if (current === undefined || outranks(block, current)) best.set(key, block);
   }
   const unique: ContextBlock[] = [];
   for (const block of blocks) {
@@ -201,7 +218,7 @@ function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): Conte
       unique.push(block);
       continue;
     }
-    const winner = best.get(block.fingerprint);
+    const winner = best.get(keys.get(block) ?? block.fingerprint);
     if (winner === block) unique.push(block);
     else if (winner !== undefined) dropped.push({ block, reason: { type: 'duplicate', of: winner.id } });
   }

@@ -1,4 +1,5 @@
 import { type Message, messageParts, partText } from './message.ts';
+import { splitSentences } from './split-sentences.ts';
 import type { TokenCounter } from './tokens.ts';
 
 /** Input of {@link Summarizer.summarize}. */
@@ -82,7 +83,7 @@ export function createExtractiveSummarizer(options: { counter: TokenCounter }): 
       for (const message of input.messages) {
         const text = messageParts(message).map(partText).join(' ').replace(/\s+/gu, ' ').trim();
         if (text.length > 0) {
-          const sentences = splitSentences(text);
+          const sentences = sentencesOf(text);
           const picked = sentences.filter((sentence, index) => index === 0 || CUE.test(sentence));
           const joined = picked.join(' ');
           const line = `- ${message.role}: ${joined.length > MAX_LINE_CHARS ? `${joined.slice(0, MAX_LINE_CHARS - 1)}…` : joined}`;
@@ -98,7 +99,7 @@ export function createExtractiveSummarizer(options: { counter: TokenCounter }): 
   };
 }
 
-function splitSentences(text: string): string[] {
-  const parts = text.split(/(?<=[.!?。！？])\s*/u).filter((part) => part.length > 0);
+function sentencesOf(text: string): string[] {
+  const parts = splitSentences(text).map((span) => span.text);
   return parts.length > 0 ? parts : [text];
 }

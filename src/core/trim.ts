@@ -1,3 +1,4 @@
+import { sentenceSegments } from './split-sentences.ts';
 import type { TokenCounter } from './tokens.ts';
 
 /** The marker appended to trimmed text, so the model knows text is missing. */
@@ -10,8 +11,6 @@ export interface TrimResult {
   /** `heading`, `paragraph`, `sentence` or `character`: where the cut was made. */
   boundary: 'heading' | 'paragraph' | 'sentence' | 'line' | 'character';
 }
-
-const SENTENCE_END = /[.!?。！？；;](?=\s|$)|[。！？]/gu;
 
 /**
  * Cuts `text` to at most `maxTokens` (marker included), at the latest heading, paragraph,
@@ -72,7 +71,11 @@ function boundaries(text: string): { end: number; boundary: TrimResult['boundary
   for (const match of text.matchAll(/\n(?=#{1,6}\s)/gu)) add(match.index, 'heading');
   for (const match of text.matchAll(/\n\s*\n/gu)) add(match.index, 'paragraph');
   for (const match of text.matchAll(/\n/gu)) add(match.index, 'line');
-  for (const match of text.matchAll(SENTENCE_END)) add(match.index + match[0].length, 'sentence');
+  let end = 0;
+  for (const piece of sentenceSegments(text)) {
+    end += piece.length;
+    add(end - (piece.length - piece.trimEnd().length), 'sentence');
+  }
   return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([end, boundary]) => ({ end, boundary }));
 }
 

@@ -1,12 +1,7 @@
-import type { TokenCounter } from '../core/index.ts';
-
-// A sentence ends after . ! ? (followed by space), CJK 。！？ or a line break.
-const SENTENCE_END = /(?<=[.!?…](?=\s)|[。！？]|\n)/u;
+import { sentenceSegments, type TokenCounter } from '../core/index.ts';
 
 /** Splits text into sentences, keeping each terminator and following whitespace attached. */
-export function splitSentences(text: string): string[] {
-  return text.split(SENTENCE_END).filter((sentence) => sentence.length > 0);
-}
+export const splitSentences: (text: string) => string[] = sentenceSegments;
 
 /**
  * The longest prefix of whole sentences of `text` that fits in `maxTokens` (counted with

@@ -1,4 +1,5 @@
 export { type CollectAgentContextInput, collectAgentContext } from './agents/collect-agent-context.ts';
+export { type CreateReactAgentOptions, createReactAgent } from './agents/create-react-agent.ts';
 export { type AgentDefinition, type AgentInput, defineAgent } from './agents/define-agent.ts';
 export { fromLangChain } from './agents/from-langchain.ts';
 export {

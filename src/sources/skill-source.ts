@@ -17,7 +17,10 @@ export interface SkillSourceOptions {
   skills: readonly Skill[] | (() => readonly Skill[] | Promise<readonly Skill[]>);
   /** Budget key; default `skill`. */
   name?: string;
-  /** Default `framework__context`. */
+  /**
+   * Default `knowledge__context`: the loaded instructions follow the query, so the source
+   * fills a per-call layer (after the cached prefix), never the cached `framework__context`.
+   */
   layer?: string;
   /** 0..1, default 0.8. */
   priority?: number;
@@ -26,15 +29,16 @@ export interface SkillSourceOptions {
 }
 
 /**
- * Seed 001's `skill` source. Reads a list of skills and fills `framework__context` with
- * (1) a catalog block listing every skill as `name — description` (priority 0.9), and (2) the
- * full instructions of the `maxActive` skills that best match the query (BM25 over name,
- * description and instructions; priority 0.8 → lower by rank). Progressive disclosure: the
+ * Seed 001's `skill` source. Reads a list of skills and fills `knowledge__context` (a per-call
+ * layer: the loaded instructions change with the query, so they must not sit in a cached
+ * layer) with (1) a catalog block listing every skill as `name — description` (priority 0.9),
+ * and (2) the full instructions of the `maxActive` skills that best match the query (BM25 over
+ * name, description and instructions; priority 0.8 → lower by rank). Progressive disclosure: the
  * model always knows what exists, and pays for the details only when they are relevant.
  */
 export function createSkillSource(options: SkillSourceOptions): ContextSource {
   const name = options.name ?? 'skill';
-  const layer = options.layer ?? 'framework__context';
+  const layer = options.layer ?? 'knowledge__context';
   return {
     name,
     layer,

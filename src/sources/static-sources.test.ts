@@ -30,12 +30,13 @@ describe('createSkillSource', () => {
       'Available skills:\n- sql-review — Review SQL migrations\n- release-notes — Write release notes',
     );
     expect(blocks.slice(1).map((block) => block.metadata.skill)).toEqual(['sql-review']);
-    expect(blocks.every((block) => block.layer === 'framework__context')).toBe(true);
+    // The loaded instructions follow the query: a per-call layer, not the cached framework layer.
+    expect(blocks.every((block) => block.layer === 'knowledge__context')).toBe(true);
   });
 });
 
 describe('createToolSource', () => {
-  it('orders tools by relevance and reports recent tool failures', async () => {
+  it('keeps the tool guides in their given order whatever the query, and reports recent failures', async () => {
     const history: Message[] = [
       {
         id: 'r',
@@ -57,8 +58,12 @@ describe('createToolSource', () => {
       ],
     });
     const blocks = await source.collect(makeRequest('search the files', history), makeBudget(1000));
-    expect(blocks.map((block) => block.id)).toEqual(['tool:recent-errors', 'tool:grep', 'tool:fetch']);
+    expect(blocks.map((block) => block.id)).toEqual(['tool:recent-errors', 'tool:fetch', 'tool:grep']);
     expect(blocks[0]?.content).toContain('- fetch: 404 Not Found');
+    const other = await source.collect(makeRequest('download the page', history), makeBudget(1000));
+    expect(other.slice(1).map((block) => block.content)).toEqual(
+      blocks.slice(1).map((block) => block.content),
+    );
   });
 });
 

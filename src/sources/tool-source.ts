@@ -1,4 +1,5 @@
 import {
+  type ContextBlock,
   type ContextSource,
   createBlock,
   isErrorResult,
@@ -45,14 +46,7 @@ export function createToolSource(options: ToolSourceOptions): ContextSource {
     priority: options.priority ?? 0.7,
     async collect(request, budget) {
       const tools = typeof options.tools === 'function' ? options.tools() : options.tools;
-      const index = createBm25Index();
-      for (const tool of tools) index.add(tool.name, `${tool.name} ${tool.description} ${tool.usage ?? ''}`);
-      const relevant = index.search(request.query, { limit: tools.length }).map((hit) => hit.id);
-      const order = [
-        ...relevant,
-        ...tools.map((tool) => tool.name).filter((toolName) => !relevant.includes(toolName)),
-      ];
-      const blocks = order.flatMap((toolName, rank) => {
+      const guideBlock = (toolName: string, rank: number) => {
         const tool = tools.find((candidate) => candidate.name === toolName);
         if (tool === undefined) return [];
         return [
@@ -62,13 +56,20 @@ export function createToolSource(options: ToolSourceOptions): ContextSource {
               layer,
               source: name,
               content: `Tool ${tool.name}: ${tool.description}${tool.usage === undefined ? '' : `\nUsage: ${tool.usage}`}`,
-              priority: Math.max(0.1, 0.7 - rank * 0.05),
-              metadata: { tool: tool.name, relevant: rank < relevant.length },
+              priority: 0.7,
+              metadata: { tool: tool.name, rank },
             },
             request.counter,
           ),
         ];
-      });
+      };
+      const index = createBm25Index();
+      for (const tool of tools) index.add(tool.name, `${tool.name} ${tool.description} ${tool.usage ?? ''}`);
+      const relevant = index.search(request.query, { limit: tools.length }).map((hit) => hit.id);
+      const order = [
+        ...relevant,
+        ...tools.map((tool) => tool.name).filter((toolName) => !relevant.includes(toolName)),
+      ];
       const errors: string[] = [];
       const recentErrors = options.recentErrors ?? 3;
       for (let index = request.history.length - 1; index >= 0 && errors.length < recentErrors; index--) {
@@ -79,8 +80,9 @@ export function createToolSource(options: ToolSourceOptions): ContextSource {
             errors.push(`- ${part.toolName}: ${toolOutputText(part.output).slice(0, 300)}`);
         }
       }
+      const errorBlocks: ContextBlock[] = [];
       if (errors.length > 0) {
-        blocks.unshift(
+        errorBlocks.push(
           createBlock(
             {
               id: `${name}:recent-errors`,
@@ -94,7 +96,20 @@ export function createToolSource(options: ToolSourceOptions): ContextSource {
           ),
         );
       }
-      return fitBlocks(blocks, budget.maxTokens);
+      // Relevance decides what fits the budget (failures first); the guides are sent in the
+      // given order, so the layer's text does not change with the query (it sits in the
+      // cached prefix; only a new failure changes it).
+      const fitting = new Set(
+        fitBlocks(
+          [...errorBlocks, ...order.flatMap((toolName) => guideBlock(toolName, 0))],
+          budget.maxTokens,
+        ).map((block) => block.id),
+      );
+      const guides = tools
+        .map((tool) => tool.name)
+        .filter((toolName) => fitting.has(`${name}:${toolName}`))
+        .flatMap((toolName) => guideBlock(toolName, order.indexOf(toolName)));
+      return [...errorBlocks.filter((block) => fitting.has(block.id)), ...guides];
     },
   };
 }

@@ -262,5 +262,11 @@ function describeAction(action: PreviewResponse['report']['compaction'][number])
       return `omitted ${action.messages} messages (${number(action.tokens)}-token notice)`;
     case 'retry':
       return `recompiled: exact count overshot by ${number(action.overshootTokens)}`;
+    case 'placeholder':
+      return `${action.toolName} output → artifact ${action.handle}: ${number(action.fromTokens)} → ${number(action.toTokens)} (${action.reason})`;
+    case 'chunked':
+      return `dropped ${action.messages} more messages to a chunk boundary (${number(action.tokens)})`;
+    case 'summarizer-failed':
+      return `summariser ${action.summarizer} failed: ${action.error}; used ${action.fallback}`;
   }
 }

@@ -9,7 +9,10 @@ import type {
   ToolCallPart,
   ToolResultPart,
 } from '../message.ts';
+import { cacheBreakpoints, MAX_CACHE_BREAKPOINTS } from './breakpoints.ts';
 import { contextAsUserText, splitInstructions } from './stable.ts';
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
 
 type ProviderOptions = Record<string, Record<string, JsonValue>>;
 
@@ -36,6 +39,12 @@ export interface ToAiSdkOptions {
    * system prompt and framework layer are cached. Other providers ignore it. Default true.
    */
   cacheControl?: boolean;
+  /**
+   * Mark history breakpoints too (`providerOptions.anthropic.cacheControl` on the last
+   * history message before the query, the query when steps follow, and the last message;
+   * see `cacheBreakpoints`). Default true; off when `cacheControl` is false.
+   */
+  cacheHistory?: boolean;
   layers?: LayerRegistry;
 }
 
@@ -49,14 +58,24 @@ export function toAiSdk(
   options: ToAiSdkOptions = {},
 ): { instructions: AiSdkSystemMessage[]; messages: AiSdkMessage[] } {
   const { instructions, rest, lastStable } = splitInstructions(messages, options.layers);
+  const cache = options.cacheControl ?? true;
   const system = instructions.map((message, index): AiSdkSystemMessage => {
     const entry: AiSdkSystemMessage = { role: 'system', content: systemText(message) };
-    if ((options.cacheControl ?? true) && index === lastStable) {
-      entry.providerOptions = { anthropic: { cacheControl: { type: 'ephemeral' } } };
-    }
+    if (cache && index === lastStable) entry.providerOptions = { anthropic: { cacheControl: EPHEMERAL } };
     return entry;
   });
-  return { instructions: system, messages: rest.map(toModelMessage) };
+  const out = rest.map(toModelMessage);
+  if (cache && (options.cacheHistory ?? true)) {
+    const breakpoints = cacheBreakpoints(messages, {
+      ...(options.layers === undefined ? {} : { layers: options.layers }),
+      max: MAX_CACHE_BREAKPOINTS - (lastStable >= 0 ? 1 : 0),
+    });
+    for (const index of breakpoints) {
+      const entry = out[index - instructions.length];
+      if (entry !== undefined) entry.providerOptions = { anthropic: { cacheControl: EPHEMERAL } };
+    }
+  }
+  return { instructions: system, messages: out };
 }
 
 function systemText(message: Message): string {

@@ -1,6 +1,7 @@
 import type { LayerRegistry } from '../layers.ts';
 import { isErrorResult, type Message, type Part, toolOutputText } from '../message.ts';
 import { misplaced } from './ai-sdk.ts';
+import { cacheBreakpoints, MAX_CACHE_BREAKPOINTS } from './breakpoints.ts';
 import { contextAsUserText, splitInstructions } from './stable.ts';
 
 type CacheControl = { type: 'ephemeral' };
@@ -31,7 +32,11 @@ export interface AnthropicRequest {
 export interface ToAnthropicOptions {
   /** `cache_control` on the last stable system block. Default true. */
   cacheSystem?: boolean;
-  /** `cache_control` on the last block of the history too (conversation caching). Default false. */
+  /**
+   * `cache_control` on the history too (conversation caching): on its last message before
+   * the query, on the query when tool steps follow, and on the last message (see
+   * `cacheBreakpoints`; four in all with the system one). Default true.
+   */
   cacheHistory?: boolean;
   layers?: LayerRegistry;
 }
@@ -52,9 +57,18 @@ export function toAnthropic(
     if ((options.cacheSystem ?? true) && index === lastStable) block.cache_control = { type: 'ephemeral' };
     return block;
   });
+  const marked = new Set(
+    options.cacheHistory === false
+      ? []
+      : cacheBreakpoints(messages, {
+          ...(options.layers === undefined ? {} : { layers: options.layers }),
+          max: MAX_CACHE_BREAKPOINTS - (lastStable >= 0 && options.cacheSystem !== false ? 1 : 0),
+        })
+          .filter((index) => index >= instructions.length)
+          .map((index) => index - instructions.length),
+  );
   const out: AnthropicRequest['messages'] = [];
-  let lastHistory: AnthropicBlock | undefined;
-  for (const message of rest) {
+  for (const [position, message] of rest.entries()) {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const content =
       message.role === 'system'
@@ -64,10 +78,9 @@ export function toAnthropic(
     const previous = out.at(-1);
     if (previous !== undefined && previous.role === role) previous.content.push(...content);
     else out.push({ role, content });
-    if (message.metadata?.layer === 'history') lastHistory = content.at(-1);
+    const last = content.at(-1);
+    if (marked.has(position) && last !== undefined) last.cache_control = { type: 'ephemeral' };
   }
-  if (options.cacheHistory === true && lastHistory !== undefined)
-    lastHistory.cache_control = { type: 'ephemeral' };
   return { system, messages: out };
 }
 

@@ -58,6 +58,18 @@ describe('toAiSdk', () => {
     expect(marked[0]?.providerOptions).toEqual({ anthropic: { cacheControl: { type: 'ephemeral' } } });
   });
 
+  it('marks history breakpoints with providerOptions.anthropic.cacheControl', () => {
+    const emitted = toAiSdk(messages);
+    const marked = emitted.messages.flatMap((message, index) =>
+      message.providerOptions === undefined ? [] : [index],
+    );
+    // The last history message before the query (the tool result) and the query itself.
+    expect(marked).toEqual([2, 3]);
+    expect(
+      toAiSdk(messages, { cacheHistory: false }).messages.some((m) => m.providerOptions !== undefined),
+    ).toBe(false);
+  });
+
   it('turns a context layer placed after the history into user text', () => {
     const late = compose({
       systemPrompt: 's',
@@ -111,12 +123,29 @@ describe('toAnthropic', () => {
       tool_use_id: 'c1',
       content: 'not found',
       is_error: true,
+      cache_control: { type: 'ephemeral' },
     });
-    expect(request.messages[2]?.content[1]).toEqual({ type: 'text', text: 'Why did it fail?' });
+    expect(request.messages[2]?.content[1]).toEqual({
+      type: 'text',
+      text: 'Why did it fail?',
+      cache_control: { type: 'ephemeral' },
+    });
   });
 
-  it('marks the end of the history for conversation caching when asked', () => {
-    const request = toAnthropic(messages, { cacheHistory: true });
+  it('keeps the breakpoint after the stable layers when layers are merged', () => {
+    const merged = compose({
+      systemPrompt: 'You are a tutor.',
+      contexts: { framework__context: 'Answer briefly.', knowledge__context: 'Raft has terms.' },
+      history,
+      query: 'q',
+      policy: { merge: true },
+    });
+    const request = toAnthropic(merged);
+    expect(request.system.map((block) => block.cache_control)).toEqual([{ type: 'ephemeral' }, undefined]);
+  });
+
+  it('marks the end of the history for conversation caching by default', () => {
+    const request = toAnthropic(messages);
     const toolResult = request.messages[2]?.content[0];
     expect(toolResult?.cache_control).toEqual({ type: 'ephemeral' });
   });

@@ -5,5 +5,6 @@ export {
   type ToAnthropicOptions,
   toAnthropic,
 } from './anthropic.ts';
+export { cacheBreakpoints, MAX_CACHE_BREAKPOINTS } from './breakpoints.ts';
 export { type OpenAIChatMessage, type OpenAIUserContent, toOpenAI } from './openai.ts';
 export { contextAsUserText, layerNames, splitInstructions } from './stable.ts';

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
-import { generateText, isStepCount } from 'ai';
+import { generateText, isStepCount, type ModelMessage } from 'ai';
+import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
+import { type AnyModelMessage, fromModelMessages } from '../../ai-sdk/from-model-messages.ts';
+import { createMemoryArtifactStore } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import { toAiSdk } from '../../core/emit/index.ts';
@@ -48,7 +51,10 @@ export type CompactStage = (input: CompactStageInput) => Promise<CompiledContext
 export interface AgentRunResult {
   messages: BaseMessage[];
   text: string;
+  /** The first model call's compile. */
   compiled: CompiledContext;
+  /** Every model call's compile, in order (one per step of the tool loop), each with its report. */
+  steps: CompiledContext[];
 }
 
 /**
@@ -68,7 +74,15 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   });
   if (input.signal !== undefined) request.signal = input.signal;
   const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
-  const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) =>
+  const tools = await toolDefinitions(agent.tools);
+  const store = createMemoryArtifactStore();
+  // The request and limits of the last compile the stage made: later steps start from them.
+  let last: { request: CompileRequest; limits: { maxInputTokens?: number } } = { request, limits: {} };
+  const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
+    last = { request: compileRequest, limits };
+    return compileStep(compileRequest, limits);
+  };
+  const compileStep = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) =>
     compileContext(compileRequest, {
       counter: input.counter,
       window: agent.window,
@@ -76,6 +90,8 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
       enableShareContext: rule.enableShareContext,
       policy: { alwaysInclude: rule.alwaysInclude },
       ...(sources.length === 0 ? {} : { sources }),
+      tools,
+      toolResults: { store },
       ...(agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
       onSummary: (summary) => sb.compression.persistCompression(summary.summary, summary.throughMessageId),
     });
@@ -83,22 +99,42 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     input.compact === undefined
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
-  const { instructions, messages } = toAiSdk(compiled.messages);
+  // Every later step of the tool loop is compiled again, under the same budget: the request
+  // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
+  const steps: CompiledContext[] = [compiled];
+  const base = last;
+  const emit = (entry: CompiledContext) => {
+    const { instructions, messages } = toAiSdk(entry.messages);
+    return {
+      instructions,
+      messages: messages as ModelMessage[],
+      maxOutputTokens: entry.maxOutputTokens,
+    };
+  };
+  const first = emit(compiled);
   const result = await generateText({
     model: agent.model,
-    instructions,
-    messages: messages as Parameters<typeof generateText>[0]['messages'] & object,
+    instructions: first.instructions,
+    messages: first.messages,
+    maxOutputTokens: first.maxOutputTokens,
     tools: agent.tools,
     stopWhen: isStepCount(agent.maxSteps),
+    prepareStep: async ({ stepNumber, responseMessages }) => {
+      if (stepNumber === 0) return undefined;
+      const produced = fromModelMessages(responseMessages as AnyModelMessage[]).messages;
+      const next = await compileStep({ ...base.request, steps: produced }, base.limits);
+      steps.push(next);
+      return emit(next);
+    },
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
   });
   // Ids are generated here, never taken from the provider's response id: a gateway that
   // repeats a response id would otherwise make one turn's reply replace another's.
   const callId = randomUUID();
-  const produced: Message[] = result.response.messages.map((message, index) => ({
+  const produced: Message[] = result.responseMessages.map((message, index) => ({
     id: `${agent.id}:${callId}:${index}`,
     role: message.role as Message['role'],
     content: message.content as Message['content'],
   }));
-  return { messages: toLangChain(produced), text: result.text, compiled };
+  return { messages: toLangChain(produced), text: result.text, compiled, steps };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitSentences } from './split-sentences.ts';
+import { sentenceSegments, splitSentences } from './split-sentences.ts';
 
 describe('splitSentences', () => {
   it('splits Chinese and English punctuation but not dotted names or decimals', () => {
@@ -10,6 +10,20 @@ describe('splitSentences', () => {
       'ok.',
       'Done!',
     ]);
+  });
+
+  it('keeps dotted names, versions, decimals and file names whole', () => {
+    expect(
+      splitSentences(
+        'Use table dw.orders v2.5 for the join. We must keep 3.5% margin. Read spec.md first.',
+      ).map((span) => span.text),
+    ).toEqual(['Use table dw.orders v2.5 for the join.', 'We must keep 3.5% margin.', 'Read spec.md first.']);
+  });
+
+  it('reads long texts in slices and returns pieces that concatenate back', () => {
+    const text = 'A line of text. Another one!\n'.repeat(2000);
+    expect(sentenceSegments(text).join('')).toBe(text);
+    expect(splitSentences(text)).toHaveLength(4000);
   });
 
   it('returns spans that are verbatim, trimmed and non-empty', () => {

@@ -1,0 +1,51 @@
+import type { LanguageModelMiddleware } from 'ai';
+import type { ArtifactHandleStore, ToolDefinition } from '../core/index.ts';
+import { type CtxloomHookOptions, compileModelCall, hookStore } from './compile-model-call.ts';
+import { type AnyModelMessage, fromModelMessages } from './from-model-messages.ts';
+import { toModelPrompt } from './to-model-prompt.ts';
+
+/**
+ * A language-model middleware that compiles every call through ctxloom: wrap a model once
+ * and `generateText`, `streamText` and agents get a per-step compile — each call's prompt is
+ * fitted to `window − reserve` (tool schemas counted), tool outputs that are too big or from
+ * an earlier turn become artifact placeholders, prompt-cache breakpoints are set, and the
+ * output reserve is sent as `maxOutputTokens` (a smaller limit of the caller is kept).
+ * `store` holds the artifacts; pass it to `openArtifactTool` so the model can re-open them.
+ * @example
+ * const middleware = ctxloomMiddleware({ counter: getTokenCounter('gpt-4o'), window: 128_000 });
+ * const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware });
+ * await generateText({ model, tools: { ...tools, open_artifact: openArtifactTool(middleware.store) }, prompt });
+ */
+export function ctxloomMiddleware(
+  options: CtxloomHookOptions,
+): LanguageModelMiddleware & { readonly store: ArtifactHandleStore } {
+  const store = hookStore(options);
+  return {
+    specificationVersion: 'v4',
+    store,
+    async transformParams({ params }) {
+      const { messages, originals } = fromModelMessages(params.prompt as unknown as AnyModelMessage[]);
+      const tools: ToolDefinition[] = [];
+      for (const tool of params.tools ?? []) {
+        if (tool.type !== 'function') continue;
+        tools.push({
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          inputSchema: tool.inputSchema,
+        });
+      }
+      const compiled = await compileModelCall({ messages, tools, options, store });
+      return {
+        ...params,
+        prompt: toModelPrompt(compiled.messages, {
+          originals,
+          ...(options.layers === undefined ? {} : { layers: options.layers }),
+        }),
+        maxOutputTokens: Math.min(
+          params.maxOutputTokens ?? Number.POSITIVE_INFINITY,
+          compiled.maxOutputTokens,
+        ),
+      };
+    },
+  };
+}

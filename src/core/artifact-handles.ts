@@ -1,0 +1,176 @@
+import { CtxloomError } from './errors.ts';
+import { hashText } from './fingerprint.ts';
+
+/**
+ * A tool output kept outside the prompt (seed 004's artifact index: hash, length, preview).
+ * The prompt carries a placeholder naming `handle`; the model re-opens it with the
+ * `open_artifact` tool ({@link readArtifact}).
+ */
+export interface ArtifactHandle {
+  /** `art_<hash>`: derived from the content, so the same output always gets the same handle. */
+  handle: string;
+  /** Content hash (cyrb53, 14 hex digits). */
+  hash: string;
+  /** Content length in UTF-16 code units. */
+  length: number;
+  /** The first characters, whitespace collapsed. */
+  preview: string;
+  toolName: string;
+}
+
+/** Where tool outputs replaced by placeholders are kept, by handle. */
+export interface ArtifactHandleStore {
+  /** Keeps `content` and returns its handle (idempotent: equal content, equal handle). */
+  put(input: { content: string; toolName: string; previewChars?: number }): ArtifactHandle;
+  /** The content behind `handle`, or undefined when unknown (or evicted). */
+  get(handle: string): string | undefined;
+  /** The index entry of `handle`. */
+  describe(handle: string): ArtifactHandle | undefined;
+}
+
+/** Options of {@link createMemoryArtifactStore}. */
+export interface MemoryArtifactStoreOptions {
+  /** Most artifacts kept; the least recently put are evicted first. Default 1 000, range ≥ 1. */
+  maxEntries?: number;
+  /** Most UTF-16 code units kept in all. Default 32 Mi. */
+  maxCharacters?: number;
+}
+
+/** An in-memory {@link ArtifactHandleStore}, bounded by entries and characters. */
+export function createMemoryArtifactStore(options: MemoryArtifactStoreOptions = {}): ArtifactHandleStore {
+  const maxEntries = options.maxEntries ?? 1000;
+  const maxCharacters = options.maxCharacters ?? 32 * 1024 * 1024;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'maxEntries must be an integer ≥ 1',
+      path: 'maxEntries',
+    });
+  }
+  const entries = new Map<string, { content: string; entry: ArtifactHandle }>();
+  let characters = 0;
+  return {
+    put({ content, toolName, previewChars }) {
+      const entry = describeArtifact({
+        content,
+        toolName,
+        ...(previewChars === undefined ? {} : { previewChars }),
+      });
+      const known = entries.get(entry.handle);
+      if (known !== undefined) {
+        // Refresh its place in the eviction order.
+        entries.delete(entry.handle);
+        entries.set(entry.handle, known);
+        return known.entry;
+      }
+      while (
+        entries.size > 0 &&
+        (entries.size >= maxEntries || characters + content.length > maxCharacters)
+      ) {
+        const oldest = entries.keys().next();
+        if (oldest.done) break;
+        characters -= entries.get(oldest.value)?.content.length ?? 0;
+        entries.delete(oldest.value);
+      }
+      entries.set(entry.handle, { content, entry });
+      characters += content.length;
+      return entry;
+    },
+    get: (handle) => entries.get(handle)?.content,
+    describe: (handle) => entries.get(handle)?.entry,
+  };
+}
+
+/** The index entry of a content, without storing it. */
+export function describeArtifact(input: {
+  content: string;
+  toolName: string;
+  previewChars?: number;
+}): ArtifactHandle {
+  const hash = hashText(input.content);
+  const previewChars = Math.max(16, input.previewChars ?? 160);
+  const flat = input.content
+    .slice(0, previewChars * 2)
+    .replace(/\s+/gu, ' ')
+    .trim();
+  return {
+    handle: `art_${hash}`,
+    hash,
+    length: input.content.length,
+    preview: flat.length > previewChars ? `${flat.slice(0, previewChars - 1)}…` : flat,
+    toolName: input.toolName,
+  };
+}
+
+/** The name of the tool that re-opens an artifact. */
+export const OPEN_ARTIFACT_TOOL = 'open_artifact';
+
+/** The placeholder text that stands for a tool output kept as an artifact. */
+export function artifactPlaceholder(entry: ArtifactHandle): string {
+  return `[${entry.toolName} output kept as artifact ${entry.handle} (${entry.length} chars, hash ${entry.hash}). Preview: ${entry.preview} — call ${OPEN_ARTIFACT_TOOL} with {"handle":"${entry.handle}"} to read it.]`;
+}
+
+/**
+ * The runtime-neutral definition of the `open_artifact` tool (a JSON schema), for any tool
+ * loop; `ctxloom/ai-sdk` wraps it as an AI SDK tool.
+ */
+export const OPEN_ARTIFACT_DEFINITION = {
+  name: OPEN_ARTIFACT_TOOL,
+  description:
+    'Re-open a tool output that was kept out of the prompt as an artifact (its placeholder names the handle). Returns up to maxChars characters from offset.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      handle: { type: 'string', description: 'The artifact handle, e.g. art_0123456789abcd' },
+      offset: { type: 'integer', minimum: 0, description: 'First character to return; default 0' },
+      maxChars: { type: 'integer', minimum: 1, description: 'Most characters to return; default 8000' },
+    },
+    required: ['handle'],
+    additionalProperties: false,
+  },
+} as const;
+
+/** Input of {@link readArtifact}. */
+export interface ReadArtifactInput {
+  handle: string;
+  offset?: number;
+  maxChars?: number;
+}
+
+/**
+ * Reads a slice of an artifact for the `open_artifact` tool. Throws `not-found` for an
+ * unknown handle and `invalid-argument` for a bad offset.
+ */
+export function readArtifact(
+  store: ArtifactHandleStore,
+  input: ReadArtifactInput,
+): { handle: string; offset: number; text: string; length: number; more: boolean } {
+  const content = store.get(input.handle);
+  if (content === undefined) {
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `no artifact "${input.handle}" (unknown or evicted)`,
+      path: 'handle',
+    });
+  }
+  const offset = input.offset ?? 0;
+  const maxChars = Math.min(input.maxChars ?? 8000, 100_000);
+  if (!Number.isInteger(offset) || offset < 0 || offset > content.length) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `offset must be an integer within 0..${content.length}`,
+      path: 'offset',
+    });
+  }
+  if (!Number.isInteger(maxChars) || maxChars < 1) {
+    throw new CtxloomError({ code: 'invalid-argument', message: 'maxChars must be ≥ 1', path: 'maxChars' });
+  }
+  const text = content.slice(offset, offset + maxChars);
+  return {
+    handle: input.handle,
+    offset,
+    text,
+    length: content.length,
+    more: offset + text.length < content.length,
+  };
+}

@@ -1,0 +1,74 @@
+import type { ContextBlock } from './block.ts';
+import type { DroppedBlock, DropReason, Selection } from './select.ts';
+
+/**
+ * Widens a history cut to the next chunk boundary, so the kept history starts at the same
+ * message for many calls and a provider's prompt cache keeps hitting (dropping the oldest
+ * message every turn moves the start — and invalidates the cache — on every call).
+ *
+ * Boundaries sit where the running token count of `history` (oldest first) crosses a multiple
+ * of `chunkTokens`, never inside a group (a tool call and its results). They depend only on
+ * the history before them, so they do not move as the history grows. When the selection
+ * dropped the oldest `cut` messages for lack of room, every kept message before the first
+ * boundary ≥ `cut` is dropped too (same reason). The newest message is never dropped here.
+ * Returns the selection unchanged when no history was dropped for room.
+ */
+export function dropHistoryInChunks(
+  selection: Selection,
+  history: readonly ContextBlock[],
+  chunkTokens: number,
+  /** The widened cut never passes this index (e.g. the first message of the current turn). */
+  limit: number = history.length - 1,
+): { selection: Selection; added: ContextBlock[] } {
+  if (!(chunkTokens > 0) || history.length === 0) return { selection, added: [] };
+  let reason: DropReason | undefined;
+  const droppedIds = new Set<string>();
+  for (const entry of selection.dropped) {
+    if (entry.block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
+    droppedIds.add(entry.block.id);
+    reason ??= entry.reason;
+  }
+  if (reason === undefined) return { selection, added: [] };
+  let cut = 0;
+  history.forEach((block, index) => {
+    if (droppedIds.has(block.id)) cut = index + 1;
+  });
+  let boundary = -1;
+  let start = 0;
+  let previousChunk = 0;
+  let pending = false;
+  for (let index = 0; index < history.length; index++) {
+    const block = history[index] as ContextBlock;
+    const chunk = Math.floor(start / chunkTokens);
+    const startsChunk = chunk > previousChunk;
+    previousChunk = chunk;
+    start += block.tokens;
+    if (index < cut) continue;
+    if (startsChunk) pending = true;
+    const inGroup = block.group !== undefined && history[index - 1]?.group === block.group;
+    if (!pending || inGroup) continue;
+    // At the cut itself: it already sits on a boundary, nothing to widen.
+    if (index > cut) boundary = index;
+    break;
+  }
+  boundary = Math.min(boundary, limit);
+  if (boundary <= cut || boundary >= history.length) return { selection, added: [] };
+  const widen = new Set<string>();
+  for (let index = cut; index < boundary; index++) widen.add((history[index] as ContextBlock).id);
+  const added: ContextBlock[] = [];
+  const kept = selection.kept.filter((block) => {
+    if (!widen.has(block.id)) return true;
+    added.push(block);
+    return false;
+  });
+  if (added.length === 0) return { selection, added };
+  const freed = added.reduce((sum, block) => sum + block.tokens, 0);
+  const dropped: DroppedBlock[] = [
+    ...selection.dropped,
+    ...added.map((block) => ({ block, reason: reason as DropReason })),
+  ];
+  const layers = selection.layers.map((grant) =>
+    grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
+  );
+  return { selection: { ...selection, kept, dropped, layers }, added };
+}
