@@ -1,5 +1,5 @@
 import { CtxloomError, type Message } from '../core/index.ts';
-import { MESSAGES_FILE, type Sandbox } from '../workspace/index.ts';
+import { MESSAGES_FILE, parseJsonText, type Sandbox } from '../workspace/index.ts';
 
 /**
  * Appends messages to a session's `messages.json`, serialised per file by the sandbox, and
@@ -28,17 +28,7 @@ export async function appendSessionMessages(sandbox: Sandbox, messages: readonly
 }
 
 function parseStored(text: string): unknown[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new CtxloomError({
-      code: 'parse-error',
-      message: 'messages.json is not valid JSON',
-      file: MESSAGES_FILE,
-      cause,
-    });
-  }
+  const value = parseJsonText(text, MESSAGES_FILE);
   if (!Array.isArray(value)) {
     throw new CtxloomError({
       code: 'invalid-config',

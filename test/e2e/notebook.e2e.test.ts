@@ -74,7 +74,7 @@ describe('the notebook in a real browser', () => {
 
 async function journey(): Promise<void> {
   {
-    await page.goto(`${server.url}/?lang=en`);
+    await page.goto(`${server.url}/?lang=en&token=${encodeURIComponent(server.token)}`);
     await expect.poll(previewTokens, { timeout: 20_000 }).toBeGreaterThan(0);
     await expect.poll(() => page.getByText('Offline model.').isVisible()).toBe(true);
     await shot('1-start');
@@ -112,19 +112,20 @@ async function journey(): Promise<void> {
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\n## 我的笔记\n');
     const base = `${server.url}/api/sessions/raft-consensus/files/guidance.md`;
-    const theirs = await fetch(base);
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const theirs = await fetch(base, { headers: auth });
     const text = await theirs.text();
     await fetch(base, {
       method: 'PUT',
-      headers: { 'If-Match': theirs.headers.get('ETag')! },
-      body: `${text}\n## 别人的修改\n`,
+      headers: { ...auth, 'If-Match': theirs.headers.get('ETag')!, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: `${text}\n## 别人的修改\n` }),
     });
     await page.keyboard.press('Control+s');
     await expect.poll(() => page.locator('.conflict').isVisible()).toBe(true);
     await shot('2b-conflict');
     await page.getByRole('button', { name: 'Overwrite with mine' }).click();
     await expect.poll(() => page.locator('.editor-state').textContent()).toContain('Saved');
-    expect(await (await fetch(base)).text()).toContain('## 我的笔记');
+    expect(await (await fetch(base, { headers: auth })).text()).toContain('## 我的笔记');
 
     // Tick blocks: the preview's total changes with each.
     const before = await previewTokens();

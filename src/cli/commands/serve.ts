@@ -24,7 +24,11 @@ Options:
 
 Environment:
   CTXLOOM_MODEL   offline (default) | openai:<model> | anthropic:<model> | openai-compatible:<baseURL>#<model>
-  CTXLOOM_TOKEN   bearer token; required for a non-loopback --host, then sent as Authorization: Bearer
+  CTXLOOM_TOKEN   the API token; required for a non-loopback --host (clients send
+                  Authorization: Bearer <token>). On loopback a fresh one is made per run: open
+                  the printed URL (…/?token=…), which sets it as an HttpOnly cookie
+  CTXLOOM_ALLOWED_HOSTS  extra host names accepted in Host/Origin, comma-separated (a reverse
+                  proxy's name); loopback and the bound host are always accepted
 `;
 
 /** `ctxloom serve <workspace>`: runs until SIGINT/SIGTERM. */
@@ -63,19 +67,24 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   const resolved = resolveModel(process.env.CTXLOOM_MODEL, process.env);
   const webRoot = await ensureWebBuild(io.stderr);
   const token = process.env.CTXLOOM_TOKEN;
+  const allowedHosts = (process.env.CTXLOOM_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
   const server = await startNotebookServer({
     workspace: openWorkspace({ root }),
     model: { model: resolved.model, spec: resolved.spec, offline: resolved.offline },
     ...(values.host === undefined ? {} : { host: values.host }),
     port,
     ...(token === undefined || token === '' ? {} : { token }),
+    allowedHosts,
     ...(webRoot === undefined ? {} : { webRoot }),
     // A real model also writes the compression summaries; offline, the extractive one does.
     ...(resolved.offline
       ? {}
       : { summarizer: createModelSummarizer({ model: resolved.model, name: resolved.spec }) }),
   });
-  io.stdout(`ctxloom notebook: ${server.url}\n`);
+  io.stdout(`ctxloom notebook: ${server.browserUrl}\n`);
   io.stdout(`  workspace ${root}\n`);
   io.stdout(`  model     ${resolved.spec}${resolved.offline ? ` — ${OFFLINE_HINT}` : ''}\n`);
   if (webRoot === undefined) io.stdout('  web UI    not built (npm run build:web); the API runs\n');

@@ -4,7 +4,7 @@ import {
   CONTEXT_CONFIG_FILE,
   type ContextConfig,
   parseContextConfig,
-  recordMemoryEvent,
+  recordMemoryEvents,
 } from '../../workspace/index.ts';
 import { compileSession } from '../compile-session.ts';
 import { etagOf } from '../etag.ts';
@@ -89,22 +89,16 @@ export function contextRoutes(context: NotebookContext): Hono {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
     const body = await readJsonBody(c, memoryBody);
-    const sandbox = workspace.session(sessionId);
-    const events = [];
-    for (const targetMessageId of body.targetMessageIds) {
-      events.push(
-        await recordMemoryEvent(
-          sandbox,
-          {
-            type: body.action,
-            targetMessageId,
-            by: 'user',
-            ...(body.summary === undefined ? {} : { summary: body.summary }),
-          },
-          { now: context.now, createId: context.createId },
-        ),
-      );
-    }
+    const events = await recordMemoryEvents(
+      workspace.session(sessionId),
+      body.targetMessageIds.map((targetMessageId) => ({
+        type: body.action,
+        targetMessageId,
+        by: 'user' as const,
+        ...(body.summary === undefined ? {} : { summary: body.summary }),
+      })),
+      { now: context.now, createId: context.createId },
+    );
     return c.json({ events });
   });
   return app;
