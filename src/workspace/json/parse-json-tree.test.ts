@@ -22,8 +22,8 @@ const parsers: [string, (text: string) => unknown][] = [
 const badEscapes = ['\\x', '\\2', '\\u12', '\\u12"', '\\uZZZZ', '\\a', '\\U0041', '\\u{41}', '\\0'];
 
 describe('JSON parsers', () => {
-  it.each(badEscapes)('report the invalid escape %j as a located parse-error', (escape) => {
-    const text = `[\n  {"id": "a${escape}b"}\n]`;
+  it.each(badEscapes)('report the invalid escape %j as a located parse-error', (badEscape) => {
+    const text = `[\n  {"id": "a${badEscape}b"}\n]`;
     for (const [file, parse] of parsers) {
       const error = (() => {
         try {
