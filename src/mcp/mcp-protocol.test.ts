@@ -109,7 +109,7 @@ describe('the MCP server, driven by the SDK client in memory', () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toContain('context');
     const prompt = await client.getPrompt({ name: 'context', arguments: { query: '选举限制是什么？' } });
-    const text = (prompt.messages[0]?.content as { text: string }).text;
+    const text = (prompt.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
     expect(prompt.messages[0]?.role).toBe('user');
     expect(text).toContain('# 角色 / Role');
     expect(text).toContain('<knowledge__context');
