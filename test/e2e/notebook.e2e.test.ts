@@ -130,10 +130,11 @@ async function journey(): Promise<void> {
     // Tick blocks: the preview's total changes with each.
     const before = await previewTokens();
     await page.locator('input[data-block="考试安排"]').check();
-    await expect.poll(previewTokens).toBeGreaterThan(before);
+    // Each tick saves the manifest (a durable, locked write) and recompiles: allow a loaded machine time.
+    await expect.poll(previewTokens, { timeout: 10_000 }).toBeGreaterThan(before);
     const withExam = await previewTokens();
     await page.locator('input[data-block="学习目标"]').uncheck();
-    await expect.poll(previewTokens).toBeLessThan(withExam);
+    await expect.poll(previewTokens, { timeout: 10_000 }).toBeLessThan(withExam);
     await page.locator('tr[data-layer="knowledge__context"] .layer-toggle').click();
     await expect.poll(() => page.locator('.layer-detail .layer-text').textContent()).toContain('期末考试');
     await shot('3-blocks-preview');
