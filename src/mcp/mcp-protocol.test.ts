@@ -71,8 +71,13 @@ describe('the MCP server, driven by the SDK client in memory', () => {
       expect(result.content[0]?.text).toMatch(/^error \[(path-escape|invalid-argument|not-found)\]/u);
       expect(result.content[0]?.text).not.toContain(root);
     }
-    const invalid = await rpcError(client.callTool({ name: 'read_file', arguments: { path: 3 } }));
-    expect(invalid === undefined || invalid.code === -32602).toBe(true);
+    // Bad arguments: the SDK reports invalid params (-32602) as a tool error the model can fix.
+    const invalid = (await client.callTool({ name: 'read_file', arguments: { path: 3 } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content[0]?.text).toContain('-32602');
   });
 
   it('annotates every tool: read-only ones, and the destructive write_file', async () => {
