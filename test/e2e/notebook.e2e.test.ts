@@ -171,12 +171,24 @@ async function journey(): Promise<void> {
     await expect.poll(() => answer.locator('.tool-output').textContent()).toContain('教学指南');
     await shot('5-chat');
 
-    // Reload: the history is read back from messages.json, tool event included.
+    // Reload: the history is read back from messages.json, tool event included. The answer is
+    // stored just after the stream's finish (issue 14 item 12: the chat rewrite persists first),
+    // so on a loaded machine wait until the store has it.
+    const answered = async () => {
+      const history = await readMessages(openWorkspace({ root }).session('raft-consensus'));
+      const asked = history.findLastIndex(
+        (message) => message.role === 'user' && String(message.content).includes('please read'),
+      );
+      return asked >= 0 && history.findLastIndex((message) => message.role === 'assistant') > asked;
+    };
+    await expect.poll(answered, { timeout: 20_000 }).toBe(true);
     await page.reload();
     const user = page.locator('.message.user').last();
     await expect.poll(() => user.textContent(), { timeout: 20_000 }).toContain('please read guidance.md');
     await expect
-      .poll(() => page.locator('.message.assistant').last().getByTestId('tool-event').count())
+      .poll(() => page.locator('.message.assistant').last().getByTestId('tool-event').count(), {
+        timeout: 10_000,
+      })
       .toBe(1);
     const stored = await readMessages(openWorkspace({ root }).session('raft-consensus'));
     expect(
