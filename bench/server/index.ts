@@ -43,13 +43,19 @@ export async function run(context: Pick<BenchContext, 'log'>): Promise<BenchMetr
     context.log(`server ${url} (pid ${pid}), ${SESSIONS} sessions`);
     const baseline = await memoryOf(pid);
     // Warm-up: load the tokenizer and parse caches once (not measured).
-    await sendChat({ url, sessionId: 's000', text: QUESTIONS[0] as string, id: 'warm-0' });
+    await sendChat({
+      url,
+      token: BENCH_TOKEN,
+      sessionId: 's000',
+      text: QUESTIONS[0] as string,
+      id: 'warm-0',
+    });
 
     // Floor of this machine: the same burst on a route that does nothing (404), same run.
-    await fetch(`${url}/api/nothing`);
+    await fetch(`${url}/api/nothing`, auth);
     const floor = await runBounded(SESSIONS, SESSIONS, async () => {
       const begin = performance.now();
-      const response = await fetch(`${url}/api/nothing`);
+      const response = await fetch(`${url}/api/nothing`, auth);
       await response.arrayBuffer();
       return performance.now() - begin;
     });
@@ -61,6 +67,7 @@ export async function run(context: Pick<BenchContext, 'log'>): Promise<BenchMetr
     const chat = (index: number) =>
       sendChat({
         url,
+        token: BENCH_TOKEN,
         sessionId: `s${String(index % SESSIONS).padStart(3, '0')}`,
         text: QUESTIONS[index % QUESTIONS.length] as string,
         id: `load-${++sequence}`,
@@ -149,6 +156,10 @@ async function createWorkspace(root: string): Promise<void> {
   await writeFile(join(root, 'sessions.json'), `${JSON.stringify(records, null, 2)}\n`);
 }
 
+/** The server's API token for this benchmark (every `/api` request needs one). */
+const BENCH_TOKEN = 'bench-server-token';
+const auth = { headers: { Authorization: `Bearer ${BENCH_TOKEN}` } };
+
 async function startServer(root: string): Promise<{ child: ChildProcess; url: string }> {
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
@@ -156,7 +167,7 @@ async function startServer(root: string): Promise<{ child: ChildProcess; url: st
     process.execPath,
     [...nodeArgs, join(REPO, 'src/cli/main.ts'), 'serve', root, '--port', '0'],
     {
-      env: { ...process.env, CTXLOOM_MODEL: 'offline' },
+      env: { ...process.env, CTXLOOM_MODEL: 'offline', CTXLOOM_TOKEN: BENCH_TOKEN },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

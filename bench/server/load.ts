@@ -13,6 +13,8 @@ export interface ChatSample {
 /** Sends one chat message and reads the UI message stream to the end. */
 export async function sendChat(options: {
   url: string;
+  /** The server's API token (sent as a bearer header). */
+  token?: string;
   sessionId: string;
   text: string;
   id: string;
@@ -21,7 +23,10 @@ export async function sendChat(options: {
   try {
     const response = await fetch(`${options.url}/api/sessions/${options.sessionId}/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        ...(options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` }),
+      },
       body: JSON.stringify({
         id: options.sessionId,
         trigger: 'submit-message',

@@ -12,6 +12,8 @@
  * - `too-large` — an input exceeded a documented size limit.
  * - `conflict` — a write was based on a stale version (ETag mismatch).
  * - `unauthorized` — a request lacked the required credentials.
+ * - `forbidden` — a request came from a foreign site or host (`Origin`/`Host` check).
+ * - `unsupported-media-type` — a write request's body is not `application/json`.
  * - `over-budget` — compaction could not bring a request under its window.
  * - `reducer-violation` — a state patch broke a reducer rule.
  * - `unknown-state-key` — a state patch named a field the schema does not have.
@@ -31,6 +33,8 @@ export const ERROR_CODES = [
   'too-large',
   'conflict',
   'unauthorized',
+  'forbidden',
+  'unsupported-media-type',
   'over-budget',
   'reducer-violation',
   'unknown-state-key',

@@ -1,6 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CtxloomError, formatReport } from '../core/index.ts';
+import { type CallToolResult, McpError, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { CtxloomError, formatReport, messageText } from '../core/index.ts';
 import { createFileSessionStore, createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { flattenBlocks } from '../workspace/blocks/flatten-blocks.ts';
 import { hasBlockParser } from '../workspace/blocks/parse-blocks.ts';
@@ -9,7 +10,31 @@ import {
   createWorkspaceToolset,
   type WorkspaceToolDefinition,
 } from '../workspace/tools/create-workspace-toolset.ts';
+import { DEFAULT_READ_ONLY_FILES } from '../workspace/tools/tool-context.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import { RESOURCE_NOT_FOUND, toMcpError, toolErrorText } from './to-mcp-error.ts';
+
+/** Hints of each workspace tool (MCP tool annotations): what it changes, and how. */
+export const TOOL_ANNOTATIONS: Record<string, ToolAnnotations> = {
+  read_file: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  list_files: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  search: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  read_block: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // Replaces a file or lines of it; with a line range, repeating it inserts again.
+  write_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // Appends to the audit log; a later restore undoes it, nothing is lost.
+  dismiss_memory: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+};
+
+/** Record files whose blocks are not listed as resources (they stay readable by URI). */
+const UNLISTED_BLOCK_FILES: readonly string[] = DEFAULT_READ_ONLY_FILES.filter(
+  (file) => file !== 'context-config.json',
+);
 
 /** Options of {@link createWorkspaceMcpServer}. */
 export interface WorkspaceMcpServerOptions {
@@ -39,8 +64,13 @@ export function blockResourceUri(file: string, blockId: string): string {
  * workspace tools (`read_file`, `write_file`, `list_files`, `search`, `read_block`,
  * `dismiss_memory`, the same definitions as the AI SDK tools), every session file as a
  * resource (`ctxloom://files/{path}`), every Markdown/JSON block as a resource
- * (`ctxloom://blocks/{file}/{id}`), and the compiled-context preview (`ctxloom://preview`).
- * All access goes through the session sandbox. Connect it to a transport, e.g. stdio.
+ * (`ctxloom://blocks/{file}/{id}`; the record files' blocks are not listed), the
+ * compiled-context preview (`ctxloom://preview`) and the compiled context as the prompt
+ * `context` (a slash command in Claude Code). Tools carry annotations (read-only,
+ * destructive, idempotent); a `write_file` that adds a file sends
+ * `notifications/resources/list_changed`; errors use the spec's codes (`-32002` missing
+ * resource, `-32602` refused path or bad argument) and never name server paths. All access
+ * goes through the session sandbox. Connect it to a transport, e.g. stdio.
  */
 export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): McpServer {
   const { workspace, sessionId } = options;
@@ -53,28 +83,31 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   const register = (name: string, definition: WorkspaceToolDefinition) => {
     server.registerTool(
       name,
-      { description: definition.description, inputSchema: definition.inputSchema },
+      {
+        description: definition.description,
+        inputSchema: definition.inputSchema,
+        ...(TOOL_ANNOTATIONS[name] === undefined ? {} : { annotations: TOOL_ANNOTATIONS[name] }),
+      },
       async (input: unknown, extra): Promise<CallToolResult> => {
         try {
+          const added = name === 'write_file' && !(await fileExists((input as { path: string }).path));
           const text = await definition.run(input, { toolCallId: String(extra.requestId) });
+          if (added) await server.sendResourceListChanged();
           return { content: [{ type: 'text', text }] };
         } catch (error) {
-          if (!CtxloomError.is(error)) throw error;
-          return {
-            content: [{ type: 'text', text: `error [${error.code}]: ${error.message}` }],
-            isError: true,
-          };
+          return { content: [{ type: 'text', text: toolErrorText(error) }], isError: true };
         }
       },
     );
   };
+  const fileExists = (path: string): Promise<boolean> => sandbox.exists(path).catch(() => true);
   for (const [name, definition] of Object.entries(tools))
     register(name, definition as WorkspaceToolDefinition);
 
   const sessionFiles = async () => {
     const entries = await sandbox.list('', { recursive: true, maxEntries: 2000 });
     const files = entries.filter((entry) => entry.kind === 'file').map((entry) => entry.path);
-    for (const global of ['system-prompt.md', 'profile.md']) {
+    for (const global of workspace.globalFiles) {
       if (!files.includes(global) && (await sandbox.exists(global))) files.push(global);
     }
     return files;
@@ -92,12 +125,12 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
       }),
     }),
     { description: 'A file of the session folder (global files read-only)' },
-    async (uri, variables) => {
+    reading(async (uri, variables) => {
       const path = decodeURIComponent(String(variables.path));
       return {
         contents: [{ uri: uri.href, mimeType: mimeTypeOf(path), text: await sandbox.readText(path) }],
       };
-    },
+    }),
   );
 
   server.registerResource(
@@ -105,7 +138,11 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
     new ResourceTemplate('ctxloom://blocks/{file}/{+id}', {
       list: async () => {
         const resources: { uri: string; name: string; mimeType: string; description: string }[] = [];
-        for (const file of (await sessionFiles()).filter(hasBlockParser)) {
+        const listed = (await sessionFiles()).filter(
+          (file) =>
+            hasBlockParser(file) && !UNLISTED_BLOCK_FILES.includes(file) && !file.endsWith('.blocks.json'),
+        );
+        for (const file of listed) {
           let blocks: ReturnType<typeof flattenBlocks>;
           try {
             blocks = flattenBlocks((await workspace.readParsed(sandbox, file)).blocks);
@@ -126,19 +163,19 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
       },
     }),
     { description: 'One block of a Markdown or JSON file, by heading path or short id' },
-    async (uri, variables) => {
+    reading(async (uri, variables) => {
       const file = decodeURIComponent(String(variables.file));
       const id = decodeURIComponent(String(variables.id));
       const text = await tools.read_block.run({ file, blockId: id });
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] };
-    },
+    }),
   );
 
   server.registerResource(
     'outline',
     new ResourceTemplate('ctxloom://outline/{file}', { list: undefined }),
     { description: 'The block tree of a file with ids and line ranges' },
-    async (uri, variables) => {
+    reading(async (uri, variables) => {
       const file = decodeURIComponent(String(variables.file));
       const parsed = await workspace.readParsed(sandbox, file);
       return {
@@ -146,7 +183,7 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
           { uri: uri.href, mimeType: 'text/plain', text: formatBlockOutline(parsed.blocks).join('\n') },
         ],
       };
-    },
+    }),
   );
 
   server.registerResource(
@@ -158,7 +195,9 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
       mimeType: 'text/plain',
     },
     async (uri) => {
-      const compiled = await engine.compile(sessionId);
+      const compiled = await engine.compile(sessionId).catch((error: unknown) => {
+        throw toMcpError(error);
+      });
       const warnings = compiled.warnings.map((warning) => `warning: ${warning}`);
       return {
         contents: [
@@ -180,7 +219,56 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
       };
     },
   );
+  // Last, so it only sees URIs no other template matched: the spec's "resource not found".
+  server.registerResource(
+    'unknown',
+    new ResourceTemplate('ctxloom://{+rest}', { list: undefined }),
+    { description: 'Any other ctxloom:// URI: answers resource-not-found (-32002)' },
+    async (uri) => {
+      throw new McpError(RESOURCE_NOT_FOUND, `no resource ${uri.href}`, { uri: uri.href });
+    },
+  );
+
+  server.registerPrompt(
+    'context',
+    {
+      title: 'ctxloom context',
+      description: `The compiled context of session ${sessionId} (context-config.json): system prompt, context layers and curated history, under the manifest's token budget. Use it as a slash command to start from exactly what the notebook's model sees.`,
+      argsSchema: { query: z.string().max(20_000).optional() },
+    },
+    async ({ query }) => {
+      try {
+        const compiled = await engine.compile(
+          sessionId,
+          query === undefined || query === '' ? {} : { query },
+        );
+        const sections = compiled.messages.map((message) => {
+          const layer = typeof message.metadata?.layer === 'string' ? message.metadata.layer : message.role;
+          return `<${layer} role="${message.role}">\n${messageText(message)}\n</${layer}>`;
+        });
+        return {
+          description: `ctxloom context of ${sessionId}: ${compiled.report.totalTokens} tokens`,
+          messages: [{ role: 'user', content: { type: 'text', text: sections.join('\n\n') } }],
+        };
+      } catch (error) {
+        throw toMcpError(error);
+      }
+    },
+  );
   return server;
+}
+
+/** Wraps a resource read callback so every error leaves with the spec's code ({@link toMcpError}). */
+function reading<Args extends unknown[], Result>(
+  callback: (...args: Args) => Promise<Result>,
+): (...args: Args) => Promise<Result> {
+  return async (...args) => {
+    try {
+      return await callback(...args);
+    } catch (error) {
+      throw toMcpError(error);
+    }
+  };
 }
 
 function mimeTypeOf(path: string): string {

@@ -14,7 +14,7 @@ afterEach(() => notebook.cleanup());
 /** The AI SDK's own client transport, its fetch routed into the app (no port). */
 function transport() {
   return new DefaultChatTransport<NotebookUIMessage>({
-    api: 'http://notebook.test/api/sessions/raft-consensus/chat',
+    api: 'http://localhost/api/sessions/raft-consensus/chat',
     fetch: async (input, init) =>
       notebook.app.request(input instanceof Request ? input : String(input), init),
   });

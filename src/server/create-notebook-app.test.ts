@@ -13,6 +13,8 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
+/** The body of a file write: JSON `{ text }`. */
+const text = (content: string, headers: Record<string, string> = {}) => json({ text: content }, headers);
 const request = (path: string, init?: RequestInit) => notebook.app.request(path, init);
 const errorOf = async (response: Response) =>
   ((await response.json()) as { error: { code: string; path?: string } }).error;
@@ -118,14 +120,12 @@ describe('file routes', () => {
     const etag = read.headers.get('ETag')!;
     const first = await request('/api/sessions/raft-consensus/files/guidance.md', {
       method: 'PUT',
-      headers: { 'If-Match': etag },
-      body: '# new guidance\n',
+      ...text('# new guidance\n', { 'If-Match': etag }),
     });
     expect(first.status).toBe(200);
     const stale = await request('/api/sessions/raft-consensus/files/guidance.md', {
       method: 'PUT',
-      headers: { 'If-Match': etag },
-      body: '# other editor\n',
+      ...text('# other editor\n', { 'If-Match': etag }),
     });
     expect(stale.status).toBe(409);
     expect((await errorOf(stale)).code).toBe('conflict');
@@ -137,12 +137,12 @@ describe('file routes', () => {
   it('refuses to overwrite an existing file without If-Match but creates a new one', async () => {
     const blind = await request('/api/sessions/raft-consensus/files/guidance.md', {
       method: 'PUT',
-      body: 'x',
+      ...text('x'),
     });
     expect(blind.status).toBe(409);
     const created = await request('/api/sessions/raft-consensus/files/notes/%E7%AC%94%E8%AE%B0.md', {
       method: 'PUT',
-      body: '# 笔记\n',
+      ...text('# 笔记\n'),
     });
     expect(created.status).toBe(200);
     expect(
@@ -154,8 +154,7 @@ describe('file routes', () => {
     const read = await request('/api/sessions/raft-consensus/files/profile.md');
     const response = await request('/api/sessions/raft-consensus/files/profile.md', {
       method: 'PUT',
-      headers: { 'If-Match': read.headers.get('ETag')! },
-      body: '# 新标题\n内容\n',
+      ...text('# 新标题\n内容\n', { 'If-Match': read.headers.get('ETag')! }),
     });
     expect(response.status).toBe(200);
     const { blocks } = (await (await request('/api/profile/blocks')).json()) as { blocks: { id: string }[] };
@@ -171,7 +170,7 @@ describe('file routes', () => {
     for (const method of ['GET', 'PUT']) {
       const response = await request(`/api/sessions/raft-consensus/files/${path}`, {
         method,
-        ...(method === 'PUT' ? { body: 'x' } : {}),
+        ...(method === 'PUT' ? text('x') : {}),
       });
       expect(response.status, method).toBe(403);
       expect((await errorOf(response)).code).toBe('path-escape');
@@ -183,8 +182,7 @@ describe('file routes', () => {
       const etag = (await request(`/api/sessions/raft-consensus/files/${path}`)).headers.get('ETag')!;
       return request(`/api/sessions/raft-consensus/files/${path}`, {
         method: 'PUT',
-        headers: { 'If-Match': etag },
-        body,
+        ...text(body, { 'If-Match': etag }),
       });
     };
     const config = await put('context-config.json', '{"version": 1, "profileBlocks": "all"}');
@@ -208,7 +206,7 @@ describe('file routes', () => {
     try {
       const response = await small.app.request('/api/sessions/raft-consensus/files/big.md', {
         method: 'PUT',
-        body: 'x'.repeat(4096),
+        ...text('x'.repeat(4096)),
       });
       expect(response.status).toBe(413);
       expect((await errorOf(response)).code).toBe('too-large');
@@ -259,7 +257,7 @@ describe('context routes', () => {
     expect(await errorOf(response)).toMatchObject({ code: 'invalid-config', path: 'budget.window' });
     const broken = await request('/api/sessions/raft-consensus/context-config', {
       method: 'PUT',
-      headers: { 'If-Match': '*' },
+      headers: { 'If-Match': '*', 'content-type': 'application/json' },
       body: '{"version": 1,',
     });
     expect((await errorOf(broken)).code).toBe('parse-error');

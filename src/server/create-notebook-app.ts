@@ -8,8 +8,8 @@ import { createFileSessionStore, createSessionEngine, type SessionStore } from '
 import type { Workspace } from '../workspace/index.ts';
 import { createChatTools } from './create-chat-tools.ts';
 import { toErrorResponse } from './error-response.ts';
+import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
-import { requireBearer } from './require-bearer.ts';
 import { chatRoute } from './routes/chat-route.ts';
 import { compressRoute } from './routes/compress-route.ts';
 import { contextRoutes } from './routes/context-routes.ts';
@@ -27,8 +27,17 @@ export interface NotebookAppOptions {
   /** Where sessions are kept. Default: the workspace files (`createFileSessionStore`). */
   store?: SessionStore;
   model: NotebookModel;
-  /** When set, every `/api` route requires `Authorization: Bearer <token>`. */
+  /**
+   * When set, every `/api` route requires it: `Authorization: Bearer <token>`, or the
+   * `HttpOnly; SameSite=Strict` cookie set by opening a page with `?token=<token>`.
+   * `startNotebookServer` always sets one (a fresh one per run unless given).
+   */
   token?: string;
+  /**
+   * Host names accepted in `Host`/`Origin` besides loopback (the bound host, a proxy's
+   * name; `'*'` for any). Default none: loopback only.
+   */
+  allowedHosts?: readonly string[];
   /** Largest request body in bytes (1 KiB..64 MiB). Default {@link DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
   /** Most model steps per chat request (1..50). Default {@link DEFAULT_MAX_STEPS}. */
@@ -46,8 +55,9 @@ export interface NotebookAppOptions {
 /**
  * The notebook HTTP app (Hono, runtime-neutral routes; test it with `app.request()`):
  * session CRUD, chat as an AI SDK UI message stream, files with ETags, profile blocks, the
- * context manifest, the context preview, compression and memory curation. Every error is
- * mapped to JSON `{ error: { code, message, path? } }` here, in `onError`.
+ * context manifest, the context preview, compression and memory curation. Every request
+ * passes {@link guardRequests} first (Host/Origin, token, JSON writes; docs/security.md).
+ * Every error is mapped to JSON `{ error: { code, message, path? } }` here, in `onError`.
  * @example
  * const app = createNotebookApp({ workspace: openWorkspace({ root }), model: { model, spec: 'offline', offline: true } });
  * const response = await app.request('/api/sessions');
@@ -84,7 +94,13 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
       new CtxloomError({ code: 'not-found', message: `no route ${c.req.method} ${c.req.path}` }),
     ),
   );
-  if (options.token !== undefined) app.use('/api/*', requireBearer(options.token));
+  app.use(
+    '*',
+    guardRequests({
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    }),
+  );
   app.use(
     '/api/*',
     bodyLimit({

@@ -1,9 +1,10 @@
 import { CtxloomError, type CtxloomErrorCode } from '../core/index.ts';
+import { mapFsError } from '../workspace/index.ts';
 
 /** HTTP status of every {@link CtxloomErrorCode}: the one place errors map to HTTP. */
 export const STATUS_BY_CODE: Record<
   CtxloomErrorCode,
-  400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 501 | 502
+  400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 501 | 502
 > = {
   'invalid-argument': 400,
   'invalid-context-key': 400,
@@ -16,6 +17,8 @@ export const STATUS_BY_CODE: Record<
   'too-large': 413,
   conflict: 409,
   unauthorized: 401,
+  forbidden: 403,
+  'unsupported-media-type': 415,
   'over-budget': 422,
   'reducer-violation': 409,
   'unknown-state-key': 400,
@@ -38,10 +41,13 @@ export interface ErrorBody {
 
 /**
  * Turns any thrown value into the JSON error response `{ error: { code, message, path? } }`.
- * `CtxloomError`s keep their code and location; anything else is a 500 `internal` whose
- * message does not leak internals.
+ * `CtxloomError`s keep their code and location; raw file-system errors (`ENOENT`, `ELOOP`, …)
+ * and `URIError`s are mapped by `mapFsError` first (never with the Node message, which names
+ * absolute paths); anything else is a 500 `internal` whose message does not leak internals.
  */
-export function toErrorResponse(error: unknown): Response {
+export function toErrorResponse(thrown: unknown): Response {
+  // Raw file-system errors and URIErrors become typed ones, without the Node message's paths.
+  const error = mapFsError(thrown);
   if (CtxloomError.is(error)) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     const path = error.path ?? error.file;

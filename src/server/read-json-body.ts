@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { CtxloomError } from '../core/index.ts';
+import { parseJsonText } from '../workspace/index.ts';
 
 /**
- * Reads the request body as JSON and validates it with `schema`. Throws `parse-error` for
- * malformed JSON and `invalid-argument` (with the JSON path) for a body of the wrong shape.
+ * Reads the request body as JSON and validates it with `schema`. Throws `parse-error` (with
+ * line and column) for malformed JSON and `invalid-argument` (with the JSON path) for a body of the wrong shape.
  * Size is limited earlier, by the app's body-limit middleware.
  */
 export async function readJsonBody<Schema extends z.ZodType>(
@@ -12,12 +13,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   schema: Schema,
 ): Promise<z.output<Schema>> {
   const text = await context.req.text();
-  let value: unknown;
-  try {
-    value = text.trim() === '' ? {} : JSON.parse(text);
-  } catch (cause) {
-    throw new CtxloomError({ code: 'parse-error', message: 'request body is not valid JSON', cause });
-  }
+  const value = text.trim() === '' ? {} : parseJsonText(text, 'request body');
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { CtxloomError } from '../core/index.ts';
 import { createOfflineModel } from '../llm/index.ts';
@@ -44,6 +45,37 @@ describe('startNotebookServer', () => {
         headers: { Authorization: 'Bearer abc' },
       });
       expect(((await response.json()) as { sessions: unknown[] }).sessions).toHaveLength(1);
+    } finally {
+      await server.close();
+      await cleanup();
+    }
+  });
+
+  it('makes a per-run token on loopback: the printed URL sets the cookie the UI then sends', async () => {
+    const { workspace, cleanup } = await createTestNotebook();
+    const server = await startNotebookServer({ workspace, model, port: 0 });
+    try {
+      expect(server.token.length).toBeGreaterThanOrEqual(32);
+      expect(server.browserUrl).toBe(`${server.url}/?token=${server.token}`);
+      expect((await fetch(`${server.url}/api/sessions`)).status).toBe(401);
+      const opened = await fetch(server.browserUrl, { redirect: 'manual' });
+      expect(opened.status).toBe(302);
+      const cookie = (opened.headers.get('Set-Cookie') ?? '').split(';')[0] as string;
+      expect((await fetch(`${server.url}/api/sessions`, { headers: { Cookie: cookie } })).status).toBe(200);
+      // DNS rebinding: the right address under a foreign name is refused, even with the cookie.
+      const rebound = await new Promise<number | undefined>((resolve, reject) => {
+        const call = request(
+          `${server.url}/api/sessions`,
+          { headers: { Cookie: cookie, Host: `attacker.example:${server.port}` } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode);
+          },
+        );
+        call.once('error', reject);
+        call.end();
+      });
+      expect(rebound).toBe(403);
     } finally {
       await server.close();
       await cleanup();

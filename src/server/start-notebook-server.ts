@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 import { serve } from '@hono/node-server';
 import { CtxloomError } from '../core/index.ts';
 import { createNotebookApp, type NotebookAppOptions } from './create-notebook-app.ts';
@@ -14,7 +16,11 @@ export interface StartNotebookServerOptions extends Omit<NotebookAppOptions, 'to
   host?: string;
   /** TCP port (0 = any free port). Default {@link DEFAULT_PORT}. */
   port?: number;
-  /** Bearer token (`CTXLOOM_TOKEN`); required for a non-loopback host, optional otherwise. */
+  /**
+   * The token (`CTXLOOM_TOKEN`); required for a non-loopback host. On loopback a fresh random
+   * one is made per run when none is given, as Jupyter does: the printed {@link
+   * NotebookServer.browserUrl} carries it and sets an `HttpOnly; SameSite=Strict` cookie.
+   */
   token?: string;
 }
 
@@ -22,6 +28,10 @@ export interface StartNotebookServerOptions extends Omit<NotebookAppOptions, 'to
 export interface NotebookServer {
   /** `http://host:port` as bound. */
   url: string;
+  /** The URL to open in a browser: `url` + `/?token=…` (sets the token cookie). */
+  browserUrl: string;
+  /** The token every `/api` request needs (bearer header or cookie). */
+  token: string;
   port: number;
   close(): Promise<void>;
 }
@@ -32,8 +42,22 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
+ * The host names a request to a server bound to `host` may carry: the host itself, and for a
+ * wildcard bind (`0.0.0.0`, `::`) this machine's name and interface addresses.
+ */
+export function boundHostNames(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::' && host !== '[::]') return [host];
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((entries) => entries ?? [])
+    .map((entry) => (entry.family === 'IPv6' ? `[${entry.address}]` : entry.address));
+  return [hostname(), ...addresses];
+}
+
+/**
  * Serves the notebook on Node (`@hono/node-server`). Refuses (`unauthorized`) to bind a
- * non-loopback host without a token, since the API reads and writes the workspace.
+ * non-loopback host without a token, since the API reads and writes the workspace; on
+ * loopback it makes a per-run token. `Host` and `Origin` must name loopback, the bound host
+ * or `allowedHosts` (docs/security.md).
  */
 export async function startNotebookServer(options: StartNotebookServerOptions): Promise<NotebookServer> {
   const host = options.host ?? DEFAULT_HOST;
@@ -45,14 +69,22 @@ export async function startNotebookServer(options: StartNotebookServerOptions): 
       path: 'host',
     });
   }
-  const app = createNotebookApp({ ...options, ...(token === undefined ? {} : { token }) });
+  const runToken = token ?? randomBytes(24).toString('base64url');
+  const app = createNotebookApp({
+    ...options,
+    token: runToken,
+    allowedHosts: [...boundHostNames(host), ...(options.allowedHosts ?? [])],
+  });
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT },
       (info: AddressInfo) => {
         const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+        const url = `http://${shown}:${info.port}`;
         resolve({
-          url: `http://${shown}:${info.port}`,
+          url,
+          browserUrl: `${url}/?token=${encodeURIComponent(runToken)}`,
+          token: runToken,
           port: info.port,
           close: () =>
             new Promise((done) => {

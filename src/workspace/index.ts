@@ -40,6 +40,7 @@ export {
 } from './compile/select-injections.ts';
 export { type SelectProfileBlocksOptions, selectProfileBlocks } from './compile/select-profile-blocks.ts';
 export * from './config/index.ts';
+export { parseJsonText } from './json/parse-json-text.ts';
 export {
   type JsonNode,
   locateJsonPath,
@@ -64,11 +65,13 @@ export {
   MEMORY_FILE,
   MESSAGES_FILE,
   type MemoryEventInput,
+  parseMemoryLog,
   parseMessages,
   type RecordOptions,
   readMemoryLog,
   readMessages,
   recordMemoryEvent,
+  recordMemoryEvents,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
 export {

@@ -12,7 +12,11 @@ import { parseMarkdownDocument } from './blocks/parse-markdown-blocks.ts';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/create-sandbox.ts';
 import { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
 
-/** Files of the workspace root a session may read (seed 003's global files). */
+/**
+ * Files of the workspace root a session may read (seed 003's global files): the only files
+ * outside its own folder a session — its manifest's `global` prompts, its tools, its MCP
+ * server — can reach. `profile.blocks.json` is `profile.md`'s short-id sidecar.
+ */
 export const DEFAULT_GLOBAL_FILES = ['system-prompt.md', 'profile.md', 'profile.blocks.json'] as const;
 
 /** A file read through the sandbox and split into lines and (for `.md`/`.json`) blocks. */
@@ -47,6 +51,8 @@ export interface Workspace {
   readonly root: string;
   /** Sandbox rooted at the workspace folder (global files; the HTTP API's admin view). */
   readonly sandbox: Sandbox;
+  /** The declared global files (top-level names of the root) every session may read. */
+  readonly globalFiles: readonly string[];
   /** Sandbox rooted at one session folder, with read-only access to the global files. */
   session(sessionId: string): Sandbox;
   /** `sessions.json`, or the session folders when there is no index. */
@@ -71,6 +77,7 @@ export function openWorkspace(options: OpenWorkspaceOptions): Workspace {
   const workspace: Workspace = {
     root: options.root,
     sandbox,
+    globalFiles,
     session(sessionId) {
       if (!sessionRecordSchema.shape.id.safeParse(sessionId).success) {
         throw new CtxloomError({

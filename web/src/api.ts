@@ -119,8 +119,7 @@ export const api = {
   async writeFile(id: string, path: string, text: string, etag: string | undefined): Promise<string> {
     const response = await call(`${base(id)}/files/${filePath(path)}`, {
       method: 'PUT',
-      headers: { 'content-type': 'text/plain; charset=utf-8', ...(etag ? { 'If-Match': etag } : {}) },
-      body: text,
+      ...json({ text }, etag ? { 'If-Match': etag } : {}),
     });
     return response.headers.get('ETag') ?? '';
   },

@@ -74,8 +74,10 @@ describe('ctxloom serve', () => {
     const running = runServe([root, '--port', '0'], io, stop.signal);
     try {
       await expect.poll(() => out.join(''), { timeout: 20_000 }).toMatch(/http:\/\/127\.0\.0\.1:\d+/u);
-      const url = /http:\/\/127\.0\.0\.1:\d+/u.exec(out.join(''))?.[0];
-      const response = await fetch(`${url}/api/sessions`);
+      const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)/u.exec(out.join(''));
+      const [, url, token] = match ?? [];
+      expect((await fetch(`${url}/api/sessions`)).status).toBe(401);
+      const response = await fetch(`${url}/api/sessions`, { headers: { Authorization: `Bearer ${token}` } });
       expect(((await response.json()) as { model: { spec: string } }).model.spec).toBe('offline');
       expect(out.join('')).toContain('model     offline');
     } finally {

@@ -32,7 +32,11 @@ Options:
 
 Environment:
   CTXLOOM_MODEL   offline (default) | openai:<model> | anthropic:<model> | openai-compatible:<baseURL>#<model>
-  CTXLOOM_TOKEN   bearer token; required for a non-loopback --host, then sent as Authorization: Bearer
+  CTXLOOM_TOKEN   the API token; required for a non-loopback --host (clients send
+                  Authorization: Bearer <token>). On loopback a fresh one is made per run: open
+                  the printed URL (…/?token=…), which sets it as an HttpOnly cookie
+  CTXLOOM_ALLOWED_HOSTS  extra host names accepted in Host/Origin, comma-separated (a reverse
+                  proxy's name); loopback and the bound host are always accepted
 `;
 
 /** `ctxloom serve <workspace>`: runs until SIGINT/SIGTERM. */
@@ -76,6 +80,10 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   const token = process.env.CTXLOOM_TOKEN;
   const workspace = openWorkspace({ root });
   const store = await openSessionStore(storeSpec, { workspace });
+  const allowedHosts = (process.env.CTXLOOM_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
   const server = await startNotebookServer({
     workspace,
     store,
@@ -83,6 +91,7 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     ...(values.host === undefined ? {} : { host: values.host }),
     port,
     ...(token === undefined || token === '' ? {} : { token }),
+    allowedHosts,
     ...(webRoot === undefined ? {} : { webRoot }),
     // A real model also writes the compression summaries; offline, the extractive one does.
     ...(resolved.offline
@@ -92,7 +101,7 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     await store.close();
     throw error;
   });
-  io.stdout(`ctxloom notebook: ${server.url}\n`);
+  io.stdout(`ctxloom notebook: ${server.browserUrl}\n`);
   io.stdout(`  workspace ${root}\n`);
   io.stdout(`  store     ${describeStore(storeSpec)}\n`);
   io.stdout(`  model     ${resolved.spec}${resolved.offline ? ` — ${OFFLINE_HINT}` : ''}\n`);

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
 import {
   CONTEXT_CONFIG_FILE,
-  DEFAULT_GLOBAL_FILES,
   MEMORY_FILE,
   MESSAGES_FILE,
   parseContextConfig,
@@ -11,14 +11,19 @@ import {
 } from '../../workspace/index.ts';
 import { etagOf, ifMatchAllows } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
+import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
+
+const writeBody = z.strictObject({ text: z.string() });
 
 /**
  * Files of a session: `GET /api/sessions/:id/files` lists them (plus the readable global
  * files), `GET/PUT /api/sessions/:id/files/*` read and write one through the session sandbox.
  * Reads return an `ETag`; a write over an existing file needs `If-Match` with the current tag
- * (`conflict` otherwise), a new file needs none. `context-config.json` and `messages.json`
- * are validated before they are written; `memory.json` (the audit log) is not writable here.
+ * (`conflict` otherwise), a new file needs none. A write's body is JSON `{ "text": "…" }`
+ * (every write is `application/json`; docs/security.md). `context-config.json` and
+ * `messages.json` are validated before they are written and `memory.json` (the audit log) is
+ * not writable here — matched by where the write lands, so a symlink does not get around it.
  * Global files (`profile.md`, …) are written
  * where they live, the workspace root, so every session sees the edit.
  */
@@ -34,7 +39,7 @@ export function fileRoutes(context: NotebookContext): Hono {
     const files = local
       .filter((entry) => !entry.path.startsWith('.'))
       .map((entry) => ({ path: entry.path, kind: entry.kind, size: entry.size, global: false }));
-    for (const name of DEFAULT_GLOBAL_FILES) {
+    for (const name of workspace.globalFiles) {
       if (files.some((file) => file.path === name)) continue;
       const info = await sandbox.stat(name);
       if (info?.kind === 'file') files.push({ path: name, kind: 'file', size: info.size, global: true });
@@ -57,18 +62,21 @@ export function fileRoutes(context: NotebookContext): Hono {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
     const path = filePath(c, sessionId);
-    const text = await c.req.text();
-    if (path === MEMORY_FILE) {
+    const { text } = await readJsonBody(c, writeBody);
+    const sandbox = workspace.session(sessionId);
+    // Where the write lands: `sub/link-up/memory.json` is memory.json.
+    const target = await sandbox.canonical(path);
+    if (target === MEMORY_FILE) {
       throw new CtxloomError({
         code: 'invalid-argument',
         message: 'memory.json is the append-only curation log; use POST /api/sessions/:id/memory',
         path,
       });
     }
-    if (path === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
-    if (path === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
-    const owner = await workspace.session(sessionId).owner(path);
-    const written = await writeChecked(owner, path, text, c.req.header('If-Match'));
+    if (target === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
+    if (target === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
+    const owner = await sandbox.owner(target);
+    const written = await writeChecked(owner, target, text, c.req.header('If-Match'));
     c.header('ETag', etagOf(written));
     return c.json({ path, etag: etagOf(written), size: Buffer.byteLength(written) });
   });

@@ -48,6 +48,8 @@ describe('syncBlockSidecar', () => {
 
   it('rejects a malformed sidecar with a typed error naming it', () => {
     expect(() => parseBlockSidecar('{"version":2}', 'profile.blocks.json')).toThrow(/profile.blocks.json/u);
-    expect(() => parseBlockSidecar('{', 'profile.blocks.json')).toThrow(/not valid JSON/u);
+    expect(() => parseBlockSidecar('{', 'profile.blocks.json')).toThrow(
+      /invalid JSON: .*profile.blocks.json:1:2/u,
+    );
   });
 });

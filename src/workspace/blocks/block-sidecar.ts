@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CtxloomError, fingerprintContent, hashText } from '../../core/index.ts';
+import { parseJsonText } from '../json/parse-json-text.ts';
 import type { Block } from './block.ts';
 import { flattenBlocks } from './flatten-blocks.ts';
 import { similarity } from './similarity.ts';
@@ -33,12 +34,7 @@ export function sidecarPathFor(file: string): string {
 
 /** Validates sidecar JSON text; throws `parse-error` / `invalid-config` naming the sidecar file. */
 export function parseBlockSidecar(text: string, file: string): BlockSidecar {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new CtxloomError({ code: 'parse-error', message: 'block sidecar is not valid JSON', file, cause });
-  }
+  const json = parseJsonText(text, file);
   const result = sidecarSchema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];

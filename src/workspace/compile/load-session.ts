@@ -41,7 +41,9 @@ export interface LoadSessionOptions {
 /**
  * Reads what a compile of `sessionId` needs — prompts, profile, injection sources, referenced
  * files, messages and the memory log — all through the session sandbox (global files fall
- * back to the workspace). A referenced file that does not exist throws `not-found` naming it.
+ * back to the workspace). A `global` prompt must be one of `workspace.globalFiles`
+ * (`path-escape` otherwise), so a manifest never reads another session or `sessions.json`.
+ * A referenced file that does not exist throws `not-found` naming it.
  */
 export async function loadSession(options: LoadSessionOptions): Promise<LoadedSession> {
   const { workspace, sessionId } = options;
@@ -63,6 +65,14 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
 
   const prompts = await Promise.all(
     config.systemPrompt.map(async ({ type, file }): Promise<PromptFile> => {
+      if (type === 'global' && !workspace.globalFiles.includes(file)) {
+        throw new CtxloomError({
+          code: 'path-escape',
+          message: `a global prompt must be one of the workspace's global files (${workspace.globalFiles.join(', ')})`,
+          file: CONTEXT_CONFIG_FILE,
+          path: `systemPrompt: ${file}`,
+        });
+      }
       const holder = type === 'global' ? workspace.sandbox : sandbox;
       const text = (await holder.exists(file)) ? await holder.readText(file) : undefined;
       return { type, file, text };

@@ -18,14 +18,26 @@ export interface JsonNode {
   children?: { key: string | number; keyStart: TextPosition; node: JsonNode }[];
 }
 
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
 /** Deepest nesting accepted before `parse-error` (keeps adversarial input off the stack). */
 export const MAX_JSON_DEPTH = 256;
 
 /**
  * Parses strict JSON (RFC 8259) into a {@link JsonNode} tree that remembers the line and column
  * of every value and key, so schema errors can point into the file. Syntax errors throw
- * `parse-error` with `file`, `line` and `column`. Duplicate keys keep the last value, as
- * `JSON.parse` does.
+ * `parse-error` with `file`, `line` and `column` — invalid escapes (`\x`, `\2`, `\u12`)
+ * included, pointing at the backslash; nothing else escapes. Duplicate keys keep the last
+ * value, as `JSON.parse` does.
  */
 export function parseJsonTree(text: string, file: string): JsonNode {
   let index = 0;
@@ -54,19 +66,43 @@ export function parseJsonTree(text: string, file: string): JsonNode {
     }
   };
   const readString = (): string => {
-    const begin = index;
     index++;
+    let value = '';
+    let runStart = index;
     while (index < text.length) {
       const code = text.charCodeAt(index);
       if (code === 0x22) {
+        value += text.slice(runStart, index);
         index++;
-        return JSON.parse(text.slice(begin, index)) as string;
+        return value;
       }
-      if (code === 0x5c) index++;
-      else if (code < 0x20) fail('control character in string');
+      if (code === 0x5c) {
+        value += text.slice(runStart, index);
+        value += readEscape();
+        runStart = index;
+        continue;
+      }
+      if (code < 0x20) fail('control character in string');
       index++;
     }
     return fail('unterminated string');
+  };
+  /** Reads the escape at `index` (a backslash); fails pointing at the backslash. */
+  const readEscape = (): string => {
+    const next = text[index + 1];
+    const simple = next === undefined ? undefined : SIMPLE_ESCAPES[next];
+    if (simple !== undefined) {
+      index += 2;
+      return simple;
+    }
+    if (next === 'u') {
+      const hex = text.slice(index + 2, index + 6);
+      if (!/^[0-9a-fA-F]{4}$/u.test(hex)) fail('a \\u escape needs four hex digits');
+      index += 6;
+      return String.fromCharCode(Number.parseInt(hex, 16));
+    }
+    if (next === undefined) return fail('unterminated string');
+    return fail(`invalid escape ${JSON.stringify(`\\${next}`)} in string`);
   };
   const parseValue = (depth: number): JsonNode => {
     if (depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH}`);

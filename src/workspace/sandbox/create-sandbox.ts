@@ -1,10 +1,30 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import {
+  constants,
+  type FileHandle,
+  lstat,
+  open,
+  readdir,
+  realpath,
+  rename,
+  stat,
+  unlink,
+} from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { CtxloomError } from '../../core/index.ts';
 import { decodeText } from './decode-text.ts';
+import {
+  DEFAULT_LOCK_TIMEOUT_MS,
+  LOCK_SUFFIX,
+  removeStaleFiles,
+  TEMP_SUFFIX,
+  tempNameFor,
+  withFileLock,
+} from './file-lock.ts';
+import { fsErrorCode, mapFsError } from './map-fs-error.ts';
 import { runSerialised } from './serial-queue.ts';
 import { refuse, validateRelativePath } from './validate-path.ts';
+import { isInside, openVerifiedDir, realPathOf, type VerifiedDir } from './verified-dir.ts';
 
 /** Default read limit: 8 MiB per file. */
 export const DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -27,6 +47,16 @@ export interface SandboxOptions {
    * else of the fallback is reachable, so other sessions' folders stay closed.
    */
   globals?: { sandbox: Sandbox; files: readonly string[] };
+  /**
+   * Longest wait, in milliseconds, for another process's write lock on a file before
+   * `conflict`. Default {@link DEFAULT_LOCK_TIMEOUT_MS}, range ≥ 0.
+   */
+  lockTimeoutMs?: number;
+  /**
+   * Remove temp and lock files left by killed processes when the sandbox is first used.
+   * Default true.
+   */
+  cleanStaleFiles?: boolean;
 }
 
 /** One entry of {@link Sandbox.list}. */
@@ -49,15 +79,25 @@ export interface ListOptions {
 /**
  * The only way ctxloom touches files. Every path is checked lexically
  * ({@link validateRelativePath}), then resolved with `realpath` and refused when it lands
- * outside the root (a symlink that leaves). Reads and writes have byte limits, writes are
- * atomic (temp file + rename) and {@link Sandbox.update} serialises read-modify-write cycles
- * per file within the process.
+ * outside the root (a symlink that leaves). Files are then opened and checked again through
+ * their open handle, and writes go through a handle of the checked parent folder, so a
+ * symlink swapped in meanwhile cannot move a read or a write outside (docs/security.md).
+ * Reads and writes have byte limits; writes are atomic (temp file + rename) and durable (file
+ * and folder fsynced before they return); writes of one file are serialised within the
+ * process and, across processes, by a lock file. Every file-system error leaves as a
+ * `CtxloomError` naming the path as given, never an absolute server path.
  */
 export interface Sandbox {
   /** The root folder as given. */
   readonly root: string;
   /** The real absolute path of `path`; `forWrite` allows a missing file in an existing tree. */
   resolve(path: string, options?: { forWrite?: boolean }): Promise<string>;
+  /**
+   * Where a write of `path` would land, relative to the real root (`/`-separated, symlinks
+   * resolved): `sub/link-up/messages.json` → `messages.json` when `link-up` points to the root.
+   * Compare this, not the path as given, against protected names.
+   */
+  canonical(path: string): Promise<string>;
   /** UTF-8 text of a file; throws `not-found`, `too-large`, `parse-error` (bad UTF-8), `unsupported` (binary). */
   readText(path: string): Promise<string>;
   /** True when `path` names an existing file or folder inside the sandbox. */
@@ -84,22 +124,36 @@ export interface Sandbox {
 export function createSandbox(options: SandboxOptions): Sandbox {
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   const maxWriteBytes = options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
+  const lockTimeoutMs = Math.max(0, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
   const validate = { maxPathLength: options.maxPathLength ?? 1024 };
   let rootReal: Promise<string> | undefined;
   const getRoot = (): Promise<string> => {
-    rootReal ??= realpath(options.root).catch((cause: unknown) => {
-      rootReal = undefined;
-      throw new CtxloomError({
-        code: 'not-found',
-        message: 'sandbox root does not exist',
-        file: options.root,
-        cause,
-      });
-    });
+    rootReal ??= realpath(options.root).then(
+      async (real) => {
+        if (options.cleanStaleFiles !== false) await removeStaleFiles(real).catch(() => 0);
+        return real;
+      },
+      (cause: unknown) => {
+        rootReal = undefined;
+        throw new CtxloomError({
+          code: 'not-found',
+          message: 'sandbox root does not exist',
+          file: options.root,
+          cause,
+        });
+      },
+    );
     return rootReal;
   };
 
-  const inside = (root: string, real: string): boolean => real === root || real.startsWith(root + sep);
+  /** Runs `task`, mapping any raw error to a typed one naming `path`. */
+  const guarded = async <T>(path: string, task: () => Promise<T>): Promise<T> => {
+    try {
+      return await task();
+    } catch (error) {
+      throw mapFsError(error, typeof path === 'string' ? path : String(path));
+    }
+  };
 
   const resolveLocal = async (path: string, forWrite: boolean): Promise<string> => {
     const segments = validateRelativePath(path, validate);
@@ -107,7 +161,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const candidate = join(root, ...segments);
     try {
       const real = await realpath(candidate);
-      if (!inside(root, real)) throw refuse(path, 'it resolves outside the sandbox through a symlink');
+      if (!isInside(root, real)) throw refuse(path, 'it resolves outside the sandbox through a symlink');
       return real;
     } catch (error) {
       if (CtxloomError.is(error) || !isMissing(error)) throw error;
@@ -119,7 +173,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const ancestor = join(root, ...segments.slice(0, depth));
       try {
         const real = await realpath(ancestor);
-        if (!inside(root, real)) throw refuse(path, 'a parent folder resolves outside the sandbox');
+        if (!isInside(root, real)) throw refuse(path, 'a parent folder resolves outside the sandbox');
         return join(real, ...segments.slice(depth));
       } catch (error) {
         if (CtxloomError.is(error) || !isMissing(error)) throw error;
@@ -127,6 +181,123 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
     }
     return candidate;
+  };
+
+  /** Root-relative segments of where a write of `path` lands (never empty). */
+  const writeSegments = async (path: string): Promise<string[]> => {
+    const root = await getRoot();
+    const target = await resolveLocal(path, true);
+    const segments = relative(root, target)
+      .split(sep)
+      .filter((segment) => segment !== '');
+    if (segments.length === 0) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: 'cannot write to the root folder',
+        file: path,
+      });
+    }
+    return segments;
+  };
+
+  /** Opens the checked parent of `path`'s target and runs `task` with it under the file's locks. */
+  const withTarget = async <T>(
+    path: string,
+    task: (dir: VerifiedDir, name: string) => Promise<T>,
+  ): Promise<T> => {
+    const segments = await writeSegments(path);
+    const root = await getRoot();
+    return runSerialised(join(root, ...segments), async () => {
+      const dir = await openVerifiedDir(root, segments.slice(0, -1), { create: true, shown: path });
+      try {
+        const name = segments.at(-1) as string;
+        return await withFileLock(dir, name, { timeoutMs: lockTimeoutMs, shown: path }, () =>
+          task(dir, name),
+        );
+      } finally {
+        await dir.close();
+      }
+    });
+  };
+
+  /** Reads an opened file: checks it is inside the root, a file, under the limit; decodes it. */
+  const readHandle = async (handle: FileHandle, real: string, path: string): Promise<string> => {
+    const actual = await realPathOf(handle, real);
+    if (!isInside(await getRoot(), actual))
+      throw refuse(path, 'it resolves outside the sandbox (changed while opening)');
+    const info = await handle.stat();
+    if (info.isDirectory()) {
+      throw new CtxloomError({ code: 'invalid-argument', message: 'is a folder, not a file', file: path });
+    }
+    if (info.size > maxReadBytes) {
+      throw new CtxloomError({
+        code: 'too-large',
+        message: `file is ${info.size} bytes; the read limit is ${maxReadBytes}`,
+        file: path,
+      });
+    }
+    return decodeText(await handle.readFile(), path);
+  };
+
+  const readLocal = async (path: string): Promise<string> => {
+    const real = await resolveLocal(path, false);
+    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: unknown) => {
+      if (fsErrorCode(error) === 'ELOOP') throw refuse(path, 'it became a symlink while opening');
+      throw error;
+    });
+    try {
+      return await readHandle(handle, real, path);
+    } finally {
+      await handle.close();
+    }
+  };
+
+  /** The current text of `name` in `dir`, or `undefined` when it does not exist. */
+  const readAt = async (dir: VerifiedDir, name: string, path: string): Promise<string | undefined> => {
+    let handle: FileHandle;
+    try {
+      handle = await open(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (error) {
+      if (fsErrorCode(error) === 'ENOENT') return undefined;
+      if (fsErrorCode(error) === 'ELOOP') throw refuse(path, 'it became a symlink during the write');
+      throw error;
+    }
+    try {
+      return await readHandle(handle, join(dir.real, name), path);
+    } finally {
+      await handle.close();
+    }
+  };
+
+  /** Writes `text` to `name` in `dir`: temp file in the same folder, fsync, rename, fsync the folder. */
+  const writeAt = async (dir: VerifiedDir, name: string, text: string, path: string): Promise<void> => {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > maxWriteBytes) {
+      throw new CtxloomError({
+        code: 'too-large',
+        message: `write of ${bytes} bytes exceeds the limit of ${maxWriteBytes}`,
+        file: path,
+      });
+    }
+    const temp = tempNameFor(randomBytes(6).toString('hex'));
+    try {
+      const handle = await open(
+        dir.at(temp),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o644,
+      );
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(dir.at(temp), dir.at(name));
+      await dir.sync();
+    } catch (error) {
+      await unlink(dir.at(temp)).catch(() => undefined);
+      throw error;
+    }
   };
 
   const globalFor = async (path: string): Promise<Sandbox | undefined> => {
@@ -150,124 +321,90 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   const sandbox: Sandbox = {
     root: options.root,
-    async resolve(path, resolveOptions = {}) {
-      const global = resolveOptions.forWrite ? undefined : await globalFor(path);
-      if (global !== undefined) return global.resolve(path);
-      return resolveLocal(path, resolveOptions.forWrite ?? false);
-    },
-    async readText(path) {
-      const global = await globalFor(path);
-      if (global !== undefined) return global.readText(path);
-      const real = await resolveLocal(path, false);
-      const info = await stat(real);
-      if (info.isDirectory()) {
-        throw new CtxloomError({ code: 'invalid-argument', message: 'is a folder, not a file', file: path });
-      }
-      if (info.size > maxReadBytes) {
-        throw new CtxloomError({
-          code: 'too-large',
-          message: `file is ${info.size} bytes; the read limit is ${maxReadBytes}`,
-          file: path,
-        });
-      }
-      return decodeText(await readFile(real), path);
-    },
+    resolve: (path, resolveOptions = {}) =>
+      guarded(path, async () => {
+        const global = resolveOptions.forWrite ? undefined : await globalFor(path);
+        if (global !== undefined) return global.resolve(path);
+        return resolveLocal(path, resolveOptions.forWrite ?? false);
+      }),
+    canonical: (path) => guarded(path, async () => (await writeSegments(path)).join('/')),
+    readText: (path) =>
+      guarded(path, async () => {
+        const global = await globalFor(path);
+        if (global !== undefined) return global.readText(path);
+        return readLocal(path);
+      }),
     async exists(path) {
       return (await sandbox.stat(path)) !== undefined;
     },
-    async stat(path) {
-      let real: string;
-      try {
-        real = await sandbox.resolve(path);
-      } catch (error) {
-        if (CtxloomError.is(error, 'not-found')) return undefined;
-        throw error;
-      }
-      const info = await stat(real);
-      return { kind: info.isDirectory() ? 'directory' : 'file', size: info.size, mtimeMs: info.mtimeMs };
-    },
-    async writeText(path, text) {
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes > maxWriteBytes) {
-        throw new CtxloomError({
-          code: 'too-large',
-          message: `write of ${bytes} bytes exceeds the limit of ${maxWriteBytes}`,
-          file: path,
-        });
-      }
-      const target = await resolveLocal(path, true);
-      if (validateRelativePath(path, validate).length === 0) {
-        throw new CtxloomError({
-          code: 'invalid-argument',
-          message: 'cannot write to the root folder',
-          file: path,
-        });
-      }
-      await mkdir(dirname(target), { recursive: true });
-      // Re-check after mkdir: a concurrent symlink swap of a parent must not redirect the write.
-      const parent = await realpath(dirname(target));
-      if (!inside(await getRoot(), parent))
-        throw refuse(path, 'a parent folder resolves outside the sandbox');
-      const temp = join(parent, `.${randomBytes(6).toString('hex')}.ctxloom-tmp`);
-      try {
-        await writeFile(temp, text, { flag: 'wx' });
-        await rename(temp, join(parent, basename(target)));
-      } catch (error) {
-        await unlink(temp).catch(() => undefined);
-        throw error;
-      }
-    },
-    async update(path, transform) {
-      const key = await resolveLocal(path, true);
-      return runSerialised(key, async () => {
-        const current = (await localExists(path)) ? await sandbox.readText(path) : undefined;
-        const next = await transform(current);
-        await sandbox.writeText(path, next);
-        return next;
-      });
-    },
-    async owner(path) {
-      return (await globalFor(path)) ?? sandbox;
-    },
-    async list(dir = '', listOptions = {}) {
-      const maxEntries = listOptions.maxEntries ?? 1000;
-      const root = await getRoot();
-      const start = await resolveLocal(dir, false);
-      if (!(await stat(start)).isDirectory()) {
-        throw new CtxloomError({ code: 'invalid-argument', message: 'is a file, not a folder', file: dir });
-      }
-      const entries: SandboxEntry[] = [];
-      const walk = async (folder: string): Promise<void> => {
-        const children = await readdir(folder, { withFileTypes: true });
-        children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        for (const child of children) {
-          if (entries.length >= maxEntries) return;
-          if (child.name.endsWith('.ctxloom-tmp')) continue;
-          const full = join(folder, child.name);
-          let real = full;
-          if (child.isSymbolicLink()) {
-            real = await realpath(full).catch(() => '');
-            if (real === '' || !inside(root, real)) continue;
-          }
-          const info = await stat(real);
-          const path = relative(root, full).split(sep).join('/');
-          if (info.isDirectory()) {
-            entries.push({ path, kind: 'directory', size: 0 });
-            if (listOptions.recursive && !child.isSymbolicLink()) await walk(full);
-          } else if (info.isFile()) {
-            entries.push({ path, kind: 'file', size: info.size });
-          }
+    stat: (path) =>
+      guarded(path, async () => {
+        let real: string;
+        try {
+          real = await sandbox.resolve(path);
+        } catch (error) {
+          if (CtxloomError.is(error, 'not-found')) return undefined;
+          throw error;
         }
-      };
-      await walk(start);
-      return entries;
-    },
+        const info = await stat(real);
+        return {
+          kind: info.isDirectory() ? 'directory' : 'file',
+          size: info.size,
+          mtimeMs: info.mtimeMs,
+        } as const;
+      }),
+    writeText: (path, text) =>
+      guarded(path, () => withTarget(path, (dir, name) => writeAt(dir, name, text, path))),
+    update: (path, transform) =>
+      guarded(path, () =>
+        withTarget(path, async (dir, name) => {
+          const next = await transform(await readAt(dir, name, path));
+          await writeAt(dir, name, next, path);
+          return next;
+        }),
+      ),
+    owner: (path) => guarded(path, async () => (await globalFor(path)) ?? sandbox),
+    list: (dir = '', listOptions = {}) =>
+      guarded(dir, async () => {
+        const maxEntries = listOptions.maxEntries ?? 1000;
+        const root = await getRoot();
+        const start = await resolveLocal(dir, false);
+        if (!(await stat(start)).isDirectory()) {
+          throw new CtxloomError({ code: 'invalid-argument', message: 'is a file, not a folder', file: dir });
+        }
+        const entries: SandboxEntry[] = [];
+        const walk = async (folder: string): Promise<void> => {
+          const children = await readdir(folder, { withFileTypes: true });
+          children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+          for (const child of children) {
+            if (entries.length >= maxEntries) return;
+            if (child.name.endsWith(TEMP_SUFFIX) || child.name.endsWith(LOCK_SUFFIX)) continue;
+            const full = join(folder, child.name);
+            let real = full;
+            if (child.isSymbolicLink()) {
+              real = await realpath(full).catch(() => '');
+              if (real === '' || !isInside(root, real)) continue;
+            }
+            const info = await stat(real).catch(() => undefined);
+            if (info === undefined) continue; // removed while listing
+            const path = relative(root, full).split(sep).join('/');
+            if (info.isDirectory()) {
+              entries.push({ path, kind: 'directory', size: 0 });
+              if (listOptions.recursive && !child.isSymbolicLink()) await walk(full);
+            } else if (info.isFile()) {
+              entries.push({ path, kind: 'file', size: info.size });
+            }
+          }
+        };
+        await walk(start);
+        return entries;
+      }),
   };
   return sandbox;
 }
 
 function isMissing(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = fsErrorCode(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 

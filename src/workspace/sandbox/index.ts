@@ -8,6 +8,8 @@ export {
   type SandboxOptions,
 } from './create-sandbox.ts';
 export { decodeText } from './decode-text.ts';
+export { DEFAULT_LOCK_TIMEOUT_MS } from './file-lock.ts';
+export { fsErrorCode, mapFsError } from './map-fs-error.ts';
 export { runSerialised } from './serial-queue.ts';
 export {
   DEFAULT_MAX_PATH_LENGTH,

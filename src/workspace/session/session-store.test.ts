@@ -10,6 +10,7 @@ import {
   readMemoryLog,
   readMessages,
   recordMemoryEvent,
+  recordMemoryEvents,
 } from './session-store.ts';
 
 let root: string;
@@ -75,5 +76,24 @@ describe('session store', () => {
       code: 'not-found',
       path: 'ghost',
     });
+  });
+
+  it('stores nothing from a memory batch with an unknown id, and names every unknown id', async () => {
+    await appendMessages(box, [message('m1'), message('m2')]);
+    await recordMemoryEvent(box, { type: 'exclude', targetMessageId: 'm1', by: 'user' });
+    const before = await readMemoryLog(box);
+    await expect(
+      recordMemoryEvents(box, [
+        { type: 'exclude', targetMessageId: 'm2', by: 'user' },
+        { type: 'exclude', targetMessageId: 'nope', by: 'user' },
+        { type: 'restore', targetMessageId: 'gone', by: 'user' },
+      ]),
+    ).rejects.toMatchObject({ code: 'not-found', details: { missing: ['nope', 'gone'] } });
+    expect(await readMemoryLog(box)).toEqual(before);
+    const stored = await recordMemoryEvents(box, [
+      { type: 'exclude', targetMessageId: 'm2', by: 'user' },
+      { type: 'restore', targetMessageId: 'm1', by: 'user' },
+    ]);
+    expect((await readMemoryLog(box)).events.slice(-2)).toEqual(stored);
   });
 });

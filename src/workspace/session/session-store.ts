@@ -87,14 +87,15 @@ export async function readMemoryLog(sandbox: Sandbox): Promise<MemoryLog> {
   return parseMemoryLog(await sandbox.readText(MEMORY_FILE));
 }
 
-function parseMemoryLog(text: string): MemoryLog {
-  const tree = parseJsonTree(text, MEMORY_FILE);
+/** Parses `memory.json` text; throws `parse-error` (with line/column) or `invalid-config`. */
+export function parseMemoryLog(text: string, file = MEMORY_FILE): MemoryLog {
+  const tree = parseJsonTree(text, file);
   const result = memoryLogSchema.safeParse(tree.value);
   if (!result.success) {
     throw new CtxloomError({
       code: 'invalid-config',
       message: `invalid memory log: ${result.error.issues[0]?.message ?? ''}`,
-      file: MEMORY_FILE,
+      file,
       path: result.error.issues[0]?.path.join('.') ?? '',
       cause: result.error,
     });
@@ -122,23 +123,38 @@ export async function recordMemoryEvent(
   input: MemoryEventInput,
   options: RecordOptions = {},
 ): Promise<MemoryEvent> {
+  const [event] = await recordMemoryEvents(sandbox, [input], options);
+  return event as MemoryEvent;
+}
+
+/**
+ * Appends a batch of curation events to `memory.json` all or nothing: every target message is
+ * checked first — `not-found` naming every unknown id (`details.missing`) and storing nothing —
+ * then the whole batch is appended in one atomic write. Returns the stored events.
+ */
+export async function recordMemoryEvents(
+  sandbox: Sandbox,
+  inputs: readonly MemoryEventInput[],
+  options: RecordOptions = {},
+): Promise<MemoryEvent[]> {
   const messages = await readMessages(sandbox, options.messagesFile);
-  if (!messages.some((message) => message.id === input.targetMessageId)) {
+  const known = new Set(messages.map((message) => message.id));
+  const missing = [...new Set(inputs.map((input) => input.targetMessageId))].filter((id) => !known.has(id));
+  if (missing.length > 0) {
     throw new CtxloomError({
       code: 'not-found',
-      message: `no message with id "${input.targetMessageId}"`,
+      message: `no message with id ${missing.map((id) => JSON.stringify(id)).join(', ')}; nothing was stored`,
       file: options.messagesFile ?? MESSAGES_FILE,
-      path: input.targetMessageId,
+      path: missing[0] as string,
+      details: { missing },
     });
   }
-  const event: MemoryEvent = {
-    ...input,
-    id: (options.createId ?? randomUUID)(),
-    at: (options.now?.() ?? new Date()).toISOString(),
-  };
+  const createId = options.createId ?? randomUUID;
+  const at = (options.now?.() ?? new Date()).toISOString();
+  const events: MemoryEvent[] = inputs.map((input) => ({ ...input, id: createId(), at }));
   await sandbox.update(MEMORY_FILE, (current) => {
     const log = current === undefined ? { version: MEMORY_LOG_VERSION, events: [] } : parseMemoryLog(current);
-    return `${JSON.stringify({ ...log, events: [...log.events, event] }, null, 2)}\n`;
+    return `${JSON.stringify({ ...log, events: [...log.events, ...events] }, null, 2)}\n`;
   });
-  return event;
+  return events;
 }

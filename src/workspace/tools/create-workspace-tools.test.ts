@@ -63,7 +63,7 @@ describe('workspace tools', () => {
 
   it('write_file refuses the record files, global files and escapes', async () => {
     await expect(tools.write_file.run({ path: 'messages.json', content: '[]' })).rejects.toMatchObject({
-      code: 'invalid-argument',
+      code: 'path-escape',
     });
     await expect(tools.write_file.run({ path: 'profile.md', content: 'x' })).rejects.toThrow(
       /global workspace file/u,

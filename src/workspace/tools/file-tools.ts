@@ -53,19 +53,21 @@ export async function writeFileTool(
   context: ToolContext,
   input: z.infer<typeof writeFileInput>,
 ): Promise<string> {
-  const segments = validateRelativePath(input.path);
-  const name = segments.join('/');
+  validateRelativePath(input.path);
+  // Where the write lands after symlinks (`sub/link-up/messages.json` is `messages.json`).
+  const name = await context.sandbox.canonical(input.path);
   if (context.readOnlyFiles.includes(name)) {
     throw new CtxloomError({
-      code: 'invalid-argument',
+      code: 'path-escape',
       message: `${name} is managed by ctxloom and read-only for tools`,
       file: input.path,
+      details: { protected: name },
     });
   }
-  const owner = await context.sandbox.owner(input.path);
+  const owner = await context.sandbox.owner(name);
   if (owner !== context.sandbox) {
     throw new CtxloomError({
-      code: 'invalid-argument',
+      code: 'path-escape',
       message: `${name} is a global workspace file; tools cannot change it`,
       file: input.path,
     });
@@ -117,7 +119,7 @@ export async function listFilesTool(
     .map((entry) => (entry.kind === 'directory' ? `${entry.path}/` : `${entry.path}\t${entry.size} bytes`));
   if (entries.length > 500) lines.push('[truncated: more than 500 entries; list a sub-folder]');
   if (input.dir === undefined || input.dir === '' || input.dir === '.') {
-    for (const file of ['system-prompt.md', 'profile.md']) {
+    for (const file of context.workspace.globalFiles) {
       const local = entries.some((entry) => entry.path === file);
       if (!local && (await context.sandbox.exists(file))) lines.push(`${file}\t(global, read-only)`);
     }

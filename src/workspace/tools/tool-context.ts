@@ -1,8 +1,19 @@
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
 import type { Workspace } from '../workspace.ts';
 
-/** Files agents may read but never write: the record and the audit log. */
-export const DEFAULT_READ_ONLY_FILES = ['messages.json', 'memory.json'] as const;
+/**
+ * Files agents may read but never write: the record (`messages.json`), the curation audit log
+ * (`memory.json`), the compression record (`compression.json`) and the manifest
+ * (`context-config.json` — it decides what the session reads, so only the user edits it,
+ * through the UI or the HTTP API; docs/security.md). Matched against where a write would
+ * land after symlinks, not the path as written.
+ */
+export const DEFAULT_READ_ONLY_FILES = [
+  'messages.json',
+  'memory.json',
+  'compression.json',
+  'context-config.json',
+] as const;
 
 /** What every workspace tool runs against. */
 export interface ToolContext {

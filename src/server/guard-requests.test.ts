@@ -1,0 +1,168 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestNotebook } from './test-workspace.test-support.ts';
+
+type Notebook = Awaited<ReturnType<typeof createTestNotebook>>;
+let notebook: Notebook;
+beforeEach(async () => {
+  notebook = await createTestNotebook();
+});
+afterEach(() => notebook.cleanup());
+
+const errorOf = async (response: Response) =>
+  ((await response.json()) as { error: { code: string; path?: string } }).error;
+const createSession = (init: RequestInit = {}, url = 'http://127.0.0.1:4317/api/sessions') =>
+  notebook.app.request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ concept: 'attack' }),
+    ...init,
+  });
+const sessionIds = async () =>
+  (JSON.parse(await readFile(join(notebook.root, 'sessions.json'), 'utf8')) as { id: string }[]).map(
+    (session) => session.id,
+  );
+
+describe('guardRequests: Host (DNS rebinding)', () => {
+  it.each([
+    'http://attacker.example/api/sessions',
+    'http://attacker.example:4317/api/sessions/raft-consensus/files/guidance.md',
+    'http://127.0.0.1.attacker.example/api/sessions',
+    'http://localhost.attacker.example/',
+  ])('refuses %s with a typed 403 and stores nothing', async (url) => {
+    const read = await notebook.app.request(url);
+    expect(read.status).toBe(403);
+    expect(await errorOf(read)).toMatchObject({ code: 'forbidden', path: 'Host' });
+    const write = await createSession({}, url.replace(/\/api\/.*$|\/$/u, '/api/sessions'));
+    expect(write.status).toBe(403);
+    expect(await sessionIds()).toEqual(['raft-consensus']);
+  });
+
+  it.each([
+    'http://localhost/api/sessions',
+    'http://127.0.0.1:4317/api/sessions',
+    'http://127.8.9.10/api/sessions',
+    'http://[::1]:4317/api/sessions',
+  ])('answers the loopback name %s', async (url) => {
+    expect((await notebook.app.request(url)).status).toBe(200);
+  });
+
+  it('answers a configured extra host', async () => {
+    const proxied = await createTestNotebook({ allowedHosts: ['notebook.internal'] });
+    try {
+      expect((await proxied.app.request('http://notebook.internal/api/sessions')).status).toBe(200);
+      expect((await proxied.app.request('http://other.internal/api/sessions')).status).toBe(403);
+    } finally {
+      await proxied.cleanup();
+    }
+  });
+});
+
+describe('guardRequests: Origin (cross-site requests)', () => {
+  it.each(['https://attacker.example', 'http://attacker.example:4317', 'null', 'file://'])(
+    'refuses a write from origin %s with a typed 403',
+    async (origin) => {
+      const response = await createSession({
+        headers: { 'content-type': 'application/json', Origin: origin },
+      });
+      expect(response.status).toBe(403);
+      expect(await errorOf(response)).toMatchObject({ code: 'forbidden', path: 'Origin' });
+      expect(await sessionIds()).toEqual(['raft-consensus']);
+    },
+  );
+
+  it('refuses Sec-Fetch-Site: cross-site, and accepts same-origin requests', async () => {
+    const cross = await createSession({
+      headers: { 'content-type': 'application/json', 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(cross.status).toBe(403);
+    const same = await createSession({
+      headers: {
+        'content-type': 'application/json',
+        Origin: 'http://127.0.0.1:4317',
+        'Sec-Fetch-Site': 'same-origin',
+      },
+    });
+    expect(same.status).toBe(201);
+  });
+});
+
+describe('guardRequests: writes must be JSON', () => {
+  const writes: [string, string, string, string][] = [
+    ['POST', '/api/sessions', 'text/plain', '{"concept":"x"}'],
+    ['POST', '/api/sessions', 'application/x-www-form-urlencoded', 'concept=x'],
+    ['POST', '/api/sessions', 'multipart/form-data; boundary=x', '--x--'],
+    ['POST', '/api/sessions/raft-consensus/chat', 'text/plain', '{}'],
+    [
+      'POST',
+      '/api/sessions/raft-consensus/memory',
+      'text/plain',
+      '{"targetMessageIds":["m002"],"action":"exclude"}',
+    ],
+    ['POST', '/api/sessions/raft-consensus/compress', 'text/plain', '{}'],
+    ['PATCH', '/api/sessions/raft-consensus', 'text/plain', '{"concept":"x"}'],
+    ['PUT', '/api/sessions/raft-consensus/files/guidance.md', 'text/plain', '# pwned'],
+    ['PUT', '/api/sessions/raft-consensus/context-config', 'text/plain', '{"version":1}'],
+    ['DELETE', '/api/sessions/raft-consensus', 'text/plain', 'x'],
+  ];
+  it.each(writes)('%s %s with %s is refused with 415', async (method, path, type, body) => {
+    const before = await readFile(join(notebook.root, 'raft-consensus', 'guidance.md'), 'utf8');
+    const response = await notebook.app.request(path, { method, headers: { 'content-type': type }, body });
+    expect(response.status).toBe(415);
+    expect(await errorOf(response)).toMatchObject({ code: 'unsupported-media-type' });
+    expect(await sessionIds()).toEqual(['raft-consensus']);
+    expect(await readFile(join(notebook.root, 'raft-consensus', 'guidance.md'), 'utf8')).toBe(before);
+    expect(await readFile(join(notebook.root, 'raft-consensus', 'memory.json'), 'utf8')).not.toContain(
+      '"m002"',
+    );
+  });
+
+  it('refuses a body without a content type, accepts application/json with a charset', async () => {
+    expect(
+      (await notebook.app.request('/api/sessions', { method: 'POST', body: '{"concept":"x"}' })).status,
+    ).toBe(415);
+    const ok = await createSession({ headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(ok.status).toBe(201);
+  });
+});
+
+describe('guardRequests: the per-run token', () => {
+  it('needs the bearer header or the cookie on /api, and ?token= sets an HttpOnly SameSite=Strict cookie', async () => {
+    const guarded = await createTestNotebook({ token: 'run-token-123' });
+    try {
+      const bare = await guarded.app.request('http://127.0.0.1:4317/api/sessions');
+      expect(bare.status).toBe(401);
+      expect(await errorOf(bare)).toMatchObject({ code: 'unauthorized' });
+      const wrong = await guarded.app.request('http://127.0.0.1:4317/api/sessions', {
+        headers: { Authorization: 'Bearer run-token-12X' },
+      });
+      expect(wrong.status).toBe(401);
+      const bearer = await guarded.app.request('http://127.0.0.1:4317/api/sessions', {
+        headers: { Authorization: 'Bearer run-token-123' },
+      });
+      expect(bearer.status).toBe(200);
+
+      const open = await guarded.app.request('http://127.0.0.1:4317/?lang=en&token=run-token-123');
+      expect(open.status).toBe(302);
+      expect(open.headers.get('Location')).toBe('/?lang=en');
+      const cookie = open.headers.get('Set-Cookie') ?? '';
+      expect(cookie).toMatch(/^ctxloom_token_4317=run-token-123;/u);
+      expect(cookie).toContain('HttpOnly');
+      expect(cookie).toContain('SameSite=Strict');
+      const withCookie = await guarded.app.request('http://127.0.0.1:4317/api/sessions', {
+        headers: { Cookie: cookie.split(';')[0] as string },
+      });
+      expect(withCookie.status).toBe(200);
+      // Another port's cookie is not this server's.
+      const otherPort = await guarded.app.request('http://127.0.0.1:4317/api/sessions', {
+        headers: { Cookie: 'ctxloom_token_9999=run-token-123' },
+      });
+      expect(otherPort.status).toBe(401);
+      const badLink = await guarded.app.request('http://127.0.0.1:4317/?token=guess');
+      expect(badLink.status).toBe(401);
+    } finally {
+      await guarded.cleanup();
+    }
+  });
+});

@@ -1,0 +1,147 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { CtxloomError } from '../core/index.ts';
+
+/** Host names every notebook server answers to: the loopback names. */
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1', '[::1]'] as const;
+
+/** Options of {@link guardRequests}. */
+export interface GuardRequestsOptions {
+  /**
+   * Host names (no port) accepted in `Host` and `Origin` besides the loopback names and
+   * 127.0.0.0/8: the bound host and any configured extra hosts (a reverse proxy's name).
+   * `'*'` accepts every host (only behind a proxy that checks it).
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * When set, every `/api` request needs it: `Authorization: Bearer <token>`, or the
+   * `HttpOnly; SameSite=Strict` cookie set by opening any page with `?token=<token>` (the
+   * URL the server prints, as Jupyter does).
+   */
+  token?: string;
+}
+
+/** Name of the token cookie; per port, since cookies do not separate the ports of one host. */
+export function tokenCookieName(url: URL): string {
+  return `ctxloom_token_${url.port === '' ? 'default' : url.port}`;
+}
+
+/**
+ * The notebook's request guard, in order:
+ * 1. `Host` must be loopback, the bound host or an allowed host — else 403 `forbidden` (a
+ *    DNS-rebinding page reaches the server under its own name);
+ * 2. `Origin`, when sent, must have such a host too, and `Sec-Fetch-Site: cross-site` is
+ *    refused — else 403 `forbidden` (a page the user visits posting to the server);
+ * 3. with a token: `?token=` on a page sets the cookie and redirects to the URL without it;
+ *    `/api` requests without the bearer header or the cookie get 401 `unauthorized`;
+ * 4. a write (`POST`/`PUT`/`PATCH`/`DELETE`) to `/api` that has a body must be
+ *    `application/json` — else 415 `unsupported-media-type` (HTML forms and `text/plain`
+ *    fetches, which browsers send cross-site without a preflight, never qualify).
+ */
+export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHandler {
+  const extra = new Set((options.allowedHosts ?? []).map((host) => normaliseHost(host)));
+  const anyHost = extra.has('*');
+  const allowed = (host: string): boolean => anyHost || isLoopbackName(host) || extra.has(host);
+  const expected = options.token === undefined ? undefined : Buffer.from(options.token);
+
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    if (!allowed(normaliseHost(url.hostname))) {
+      throw new CtxloomError({
+        code: 'forbidden',
+        message: `this server does not answer to host ${JSON.stringify(url.hostname)} (allowed: loopback and the configured hosts)`,
+        path: 'Host',
+      });
+    }
+    const origin = c.req.header('Origin');
+    if (origin !== undefined && !allowed(originHost(origin))) {
+      throw new CtxloomError({
+        code: 'forbidden',
+        message: `cross-site request from origin ${JSON.stringify(origin.slice(0, 200))} refused`,
+        path: 'Origin',
+      });
+    }
+    if (c.req.header('Sec-Fetch-Site') === 'cross-site') {
+      throw new CtxloomError({
+        code: 'forbidden',
+        message: 'cross-site request refused',
+        path: 'Sec-Fetch-Site',
+      });
+    }
+    const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    if (expected !== undefined) {
+      const given = url.searchParams.get('token');
+      if (given !== null && !isApi && c.req.method === 'GET') {
+        if (!matches(expected, given)) {
+          throw new CtxloomError({ code: 'unauthorized', message: 'wrong token in the URL', path: 'token' });
+        }
+        setCookie(c, tokenCookieName(url), given, { httpOnly: true, sameSite: 'Strict', path: '/' });
+        url.searchParams.delete('token');
+        return c.redirect(`${url.pathname}${url.search}${url.hash}`, 302);
+      }
+      if (isApi && !authorised(c, expected, url)) {
+        c.header('WWW-Authenticate', 'Bearer');
+        throw new CtxloomError({
+          code: 'unauthorized',
+          message:
+            'this server needs its token: open the URL it printed (…/?token=…) or send Authorization: Bearer <token>',
+        });
+      }
+    }
+    if (isApi && isWrite(c.req.method) && hasBody(c) && !isJson(c.req.header('Content-Type'))) {
+      throw new CtxloomError({
+        code: 'unsupported-media-type',
+        message: `${c.req.method} needs Content-Type: application/json`,
+        path: 'Content-Type',
+      });
+    }
+    await next();
+    return undefined;
+  };
+}
+
+function authorised(c: Context, expected: Buffer, url: URL): boolean {
+  const header = /^Bearer\s+(.+)$/iu.exec(c.req.header('Authorization') ?? '')?.[1]?.trim();
+  if (header !== undefined && matches(expected, header)) return true;
+  const cookie = getCookie(c, tokenCookieName(url));
+  return cookie !== undefined && matches(expected, cookie);
+}
+
+/** Compares in time independent of the matching prefix. */
+function matches(expected: Buffer, given: string): boolean {
+  const bytes = Buffer.from(given);
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+}
+
+function isWrite(method: string): boolean {
+  return method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+}
+
+function hasBody(c: Context): boolean {
+  const length = c.req.header('Content-Length');
+  if (length !== undefined) return Number(length) > 0;
+  return c.req.header('Transfer-Encoding') !== undefined || c.req.raw.body !== null;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  return media === 'application/json';
+}
+
+function normaliseHost(host: string): string {
+  return host.trim().toLowerCase().replace(/\.$/u, '');
+}
+
+function originHost(origin: string): string {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? normaliseHost(url.hostname) : '';
+  } catch {
+    return ''; // `null` and other opaque origins
+  }
+}
+
+function isLoopbackName(host: string): boolean {
+  return (LOOPBACK_HOSTS as readonly string[]).includes(host) || /^127(?:\.\d{1,3}){3}$/u.test(host);
+}

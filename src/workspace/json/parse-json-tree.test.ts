@@ -1,0 +1,102 @@
+import { CtxloomError } from 'ctxloom';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseBlockSidecar } from '../blocks/block-sidecar.ts';
+import { parseContextConfig } from '../config/parse-context-config.ts';
+import { parseMemoryLog, parseMessages } from '../session/session-store.ts';
+import { parseSessionsIndex } from '../session/sessions-index.ts';
+import { parseJsonText } from './parse-json-text.ts';
+import { parseJsonTree } from './parse-json-tree.ts';
+
+/** Every parser of a file ctxloom reads, by the file it names in errors. */
+const parsers: [string, (text: string) => unknown][] = [
+  ['context-config.json', (text) => parseContextConfig(text, 'context-config.json')],
+  ['messages.json', (text) => parseMessages(text, 'messages.json')],
+  ['sessions.json', (text) => parseSessionsIndex(text, 'sessions.json')],
+  ['memory.json', (text) => parseMemoryLog(text, 'memory.json')],
+  ['profile.blocks.json', (text) => parseBlockSidecar(text, 'profile.blocks.json')],
+  ['tree.json', (text) => parseJsonTree(text, 'tree.json')],
+  ['text.json', (text) => parseJsonText(text, 'text.json')],
+];
+
+const badEscapes = ['\\x', '\\2', '\\u12', '\\u12"', '\\uZZZZ', '\\a', '\\U0041', '\\u{41}', '\\0'];
+
+describe('JSON parsers', () => {
+  it.each(badEscapes)('report the invalid escape %j as a located parse-error', (badEscape) => {
+    const text = `[\n  {"id": "a${badEscape}b"}\n]`;
+    for (const [file, parse] of parsers) {
+      const error = (() => {
+        try {
+          parse(text);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(CtxloomError.is(error, 'parse-error'), `${file}: ${String(error)}`).toBe(true);
+      expect(error).toMatchObject({ file, line: 2 });
+      expect((error as CtxloomError).column).toBeGreaterThanOrEqual(12);
+    }
+  });
+
+  it('decode every valid escape exactly as JSON.parse does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (value) => {
+        const text = JSON.stringify({ value, escaped: value.replace(/./gsu, (c) => c) });
+        expect(parseJsonTree(text, 'x.json').value).toEqual(JSON.parse(text));
+        const forced = `"${[...value].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+        expect(parseJsonTree(forced, 'x.json').value).toBe(JSON.parse(forced));
+      }),
+    );
+  });
+
+  it('never let a raw error escape, whatever the input (fuzz)', () => {
+    const seed = JSON.stringify([
+      { id: 'm1', role: 'user', content: 'a\\nb "q" \u00e9' },
+      { version: 1, events: [], systemPrompt: [{ type: 'global', file: 'system-prompt.md' }] },
+    ]);
+    const mutated = fc
+      .tuple(
+        fc.nat({ max: seed.length }),
+        fc.nat({ max: 8 }),
+        fc.oneof(
+          fc.constantFrom(
+            ...badEscapes,
+            '\\',
+            '"',
+            '{',
+            '[',
+            ']',
+            '}',
+            ',',
+            ':',
+            '\u0000',
+            '\n',
+            '1e999',
+            '-',
+          ),
+          fc.string({ unit: 'binary', maxLength: 6 }),
+        ),
+      )
+      .map(([at, cut, insert]) => seed.slice(0, at) + insert + seed.slice(at + cut));
+    fc.assert(
+      fc.property(fc.oneof(mutated, fc.string({ unit: 'binary', maxLength: 40 })), (text) => {
+        for (const [file, parse] of parsers) {
+          try {
+            parse(text);
+          } catch (error) {
+            if (!CtxloomError.is(error)) throw error;
+            expect(error.file).toBe(file);
+            if (error.code === 'parse-error') {
+              expect(error.line).toBeGreaterThanOrEqual(1);
+              expect(error.column).toBeGreaterThanOrEqual(1);
+            } else {
+              expect(error.code).toBe('invalid-config');
+            }
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
