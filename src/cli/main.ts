@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { CtxloomError } from '../core/index.ts';
 import { BLOCKS_HELP, runBlocks } from './commands/blocks.ts';
 import { COMPILE_HELP, runCompile } from './commands/compile.ts';
@@ -7,12 +6,12 @@ import { MCP_HELP, runMcp } from './commands/mcp.ts';
 import { MEMORY_HELP, runMemory } from './commands/memory.ts';
 import { PREVIEW_HELP, runPreview } from './commands/preview.ts';
 import { runServe, SERVE_HELP } from './commands/serve.ts';
-import { type CliIo, createProcessIo } from './io.ts';
+import type { CliIo } from './io.ts';
 
 const HELP = `ctxloom — compile the exact input of every LLM call
 
 usage:
-  ctxloom demo [dir]                      compile the example in dir (default examples/demo) and print the report
+  ctxloom demo [dir]                      compile the example in dir (default: the bundled example) and print the report
   ctxloom compile <session-dir> [--format ai-sdk|openai|anthropic|json]
                                           compile a workspace session's context-config.json
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
@@ -75,13 +74,4 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 function isArgumentError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
-}
-
-if (import.meta.main) {
-  // `ctxloom … | head` closes the pipe early; that is not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-  process.exitCode = await main(process.argv.slice(2), createProcessIo());
 }
