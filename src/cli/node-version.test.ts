@@ -8,6 +8,7 @@ describe('isSupportedNode', () => {
     expect(isSupportedNode(`v${MIN_NODE}`)).toBe(true);
     expect(isSupportedNode('24.0.0')).toBe(true);
     expect(isSupportedNode('22.20.1')).toBe(true);
+    expect(isSupportedNode('22.15.1')).toBe(false);
     expect(isSupportedNode('22.12.0')).toBe(false);
     expect(isSupportedNode('20.20.2')).toBe(false);
     expect(isSupportedNode('v18.0.0')).toBe(false);

@@ -1,11 +1,13 @@
 /**
- * Oldest Node.js ctxloom runs on (`engines.node` in package.json says the same): the first
- * release with `node:sqlite` unflagged and every other API the package uses, measured by
- * `scripts/check-packed-install.mjs --node <version>` against the installed tarball.
+ * Oldest Node.js ctxloom runs on (`engines.node` in package.json says the same). Measured
+ * against the installed tarball (`node scripts/check-packed-install.mjs --node <version>`):
+ * 22.12 has no `node:sqlite` without a flag; 22.13–22.15 import everything but lack
+ * `DatabaseSync#isTransaction`, which the SQLite checkpoint driver needs to roll back a
+ * failed write; 22.16 is the first release with every API the package uses.
  */
-export const MIN_NODE = '22.13.0';
+export const MIN_NODE = '22.16.0';
 
-/** True when `version` (`v22.13.0` or `22.13.0`) is at least {@link MIN_NODE}. */
+/** True when `version` (`v22.16.0` or `22.16.0`) is at least {@link MIN_NODE}. */
 export function isSupportedNode(version: string): boolean {
   const have = version.replace(/^v/u, '').split('.').map(Number);
   const need = MIN_NODE.split('.').map(Number);

@@ -25,6 +25,12 @@ export interface RunAgentInput {
   sources?: readonly ContextSource[];
   /** The compact stage run before the model call (triggers, `/compress` clipping). Default: compile once. */
   compact?: CompactStage;
+  /**
+   * Structured output (the AI SDK's `Output.object({ schema })`): the model's final answer is
+   * parsed and validated by the SDK and returned as {@link AgentRunResult.output}; output
+   * that does not match throws the SDK's `NoObjectGeneratedError`.
+   */
+  output?: Parameters<typeof generateText>[0]['output'];
 }
 
 /** Input of a {@link CompactStage}: the collected request and a compile function bound to the call. */
@@ -47,6 +53,8 @@ export interface AgentRunResult {
   messages: BaseMessage[];
   text: string;
   compiled: CompiledContext;
+  /** The validated structured output when {@link RunAgentInput.output} was given. */
+  output?: unknown;
 }
 
 /**
@@ -87,11 +95,17 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     tools: agent.tools,
     stopWhen: isStepCount(agent.maxSteps),
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
+    ...(input.output === undefined ? {} : { output: input.output }),
   });
   const produced: Message[] = result.response.messages.map((message, index) => ({
     id: `${agent.id}:${result.response.id}:${index}`,
     role: message.role as Message['role'],
     content: message.content as Message['content'],
   }));
-  return { messages: toLangChain(produced), text: result.text, compiled };
+  return {
+    messages: toLangChain(produced),
+    text: result.text,
+    compiled,
+    ...(input.output === undefined ? {} : { output: result.output }),
+  };
 }
