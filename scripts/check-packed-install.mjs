@@ -103,23 +103,18 @@ function lockedVersion(name) {
 try {
   const subpaths = Object.keys(manifest.exports);
 
-  step(
-    `npm pack${values['skip-build'] ? ' (--ignore-scripts: packing the current dist)' : ' (runs prepare)'}`,
-  );
-  if (values['skip-build'] && !existsSync(join(REPO, 'dist/core/index.js'))) {
-    throw new Error('dist/ is missing: run `npm run prepare` first or drop --skip-build');
+  if (values['skip-build']) {
+    if (!existsSync(join(REPO, 'dist/core/index.js'))) {
+      throw new Error('dist/ is missing: run `npm run prepare` first or drop --skip-build');
+    }
+  } else {
+    // What `npm pack` runs first; run on its own so the build's output stays out of pack's JSON.
+    step('npm run prepare (the library and the web UI)');
+    npmRun(['run', '-s', 'prepare'], REPO);
   }
+  step('npm pack');
   const packed = JSON.parse(
-    npmRun(
-      [
-        'pack',
-        '--json',
-        '--pack-destination',
-        scratch,
-        ...(values['skip-build'] ? ['--ignore-scripts'] : []),
-      ],
-      REPO,
-    ),
+    npmRun(['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], REPO),
   )[0];
   const tarball = join(scratch, packed.filename);
   const files = packed.files.map((file) => file.path);
