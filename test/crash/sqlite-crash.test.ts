@@ -21,8 +21,12 @@ const SEED = 20_261_122;
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-crash-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** Starts the child, waits until it is ready, lets it run `runMs`, kills it with SIGKILL. */
-function runAndKill(path: string, from: number, runMs: number): Promise<number[]> {
+/**
+ * Starts the child and kills it with SIGKILL `runMs` after a mark: `ready` (it may die before
+ * its first turn, mid-resume) or `ack` (its first acknowledged turn this run, so the run
+ * makes progress however slow the machine is).
+ */
+function runAndKill(path: string, from: number, runMs: number, after: 'ready' | 'ack'): Promise<number[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -36,6 +40,12 @@ function runAndKill(path: string, from: number, runMs: number): Promise<number[]
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const acked: number[] = [];
+    let scheduled = false;
+    const killLater = () => {
+      if (scheduled) return;
+      scheduled = true;
+      setTimeout(() => child.kill('SIGKILL'), runMs);
+    };
     let buffered = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
@@ -46,8 +56,11 @@ function runAndKill(path: string, from: number, runMs: number): Promise<number[]
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
       for (const line of lines) {
-        if (line === 'ready') setTimeout(() => child.kill('SIGKILL'), runMs);
-        else if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
+        if (line === 'ready' && after === 'ready') killLater();
+        else if (line.startsWith('ack ')) {
+          acked.push(Number(line.slice(4)));
+          if (after === 'ack') killLater();
+        }
       }
     });
     child.on('exit', (code, signal) => {
@@ -72,7 +85,8 @@ async function lane(
   for (const [run, delay] of delays.entries()) {
     if (run >= MIN_RUNS && performance.now() >= deadline) break;
     runs += 1;
-    const acked = await runAndKill(path, acknowledged, delay);
+    // Even runs die anywhere from start-up on; odd runs only after a turn of their own.
+    const acked = await runAndKill(path, acknowledged, delay, run % 2 === 0 ? 'ready' : 'ack');
     if (acked.length > 0) {
       expect(acked[0]).toBe(acknowledged);
       acknowledged = (acked.at(-1) ?? 0) + 1;
@@ -103,7 +117,7 @@ describe('SqliteSaver under SIGKILL', () => {
   it(
     `keeps every acknowledged turn exactly once across seeded kills for ${BUDGET_MS / 1000} s`,
     async () => {
-      // Kill moments: 0-250 ms after the child is ready (mid-step, mid-commit, between turns).
+      // Kill moments: 0-250 ms after the child is ready or has acknowledged a turn (mid-step, mid-commit, between turns).
       const delays = fc.sample(fc.integer({ min: 0, max: 250 }), { numRuns: 2 * MAX_RUNS, seed: SEED });
       const deadline = performance.now() + BUDGET_MS;
       // Two independent lanes in parallel, each with its own seeded kill moments.
