@@ -264,10 +264,12 @@ try {
     const node = [...npm, 'exec', '--yes', `--package=node@${values.node}`, '--', 'node'];
     const version = run(node[0], [...node.slice(1), '--version'], { cwd: consumer });
     process.stdout.write(`node --version: ${version.stdout.trim()}\n`);
-    const cli = run(node[0], [...node.slice(1), bin, '--help'], { cwd: consumer });
-    process.stdout.write(
-      `ctxloom --help: exit ${cli.status}${cli.stderr.trim() ? ` — ${cli.stderr.trim()}` : ''}\n`,
-    );
+    for (const args of [['--help'], ['demo']]) {
+      const cli = run(node[0], [...node.slice(1), '--no-warnings', bin, ...args], { cwd: consumer });
+      process.stdout.write(
+        `ctxloom ${args[0]}: exit ${cli.status}${cli.stderr.trim() ? ` — ${cli.stderr.trim()}` : ''}\n`,
+      );
+    }
     const imports = importAll(node, consumer, subpaths);
     for (const subpath of subpaths)
       process.stdout.write(`import ctxloom${subpath.slice(1)}: ${imports[subpath]}\n`);
