@@ -23,7 +23,7 @@ export function ctxloomConversationEngine(options: {
 }): Engine {
   return {
     name: options.label ?? 'ctxloom',
-    settings: `defaults: analyzer (NFKC, stopwords-iso en+zh, light stemming, CJK uni+bigrams), BM25 k1 1.2 b 0.75, conversation index indexContext ${options.indexContext}, recallLimit ${options.recallLimit}, seed reranker .40/.35/.15/.10`,
+    settings: `defaults: analyzer (NFKC, stopwords-iso en+zh, Porter stemming, CJK uni+bigrams), BM25 k1 1.2 b 0.75, conversation index indexContext ${options.indexContext}, recallLimit ${options.recallLimit}, seed reranker .40/.35/.15/.10`,
     build(documents) {
       const index = createConversationIndex({ indexContext: options.indexContext });
       index.append(documents);

@@ -165,7 +165,7 @@ async function startServer(root: string): Promise<{ child: ChildProcess; url: st
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
   const child = spawn(
     process.execPath,
-    [...nodeArgs, join(REPO, 'src/cli/main.ts'), 'serve', root, '--port', '0'],
+    [...nodeArgs, join(REPO, 'src/cli/bin.ts'), 'serve', root, '--port', '0'],
     {
       env: { ...process.env, CTXLOOM_MODEL: 'offline', CTXLOOM_TOKEN: BENCH_TOKEN },
       stdio: ['ignore', 'pipe', 'inherit'],

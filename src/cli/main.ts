@@ -1,20 +1,10 @@
-#!/usr/bin/env node
 import { CtxloomError } from '../core/index.ts';
-import { BLOCKS_HELP, runBlocks } from './commands/blocks.ts';
-import { CALLS_HELP, runCalls } from './commands/calls.ts';
-import { CHAT_HELP, runChat } from './commands/chat.ts';
-import { COMPILE_HELP, runCompile } from './commands/compile.ts';
-import { runDemo } from './commands/demo.ts';
-import { MCP_HELP, runMcp } from './commands/mcp.ts';
-import { MEMORY_HELP, runMemory } from './commands/memory.ts';
-import { PREVIEW_HELP, runPreview } from './commands/preview.ts';
-import { runServe, SERVE_HELP } from './commands/serve.ts';
-import { type CliIo, createProcessIo } from './io.ts';
+import type { CliIo } from './io.ts';
 
 const HELP = `ctxloom — compile the exact input of every LLM call
 
 usage:
-  ctxloom demo [dir]                      compile the example in dir (default examples/demo) and print the report
+  ctxloom demo [dir]                      compile the example in dir (default: the bundled example) and print the report
   ctxloom compile <session-dir> [--format ai-sdk|openai|anthropic|json]
                                           compile a workspace session's context-config.json
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
@@ -34,31 +24,74 @@ exit codes: 0 ok · 1 error (the message names the file, line or path) · 2 bad 
 
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; help?: string }> = {
-  demo: { run: (args, io) => runDemo(args, io) },
-  compile: { run: runCompile, help: COMPILE_HELP },
-  preview: { run: runPreview, help: PREVIEW_HELP },
-  chat: { run: runChat, help: CHAT_HELP },
-  calls: { run: runCalls, help: CALLS_HELP },
-  blocks: { run: runBlocks, help: BLOCKS_HELP },
-  mcp: { run: runMcp, help: MCP_HELP },
-  memory: { run: runMemory, help: MEMORY_HELP },
-  serve: { run: (args, io) => runServe(args, io), help: SERVE_HELP },
+/**
+ * Each command's module is loaded only when that command runs, so the CLI starts with the
+ * core alone and a command whose integration is not installed (`mcp` needs
+ * `@modelcontextprotocol/sdk`, `serve` needs `hono`, …) says which package to install.
+ */
+const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> = {
+  demo: async () => ({ run: (await import('./commands/demo.ts')).runDemo }),
+  compile: async () => {
+    const { runCompile, COMPILE_HELP } = await import('./commands/compile.ts');
+    return { run: runCompile, help: COMPILE_HELP };
+  },
+  preview: async () => {
+    const { runPreview, PREVIEW_HELP } = await import('./commands/preview.ts');
+    return { run: runPreview, help: PREVIEW_HELP };
+  },
+  chat: async () => {
+    const { runChat, CHAT_HELP } = await import('./commands/chat.ts');
+    return { run: runChat, help: CHAT_HELP };
+  },
+  calls: async () => {
+    const { runCalls, CALLS_HELP } = await import('./commands/calls.ts');
+    return { run: runCalls, help: CALLS_HELP };
+  },
+  blocks: async () => {
+    const { runBlocks, BLOCKS_HELP } = await import('./commands/blocks.ts');
+    return { run: runBlocks, help: BLOCKS_HELP };
+  },
+  mcp: async () => {
+    const { runMcp, MCP_HELP } = await import('./commands/mcp.ts');
+    return { run: runMcp, help: MCP_HELP };
+  },
+  memory: async () => {
+    const { runMemory, MEMORY_HELP } = await import('./commands/memory.ts');
+    return { run: runMemory, help: MEMORY_HELP };
+  },
+  serve: async () => {
+    const { runServe, SERVE_HELP } = await import('./commands/serve.ts');
+    return { run: (args, io) => runServe(args, io), help: SERVE_HELP };
+  },
 };
+
+/**
+ * The package a failed import names (`Cannot find package 'hono' imported from …`), for the
+ * hint to install it; `undefined` for any other error.
+ */
+export function missingPackageOf(error: unknown): string | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== 'ERR_MODULE_NOT_FOUND' || typeof message !== 'string') return undefined;
+  return /Cannot find package '([^']+)'/u.exec(message)?.[1];
+}
 
 /** Runs one CLI invocation; returns the exit code (0 ok, 1 error, 2 usage). */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    const topic = command === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]]?.help : undefined;
-    io.stdout(topic ?? HELP);
+    const load = command === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+    const topic = load === undefined ? undefined : await loadCommand(rest[0] as string, load, io);
+    if (topic === null) return 1;
+    io.stdout(topic?.help ?? HELP);
     return command === undefined ? 2 : 0;
   }
-  const entry = COMMANDS[command];
-  if (entry === undefined) {
+  const load = COMMANDS[command];
+  if (load === undefined) {
     io.stderr(`ctxloom: unknown command "${command}"\n\n${HELP}`);
     return 2;
   }
+  const entry = await loadCommand(command, load, io);
+  if (entry === null) return 1;
   try {
     return await entry.run(rest, io);
   } catch (error) {
@@ -77,17 +110,26 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
+/** Loads a command's module; `null` (after saying which package to install) when a dependency is missing. */
+async function loadCommand(
+  command: string,
+  load: () => Promise<{ run: Command; help?: string }>,
+  io: CliIo,
+): Promise<{ run: Command; help?: string } | null> {
+  try {
+    return await load();
+  } catch (error) {
+    const name = missingPackageOf(error);
+    if (name === undefined) throw error;
+    io.stderr(
+      `ctxloom ${command}: needs the package "${name}", which is not installed: npm install ${name}\n`,
+    );
+    return null;
+  }
+}
+
 /** `node:util` parseArgs errors (unknown option, missing value). */
 function isArgumentError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
-}
-
-if (import.meta.main) {
-  // `ctxloom … | head` closes the pipe early; that is not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-  process.exitCode = await main(process.argv.slice(2), createProcessIo());
 }

@@ -20,6 +20,8 @@
  * - `model-error` — a model call failed or returned output that does not validate.
  * - `storage-error` — a checkpoint or memory store failed.
  * - `unsupported` — the operation is not supported by this implementation.
+ * - `missing-dependency` — an optional peer package the feature needs is not installed
+ *   (`path` names the package to `npm install`).
  */
 export const ERROR_CODES = [
   'invalid-argument',
@@ -41,6 +43,7 @@ export const ERROR_CODES = [
   'model-error',
   'storage-error',
   'unsupported',
+  'missing-dependency',
 ] as const;
 
 /** A code from {@link ERROR_CODES}. */

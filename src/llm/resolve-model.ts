@@ -1,9 +1,7 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { CtxloomError } from '../core/index.ts';
 import { createOfflineModel } from './offline-model.ts';
+import { requirePeer } from './require-peer.ts';
 
 /** A resolved model and how to describe it. */
 export interface ResolvedModel {
@@ -23,6 +21,9 @@ export interface ResolvedModel {
  * - `anthropic:<model>` — `ANTHROPIC_API_KEY`;
  * - `openai-compatible:<baseURL>#<model>` — Ollama, vLLM, LM Studio, DeepSeek, Qwen…;
  *   `CTXLOOM_API_KEY` is sent as the bearer key when set.
+ *
+ * Each provider package is an optional peer dependency, loaded on first use; a missing one is
+ * a `missing-dependency` error naming it (`npm install @ai-sdk/openai`).
  * @example resolveModel('openai-compatible:http://127.0.0.1:11434/v1#qwen2.5:7b')
  */
 export function resolveModel(spec?: string, env: Record<string, string | undefined> = {}): ResolvedModel {
@@ -34,12 +35,22 @@ export function resolveModel(spec?: string, env: Record<string, string | undefin
   const provider = colon < 0 ? value : value.slice(0, colon);
   const rest = colon < 0 ? '' : value.slice(colon + 1);
   switch (provider) {
-    case 'openai':
+    case 'openai': {
       need(rest, value, 'openai:<model>');
+      const { createOpenAI } = requirePeer<typeof import('@ai-sdk/openai')>({
+        name: '@ai-sdk/openai',
+        feature: `CTXLOOM_MODEL=${value}`,
+      });
       return { model: createOpenAI({})(rest), spec: value, offline: false, modelId: rest };
-    case 'anthropic':
+    }
+    case 'anthropic': {
       need(rest, value, 'anthropic:<model>');
+      const { createAnthropic } = requirePeer<typeof import('@ai-sdk/anthropic')>({
+        name: '@ai-sdk/anthropic',
+        feature: `CTXLOOM_MODEL=${value}`,
+      });
       return { model: createAnthropic({})(rest), spec: value, offline: false, modelId: rest };
+    }
     case 'openai-compatible': {
       const hash = rest.lastIndexOf('#');
       const baseURL = hash < 0 ? '' : rest.slice(0, hash);
@@ -51,6 +62,10 @@ export function resolveModel(spec?: string, env: Record<string, string | undefin
         );
       }
       const apiKey = env.CTXLOOM_API_KEY;
+      const { createOpenAICompatible } = requirePeer<typeof import('@ai-sdk/openai-compatible')>({
+        name: '@ai-sdk/openai-compatible',
+        feature: `CTXLOOM_MODEL=${value}`,
+      });
       const provider = createOpenAICompatible({
         name: 'openai-compatible',
         baseURL,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockResourceUri, fileResourceUri } from './create-workspace-mcp-server.ts';
 
 const example = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
-const cli = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+const cli = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 let root: string;
 let client: Client;
 

@@ -158,7 +158,7 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
   let lastText: string | undefined;
   let lastTerms: string[] = [];
   return {
-    name: `ctxloom-analyzer/v2 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'light' : 'custom'} stopwords=${stopwords.size}`,
+    name: `ctxloom-analyzer/v2 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'porter' : 'custom'} stopwords=${stopwords.size}`,
     analyze(text) {
       if (text !== lastText) {
         lastTerms = isAscii(text) ? analyzeAscii(text) : analyzeUnicode(text);

@@ -25,6 +25,7 @@ export const STATUS_BY_CODE: Record<
   'model-error': 502,
   'storage-error': 500,
   unsupported: 501,
+  'missing-dependency': 501,
 };
 
 /** The JSON body of every error response. */

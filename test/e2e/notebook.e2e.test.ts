@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOfflineModel } from '../../src/llm/index.ts';
 import { ensureWebBuild } from '../../src/server/ensure-web-build.ts';
 import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
 import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = inject('chromiumPath');
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
 const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
 
@@ -25,7 +25,7 @@ const previewTokens = async () => Number(await page.getByTestId('preview-total')
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `The notebook E2E test needs Chromium at ${CHROMIUM} (Debian: apt-get install chromium; or set CHROMIUM_PATH). It is not skipped.`,
+      `The notebook E2E test needs Chromium at ${CHROMIUM} (test/support/chromium-service.ts: CHROMIUM_PATH, Debian's chromium, or @sparticuz/chromium). It is not skipped.`,
     );
   }
   const webRoot = await ensureWebBuild(() => undefined);

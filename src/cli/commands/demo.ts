@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import {
   type ContextBlock,
@@ -26,12 +27,17 @@ const requestSchema = z.strictObject({
 });
 
 /**
- * `ctxloom demo [dir]`: compiles the example in `dir` (default `examples/demo`) — a system
+ * The example the package ships (`examples/demo` of the repository and of the installed package).
+ */
+export const DEMO_DIR = fileURLToPath(new URL('../../../examples/demo', import.meta.url));
+
+/**
+ * `ctxloom demo [dir]`: compiles the example in `dir` (default {@link DEMO_DIR}) — a system
  * prompt, a chat history, knowledge files and a query — and prints the messages that would
  * be sent and the per-layer report.
  */
 export async function runDemo(args: readonly string[], io: CliIo): Promise<number> {
-  const dir = resolve(args[0] ?? 'examples/demo');
+  const dir = args[0] === undefined ? DEMO_DIR : resolve(io.cwd ?? process.cwd(), args[0]);
   const request = requestSchema.safeParse(await readJson(join(dir, 'request.json')));
   if (!request.success) {
     const issue = request.error.issues[0];

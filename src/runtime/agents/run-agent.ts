@@ -29,6 +29,12 @@ export interface RunAgentInput {
   sources?: readonly ContextSource[];
   /** The compact stage run before the model call (triggers, `/compress` clipping). Default: compile once. */
   compact?: CompactStage;
+  /**
+   * Structured output (the AI SDK's `Output.object({ schema })`): the model's final answer is
+   * parsed and validated by the SDK and returned as {@link AgentRunResult.output}; output
+   * that does not match throws the SDK's `NoObjectGeneratedError`.
+   */
+  output?: Parameters<typeof generateText>[0]['output'];
 }
 
 /** Input of a {@link CompactStage}: the collected request and a compile function bound to the call. */
@@ -55,6 +61,8 @@ export interface AgentRunResult {
   compiled: CompiledContext;
   /** Every model call's compile, in order (one per step of the tool loop), each with its report. */
   steps: CompiledContext[];
+  /** The validated structured output when {@link RunAgentInput.output} was given. */
+  output?: unknown;
 }
 
 /**
@@ -127,6 +135,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
       return emit(next);
     },
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
+    ...(input.output === undefined ? {} : { output: input.output }),
   });
   // Ids are generated here, never taken from the provider's response id: a gateway that
   // repeats a response id would otherwise make one turn's reply replace another's.
@@ -136,5 +145,11 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     role: message.role as Message['role'],
     content: message.content as Message['content'],
   }));
-  return { messages: toLangChain(produced), text: result.text, compiled, steps };
+  return {
+    messages: toLangChain(produced),
+    text: result.text,
+    compiled,
+    steps,
+    ...(input.output === undefined ? {} : { output: result.output }),
+  };
 }

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { requirePeer } from '../../llm/require-peer.ts';
 import {
   type SqlDriver,
   type SqlExecutor,
@@ -20,9 +21,13 @@ export interface PostgresDriverOptions {
 /** A {@link SqlDriver} over a `pg` pool. Each transaction checks out one client. */
 export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver & { pool: pg.Pool } {
   const ownsPool = options.pool === undefined;
+  // `pg` is an optional peer: only a driver that creates its own pool loads it.
   const pool =
     options.pool ??
-    new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    new (requirePeer<typeof pg>({ name: 'pg', feature: 'PostgresSaver with a connectionString' }).Pool)({
+      connectionString: options.connectionString,
+      max: options.maxConnections ?? 10,
+    });
   const executorOf = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
     async all(sql, params = []) {
       const result = await client.query(toPostgresPlaceholders(sql), toPgParams(params));

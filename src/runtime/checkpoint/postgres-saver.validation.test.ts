@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PostgresSaver } from './postgres-saver.ts';
 
 // The official conformance suite is written against Vitest globals; install them before loading it.
 Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
 const { validate, deltaChannelHistoryTests } = await import('@langchain/langgraph-checkpoint-validation');
 
-const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const url = inject('pgUrl');
 const schema = `ctxloom_validation_${process.pid}_${Date.now().toString(36)}`;
 const pool = new pg.Pool({ connectionString: url, max: 4 });
 

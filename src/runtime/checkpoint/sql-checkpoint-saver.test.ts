@@ -14,7 +14,7 @@ import {
   StateSchema,
 } from '@langchain/langgraph';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { type CheckpointTables, checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
@@ -25,7 +25,7 @@ import { createSqliteDriver } from './sqlite-driver.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
 import { NAME_ROW_ID, nameRowsQuery, threadName } from './thread-keys.ts';
 
-const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const url = inject('pgUrl');
 const schema = `ctxloom_saver_${process.pid}_${Date.now().toString(36)}`;
 const pool = new pg.Pool({ connectionString: url, max: 4 });
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-saver-'));

@@ -1,4 +1,5 @@
 import { Command, Send } from '@langchain/langgraph';
+import { Output } from 'ai';
 import { z } from 'zod';
 import { type MapReduceTask, StateBuilder } from '../../state/index.ts';
 import type { AgentDefinition } from '../agents/define-agent.ts';
@@ -52,8 +53,10 @@ export function createMapReduceProcess(options: MapReduceProcessOptions): Proces
         rule: processRule('mapreduce-planner', share),
         counter,
         framework: PLANNER_CONTRACT,
+        // The same structured output as the router: the SDK parses and validates the plan.
+        output: Output.object({ schema: plan, name: 'mapreduce_plan' }),
       });
-      const parsed = plan.safeParse(parseJson(result.text));
+      const parsed = plan.safeParse(result.output);
       if (!parsed.success || parsed.data.tasks.length > maxTasks)
         throw new Error(`planner output is not a valid plan`);
       tasks = parsed.data.tasks;
@@ -128,13 +131,4 @@ export function createMapReduceProcess(options: MapReduceProcessOptions): Proces
     .addEdge('__start__', 'planner')
     .addEdge('worker', 'reducer')
     .addEdge('reducer', '__end__');
-}
-
-function parseJson(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/u.exec(text);
-  try {
-    return JSON.parse((fenced?.[1] ?? text).trim());
-  } catch {
-    return undefined;
-  }
 }

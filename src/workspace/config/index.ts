@@ -1,3 +1,4 @@
+export { CONTEXT_CONFIG_SCHEMA_FILE, contextConfigJsonSchema } from './context-config-json-schema.ts';
 export {
   CONTEXT_CONFIG_VERSION,
   type ConfigReference,

@@ -1,0 +1,329 @@
+#!/usr/bin/env node
+// The tarball is the product. This packs the package, installs the tarball into a scratch
+// consumer project and checks it the way a user would meet it:
+//   1. the file list: no tests, test-support files or mocks; dist, the web UI, LICENSE, the
+//      JSON Schema and the bundled demo are in;
+//   2. `npm install <tarball>` alone (no optional peers): its installed size is within
+//      CORE_BUDGET_MB, the core subpaths import from plain Node ESM, every other subpath
+//      fails only for want of a declared optional peer, `ctxloom --help` and `ctxloom demo`
+//      work and `ctxloom mcp` names the package to install;
+//   3. with every optional peer installed: every subpath in `exports` imports, and a consumer
+//      importing all of them type-checks under `nodenext` and `bundler` (skipLibCheck off;
+//      diagnostics in ctxloom's own declarations or the consumer fail the check).
+//
+//   node scripts/check-packed-install.mjs [--skip-build] [--node <version>] [--keep]
+//
+// --skip-build packs the current dist (CI runs it right after `npm ci`, whose `prepare` built
+// it); without it `npm pack` runs `prepare`. --node <version> also runs the CLI and the
+// imports on that Node.js release (from the `node` npm package) and reports whether they
+// work — how `engines.node` was measured. Exits non-zero on the first failed check.
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+/** Installed size budget (MB, apparent file sizes) of `npm install ctxloom` without peers. */
+export const CORE_BUDGET_MB = 45;
+/** Subpaths that must import with no optional peer installed. */
+const CORE_SUBPATHS = ['.', './tokenizers', './sources', './stream'];
+
+const REPO = new URL('..', import.meta.url).pathname;
+const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8'));
+const { values } = parseArgs({
+  options: { 'skip-build': { type: 'boolean' }, node: { type: 'string' }, keep: { type: 'boolean' } },
+});
+
+const npm = process.env.npm_execpath
+  ? [process.execPath, process.env.npm_execpath]
+  : [process.platform === 'win32' ? 'npm.cmd' : 'npm'];
+const scratch = mkdtempSync(join(tmpdir(), 'ctxloom-packed-'));
+let failures = 0;
+
+function step(title) {
+  process.stdout.write(`\n== ${title}\n`);
+}
+function check(ok, what, detail = '') {
+  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? ` — ${detail}` : ''}\n`);
+  if (!ok) failures += 1;
+  return ok;
+}
+function run(command, args, options = {}) {
+  return spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+}
+function npmRun(args, cwd) {
+  const result = run(npm[0], [...npm.slice(1), ...args], {
+    cwd,
+    env: { ...process.env, npm_config_loglevel: 'error' },
+  });
+  if (result.status !== 0)
+    throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+/** Sum of the apparent sizes of the files under `dir` (symlinks counted once, not followed). */
+function bytesUnder(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(path);
+    else total += lstatSync(path).size;
+  }
+  return total;
+}
+/** Imports every subpath in a child process on `node`; returns subpath → 'ok' or the error. */
+function importAll(node, cwd, subpaths) {
+  const script = `
+    const results = {};
+    for (const subpath of ${JSON.stringify(subpaths)}) {
+      const specifier = subpath === '.' ? 'ctxloom' : 'ctxloom/' + subpath.slice(2);
+      try { const module = await import(specifier); results[subpath] = Object.keys(module).length > 0 ? 'ok' : 'no exports'; }
+      catch (error) { results[subpath] = (error.code ?? '') + ' ' + String(error.message).split('\\n')[0]; }
+    }
+    process.stdout.write(JSON.stringify(results));`;
+  const result = run(node[0], [...node.slice(1), '--input-type=module', '-e', script], { cwd });
+  if (result.status !== 0)
+    return Object.fromEntries(subpaths.map((s) => [s, `exit ${result.status}: ${result.stderr.trim()}`]));
+  return JSON.parse(result.stdout);
+}
+/** The version of `name` the repository's lockfile installs (so the offline cache has it). */
+function lockedVersion(name) {
+  return lock.packages[`node_modules/${name}`]?.version ?? manifest.devDependencies[name];
+}
+
+try {
+  const subpaths = Object.keys(manifest.exports);
+
+  if (values['skip-build']) {
+    if (!existsSync(join(REPO, 'dist/core/index.js'))) {
+      throw new Error('dist/ is missing: run `npm run prepare` first or drop --skip-build');
+    }
+  } else {
+    // What `npm pack` runs first; run on its own so the build's output stays out of pack's JSON.
+    step('npm run prepare (the library and the web UI)');
+    npmRun(['run', '-s', 'prepare'], REPO);
+  }
+  step('npm pack');
+  const packed = JSON.parse(
+    npmRun(['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], REPO),
+  )[0];
+  const tarball = join(scratch, packed.filename);
+  const files = packed.files.map((file) => file.path);
+  check(
+    true,
+    `${packed.filename}: ${files.length} files, ${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked`,
+  );
+  const forbidden = files.filter((file) =>
+    /\.test\.|\.test-support\.|(^|\/)mocks?[-./]|\.tsbuildinfo$/u.test(file),
+  );
+  check(
+    forbidden.length === 0,
+    'no tests, test-support files or mocks in the tarball',
+    forbidden.slice(0, 5).join(', '),
+  );
+  for (const required of [
+    'LICENSE',
+    'README.md',
+    'dist/cli/bin.js',
+    'dist/core/index.js',
+    'dist/core/index.d.ts',
+    'dist/web/index.html',
+    'examples/demo/request.json',
+    'schemas/context-config.schema.json',
+  ]) {
+    check(files.includes(required), `tarball has ${required}`);
+  }
+  for (const subpath of subpaths) {
+    const target = manifest.exports[subpath];
+    for (const condition of ['types', 'default']) {
+      check(
+        files.includes(target[condition].slice(2)),
+        `exports["${subpath}"].${condition} is in the tarball`,
+      );
+    }
+  }
+
+  step('npm install <tarball> (no optional peers)');
+  const consumer = join(scratch, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+  npmRun(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer);
+  const packages = readdirSync(join(consumer, 'node_modules'), { withFileTypes: true }).flatMap((entry) =>
+    entry.name.startsWith('@')
+      ? readdirSync(join(consumer, 'node_modules', entry.name))
+      : entry.name.startsWith('.')
+        ? []
+        : [entry.name],
+  );
+  const megabytes = bytesUnder(join(consumer, 'node_modules')) / 1e6;
+  check(
+    megabytes <= CORE_BUDGET_MB,
+    `installed size ${megabytes.toFixed(1)} MB, ${packages.length} packages (budget ${CORE_BUDGET_MB} MB)`,
+  );
+  const peers = Object.keys(manifest.peerDependencies);
+  const nodeHere = [process.execPath];
+  const core = importAll(nodeHere, consumer, subpaths);
+  for (const subpath of subpaths) {
+    const result = core[subpath];
+    if (CORE_SUBPATHS.includes(subpath)) {
+      check(
+        result === 'ok',
+        `import ctxloom${subpath.slice(1)} with no peers`,
+        result === 'ok' ? '' : result,
+      );
+    } else {
+      const missing = /Cannot find package '([^']+)'/u.exec(result)?.[1];
+      const fine = result === 'ok' || (missing !== undefined && peers.includes(missing));
+      check(
+        fine,
+        `import ctxloom${subpath.slice(1)} with no peers`,
+        result === 'ok' ? 'ok' : `needs ${missing ?? result}`,
+      );
+    }
+  }
+  const bin = join(consumer, 'node_modules/.bin/ctxloom');
+  const help = run(process.execPath, [bin, '--help'], { cwd: consumer });
+  check(help.status === 0 && help.stdout.includes('usage:'), 'ctxloom --help', `exit ${help.status}`);
+  const demo = run(process.execPath, [bin, 'demo'], { cwd: consumer });
+  check(
+    demo.status === 0 && demo.stdout.length > 0,
+    'ctxloom demo',
+    `exit ${demo.status} ${demo.stderr.trim()}`,
+  );
+  const mcp = run(process.execPath, [bin, 'mcp', '.'], { cwd: consumer });
+  check(
+    mcp.status === 1 && /needs the package "[^"]+".*npm install/u.test(mcp.stderr),
+    'ctxloom mcp without @modelcontextprotocol/sdk names the package to install',
+    mcp.stderr.trim(),
+  );
+
+  step('npm install every optional peer, then import every subpath');
+  const installable = peers.filter((name) => !name.startsWith('@energetic-ai/') && name !== 'vitest');
+  npmRun(
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...installable.map((name) => `${name}@${lockedVersion(name)}`),
+      `@types/node@${lockedVersion('@types/node')}`,
+    ],
+    consumer,
+  );
+  const all = importAll(nodeHere, consumer, subpaths);
+  for (const subpath of subpaths) {
+    const ok = all[subpath] === 'ok' || (subpath === './testing' && /vitest/u.test(all[subpath]));
+    check(ok, `import ctxloom${subpath.slice(1)}`, all[subpath] === 'ok' ? '' : all[subpath]);
+  }
+
+  // What an MCP client (Claude Desktop, Claude Code, Cursor) does: start the installed CLI and
+  // send `initialize` on stdin; stdout must be the JSON-RPC answer and nothing else.
+  const workspace = join(consumer, 'workspace');
+  mkdirSync(join(workspace, 'notes'), { recursive: true });
+  writeFileSync(join(workspace, 'notes', 'context-config.json'), '{ "query": "hello" }\n');
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'check', version: '1' } },
+  };
+  const server = run(process.execPath, [bin, 'mcp', workspace], {
+    cwd: consumer,
+    input: `${JSON.stringify(initialize)}\n`,
+    timeout: 60_000,
+  });
+  const firstLine = server.stdout.split('\n')[0] ?? '';
+  let answer;
+  try {
+    answer = JSON.parse(firstLine);
+  } catch {
+    answer = undefined;
+  }
+  check(
+    answer?.id === 1 && answer?.result?.serverInfo !== undefined,
+    'ctxloom mcp answers initialize over stdio with JSON only',
+    answer === undefined
+      ? `stdout: ${server.stdout.slice(0, 200)} stderr: ${server.stderr.slice(0, 200)}`
+      : '',
+  );
+
+  if (values.node !== undefined) {
+    step(`Node.js ${values.node} (from the node npm package), every peer installed`);
+    const node = [...npm, 'exec', '--yes', `--package=node@${values.node}`, '--', 'node'];
+    const version = run(node[0], [...node.slice(1), '--version'], { cwd: consumer });
+    process.stdout.write(`node --version: ${version.stdout.trim()}\n`);
+    for (const args of [['--help'], ['demo']]) {
+      const cli = run(node[0], [...node.slice(1), '--no-warnings', bin, ...args], { cwd: consumer });
+      process.stdout.write(
+        `ctxloom ${args[0]}: exit ${cli.status}${cli.stderr.trim() ? ` — ${cli.stderr.trim()}` : ''}\n`,
+      );
+    }
+    const imports = importAll(node, consumer, subpaths);
+    for (const subpath of subpaths)
+      process.stdout.write(`import ctxloom${subpath.slice(1)}: ${imports[subpath]}\n`);
+  }
+
+  step('type-check a consumer of every subpath (nodenext, bundler)');
+  const imports = subpaths
+    .map(
+      (subpath, index) =>
+        `import * as m${index} from '${subpath === '.' ? 'ctxloom' : `ctxloom/${subpath.slice(2)}`}';`,
+    )
+    .join('\n');
+  writeFileSync(
+    join(consumer, 'index.ts'),
+    `${imports}\nexport const modules = [${subpaths.map((_, index) => `m${index}`).join(', ')}];\n`,
+  );
+  const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
+  for (const resolution of ['nodenext', 'bundler']) {
+    const config = {
+      compilerOptions: {
+        target: 'ES2022',
+        module: resolution === 'nodenext' ? 'nodenext' : 'esnext',
+        moduleResolution: resolution,
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ['node'],
+      },
+      files: ['index.ts'],
+    };
+    writeFileSync(join(consumer, `tsconfig.${resolution}.json`), JSON.stringify(config));
+    const result = run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: consumer });
+    const ours = result.stdout
+      .split('\n')
+      .filter((line) => /^(index\.ts|node_modules\/ctxloom\/)/u.test(line));
+    const others = result.stdout.split('\n').filter((line) => /error TS/u.test(line)).length - ours.length;
+    check(
+      ours.length === 0,
+      `tsc moduleResolution ${resolution}`,
+      [
+        ...ours.slice(0, 10),
+        others > 0 ? `(${others} diagnostics in other packages' declarations, not counted)` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    );
+  }
+} catch (error) {
+  check(false, 'packed install', error instanceof Error ? error.message : String(error));
+} finally {
+  if (values.keep) process.stdout.write(`\nscratch kept: ${scratch}\n`);
+  else rmSync(scratch, { recursive: true, force: true });
+}
+process.stdout.write(
+  `\n${failures === 0 ? 'packed install: all checks passed' : `packed install: ${failures} check(s) failed`}\n`,
+);
+process.exitCode = failures === 0 ? 0 : 1;
