@@ -156,7 +156,7 @@ async function startServer(root: string): Promise<{ child: ChildProcess; url: st
     process.execPath,
     [...nodeArgs, join(REPO, 'src/cli/main.ts'), 'serve', root, '--port', '0'],
     {
-      env: { ...process.env, CTXLOOM_MODEL: 'offline' },
+      env: { ...process.env, CTXLOOM_MODEL: 'offline', CTXLOOM_OFFLINE_CHUNK_MS: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
