@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
 import { api, type BlockNode } from './api.ts';
 import { useI18n } from './i18n.ts';
+import { profileBlocksOf, setProfileBlocks } from './set-profile-blocks.ts';
+
+const CONFIG_FILE = 'context-config.json';
 
 /** Checkbox tree of the profile's blocks (by heading); ticking writes `profileBlocks`. */
 export function BlockPicker(props: {
@@ -18,12 +21,12 @@ export function BlockPicker(props: {
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "config or files changed"
   useEffect(() => {
     let live = true;
-    Promise.all([api.blocks(props.sessionId), api.getConfig(props.sessionId)]).then(
+    Promise.all([api.blocks(props.sessionId), api.readFile(props.sessionId, CONFIG_FILE)]).then(
       ([tree, config]) => {
         if (!live) return;
         setFile(tree.file);
         setBlocks(tree.blocks);
-        setSelected(config.config.profileBlocks);
+        setSelected(profileBlocksOf(config.text));
       },
       (cause) => props.onError(String(cause)),
     );
@@ -42,10 +45,10 @@ export function BlockPicker(props: {
     setSelected(wasSelected ? drop(selected) : [...drop(selected), block.id]); // optimistic
     setBusy(true);
     try {
-      const { raw, etag } = await api.getConfig(props.sessionId);
-      const current = Array.isArray(raw.profileBlocks) ? (raw.profileBlocks as string[]) : [];
+      const { text, etag } = await api.readFile(props.sessionId, CONFIG_FILE);
+      const current = profileBlocksOf(text);
       const next = wasSelected ? drop(current) : [...drop(current), block.id];
-      await api.putConfig(props.sessionId, { ...raw, profileBlocks: next }, etag);
+      await api.writeFile(props.sessionId, CONFIG_FILE, setProfileBlocks(text, next), etag);
       setSelected(next);
       props.onChanged();
     } catch (cause) {
@@ -70,7 +73,7 @@ export function BlockPicker(props: {
             />
             <span className="block-heading">{block.heading}</span>
             <span className="block-lines">
-              L{block.source.startLine}–{block.source.sectionEndLine}
+              {t('lines', { from: block.source.startLine, to: block.source.sectionEndLine })}
             </span>
           </label>
           {block.children.length > 0 && render(block.children)}
