@@ -47,6 +47,7 @@ describe('offline model', () => {
     expect(result.text).toContain('read_file returned');
     expect(result.text).toContain(OFFLINE_LABEL);
     expect(result.text).toContain('先复习任期');
+    expect(result.text).toContain('```markdown\n# 步骤');
   });
 
   it('quotes the references the user attached first, then the best other passages', async () => {

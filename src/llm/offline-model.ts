@@ -121,7 +121,8 @@ function plan(options: LanguageModelV4CallOptions): LanguageModelV4Content[] {
   const language = detectLanguage(query.question === '' ? lastUserText(prompt) : query.question);
   const text = offlineText(language);
   const last = prompt.at(-1);
-  if (last?.role === 'tool') return [{ type: 'text', text: afterTool(last.content, language) }];
+  if (last?.role === 'tool')
+    return [{ type: 'text', text: afterTool(last.content, language, toolPaths(prompt)) }];
 
   const toolNames = new Set((options.tools ?? []).map((tool) => tool.name));
   const wanted = FILE_REQUEST.exec(query.question)?.[1];
@@ -139,9 +140,42 @@ function plan(options: LanguageModelV4CallOptions): LanguageModelV4Content[] {
   return [{ type: 'text', text: composeOfflineAnswer({ query, passages: passagesOf(prompt), language }) }];
 }
 
+const FENCE_LANGUAGES: Record<string, string> = {
+  md: 'markdown',
+  markdown: 'markdown',
+  json: 'json',
+  yaml: 'yaml',
+  yml: 'yaml',
+};
+
+/** The `path` argument of each tool call in the prompt, by call id (to label a result's code fence). */
+function toolPaths(prompt: LanguageModelV4Prompt): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const message of prompt) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-call') continue;
+      const input = (typeof part.input === 'string' ? safeJson(part.input) : part.input) as
+        | { path?: unknown }
+        | undefined;
+      if (typeof input?.path === 'string') paths.set(part.toolCallId, input.path);
+    }
+  }
+  return paths;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function afterTool(
   content: Extract<LanguageModelV4Prompt[number], { role: 'tool' }>['content'],
   language: AnswerLanguage,
+  paths: ReadonlyMap<string, string>,
 ): string {
   const text = offlineText(language);
   const lines = [`**${text.label}**`];
@@ -167,7 +201,7 @@ function afterTool(
       '',
       failed ? text.failed(part.toolName) : text.returned(part.toolName),
       '',
-      `${fence}text`,
+      `${fence}${failed ? 'text' : (FENCE_LANGUAGES[extensionOf(paths.get(part.toolCallId))] ?? 'text')}`,
       preview,
       fence,
     );
@@ -215,4 +249,8 @@ function hashCode(text: string): string {
   let hash = 0;
   for (let index = 0; index < text.length; index++) hash = (Math.imul(hash, 31) + text.charCodeAt(index)) | 0;
   return (hash >>> 0).toString(36);
+}
+
+function extensionOf(path: string | undefined): string {
+  return /\.(\w+)$/u.exec(path ?? '')?.[1]?.toLowerCase() ?? '';
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, type BlockNode } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { profileBlocksOf, setProfileBlocks } from './set-profile-blocks.ts';
@@ -17,13 +17,16 @@ export function BlockPicker(props: {
   const [blocks, setBlocks] = useState<BlockNode[]>([]);
   const [selected, setSelected] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  // Bumped by every local write: a reload that started before it must not undo its ticks.
+  const writes = useRef(0);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "config or files changed"
   useEffect(() => {
     let live = true;
+    const started = writes.current;
     Promise.all([api.blocks(props.sessionId), api.readFile(props.sessionId, CONFIG_FILE)]).then(
       ([tree, config]) => {
-        if (!live) return;
+        if (!live || writes.current !== started) return;
         setFile(tree.file);
         setBlocks(tree.blocks);
         setSelected(profileBlocksOf(config.text));
@@ -44,14 +47,17 @@ export function BlockPicker(props: {
     const drop = (ids: string[]) => ids.filter((id) => id !== block.id && id !== block.shortId);
     setSelected(wasSelected ? drop(selected) : [...drop(selected), block.id]); // optimistic
     setBusy(true);
+    writes.current++;
     try {
       const { text, etag } = await api.readFile(props.sessionId, CONFIG_FILE);
       const current = profileBlocksOf(text);
       const next = wasSelected ? drop(current) : [...drop(current), block.id];
       await api.writeFile(props.sessionId, CONFIG_FILE, setProfileBlocks(text, next), etag);
+      writes.current++; // reloads that started during the write read the old file
       setSelected(next);
       props.onChanged();
     } catch (cause) {
+      writes.current++;
       setSelected(previous);
       props.onError(String(cause));
     } finally {

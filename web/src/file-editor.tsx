@@ -86,6 +86,7 @@ export function FileEditor(props: {
       selection: { anchor: line.from, head: line.to },
       effects: EditorView.scrollIntoView(line.from, { y: 'center' }),
     });
+    editor.focus();
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: jump when a search hit is opened again
   useEffect(reveal, [props.line?.at]);
