@@ -5,7 +5,15 @@ import { MESSAGES } from '../../web/src/i18n.ts';
 
 const WEB = new URL('../../web/src/', import.meta.url);
 /** Props whose value a user reads or hears. */
-const VISIBLE_PROPS = new Set(['title', 'aria-label', 'placeholder', 'alt', 'label', 'placeholderText', 'sendLabel']);
+const VISIBLE_PROPS = new Set([
+  'title',
+  'aria-label',
+  'placeholder',
+  'alt',
+  'label',
+  'placeholderText',
+  'sendLabel',
+]);
 const LETTER = /\p{L}/u;
 
 /** Every user-visible literal in the UI's TSX that does not come from `t(...)`. */
@@ -15,9 +23,11 @@ async function bypasses(): Promise<string[]> {
     if (!name.endsWith('.tsx')) continue;
     const text = await readFile(new URL(name, WEB), 'utf8');
     const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
-    const where = (node: ts.Node) => `${name}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+    const where = (node: ts.Node) =>
+      `${name}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
     const visit = (node: ts.Node) => {
-      if (ts.isJsxText(node) && LETTER.test(node.text)) found.push(`${where(node)} text "${node.text.trim()}"`);
+      if (ts.isJsxText(node) && LETTER.test(node.text))
+        found.push(`${where(node)} text "${node.text.trim()}"`);
       if (ts.isJsxAttribute(node) && VISIBLE_PROPS.has(node.name.getText(source)) && node.initializer) {
         const value = node.initializer;
         const literal = ts.isStringLiteral(value)
