@@ -137,7 +137,9 @@ function plan(options: LanguageModelV4CallOptions): LanguageModelV4Content[] {
       },
     ];
   }
-  return [{ type: 'text', text: composeOfflineAnswer({ query, passages: passagesOf(prompt), language }) }];
+  return [
+    { type: 'text', text: composeOfflineAnswer({ query, passages: passagesOf(prompt, language), language }) },
+  ];
 }
 
 const FENCE_LANGUAGES: Record<string, string> = {
@@ -210,13 +212,15 @@ function afterTool(
 }
 
 /** Context passages: every system message but the first (the instructions) and earlier messages. */
-function passagesOf(prompt: LanguageModelV4Prompt): Passage[] {
+function passagesOf(prompt: LanguageModelV4Prompt, language: AnswerLanguage): Passage[] {
+  const text = offlineText(language);
   const passages: Passage[] = [];
   for (const [index, message] of prompt.entries()) {
-    if (message.role === 'system' && index > 0) passages.push(...splitPassages('context', message.content));
+    if (message.role === 'system' && index > 0)
+      passages.push(...splitPassages(text.context, message.content));
     if ((message.role === 'user' || message.role === 'assistant') && index < prompt.length - 1) {
       for (const part of message.content)
-        if (part.type === 'text') passages.push(...splitPassages(`${message.role} message`, part.text));
+        if (part.type === 'text') passages.push(...splitPassages(text.message(message.role), part.text));
     }
   }
   return passages;

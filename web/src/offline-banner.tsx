@@ -14,13 +14,15 @@ export function OfflineBanner() {
   return (
     <section className="offline-banner" aria-label={t('offlineTitle')}>
       <strong>{t('offlineTitle')}.</strong> {t('offlineBody')}
-      {t('offlineHow')}{' '}
-      {EXAMPLES.map((example, index) => (
-        <Fragment key={example}>
-          {index > 0 && ', '}
-          <code>{example}</code>
-        </Fragment>
-      ))}
+      <span className="offline-how">
+        {t('offlineHow')}{' '}
+        {EXAMPLES.map((example, index) => (
+          <Fragment key={example}>
+            {index > 0 && ', '}
+            <code>{example}</code>
+          </Fragment>
+        ))}
+      </span>
     </section>
   );
 }

@@ -6,6 +6,7 @@ import {
   parseContextConfig,
   recordMemoryEvent,
 } from '../../workspace/index.ts';
+import type { BlocksResponse, PreviewResponse } from '../api-types.ts';
 import { compileSession } from '../compile-session.ts';
 import { etagOf } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
@@ -38,7 +39,7 @@ export function contextRoutes(context: NotebookContext): Hono {
       file = c.req.query('file') ?? (await readConfig(context, sessionId)).config.profile;
     }
     const parsed = await workspace.readParsed(sandbox, file);
-    return c.json({ file, blocks: parsed.blocks, etag: etagOf(parsed.text) });
+    return c.json({ file, blocks: parsed.blocks, etag: etagOf(parsed.text) } satisfies BlocksResponse);
   });
 
   app.get('/api/sessions/:id/context-config', async (c) => {
@@ -82,7 +83,7 @@ export function contextRoutes(context: NotebookContext): Hono {
       contexts: compiled.compiled.contexts,
       messages: compiled.messages,
       model: { spec: context.model.spec, offline: context.model.offline },
-    });
+    } satisfies PreviewResponse);
   });
 
   app.post('/api/sessions/:id/memory', async (c) => {
