@@ -24,7 +24,7 @@ export interface SessionWatcher {
 }
 
 /**
- * One OS file watcher (`fs.watch`, recursive) per session that has subscribers, and one on the
+ * OS file watchers (`fs.watch`: the folder, and recursively) per session that has subscribers, and one on the
  * workspace root for the global files, shared by every subscriber and closed when the last
  * one leaves: nothing runs while nobody listens and nothing polls. Temp files of atomic
  * writes (`.…ctxloom-tmp`) and dot-files are ignored.
@@ -34,7 +34,7 @@ export function createSessionWatcher(options: SessionWatcherOptions): SessionWat
   const sessions = new Map<
     string,
     {
-      watcher: FSWatcher;
+      watchers: FSWatcher[];
       listeners: Set<(change: SessionChange) => void>;
       pending: Set<string>;
       timer: NodeJS.Timeout | undefined;
@@ -70,15 +70,19 @@ export function createSessionWatcher(options: SessionWatcherOptions): SessionWat
     subscribe(sessionId, listener) {
       let entry = sessions.get(sessionId);
       if (entry === undefined) {
-        const watcher = watch(
-          options.workspace.session(sessionId).root,
-          { recursive: true, persistent: false },
-          (_event, name) => {
-            if (name !== null) note(sessionId, name.toString().split('\\').join('/'));
-          },
-        );
-        watcher.on('error', () => undefined);
-        entry = { watcher, listeners: new Set(), pending: new Set(), timer: undefined };
+        const folder = options.workspace.session(sessionId).root;
+        const onEvent = (_event: string, name: string | Buffer | null) => {
+          if (name !== null) note(sessionId, name.toString().split('\\').join('/'));
+        };
+        // Node's recursive watcher on Linux follows files by inode and loses a file that an
+        // atomic write replaced (temp file + rename); a plain watch of the folder itself sees
+        // every rename into it. Both report into one settled set, so duplicates merge.
+        const watchers = [
+          watch(folder, { recursive: true, persistent: false }, onEvent),
+          watch(folder, { persistent: false }, onEvent),
+        ];
+        for (const watcher of watchers) watcher.on('error', () => undefined);
+        entry = { watchers, listeners: new Set(), pending: new Set(), timer: undefined };
         sessions.set(sessionId, entry);
         watchRoot();
       }
@@ -87,7 +91,7 @@ export function createSessionWatcher(options: SessionWatcherOptions): SessionWat
       return () => {
         current.listeners.delete(listener);
         if (current.listeners.size > 0) return;
-        current.watcher.close();
+        for (const watcher of current.watchers) watcher.close();
         if (current.timer !== undefined) clearTimeout(current.timer);
         sessions.delete(sessionId);
         if (sessions.size === 0) {

@@ -319,6 +319,21 @@ async function files(): Promise<void> {
   await poll(() => page.locator('input[data-block="实时更新"]').count(), { timeout: 5_000 }).toBe(1);
   await writeFile(join(root, 'profile.md'), profile);
   await poll(() => page.locator('input[data-block="实时更新"]').count(), { timeout: 5_000 }).toBe(0);
+  // The stored history changed elsewhere (here: the API, as an agent or another tab would): the
+  // chat shows it without a reload.
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  const curate = (action: 'exclude' | 'restore') =>
+    fetch(apiUrl('/memory'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ targetMessageIds: ['m003'], action }),
+    });
+  const m003 = page.locator('[data-message-id="m003"] .message-head');
+  expect(await m003.textContent()).not.toContain('excluded from memory');
+  await curate('exclude');
+  await poll(() => m003.textContent(), { timeout: 5_000 }).toContain('excluded from memory');
+  await curate('restore');
+  await poll(() => m003.textContent(), { timeout: 5_000 }).not.toContain('excluded from memory');
 }
 
 async function answers(): Promise<void> {

@@ -33,6 +33,8 @@ export function App() {
   const [openLine, setOpenLine] = useState<{ line: number; at: number } | undefined>();
   const [panel, setPanel] = useState<Panel>('main');
   const [live, setLive] = useState(false);
+  // Bumped when the stored history changes outside this page's chat (an agent, the CLI, MCP).
+  const [historyVersion, setHistoryVersion] = useState(0);
   const [tab, setTab] = useState<'chat' | 'editor'>('chat');
   const [version, setVersion] = useState(0);
   const [draft, setDraft] = useState('');
@@ -50,7 +52,11 @@ export function App() {
         if (opened) changed(); // reconnected: something may have changed meanwhile
         opened = true;
       },
-      onChange: changed,
+      onChange: (change) => {
+        changed();
+        if (change.paths.some((path) => path === 'messages.json' || path === 'memory.json'))
+          setHistoryVersion((value) => value + 1);
+      },
     });
     return () => {
       stop();
@@ -208,6 +214,7 @@ export function App() {
                     key={sessionId}
                     sessionId={sessionId}
                     files={files}
+                    historyVersion={historyVersion}
                     onDraft={setDraft}
                     onChanged={changed}
                     onError={setError}

@@ -14,6 +14,8 @@ import { MessageView } from './message-view.tsx';
 export function ChatPanel(props: {
   sessionId: string;
   files: FileEntry[];
+  /** Bumped when `messages.json` or `memory.json` changed on the server. */
+  historyVersion: number;
   onDraft: (text: string) => void;
   onChanged: () => void;
   onError: (message: string) => void;
@@ -31,9 +33,12 @@ export function ChatPanel(props: {
       }),
     [sessionId],
   );
+  // Only the latest of overlapping reloads is shown (an older, slower answer is stale).
+  const loads = useRef(0);
   const reload = async () => {
+    const load = ++loads.current;
     const { messages } = await api.getSession(sessionId);
-    setMessages(messages);
+    if (load === loads.current) setMessages(messages);
   };
   const { messages, sendMessage, status, stop, setMessages, error, clearError } = useChat<NotebookUIMessage>({
     id: sessionId,
@@ -51,6 +56,14 @@ export function ChatPanel(props: {
       (cause) => props.onError(String(cause)),
     );
   }, [sessionId]);
+
+  // The history changed elsewhere (another tab, an agent over MCP): show it, unless this
+  // page is streaming an answer (its own onFinish reloads then).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only the version bump matters
+  useEffect(() => {
+    if (props.historyVersion === 0 || status === 'submitted' || status === 'streaming') return;
+    reload().catch(() => undefined);
+  }, [props.historyVersion]);
 
   const list = useRef<HTMLDivElement>(null);
   const last = messages.at(-1);

@@ -62,6 +62,23 @@ describe('events route', () => {
     }
   });
 
+  it('keeps reporting a file that atomic writes replace again and again', async () => {
+    const events = await open('raft-consensus');
+    try {
+      await events.next();
+      for (const action of ['exclude', 'restore', 'exclude']) {
+        await notebook.app.request('/api/sessions/raft-consensus/memory', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ targetMessageIds: ['m003'], action }),
+        });
+        expect(JSON.parse((await events.next())?.data ?? '{}').paths).toContain('memory.json');
+      }
+    } finally {
+      events.close();
+    }
+  });
+
   it('refuses an unknown session before streaming', async () => {
     const response = await notebook.app.request('/api/sessions/nope/events');
     expect(response.status).toBe(404);
