@@ -448,18 +448,19 @@ async function keyboard(): Promise<void> {
   // Block completions come in document order.
   await page.keyboard.press('Control+a');
   await page.keyboard.press('Backspace');
-  await page.keyboard.type('[guidance.md#');
-  const options = page.locator('.cm-tooltip-autocomplete li .cm-completionLabel');
-  await poll(() => options.count(), { timeout: 10_000 }).toBeGreaterThan(5);
-  const shown = await options.allTextContents();
   const blocks = (await (
     await fetch(`${server.url}/api/profile/blocks?session=${RAFT}&file=guidance.md`)
-  ).json()) as {
-    blocks: { id: string; children: unknown[] }[];
-  };
+  ).json()) as { blocks: { id: string; children: unknown[] }[] };
   const flat = (nodes: { id: string; children: unknown[] }[]): string[] =>
     nodes.flatMap((node) => [node.id, ...flat(node.children as { id: string; children: unknown[] }[])]);
-  expect(shown).toEqual(flat(blocks.blocks).slice(0, shown.length));
+  const expected = flat(blocks.blocks);
+  await page.keyboard.type('[guidance.md#');
+  const options = page.locator('.cm-tooltip-autocomplete li .cm-completionLabel');
+  // The file list of "[" may still show until the block list of "[guidance.md#" arrives.
+  await poll(async () => (await options.allTextContents())[0], { timeout: 15_000 }).toBe(expected[0]);
+  const shown = await options.allTextContents();
+  expect(shown.length).toBeGreaterThan(5);
+  expect(shown).toEqual(expected.slice(0, shown.length));
   await page.keyboard.press('Escape');
   await page.keyboard.press('Control+a');
   await page.keyboard.press('Backspace');
