@@ -167,7 +167,12 @@ async function startServer(root: string): Promise<{ child: ChildProcess; url: st
     process.execPath,
     [...nodeArgs, join(REPO, 'src/cli/bin.ts'), 'serve', root, '--port', '0'],
     {
-      env: { ...process.env, CTXLOOM_MODEL: 'offline', CTXLOOM_TOKEN: BENCH_TOKEN },
+      env: {
+        ...process.env,
+        CTXLOOM_MODEL: 'offline',
+        CTXLOOM_TOKEN: BENCH_TOKEN,
+        CTXLOOM_OFFLINE_CHUNK_MS: '0',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createOfflineModel, OFFLINE_LABEL } from './offline-model.ts';
+import { chunkText, createOfflineModel, OFFLINE_LABEL } from './offline-model.ts';
 import { resolveModel } from './resolve-model.ts';
 
 const files: Record<string, string> = { 'guidance.md': '# 步骤\n先复习任期，再讲日志复制。' };
@@ -25,7 +25,8 @@ describe('offline model', () => {
       ],
       prompt: '日志是怎么复制到多数派的？',
     });
-    expect(text.startsWith(OFFLINE_LABEL)).toBe(true);
+    expect(text.startsWith('**[离线模型 — 未配置 LLM]**')).toBe(true);
+    expect(text).toContain('上下文中最相关的段落');
     expect(text).toContain('领导者把命令追加到日志中');
     expect(text.indexOf('领导者')).toBeLessThan(
       text.indexOf('Paxos') < 0 ? Number.POSITIVE_INFINITY : text.indexOf('Paxos'),
@@ -44,15 +45,69 @@ describe('offline model', () => {
       input: { path: 'guidance.md' },
     });
     expect(result.text).toContain('read_file returned');
+    expect(result.text).toContain(OFFLINE_LABEL);
     expect(result.text).toContain('先复习任期');
+    expect(result.text).toContain('```markdown\n# 步骤');
   });
 
-  it('streams text deltas through streamText', async () => {
-    const result = streamText({ model: createOfflineModel(), prompt: 'hello there' });
+  it('quotes the references the user attached first, then the best other passages', async () => {
+    const { text } = await generateText({
+      model: createOfflineModel(),
+      instructions: [
+        { role: 'system', content: 'You are a tutor.' },
+        {
+          role: 'system',
+          content:
+            '# Raft milestones\n\n- [x] terms and roles\n- [ ] log replication\n\n# Notes\n\nRandomised election timeouts make split votes rare.',
+        },
+      ],
+      prompt:
+        'Why are election timeouts random? [guidance.md:3:4]\n\n<reference source="guidance.md:3-4">\nA follower that hears no heartbeat becomes a candidate.\n</reference>',
+    });
+    expect(text.startsWith(`**${OFFLINE_LABEL}**`)).toBe(true);
+    const attached = text.indexOf('A follower that hears no heartbeat');
+    const passage = text.indexOf('Randomised election timeouts');
+    expect(attached).toBeGreaterThan(0);
+    expect(passage).toBeGreaterThan(attached);
+    expect(text).toContain('*guidance.md:3-4*');
+    expect(text).toContain('*Notes*');
+    expect(text).not.toContain('Raft milestones');
+    expect(text).not.toContain('You are a tutor');
+  });
+
+  it('answers a Chinese question in Chinese and an English one in English', async () => {
+    const zh = await generateText({ model: createOfflineModel(), prompt: '什么是任期？' });
+    expect(zh.text).toContain('离线模型');
+    expect(zh.text).toContain('没有与这个问题相关的内容');
+    expect(zh.text).not.toContain('offline model');
+    const en = await generateText({ model: createOfflineModel(), prompt: 'What is a term?' });
+    expect(en.text).toContain('Nothing in the compiled context matches');
+  });
+
+  it('streams the answer in many small text deltas, Chinese included', async () => {
+    const result = streamText({
+      model: createOfflineModel(),
+      instructions: [
+        { role: 'system', content: '你是导师。' },
+        {
+          role: 'system',
+          content: '领导者把命令追加到日志中，然后复制到多数派。\n\n提交规则只对当前任期的条目计数。',
+        },
+      ],
+      prompt: '日志是怎么复制的？',
+    });
     const chunks: string[] = [];
     for await (const delta of result.textStream) chunks.push(delta);
-    expect(chunks.length).toBeGreaterThan(3);
-    expect(chunks.join('')).toContain(OFFLINE_LABEL);
+    expect(chunks.length).toBeGreaterThan(20);
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThan(40);
+    expect(chunks.join('')).toContain('领导者把命令追加到日志中');
+  });
+
+  it('splits text into chunks of a few words that join back to the text', () => {
+    const text = '随机超时让“同时参选”的概率很低. Terms act as a logical clock.';
+    const chunks = chunkText(text);
+    expect(chunks.join('')).toBe(text);
+    expect(chunks.length).toBeGreaterThan(4);
   });
 
   it('refuses structured output with a clear error', async () => {

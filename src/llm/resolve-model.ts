@@ -16,7 +16,8 @@ export interface ResolvedModel {
 
 /**
  * Resolves `CTXLOOM_MODEL`-style specs:
- * - `offline` (default when nothing is set) — the labelled offline model;
+ * - `offline` (default when nothing is set) — the labelled offline model, streamed every
+ *   `CTXLOOM_OFFLINE_CHUNK_MS` (default 10) milliseconds;
  * - `openai:<model>` — `OPENAI_API_KEY` (and `OPENAI_BASE_URL`) from the environment;
  * - `anthropic:<model>` — `ANTHROPIC_API_KEY`;
  * - `openai-compatible:<baseURL>#<model>` — Ollama, vLLM, LM Studio, DeepSeek, Qwen…;
@@ -29,7 +30,14 @@ export interface ResolvedModel {
 export function resolveModel(spec?: string, env: Record<string, string | undefined> = {}): ResolvedModel {
   const value = (spec ?? '').trim();
   if (value === '' || value === 'offline') {
-    return { model: createOfflineModel(), spec: 'offline', offline: true, modelId: 'offline' };
+    // Streamed a few words every 10 ms so it reads like a model; CTXLOOM_OFFLINE_CHUNK_MS=0 for load tests.
+    const chunkDelayMs = Number(env.CTXLOOM_OFFLINE_CHUNK_MS ?? 10);
+    return {
+      model: createOfflineModel({ chunkDelayMs: Number.isFinite(chunkDelayMs) ? chunkDelayMs : 10 }),
+      spec: 'offline',
+      offline: true,
+      modelId: 'offline',
+    };
   }
   const colon = value.indexOf(':');
   const provider = colon < 0 ? value : value.slice(0, colon);

@@ -13,7 +13,9 @@ import type { NotebookContext, NotebookModel } from './notebook-context.ts';
 import { chatRoute } from './routes/chat-route.ts';
 import { compressRoute } from './routes/compress-route.ts';
 import { contextRoutes } from './routes/context-routes.ts';
+import { eventsRoute } from './routes/events-route.ts';
 import { fileRoutes } from './routes/file-routes.ts';
+import { searchRoute } from './routes/search-route.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 
 /** Default request body limit: 2 MiB. */
@@ -116,6 +118,14 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   app.route('/', fileRoutes(context));
   app.route('/', contextRoutes(context));
   app.route('/', compressRoute(context));
+  app.route('/', searchRoute(context));
+  app.route('/', eventsRoute(context));
+  // An /api path no route matched is a JSON 404, never the UI's index.html.
+  app.all('/api/*', (c) =>
+    toErrorResponse(
+      new CtxloomError({ code: 'not-found', message: `no route ${c.req.method} ${c.req.path}` }),
+    ),
+  );
   const webRoot = options.webRoot;
   if (webRoot !== undefined && existsSync(webRoot)) {
     app.use('/*', serveStatic({ root: webRoot }));

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +12,24 @@ import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
 
 const CHROMIUM = inject('chromiumPath');
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
-const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+/** Screenshots, kept as test artefacts (git-ignored). */
+const OUTPUT = fileURLToPath(new URL('./artifacts/', import.meta.url));
+/** The widths every screen is checked at, with a typical height for each. */
+const VIEWPORTS = [
+  { width: 390, height: 844 },
+  { width: 768, height: 1024 },
+  { width: 1024, height: 768 },
+  { width: 1440, height: 900 },
+];
 
 let root: string;
 let server: NotebookServer;
 let browser: Browser;
 let page: Page;
 
+/** `expect.poll` with room for a busy shared machine (2 cores, other sessions' tests). */
+const poll = <T>(read: () => T | Promise<T>, options: { timeout?: number } = {}) =>
+  expect.poll(read, { timeout: 10_000, ...options });
 const shot = (name: string) => page.screenshot({ path: join(OUTPUT, `e2e-${name}.png`) });
 const previewTokens = async () => Number(await page.getByTestId('preview-total').getAttribute('data-tokens'));
 
@@ -35,7 +46,7 @@ beforeAll(async () => {
   await mkdir(OUTPUT, { recursive: true });
   server = await startNotebookServer({
     workspace: openWorkspace({ root }),
-    model: { model: createOfflineModel(), spec: 'offline', offline: true },
+    model: { model: createOfflineModel({ chunkDelayMs: 5 }), spec: 'offline', offline: true },
     port: 0,
     webRoot,
   });
@@ -53,6 +64,8 @@ beforeAll(async () => {
   page.on('pageerror', (error) => {
     throw error;
   });
+  // The printed URL sets the per-run token cookie, as a user's first visit does.
+  await page.goto(server.browserUrl);
 }, 120_000);
 
 afterAll(async () => {
@@ -63,51 +76,92 @@ afterAll(async () => {
 
 describe('the notebook in a real browser', () => {
   it('creates a session, edits the profile, picks blocks, chats with a reference and a tool, and keeps the history', async () => {
-    try {
-      await journey();
-    } catch (error) {
-      await shot('failure');
-      throw error;
-    }
+    await guarded(journey);
+  }, 180_000);
+
+  it('manages files: create, rename, delete, search, JSON highlighting, one-key config edits, live updates', async () => {
+    await guarded(files);
+  }, 120_000);
+
+  it('renders answers as Markdown, streams the offline answer in the question’s language, and shows tool content in the preview', async () => {
+    await guarded(answers);
+  }, 120_000);
+
+  it('works by keyboard: one tab stop per message list, errors clear on typing, completions in document order', async () => {
+    await guarded(keyboard);
+  }, 120_000);
+
+  it('fits every width in English and Chinese, and follows the system dark mode', async () => {
+    await guarded(layouts);
   }, 180_000);
 });
 
+async function guarded(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    await shot(`failure-${run.name}`);
+    throw error;
+  }
+}
+
+/** The test's own API calls carry the per-run token, as any client of the server must. */
+const fetch = (url: string, init: RequestInit = {}) =>
+  globalThis.fetch(url, {
+    ...init,
+    headers: { Authorization: `Bearer ${server.token}`, ...(init.headers as Record<string, string>) },
+  });
+
+const RAFT = 'raft-consensus';
+const apiUrl = (path: string) => `${server.url}/api/sessions/${RAFT}${path}`;
+const putJson = (url: string, text: string, etag?: string) =>
+  fetch(url, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', ...(etag === undefined ? {} : { 'If-Match': etag }) },
+    body: JSON.stringify({ text }),
+  });
+const openRaft = async (lang: 'en' | 'zh') => {
+  await page.goto(`${server.url}/?lang=${lang}&session=${RAFT}`);
+  await poll(previewTokens, { timeout: 20_000 }).toBeGreaterThan(0);
+  await poll(() => page.locator('.live-dot.on').count(), { timeout: 10_000 }).toBe(1);
+};
+const fileButton = (name: string) =>
+  page.locator('.file-tree .file').filter({
+    has: page.locator('.file-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`, 'u') }),
+  });
 async function journey(): Promise<void> {
   {
-    await page.goto(`${server.url}/?lang=en&token=${encodeURIComponent(server.token)}`);
-    await expect.poll(previewTokens, { timeout: 20_000 }).toBeGreaterThan(0);
-    await expect.poll(() => page.getByText('Offline model.').isVisible()).toBe(true);
+    await page.goto(`${server.url}/?lang=en`);
+    await poll(previewTokens, { timeout: 20_000 }).toBeGreaterThan(0);
+    await poll(() => page.getByText('Offline model.').isVisible()).toBe(true);
     await shot('1-start');
 
     // Create a session (the topic comes from a prompt dialog).
     page.once('dialog', (dialog) => void dialog.accept('Paxos 入门'));
     await page.getByRole('button', { name: '+ New session' }).click();
-    await expect.poll(() => page.locator('.session-list li.active').textContent()).toContain('Paxos 入门');
-    await expect.poll(() => page.getByText('No messages yet.').isVisible()).toBe(true);
+    await poll(() => page.locator('.session-list li.active').textContent()).toContain('Paxos 入门');
+    // The empty state suggests only files the new session has (it has no guidance.md).
+    const empty = page.locator('.messages .empty');
+    await poll(() => empty.isVisible()).toBe(true);
+    expect(await empty.textContent()).not.toContain('guidance.md');
 
     // Back to the example session; edit profile.md in the editor and save with Ctrl+S.
     await page.getByRole('button', { name: 'Raft 共识算法 / Raft consensus', exact: true }).click();
-    await expect.poll(() => page.locator('.session-list li.active').textContent()).toContain('Raft');
-    await page
-      .locator('.file-tree')
-      .getByRole('button', { name: /profile\.md/u })
-      .click();
+    await poll(() => page.locator('.session-list li.active').textContent()).toContain('Raft');
+    await fileButton('profile.md').click();
     const editor = page.locator('.cm-host .cm-content');
     await editor.waitFor();
     await editor.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\n# 考试安排\n期末考试在六月，重点是共识协议的安全性证明。\n');
     await page.keyboard.press('Control+s');
-    await expect.poll(() => page.locator('.editor-state').textContent()).toContain('Saved');
-    await expect.poll(() => page.locator('.picker').getByText('考试安排').isVisible()).toBe(true);
+    await poll(() => page.locator('.editor-state').textContent()).toContain('Saved');
+    await poll(() => page.locator('.picker').getByText('考试安排').isVisible()).toBe(true);
     await shot('2-editor');
 
     // Two editors: someone else saves guidance.md while we edit it; our save shows the conflict.
-    await page
-      .locator('.file-tree')
-      .getByRole('button', { name: /guidance\.md/u })
-      .click();
-    await expect.poll(() => page.locator('.editor-path').textContent()).toBe('guidance.md');
+    await fileButton('guidance.md').click();
+    await poll(() => page.locator('.editor-path').textContent()).toBe('guidance.md');
     await editor.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\n## 我的笔记\n');
@@ -115,28 +169,23 @@ async function journey(): Promise<void> {
     const auth = { Authorization: `Bearer ${server.token}` };
     const theirs = await fetch(base, { headers: auth });
     const text = await theirs.text();
-    await fetch(base, {
-      method: 'PUT',
-      headers: { ...auth, 'If-Match': theirs.headers.get('ETag')!, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: `${text}\n## 别人的修改\n` }),
-    });
+    await putJson(base, `${text}\n## 别人的修改\n`, theirs.headers.get('ETag') ?? undefined);
     await page.keyboard.press('Control+s');
-    await expect.poll(() => page.locator('.conflict').isVisible()).toBe(true);
+    await poll(() => page.locator('.conflict').isVisible()).toBe(true);
     await shot('2b-conflict');
     await page.getByRole('button', { name: 'Overwrite with mine' }).click();
-    await expect.poll(() => page.locator('.editor-state').textContent()).toContain('Saved');
-    expect(await (await fetch(base, { headers: auth })).text()).toContain('## 我的笔记');
+    await poll(() => page.locator('.editor-state').textContent()).toContain('Saved');
+    expect(await (await fetch(base)).text()).toContain('## 我的笔记');
 
     // Tick blocks: the preview's total changes with each.
     const before = await previewTokens();
     await page.locator('input[data-block="考试安排"]').check();
-    // Each tick saves the manifest (a durable, locked write) and recompiles: allow a loaded machine time.
-    await expect.poll(previewTokens, { timeout: 10_000 }).toBeGreaterThan(before);
+    await poll(previewTokens).toBeGreaterThan(before);
     const withExam = await previewTokens();
     await page.locator('input[data-block="学习目标"]').uncheck();
-    await expect.poll(previewTokens, { timeout: 10_000 }).toBeLessThan(withExam);
+    await poll(previewTokens).toBeLessThan(withExam);
     await page.locator('tr[data-layer="knowledge__context"] .layer-toggle').click();
-    await expect.poll(() => page.locator('.layer-detail .layer-text').textContent()).toContain('期末考试');
+    await poll(() => page.locator('.layer-detail .layer-text').textContent()).toContain('期末考试');
     await shot('3-blocks-preview');
 
     // Chat: a block reference through the completion, and a file request that runs read_file.
@@ -159,16 +208,16 @@ async function journey(): Promise<void> {
       .waitFor();
     await page.waitForTimeout(150);
     await page.keyboard.press('Enter');
-    await expect.poll(() => input.textContent()).toBe('[guidance.md#教学指南：Raft 共识/练习题]');
+    await poll(() => input.textContent()).toBe('[guidance.md#教学指南：Raft 共识/练习题]');
     await page.keyboard.type(' please read guidance.md');
     await shot('4-completion');
     await page.keyboard.press('Enter');
     const answer = page.locator('.message.assistant').last();
-    await expect.poll(() => answer.textContent(), { timeout: 20_000 }).toContain('[offline model');
-    await expect.poll(() => answer.getByTestId('tool-event').textContent()).toContain('read_file');
-    await expect.poll(() => answer.getByTestId('report-chip').textContent()).toContain('guidance.md:');
+    await poll(() => answer.textContent(), { timeout: 20_000 }).toContain('[offline model');
+    await poll(() => answer.getByTestId('tool-event').textContent()).toContain('read_file');
+    await poll(() => answer.getByTestId('report-chip').textContent()).toContain('guidance.md:');
     await answer.getByTestId('tool-event').locator('summary').click();
-    await expect.poll(() => answer.locator('.tool-output').textContent()).toContain('教学指南');
+    await poll(() => answer.locator('.tool-output').textContent()).toContain('教学指南');
     await shot('5-chat');
 
     // Reload: the history is read back from messages.json, tool event included. The answer is
@@ -184,7 +233,7 @@ async function journey(): Promise<void> {
     await expect.poll(answered, { timeout: 20_000 }).toBe(true);
     await page.reload();
     const user = page.locator('.message.user').last();
-    await expect.poll(() => user.textContent(), { timeout: 20_000 }).toContain('please read guidance.md');
+    await poll(() => user.textContent(), { timeout: 20_000 }).toContain('please read guidance.md');
     await expect
       .poll(() => page.locator('.message.assistant').last().getByTestId('tool-event').count(), {
         timeout: 10_000,
@@ -222,7 +271,271 @@ async function journey(): Promise<void> {
 
     // The same screen in Chinese.
     await page.getByRole('button', { name: 'Switch language' }).click();
-    await expect.poll(() => page.getByText('离线模型.').isVisible()).toBe(true);
+    await poll(() => page.getByText('离线模型.').isVisible()).toBe(true);
     await shot('7-zh');
   }
+}
+
+async function files(): Promise<void> {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openRaft('en');
+
+  // Every /api miss is a JSON 404, not the UI's index.html.
+  const miss = await fetch(`${server.url}/api/sesions`);
+  expect(miss.status).toBe(404);
+  expect(((await miss.json()) as { error: { code: string } }).error.code).toBe('not-found');
+
+  // Create, rename and delete a file from the tree.
+  page.once('dialog', (dialog) => void dialog.accept('notes/today.md'));
+  await page.getByRole('button', { name: '+ New file' }).click();
+  await poll(() => fileButton('today.md').count()).toBe(1);
+  await poll(() => page.locator('.editor-path').textContent()).toBe('notes/today.md');
+  page.once('dialog', (dialog) => void dialog.accept('notes/plan.md'));
+  await page.getByRole('button', { name: 'Rename notes/today.md' }).click();
+  await poll(() => fileButton('plan.md').count()).toBe(1);
+  expect(await fileButton('today.md').count()).toBe(0);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Delete notes/plan.md' }).click();
+  await poll(() => fileButton('plan.md').count()).toBe(0);
+  expect((await fetch(apiUrl('/files/notes/plan.md'))).status).toBe(404);
+  // The session's own record cannot be deleted from the tree.
+  expect(await page.getByRole('button', { name: 'Delete messages.json' }).count()).toBe(0);
+
+  // JSON files are highlighted as JSON (property names get their own token spans).
+  await fileButton('context-config.json').click();
+  await poll(() => page.locator('.editor-path').textContent()).toBe('context-config.json');
+  await poll(() => page.locator('.cm-host .cm-line span').count()).toBeGreaterThan(10);
+  await shot('files-json');
+
+  // A block-picker click edits the one key and keeps the user's formatting.
+  const before = await readFile(join(root, RAFT, 'context-config.json'), 'utf8');
+  const tokens = await previewTokens();
+  await page.locator('input[data-block="学习偏好/节奏"]').check();
+  await poll(previewTokens).not.toBe(tokens);
+  await poll(() => readFile(join(root, RAFT, 'context-config.json'), 'utf8')).toContain('学习偏好/节奏');
+  const after = await readFile(join(root, RAFT, 'context-config.json'), 'utf8');
+  const changed = after.split('\n').filter((line, index) => line !== before.split('\n')[index]);
+  expect(changed).toHaveLength(1);
+  expect(changed[0]).toMatch(/^ {2}"profileBlocks": \[.*"学习偏好\/节奏"\],$/u);
+  await poll(() => page.locator('input[data-block="学习偏好/节奏"]').isEnabled()).toBe(true);
+  await page.locator('input[data-block="学习偏好/节奏"]').uncheck();
+  await poll(() => readFile(join(root, RAFT, 'context-config.json'), 'utf8')).toBe(before);
+
+  // Search across the session's files; a hit opens the file at its line.
+  await page.getByRole('searchbox').fill('选举超时');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const hits = page.locator('.search-results .hit');
+  await poll(() => hits.count()).toBeGreaterThan(1);
+  const first = await hits.first().locator('.hit-where').textContent();
+  await hits.first().click();
+  await poll(() => page.locator('.editor-path').textContent()).toBe(first?.split(':')[0]);
+  await poll(() => page.evaluate(() => String(getSelection()))).toContain('选举超时');
+  await shot('files-search');
+
+  // Live: a file written outside the UI shows up, and a profile edit reaches picker and preview,
+  // pushed by the server (no reload, no timer).
+  await writeFile(join(root, RAFT, 'outside.md'), '# 外部写入\n');
+  await poll(() => fileButton('outside.md').count(), { timeout: 5_000 }).toBe(1);
+  const profile = await readFile(join(root, 'profile.md'), 'utf8');
+  await writeFile(join(root, 'profile.md'), `${profile}\n# 实时更新\n内容。\n`);
+  await poll(() => page.locator('input[data-block="实时更新"]').count(), { timeout: 5_000 }).toBe(1);
+  await writeFile(join(root, 'profile.md'), profile);
+  await poll(() => page.locator('input[data-block="实时更新"]').count(), { timeout: 5_000 }).toBe(0);
+  // The stored history changed elsewhere (here: the API, as an agent or another tab would): the
+  // chat shows it without a reload.
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  const curate = (action: 'exclude' | 'restore') =>
+    fetch(apiUrl('/memory'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ targetMessageIds: ['m003'], action }),
+    });
+  const m003 = page.locator('[data-message-id="m003"] .message-head');
+  expect(await m003.textContent()).not.toContain('excluded from memory');
+  await curate('exclude');
+  await poll(() => m003.textContent(), { timeout: 5_000 }).toContain('excluded from memory');
+  await curate('restore');
+  await poll(() => m003.textContent(), { timeout: 5_000 }).not.toContain('excluded from memory');
+}
+
+async function answers(): Promise<void> {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openRaft('zh');
+  // A Chinese question with an attached reference: the answer is Chinese, quotes the
+  // reference first, and renders as Markdown (headings, quotes).
+  const input = page.getByTestId('chat-input');
+  await input.click();
+  await page.keyboard.type('[guidance.md:22:27] 为什么选举超时要随机？');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Enter');
+  const answer = page.locator('.message.assistant').last();
+  await poll(() => answer.textContent(), { timeout: 20_000 }).toContain('离线模型');
+  await poll(() => answer.locator('.markdown h3').first().textContent()).toBe('你引用的段落');
+  await poll(() => answer.textContent(), { timeout: 20_000 }).toContain('CTXLOOM_MODEL'); // the last line
+  expect(await answer.locator('.markdown blockquote').first().textContent()).toContain('选举超时');
+  expect(await answer.textContent()).not.toContain('offline model');
+  expect(await answer.textContent()).not.toContain('###');
+  await shot('answer-zh');
+
+  // Streamed in small pieces: count the text deltas of one answer on the wire.
+  const response = await fetch(apiUrl('/chat'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      messages: [
+        { id: 'e2e-stream', role: 'user', parts: [{ type: 'text', text: '日志复制是怎么工作的？' }] },
+      ],
+    }),
+  });
+  const wire = await response.text();
+  expect(wire.match(/"type":"text-delta"/gu)?.length ?? 0).toBeGreaterThan(20);
+  expect(wire).toContain('离线模型');
+
+  // "read guidance.md" runs the tool; its result is a highlighted Markdown code block.
+  await page.reload();
+  await poll(previewTokens, { timeout: 20_000 }).toBeGreaterThan(0);
+  await input.click();
+  await page.keyboard.type('please read guidance.md');
+  await page.keyboard.press('Enter');
+  const toolAnswer = page.locator('.message.assistant').last();
+  await poll(() => toolAnswer.getByTestId('tool-event').count(), { timeout: 20_000 }).toBe(1);
+  await poll(() => toolAnswer.locator('pre code.language-markdown').count()).toBe(1);
+  await poll(() => toolAnswer.locator('pre code [class^="hljs-"]').count()).toBeGreaterThan(0);
+
+  // The preview's text view: tool calls and results with their content; an excluded message
+  // says so (not "kept"); its placeholder names it by a short handle.
+  await page.locator('tr[data-layer="history"] .layer-toggle').click();
+  const detail = page.locator('.layer-detail');
+  await poll(() => detail.getByTestId('context-tool-call').count()).toBeGreaterThan(0);
+  const call = await detail.getByTestId('context-tool-call').first().textContent();
+  expect(call).toMatch(/read_block|read_file|search/u);
+  expect(call).toContain('{');
+  const result = detail.getByTestId('context-tool-result').first().locator('.tool-output');
+  expect((await result.textContent())?.trim().length).toBeGreaterThan(20);
+  const excluded = detail.locator('.block-list li').filter({ hasText: 'history:m022' });
+  expect(await excluded.locator('.badge').textContent()).toBe('已从记忆中排除');
+  expect(await detail.getByTestId('layer-text').textContent()).toContain('用户消息 #22 — 用户已排除');
+  await detail.getByTestId('context-message').first().scrollIntoViewIfNeeded();
+  await shot('preview-text-zh');
+  await page.locator('tr[data-layer="history"] .layer-toggle').click();
+}
+
+async function keyboard(): Promise<void> {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openRaft('en');
+  // One tab stop for the whole message list; arrow keys move between messages.
+  const curate = page.locator('.messages button[data-curate]');
+  await poll(() => curate.count(), { timeout: 20_000 }).toBeGreaterThan(20);
+  expect(await page.locator('.messages button[data-curate][tabindex="0"]').count()).toBe(1);
+  await page.locator('.messages button[data-curate][tabindex="0"]').focus();
+  const label = () =>
+    page.evaluate(() => document.activeElement?.closest<HTMLElement>('[data-message-id]')?.dataset.messageId);
+  const last = await label();
+  await page.keyboard.press('ArrowUp');
+  const previous = await label();
+  expect(previous).toBeDefined();
+  expect(previous).not.toBe(last);
+  await page.keyboard.press('ArrowDown');
+  expect(await label()).toBe(last);
+  // Tab from there leaves the list without meeting another curation button (only the content's
+  // own controls — tool details, links — are stops) and reaches the input.
+  const inList = () =>
+    page.evaluate(() => ({
+      inside: document.activeElement?.closest('.messages') !== null,
+      curate: document.activeElement?.hasAttribute('data-curate') === true,
+    }));
+  let stops = 0;
+  for (; stops < 100; stops++) {
+    await page.keyboard.press('Tab');
+    const where = await inList();
+    if (!where.inside) break;
+    expect(where.curate).toBe(false);
+  }
+  expect(stops).toBeLessThan(100);
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('chat-input');
+
+  // A refused message (a reference to a missing file) shows its error until the next is typed.
+  const input = page.getByTestId('chat-input');
+  await input.click();
+  await page.keyboard.type('[missing.md:1:2] hello');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Enter');
+  await poll(() => page.locator('.chat-error').count(), { timeout: 20_000 }).toBe(1);
+  expect(await page.locator('.chat-error').textContent()).toContain('missing.md');
+  await shot('keyboard-error');
+  await input.click();
+  await page.keyboard.type('x');
+  await poll(() => page.locator('.chat-error').count()).toBe(0);
+
+  // Block completions come in document order.
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Backspace');
+  const blocks = (await (
+    await fetch(`${server.url}/api/profile/blocks?session=${RAFT}&file=guidance.md`)
+  ).json()) as { blocks: { id: string; children: unknown[] }[] };
+  const flat = (nodes: { id: string; children: unknown[] }[]): string[] =>
+    nodes.flatMap((node) => [node.id, ...flat(node.children as { id: string; children: unknown[] }[])]);
+  const expected = flat(blocks.blocks);
+  await page.keyboard.type('[guidance.md#');
+  const options = page.locator('.cm-tooltip-autocomplete li .cm-completionLabel');
+  // The file list of "[" may still show until the block list of "[guidance.md#" arrives.
+  await poll(async () => (await options.allTextContents())[0], { timeout: 15_000 }).toBe(expected[0]);
+  const shown = await options.allTextContents();
+  expect(shown.length).toBeGreaterThan(5);
+  expect(shown).toEqual(expected.slice(0, shown.length));
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Backspace');
+}
+
+async function layouts(): Promise<void> {
+  for (const lang of ['en', 'zh'] as const) {
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await openRaft(lang);
+      const narrow = viewport.width < 900;
+      expect(await page.locator('.panel-tabs').isVisible()).toBe(narrow);
+      if (narrow) {
+        // Panels are tabs: the chat gets the whole width; the preview is one tap away.
+        const chat = await page.locator('.center').boundingBox();
+        expect(chat?.width).toBeGreaterThan(viewport.width - 2);
+        await shot(`${lang}-${viewport.width}-chat`);
+        await page.locator('.panel-tabs [role="tab"]').nth(2).click();
+        await poll(() => page.locator('#preview-title').isVisible()).toBe(true);
+        await shot(`${lang}-${viewport.width}-context`);
+        await page.locator('.panel-tabs [role="tab"]').nth(0).click();
+        await poll(() => page.locator('.file-tree').isVisible()).toBe(true);
+        await shot(`${lang}-${viewport.width}-files`);
+        await page.locator('.panel-tabs [role="tab"]').nth(1).click();
+      } else {
+        // Three columns; the preview's total is on screen without scrolling.
+        const total = await page.getByTestId('preview-total').boundingBox();
+        expect(total).not.toBeNull();
+        expect((total?.y ?? 0) + (total?.height ?? 0)).toBeLessThan(viewport.height);
+        const chat = await page.locator('.center').boundingBox();
+        expect(chat?.width).toBeGreaterThan(400);
+        await shot(`${lang}-${viewport.width}`);
+      }
+      // Nothing is wider than the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        viewport.width,
+      );
+    }
+  }
+  // Chinese UI: the model label and the preview's words are Chinese.
+  expect(await page.locator('.model-badge').textContent()).toBe('模型: 离线');
+
+  // Dark mode follows the system setting.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openRaft('en');
+  const background = await page.evaluate(
+    () => getComputedStyle(document.querySelector('.sidebar') as Element).backgroundColor,
+  );
+  const [red = 255, green = 255, blue = 255] = (background.match(/\d+/gu) ?? []).map(Number);
+  expect(red + green + blue).toBeLessThan(150);
+  await shot('en-1440-dark');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot('en-390-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
 }

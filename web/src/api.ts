@@ -1,48 +1,29 @@
-import type { CompileReport, Message } from '../../src/core/index.ts';
-import type { ContextReportData, NotebookUIMessage, ReportedReference } from '../../src/stream/index.ts';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import type {
+  BlocksResponse,
+  ChangeEvent,
+  CompressResponse,
+  FileEntry,
+  FileListResponse,
+  FileWriteResponse,
+  PreviewResponse,
+  SearchResponse,
+  SessionListResponse,
+  SessionRecord,
+  SessionResponse,
+} from '../../src/server/api-types.ts';
+import type { ContextReportData, NotebookUIMessage } from '../../src/stream/index.ts';
 
-/** A session record as the API returns it. */
-export interface SessionRecord {
-  id: string;
-  concept: string;
-  createdAt: string;
-}
-
-/** One entry of the file list. */
-export interface FileEntry {
-  path: string;
-  kind: 'file' | 'directory';
-  size: number;
-  global: boolean;
-}
-
-/** A block of a parsed file (heading tree). */
-export interface BlockNode {
-  id: string;
-  shortId?: string;
-  heading: string;
-  level: number;
-  content: string;
-  children: BlockNode[];
-  source: { file: string; startLine: number; endLine: number; sectionEndLine: number };
-}
-
-/** The model the server answers with. */
-export interface ModelInfo {
-  spec: string;
-  offline: boolean;
-  hint?: string;
-}
-
-/** `GET /context-preview`. */
-export interface PreviewResponse {
-  report: CompileReport;
-  warnings: string[];
-  references: ReportedReference[];
-  contexts: Record<string, string>;
-  messages: Message[];
-  model: ModelInfo;
-}
+export type {
+  BlockNode,
+  ChangeEvent,
+  FileEntry,
+  ModelInfo,
+  PreviewResponse,
+  SearchResponse,
+  SessionRecord,
+} from '../../src/server/api-types.ts';
+export type { ContextReportData, NotebookUIMessage };
 
 /** An error the API answered with (`{ error: { code, message, path? } }`). */
 export class ApiError extends Error {
@@ -84,71 +65,98 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
-const json = (body: unknown, extra: Record<string, string> = {}): RequestInit => ({
+/** Every write is JSON (`content-type: application/json`), as the server's write guard expects. */
+const json = (method: string, body: unknown, extra: Record<string, string> = {}): RequestInit => ({
+  method,
   headers: { 'content-type': 'application/json', ...extra },
   body: JSON.stringify(body),
 });
 const base = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
-const filePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+const fileUrl = (id: string, path: string) =>
+  `${base(id)}/files/${path.split('/').map(encodeURIComponent).join('/')}`;
 
-/** Typed calls of every notebook route. */
+/** Typed calls of every notebook route; the response types are the server's own. */
 export const api = {
   chatUrl: (id: string) => `${base(id)}/chat`,
-  async listSessions(): Promise<{ sessions: SessionRecord[]; model: ModelInfo }> {
+  async listSessions(): Promise<SessionListResponse> {
     return (await call('/api/sessions')).json();
   },
   async createSession(concept: string): Promise<SessionRecord> {
-    return (await (await call('/api/sessions', { method: 'POST', ...json({ concept }) })).json()).session;
+    return (await (await call('/api/sessions', json('POST', { concept }))).json()).session;
   },
   async renameSession(id: string, concept: string): Promise<SessionRecord> {
-    return (await (await call(base(id), { method: 'PATCH', ...json({ concept }) })).json()).session;
+    return (await (await call(base(id), json('PATCH', { concept }))).json()).session;
   },
   async deleteSession(id: string): Promise<void> {
     await call(base(id), { method: 'DELETE' });
   },
-  async getSession(id: string): Promise<{ session: SessionRecord; messages: NotebookUIMessage[] }> {
+  async getSession(id: string): Promise<SessionResponse> {
     return (await call(base(id))).json();
   },
   async listFiles(id: string): Promise<FileEntry[]> {
-    return (await (await call(`${base(id)}/files`)).json()).files;
+    return ((await (await call(`${base(id)}/files`)).json()) as FileListResponse).files;
   },
   async readFile(id: string, path: string): Promise<{ text: string; etag: string }> {
-    const response = await call(`${base(id)}/files/${filePath(path)}`);
+    const response = await call(fileUrl(id, path));
     return { text: await response.text(), etag: response.headers.get('ETag') ?? '' };
   },
+  /** Writes a file: `etag` of the version read replaces it; none creates it (conflict if it exists). */
   async writeFile(id: string, path: string, text: string, etag: string | undefined): Promise<string> {
-    const response = await call(`${base(id)}/files/${filePath(path)}`, {
-      method: 'PUT',
-      ...json({ text }, etag ? { 'If-Match': etag } : {}),
-    });
-    return response.headers.get('ETag') ?? '';
+    const response = await call(fileUrl(id, path), json('PUT', { text }, etag ? { 'If-Match': etag } : {}));
+    return ((await response.json()) as FileWriteResponse).etag;
   },
-  async blocks(id: string, file?: string): Promise<{ file: string; blocks: BlockNode[] }> {
+  async renameFile(id: string, path: string, to: string): Promise<FileWriteResponse> {
+    return (await call(fileUrl(id, path), json('PATCH', { to }))).json();
+  },
+  async deleteFile(id: string, path: string): Promise<void> {
+    await call(fileUrl(id, path), { method: 'DELETE' });
+  },
+  async search(id: string, query: string): Promise<SearchResponse> {
+    return (await call(`${base(id)}/search?q=${encodeURIComponent(query)}`)).json();
+  },
+  async blocks(id: string, file?: string): Promise<BlocksResponse> {
     const query = `session=${encodeURIComponent(id)}${file === undefined ? '' : `&file=${encodeURIComponent(file)}`}`;
     return (await call(`/api/profile/blocks?${query}`)).json();
-  },
-  async getConfig(
-    id: string,
-  ): Promise<{ raw: Record<string, unknown>; etag: string; config: { profileBlocks: string[] } }> {
-    return (await call(`${base(id)}/context-config`)).json();
-  },
-  async putConfig(id: string, raw: Record<string, unknown>, etag: string): Promise<string> {
-    return (
-      await (
-        await call(`${base(id)}/context-config`, { method: 'PUT', ...json(raw, { 'If-Match': etag }) })
-      ).json()
-    ).etag;
   },
   async preview(id: string, query?: string): Promise<PreviewResponse> {
     const suffix = query === undefined || query.trim() === '' ? '' : `?query=${encodeURIComponent(query)}`;
     return (await call(`${base(id)}/context-preview${suffix}`)).json();
   },
-  async compress(id: string): Promise<{ coveredMessages: number; tokens: number }> {
-    return (await call(`${base(id)}/compress`, { method: 'POST', ...json({}) })).json();
+  async compress(id: string): Promise<CompressResponse> {
+    return (await call(`${base(id)}/compress`, json('POST', {}))).json();
   },
   async memory(id: string, targetMessageIds: string[], action: 'exclude' | 'restore'): Promise<void> {
-    await call(`${base(id)}/memory`, { method: 'POST', ...json({ targetMessageIds, action }) });
+    await call(`${base(id)}/memory`, json('POST', { targetMessageIds, action }));
+  },
+  /**
+   * Follows `GET /events` (server-sent events, read through `fetch` so the bearer token is
+   * sent): `onChange` on every change, `onOpen` on each (re)connect. Reconnects after a drop
+   * with a growing pause; returns the function that stops it.
+   */
+  watch(id: string, handlers: { onChange: (change: ChangeEvent) => void; onOpen?: () => void }): () => void {
+    const controller = new AbortController();
+    let pauseMs = 500;
+    const run = async () => {
+      while (!controller.signal.aborted) {
+        try {
+          const response = await call(`${base(id)}/events`, { signal: controller.signal });
+          const events = (response.body as ReadableStream<Uint8Array>)
+            .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
+            .pipeThrough(new EventSourceParserStream());
+          for await (const event of events as unknown as AsyncIterable<{ event?: string; data: string }>) {
+            pauseMs = 500;
+            if (event.event === 'ready') handlers.onOpen?.();
+            if (event.event === 'change') handlers.onChange(JSON.parse(event.data) as ChangeEvent);
+          }
+        } catch {
+          // dropped or refused: try again below
+        }
+        if (controller.signal.aborted) return;
+        await new Promise((resume) => setTimeout(resume, pauseMs));
+        pauseMs = Math.min(pauseMs * 2, 15_000);
+      }
+    };
+    void run();
+    return () => controller.abort();
   },
 };
-
-export type { ContextReportData, NotebookUIMessage };

@@ -4,12 +4,21 @@ import { BlockPicker } from './block-picker.tsx';
 import { ChatPanel } from './chat-panel.tsx';
 import { ContextPreview } from './context-preview.tsx';
 import { FileEditor } from './file-editor.tsx';
+import { FileSearch } from './file-search.tsx';
 import { FileTree } from './file-tree.tsx';
 import { I18nContext, initialLocale, type Locale, translator } from './i18n.ts';
 import { OfflineBanner } from './offline-banner.tsx';
 import { SessionList } from './session-list.tsx';
 
-/** The notebook: sessions and files on the left, chat or editor in the middle, context on the right. */
+/** Which panel a narrow screen shows (below 900 px the three columns become tabs). */
+type Panel = 'files' | 'main' | 'context';
+
+/**
+ * The notebook: sessions, files and search on the left, chat or editor in the middle, the
+ * context preview and block picker on the right; on narrow screens the three are tabs.
+ * Files, blocks and the manifest are re-read when the server says they changed (server-sent
+ * events), never on a timer.
+ */
 export function App() {
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const i18n = useMemo(() => ({ t: translator(locale), locale }), [locale]);
@@ -21,20 +30,39 @@ export function App() {
   );
   const [files, setFiles] = useState<FileEntry[]>([]);
   const [openFile, setOpenFile] = useState<string | undefined>();
+  const [openLine, setOpenLine] = useState<{ line: number; at: number } | undefined>();
+  const [panel, setPanel] = useState<Panel>('main');
+  const [live, setLive] = useState(false);
+  // Bumped when the stored history changes outside this page's chat (an agent, the CLI, MCP).
+  const [historyVersion, setHistoryVersion] = useState(0);
   const [tab, setTab] = useState<'chat' | 'editor'>('chat');
   const [version, setVersion] = useState(0);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
   const changed = useCallback(() => setVersion((value) => value + 1), []);
 
-  // Files also change outside this page (another editor, an agent over MCP): look again every
-  // 10 s while the page is visible. Unsaved editor text is never replaced (see FileEditor).
+  // Files also change outside this page (another editor, an agent over MCP): the server pushes
+  // each change; unsaved editor text is never replaced (see FileEditor).
   useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') changed();
-    }, 10_000);
-    return () => clearInterval(timer);
-  }, [changed]);
+    if (sessionId === undefined) return;
+    let opened = false;
+    const stop = api.watch(sessionId, {
+      onOpen: () => {
+        setLive(true);
+        if (opened) changed(); // reconnected: something may have changed meanwhile
+        opened = true;
+      },
+      onChange: (change) => {
+        changed();
+        if (change.paths.some((path) => path === 'messages.json' || path === 'memory.json'))
+          setHistoryVersion((value) => value + 1);
+      },
+    });
+    return () => {
+      stop();
+      setLive(false);
+    };
+  }, [sessionId, changed]);
 
   useEffect(() => {
     document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
@@ -74,10 +102,17 @@ export function App() {
     api.listFiles(sessionId).then(setFiles, (cause) => setError(String(cause)));
   }, [sessionId, version]);
 
-  const openInEditor = (path: string) => {
+  const openInEditor = (path: string, line?: number) => {
     setOpenFile(path);
+    setOpenLine(line === undefined ? undefined : { line, at: Date.now() });
     setTab('editor');
+    setPanel('main');
   };
+  const panelTab = (id: Panel, label: string) => (
+    <button type="button" role="tab" aria-selected={panel === id} onClick={() => setPanel(id)}>
+      {label}
+    </button>
+  );
 
   return (
     <I18nContext.Provider value={i18n}>
@@ -91,9 +126,14 @@ export function App() {
             <span className="tagline">{t('tagline')}</span>
           </div>
           <div className="topbar-right">
+            {sessionId && (
+              <span className={`live-dot ${live ? 'on' : ''}`} role="status">
+                {live ? t('live') : t('reconnecting')}
+              </span>
+            )}
             {model && (
               <span className={`model-badge ${model.offline ? 'offline' : 'online'}`} title={model.spec}>
-                {t('modelLabel')}: {model.spec}
+                {t('modelLabel')}: {model.offline ? t('offlineSpec') : model.spec}
               </span>
             )}
             <button
@@ -110,21 +150,47 @@ export function App() {
         {error && (
           <div role="alert" className="error-banner">
             {t('error')}: {error}
-            <button type="button" className="ghost" onClick={() => setError(undefined)} aria-label="close">
+            <button
+              type="button"
+              className="ghost"
+              onClick={() => setError(undefined)}
+              aria-label={t('close')}
+            >
               ×
             </button>
           </div>
         )}
-        <main className="layout">
+        <div className="panel-tabs" role="tablist" aria-label={t('panels')}>
+          {panelTab('files', t('panelFiles'))}
+          {panelTab('main', t('panelMain'))}
+          {panelTab('context', t('panelContext'))}
+        </div>
+        <main className="layout" data-panel={panel}>
           <nav className="sidebar" aria-label={t('sessions')}>
             <SessionList
               sessions={sessions}
               current={sessionId}
-              onSelect={setSessionId}
+              onSelect={(id) => {
+                setSessionId(id);
+                setPanel('main');
+              }}
               onChanged={loadSessions}
               onError={setError}
             />
-            {sessionId && <FileTree files={files} current={openFile} onOpen={openInEditor} />}
+            {sessionId && (
+              <FileTree
+                sessionId={sessionId}
+                files={files}
+                current={openFile}
+                onOpen={openInEditor}
+                onMoved={(from, to) => {
+                  if (openFile === from) setOpenFile(to);
+                  changed();
+                }}
+                onError={setError}
+              />
+            )}
+            {sessionId && <FileSearch sessionId={sessionId} onOpen={openInEditor} onError={setError} />}
           </nav>
           <section className="center">
             <div className="tabs" role="tablist">
@@ -148,13 +214,20 @@ export function App() {
                     key={sessionId}
                     sessionId={sessionId}
                     files={files}
+                    historyVersion={historyVersion}
                     onDraft={setDraft}
                     onChanged={changed}
                     onError={setError}
                   />
                 </div>
                 <div className="tab-panel" role="tabpanel" hidden={tab !== 'editor'}>
-                  <FileEditor sessionId={sessionId} path={openFile} version={version} onSaved={changed} />
+                  <FileEditor
+                    sessionId={sessionId}
+                    path={openFile}
+                    line={openLine}
+                    version={version}
+                    onSaved={changed}
+                  />
                 </div>
               </>
             )}
@@ -162,8 +235,8 @@ export function App() {
           <aside className="inspector" aria-label={t('context')}>
             {sessionId && (
               <>
-                <BlockPicker sessionId={sessionId} version={version} onChanged={changed} onError={setError} />
                 <ContextPreview sessionId={sessionId} version={version} draft={draft} onChanged={changed} />
+                <BlockPicker sessionId={sessionId} version={version} onChanged={changed} onError={setError} />
               </>
             )}
           </aside>

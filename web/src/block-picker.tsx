@@ -1,6 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, type BlockNode } from './api.ts';
 import { useI18n } from './i18n.ts';
+import { profileBlocksOf, setProfileBlocks } from './set-profile-blocks.ts';
+
+const CONFIG_FILE = 'context-config.json';
 
 /** Checkbox tree of the profile's blocks (by heading); ticking writes `profileBlocks`. */
 export function BlockPicker(props: {
@@ -14,16 +17,19 @@ export function BlockPicker(props: {
   const [blocks, setBlocks] = useState<BlockNode[]>([]);
   const [selected, setSelected] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  // Bumped by every local write: a reload that started before it must not undo its ticks.
+  const writes = useRef(0);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "config or files changed"
   useEffect(() => {
     let live = true;
-    Promise.all([api.blocks(props.sessionId), api.getConfig(props.sessionId)]).then(
+    const started = writes.current;
+    Promise.all([api.blocks(props.sessionId), api.readFile(props.sessionId, CONFIG_FILE)]).then(
       ([tree, config]) => {
-        if (!live) return;
+        if (!live || writes.current !== started) return;
         setFile(tree.file);
         setBlocks(tree.blocks);
-        setSelected(config.config.profileBlocks);
+        setSelected(profileBlocksOf(config.text));
       },
       (cause) => props.onError(String(cause)),
     );
@@ -41,14 +47,17 @@ export function BlockPicker(props: {
     const drop = (ids: string[]) => ids.filter((id) => id !== block.id && id !== block.shortId);
     setSelected(wasSelected ? drop(selected) : [...drop(selected), block.id]); // optimistic
     setBusy(true);
+    writes.current++;
     try {
-      const { raw, etag } = await api.getConfig(props.sessionId);
-      const current = Array.isArray(raw.profileBlocks) ? (raw.profileBlocks as string[]) : [];
+      const { text, etag } = await api.readFile(props.sessionId, CONFIG_FILE);
+      const current = profileBlocksOf(text);
       const next = wasSelected ? drop(current) : [...drop(current), block.id];
-      await api.putConfig(props.sessionId, { ...raw, profileBlocks: next }, etag);
+      await api.writeFile(props.sessionId, CONFIG_FILE, setProfileBlocks(text, next), etag);
+      writes.current++; // reloads that started during the write read the old file
       setSelected(next);
       props.onChanged();
     } catch (cause) {
+      writes.current++;
       setSelected(previous);
       props.onError(String(cause));
     } finally {
@@ -70,7 +79,7 @@ export function BlockPicker(props: {
             />
             <span className="block-heading">{block.heading}</span>
             <span className="block-lines">
-              L{block.source.startLine}–{block.source.sectionEndLine}
+              {t('lines', { from: block.source.startLine, to: block.source.sectionEndLine })}
             </span>
           </label>
           {block.children.length > 0 && render(block.children)}

@@ -22,6 +22,8 @@ export function ChatInput(props: {
   label: string;
   placeholderText: string;
   sendLabel: string;
+  /** Detail shown beside global files in the completion list. */
+  sharedLabel: string;
   disabled: boolean;
   onChange: (text: string) => void;
   onSubmit: (text: string) => boolean;
@@ -105,16 +107,21 @@ const REFERENCE_BEFORE_CURSOR = /\[[^\]\n]*$/u;
 /** Synchronous when there is nothing to complete, so plain typing never leaves a pending query. */
 function completeReference(
   context: CompletionContext,
-  props: { sessionId: string; files: FileEntry[] },
+  props: { sessionId: string; files: FileEntry[]; sharedLabel: string },
 ): CompletionResult | null | Promise<CompletionResult | null> {
   const match = context.matchBefore(REFERENCE_BEFORE_CURSOR);
   if (match === null) return null;
   return completeMatch(match, props);
 }
 
+/**
+ * Options come in document order (files by path, blocks and line ranges as they appear in the
+ * file): `filter: false` keeps CodeMirror from re-sorting them by fuzzy score, so the typed
+ * text filters them here (case-insensitive substring) and every keystroke asks again.
+ */
 async function completeMatch(
   match: { from: number; text: string },
-  props: { sessionId: string; files: FileEntry[] },
+  props: { sessionId: string; files: FileEntry[]; sharedLabel: string },
 ): Promise<CompletionResult | null> {
   const inner = match.text.slice(1);
   const hash = inner.indexOf('#');
@@ -122,36 +129,50 @@ async function completeMatch(
   if (hash < 0 && colon < 0) {
     const options: Completion[] = props.files
       .filter((file) => file.kind === 'file' && /\.(md|markdown|json|txt)$/u.test(file.path))
-      .map((file) => ({ label: file.path, type: 'file', ...(file.global ? { detail: 'shared' } : {}) }));
-    return { from: match.from + 1, options, validFor: /^[^\]#:\n]*$/u };
+      .filter((file) => contains(file.path, inner))
+      .map((file) => ({
+        label: file.path,
+        type: 'file',
+        ...(file.global ? { detail: props.sharedLabel } : {}),
+      }));
+    return { from: match.from + 1, options, filter: false };
   }
   const cut = hash >= 0 && (colon < 0 || hash < colon) ? hash : colon;
   const file = inner.slice(0, cut);
   const blocks = await blocksOf(props.sessionId, file);
   if (blocks === undefined) return null;
   const from = match.from + 1 + cut + 1;
+  const typed = inner.slice(cut + 1);
   if (cut === hash) {
     return {
       from,
-      options: blocks.map((block) => ({
-        label: block.id,
-        apply: `${block.id}]`,
-        detail: `L${block.source.startLine}–${block.source.sectionEndLine}`,
-        type: 'property',
-      })),
-      validFor: /^[^\]\n]*$/u,
+      filter: false,
+      options: blocks
+        .filter((block) => contains(block.id, typed))
+        .map((block) => ({
+          label: block.id,
+          apply: `${block.id}]`,
+          detail: `L${block.source.startLine}–${block.source.sectionEndLine}`,
+          type: 'property',
+        })),
     };
   }
   return {
     from,
-    options: blocks.map((block) => ({
-      label: `${block.source.startLine}:${block.source.sectionEndLine}`,
-      apply: `${block.source.startLine}:${block.source.sectionEndLine}]`,
-      detail: block.heading,
-      type: 'constant',
-    })),
-    validFor: /^[\d:]*$/u,
+    filter: false,
+    options: blocks
+      .filter((block) => contains(`${block.source.startLine}:${block.source.sectionEndLine}`, typed))
+      .map((block) => ({
+        label: `${block.source.startLine}:${block.source.sectionEndLine}`,
+        apply: `${block.source.startLine}:${block.source.sectionEndLine}]`,
+        detail: block.heading,
+        type: 'constant',
+      })),
   };
+}
+
+function contains(text: string, typed: string): boolean {
+  return text.toLowerCase().includes(typed.toLowerCase());
 }
 
 const cache = new Map<string, { at: number; blocks: Promise<BlockNode[] | undefined> }>();

@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { api, authHeaders, type FileEntry, type NotebookUIMessage } from './api.ts';
 import { ChatInput } from './chat-input.tsx';
 import { useI18n } from './i18n.ts';
@@ -14,6 +14,8 @@ import { MessageView } from './message-view.tsx';
 export function ChatPanel(props: {
   sessionId: string;
   files: FileEntry[];
+  /** Bumped when `messages.json` or `memory.json` changed on the server. */
+  historyVersion: number;
   onDraft: (text: string) => void;
   onChanged: () => void;
   onError: (message: string) => void;
@@ -31,11 +33,14 @@ export function ChatPanel(props: {
       }),
     [sessionId],
   );
+  // Only the latest of overlapping reloads is shown (an older, slower answer is stale).
+  const loads = useRef(0);
   const reload = async () => {
+    const load = ++loads.current;
     const { messages } = await api.getSession(sessionId);
-    setMessages(messages);
+    if (load === loads.current) setMessages(messages);
   };
-  const { messages, sendMessage, status, stop, setMessages, error } = useChat<NotebookUIMessage>({
+  const { messages, sendMessage, status, stop, setMessages, error, clearError } = useChat<NotebookUIMessage>({
     id: sessionId,
     transport,
     onFinish: () => {
@@ -52,6 +57,14 @@ export function ChatPanel(props: {
     );
   }, [sessionId]);
 
+  // The history changed elsewhere (another tab, an agent over MCP): show it, unless this
+  // page is streaming an answer (its own onFinish reloads then).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only the version bump matters
+  useEffect(() => {
+    if (props.historyVersion === 0 || status === 'submitted' || status === 'streaming') return;
+    reload().catch(() => undefined);
+  }, [props.historyVersion]);
+
   const list = useRef<HTMLDivElement>(null);
   const last = messages.at(-1);
   const lastLength = last?.parts.length ?? 0;
@@ -61,6 +74,38 @@ export function ChatPanel(props: {
   }, [messages.length, lastLength, status]);
 
   const busy = status === 'submitted' || status === 'streaming';
+  // One tab stop for the whole list (roving tabindex): arrow keys move between the messages'
+  // curation buttons, so Tab reaches the input after one stop instead of one per message.
+  const curatable = messages.filter((message) => (message.metadata?.storedIds?.length ?? 0) > 0);
+  const [focusId, setFocusId] = useState<string | undefined>();
+  const tabStopId = curatable.some((message) => message.id === focusId) ? focusId : curatable.at(-1)?.id;
+  const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
+    const buttons = Array.from(
+      list.current?.querySelectorAll<HTMLButtonElement>('button[data-curate]') ?? [],
+    );
+    const at = buttons.indexOf(event.target as HTMLButtonElement);
+    if (at < 0) return;
+    const to =
+      event.key === 'ArrowDown' || event.key === 'ArrowRight'
+        ? Math.min(buttons.length - 1, at + 1)
+        : event.key === 'ArrowUp' || event.key === 'ArrowLeft'
+          ? Math.max(0, at - 1)
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? buttons.length - 1
+              : undefined;
+    if (to === undefined) return;
+    event.preventDefault();
+    const target = buttons[to];
+    target?.focus();
+    target?.scrollIntoView({ block: 'nearest' });
+    setFocusId(target?.closest<HTMLElement>('[data-message-id]')?.dataset.messageId);
+  };
+  const suggestion = props.files.find(
+    (file) =>
+      !file.global && file.kind === 'file' && file.path.endsWith('.md') && file.path !== 'session-prompt.md',
+  )?.path;
   const curate = async (message: NotebookUIMessage, action: 'exclude' | 'restore') => {
     try {
       await api.memory(sessionId, message.metadata?.storedIds ?? [message.id], action);
@@ -73,12 +118,24 @@ export function ChatPanel(props: {
 
   return (
     <div className="chat">
-      <div className="messages" ref={list} aria-live="polite" aria-busy={busy}>
-        {loaded && messages.length === 0 && <p className="empty">{t('emptyChat')}</p>}
+      <div
+        className="messages"
+        ref={list}
+        role="log"
+        aria-label={t('messages')}
+        aria-busy={busy}
+        onKeyDown={moveFocus}
+      >
+        {loaded && messages.length === 0 && (
+          <p className="empty">
+            {suggestion === undefined ? t('emptyChat') : t('emptyChatFile', { file: suggestion })}
+          </p>
+        )}
         {messages.map((message) => (
           <MessageView
             key={message.id}
             message={message}
+            tabStop={message.id === tabStopId}
             onCurate={(action) => void curate(message, action)}
           />
         ))}
@@ -96,8 +153,13 @@ export function ChatPanel(props: {
           label={t('inputLabel')}
           placeholderText={t('inputPlaceholder')}
           sendLabel={t('send')}
+          sharedLabel={t('sharedFile')}
           disabled={busy}
-          onChange={props.onDraft}
+          onChange={(text) => {
+            // A refused message (e.g. a reference to a missing file) stops showing once the next one is typed.
+            if (error !== undefined) clearError();
+            props.onDraft(text);
+          }}
           onSubmit={(text) => {
             if (busy) return false;
             props.onDraft('');

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
-import { describeReason } from '../../src/core/format-report.ts';
-import type { LayerReport } from '../../src/core/index.ts';
-import { messageText } from '../../src/core/message.ts';
+import type { DropReason, LayerReport } from '../../src/core/index.ts';
 import { api, type PreviewResponse } from './api.ts';
-import { useI18n } from './i18n.ts';
+import { type Translate, useI18n } from './i18n.ts';
+import { Markdown } from './markdown.tsx';
+import { MessageText } from './message-text.tsx';
 
 const COLORS: Record<string, string> = {
   system: '#6366f1',
@@ -69,7 +69,12 @@ export function ContextPreview(props: {
   const compress = async () => {
     try {
       const result = await api.compress(props.sessionId);
-      setNote(t('compressed', { n: result.coveredMessages, t: result.tokens }));
+      setNote(
+        t('compressed', {
+          n: result.summary?.newlyCovered ?? 0,
+          t: result.summary?.tokens ?? 0,
+        }),
+      );
       props.onChanged();
     } catch (cause) {
       setNote(cause instanceof Error ? cause.message : String(cause));
@@ -138,7 +143,7 @@ export function ContextPreview(props: {
               used={used}
               open={open[layer.layer] === true}
               onToggle={() => setOpen((state) => ({ ...state, [layer.layer]: !state[layer.layer] }))}
-              text={layerText(preview, layer.layer)}
+              preview={preview}
             />
           ))}
         </tbody>
@@ -148,7 +153,7 @@ export function ContextPreview(props: {
           <h3>{t('compaction')}</h3>
           <ul>
             {report.compaction.map((action) => (
-              <li key={JSON.stringify(action)}>{describeAction(action)}</li>
+              <li key={JSON.stringify(action)}>{describeAction(action, t)}</li>
             ))}
           </ul>
         </div>
@@ -185,10 +190,18 @@ function LayerRows(props: {
   used: number;
   open: boolean;
   onToggle: () => void;
-  text: string;
+  preview: PreviewResponse;
 }) {
   const { t } = useI18n();
-  const { layer } = props;
+  const { layer, preview } = props;
+  const messages = preview.messages.filter((message) => message.metadata?.layer === layer.layer);
+  const memoryOf = (blockId: string) =>
+    (
+      messages.find((message) => `${layer.layer}:${message.id}` === blockId)?.metadata?.memory as
+        | { state?: string }
+        | undefined
+    )?.state;
+  const context = preview.contexts[layer.layer] ?? '';
   const trimmed = layer.kept.filter((block) => block.trimmedFromTokens !== undefined).length;
   const id = `layer-${layer.layer}`;
   return (
@@ -220,9 +233,7 @@ function LayerRows(props: {
             <ul className="block-list">
               {layer.kept.map((block) => (
                 <li key={block.id}>
-                  <span className="badge kept">
-                    {block.trimmedFromTokens === undefined ? t('kept') : t('trimmed')}
-                  </span>
+                  <KeptBadge memory={memoryOf(block.id)} trimmed={block.trimmedFromTokens !== undefined} />
                   <code>{block.id}</code> {number(block.tokens)}
                   {block.trimmedFromTokens !== undefined &&
                     ` (${t('fromTokens', { n: number(block.trimmedFromTokens) })})`}
@@ -231,11 +242,19 @@ function LayerRows(props: {
               {layer.dropped.map((block) => (
                 <li key={block.id}>
                   <span className="badge dropped">{t('dropped')}</span>
-                  <code>{block.id}</code> {number(block.tokens)} — {describeReason(block.reason)}
+                  <code>{block.id}</code> {number(block.tokens)} — {describeReason(block.reason, t)}
                 </li>
               ))}
             </ul>
-            <pre className="layer-text">{props.text === '' ? t('noText') : props.text}</pre>
+            <div className="layer-text" data-testid="layer-text">
+              {context !== '' ? (
+                <Markdown text={context} />
+              ) : messages.length > 0 ? (
+                messages.map((message) => <MessageText key={message.id} message={message} />)
+              ) : (
+                t('noText')
+              )}
+            </div>
           </td>
         </tr>
       )}
@@ -243,30 +262,70 @@ function LayerRows(props: {
   );
 }
 
-function layerText(preview: PreviewResponse, layer: string): string {
-  const fromContexts = preview.contexts[layer];
-  if (fromContexts !== undefined && fromContexts !== '') return fromContexts;
-  return preview.messages
-    .filter((message) => message.metadata?.layer === layer)
-    .map((message) => `[${message.role}] ${messageText(message)}`)
-    .join('\n\n');
+function KeptBadge(props: { memory: string | undefined; trimmed: boolean }) {
+  const { t } = useI18n();
+  if (props.memory !== undefined)
+    return (
+      <span className="badge muted">{props.memory === 'excluded' ? t('excluded') : t('dismissed')}</span>
+    );
+  return <span className="badge kept">{props.trimmed ? t('trimmed') : t('kept')}</span>;
 }
 
-function describeAction(action: PreviewResponse['report']['compaction'][number]): string {
+/** One line per drop reason, in the UI language. */
+export function describeReason(reason: DropReason, t: Translate): string {
+  switch (reason.type) {
+    case 'duplicate':
+      return t('reasonDuplicate', { of: reason.of });
+    case 'over-budget':
+      return t('reasonOverBudget', { n: number(reason.grantTokens) });
+    case 'pinned-over-budget':
+      return t('reasonPinnedOverBudget', { n: number(reason.budgetTokens) });
+    case 'share-disabled':
+      return t('reasonShareDisabled');
+    case 'summarized':
+      return t('reasonSummarized', { into: reason.into });
+  }
+}
+
+/** One line per compaction action, in the UI language. */
+export function describeAction(
+  action: PreviewResponse['report']['compaction'][number],
+  t: Translate,
+): string {
   switch (action.type) {
     case 'trimmed':
-      return `trimmed ${action.blockId}: ${number(action.fromTokens)} → ${number(action.toTokens)} (${action.boundary})`;
+      return t('actionTrimmed', {
+        id: action.blockId,
+        from: number(action.fromTokens),
+        to: number(action.toTokens),
+        boundary: action.boundary,
+      });
     case 'summarized':
-      return `summarised ${action.messages} messages: ${number(action.fromTokens)} → ${number(action.summaryTokens)} (${action.summarizer})`;
+      return t('actionSummarized', {
+        n: action.messages,
+        from: number(action.fromTokens),
+        to: number(action.summaryTokens),
+        summarizer: action.summarizer,
+      });
     case 'omitted-notice':
-      return `omitted ${action.messages} messages (${number(action.tokens)}-token notice)`;
+      return t('actionOmitted', { n: action.messages, tokens: number(action.tokens) });
     case 'retry':
-      return `recompiled: exact count overshot by ${number(action.overshootTokens)}`;
+      return t('actionRetry', { n: number(action.overshootTokens) });
     case 'placeholder':
-      return `${action.toolName} output → artifact ${action.handle}: ${number(action.fromTokens)} → ${number(action.toTokens)} (${action.reason})`;
+      return t('actionPlaceholder', {
+        tool: action.toolName,
+        handle: action.handle,
+        from: number(action.fromTokens),
+        to: number(action.toTokens),
+        reason: action.reason,
+      });
     case 'chunked':
-      return `dropped ${action.messages} more messages to a chunk boundary (${number(action.tokens)})`;
+      return t('actionChunked', { n: action.messages, tokens: number(action.tokens) });
     case 'summarizer-failed':
-      return `summariser ${action.summarizer} failed: ${action.error}; used ${action.fallback}`;
+      return t('actionSummarizerFailed', {
+        summarizer: action.summarizer,
+        error: action.error,
+        fallback: action.fallback,
+      });
   }
 }

@@ -1,3 +1,4 @@
+import { json } from '@codemirror/lang-json';
 import { markdown } from '@codemirror/lang-markdown';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState } from '@codemirror/state';
@@ -14,6 +15,8 @@ import { useI18n } from './i18n.ts';
 export function FileEditor(props: {
   sessionId: string;
   path: string | undefined;
+  /** 1-based line to show and select (a search hit); `at` changes on every jump. */
+  line?: { line: number; at: number } | undefined;
   version: number;
   onSaved: () => void;
 }) {
@@ -47,7 +50,7 @@ export function FileEditor(props: {
           drawSelection(),
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
           basicEditing(),
-          markdown(),
+          path.endsWith('.json') ? json() : markdown(),
           EditorView.lineWrapping,
           keymap.of([
             {
@@ -71,7 +74,22 @@ export function FileEditor(props: {
     });
     setDirty(false);
     setStatus('idle');
+    reveal();
   };
+
+  const reveal = () => {
+    const target = props.line;
+    const editor = view.current;
+    if (target === undefined || editor === undefined) return;
+    const line = editor.state.doc.line(Math.min(Math.max(1, target.line), editor.state.doc.lines));
+    editor.dispatch({
+      selection: { anchor: line.from, head: line.to },
+      effects: EditorView.scrollIntoView(line.from, { y: 'center' }),
+    });
+    editor.focus();
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: jump when a search hit is opened again
+  useEffect(reveal, [props.line?.at]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the file or session changes
   useEffect(() => {
@@ -137,7 +155,7 @@ export function FileEditor(props: {
           className="primary"
           onClick={() => void save()}
           disabled={!dirty}
-          title="Ctrl+S"
+          title={t('saveShortcut')}
         >
           {t('save')}
         </button>

@@ -1,7 +1,7 @@
 import type { MessageContextSummary } from '../../src/stream/index.ts';
 import type { NotebookUIMessage } from './api.ts';
 import { useI18n } from './i18n.ts';
-import { InlineMarkdown } from './inline-markdown.tsx';
+import { Markdown } from './markdown.tsx';
 
 type Part = NotebookUIMessage['parts'][number];
 interface ToolView {
@@ -15,9 +15,11 @@ interface ToolView {
 /** One chat message: text, tool calls with their results, the context-report chip, curation. */
 export function MessageView(props: {
   message: NotebookUIMessage;
+  /** The list's one tab stop (roving tabindex): only that message's curation button is tabbable. */
+  tabStop: boolean;
   onCurate: (action: 'exclude' | 'restore') => void;
 }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const { message } = props;
   const memory = message.metadata?.memory;
   const stored = (message.metadata?.storedIds?.length ?? 0) > 0;
@@ -25,13 +27,14 @@ export function MessageView(props: {
     <article
       className={`message ${message.role} ${memory ? 'curated' : ''}`}
       data-role={message.role}
-      aria-label={message.role}
+      data-message-id={message.id}
+      aria-label={message.role === 'user' ? t('you') : t('assistant')}
     >
       <header className="message-head">
         <span className={`role ${message.role}`}>{message.role === 'user' ? t('you') : t('assistant')}</span>
         {message.metadata?.createdAt && (
           <time dateTime={message.metadata.createdAt}>
-            {new Date(message.metadata.createdAt).toLocaleString()}
+            {new Date(message.metadata.createdAt).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en-US')}
           </time>
         )}
         {message.metadata?.partial && <span className="badge warn">{t('partial')}</span>}
@@ -44,8 +47,9 @@ export function MessageView(props: {
           <button
             type="button"
             className="link"
+            data-curate=""
+            tabIndex={props.tabStop ? 0 : -1}
             onClick={() => props.onCurate(memory ? 'restore' : 'exclude')}
-            aria-label={`${memory ? t('restore') : t('dismiss')}`}
           >
             {memory ? t('restore') : t('dismiss')}
           </button>
@@ -83,13 +87,8 @@ function ReportChip(props: { summary: MessageContextSummary }) {
 function PartView(props: { part: Part }) {
   const { t } = useI18n();
   const { part } = props;
-  if (part.type === 'text')
-    return (
-      <div className="text">
-        <InlineMarkdown text={part.text} />
-      </div>
-    );
-  if (part.type === 'reasoning') return <div className="reasoning">{part.text}</div>;
+  if (part.type === 'text') return <Markdown className="text" text={part.text} />;
+  if (part.type === 'reasoning') return <Markdown className="reasoning" text={part.text} />;
   if (part.type === 'data-context-report') {
     const { report, references } = part.data;
     return (

@@ -149,7 +149,7 @@ describe('ctxloom memory', () => {
     const messages = (JSON.parse(compiled.out()) as { messages: { id: string; content: unknown }[] })
       .messages;
     expect(messages.find((message) => message.id === 'm003')?.content).toBe(
-      '[用户消息 m003 — 用户已排除：测试排除]',
+      '[用户消息 #3 — 用户已排除：测试排除]',
     );
     expect(await main(['memory', 'raft-consensus', 'restore', 'm003'], capture().io)).toBe(0);
     const list = capture();

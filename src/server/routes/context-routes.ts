@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { reportedReferences } from '../../session/run-turn.ts';
 import { CONTEXT_CONFIG_FILE, type ContextConfig, parseContextConfig } from '../../workspace/index.ts';
+import type { BlocksResponse, PreviewResponse } from '../api-types.ts';
 import { etagOf } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -33,7 +34,7 @@ export function contextRoutes(context: NotebookContext): Hono {
       file = c.req.query('file') ?? (await readConfig(context, sessionId)).config.profile;
     }
     const parsed = await workspace.readParsed(sandbox, file);
-    return c.json({ file, blocks: parsed.blocks, etag: etagOf(parsed.text) });
+    return c.json({ file, blocks: parsed.blocks, etag: etagOf(parsed.text) } satisfies BlocksResponse);
   });
 
   app.get('/api/sessions/:id/context-config', async (c) => {
@@ -74,7 +75,7 @@ export function contextRoutes(context: NotebookContext): Hono {
       summary: compression.summary,
       messages: compiled.messages,
       model: { spec: context.model.spec, offline: context.model.offline },
-    });
+    } satisfies PreviewResponse);
   });
 
   app.post('/api/sessions/:id/memory', async (c) => {

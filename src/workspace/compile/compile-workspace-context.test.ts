@@ -39,7 +39,7 @@ describe('compileWorkspaceContext', () => {
     const dismissed = result.messages.find((message) => message.id === 'm039');
     expect(JSON.stringify(dismissed?.content)).toContain('[已读取 ground-truth.md:79-82 — 模型判断：');
     expect(result.messages.find((message) => message.id === 'm022')?.content).toBe(
-      '[用户消息 m022 — 用户已排除：与学习无关的闲聊]',
+      '[用户消息 #22 — 用户已排除：与学习无关的闲聊]',
     );
     const query = result.messages.at(-1);
     expect(query?.role).toBe('user');

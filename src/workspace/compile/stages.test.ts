@@ -153,7 +153,7 @@ describe('formatHistory', () => {
     const tool = curated[2]!.content as { output: { value: string }; toolCallId: string }[];
     expect(tool[0]?.output.value).toBe('[已读取 ground-truth.md:30-50 — 模型判断：与当前问题无关]');
     expect(tool[0]?.toolCallId).toBe('c1');
-    expect(curated[4]?.content).toBe('[用户消息 u2 — 用户已排除]');
+    expect(curated[4]?.content).toBe('[用户消息 #5 — 用户已排除]');
     expect(messages[2]?.content).not.toBe(curated[2]?.content);
   });
 

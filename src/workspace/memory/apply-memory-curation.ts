@@ -6,7 +6,8 @@ export type PlaceholderLocale = 'zh' | 'en';
 
 /**
  * Replaces dismissed and excluded messages by placeholders that keep the conversation's
- * causal thread, e.g. `[已读取 ground-truth.md:30-50 — 模型判断：与当前问题无关]`. Tool
+ * causal thread, e.g. `[已读取 ground-truth.md:30-50 — 模型判断：与当前问题无关]` or
+ * `[用户消息 #22 — 用户已排除]` (messages by position, not by id). Tool
  * results keep their call id (so every tool call still has its result); only the output text
  * changes. Messages without a status are returned as they are. Pure.
  */
@@ -20,7 +21,7 @@ export function applyMemoryCuration(
     if (typeof message.content === 'string') continue;
     for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part);
   }
-  return messages.map((message) => {
+  return messages.map((message, index) => {
     const status = statuses.get(message.id);
     if (status === undefined) return message;
     const metadata = {
@@ -30,7 +31,7 @@ export function applyMemoryCuration(
     if (typeof message.content === 'string' || !message.content.some((part) => part.type === 'tool-result')) {
       return {
         ...message,
-        content: placeholder(`${describeMessage(message, locale)}`, status, locale),
+        content: placeholder(describeMessage(message, index, locale), status, locale),
         metadata,
       };
     }
@@ -56,14 +57,18 @@ function placeholder(subject: string, status: MemoryStatus, locale: PlaceholderL
   return summary ? `[${subject} — ${judge}：${summary}]` : `[${subject} — ${judge}]`;
 }
 
-function describeMessage(message: Message, locale: PlaceholderLocale): string {
+/**
+ * Names a message by its 1-based position in the record (`#12`): short (a UUID id costs ~30
+ * tokens per placeholder), stable (the record only grows) and readable.
+ */
+function describeMessage(message: Message, index: number, locale: PlaceholderLocale): string {
   const who = {
     user: ['用户', 'user'],
     assistant: ['助手', 'assistant'],
     system: ['系统', 'system'],
     tool: ['工具', 'tool'],
   }[message.role];
-  return locale === 'en' ? `${who[1]} message ${message.id}` : `${who[0]}消息 ${message.id}`;
+  return locale === 'en' ? `${who[1]} message #${index + 1}` : `${who[0]}消息 #${index + 1}`;
 }
 
 function describeToolCall(

@@ -1,0 +1,53 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { DEFAULT_GLOBAL_FILES } from '../../workspace/index.ts';
+import type { NotebookContext } from '../notebook-context.ts';
+import { requireSession } from '../session-records.ts';
+import { createSessionWatcher, type SessionChange } from '../watch-sessions.ts';
+
+/**
+ * `GET /api/sessions/:id/events` — server-sent events: `ready` once, then a `change` event
+ * (`{ "paths": [...] }`) whenever a file of the session or a global file changes, from any
+ * writer (this UI, the agent's tools, another editor, the MCP server). The UI refreshes the
+ * file list, the editor and the context preview on it instead of polling; an idle page
+ * costs one open connection and no work.
+ */
+export function eventsRoute(context: NotebookContext): Hono {
+  const app = new Hono();
+  const watcher = createSessionWatcher({ workspace: context.workspace, globalFiles: DEFAULT_GLOBAL_FILES });
+  app.get('/api/sessions/:id/events', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(context.workspace, sessionId);
+    c.header('Cache-Control', 'no-store');
+    return streamSSE(c, async (stream) => {
+      const queue: SessionChange[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = watcher.subscribe(sessionId, (change) => {
+        queue.push(change);
+        wake?.();
+      });
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+        wake?.();
+      });
+      try {
+        await stream.writeSSE({ event: 'ready', data: JSON.stringify({ session: sessionId }) });
+        while (open) {
+          const change = queue.shift();
+          if (change === undefined) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = undefined;
+            continue;
+          }
+          await stream.writeSSE({ event: 'change', data: JSON.stringify(change) });
+        }
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
+  return app;
+}

@@ -1,0 +1,105 @@
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FileListResponse, SearchResponse } from '../api-types.ts';
+import { createTestNotebook } from '../test-workspace.test-support.ts';
+
+type Notebook = Awaited<ReturnType<typeof createTestNotebook>>;
+let notebook: Notebook;
+beforeEach(async () => {
+  notebook = await createTestNotebook();
+});
+afterEach(() => notebook.cleanup());
+
+const base = '/api/sessions/raft-consensus';
+const request = (path: string, init?: RequestInit) => notebook.app.request(path, init);
+const json = (method: string, body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+const errorOf = async (response: Response) =>
+  ((await response.json()) as { error: { code: string; path?: string } }).error;
+const paths = async () =>
+  ((await (await request(`${base}/files`)).json()) as FileListResponse).files.map((file) => file.path);
+
+describe('file routes', () => {
+  it('creates a file from a JSON body, and refuses to create it twice', async () => {
+    const created = await request(`${base}/files/notes/todo.md`, json('PUT', { text: '# 待办\n' }));
+    expect(created.status).toBe(200);
+    expect(await (await request(`${base}/files/notes/todo.md`)).text()).toBe('# 待办\n');
+    expect(await paths()).toContain('notes/todo.md');
+    const again = await request(`${base}/files/notes/todo.md`, json('PUT', { text: 'other' }));
+    expect(again.status).toBe(409);
+  });
+
+  it('renames a file without overwriting an existing one', async () => {
+    await request(`${base}/files/a.md`, json('PUT', { text: 'A' }));
+    const moved = await request(`${base}/files/a.md`, json('PATCH', { to: 'archive/b.md' }));
+    expect(moved.status).toBe(200);
+    expect(((await moved.json()) as { path: string }).path).toBe('archive/b.md');
+    expect(await paths()).toEqual(expect.arrayContaining(['archive/b.md']));
+    expect(await paths()).not.toContain('a.md');
+    const clash = await request(`${base}/files/archive/b.md`, json('PATCH', { to: 'guidance.md' }));
+    expect(clash.status).toBe(409);
+    expect(await (await request(`${base}/files/guidance.md`)).text()).not.toBe('A');
+  });
+
+  it('deletes a file, checking If-Match when sent', async () => {
+    await request(`${base}/files/c.md`, json('PUT', { text: 'C' }));
+    const stale = await request(`${base}/files/c.md`, { method: 'DELETE', headers: { 'If-Match': '"x"' } });
+    expect(stale.status).toBe(409);
+    const etag = (await request(`${base}/files/c.md`)).headers.get('ETag') ?? '';
+    const deleted = await request(`${base}/files/c.md`, { method: 'DELETE', headers: { 'If-Match': etag } });
+    expect(deleted.status).toBe(204);
+    expect((await request(`${base}/files/c.md`)).status).toBe(404);
+  });
+
+  it('refuses to move or delete the session record, global files and paths outside', async () => {
+    for (const path of ['messages.json', 'context-config.json', 'memory.json', 'profile.md']) {
+      const response = await request(`${base}/files/${path}`, { method: 'DELETE' });
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).path).toBe(path);
+    }
+    const renamed = await request(`${base}/files/guidance.md`, json('PATCH', { to: 'messages.json' }));
+    expect(renamed.status).toBe(400);
+    const out = await request(`${base}/files/guidance.md`, json('PATCH', { to: '../escaped.md' }));
+    expect((await errorOf(out)).code).toBe('path-escape');
+    const outside = await mkdtemp(join(tmpdir(), 'ctxloom-outside-'));
+    try {
+      await symlink(outside, join(notebook.root, 'raft-consensus', 'link'));
+      const through = await request(`${base}/files/guidance.md`, json('PATCH', { to: 'link/x.md' }));
+      expect((await errorOf(through)).code).toBe('path-escape');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+    expect(await (await request(`${base}/files/guidance.md`)).text()).toContain('教学指南');
+  });
+
+  it('answers a mistyped /api path with a JSON 404', async () => {
+    const response = await request('/api/sesions');
+    expect(response.status).toBe(404);
+    expect((await errorOf(response)).code).toBe('not-found');
+  });
+});
+
+describe('search route', () => {
+  it('finds lines across session and global files, literally', async () => {
+    const response = await request(`${base}/search?q=${encodeURIComponent('任期')}`);
+    const body = (await response.json()) as SearchResponse;
+    expect(body.total).toBeGreaterThan(0);
+    expect(body.hits.every((hit) => hit.text.includes('任期'))).toBe(true);
+    expect(new Set(body.hits.map((hit) => hit.path)).size).toBeGreaterThan(1);
+    const literal = (await (
+      await request(`${base}/search?q=${encodeURIComponent('(a+)+$')}`)
+    ).json()) as SearchResponse;
+    expect(literal.total).toBe(0);
+  });
+
+  it('refuses an empty query', async () => {
+    const response = await request(`${base}/search?q=`);
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).path).toBe('q');
+  });
+});
