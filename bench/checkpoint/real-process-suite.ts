@@ -10,7 +10,6 @@ import { memorySaverBytes } from './memory-saver-size.ts';
 import {
   REAL_PROCESSES,
   type RealProcess,
-  type RealProcessKind,
   realProcess,
   sequentialReplica,
 } from './real-processes.ts';
