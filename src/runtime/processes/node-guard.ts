@@ -12,7 +12,7 @@ type NodeFunction<R> = (state: Record<string, unknown>, config?: RunnableConfig)
 /**
  * Wraps a process node so the Blackboard's conventions hold at run time, not only by review:
  * - the node's input state is frozen outside production (`NODE_ENV !== 'production'`): the
- *   state object and its arrays, so `state.messages.push(…)` or `state.x = …` throws at the
+ *   state object and its arrays, so `state.messages.push(…)` or an assignment to one of its fields throws at the
  *   line that does it; in every mode the arrays of `messages` and `mapreduce_results` are
  *   checked after the node (length and ends), so an in-place change is an error, never a
  *   change visible in the run and absent from the checkpoint;
