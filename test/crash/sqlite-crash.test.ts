@@ -92,5 +92,5 @@ describe('SqliteSaver under SIGKILL', () => {
     ]);
     // The kills hit a chat that was making progress, not one stuck at start-up.
     for (const acknowledged of turns) expect(acknowledged).toBeGreaterThan(5);
-  }, 180_000);
+  }, 600_000);
 });
