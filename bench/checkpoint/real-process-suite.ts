@@ -7,13 +7,7 @@ import pg from 'pg';
 import { PostgresSaver, SqliteSaver } from '../../src/runtime/index.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { memorySaverBytes } from './memory-saver-size.ts';
-import {
-  REAL_PROCESSES,
-  type RealProcess,
-  type RealProcessKind,
-  realProcess,
-  sequentialReplica,
-} from './real-processes.ts';
+import { REAL_PROCESSES, type RealProcess, realProcess, sequentialReplica } from './real-processes.ts';
 import { median } from './timed-saver.ts';
 
 /** Turns of the real processes on every saver (`BENCH_REAL_TURNS`, default 1 000). */

@@ -67,6 +67,12 @@ function blackboardFields(snapshotFrequency: number) {
       inputSchema: MessagesDeltaValue.inputSchema,
       reducer: messagesDeltaReducer as (state: BaseMessage[], writes: unknown[]) => BaseMessage[],
       snapshotFrequency,
+      // What LangGraph's own MessagesDeltaValue declares: Studio's chat view finds the
+      // messages field by `langgraph_type` in the graph's JSON schema.
+      jsonSchemaExtra: MessagesDeltaValue.jsonSchemaExtra ?? {
+        langgraph_type: 'messages',
+        description: 'A list of chat messages',
+      },
     }),
     processed_inputs: new DeltaValue(
       z.array(z.string()).default(() => []),
