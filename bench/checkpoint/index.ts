@@ -28,6 +28,7 @@ import type { BenchMetric } from '../lib/result.ts';
 import { type BenchGraph, blackboardChat, standardChat } from './chat-bench-graph.ts';
 import { loadLocomoMessages } from './locomo-messages.ts';
 import { memorySaverBytes } from './memory-saver-size.ts';
+import { runRealProcesses } from './real-process-suite.ts';
 import { median, putLatency, timePuts } from './timed-saver.ts';
 
 const TURNS = 200;
@@ -156,7 +157,35 @@ async function measureSaver(
 
 /** Runs the suite; the shared runner writes `bench/results/checkpoint.json`. */
 export async function run(context: BenchContext): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
-  const texts = await loadLocomoMessages({ count: TURNS * 2, charsPerMessage: CHARS });
+  const locomoPath = process.env.CTXLOOM_LOCOMO_PATH;
+  const real = await runRealProcesses({
+    texts: await loadLocomoMessages({
+      count:
+        2 *
+        Math.max(
+          Number(process.env.BENCH_REPLICA_TURNS ?? 5_000),
+          Number(process.env.BENCH_REAL_TURNS ?? 1_000),
+        ),
+      charsPerMessage: CHARS,
+      cycle: true,
+      ...(locomoPath === undefined ? {} : { path: locomoPath }),
+    }),
+    log: context.log,
+  });
+  if (process.env.BENCH_CHECKPOINT_GRAPH !== '1') {
+    return {
+      metrics: real.metrics,
+      notes: [
+        ...real.notes,
+        'the two-node bench graph of earlier runs (200 turns, put-latency windows) runs with BENCH_CHECKPOINT_GRAPH=1',
+      ],
+    };
+  }
+  const texts = await loadLocomoMessages({
+    count: TURNS * 2,
+    charsPerMessage: CHARS,
+    ...(locomoPath === undefined ? {} : { path: locomoPath }),
+  });
   const rawBytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
   // Turns TURNS/2 + 1 … TURNS (their user and assistant messages).
   const secondHalfRawBytes = texts.slice(TURNS).reduce((sum, text) => sum + Buffer.byteLength(text), 0);
@@ -261,8 +290,9 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     await pool.end();
   }
   return {
-    metrics,
+    metrics: [...real.metrics, ...metrics],
     notes: [
+      ...real.notes,
       `raw message bytes: ${rawBytes} (${texts.length} LoCoMo messages × ${CHARS} characters)`,
       'graph: ctxloom Blackboard (messages as a LangGraph delta channel), assistant → bookkeeping; the same graph for every saver',
       'SqliteSaver durability: full (WAL, synchronous=FULL); put latency includes the fsync',

@@ -8,6 +8,13 @@ export interface LocomoMessagesOptions {
   count: number;
   /** Characters per message (exact). */
   charsPerMessage: number;
+  /**
+   * When LoCoMo is shorter than `count` messages (it has ~514 000 characters: ~1 000
+   * messages of 500), start over from its beginning. The repeat lies ~500 KB back, beyond
+   * DEFLATE's 32 KiB window and the savers' 24 KiB chain dictionary, so it compresses as
+   * new text. Default false (an error).
+   */
+  cycle?: boolean;
 }
 
 interface LocomoTurn {
@@ -30,7 +37,10 @@ export async function loadLocomoMessages(options: LocomoMessagesOptions): Promis
     }
   }
   const needed = options.count * options.charsPerMessage;
-  if (text.length < needed) throw new Error(`LoCoMo has ${text.length} characters; ${needed} needed`);
+  if (text.length < needed && !options.cycle) {
+    throw new Error(`LoCoMo has ${text.length} characters; ${needed} needed`);
+  }
+  if (text.length < needed) text = text.repeat(Math.ceil(needed / text.length));
   const messages: string[] = [];
   for (let index = 0; index < options.count; index += 1) {
     messages.push(text.slice(index * options.charsPerMessage, (index + 1) * options.charsPerMessage));

@@ -21,13 +21,14 @@ export function ctxloomHybridEngine(options: { embedder: Embedder; recallLimit: 
     settings: `memory store L4 with embedder ${options.embedder.name} (defaults: indexContext 1, union of lexical and cosine top recallLimit, vectorScore = (BM25/best + max(cos,0))/2), recallLimit ${options.recallLimit}, seed reranker`,
     build(documents) {
       const memory = openMemoryStore({ agentId: 'bench', sessionId: 'locomo', embedder: options.embedder });
-      memory.append(documents.map(toMessage));
+      const stored = memory.append(documents.map(toMessage));
       const retriever = createRetriever({
         sources: [memory.recallSource()],
         recallLimit: options.recallLimit,
       });
       return {
         async search(query, limit) {
+          await stored;
           const result = await retriever.retrieve({ query, maxTokens: 0, counter: rankingCounter });
           return result.ranked.slice(0, limit).map((candidate) => candidate.id);
         },

@@ -23,6 +23,7 @@ import {
   withNeighbourContext,
 } from './peers.ts';
 import { type RankingScores, scoreRankings } from './ranking-metrics.ts';
+import { termScaling } from './term-scaling.ts';
 import { buildTimeMs, conversationWalkLatency, interleavedBuildTimesMs, queryLatency } from './timing.ts';
 
 /** A shared-format metric plus whether this run met its target. */
@@ -49,6 +50,9 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     createTokenCounter({ name: 'o200k_base', exact: true, countText: countTokens }),
   );
   const log = context?.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  // BENCH_RETRIEVAL=term-scaling runs the reranker term-cache scaling check alone (about a minute).
+  if (process.env.BENCH_RETRIEVAL === 'term-scaling') return termScaling(loadCmrc(), log);
 
   // ---- LoCoMo ranking
   const { corpora, report } = loadLocomo();
@@ -386,6 +390,11 @@ export async function run(context?: BenchContext): Promise<RetrievalBenchOutput>
     }, 3) / queries.length;
   metrics.push({ name: 'vector.search-100k-384d', value: round(searchMs), unit: 'ms' });
   metrics.push({ name: 'vector.add-100k-384d', value: round(vectorBuild), unit: 'ms' });
+
+  // ---- Query time as the vocabulary grows past the reranker's caches
+  const scaling = await termScaling(cmrc, log);
+  metrics.push(...scaling.metrics);
+  Object.assign(notes, scaling.notes);
 
   return { metrics, notes };
 }

@@ -85,7 +85,9 @@ export function describeTurn(turn: EtlTurn): string {
     commander === undefined
       ? 'not processed'
       : commander.outcome === 'routed'
-        ? `routed → ${commander.target} (${commander.confidence})`
+        ? commander.target === null
+          ? `routed, then asked the user (${commander.reason})`
+          : `routed → ${commander.target} (${commander.confidence})`
         : commander.outcome === 'resume'
           ? `resume ${commander.resolvedRequestIds.join(',')} → ${commander.target}`
           : commander.outcome === 'clarification'

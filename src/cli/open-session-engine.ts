@@ -1,30 +1,42 @@
 import { resolveModel } from '../llm/index.ts';
 import { createChatTools } from '../server/create-chat-tools.ts';
-import { createFileSessionStore, createSessionEngine, type SessionEngine } from '../session/index.ts';
+import { createSessionEngine, type SessionEngine } from '../session/index.ts';
+import { openSessionStore } from '../session/open-session-store.ts';
 import type { Workspace } from '../workspace/index.ts';
+import { parseStoreOption } from './commands/serve.ts';
 import { openSessionDir } from './session-dir.ts';
+
+/** Options of {@link openSessionEngine}. */
+export interface OpenSessionEngineOptions {
+  /** The `--store` spec: `files` (default), `sqlite:<path>` or a PostgreSQL URL. */
+  store?: string;
+  env?: Record<string, string | undefined>;
+}
 
 /**
  * The session engine for a session folder given on the command line: its workspace (the
- * folder's parent), the files store, and the `CTXLOOM_MODEL` model (offline by default) with
- * the workspace tools — the same engine the notebook server runs.
+ * folder's parent), the session store of `--store` (the workspace files by default), and the
+ * `CTXLOOM_MODEL` model (offline by default) with the workspace tools — the same engine the
+ * notebook server runs. `close()` releases the store.
  */
 export async function openSessionEngine(
   dir: string,
   cwd: string,
-  env: Record<string, string | undefined> = process.env,
-): Promise<{ engine: SessionEngine; workspace: Workspace; sessionId: string }> {
+  options: OpenSessionEngineOptions = {},
+): Promise<{ engine: SessionEngine; workspace: Workspace; sessionId: string; close: () => Promise<void> }> {
+  const env = options.env ?? process.env;
   const { workspace, sessionId } = await openSessionDir(dir, cwd);
+  const store = await openSessionStore(parseStoreOption(options.store, cwd), { workspace, cwd });
   const resolved = resolveModel(env.CTXLOOM_MODEL, env);
   const now = () => new Date();
   const createId = () => crypto.randomUUID();
   const engine = createSessionEngine({
     workspace,
-    store: createFileSessionStore({ workspace }),
+    store,
     model: resolved,
     tools: (id) => createChatTools({ workspace, now, createId }, id),
     now,
     createId,
   });
-  return { engine, workspace, sessionId };
+  return { engine, workspace, sessionId, close: () => store.close() };
 }

@@ -13,7 +13,7 @@ export interface ArtifactContextViewOptions {
   jobKinds?: readonly string[];
   /** Most jobs in the focus section. Default 5. */
   maxFocusJobs?: number;
-  /** Evidence lines per focus job, newest first. Default 2. */
+  /** Evidence lines per focus job, newest first. Default 2; 0 shows none. Integer ≥ 0. */
   maxEvidencePerJob?: number;
   /** Entries per agent in the recent section. Default 3. */
   recentPerAgent?: number;
@@ -42,6 +42,14 @@ export function buildArtifactContextView(
   if (!(options.maxTokens >= 0)) {
     throw new CtxloomError({ code: 'invalid-argument', message: 'maxTokens must be ≥ 0', path: 'maxTokens' });
   }
+  const maxEvidence = options.maxEvidencePerJob ?? 2;
+  if (!Number.isInteger(maxEvidence) || maxEvidence < 0) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'maxEvidencePerJob must be an integer ≥ 0',
+      path: 'maxEvidencePerJob',
+    });
+  }
   const anchorKinds = new Set(options.anchorKinds ?? ['analysis', 'plan']);
   const jobKinds = new Set(options.jobKinds ?? ['sql_job', 'sql_workflow', 'test']);
   const newestFirst = [...index.artifacts].reverse();
@@ -69,9 +77,10 @@ export function buildArtifactContextView(
   groups.push({ key: '#jobs', lines: ['### Focus jobs', ...(jobs.length === 0 ? ['(none)'] : [])] });
   for (const entry of jobs) {
     shown.add(entry.id);
-    const evidence = index.evidence
-      .filter((item) => item.artifactId === entry.id)
-      .slice(-(options.maxEvidencePerJob ?? 2))
+    // Not slice(-maxEvidence): slice(-0) is the whole list.
+    const own = index.evidence.filter((item) => item.artifactId === entry.id);
+    const evidence = own
+      .slice(Math.max(0, own.length - maxEvidence))
       .reverse()
       .map(evidenceLine);
     groups.push({ key: entry.id, lines: [entryLine(entry), ...evidence], fallback: [shortLine(entry)] });

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { createTokenCounter } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
-import { buildRequirementTodoView } from './build-requirement-todo-view.ts';
+import { buildRequirementTodoView, omittedFooter } from './build-requirement-todo-view.ts';
 import { createRequirementTodoSnapshot } from './create-requirement-todo-snapshot.ts';
 import type { RequirementItem, RequirementTodoSnapshot } from './requirement-schema.ts';
 import { formatThreadId } from './thread-id.ts';
@@ -67,6 +69,58 @@ describe('buildRequirementTodoView', () => {
           expect(view.shownIds.length + view.omittedIds.length).toBe(count);
         },
       ),
+    );
+  });
+
+  it('keeps the requirements that fit under a tight budget: 60 requirements at 200 tokens', () => {
+    const o200k = createTokenCounter({ name: 'o200k_base', exact: true, countText: countTokens });
+    const items = Array.from({ length: 60 }, (_, index) => item(`G${index + 1}`));
+    const view = buildRequirementTodoView(snapshotWith(items), { counter: o200k, maxTokens: 200 });
+    expect(view.tokens).toBeLessThanOrEqual(200);
+    expect(view.shownIds.length).toBeGreaterThanOrEqual(13);
+    expect(view.shownIds).toEqual(items.slice(0, view.shownIds.length).map((entry) => entry.id));
+    const last = view.text.split('\n').at(-1);
+    expect(last).toBe(omittedFooter(view.omittedIds));
+    expect(last).toMatch(/^… \d+ more not shown: G\d+, G\d+, G\d+, …$/u);
+  });
+
+  it('shows the longest prefix of requirements that fits, then adds evidence (property)', () => {
+    const cost = (lines: readonly string[]) => lines.reduce((sum, line) => sum + line.length + 1, 0);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('must', 'should', 'could'), fc.boolean(), fc.nat(40)), {
+          maxLength: 70,
+        }),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.nat(3),
+        (specs, maxTokens, maxEvidence) => {
+          const items = specs.map(([priority, done, length], index) =>
+            item(`R${index + 1}`, {
+              priority: priority as RequirementItem['priority'],
+              status: done ? 'done' : 'open',
+              text: `requirement ${'x'.repeat(length)}`,
+            }),
+          );
+          const snapshot = snapshotWith(items);
+          const view = buildRequirementTodoView(snapshot, { counter, maxTokens, maxEvidence });
+          const bare = buildRequirementTodoView(snapshot, { counter, maxTokens: 1e9, maxEvidence: 0 });
+          const [header = '', ...bareLines] = bare.text.split('\n');
+          expect(view.tokens).toBeLessThanOrEqual(maxTokens);
+          // A prefix of the view order.
+          expect(view.shownIds).toEqual(bare.shownIds.slice(0, view.shownIds.length));
+          const shown = view.shownIds.length;
+          if (view.omittedIds.length === 0 || cost([header]) > maxTokens) return;
+          // Maximal: one more requirement, as a bare line, with the footer for the rest, would not fit.
+          const rest = bare.shownIds.slice(shown + 1);
+          const oneMore = [
+            header,
+            ...bareLines.slice(0, shown + 1),
+            ...(rest.length > 0 ? [omittedFooter(rest)] : []),
+          ];
+          expect(cost(oneMore)).toBeGreaterThan(maxTokens);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

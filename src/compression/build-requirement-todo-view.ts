@@ -32,7 +32,9 @@ const PRIORITY_RANK = { must: 0, should: 1, could: 2 } as const;
  * The bounded view of a TODO snapshot that models see (the snapshot's `evidenceHistory` never
  * is). Open requirements come first by priority (must → should → could) then by age, then
  * done ones without evidence; cancelled ones are left out. Each requirement shows its newest
- * `maxEvidence` anchors and falls back to its bare line when those do not fit.
+ * `maxEvidence` anchors when they fit: as many requirements as possible are shown as bare
+ * lines first, then anchors are added in view order while the budget allows. A bounded last
+ * line counts what was left out and names the first three.
  * @example buildRequirementTodoView(snapshot, { counter, maxTokens: 600, maxEvidence: 1 }).text
  */
 export function buildRequirementTodoView(
@@ -70,7 +72,8 @@ export function buildRequirementTodoView(
     groups,
     maxTokens: options.maxTokens,
     counter: options.counter,
-    footer: (dropped) => `… ${dropped.length} more not shown: ${dropped.join(', ')}`,
+    footer: omittedFooter,
+    fallbackFirst: true,
   });
   return {
     text: fitted.text,
@@ -78,6 +81,15 @@ export function buildRequirementTodoView(
     shownIds: fitted.keptKeys,
     omittedIds: fitted.droppedKeys,
   };
+}
+
+/** Ids named in the footer; the rest are counted (all are in `omittedIds`). */
+const FOOTER_IDS = 3;
+
+/** The view's last line when requirements are left out: their count and the first few ids. */
+export function omittedFooter(omittedIds: readonly string[]): string {
+  const named = omittedIds.slice(0, FOOTER_IDS).join(', ');
+  return `… ${omittedIds.length} more not shown: ${named}${omittedIds.length > FOOTER_IDS ? ', …' : ''}`;
 }
 
 function itemLine(item: RequirementItem): string {

@@ -52,7 +52,6 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
       cache = createTermIdCache(context.analyzer);
       caches.set(context.analyzer, cache);
     }
-    cache.trim();
     const terms = cache;
     // The scorer is used within this rerank only: the next prepare re-marks the query.
     terms.markQuery(context.queryTerms);

@@ -121,7 +121,11 @@ describe('applyRouterDecision (commander)', () => {
     });
     expect(patch.next.type).toBe('clarify');
     expect(patchChangesState(patch)).toBe(false);
-    expect(patch.actions.map((action) => action.status)).toEqual(['applied', 'rejected']);
+    expect(patch.actions.map((action) => action.status)).toEqual(['rolled-back', 'rejected']);
+    expect(patch.actions[0]?.message).toMatch(
+      /rolled back: action 1 \(invalidate_artifact\) was rejected: no artifact sql_job:missing/u,
+    );
+    expect(patch.next).toMatchObject({ type: 'clarify', reason: 'invalid-action' });
   });
 
   it('rejects a scoped op whose quote is not in the message', () => {

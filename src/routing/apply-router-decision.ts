@@ -32,7 +32,8 @@ export interface ApplyRouterDecisionOptions {
  * - `routed` → every action is applied to a draft: scoped ops to the target's TODO, global ops
  *   to the global TODO at or above `globalDeltaThreshold` (else an open question), artifact
  *   invalidations, clarification questions. All or nothing: if one action fails validation,
- *   the patch only asks for clarification and reports why.
+ *   the patch only asks for clarification, reports it `rejected` with its cause and every
+ *   other action `rolled-back` naming that cause.
  */
 export function applyRouterDecision(options: ApplyRouterDecisionOptions): CommanderPatch {
   const { state, outcome, userMessage } = options;
@@ -163,7 +164,12 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
     }
   }
 
-  if (reports.some((report) => report.status === 'rejected')) {
+  const rejections = reports.filter((report) => report.status === 'rejected');
+  if (rejections.length > 0) {
+    // All or nothing: nothing of this decision is written, so no action may read as applied.
+    const cause = rejections
+      .map((report) => `action ${report.actionIndex} (${report.type}) was rejected: ${report.message}`)
+      .join('; ');
     return {
       ...base,
       next: {
@@ -171,7 +177,11 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
         question: 'I could not apply that safely. Could you rephrase or confirm what should change?',
         reason: 'invalid-action',
       },
-      actions: reports,
+      actions: reports.map((report) =>
+        report.status === 'rejected'
+          ? report
+          : { ...report, status: 'rolled-back', message: `${report.message}; rolled back: ${cause}` },
+      ),
     };
   }
   const patch: CommanderPatch = {

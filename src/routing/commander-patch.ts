@@ -11,8 +11,12 @@ import { CtxloomError } from '../core/index.ts';
 export interface CommanderActionReport {
   actionIndex: number;
   type: string;
-  /** `applied`; `queued` (low-confidence global delta → open question); `no-op` (already applied). */
-  status: 'applied' | 'queued' | 'no-op' | 'rejected';
+  /**
+   * `applied`; `queued` (low-confidence global delta → open question); `no-op` (already
+   * applied); `rejected` (failed validation; `message` says why); `rolled-back` (valid, but
+   * undone because another action of the same decision was rejected — all or nothing).
+   */
+  status: 'applied' | 'queued' | 'no-op' | 'rejected' | 'rolled-back';
   message: string;
 }
 

@@ -81,6 +81,34 @@ describe('routeUserMessage', () => {
     }
   });
 
+  it('rejects fields the strict schema does not have, at every level, instead of stripping them', async () => {
+    const add = { op: 'add', type: 'rule', priority: 'must', text: 'use paid_amount', quote: 'paid_amount' };
+    const cases: [unknown, RegExp][] = [
+      [
+        {
+          targetAgent: 'analyst',
+          confidence: 0.95,
+          actions: [{ type: 'update_scoped_todo', target: 'planner', ops: [add] }],
+        },
+        /actions\.0.*"target"/u,
+      ],
+      [{ targetAgent: 'analyst', confidence: 0.95, actions: [], scope: 'global' }, /"scope"/u],
+      [
+        {
+          targetAgent: 'analyst',
+          confidence: 0.95,
+          actions: [{ type: 'update_scoped_todo', ops: [{ ...add, agentId: 'planner' }] }],
+        },
+        /actions\.0\.ops\.0.*"agentId"/u,
+      ],
+    ];
+    for (const [raw, field] of cases) {
+      const outcome = await route(raw);
+      expect(outcome).toMatchObject({ type: 'clarification', reason: 'malformed-output' });
+      expect(outcome.type === 'clarification' && outcome.message).toMatch(field);
+    }
+  });
+
   it('routes the answer to a pending human request to its resume agent without calling the router', async () => {
     const model = mockJsonModel({ targetAgent: 'tester', confidence: 1, actions: [] });
     const outcome = await routeUserMessage({

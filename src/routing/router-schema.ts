@@ -18,16 +18,20 @@ export const ROUTER_ACTION_TYPES = [
 /** One of {@link ROUTER_ACTION_TYPES}. */
 export type RouterActionType = (typeof ROUTER_ACTION_TYPES)[number];
 
-/** One whitelisted action with its arguments, discriminated by `type`. */
+/**
+ * One whitelisted action with its arguments, discriminated by `type`. Objects are strict: an
+ * unknown field (say `target: 'planner'`) fails validation instead of being stripped, since a
+ * silently dropped field would apply the action somewhere the model did not mean.
+ */
 export const RouterActionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('update_scoped_todo'), ops: z.array(ProposedRequirementOpSchema) }),
-  z.object({
+  z.strictObject({ type: z.literal('update_scoped_todo'), ops: z.array(ProposedRequirementOpSchema) }),
+  z.strictObject({
     type: z.literal('propose_global_delta'),
     ops: z.array(ProposedRequirementOpSchema),
     confidence: z.number().min(0).max(1).describe('How sure you are this is a change for every agent.'),
   }),
-  z.object({ type: z.literal('request_clarification'), question: z.string().min(1) }),
-  z.object({
+  z.strictObject({ type: z.literal('request_clarification'), question: z.string().min(1) }),
+  z.strictObject({
     type: z.literal('invalidate_artifact'),
     artifactId: z.string().min(1),
     reason: z.string().min(1),
@@ -38,9 +42,10 @@ export type RouterAction = z.infer<typeof RouterActionSchema>;
 
 /**
  * The router's strict JSON output: which agent the user is talking to, how sure it is (0..1),
- * and whitelisted actions. A suggestion only; the commander decides what happens.
+ * and whitelisted actions. A suggestion only; the commander decides what happens. Strict: no
+ * field beyond these, at any level.
  */
-export const RouterDecisionSchema = z.object({
+export const RouterDecisionSchema = z.strictObject({
   targetAgent: z
     .string()
     .describe('Id of the agent the user is addressing; must be one of the listed agents.'),

@@ -39,6 +39,13 @@ export {
 } from './checkpoint/sqlite-driver.ts';
 export { SqliteSaver, type SqliteSaverOptions } from './checkpoint/sqlite-saver.ts';
 export {
+  type AcquireThreadOptions,
+  hasThreadLeases,
+  ThreadBusyError,
+  type ThreadLease,
+  type ThreadLeases,
+} from './checkpoint/thread-lease.ts';
+export {
   type CheckpointCompressionStoreOptions,
   createCheckpointCompressionStore,
 } from './compression/checkpoint-compression-store.ts';

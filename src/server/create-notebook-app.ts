@@ -24,6 +24,8 @@ export const DEFAULT_MAX_STEPS = 5;
 /** Options of {@link createNotebookApp}. */
 export interface NotebookAppOptions {
   workspace: Workspace;
+  /** Where sessions are kept. Default: the workspace files (`createFileSessionStore`). */
+  store?: SessionStore;
   model: NotebookModel;
   /** When set, every `/api` route requires `Authorization: Bearer <token>`. */
   token?: string;
@@ -35,8 +37,6 @@ export interface NotebookAppOptions {
   maxConcurrentCompiles?: number;
   /** Summariser of `/compress`; default the core extractive summariser. */
   summarizer?: Summarizer;
-  /** Where sessions' messages, curation, compression and call log live. Default: the workspace files. */
-  store?: SessionStore;
   /** The built web UI (`dist/web`); served at `/` when given and present. */
   webRoot?: string;
   now?: () => Date;
@@ -57,14 +57,16 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   const now = options.now ?? (() => new Date());
   const createId = options.createId ?? randomUUID;
   const maxSteps = clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50);
+  const store = options.store ?? createFileSessionStore({ workspace: options.workspace });
   const context: NotebookContext = {
     workspace: options.workspace,
+    store,
     model: options.model,
     maxSteps,
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
     engine: createSessionEngine({
       workspace: options.workspace,
-      store: options.store ?? createFileSessionStore({ workspace: options.workspace }),
+      store,
       model: options.model,
       tools: (sessionId) => createChatTools({ workspace: options.workspace, now, createId }, sessionId),
       maxSteps,

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai';
-import type { SessionEngine } from '../session/index.ts';
+import type { SessionEngine, SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
 
 /** The model a notebook server answers with. */
@@ -14,6 +14,8 @@ export interface NotebookModel {
 /** Everything the routes share: the workspace, the model, limits, clock and ids. */
 export interface NotebookContext {
   workspace: Workspace;
+  /** Where sessions are kept: the workspace files, or LangGraph checkpoints (`ctxloom serve --store`). */
+  store: SessionStore;
   model: NotebookModel;
   /** Most model steps per chat request (tool call + answer = 2). */
   maxSteps: number;

@@ -30,7 +30,7 @@ describe('bad input in sources', () => {
             role: position % 2 === 0 ? 'user' : 'assistant',
             content,
           }));
-          memory.append(messages);
+          await memory.append(messages);
           expect(memory.entries().map((entry) => entry.message.content)).toEqual(texts.map((text) => text));
           const recent = await createL1RecentSource({ memory }).collect(
             makeRequest(query),
@@ -43,7 +43,7 @@ describe('bad input in sources', () => {
           for (const blocks of [recent, retrieved]) {
             expect(blocks.reduce((sum, block) => sum + block.tokens, 0)).toBeLessThanOrEqual(maxTokens);
           }
-          memory.close();
+          await memory.close();
         },
       ),
       { numRuns: 40 },
@@ -52,7 +52,7 @@ describe('bad input in sources', () => {
 
   it('a 1 MB message is stored and found', async () => {
     const memory = openMemoryStore({ agentId: 'a', sessionId: 's' });
-    memory.append([
+    await memory.append([
       { id: 'big', role: 'user', content: `${'日志行 log line 😀\n'.repeat(60_000)}unique-marker` },
     ]);
     const [hit] = await memory.recallSource().recall({ query: 'unique-marker', limit: 1 });

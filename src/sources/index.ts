@@ -20,7 +20,13 @@ export {
   type MemoryView,
   openMemoryStore,
 } from './memory-store.ts';
-export { createMemoryVectors, type MemoryVectors } from './memory-vectors.ts';
+export {
+  createMemoryVectors,
+  createVectorMemory,
+  type MemoryVectors,
+  type StoredVector,
+} from './memory-vectors.ts';
+export { createPostgresMemoryStore, type PostgresMemoryStoreOptions } from './postgres-memory-store.ts';
 export { createPromptSource, type PromptFragment, type PromptSourceOptions } from './prompt-source.ts';
 export {
   openSharedPool,

@@ -7,9 +7,9 @@ import { createL2ImportantSource } from './l2-important-source.ts';
 import { openMemoryStore } from './memory-store.ts';
 import { makeBudget, makeRequest } from './test-request.ts';
 
-function memoryWith(messages: Message[]) {
+async function memoryWith(messages: Message[]) {
   const memory = openMemoryStore({ agentId: 'parent', sessionId: 's' });
-  memory.append(messages);
+  await memory.append(messages);
   return memory;
 }
 
@@ -33,7 +33,7 @@ const conversation: Message[] = [
 
 describe('createL1RecentSource', () => {
   it('returns the newest whole turns that fit, as grouped history blocks', async () => {
-    const source = createL1RecentSource({ memory: memoryWith(conversation) });
+    const source = createL1RecentSource({ memory: await memoryWith(conversation) });
     const blocks = await source.collect(makeRequest('q'), makeBudget(60));
     expect(blocks.map((block) => block.metadata.message && (block.metadata.message as Message).id)).toEqual([
       'u2',
@@ -44,7 +44,7 @@ describe('createL1RecentSource', () => {
   });
 
   it('keeps a tool call with its result or drops both', async () => {
-    const source = createL1RecentSource({ memory: memoryWith(conversation) });
+    const source = createL1RecentSource({ memory: await memoryWith(conversation) });
     for (const maxTokens of [10, 45, 60, 80, 200]) {
       const ids = (await source.collect(makeRequest('q'), makeBudget(maxTokens))).map((block) => block.id);
       expect(ids.includes('L1_recent:a1')).toBe(ids.includes('L1_recent:r1'));
@@ -58,7 +58,7 @@ describe('createL1RecentSource', () => {
   });
 
   it('skips messages the request history already carries', async () => {
-    const source = createL1RecentSource({ memory: memoryWith(conversation) });
+    const source = createL1RecentSource({ memory: await memoryWith(conversation) });
     const blocks = await source.collect(makeRequest('q', conversation.slice(3)), makeBudget(1000));
     expect(blocks.map((block) => block.id)).toEqual(['L1_recent:u1', 'L1_recent:a1', 'L1_recent:r1']);
   });
@@ -66,7 +66,7 @@ describe('createL1RecentSource', () => {
 
 describe('createL2ImportantSource', () => {
   it('fills knowledge__context with important entries and their reasons', async () => {
-    const blocks = await createL2ImportantSource({ memory: memoryWith(conversation) }).collect(
+    const blocks = await createL2ImportantSource({ memory: await memoryWith(conversation) }).collect(
       makeRequest('q'),
       makeBudget(500),
     );
@@ -77,7 +77,7 @@ describe('createL2ImportantSource', () => {
 
   it('returns nothing when the budget is too small', async () => {
     expect(
-      await createL2ImportantSource({ memory: memoryWith(conversation) }).collect(
+      await createL2ImportantSource({ memory: await memoryWith(conversation) }).collect(
         makeRequest('q'),
         makeBudget(5),
       ),
@@ -87,7 +87,7 @@ describe('createL2ImportantSource', () => {
 
 describe('createInheritedSource', () => {
   it('reads the parent memory through a read-only view, important entries first', async () => {
-    const parent = memoryWith(conversation);
+    const parent = await memoryWith(conversation);
     const source = createInheritedSource({ parent: parent.view(), recentLimit: 1 });
     const blocks = await source.collect(makeRequest('q'), makeBudget(1000));
     expect(blocks.map((block) => block.content)).toEqual([
@@ -100,7 +100,7 @@ describe('createInheritedSource', () => {
 
 describe('createL1RecentSource in compileContext', () => {
   it('becomes the history of the compiled call, in order, with tool pairs intact', async () => {
-    const memory = memoryWith(conversation);
+    const memory = await memoryWith(conversation);
     const compiled = await compileContext(
       { systemPrompt: 'sys', query: 'what did we decide?' },
       {

@@ -41,9 +41,9 @@ const history: Message[] = [
 
 async function allSources(): Promise<ContextSource[]> {
   const memory = openMemoryStore({ agentId: 'worker', sessionId: 's' });
-  memory.append(history);
+  await memory.append(history);
   const parent = openMemoryStore({ agentId: 'lead', sessionId: 's' });
-  parent.append([{ id: 'p1', role: 'user', content: 'Requirement: budgets must stay under 100 USD.' }]);
+  await parent.append([{ id: 'p1', role: 'user', content: 'Requirement: budgets must stay under 100 USD.' }]);
   const pool = openSharedPool();
   pool.publish({ namespace: 'team', key: 'region', content: 'Production runs in Tokyo.', publisher: 'lead' });
   const kb = createKnowledgeBase({ name: 'runbook' });

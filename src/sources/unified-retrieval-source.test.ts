@@ -8,7 +8,7 @@ import { createUnifiedRetrievalSource } from './unified-retrieval-source.ts';
 
 async function setup() {
   const memory = openMemoryStore({ agentId: 'a', sessionId: 's' });
-  memory.append([
+  await memory.append([
     { id: 'm1', role: 'user', content: 'Our staging cluster runs in Frankfurt.' },
     { id: 'm2', role: 'assistant', content: 'Understood, Frankfurt staging.' },
     { id: 'm3', role: 'user', content: 'Lunch is at noon.' },

@@ -9,8 +9,8 @@ import {
 import { z } from 'zod';
 import { CtxloomError } from '../core/errors.ts';
 import { BLACKBOARD_KEYS } from './module-fields.ts';
-import { appendResultsReducer, ledgerReducer } from './reducers.ts';
-import type { MapReduceResult } from './types.ts';
+import { appendResultsReducer, ledgerReducer, timelineReducer } from './reducers.ts';
+import type { MapReduceResult, Timeline } from './types.ts';
 
 const todoItem = z.object({
   id: z.string(),
@@ -43,7 +43,8 @@ export interface BlackboardOptions {
    */
   extensions?: Record<string, StateSchemaField>;
   /**
-   * How many updates of `messages` / `mapreduce_results` between full snapshots in the
+   * How many updates of a delta channel (`messages`, `processed_inputs`, `mapreduce_results`,
+   * `timeline`) between snapshots in the
    * checkpoint; in between only the appended items are stored. Higher: less storage, longer
    * replay on resume. Default 500; integer ≥ 1.
    */
@@ -102,15 +103,22 @@ function blackboardFields(snapshotFrequency: number) {
         snapshotFrequency,
       },
     ),
-    timeline: z.object({ entries: z.array(timelineEntry) }).default(() => ({ entries: [] })),
+    timeline: new DeltaValue(
+      z.object({ entries: z.array(timelineEntry) }).default(() => ({ entries: [] })),
+      {
+        inputSchema: z.object({ entries: z.array(timelineEntry) }),
+        reducer: timelineReducer as (state: Timeline, writes: Timeline[]) => Timeline,
+        snapshotFrequency,
+      },
+    ),
   };
 }
 
 /**
  * The Blackboard: ctxloom's LangGraph state schema with exactly the fields of seed 002's
  * modules (plus the `processed_inputs` idempotency ledger), and application extensions.
- * `messages`, `processed_inputs` and `mapreduce_results` are delta channels: a checkpoint
- * stores only what a step appended, plus a snapshot every `snapshotFrequency` updates.
+ * `messages`, `processed_inputs`, `mapreduce_results` and `timeline` are delta channels: a
+ * checkpoint stores only what a step appended, plus a snapshot every `snapshotFrequency` updates.
  *
  * @example
  * ```ts

@@ -16,7 +16,7 @@ export type { SessionModule, SessionSnapshot } from './modules/session-module.ts
 export type { TimelineModule } from './modules/timeline-module.ts';
 export type { TodoModule } from './modules/todo-module.ts';
 export { PatchBuffer, type StatePatch } from './patch-buffer.ts';
-export { appendResultsReducer, ledgerReducer } from './reducers.ts';
+export { appendResultsReducer, ledgerReducer, timelineReducer } from './reducers.ts';
 export { StateBuilder, type StateBuilderOptions } from './state-builder.ts';
 export type {
   AgentStatus,

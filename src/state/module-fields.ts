@@ -39,4 +39,5 @@ export const REDUCER_KEYS: ReadonlySet<BlackboardKey> = new Set([
   'messages',
   'processed_inputs',
   'mapreduce_results',
+  'timeline',
 ]);

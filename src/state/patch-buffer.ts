@@ -2,7 +2,7 @@ import { type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { Overwrite, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { CtxloomError } from '../core/errors.ts';
 import { REDUCER_KEYS } from './module-fields.ts';
-import type { MapReduceResult } from './types.ts';
+import type { MapReduceResult, TimelineEntry } from './types.ts';
 
 /** A node's state update as LangGraph takes it (`Command({ update })` or a returned object). */
 export type StatePatch = Record<string, unknown>;
@@ -15,7 +15,8 @@ export type StatePatch = Record<string, unknown>;
  *   Overwrite skips the reducer, so message ids are not assigned or merged);
  * - `mapreduce_results`: only appended deltas; cleared only by one `Overwrite([])` per
  *   patch, never in the same patch as an append (the Overwrite would silently drop it);
- * - `processed_inputs`: only appended ids.
+ * - `processed_inputs`: only appended ids;
+ * - `timeline`: only appended entries (`{ entries }` of this node).
  * Violations throw `CtxloomError('reducer-violation')`; unknown keys `'unknown-state-key'`.
  */
 export class PatchBuffer {
@@ -24,6 +25,7 @@ export class PatchBuffer {
   #messages: { replace: boolean; items: BaseMessage[] } | undefined;
   #results: { reset: boolean; items: MapReduceResult[] } | undefined;
   #inputs: string[] = [];
+  #timeline: TimelineEntry[] = [];
 
   constructor(keys: ReadonlySet<string>) {
     this.#keys = keys;
@@ -107,6 +109,11 @@ export class PatchBuffer {
     this.#inputs.push(...ids);
   }
 
+  /** Appends timeline entries (a delta; the channel's reducer concatenates). */
+  appendTimeline(entries: readonly TimelineEntry[]): void {
+    this.#timeline.push(...entries);
+  }
+
   /** True when `messages` will be replaced by this patch. */
   get replacesMessages(): boolean {
     return this.#messages?.replace === true;
@@ -145,6 +152,7 @@ export class PatchBuffer {
       patch.mapreduce_results = this.#results.reset ? new Overwrite([]) : [...this.#results.items];
     }
     if (this.#inputs.length > 0) patch.processed_inputs = [...this.#inputs];
+    if (this.#timeline.length > 0) patch.timeline = { entries: [...this.#timeline] };
     return patch;
   }
 

@@ -63,14 +63,17 @@ describe('StateBuilder reducer rules', () => {
             switch (step.type) {
               case 'append': {
                 const delta = Array.from({ length: step.count }, () => new AIMessage({ content: 'x' }));
+                const first = counter;
                 sb.memory.append(delta);
-                modelIds = [...modelIds, ...delta.map((message) => message.id as string)];
+                // Id-less messages get the next generated ids, in order.
+                modelIds = [...modelIds, ...delta.map((_, index) => `gen-${first + index}`)];
                 break;
               }
               case 'replace': {
                 const all = Array.from({ length: step.count }, () => new AIMessage({ content: 'y' }));
+                const first = counter;
                 sb.memory.replace(all);
-                modelIds = all.map((message) => message.id as string);
+                modelIds = all.map((_, index) => `gen-${first + index}`);
                 break;
               }
               case 'accept': {

@@ -1,4 +1,4 @@
-import type { MapReduceResult } from './types.ts';
+import type { MapReduceResult, Timeline } from './types.ts';
 
 function flatten<T>(writes: readonly (T | readonly T[])[]): T[] {
   const flat: T[] = [];
@@ -42,4 +42,16 @@ export function ledgerReducer(state: string[], writes: (string | string[])[]): s
     next.push(id);
   }
   return next;
+}
+
+/**
+ * Batch reducer of `timeline` (a delta channel): appends the entries of each write in order.
+ * `timeline.flush()` writes only the entries buffered in the node, so the stored value after
+ * a step equals what seed 002's whole-value write-back (整体替换) would have written: the
+ * stored entries followed by the node's. Concatenation is batching-invariant.
+ */
+export function timelineReducer(state: Timeline, writes: (Timeline | Timeline[])[]): Timeline {
+  const entries = [...(state?.entries ?? [])];
+  for (const write of flatten(writes)) entries.push(...(write?.entries ?? []));
+  return { entries };
 }

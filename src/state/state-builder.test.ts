@@ -1,9 +1,12 @@
 import { AIMessage, HumanMessage, RemoveMessage } from '@langchain/core/messages';
 import { Overwrite, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import { JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createBlackboard } from './blackboard.ts';
+import { timelineReducer } from './reducers.ts';
 import { StateBuilder } from './state-builder.ts';
+import type { Timeline } from './types.ts';
 
 const fixed = { now: () => 1_700_000_000_000, newId: () => 'generated-id' };
 
@@ -110,15 +113,40 @@ describe('StateBuilder', () => {
     expect(sb.patch()).toEqual({ error_retry_count: 4 });
   });
 
-  it('writes the timeline back whole on flush, stamped by the injected clock', () => {
-    const sb = new StateBuilder({ timeline: { entries: [{ atMs: 1, kind: 'start', text: 'go' }] } }, fixed);
+  it("gives id-less messages an id that survives serialisation, without changing the caller's object", async () => {
+    const given = new AIMessage({ content: 'reply' });
+    const sb = new StateBuilder({}, fixed);
+    sb.memory.append([given]);
+    const replaced = new HumanMessage({ content: 'kept' });
+    const sb2 = new StateBuilder({}, fixed);
+    sb2.memory.replace([replaced]);
+    expect(given.id).toBeUndefined();
+    const serde = new JsonPlusSerializer();
+    for (const patch of [sb.patch(), sb2.patch()]) {
+      const messages = patch.messages as AIMessage[];
+      const last = messages[messages.length - 1] as AIMessage;
+      expect(last.id).toBe('generated-id');
+      const [type, bytes] = await serde.dumpsTyped(last);
+      const restored = (await serde.loadsTyped(type, bytes)) as AIMessage;
+      expect(restored.id).toBe('generated-id');
+      expect(restored.content).toBe(last.content);
+    }
+  });
+
+  it('writes only the new timeline entries on flush; the reducer yields the whole timeline', () => {
+    const stored = { entries: [{ atMs: 1, kind: 'start', text: 'go' }] };
+    const sb = new StateBuilder({ timeline: stored }, fixed);
     sb.timeline.append([{ kind: 'agent-finished', text: 'writer done', agentId: 'writer' }]);
-    expect(sb.patch().timeline).toEqual({
+    const whole = {
       entries: [
         { atMs: 1, kind: 'start', text: 'go' },
         { atMs: 1_700_000_000_000, kind: 'agent-finished', text: 'writer done', agentId: 'writer' },
       ],
-    });
+    };
+    expect(sb.timeline.snapshot()).toEqual(whole);
+    const patch = sb.patch();
+    expect(patch.timeline).toEqual({ entries: [whole.entries[1]] });
+    expect(timelineReducer(stored, [patch.timeline as Timeline])).toEqual(whole);
   });
 
   it('writes extension fields and rejects keys the schema does not have', () => {

@@ -47,7 +47,7 @@ export interface TimelineEntry {
   data?: JsonValue | undefined;
 }
 
-/** The `timeline` field, written back as a whole by `timeline.flush()`. */
+/** The `timeline` field: a delta channel; `timeline.flush()` appends the node's entries. */
 export interface Timeline {
   entries: TimelineEntry[];
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { createCompressionState, registerArtifact } from '../compression/index.ts';
 import type { CompileReport, Message } from '../core/index.ts';
-import type { CallRecord, CurationEvent, SessionStore } from '../session/index.ts';
+import {
+  CALL_LOG_CAPACITY,
+  type CallRecord,
+  type CurationEvent,
+  type SessionStore,
+} from '../session/index.ts';
+
+const NONE = { requirements: null, artifacts: null };
 
 /** Options of {@link describeSessionStoreConformance}. */
 export interface SessionStoreConformanceOptions {
@@ -9,6 +17,8 @@ export interface SessionStoreConformanceOptions {
    * files adapter needs the folder to exist, so the factory creates it.
    */
   newSession: () => string | Promise<string>;
+  /** The call capacity the factory's stores were built with. Default {@link CALL_LOG_CAPACITY}. */
+  callCapacity?: number;
 }
 
 const message = (id: string, role: Message['role'] = 'user', content = `text of ${id}`): Message => ({
@@ -152,6 +162,126 @@ export function describeSessionStoreConformance(
       expect((await store.listCalls(id)).map((record) => record.id)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
       expect((await store.listCalls(id, { limit: 2 })).map((record) => record.id)).toEqual(['c3', 'c4']);
       expect((await store.listCalls(id))[0]).toEqual(call('c0', 0));
+    });
+
+    it('round-trips every part kind, name and metadata exactly', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      const messages: Message[] = [
+        { id: 's1', role: 'system', content: 'You help.' },
+        {
+          id: 'u1',
+          role: 'user',
+          name: 'ada',
+          content: [
+            { type: 'text', text: 'look at this' },
+            { type: 'file', data: 'aGVsbG8=', mediaType: 'text/plain', filename: 'hello.txt' },
+          ],
+          metadata: { createdAt: '2026-01-01T00:00:00.000Z', tags: ['a', 'b'], nested: { n: 1, ok: true } },
+        },
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'the user wants the file read' },
+            { type: 'text', text: 'Reading it.' },
+            { type: 'tool-call', toolCallId: 't1', toolName: 'read_file', input: { path: 'hello.txt' } },
+            { type: 'tool-call', toolCallId: 't2', toolName: 'echo', input: 'raw string input' },
+          ],
+        },
+        {
+          id: 'r1',
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 't1',
+              toolName: 'read_file',
+              output: { type: 'json', value: { lines: 1 } },
+            },
+            {
+              type: 'tool-result',
+              toolCallId: 't2',
+              toolName: 'echo',
+              output: { type: 'error-text', value: 'denied' },
+            },
+          ],
+        },
+        { id: 'a2', role: 'assistant', content: '' },
+        { id: 'u2', role: 'user', content: 'unicode ✓ 中文 \u0001 "quotes"' },
+      ];
+      await store.appendMessages(id, messages);
+      expect((await store.load(id)).messages).toEqual(messages);
+    });
+
+    it('stores concurrent appends one after another: none lost, none duplicated', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      const ids = Array.from({ length: 12 }, (_, index) => `m${index}`);
+      const results = await Promise.allSettled([
+        ...ids.map((messageId) => store.appendMessages(id, [message(messageId)])),
+        store.appendMessages(id, [message('m0')]),
+      ]);
+      expect(results.filter((result) => result.status === 'rejected')).toHaveLength(1);
+      const stored = (await store.load(id)).messages.map((m) => m.id);
+      expect([...stored].sort()).toEqual([...ids].sort());
+    });
+
+    it('lets exactly one of two saves at the same revision win', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      await store.appendMessages(id, [message('u1')]);
+      const results = await Promise.allSettled([
+        store.saveCompression(
+          id,
+          { summary: null, structured: null, processedThrough: NONE },
+          { expectedRevision: 0 },
+        ),
+        store.saveCompression(
+          id,
+          { summary: null, structured: null, processedThrough: NONE },
+          { expectedRevision: 0 },
+        ),
+      ]);
+      expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect((await store.load(id)).compression.revision).toBe(1);
+    });
+
+    it('round-trips the structured compression state (requirement TODO, artifact index)', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      await store.appendMessages(id, [message('u1')]);
+      const empty = createCompressionState({ threadId: 'app:user:u:session:s' });
+      const { state: artifacts } = registerArtifact(
+        empty.artifacts,
+        { kind: 'sql', name: 'daily', agentId: 'writer', content: 'SELECT 1', turnIndex: 0 },
+        { clock: () => 1_767_225_600_000 },
+      );
+      const structured = { ...empty, artifacts, forceContextClipping: true, clippingScope: 'all' as const };
+      const processedThrough = { requirements: 'u1', artifacts: null };
+      await store.saveCompression(
+        id,
+        { summary: null, structured, processedThrough },
+        { expectedRevision: 0 },
+      );
+      expect((await store.load(id)).compression).toEqual({
+        revision: 1,
+        summary: null,
+        structured,
+        processedThrough,
+      });
+    });
+
+    it('keeps exactly the newest calls up to its capacity', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      const capacity = options.callCapacity ?? CALL_LOG_CAPACITY;
+      const total = capacity + 3;
+      for (let index = 0; index < total; index++) await store.appendCall(id, call(`c${index}`, index));
+      const calls = await store.listCalls(id, { limit: 1000 });
+      expect(calls.map((record) => record.id)).toEqual(
+        Array.from({ length: capacity }, (_, index) => `c${total - capacity + index}`),
+      );
     });
 
     it('returns copies and keeps sessions apart', async () => {

@@ -13,6 +13,7 @@ commands, answered without a model call. The answer goes to stdout; the call's t
 and tool calls to stderr.
 
 Options:
+  --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
   --id <id>    id of the user message (a retry with the same id is refused, not repeated)
   -h, --help   show this help
 
@@ -25,7 +26,7 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { id: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     io.stdout(CHAT_HELP);
@@ -34,26 +35,32 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
   const [dir, ...words] = positionals;
   const text = words.join(' ').trim();
   if (dir === undefined || text === '') throw usageError('chat takes <session-dir> and a message');
-  const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
-  const turn = await engine.runTurn({
-    sessionId,
-    text,
-    ...(values.id === undefined ? {} : { messageId: values.id }),
+  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+    ...(values.store === undefined ? {} : { store: values.store }),
   });
-  if (turn.compiled !== undefined) {
-    const { report } = turn.compiled;
-    io.stderr(`context: ${report.totalTokens} of ${report.inputBudget} tokens\n`);
-  }
-  let failed = false;
-  for await (const chunk of turn.stream) {
-    if (chunk.type === 'text-delta') io.stdout(chunk.delta);
-    else if (chunk.type === 'tool-input-available') io.stderr(`[tool ${chunk.toolName}]\n`);
-    else if (chunk.type === 'error') {
-      failed = true;
-      io.stderr(`error: ${chunk.errorText}\n`);
+  try {
+    const turn = await engine.runTurn({
+      sessionId,
+      text,
+      ...(values.id === undefined ? {} : { messageId: values.id }),
+    });
+    if (turn.compiled !== undefined) {
+      const { report } = turn.compiled;
+      io.stderr(`context: ${report.totalTokens} of ${report.inputBudget} tokens\n`);
     }
+    let failed = false;
+    for await (const chunk of turn.stream) {
+      if (chunk.type === 'text-delta') io.stdout(chunk.delta);
+      else if (chunk.type === 'tool-input-available') io.stderr(`[tool ${chunk.toolName}]\n`);
+      else if (chunk.type === 'error') {
+        failed = true;
+        io.stderr(`error: ${chunk.errorText}\n`);
+      }
+    }
+    io.stdout('\n');
+    await turn.stored;
+    return failed ? 1 : 0;
+  } finally {
+    await close();
   }
-  io.stdout('\n');
-  await turn.stored;
-  return failed ? 1 : 0;
 }

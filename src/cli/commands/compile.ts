@@ -13,6 +13,7 @@ Compile the session's context-config.json into the exact input of one model call
 as JSON on stdout.
 
 Options:
+  --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
   --format <f>   ai-sdk | openai | anthropic | json (default json: systemPrompt, messages, report)
   --query <text> use this user message instead of the manifest's "query"
   -h, --help     show this help
@@ -29,6 +30,7 @@ export async function runCompile(args: string[], io: CliIo): Promise<number> {
     options: {
       format: { type: 'string', default: 'json' },
       query: { type: 'string' },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -41,9 +43,15 @@ export async function runCompile(args: string[], io: CliIo): Promise<number> {
   const format = values.format as EmitFormat;
   if (!FORMATS.includes(format))
     throw usageError(`unknown --format "${values.format}"; use ${FORMATS.join(', ')}`, '--format');
-  const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
-  const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
-  for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-  io.stdout(`${JSON.stringify(selectEmitFormat(result, format), null, 2)}\n`);
-  return 0;
+  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+    ...(values.store === undefined ? {} : { store: values.store }),
+  });
+  try {
+    const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
+    for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+    io.stdout(`${JSON.stringify(selectEmitFormat(result, format), null, 2)}\n`);
+    return 0;
+  } finally {
+    await close();
+  }
 }

@@ -11,6 +11,7 @@ Show what the model will see: per-layer token bars, kept / trimmed / dropped blo
 reason, compaction actions and warnings (in colour on a terminal).
 
 Options:
+  --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
   --query <text>  preview with this user message instead of the manifest's "query"
   --verbose       list every dropped block and the first line of each message
   --no-color      plain text even on a terminal
@@ -26,6 +27,7 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
       query: { type: 'string' },
       verbose: { type: 'boolean', default: false },
       'no-color': { type: 'boolean', default: false },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -35,25 +37,33 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
   }
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0) throw usageError('preview takes exactly one <session-dir>');
-  const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
-  const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
-  const color = io.color && !values['no-color'];
-  io.stdout(`session ${sessionId} · ${result.messages.length} messages\n`);
-  io.stdout(`${formatReport(result.report, { color, verbose: values.verbose })}\n`);
-  if (result.references.length > 0) {
-    io.stdout('\nreferences\n');
-    for (const reference of result.references) {
-      const block = reference.blockId === undefined ? '' : ` #${reference.blockId}`;
-      io.stdout(`  ${reference.path}:${reference.startLine}-${reference.endLine}${block}\n`);
+  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+    ...(values.store === undefined ? {} : { store: values.store }),
+  });
+  try {
+    const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
+    const color = io.color && !values['no-color'];
+    io.stdout(`session ${sessionId} · ${result.messages.length} messages\n`);
+    io.stdout(`${formatReport(result.report, { color, verbose: values.verbose })}\n`);
+    if (result.references.length > 0) {
+      io.stdout('\nreferences\n');
+      for (const reference of result.references) {
+        const block = reference.blockId === undefined ? '' : ` #${reference.blockId}`;
+        io.stdout(`  ${reference.path}:${reference.startLine}-${reference.endLine}${block}\n`);
+      }
     }
-  }
-  for (const warning of result.warnings) io.stdout(`warning: ${warning}\n`);
-  if (values.verbose) {
-    io.stdout('\nmessages\n');
-    for (const message of result.messages) {
-      const text = messageText(message).replace(/\s+/gu, ' ').slice(0, 80);
-      io.stdout(`  ${String(message.metadata?.layer ?? '').padEnd(20)} ${message.role.padEnd(9)} ${text}\n`);
+    for (const warning of result.warnings) io.stdout(`warning: ${warning}\n`);
+    if (values.verbose) {
+      io.stdout('\nmessages\n');
+      for (const message of result.messages) {
+        const text = messageText(message).replace(/\s+/gu, ' ').slice(0, 80);
+        io.stdout(
+          `  ${String(message.metadata?.layer ?? '').padEnd(20)} ${message.role.padEnd(9)} ${text}\n`,
+        );
+      }
     }
+    return 0;
+  } finally {
+    await close();
   }
-  return 0;
 }

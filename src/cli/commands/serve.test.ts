@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../main.ts';
-import { runServe } from './serve.ts';
+import { parseStoreOption, runServe } from './serve.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/notebook', import.meta.url));
 
@@ -26,6 +27,43 @@ describe('ctxloom serve', () => {
     const missing = bufferIo();
     expect(await main(['serve'], missing.io)).toBe(2);
     expect(missing.err.join('')).toContain('exactly one <workspace>');
+  });
+
+  it('parses --store: files by default, sqlite:<file> from the cwd, PostgreSQL URLs; else a usage error', async () => {
+    expect(parseStoreOption(undefined, '/w')).toEqual({ kind: 'files' });
+    expect(parseStoreOption('sqlite:s.db', '/w')).toEqual({ kind: 'sqlite', path: '/w/s.db' });
+    expect(parseStoreOption('postgres://db/app?schema=notebook', '/w')).toEqual({
+      kind: 'postgres',
+      connectionString: 'postgres://db/app',
+      schema: 'notebook',
+    });
+    expect(() => parseStoreOption('redis://x', '/w')).toThrow(
+      /--store: unknown session store "redis:\/\/x"/u,
+    );
+    const bad = bufferIo();
+    expect(await main(['serve', 'examples/notebook', '--store', 'mysql://db'], bad.io)).toBe(2);
+    expect(bad.err.join('')).toContain('--store');
+  });
+
+  it('serves sessions from a SQLite checkpoint store with --store sqlite:<file>', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ctxloom-serve-store-'));
+    await cp(EXAMPLE, join(root, 'ws'), { recursive: true });
+    const { io, out } = bufferIo();
+    const stop = new AbortController();
+    const running = runServe(
+      ['ws', '--port', '0', '--store', 'sqlite:sessions.db'],
+      { ...io, cwd: root },
+      stop.signal,
+    );
+    try {
+      await expect.poll(() => out.join(''), { timeout: 20_000 }).toMatch(/http:\/\/127\.0\.0\.1:\d+/u);
+      expect(out.join('')).toContain(`store     sqlite ${join(root, 'sessions.db')}`);
+      expect(existsSync(join(root, 'sessions.db'))).toBe(true);
+    } finally {
+      stop.abort();
+      expect(await running).toBe(0);
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('serves a workspace, prints the URL and stops when told', async () => {

@@ -5,6 +5,11 @@ import { parseArgs } from 'node:util';
 import { createModelSummarizer, OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
 import { ensureWebBuild } from '../../server/ensure-web-build.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startNotebookServer } from '../../server/index.ts';
+import {
+  openSessionStore,
+  parseSessionStoreSpec,
+  type SessionStoreSpec,
+} from '../../session/open-session-store.ts';
 import { openWorkspace } from '../../workspace/index.ts';
 import type { CliIo } from '../io.ts';
 import { usageError } from '../usage-error.ts';
@@ -18,6 +23,9 @@ blocks, the context preview and chat. Files are read and written in place.
 Options:
   --host <host>   interface to bind (default ${DEFAULT_HOST}); anything but loopback needs CTXLOOM_TOKEN
   --port <port>   TCP port (default ${DEFAULT_PORT}; 0 = any free port)
+  --store <spec>  where sessions are kept: files (default: the workspace folder),
+                  sqlite:<file> (LangGraph checkpoints in one SQLite file, one server process)
+                  or postgres://…[?schema=<name>] (checkpoints in PostgreSQL; many server processes)
   --copy-to <dir> copy <workspace> to <dir> the first time (if <dir> does not exist yet) and
                   serve the copy, so the original stays untouched (npm start uses .ctxloom/notebook)
   -h, --help      show this help
@@ -36,6 +44,7 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
       host: { type: 'string' },
       port: { type: 'string' },
       'copy-to': { type: 'string' },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -48,7 +57,9 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw usageError('--port must be 0..65535', 'port');
-  const source = resolve(io.cwd ?? process.cwd(), dir);
+  const cwd = io.cwd ?? process.cwd();
+  const storeSpec = parseStoreOption(values.store, cwd);
+  const source = resolve(cwd, dir);
   const copyTo = values['copy-to'];
   let root = source;
   if (copyTo !== undefined) {
@@ -63,8 +74,11 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   const resolved = resolveModel(process.env.CTXLOOM_MODEL, process.env);
   const webRoot = await ensureWebBuild(io.stderr);
   const token = process.env.CTXLOOM_TOKEN;
+  const workspace = openWorkspace({ root });
+  const store = await openSessionStore(storeSpec, { workspace });
   const server = await startNotebookServer({
-    workspace: openWorkspace({ root }),
+    workspace,
+    store,
     model: { model: resolved.model, spec: resolved.spec, offline: resolved.offline },
     ...(values.host === undefined ? {} : { host: values.host }),
     port,
@@ -74,9 +88,13 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     ...(resolved.offline
       ? {}
       : { summarizer: createModelSummarizer({ model: resolved.model, name: resolved.spec }) }),
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
   });
   io.stdout(`ctxloom notebook: ${server.url}\n`);
   io.stdout(`  workspace ${root}\n`);
+  io.stdout(`  store     ${describeStore(storeSpec)}\n`);
   io.stdout(`  model     ${resolved.spec}${resolved.offline ? ` — ${OFFLINE_HINT}` : ''}\n`);
   if (webRoot === undefined) io.stdout('  web UI    not built (npm run build:web); the API runs\n');
   await new Promise<void>((done) => {
@@ -91,5 +109,26 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     signal?.addEventListener('abort', stop, { once: true });
   });
   await server.close();
+  await store.close();
   return 0;
+}
+
+/** Parses `--store` (see `parseSessionStoreSpec`); a bad spec is a usage error. */
+export function parseStoreOption(spec: string | undefined, cwd: string): SessionStoreSpec {
+  try {
+    return parseSessionStoreSpec(spec, { cwd });
+  } catch (error) {
+    throw usageError(`--store: ${error instanceof Error ? error.message : String(error)}`, 'store');
+  }
+}
+
+function describeStore(spec: SessionStoreSpec): string {
+  switch (spec.kind) {
+    case 'files':
+      return 'files (the workspace folder)';
+    case 'sqlite':
+      return `sqlite ${spec.path}`;
+    case 'postgres':
+      return `postgres schema ${spec.schema}`;
+  }
 }

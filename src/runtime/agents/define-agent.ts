@@ -2,6 +2,7 @@ import type { LanguageModel, ToolSet } from 'ai';
 import { CtxloomError } from '../../core/errors.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { Summarizer } from '../../core/summarizer.ts';
+import { BLACKBOARD_KEYS } from '../../state/index.ts';
 
 /** An agent: a role with a private system prompt, tools and a model. */
 export interface AgentDefinition {
@@ -49,6 +50,15 @@ export function defineAgent(input: AgentInput): AgentDefinition {
       code: 'invalid-argument',
       message: `agent id "${input.id}" must start with a letter and use letters, digits, _ or - (≤ 64)`,
       path: 'id',
+    });
+  }
+  if ((BLACKBOARD_KEYS as readonly string[]).includes(input.id)) {
+    // LangGraph refuses a node named like a state channel; say so where the id is chosen.
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `agent id "${input.id}" is a Blackboard field name; agents become graph nodes, and a node may not share a state field's name`,
+      path: 'id',
+      details: { reserved: [...BLACKBOARD_KEYS] },
     });
   }
   const maxSteps = input.maxSteps ?? 5;

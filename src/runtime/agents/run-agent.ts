@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
 import { generateText, isStepCount, type ModelMessage } from 'ai';
 import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
@@ -127,8 +128,12 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     },
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
   });
+  // Ids are generated here, never taken from the provider's response id: a gateway that
+  // repeats a response id would otherwise make one turn's reply replace another's.
+  // Every step's messages (tool calls and results too), not only the final step's.
+  const callId = randomUUID();
   const produced: Message[] = result.responseMessages.map((message, index) => ({
-    id: `${agent.id}:${result.response.id}:${index}`,
+    id: `${agent.id}:${callId}:${index}`,
     role: message.role as Message['role'],
     content: message.content as Message['content'],
   }));

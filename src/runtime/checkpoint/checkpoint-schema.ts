@@ -14,6 +14,8 @@ export interface CheckpointTables {
   checkpoints: string;
   /** The version table of layouts 1 and 2: looked for only to refuse them with a clear error. */
   legacyMeta: string;
+  /** SQLite thread leases (`thread-lease.ts`), created on the first lease only. */
+  leases: string;
 }
 
 /** Table names for a dialect: PostgreSQL tables live in `schema`, SQLite ones carry `prefix`. */
@@ -22,7 +24,7 @@ export function checkpointTables(options: { schema?: string; prefix: string }): 
     options.schema === undefined
       ? `${options.prefix}${name}`
       : `"${options.schema}".${options.prefix}${name}`;
-  return { checkpoints: qualify('checkpoints'), legacyMeta: qualify('meta') };
+  return { checkpoints: qualify('checkpoints'), legacyMeta: qualify('meta'), leases: qualify('leases') };
 }
 
 /**

@@ -4,40 +4,114 @@ import {
   type DeltaChannelHistory,
   getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
-import { ChainReader } from './chain-reader.ts';
+import { type ChainCache, ChainReader } from './chain-reader.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { decodeId, encodeId } from './id-codec.ts';
 import { loadValue } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
-import { rowBytes, type SqlDriver } from './sql-driver.ts';
+import { rowBytes, type SqlExecutor } from './sql-driver.ts';
 import { findThreadKey, threadName } from './thread-keys.ts';
 
+/** Ancestors read to extend a cached history to a newer checkpoint of the same thread. */
+const EXTEND_LEVELS = 32;
+
+/** One channel's history: its seed (when an ancestor holds a value) and its writes, oldest first. */
+interface ChannelHistory {
+  seed?: { value: unknown };
+  writes: CheckpointPendingWrite[];
+}
+
+/** The decoded history of one checkpoint (the head a process works on), per channel. */
+interface HistoryEntry {
+  targetId: string;
+  channels: Map<string, ChannelHistory>;
+  /** Checkpoints whose pending writes the histories include: a later write to one of them invalidates the entry. */
+  included: Set<string>;
+}
+
 /**
- * `BaseCheckpointSaver.getDeltaChannelHistory` in one recursive query: walks the parent
- * chain of the target checkpoint (its parent first), stops per channel at the nearest
- * ancestor where the channel holds a value (the seed), and returns each channel's writes
- * oldest first, each checkpoint's writes in `writesSortKey` order.
+ * The decoded delta-channel histories of each thread's latest target, per (thread,
+ * namespace) key, so the next turn reads and decodes only the rows added since (a turn's
+ * getState and invoke ask for the same head; the next turn's head is a few checkpoints
+ * further). Values are shared between calls, never the arrays. Invalidated by writes to an
+ * included checkpoint, prune and deleteThread.
+ */
+export class HistoryCache {
+  readonly #entries = new Map<number, HistoryEntry>();
+  readonly #limit: number;
+
+  constructor(limit = 64) {
+    this.#limit = limit;
+  }
+
+  get(threadKey: number): HistoryEntry | undefined {
+    return this.#entries.get(threadKey);
+  }
+
+  set(threadKey: number, entry: HistoryEntry): void {
+    this.#entries.delete(threadKey);
+    this.#entries.set(threadKey, entry);
+    if (this.#entries.size > this.#limit) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+
+  /**
+   * Forgets a thread key's entry when `checkpointId` (undefined: any) is part of it: its
+   * writes are in the entry, or (`asTarget`, a checkpoint put again) it is the entry's head.
+   * New writes of the head itself change nothing: a history never includes its head's writes.
+   */
+  invalidate(threadKey: number, checkpointId?: string, asTarget = false): void {
+    const entry = this.#entries.get(threadKey);
+    if (entry === undefined) return;
+    if (
+      checkpointId === undefined ||
+      entry.included.has(checkpointId) ||
+      (asTarget && entry.targetId === checkpointId)
+    )
+      this.#entries.delete(threadKey);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+/**
+ * `BaseCheckpointSaver.getDeltaChannelHistory`: walks the parent chain of the target
+ * checkpoint (its parent first), stops per channel at the nearest ancestor where the channel
+ * holds a value (the seed), and returns each channel's writes oldest first, each
+ * checkpoint's writes in `writesSortKey` order.
+ *
+ * Bounded by what changed: a channel whose counters (`metadata.counters_since_delta_snapshot`)
+ * show no update since its snapshot needs no walk (its seed is the value it points at), and
+ * when the thread's
+ * previous head is among the last {@link EXTEND_LEVELS} ancestors its cached history is
+ * extended by the rows in between instead of walking back to the snapshot.
  */
 export async function deltaChannelHistory(options: {
   context: SaverContext;
-  driver: SqlDriver;
+  executor: SqlExecutor;
   config: RunnableConfig;
   channels: string[];
+  cache?: HistoryCache;
+  chains?: ChainCache;
 }): Promise<Record<string, DeltaChannelHistory>> {
-  const { context, driver, config, channels } = options;
+  const { context, executor, config, channels } = options;
   const result: Record<string, DeltaChannelHistory> = {};
   for (const channel of channels) result[channel] = { writes: [] };
   if (channels.length === 0) return result;
   const threadId = configString(config, 'thread_id');
   if (threadId === undefined) return result;
   const namespace = configString(config, 'checkpoint_ns') ?? '';
-  const threadKey = await findThreadKey(driver, context.tables, threadName(threadId, namespace));
+  const threadKey = await findThreadKey(executor, context.tables, threadName(threadId, namespace));
   if (threadKey === undefined) return result;
   const cp = context.tables.checkpoints;
   let targetId = getCheckpointId(config);
   if (!targetId) {
-    const latest = await driver.all(
+    const latest = await executor.all(
       `SELECT checkpoint_id FROM ${cp} WHERE thread = ? AND data IS NOT NULL ORDER BY checkpoint_id DESC LIMIT 1`,
       [threadKey],
     );
@@ -45,50 +119,144 @@ export async function deltaChannelHistory(options: {
       latest[0] === undefined ? '' : decodeId(rowBytes(latest[0], 'checkpoint_id') ?? new Uint8Array());
   }
   if (!targetId) return result;
-  const chain = await driver.all(
-    `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
+  const cached = options.cache?.get(threadKey);
+  if (cached?.targetId === targetId && channels.every((channel) => cached.channels.has(channel))) {
+    return publish(cached, channels);
+  }
+  const reader = new ChainReader(context, executor, options.chains);
+  const walk = async (levels: number | undefined) =>
+    (
+      await executor.all(
+        `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
        SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
        UNION ALL
        SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
-         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
+         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL${levels === undefined ? '' : ' WHERE chain.level < ?'}
      )
-     SELECT ${ROW_COLUMNS.replaceAll('c.', '')} FROM chain WHERE level > 0 ORDER BY level`,
-    [threadKey, encodeId(targetId)],
-  );
-  const reader = new ChainReader(context, driver);
-  const rows = chain.map(storedRowOf);
+     SELECT ${ROW_COLUMNS.replaceAll('c.', '')} FROM chain ORDER BY level`,
+        levels === undefined ? [threadKey, encodeId(targetId)] : [threadKey, encodeId(targetId), levels],
+      )
+    ).map(storedRowOf);
+  // The target and its last ancestors: enough to extend the cached head, or to learn the counters.
+  let rows = await walk(EXTEND_LEVELS);
   reader.add(...rows);
-  const remaining = new Set(channels);
-  const visited: StoredRow[] = [];
-  const seeds = new Map<string, unknown>();
-  const stopAt = new Map<string, number>();
-  for (const [position, row] of rows.entries()) {
-    if (remaining.size === 0) break;
-    const { record } = await reader.record(row);
-    visited.push(row);
-    for (const channel of [...remaining]) {
-      const location = record.header.located[channel];
-      if (location === undefined) continue;
-      seeds.set(channel, await loadValue(context, reader, row, record, channel, location));
-      stopAt.set(channel, position);
-      remaining.delete(channel);
+  const target = rows[0];
+  if (target === undefined) return result;
+  const entry: HistoryEntry = { targetId, channels: new Map(), included: new Set() };
+  const previous = cached === undefined ? -1 : rows.findIndex((row) => row.checkpointId === cached.targetId);
+  const { record: targetRecord } = await reader.record(target);
+  const counters = await countersOf(context, targetRecord.header.metadataType, targetRecord.metadata);
+  const pending = new Set<string>();
+  for (const channel of channels) {
+    const count = counters?.[channel];
+    if (Array.isArray(count) && Number(count[0]) === 0) {
+      // No update since the snapshot (or ever): the seed is the value the target points at.
+      const location = targetRecord.header.located[channel];
+      entry.channels.set(
+        channel,
+        location === undefined
+          ? { writes: [] }
+          : {
+              seed: { value: await loadValue(context, reader, target, targetRecord, channel, location) },
+              writes: [],
+            },
+      );
+    } else {
+      pending.add(channel);
     }
   }
-  const writesByPosition = await Promise.all(visited.map((row) => sortedWrites(reader, row)));
-  for (const channel of channels) {
-    const last = stopAt.get(channel) ?? visited.length - 1;
-    const collected: CheckpointPendingWrite[] = [];
-    for (let position = last; position >= 0; position -= 1) {
-      for (const write of writesByPosition[position] ?? []) {
-        if (write.channel !== channel) continue;
-        collected.push([write.taskId, channel, await context.serde.loadsTyped(write.type, write.bytes)]);
+  if (pending.size > 0) {
+    // Extend the previous head's history when it lies within the rows read and covers the channels.
+    const extend =
+      cached !== undefined && previous > 0 && [...pending].every((channel) => cached.channels.has(channel));
+    if (!extend && rows.length > EXTEND_LEVELS) {
+      // The rows read may end before a channel's seed: walk the whole chain unless every
+      // channel's seed is among them.
+      const found = new Set<string>();
+      for (const row of rows.slice(1)) {
+        const { record } = await reader.record(row);
+        for (const channel of pending) if (record.header.located[channel] !== undefined) found.add(channel);
+      }
+      if (found.size < pending.size) {
+        rows = await walk(undefined);
+        reader.add(...rows);
       }
     }
-    const entry: DeltaChannelHistory = { writes: collected };
-    if (seeds.has(channel)) entry.seed = seeds.get(channel);
-    result[channel] = entry;
+    const limit = extend ? previous : rows.length - 1;
+    // Positions 1..limit: the target's parent first, back to the previous head (or the end).
+    const visited = rows.slice(1, limit + 1);
+    const seeds = new Map<string, { value: unknown }>();
+    const stopAt = new Map<string, number>();
+    const open = new Set(pending);
+    for (const [position, row] of visited.entries()) {
+      if (open.size === 0) break;
+      const { record } = await reader.record(row);
+      for (const channel of [...open]) {
+        const location = record.header.located[channel];
+        if (location === undefined) continue;
+        seeds.set(channel, { value: await loadValue(context, reader, row, record, channel, location) });
+        stopAt.set(channel, position);
+        open.delete(channel);
+      }
+    }
+    const lastNeeded = Math.max(
+      ...[...pending].map((channel) => stopAt.get(channel) ?? visited.length - 1),
+      -1,
+    );
+    const writesAt: CheckpointPendingWrite[][] = [];
+    for (let position = 0; position <= lastNeeded; position += 1) {
+      const row = visited[position] as StoredRow;
+      const decoded: CheckpointPendingWrite[] = [];
+      for (const write of await sortedWrites(reader, row)) {
+        if (!pending.has(write.channel)) continue;
+        decoded.push([write.taskId, write.channel, await context.serde.loadsTyped(write.type, write.bytes)]);
+      }
+      writesAt.push(decoded);
+    }
+    for (const channel of pending) {
+      const stop = stopAt.get(channel);
+      const last = stop ?? visited.length - 1;
+      const collected: CheckpointPendingWrite[] = [];
+      const base = extend && stop === undefined ? cached?.channels.get(channel) : undefined;
+      if (base !== undefined) collected.push(...base.writes);
+      for (let position = last; position >= 0; position -= 1) {
+        for (const write of writesAt[position] ?? []) if (write[1] === channel) collected.push(write);
+      }
+      const seed = stop !== undefined ? seeds.get(channel) : base?.seed;
+      entry.channels.set(channel, seed === undefined ? { writes: collected } : { seed, writes: collected });
+    }
+    for (let position = 0; position <= lastNeeded; position += 1) {
+      entry.included.add((visited[position] as StoredRow).checkpointId);
+    }
+    if (extend && cached !== undefined) {
+      for (const id of cached.included) entry.included.add(id);
+    }
+  }
+  options.cache?.set(threadKey, entry);
+  return publish(entry, channels);
+}
+
+/** The histories of `channels` as LangGraph takes them: fresh arrays, shared values. */
+function publish(entry: HistoryEntry, channels: readonly string[]): Record<string, DeltaChannelHistory> {
+  const result: Record<string, DeltaChannelHistory> = {};
+  for (const channel of channels) {
+    const history = entry.channels.get(channel);
+    const out: DeltaChannelHistory = { writes: [...(history?.writes ?? [])] };
+    if (history?.seed !== undefined) out.seed = history.seed.value;
+    result[channel] = out;
   }
   return result;
+}
+
+async function countersOf(
+  context: SaverContext,
+  type: string,
+  bytes: Uint8Array,
+): Promise<Record<string, unknown> | undefined> {
+  const metadata = (await context.serde.loadsTyped(type, bytes)) as {
+    counters_since_delta_snapshot?: Record<string, unknown>;
+  };
+  return metadata?.counters_since_delta_snapshot;
 }
 
 function configString(config: RunnableConfig, key: string): string | undefined {

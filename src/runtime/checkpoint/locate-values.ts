@@ -5,6 +5,13 @@ import type { CheckpointRecord } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
 import type { SaverContext } from './saver-context.ts';
+import {
+  decodeSnapshotDiff,
+  SNAPSHOT_DIFF_TYPE,
+  type SnapshotItems,
+  snapshotItems,
+  snapshotJson,
+} from './snapshot-diff.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /**
@@ -49,7 +56,54 @@ export async function loadValue(
       path: channel,
     });
   }
-  return context.serde.loadsTyped(value[0], value[1]);
+  if (value[0] !== SNAPSHOT_DIFF_TYPE) return context.serde.loadsTyped(value[0], value[1]);
+  const holderId = location === '' ? row.checkpointId : location;
+  const items = await storedSnapshot(context, reader, row.threadKey, holderId, channel, value);
+  return context.serde.loadsTyped('json', snapshotJson(items));
+}
+
+/**
+ * The items of the snapshot of `channel` stored at `checkpointId` (`value`: its stored
+ * [type, bytes]), following differences to their bases (decoded once, then remembered).
+ */
+export async function storedSnapshot(
+  context: SaverContext,
+  reader: ChainReader,
+  threadKey: number,
+  checkpointId: string,
+  channel: string,
+  value: [string, Uint8Array],
+): Promise<SnapshotItems> {
+  const known = context.snapshots?.decoded(threadKey, checkpointId, channel);
+  if (known !== undefined) return known;
+  let items: SnapshotItems | undefined;
+  if (value[0] === SNAPSHOT_DIFF_TYPE) {
+    items = await decodeSnapshotDiff(value[1], async (baseId) => {
+      await reader.load(threadKey, [baseId]);
+      const baseRow = reader.row(threadKey, baseId);
+      const base =
+        baseRow?.data === undefined ? undefined : (await reader.record(baseRow)).record.values.get(channel);
+      if (base === undefined) {
+        throw new CtxloomError({
+          code: 'storage-error',
+          message: `snapshot base ${baseId} of channel ${channel} is missing (checkpoint ${checkpointId})`,
+          path: channel,
+        });
+      }
+      return storedSnapshot(context, reader, threadKey, baseId, channel, base);
+    });
+  } else {
+    items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
+    if (items === undefined) {
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: `value of channel ${channel} at checkpoint ${checkpointId} is not a list snapshot`,
+        path: channel,
+      });
+    }
+  }
+  context.snapshots?.setDecoded(threadKey, checkpointId, channel, items);
+  return items;
 }
 
 /**

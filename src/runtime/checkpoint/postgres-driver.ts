@@ -40,26 +40,29 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
     pool,
     all: poolExecutor.all,
     run: poolExecutor.run,
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work(executorOf(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+    transaction: (work) => inTransaction('BEGIN', work),
+    read: (work) => inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work),
     async close() {
       if (closed || !ownsPool) return;
       closed = true;
       await pool.end();
     },
   };
+
+  async function inTransaction<T>(begin: string, work: (executor: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query(begin);
+      const result = await work(executorOf(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
 }
 
 function toPgParams(params: readonly SqlParam[]): unknown[] {

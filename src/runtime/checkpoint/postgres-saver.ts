@@ -4,6 +4,12 @@ import { checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import type { RecordCompression } from './record-codec.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
+import {
+  type AcquireThreadOptions,
+  postgresLeases,
+  type ThreadLease,
+  type ThreadLeases,
+} from './thread-lease.ts';
 
 /** Options of {@link PostgresSaver}. Give a `pool` or a `connectionString`. */
 export interface PostgresSaverOptions {
@@ -24,22 +30,51 @@ export interface PostgresSaverOptions {
  * processes sharing one database. Same layout and linear storage as the SQLite saver;
  * every write is one transaction, so concurrent processes never see half a checkpoint.
  */
-export class PostgresSaver extends SqlCheckpointSaver {
+export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
   readonly #schema: string;
+  readonly #leases: ThreadLeases;
+
+  /**
+   * A saver on its own pool for `connectionString` (as the official saver's `fromConnString`).
+   *
+   * @example
+   * ```ts
+   * const saver = PostgresSaver.fromConnString('postgres://postgres@127.0.0.1:5432/app', { schema: 'agents' });
+   * ```
+   */
+  static fromConnString(
+    connectionString: string,
+    options: Omit<PostgresSaverOptions, 'pool' | 'connectionString'> = {},
+  ): PostgresSaver {
+    return new PostgresSaver({ ...options, connectionString });
+  }
 
   constructor(options: PostgresSaverOptions) {
     const schema = options.schema ?? 'public';
+    const driver = createPostgresDriver({
+      ...(options.pool === undefined ? {} : { pool: options.pool }),
+      ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+    });
     super({
-      driver: createPostgresDriver({
-        ...(options.pool === undefined ? {} : { pool: options.pool }),
-        ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
-      }),
+      driver,
       tables: checkpointTables({ schema, prefix: options.prefix ?? 'ctxloom_cp_' }),
       schema,
       ...(options.compression === undefined ? {} : { compression: options.compression }),
       ...(options.serde === undefined ? {} : { serde: options.serde }),
     });
     this.#schema = schema;
+    this.#leases = postgresLeases(driver.pool, this.tables.checkpoints);
+  }
+
+  /**
+   * Takes the thread's writer lease (one writer per thread across every process on the
+   * database): a session advisory lock held on one pooled connection until `release()`, or
+   * until that connection ends (a crashed process frees it). `submitInput` takes it around
+   * every turn. Throws `ThreadBusyError` (code `conflict`) after `waitMs`.
+   */
+  async acquireThread(options: AcquireThreadOptions): Promise<ThreadLease> {
+    await this.setup();
+    return this.#leases.acquireThread(options);
   }
 
   /**

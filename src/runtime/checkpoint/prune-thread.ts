@@ -1,8 +1,17 @@
+import { CtxloomError } from '../../core/errors.ts';
 import { ChainReader } from './chain-reader.ts';
 import { type RowContent, rewriteRows } from './chain-rewrite.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import {
+  decodeSnapshotDiff,
+  SNAPSHOT_DIFF_TYPE,
+  type SnapshotItems,
+  snapshotDiffBase,
+  snapshotItems,
+  snapshotJson,
+} from './snapshot-diff.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /**
@@ -50,7 +59,16 @@ export async function pruneThread(options: {
     )) as {
       counters_since_delta_snapshot?: Record<string, unknown>;
     };
-    const needed = new Set(Object.keys(metadata.counters_since_delta_snapshot ?? {}));
+    // A channel replays the writes of its updates since its last snapshot: only channels with
+    // updates need ancestors. One without (counters [0, supersteps]: written never, or not
+    // since its snapshot) needs no writes; its snapshot, if any, is a value pointer that the
+    // move below keeps. (Counting it walked a never-written channel back to the first
+    // checkpoint, so prune kept everything.)
+    const needed = new Set(
+      Object.entries(metadata.counters_since_delta_snapshot ?? {})
+        .filter(([, counters]) => !Array.isArray(counters) || Number(counters[0]) > 0)
+        .map(([channel]) => channel),
+    );
     let ancestor = row.parentId === undefined ? undefined : contents.get(row.parentId);
     while (needed.size > 0 && ancestor !== undefined) {
       kept.add(ancestor.row.checkpointId);
@@ -81,6 +99,43 @@ export async function pruneThread(options: {
         record.header.located[channel] = '';
         movedTo.set(key, row.checkpointId);
       }
+      changed.add(row.checkpointId);
+    }
+  }
+  // A snapshot stored as a difference against a deleted row is stored whole again.
+  const itemsAt = async (
+    id: string,
+    channel: string,
+    value: [string, Uint8Array],
+  ): Promise<SnapshotItems> => {
+    if (value[0] === SNAPSHOT_DIFF_TYPE) {
+      return decodeSnapshotDiff(value[1], async (baseId) => {
+        const base = contents.get(baseId)?.record.values.get(channel);
+        if (base === undefined) {
+          throw new CtxloomError({
+            code: 'storage-error',
+            message: `snapshot base ${baseId} of channel ${channel} is missing (checkpoint ${id})`,
+            path: channel,
+          });
+        }
+        return itemsAt(baseId, channel, base);
+      });
+    }
+    const items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
+    if (items === undefined) {
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: `value of channel ${channel} at checkpoint ${id} is not a list snapshot`,
+        path: channel,
+      });
+    }
+    return items;
+  };
+  for (const row of keptRows) {
+    const { record } = contents.get(row.checkpointId) as RowContent;
+    for (const [channel, value] of [...record.values]) {
+      if (value[0] !== SNAPSHOT_DIFF_TYPE || !deletedIds.has(snapshotDiffBase(value[1]))) continue;
+      record.values.set(channel, ['json', snapshotJson(await itemsAt(row.checkpointId, channel, value))]);
       changed.add(row.checkpointId);
     }
   }

@@ -9,6 +9,7 @@ import {
   type CheckpointTuple,
   type DeltaChannelHistory,
   getCheckpointId,
+  isDeltaSnapshot,
   type PendingWrite,
   type SerializerProtocol,
   WRITES_IDX_MAP,
@@ -19,17 +20,25 @@ import { encodeRow, rechainChildren } from './chain-rewrite.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
-import { deltaChannelHistory } from './delta-history.ts';
+import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
 import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import {
+  encodeSnapshotDiff,
+  SNAPSHOT_DIFF_TYPE,
+  type SnapshotItems,
+  SnapshotMemo,
+  snapshotItems,
+} from './snapshot-diff.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 import { rowBytes } from './sql-driver.ts';
 import {
   findThreadKey,
+  lockThreadKey,
   NAME_ROW_ID,
   nameRowsQuery,
   parseThreadName,
@@ -86,6 +95,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   #ready: Promise<void> | undefined;
   readonly #context: SaverContext;
   readonly #cache = new ChainCache();
+  readonly #histories = new HistoryCache();
+  readonly #snapshots = new SnapshotMemo();
 
   constructor(options: SqlCheckpointSaverOptions) {
     super(options.serde);
@@ -93,7 +104,12 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     this.tables = options.tables;
     this.#compression = options.compression ?? 'deflate';
     this.#schema = options.schema;
-    this.#context = { tables: this.tables, serde: this.serde, compression: this.#compression };
+    this.#context = {
+      tables: this.tables,
+      serde: this.serde,
+      compression: this.#compression,
+      snapshots: this.#snapshots,
+    };
   }
 
   /** Creates the tables if needed. Called lazily by every method; call it to fail early. */
@@ -123,18 +139,20 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId = getCheckpointId(config);
     // The name row proves the key is this (thread, namespace)'s: its home key almost always
     // is, so one query answers; an empty answer looks the key up before giving up.
-    const select = (key: number) =>
-      this.driver.all(
-        `${SELECT_NAMED(this.tables)} AND t.writes = ? WHERE c.thread = ? AND c.data IS NOT NULL${checkpointId ? ' AND c.checkpoint_id = ?' : ''} ORDER BY c.checkpoint_id DESC LIMIT 1`,
-        [NAME_ROW_ID, name.bytes, key, ...(checkpointId ? [encodeId(checkpointId)] : [])],
-      );
-    let rows = await select(name.keys[0] ?? 0);
-    if (rows.length === 0) {
-      const key = await findThreadKey(this.driver, this.tables, name);
-      if (key !== undefined && key !== name.keys[0]) rows = await select(key);
-    }
-    const row = rows[0];
-    return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(this.driver));
+    return this.driver.read(async (executor) => {
+      const select = (key: number) =>
+        executor.all(
+          `${SELECT_NAMED(this.tables)} AND t.writes = ? WHERE c.thread = ? AND c.data IS NOT NULL${checkpointId ? ' AND c.checkpoint_id = ?' : ''} ORDER BY c.checkpoint_id DESC LIMIT 1`,
+          [NAME_ROW_ID, name.bytes, key, ...(checkpointId ? [encodeId(checkpointId)] : [])],
+        );
+      let rows = await select(name.keys[0] ?? 0);
+      if (rows.length === 0) {
+        const key = await findThreadKey(executor, this.tables, name);
+        if (key !== undefined && key !== name.keys[0]) rows = await select(key);
+      }
+      const row = rows[0];
+      return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(executor));
+    });
   }
 
   override async *list(
@@ -156,30 +174,35 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (checkpointId) where.push('c.checkpoint_id = ?') && params.push(encodeId(checkpointId));
     if (before) where.push('c.checkpoint_id < ?') && params.push(encodeId(before));
     const filter = options?.filter;
-    let remaining = options?.limit ?? Number.POSITIVE_INFINITY;
+    const remaining = options?.limit ?? Number.POSITIVE_INFINITY;
     if (remaining <= 0) return;
     const limitSql =
       filter === undefined && Number.isFinite(remaining) ? ` LIMIT ${Math.floor(remaining)}` : '';
     const sql = `${SELECT_NAMED(this.tables)} WHERE ${where.join(' AND ')} ORDER BY t.writes, c.checkpoint_id DESC${limitSql}`;
-    const rows = (await this.driver.all(sql, params)).map((raw) => parseNamedRow(raw));
-    const reader = this.#reader(this.driver);
-    reader.add(...rows);
-    for (const row of rows) {
-      if (filter !== undefined) {
-        const { record } = await reader.record(row);
-        const metadata = (await this.serde.loadsTyped(record.header.metadataType, record.metadata)) as Record<
-          string,
-          unknown
-        >;
-        const matches = Object.entries(filter).every(([key, value]) =>
-          isDeepStrictEqual(metadata[key], value),
-        );
-        if (!matches) continue;
+    // Read and decode on one snapshot, then yield: the consumer may call the saver in between.
+    const tuples = await this.driver.read(async (executor) => {
+      const rows = (await executor.all(sql, params)).map((raw) => parseNamedRow(raw));
+      const reader = this.#reader(executor);
+      reader.add(...rows);
+      const found: CheckpointTuple[] = [];
+      for (const row of rows) {
+        if (filter !== undefined) {
+          const { record } = await reader.record(row);
+          const metadata = (await this.serde.loadsTyped(
+            record.header.metadataType,
+            record.metadata,
+          )) as Record<string, unknown>;
+          const matches = Object.entries(filter).every(([key, value]) =>
+            isDeepStrictEqual(metadata[key], value),
+          );
+          if (!matches) continue;
+        }
+        found.push(await this.#toTuple(row, reader));
+        if (found.length >= remaining) break;
       }
-      yield await this.#toTuple(row, reader);
-      remaining -= 1;
-      if (remaining <= 0) return;
-    }
+      return found;
+    });
+    yield* tuples;
   }
 
   override async put(
@@ -210,8 +233,19 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const metadataBytes = await this.serde.dumpsTyped(metadata);
     const name = threadName(threadId, namespace);
     const postgres = this.driver.dialect === 'postgres';
+    const snapshotChannels = [...values.keys()].filter((channel) =>
+      isDeltaSnapshot((channelValues as Record<string, unknown>)[channel]),
+    );
+    const snapshots = new Map<string, SnapshotItems>();
+    let putKey = 0;
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
+      putKey = threadKey;
+      await lockThreadKey(executor, postgres, threadKey);
+      this.#histories.invalidate(threadKey, checkpoint.id, true);
+      for (const channel of snapshotChannels) {
+        await this.#storeSnapshotAsDifference(executor, threadKey, checkpoint.id, channel, values, snapshots);
+      }
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
       const ids = parentId && parentId !== checkpoint.id ? [checkpoint.id, parentId] : [checkpoint.id];
@@ -291,6 +325,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       );
       if (previous?.data !== undefined) await rechainChildren(this.#context, executor, reader, previous, row);
     });
+    for (const [channel, items] of snapshots)
+      this.#snapshots.setLatest(putKey, channel, checkpoint.id, items);
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
@@ -319,6 +355,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const postgres = this.driver.dialect === 'postgres';
     await this.driver.transaction(async (executor) => {
       const threadKey = await threadKeyFor(executor, this.tables, postgres, name);
+      await lockThreadKey(executor, postgres, threadKey);
+      this.#histories.invalidate(threadKey, checkpointId);
       const row = await lockOrCreateRow(executor, this.tables, postgres, threadKey, checkpointId);
       const reader = this.#reader(executor);
       reader.add(row);
@@ -351,6 +389,8 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   override async deleteThread(threadId: string): Promise<void> {
     await this.setup();
     const keys = nameRowsQuery(this.tables, { threadId });
+    this.#histories.clear();
+    this.#snapshots.forget();
     // One statement: every namespace's rows, name rows included, or none.
     await this.driver.run(
       `DELETE FROM ${this.tables.checkpoints} WHERE thread IN (${keys.sql})`,
@@ -364,7 +404,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }): Promise<Record<string, DeltaChannelHistory>> {
     if (options.channels.length === 0) return {};
     await this.setup();
-    return deltaChannelHistory({ context: this.#context, driver: this.driver, ...options });
+    return this.driver.read((executor) =>
+      deltaChannelHistory({
+        context: this.#context,
+        executor,
+        ...options,
+        cache: this.#histories,
+        chains: this.#cache,
+      }),
+    );
   }
 
   /**
@@ -386,14 +434,13 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     const keys = await this.driver.all(query.sql, query.params);
     const total: PruneResult = { deletedCheckpoints: 0, deletedWrites: 0 };
     for (const key of keys) {
-      const result = await this.driver.transaction((executor) =>
-        pruneThread({
-          context: this.#context,
-          executor,
-          threadKey: Number(key.thread),
-          keepLast: options.keepLast,
-        }),
-      );
+      const threadKey = Number(key.thread);
+      const result = await this.driver.transaction(async (executor) => {
+        await lockThreadKey(executor, this.driver.dialect === 'postgres', threadKey);
+        this.#histories.invalidate(threadKey);
+        this.#snapshots.forget(threadKey);
+        return pruneThread({ context: this.#context, executor, threadKey, keepLast: options.keepLast });
+      });
       total.deletedCheckpoints += result.deletedCheckpoints;
       total.deletedWrites += result.deletedWrites;
     }
@@ -407,6 +454,36 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   /** Closes the underlying connection or pool (never a pool the caller passed in). */
   async close(): Promise<void> {
     await this.driver.close();
+  }
+
+  /**
+   * Stores a delta channel's `DeltaSnapshot` as a difference against the last snapshot this
+   * saver wrote for the thread and channel (when that row still exists): the items appended
+   * since, not the whole list again. `snapshots` collects the items to remember on commit.
+   */
+  async #storeSnapshotAsDifference(
+    executor: SqlExecutor,
+    threadKey: number,
+    checkpointId: string,
+    channel: string,
+    values: Map<string, [string, Uint8Array]>,
+    snapshots: Map<string, SnapshotItems>,
+  ): Promise<void> {
+    const stored = values.get(channel);
+    if (stored === undefined || stored[0] !== 'json') return;
+    const items = snapshotItems(Buffer.from(stored[1]).toString('utf8'));
+    if (items === undefined) return;
+    snapshots.set(channel, items);
+    const latest = this.#snapshots.latest(threadKey, channel);
+    if (latest === undefined || latest.checkpointId === checkpointId) return;
+    // Under the thread lock: a prune cannot delete the base between this check and the commit.
+    const base = await executor.all(
+      `SELECT 1 AS found FROM ${this.tables.checkpoints} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL`,
+      [threadKey, encodeId(latest.checkpointId)],
+    );
+    if (base.length === 0) return;
+    const diff = encodeSnapshotDiff({ baseId: latest.checkpointId, base: latest.snapshot, snapshot: items });
+    if (diff !== undefined) values.set(channel, [SNAPSHOT_DIFF_TYPE, diff]);
   }
 
   #reader(executor: SqlExecutor): ChainReader {

@@ -24,6 +24,12 @@ export interface SqlDriver extends SqlExecutor {
    * throws. Statements of other callers never interleave with it.
    */
   transaction<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on one consistent snapshot (PostgreSQL `REPEATABLE READ READ ONLY`, SQLite a
+   * deferred read transaction): a read of several statements never sees half of another
+   * process's commit (a prune re-chaining rows between two of its statements).
+   */
+  read<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   /** Releases the connection (pool). Idempotent. */
   close(): Promise<void>;
 }

@@ -55,18 +55,8 @@ export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { 
     database,
     all: (sql, params) => queued(() => executor.all(sql, params)),
     run: (sql, params) => queued(() => executor.run(sql, params)),
-    transaction: (work) =>
-      queued(async () => {
-        database.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(executor);
-          database.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (database.isTransaction) database.exec('ROLLBACK');
-          throw error;
-        }
-      }),
+    transaction: (work) => queued(() => inTransaction('BEGIN IMMEDIATE', work)),
+    read: (work) => queued(() => inTransaction('BEGIN', work)),
     async close() {
       if (closed) return;
       closed = true;
@@ -75,6 +65,18 @@ export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { 
       database.close();
     },
   };
+
+  async function inTransaction<T>(begin: string, work: (executor: SqlExecutor) => Promise<T>): Promise<T> {
+    database.exec(begin);
+    try {
+      const result = await work(executor);
+      database.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (database.isTransaction) database.exec('ROLLBACK');
+      throw error;
+    }
+  }
 
   function queued<T>(work: () => Promise<T>): Promise<T> {
     const next = queue.then(work, work);

@@ -3,6 +3,12 @@ import { checkpointTables } from './checkpoint-schema.ts';
 import type { RecordCompression } from './record-codec.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
 import { createSqliteDriver, type SqliteDurability } from './sqlite-driver.ts';
+import {
+  type AcquireThreadOptions,
+  sqliteLeases,
+  type ThreadLease,
+  type ThreadLeases,
+} from './thread-lease.ts';
 
 /** Options of {@link SqliteSaver}. */
 export interface SqliteSaverOptions {
@@ -36,8 +42,9 @@ export interface SqliteSaverOptions {
  * await graph.invoke(input, { configurable: { thread_id: 'session-1' } });
  * ```
  */
-export class SqliteSaver extends SqlCheckpointSaver {
+export class SqliteSaver extends SqlCheckpointSaver implements ThreadLeases {
   readonly #driver: ReturnType<typeof createSqliteDriver>;
+  readonly #leases: ThreadLeases;
 
   constructor(options: SqliteSaverOptions) {
     const driver = createSqliteDriver({
@@ -52,6 +59,17 @@ export class SqliteSaver extends SqlCheckpointSaver {
       ...(options.serde === undefined ? {} : { serde: options.serde }),
     });
     this.#driver = driver;
+    this.#leases = sqliteLeases(driver, this.tables.leases);
+  }
+
+  /**
+   * Takes the thread's writer lease (one writer per thread across processes sharing the
+   * file): a row in `<prefix>leases` held while this process lives. `submitInput` takes it
+   * around every turn. Throws `ThreadBusyError` (code `conflict`) after `waitMs`.
+   */
+  async acquireThread(options: AcquireThreadOptions): Promise<ThreadLease> {
+    await this.setup();
+    return this.#leases.acquireThread(options);
   }
 
   /** Bytes the database occupies (page count × page size, WAL checkpointed first). */

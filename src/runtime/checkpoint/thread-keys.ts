@@ -187,3 +187,21 @@ function refuseNul(value: string, path: string): void {
     });
   }
 }
+
+/**
+ * Serialises every change to one (thread, namespace) across processes on PostgreSQL: a
+ * transaction-scoped advisory lock on the thread key (two-int4 form, so it never meets the
+ * single-bigint locks of setup, first puts and thread leases). `put`, `putWrites` and `prune`
+ * take it first, so a prune never re-chains or deletes rows a put is chaining against.
+ * SQLite write transactions (`BEGIN IMMEDIATE`) are exclusive already.
+ */
+export async function lockThreadKey(
+  executor: SqlExecutor,
+  postgres: boolean,
+  threadKey: number,
+): Promise<void> {
+  if (!postgres) return;
+  const high = Math.floor(threadKey / 2 ** 32);
+  const low = (threadKey % 2 ** 32) | 0;
+  await executor.all('SELECT pg_advisory_xact_lock(?::int4, ?::int4)', [high, low]);
+}

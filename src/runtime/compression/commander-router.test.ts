@@ -100,6 +100,33 @@ describe('createCommanderRouter on the dynamic process', () => {
     expect(last?.id).toBe('commander:human:s1:i1:clarification');
   });
 
+  it('records a rolled-back decision as such, with the rejection that caused it', async () => {
+    const valid = addPartition('必须按 dt 分区').actions[0];
+    const invented = {
+      type: 'update_scoped_todo',
+      ops: [{ op: 'add', type: 'rule', priority: 'must', text: 'Drop nulls', quote: 'words nobody wrote' }],
+    };
+    const { send, agentModel } = setup({
+      route: () => ({ targetAgent: 'planner', confidence: 0.9, actions: [valid, invented] }),
+    });
+    const state = await send('alice', 'i1', '输出表必须按 dt 分区。');
+    expect(agentModel.doGenerateCalls).toHaveLength(0);
+    expect(state.requirements.scoped).toEqual({});
+    const coordination = state.compression_coordination as { lastTurn?: { commander?: unknown } };
+    expect(coordination.lastTurn?.commander).toMatchObject({
+      outcome: 'routed',
+      target: null,
+      reason: 'invalid-action',
+      actions: ['update_scoped_todo:rolled-back', 'update_scoped_todo:rejected'],
+      actionMessages: [
+        expect.stringMatching(
+          /rolled back: action 1 \(update_scoped_todo\) was rejected: quote is not in message human:s1:i1$/u,
+        ),
+        'quote is not in message human:s1:i1',
+      ],
+    });
+  });
+
   it('turns on clipping with /compress without calling the router or an agent', async () => {
     const { send, agentModel, routerModel } = setup({ route: () => addPartition('x') });
     const state = await send('alice', 'i1', '/compress requirement');

@@ -95,7 +95,10 @@ export function createCommanderRouter(
     const record = commanderRecord({ messageId, turn, processed });
     module.recordTurn({ commander: record });
     sb.timeline.append([
-      { kind: 'commander', text: `${messageId} ${record.outcome} ${record.target ?? ''}`.trim() },
+      {
+        kind: 'commander',
+        text: `${messageId} ${record.outcome} ${record.target ?? (record.reason === null ? '' : `(${record.reason})`)}`.trim(),
+      },
     ]);
     const next = patch.next;
     if (next.type === 'agent') return { agentId: next.agentId };
@@ -118,10 +121,16 @@ function commanderRecord(input: {
     messageId: input.messageId,
     turn: input.turn,
     outcome: outcome.type,
-    reason: outcome.type === 'clarification' ? outcome.reason : null,
+    reason:
+      outcome.type === 'clarification'
+        ? outcome.reason
+        : patch.next.type === 'clarify'
+          ? patch.next.reason
+          : null,
     target: targetOf(patch),
     confidence: outcome.type === 'routed' ? outcome.decision.confidence : null,
     actions: patch.actions.map((action) => `${action.type}:${action.status}`),
+    actionMessages: patch.actions.map((action) => action.message),
     resolvedRequestIds: patch.resolvedRequestIds ?? [],
   };
 }

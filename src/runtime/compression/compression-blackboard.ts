@@ -49,13 +49,19 @@ export interface CommanderRecord {
   messageId: string;
   turn: number;
   outcome: 'routed' | 'resume' | 'clarification' | 'command';
-  /** Clarification reason, or `null`. */
+  /**
+   * Why no agent runs this turn, or `null` when one does: the router's rejection reason
+   * (`clarification`), or the commander's (`invalid-action` when an action was rejected and
+   * the decision rolled back, `router-asked` when the router asked a question).
+   */
   reason: string | null;
-  /** The agent picked or resumed, or `null`. */
+  /** The agent that runs next (picked or resumed), or `null` when the turn goes back to the user. */
   target: string | null;
   confidence: number | null;
-  /** `type:status` for each commander action. */
+  /** `type:status` for each commander action (`applied`, `queued`, `no-op`, `rejected`, `rolled-back`). */
   actions: string[];
+  /** The commander's message for each action, in the same order: a rejection's cause, what a rollback undid. */
+  actionMessages: string[];
   resolvedRequestIds: string[];
 }
 

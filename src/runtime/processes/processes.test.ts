@@ -257,8 +257,10 @@ describe('createHierarchicalProcess', () => {
 
   it('lets sub-agents read the manager memory through InheritedSource instead of the history', async () => {
     const parent = openMemoryStore({ agentId: 'manager', sessionId: 's' });
-    parent.append([{ id: 'm1', role: 'user', content: 'Remember: the budget is 40k EUR, a hard limit.' }]);
-    parent.mark('m1', true);
+    await parent.append([
+      { id: 'm1', role: 'user', content: 'Remember: the budget is 40k EUR, a hard limit.' },
+    ]);
+    await parent.mark('m1', true);
     const manager = textModel((_prompt, index) =>
       index === 0 ? 'DELEGATE planner: draft the plan' : 'Plan ready.',
     );

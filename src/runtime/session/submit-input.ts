@@ -1,10 +1,13 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { type BlackboardDefinition, StateBuilder, type UserInput } from '../../state/index.ts';
+import { hasThreadLeases, type ThreadLease } from '../checkpoint/thread-lease.ts';
 
 /** The part of a compiled LangGraph graph the session entry needs. */
 export interface InvokableGraph {
   getState(config: RunnableConfig): Promise<GraphStateView>;
   invoke(input: unknown, config: RunnableConfig): Promise<unknown>;
+  /** The graph's checkpointer; when it has thread leases (ctxloom's savers), each turn holds one. */
+  checkpointer?: unknown;
 }
 
 /** What the session entry reads of `graph.getState()`. */
@@ -29,6 +32,15 @@ export interface SubmitInputOptions {
    * `graph.invoke(new Command({ resume }), config)`.
    */
   resumeUnfinished?: boolean;
+  /**
+   * One writer per thread. With a checkpointer that has thread leases (ctxloom's SQLite and
+   * PostgreSQL savers), the whole turn — reading the state, finishing a crashed run, running
+   * the input — holds the thread's lease, so no other process runs the thread meanwhile and
+   * an unfinished run is resumed only when no live process holds it. A second writer waits up
+   * to `waitMs` (default 0), then gets a `ThreadBusyError` (code `conflict`) with nothing
+   * run or written. `false` skips the lease (single-process use).
+   */
+  lease?: false | { waitMs?: number };
 }
 
 /** What {@link submitInput} did. */
@@ -53,6 +65,25 @@ export interface SubmitInputResult {
  * interrupt.
  */
 export async function submitInput(options: SubmitInputOptions): Promise<SubmitInputResult> {
+  const lease = await acquireLease(options);
+  try {
+    return await runTurn(options);
+  } finally {
+    await lease?.release();
+  }
+}
+
+async function acquireLease(options: SubmitInputOptions): Promise<ThreadLease | undefined> {
+  if (options.lease === false || !hasThreadLeases(options.graph.checkpointer)) return undefined;
+  const threadId = options.config.configurable?.thread_id;
+  if (threadId === undefined || threadId === null) return undefined;
+  return options.graph.checkpointer.acquireThread({
+    threadId: String(threadId),
+    ...(options.lease?.waitMs === undefined ? {} : { waitMs: options.lease.waitMs }),
+  });
+}
+
+async function runTurn(options: SubmitInputOptions): Promise<SubmitInputResult> {
   let view = await options.graph.getState(options.config);
   if (isUnfinished(view)) {
     if (view.tasks.some((task) => (task.interrupts?.length ?? 0) > 0)) {

@@ -71,7 +71,12 @@ export class MemoryModule {
     return true;
   }
 
-  /** Appends messages that must persist (a delta). Messages without an id get one. */
+  /**
+   * Appends messages that must persist (a delta). A message without an id is copied with a
+   * fresh id set through its constructor fields, so the id is in what LangChain serialises
+   * (hot and restored state agree, and `RemoveMessage(id)` can target it); the caller's
+   * object is not changed.
+   */
   append(delta: readonly BaseMessage[]): void {
     this.#context.buffer.appendMessages(delta.map((message) => this.#withId(message)));
   }
@@ -83,8 +88,8 @@ export class MemoryModule {
 
   #withId(message: BaseMessage): BaseMessage {
     if (message.id) return message;
-    message.id = this.#context.newId();
-    return message;
+    const Message = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+    return new Message({ ...(message.lc_kwargs as Record<string, unknown>), id: this.#context.newId() });
   }
 
   #sessionId(): string {

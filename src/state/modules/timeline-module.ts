@@ -1,7 +1,13 @@
 import type { Timeline, TimelineEntry } from '../types.ts';
 import { current, type ModuleContext } from './module-context.ts';
 
-/** The run timeline: entries are buffered by `append` and written back whole by `flush`. */
+/**
+ * The run timeline: entries are buffered by `append` and written by `flush`. `timeline` is a
+ * delta channel: `flush` writes only this node's entries and the channel appends them, so
+ * what every reader sees after the step is the stored timeline followed by this node's
+ * entries — the value seed 002's whole write-back (整体替换) would produce — while a
+ * checkpoint stores only the new entries.
+ */
 export class TimelineModule {
   readonly #context: ModuleContext;
   readonly #buffered: TimelineEntry[] = [];
@@ -26,11 +32,10 @@ export class TimelineModule {
     return this.#buffered.length > 0;
   }
 
-  /** Writes the timeline (stored + buffered) into the patch. No-op when nothing is buffered. */
+  /** Writes the buffered entries into the patch (appended to the stored timeline). No-op when nothing is buffered. */
   flush(): void {
     if (this.#buffered.length === 0) return;
-    const timeline = this.snapshot();
+    this.#context.buffer.appendTimeline(this.#buffered);
     this.#buffered.length = 0;
-    this.#context.buffer.set('timeline', timeline);
   }
 }

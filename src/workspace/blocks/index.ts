@@ -21,7 +21,10 @@ export {
 } from './parse-markdown-blocks.ts';
 export {
   type BlockMatch,
+  type ClosestBlock,
+  DEFAULT_CLOSEST_BLOCK_WORK,
   findClosestBlock,
+  MAX_FUZZY_BLOCK_ID_CHARS,
   type ResolveBlockOptions,
   type ResolvedBlock,
   resolveBlock,

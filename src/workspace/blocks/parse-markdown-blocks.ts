@@ -4,6 +4,7 @@ import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import type { Block } from './block.ts';
 import { disambiguateSegments, toIdSegment } from './block-path.ts';
+import { checkMarkdownBounds, checkMarkdownSize } from './check-markdown-bounds.ts';
 import { findChunkCuts } from './split-markdown-chunks.ts';
 
 /** Text before the first heading of a Markdown file, with its line range (empty when none). */
@@ -27,7 +28,9 @@ export interface MarkdownDocument {
  * Splits Markdown into a heading tree (seed 003). Parsed with `mdast-util-from-markdown`
  * (CommonMark + GFM), so ATX and setext headings count and `#` inside code fences, HTML or
  * front matter does not. Only top-level headings start blocks (a heading inside a list or
- * quote belongs to the surrounding block). Ids are V1 heading paths.
+ * quote belongs to the surrounding block). Ids are V1 heading paths. Input that would stall
+ * the parser — over 8 MiB, or nesting quotes/lists too deeply — is refused first with
+ * `too-large` naming file, line and column (see `checkMarkdownBounds`).
  * @example
  * parseMarkdownBlocks('# 基本信息\n25岁\n## 教育背景\n本科', 'profile.md')[0]?.children[0]?.id
  * // → '基本信息/教育背景'
@@ -52,13 +55,14 @@ export function parseMarkdownDocument(
   file: string,
   options: ParseMarkdownOptions = {},
 ): MarkdownDocument {
+  checkMarkdownSize(content, file);
   const lines = content.split(/\r\n|\r|\n/u);
   const frontMatter = findFrontMatter(lines);
   // Blank the front matter out (keeping line numbers) so `---` is not read as a setext
   // underline; line endings are normalised so pieces can be cut by line index.
   const frontEnd = frontMatter?.endLine ?? 0;
   const parsed = lines.map((line, index) => (index < frontEnd ? '' : line)).join('\n');
-  const headings = findHeadings(parsed, options.chunkChars);
+  const headings = findHeadings(parsed, options.chunkChars, file);
   const lastLine = lines.length;
   const firstContentLine = frontMatter === undefined ? 1 : frontMatter.endLine + 1;
 
@@ -204,11 +208,16 @@ const INLINE_MARKUP = /[*_`[\]\\&<~!:@]|www\./u;
  * at safe cuts; heading text from a full parse of the heading's own source when it may
  * contain inline markup.
  */
-function findHeadings(source: string, chunkChars: number | undefined): HeadingInfo[] {
+function findHeadings(source: string, chunkChars: number | undefined, file: string): HeadingInfo[] {
   const lines = source.split('\n');
   const cuts = findChunkCuts(lines, chunkChars);
   const headings: HeadingInfo[] = [];
   const bounds = [0, ...cuts, lines.length];
+  // Every piece is checked before any is parsed, so a bad file fails fast and whole.
+  for (let piece = 0; piece + 1 < bounds.length; piece++) {
+    const from = bounds[piece] as number;
+    checkMarkdownBounds({ lines: lines.slice(from, bounds[piece + 1]), file, firstLine: from + 1 });
+  }
   for (let piece = 0; piece + 1 < bounds.length; piece++) {
     const from = bounds[piece] as number;
     const pieceLines = lines.slice(from, bounds[piece + 1]);

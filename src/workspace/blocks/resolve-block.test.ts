@@ -1,7 +1,12 @@
 import { CtxloomError } from 'ctxloom';
 import { describe, expect, it } from 'vitest';
 import { parseMarkdownBlocks } from './parse-markdown-blocks.ts';
-import { resolveBlock } from './resolve-block.ts';
+import {
+  DEFAULT_CLOSEST_BLOCK_WORK,
+  findClosestBlock,
+  MAX_FUZZY_BLOCK_ID_CHARS,
+  resolveBlock,
+} from './resolve-block.ts';
 
 const profile = parseMarkdownBlocks(
   '# 学习目标\n理解共识\n## 已有的基础\n会写 Go\n# 基本信息\n25岁\n',
@@ -42,5 +47,38 @@ describe('resolveBlock', () => {
     expect(() => resolveBlock(profile, '学习目标/已有基础', { file: 'profile.md', fallback: false })).toThrow(
       /closest block is "学习目标\/已有的基础"/u,
     );
+  });
+});
+
+describe('resolveBlock on pathological ids', () => {
+  const headings = Array.from({ length: 2000 }, (_, index) => `## heading ${index} of a long file`).join(
+    '\n\n',
+  );
+  const blocks = parseMarkdownBlocks(headings, 'big.md');
+
+  it('refuses a fuzzy search for an over-long id with a typed error naming the file', () => {
+    expect(() => resolveBlock(blocks, 'x'.repeat(1000), { file: 'big.md' })).toThrow(
+      expect.objectContaining({ code: 'too-large', file: 'big.md' }),
+    );
+    expect(MAX_FUZZY_BLOCK_ID_CHARS).toBeLessThan(1000);
+  });
+
+  it('finds the closest block among 2,000 headings within its work limit, skipping by length', () => {
+    const closest = findClosestBlock(blocks, 'heading 1999 of a long fil');
+    expect(closest).toMatchObject({ block: { id: 'heading 1999 of a long file' }, complete: true });
+    // Myers costs ⌈26/32⌉ × 27 ≈ 27 word operations per comparison: two per block at most.
+    expect(closest?.work).toBeLessThanOrEqual(2000 * 2 * 30);
+    const longest = findClosestBlock(blocks, 'y'.repeat(MAX_FUZZY_BLOCK_ID_CHARS));
+    expect(longest?.work).toBeLessThanOrEqual(DEFAULT_CLOSEST_BLOCK_WORK);
+  });
+
+  it('stops at the work limit and says the search was cut short', () => {
+    const closest = findClosestBlock(blocks, 'heading 1999 of a long fil', { maxWork: 1000 });
+    expect(closest?.complete).toBe(false);
+    expect(closest?.work).toBeLessThanOrEqual(1000);
+    const resolved = resolveBlock(parseMarkdownBlocks('# alpha beta\n\ntext\n', 'a.md'), 'alpha bet', {
+      file: 'a.md',
+    });
+    expect(resolved.warning).not.toContain('work limit');
   });
 });

@@ -2,7 +2,7 @@ import { CtxloomError } from '../../core/index.ts';
 import type { Block } from './block.ts';
 import { splitBlockId } from './block-path.ts';
 import { flattenBlocks, getBlockById } from './flatten-blocks.ts';
-import { similarity } from './similarity.ts';
+import { similarity, similarityBound, similarityCost } from './similarity.ts';
 
 /** How {@link resolveBlock} found its block. */
 export type BlockMatch = 'id' | 'short-id' | 'closest';
@@ -24,26 +24,74 @@ export interface ResolveBlockOptions {
   fallback?: boolean;
 }
 
-/** The block most similar to `id` (by full path, then by last heading segment), with its score. */
+/** Longest id {@link resolveBlock} searches for a closest block, in UTF-16 units. */
+export const MAX_FUZZY_BLOCK_ID_CHARS = 500;
+
+/**
+ * Default work limit of one closest-block search, in 32-bit word operations of the distance
+ * (see `similarityCost`): about 30 000 blocks of 30-character headings, or 250 of 500-character
+ * ones; about 0.1–0.25 s at worst.
+ */
+export const DEFAULT_CLOSEST_BLOCK_WORK = 2_000_000;
+
+/** Result of {@link findClosestBlock}. */
+export interface ClosestBlock {
+  block: Block;
+  /** Similarity in 0..1. */
+  score: number;
+  /** Word operations spent, never more than `maxWork`. */
+  work: number;
+  /** False when the work limit stopped the search before the last block. */
+  complete: boolean;
+}
+
+/**
+ * The block most similar to `id` (by full path, then by last heading segment, × 0.9), with its
+ * score. Blocks whose length alone rules out beating the best so far are skipped; the search
+ * stops before a comparison would exceed `maxWork` word operations (default
+ * {@link DEFAULT_CLOSEST_BLOCK_WORK}) and says so in `complete`.
+ */
 export function findClosestBlock(
   blocks: readonly Block[],
   id: string,
-): { block: Block; score: number } | undefined {
-  const wantedLast = splitBlockId(id).at(-1) ?? id;
+  options: { maxWork?: number } = {},
+): ClosestBlock | undefined {
+  const maxWork = options.maxWork ?? DEFAULT_CLOSEST_BLOCK_WORK;
+  const wanted = id.trim();
+  const wantedLast = (splitBlockId(id).at(-1) ?? id).trim();
   let best: { block: Block; score: number } | undefined;
+  let work = 0;
+  let complete = true;
+  const compare = (candidate: string, target: string, weight: number): number | undefined => {
+    const bound = similarityBound(candidate.length, target.length) * weight;
+    if (best !== undefined && bound <= best.score) return 0;
+    const cost = similarityCost(candidate, target);
+    if (work + cost > maxWork) return undefined;
+    work += cost;
+    return similarity(candidate, target) * weight;
+  };
   for (const block of flattenBlocks(blocks)) {
-    const byPath = similarity(block.id, id);
-    const byLast = similarity(splitBlockId(block.id).at(-1) ?? block.id, wantedLast) * 0.9;
+    const byPath = compare(block.id.trim(), wanted, 1);
+    const byLast =
+      byPath === undefined
+        ? undefined
+        : compare((splitBlockId(block.id).at(-1) ?? block.id).trim(), wantedLast, 0.9);
+    if (byPath === undefined || byLast === undefined) {
+      complete = false;
+      break;
+    }
     const score = Math.max(byPath, byLast);
     if (best === undefined || score > best.score) best = { block, score };
   }
-  return best;
+  return best === undefined ? undefined : { ...best, work, complete };
 }
 
 /**
  * Finds a block by V1 id or V2 short id; when neither matches (a renamed heading), falls back
  * to the closest block above `minSimilarity` and says so in `warning`. Throws `not-found`
  * naming the file and id, with the closest existing id in the message and `details.closest`.
+ * An id over {@link MAX_FUZZY_BLOCK_ID_CHARS} that matches nothing exactly throws `too-large`
+ * without a fuzzy search, and the search itself is bounded (see {@link findClosestBlock}).
  */
 export function resolveBlock(
   blocks: readonly Block[],
@@ -52,13 +100,20 @@ export function resolveBlock(
 ): ResolvedBlock {
   const exact = getBlockById(blocks, id);
   if (exact !== undefined) return { block: exact, match: exact.id === id ? 'id' : 'short-id' };
+  if (id.length > MAX_FUZZY_BLOCK_ID_CHARS)
+    throw new CtxloomError({
+      code: 'too-large',
+      message: `block id of ${id.length} characters not found in ${options.file}; ids over ${MAX_FUZZY_BLOCK_ID_CHARS} characters are matched exactly only`,
+      file: options.file,
+      path: `${id.slice(0, 80)}…`,
+    });
   const closest = findClosestBlock(blocks, id);
   const minSimilarity = options.minSimilarity ?? 0.6;
   if (closest !== undefined && options.fallback !== false && closest.score >= minSimilarity) {
     return {
       block: closest.block,
       match: 'closest',
-      warning: `block "${id}" not found in ${options.file}; using closest block "${closest.block.id}" (similarity ${closest.score.toFixed(2)})`,
+      warning: `block "${id}" not found in ${options.file}; using closest block "${closest.block.id}" (similarity ${closest.score.toFixed(2)}${closest.complete ? '' : ', search stopped at its work limit'})`,
     };
   }
   const hint =

@@ -4,7 +4,7 @@ import type { Workspace } from '../workspace.ts';
 import { dismissMemoryTool, readBlockTool } from './block-tools.ts';
 import { DEFAULT_MAX_OUTPUT_CHARS } from './cap-output.ts';
 import { listFilesTool, readFileTool, writeFileTool } from './file-tools.ts';
-import { searchTool } from './search-tool.ts';
+import { DEFAULT_MAX_SEARCH_WORK, searchTool } from './search-tool.ts';
 import { DEFAULT_READ_ONLY_FILES, type ToolContext } from './tool-context.ts';
 import {
   dismissMemoryInput,
@@ -23,6 +23,11 @@ export interface WorkspaceToolsOptions {
   maxOutputChars?: number;
   /** Most `search` hits returned (1..1000). Default 50. */
   maxSearchResults?: number;
+  /**
+   * Work limit of one `search` call, in characters matched × compiled pattern size (≥ 1).
+   * Default {@link DEFAULT_MAX_SEARCH_WORK} (32 M); past it the search stops and says where.
+   */
+  maxSearchWork?: number;
   /** Files tools may not write. Default `messages.json`, `memory.json`. */
   readOnlyFiles?: readonly string[];
   now?: () => Date;
@@ -58,6 +63,7 @@ export function createWorkspaceToolset(options: WorkspaceToolsOptions): Workspac
     sandbox: options.workspace.session(options.sessionId),
     maxOutputChars: Math.max(200, options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS),
     maxSearchResults: Math.min(1000, Math.max(1, options.maxSearchResults ?? 50)),
+    maxSearchWork: Math.max(1, options.maxSearchWork ?? DEFAULT_MAX_SEARCH_WORK),
     readOnlyFiles: options.readOnlyFiles ?? DEFAULT_READ_ONLY_FILES,
     now: options.now ?? (() => new Date()),
     createId: options.createId ?? randomUUID,

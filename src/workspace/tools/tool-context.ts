@@ -14,6 +14,8 @@ export interface ToolContext {
   maxOutputChars: number;
   /** Most search hits returned. */
   maxSearchResults: number;
+  /** Work limit of one search, in characters × pattern program size. */
+  maxSearchWork: number;
   readOnlyFiles: readonly string[];
   now: () => Date;
   createId: () => string;

@@ -28,7 +28,9 @@ export const searchInput = z.strictObject({
     .string()
     .min(1)
     .max(200)
-    .describe('text to find; a JavaScript regular expression when regex is true'),
+    .describe(
+      'text to find; when regex is true a regular expression (RE2: JavaScript syntax without lookaround or backreferences)',
+    ),
   path: z
     .string()
     .optional()

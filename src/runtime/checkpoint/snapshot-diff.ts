@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { CtxloomError } from '../../core/errors.ts';
+
+/**
+ * Serde type of a delta-channel snapshot stored as a difference: the first `keep` items of
+ * another stored snapshot of the same channel and thread (`base`, a checkpoint id) followed
+ * by the items stored here. LangGraph writes a full `DeltaSnapshot` every
+ * `snapshotFrequency` updates; stored whole, snapshot bytes grow with the square of the
+ * thread (n²/(2·frequency)). As a difference each snapshot costs what was appended since the
+ * previous one.
+ */
+export const SNAPSHOT_DIFF_TYPE = 'ctxloom-snapshot-diff';
+
+/** Fewest shared items worth a difference (below it the snapshot is stored whole). */
+const MIN_KEEP = 4;
+
+/** A snapshot's list: its items as JSON text, and the key holding the list (`{ entries }`) if any. */
+export interface SnapshotItems {
+  key: string | undefined;
+  items: string[];
+}
+
+/** The items of a serialised `DeltaSnapshot` whose value is a list (or `{ <key>: list }`); otherwise undefined. */
+export function snapshotItems(json: string): SnapshotItems | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const snapshot = parsed as { lc?: unknown; type?: unknown; value?: unknown };
+  if (snapshot?.lc !== 2 || snapshot.type !== 'delta_snapshot') return undefined;
+  const value = snapshot.value;
+  if (Array.isArray(value)) return { key: undefined, items: value.map((item) => JSON.stringify(item)) };
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value);
+    const list = (value as Record<string, unknown>)[keys[0] ?? ''];
+    if (keys.length === 1 && Array.isArray(list)) {
+      return { key: keys[0], items: list.map((item) => JSON.stringify(item)) };
+    }
+  }
+  return undefined;
+}
+
+/** The serialised `DeltaSnapshot` of a list, as JsonPlusSerializer writes it. */
+export function snapshotJson(snapshot: SnapshotItems): Uint8Array {
+  const list = `[${snapshot.items.join(',')}]`;
+  const value = snapshot.key === undefined ? list : `{${JSON.stringify(snapshot.key)}:${list}}`;
+  return Buffer.from(`{"lc":2,"type":"delta_snapshot","value":${value}}`, 'utf8');
+}
+
+/** The header of a stored difference. */
+interface DiffHeader {
+  base: string;
+  keep: number;
+  key: string | null;
+  /** SHA-256 prefix of the kept items: a changed base is an error, never silent garbage. */
+  hash: string;
+}
+
+/**
+ * Encodes `snapshot` against `base` (the items of another stored snapshot at `baseId`), or
+ * returns undefined when they share fewer than {@link MIN_KEEP} leading items or differ in shape.
+ */
+export function encodeSnapshotDiff(options: {
+  baseId: string;
+  base: SnapshotItems;
+  snapshot: SnapshotItems;
+}): Uint8Array | undefined {
+  const { base, snapshot } = options;
+  if (base.key !== snapshot.key) return undefined;
+  let keep = 0;
+  const limit = Math.min(base.items.length, snapshot.items.length);
+  while (keep < limit && base.items[keep] === snapshot.items[keep]) keep += 1;
+  if (keep < MIN_KEEP) return undefined;
+  const header: DiffHeader = {
+    base: options.baseId,
+    keep,
+    key: snapshot.key ?? null,
+    hash: prefixHash(base.items, keep),
+  };
+  return Buffer.from(`${JSON.stringify(header)}\n[${snapshot.items.slice(keep).join(',')}]`, 'utf8');
+}
+
+/** Reverses {@link encodeSnapshotDiff}: `load(base)` gives the base snapshot's items. */
+export async function decodeSnapshotDiff(
+  bytes: Uint8Array,
+  load: (baseId: string) => Promise<SnapshotItems>,
+): Promise<SnapshotItems> {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const newline = text.indexOf('\n');
+  const header = JSON.parse(text.slice(0, newline)) as DiffHeader;
+  const tail = (JSON.parse(text.slice(newline + 1)) as unknown[]).map((item) => JSON.stringify(item));
+  const base = await load(header.base);
+  if (base.items.length < header.keep || prefixHash(base.items, header.keep) !== header.hash) {
+    throw new CtxloomError({
+      code: 'storage-error',
+      message: `snapshot base ${header.base} changed since a snapshot was stored against it`,
+      path: header.base,
+    });
+  }
+  return { key: header.key ?? undefined, items: [...base.items.slice(0, header.keep), ...tail] };
+}
+
+/** The checkpoint id a stored difference is based on. */
+export function snapshotDiffBase(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return (JSON.parse(text.slice(0, text.indexOf('\n'))) as DiffHeader).base;
+}
+
+function prefixHash(items: readonly string[], count: number): string {
+  const hash = createHash('sha256');
+  for (let index = 0; index < count; index += 1) hash.update(items[index] as string).update('\u0000');
+  return hash.digest('base64').slice(0, 16);
+}
+
+/**
+ * Snapshots of recent threads, as item lists: the last one written per (thread key,
+ * channel) — the base of the next — and decoded ones, so a chain of differences is decoded
+ * once. Bounded (LRU).
+ */
+export class SnapshotMemo {
+  readonly #latest = new Map<string, { checkpointId: string; snapshot: SnapshotItems }>();
+  readonly #decoded = new Map<string, SnapshotItems>();
+  readonly #limit: number;
+
+  constructor(limit = 16) {
+    this.#limit = limit;
+  }
+
+  latest(threadKey: number, channel: string): { checkpointId: string; snapshot: SnapshotItems } | undefined {
+    return this.#latest.get(`${threadKey}\u0000${channel}`);
+  }
+
+  setLatest(threadKey: number, channel: string, checkpointId: string, snapshot: SnapshotItems): void {
+    bounded(this.#latest, `${threadKey}\u0000${channel}`, { checkpointId, snapshot }, this.#limit);
+    this.setDecoded(threadKey, checkpointId, channel, snapshot);
+  }
+
+  decoded(threadKey: number, checkpointId: string, channel: string): SnapshotItems | undefined {
+    return this.#decoded.get(`${threadKey}\u0000${checkpointId}\u0000${channel}`);
+  }
+
+  setDecoded(threadKey: number, checkpointId: string, channel: string, snapshot: SnapshotItems): void {
+    bounded(this.#decoded, `${threadKey}\u0000${checkpointId}\u0000${channel}`, snapshot, this.#limit);
+  }
+
+  /** Forgets everything of a thread key (prune, delete). */
+  forget(threadKey?: number): void {
+    if (threadKey === undefined) {
+      this.#latest.clear();
+      this.#decoded.clear();
+      return;
+    }
+    const prefix = `${threadKey}\u0000`;
+    for (const map of [this.#latest, this.#decoded] as Map<string, unknown>[]) {
+      for (const key of [...map.keys()]) if (key.startsWith(prefix)) map.delete(key);
+    }
+  }
+}
+
+function bounded<T>(map: Map<string, T>, key: string, value: T, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+}

@@ -1,0 +1,206 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent } from '../runtime/agents/define-agent.ts';
+import { PostgresSaver } from '../runtime/checkpoint/postgres-saver.ts';
+import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
+import { prompts, textModel } from '../runtime/processes/mock-model.test-support.ts';
+import { createSequentialProcess } from '../runtime/processes/sequential.ts';
+import { submitInput } from '../runtime/session/submit-input.ts';
+import { createBlackboard } from '../state/index.ts';
+import { createCharCounter, describeSessionStoreConformance } from '../testing/index.ts';
+import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
+import { createPostgresThreadLock } from './postgres-thread-lock.ts';
+import type { CallRecord } from './session-store.ts';
+
+const NONE = { requirements: null, artifacts: null };
+
+const directory = mkdtempSync(join(tmpdir(), 'ctxloom-checkpoint-store-'));
+const sqlite = new SqliteSaver({ path: join(directory, 'sessions.db'), durability: 'normal' });
+let counter = 0;
+const newSession = () => {
+  counter += 1;
+  return `session-${counter}`;
+};
+
+const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `ctxloom_session_${process.pid}_${Date.now().toString(36)}`;
+const postgres = new PostgresSaver({ connectionString: url, schema });
+const lock = createPostgresThreadLock({ connectionString: url, scope: schema });
+
+afterAll(async () => {
+  await sqlite.close();
+  await postgres.close();
+  await lock.close();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+// Every write replays the thread's delta channels (LangGraph's ancestor walk), so the call-log
+// test runs at a small capacity; the bound is the same code at any capacity.
+const callCapacity = 12;
+describeSessionStoreConformance(
+  'sqlite checkpoints',
+  () => createCheckpointSessionStore({ saver: sqlite, kind: 'sqlite', callCapacity }),
+  { newSession, callCapacity },
+);
+describeSessionStoreConformance(
+  'postgres checkpoints',
+  () => createCheckpointSessionStore({ saver: postgres, kind: 'postgres', lock, callCapacity }),
+  { newSession, callCapacity },
+);
+
+const call = (id: string): CallRecord => ({
+  id,
+  turnId: 'u1',
+  step: 0,
+  at: '2026-01-01T00:00:00.000Z',
+  model: 'offline',
+  report: { totalTokens: 1 } as unknown as CallRecord['report'],
+  messageFingerprints: [],
+});
+
+describe('createCheckpointSessionStore', () => {
+  it('is the LangGraph state: a runtime process on the same thread sees the session and the store sees its reply', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    await store.appendMessages(id, [
+      { id: 'u0', role: 'user', content: 'my name is Ada' },
+      { id: 'a0', role: 'assistant', content: 'hello Ada', metadata: { model: 'offline' } },
+    ]);
+    const model = textModel(() => 'you are Ada');
+    const graph = createSequentialProcess({
+      counter: createCharCounter(),
+      agents: [defineAgent({ id: 'helper', systemPrompt: 'You help.', model })],
+    }).compile({ checkpointer: sqlite });
+    await submitInput({
+      graph,
+      config: { configurable: { thread_id: id } },
+      input: { inputId: 'in-1', content: 'who am I?' },
+      session: { namespace: '', sessionId: id },
+    });
+    expect(prompts(model)[0]).toContain('my name is Ada');
+    expect(prompts(model)[0]).toContain('hello Ada');
+    const state = await store.load(id);
+    expect(state.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'my name is Ada'],
+      ['assistant', 'hello Ada'],
+      ['user', 'who am I?'],
+      ['assistant', 'you are Ada'],
+    ]);
+    expect(state.messages[1]?.metadata).toEqual({ model: 'offline' });
+    // After the run the thread is idle: the store writes on it again.
+    await store.appendMessages(id, [{ id: 'u9', role: 'user', content: 'thanks' }]);
+    expect((await store.load(id)).messages).toHaveLength(5);
+  });
+
+  it('writes the summary text to compression__context, where runtime agents read it', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    await store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'x' }]);
+    const summary = {
+      text: 'Earlier: x.',
+      fromMessageId: 'u1',
+      throughMessageId: 'u1',
+      coveredCount: 1,
+      summarizer: 'extractive (offline)',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    await store.saveCompression(
+      id,
+      { summary, structured: null, processedThrough: NONE },
+      { expectedRevision: 0 },
+    );
+    const tuple = await sqlite.getTuple({ configurable: { thread_id: id, checkpoint_ns: '' } });
+    expect(tuple?.checkpoint.channel_values.compression__context).toBe('Earlier: x.');
+  });
+
+  it('keeps the call log bounded to its capacity', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite, callCapacity: 3 });
+    const id = newSession();
+    for (let index = 0; index < 5; index++) await store.appendCall(id, call(`c${index}`));
+    expect((await store.listCalls(id)).map((record) => record.id)).toEqual(['c2', 'c3', 'c4']);
+  });
+
+  it('refuses, storing nothing, a thread holding fields it does not know instead of dropping them', async () => {
+    const blackboard = createBlackboard({ extensions: { score: z.number().default(0) } });
+    const id = newSession();
+    const config = { configurable: { thread_id: id } };
+    const { StateGraph } = await import('@langchain/langgraph');
+    const graph = new StateGraph(blackboard.schema)
+      .addNode('scorer', () => ({ score: 7 }))
+      .addEdge('__start__', 'scorer')
+      .addEdge('scorer', '__end__')
+      .compile({ checkpointer: sqlite });
+    await graph.invoke({}, config);
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    await expect(store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'x' }])).rejects.toMatchObject({
+      code: 'conflict',
+      path: 'score',
+    });
+    const extended = createCheckpointSessionStore({
+      saver: sqlite,
+      extensions: { score: z.number().default(0) },
+    });
+    await extended.appendMessages(id, [{ id: 'u1', role: 'user', content: 'x' }]);
+    expect((await graph.getState(config)).values).toMatchObject({ score: 7 });
+    expect((await extended.load(id)).messages.map((message) => message.id)).toEqual(['u1']);
+  });
+
+  it('refuses an invalid message with its index, storing nothing', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    const bad = { id: 'x', role: 'robot', content: 'y' } as unknown as Parameters<
+      typeof store.appendMessages
+    >[1][0];
+    await expect(
+      store.appendMessages(id, [{ id: 'ok', role: 'user', content: 'fine' }, bad]),
+    ).rejects.toMatchObject({ code: 'invalid-argument', path: '1.role' });
+    expect((await store.load(id)).messages).toEqual([]);
+  });
+
+  it('serves reads from its head cache only while the head is the checkpoint it cached', async () => {
+    const first = createCheckpointSessionStore({ saver: sqlite, callCapacity: 2 });
+    const second = createCheckpointSessionStore({ saver: sqlite, callCapacity: 2 });
+    const id = newSession();
+    await first.appendMessages(id, [{ id: 'u1', role: 'user', content: 'one' }]);
+    await first.appendCall(id, call('c1'));
+    await first.appendCuration(id, [
+      { id: 'e1', type: 'exclude', targetMessageId: 'u1', by: 'user', at: '2026-01-01T00:00:00.000Z' },
+    ]);
+    await first.appendCall(id, call('c2'));
+    await first.appendCall(id, call('c3'));
+    await first.saveCompression(
+      id,
+      { summary: null, structured: null, processedThrough: NONE },
+      { expectedRevision: 0 },
+    );
+    // What the writer folded into its cache is what a fresh replay reads.
+    expect(await first.load(id)).toEqual(await second.load(id));
+    expect(await first.listCalls(id)).toEqual(await second.listCalls(id));
+    // Another writer moves the head: the first store's cache misses and it reads the new state.
+    await second.appendMessages(id, [{ id: 'u2', role: 'user', content: 'two' }]);
+    expect((await first.load(id)).messages.map((message) => message.id)).toEqual(['u1', 'u2']);
+    await expect(
+      first.appendMessages(id, [{ id: 'u2', role: 'user', content: 'again' }]),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+    });
+  });
+
+  it('maps sessions to threads with threadIdOf', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite, threadIdOf: (id) => `notebook:${id}` });
+    const id = newSession();
+    await store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'x' }]);
+    expect(await sqlite.getTuple({ configurable: { thread_id: id, checkpoint_ns: '' } })).toBeUndefined();
+    expect(
+      await sqlite.getTuple({ configurable: { thread_id: `notebook:${id}`, checkpoint_ns: '' } }),
+    ).toBeDefined();
+  });
+});

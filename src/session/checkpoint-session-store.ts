@@ -1,0 +1,316 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
+import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
+import { CompressionStateSchema } from '../compression/index.ts';
+import { CtxloomError, type Message } from '../core/index.ts';
+import { StateBuilder } from '../state/index.ts';
+import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
+import { fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
+import { HeadCache } from './head-cache.ts';
+import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
+import {
+  CALL_LOG_CAPACITY,
+  type CallRecord,
+  type CurationEvent,
+  type SessionCompression,
+  type SessionState,
+  type SessionStore,
+} from './session-store.ts';
+import { createProcessThreadLock, type ThreadLock } from './thread-lock.ts';
+
+/** The node a session-store write is attributed to in the thread's checkpoint metadata. */
+export const SESSION_STORE_NODE = 'session_store';
+
+/** Options of {@link createCheckpointSessionStore}. */
+export interface CheckpointSessionStoreOptions {
+  /** Any LangGraph checkpoint saver: ctxloom's `SqliteSaver` (embedded) or `PostgresSaver`. */
+  saver: BaseCheckpointSaver;
+  /** Adapter name for reports and errors. Default `checkpoint`. */
+  kind?: string;
+  /**
+   * The LangGraph `thread_id` of a session. Default: the session id itself, so a runtime
+   * process run with `{ configurable: { thread_id: sessionId } }` on the same saver reads
+   * and writes the same session.
+   */
+  threadIdOf?: (sessionId: string) => string;
+  /**
+   * Serialises writes to one thread. Default: within this process only (one process per
+   * SQLite file); give `createPostgresThreadLock` when several processes share PostgreSQL.
+   */
+  lock?: ThreadLock;
+  /** Call records kept per session (≥ 1). Default {@link CALL_LOG_CAPACITY}. */
+  callCapacity?: number;
+  /** More application fields the session threads carry; a write keeps every field it knows. */
+  extensions?: Record<string, StateSchemaField>;
+  /** Blackboard snapshot frequency of the delta channels. Default 500. */
+  snapshotFrequency?: number;
+  /** Threads whose head values are kept in memory between calls (≥ 1). Default 64. */
+  cachedThreads?: number;
+}
+
+/** A session store over checkpoints, with the resources it holds. */
+export interface CheckpointSessionStore extends SessionStore {
+  /** Closes the lock's connections (not the saver: its owner closes it). */
+  close(): Promise<void>;
+}
+
+/**
+ * The LangGraph-checkpoints adapter of {@link SessionStore}: the LangGraph state *is* the
+ * session. A session is one thread (`threadIdOf`, default the session id; root namespace)
+ * holding ctxloom's Blackboard: `messages` (the delta channel runtime agents read and
+ * append to), `compression__context` (the summary text agents compile) and three
+ * extension fields — `session_curation` and `session_calls` (delta channels; the call
+ * log keeps the newest `callCapacity`) and `session_compression` (summary with its
+ * coverage, seed 004's structured state, revision). Each write is one `updateState` of a
+ * one-node graph over that Blackboard, so LangGraph does the channel bookkeeping, inside
+ * the {@link ThreadLock} of the thread: read, check (duplicate ids, curation targets,
+ * revision), write — all-or-nothing, nothing lost between two writers. Decision record 018.
+ *
+ * @example
+ * const saver = new SqliteSaver({ path: 'sessions.db' });
+ * const store = createCheckpointSessionStore({ saver, kind: 'sqlite' });
+ * await store.appendMessages('s1', [{ id: 'u1', role: 'user', content: 'hi' }]);
+ */
+export function createCheckpointSessionStore(options: CheckpointSessionStoreOptions): CheckpointSessionStore {
+  const capacity = Math.max(1, Math.floor(options.callCapacity ?? CALL_LOG_CAPACITY));
+  const blackboard = createSessionBlackboard({
+    callCapacity: capacity,
+    ...(options.snapshotFrequency === undefined ? {} : { snapshotFrequency: options.snapshotFrequency }),
+    ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+  });
+  const graph = new StateGraph(blackboard.schema)
+    .addNode(SESSION_STORE_NODE, () => ({}))
+    .addEdge(START, SESSION_STORE_NODE)
+    .addEdge(SESSION_STORE_NODE, END)
+    .compile({ checkpointer: options.saver });
+  const lock = options.lock ?? createProcessThreadLock();
+  const threadIdOf = options.threadIdOf ?? ((sessionId: string) => sessionId);
+  const configOf = (sessionId: string): RunnableConfig => ({
+    configurable: { thread_id: threadIdOf(sessionId), checkpoint_ns: '' },
+  });
+  const set = (_current: unknown, write: unknown) => write;
+  const append = (current: unknown, write: unknown) => [
+    ...((current ?? []) as unknown[]),
+    ...(write as unknown[]),
+  ];
+  const cache = new HeadCache({
+    limit: options.cachedThreads ?? 64,
+    reducers: {
+      messages: (current, write) => messagesDeltaReducer((current ?? []) as BaseMessage[], [write as never]),
+      [SESSION_KEYS.curation]: append,
+      [SESSION_KEYS.calls]: (current, write) => append(current, write).slice(-capacity),
+      [SESSION_KEYS.compression]: set,
+      compression__context: set,
+      namespace: set,
+      session_id: set,
+    },
+  });
+
+  /** The values at the head `tuple`: from the cache when it holds that checkpoint, else replayed. */
+  async function valuesAt(
+    sessionId: string,
+    tuple: CheckpointTuple | undefined,
+  ): Promise<Record<string, unknown>> {
+    if (tuple === undefined) return {};
+    const threadId = threadIdOf(sessionId);
+    const checkpointId = tuple.checkpoint.id;
+    const settled = (tuple.pendingWrites ?? []).length === 0;
+    const cached = settled ? cache.get(threadId, checkpointId) : undefined;
+    if (cached !== undefined) return cached as Record<string, unknown>;
+    const view = await graph.getState(tuple.config);
+    const values = (view.values ?? {}) as Record<string, unknown>;
+    if (settled) cache.set(threadId, checkpointId, values);
+    return values;
+  }
+
+  async function values(sessionId: string): Promise<Record<string, unknown>> {
+    return valuesAt(sessionId, await options.saver.getTuple(configOf(sessionId)));
+  }
+
+  /**
+   * Reads the head, lets `build` check it and fill a patch, and writes the patch — under the
+   * lock. A write that checks nothing (`read: false`) skips reading the values: a read
+   * replays the delta channels, and `updateState` replays them once more.
+   */
+  async function write(
+    sessionId: string,
+    build: (state: Record<string, unknown>, sb: StateBuilder) => void,
+    { read = true }: { read?: boolean } = {},
+  ): Promise<void> {
+    const threadId = threadIdOf(sessionId);
+    await lock.run(threadId, async () => {
+      const config = configOf(sessionId);
+      const tuple = await options.saver.getTuple(config);
+      assertKnownChannels(sessionId, tuple);
+      const settled = tuple === undefined || (tuple.pendingWrites ?? []).length === 0;
+      const cached =
+        tuple === undefined ? {} : settled ? cache.get(threadId, tuple.checkpoint.id) : undefined;
+      const state = read ? await valuesAt(sessionId, tuple) : (cached ?? {});
+      const sb = new StateBuilder(state, { blackboard });
+      if ((read || cached !== undefined) && !state.session_id) sb.session.start({ namespace: '', sessionId });
+      build(state, sb);
+      const patch = sb.patch();
+      const next = await graph.updateState(config, patch, SESSION_STORE_NODE);
+      const base = read ? state : cached;
+      cache.advance(threadId, base, patch, next.configurable?.checkpoint_id as string | undefined);
+    });
+  }
+
+  /**
+   * A write keeps only the channels this store's Blackboard knows; refuse a thread whose head
+   * holds others (a run of a graph with more fields, or one left unfinished) rather than drop them.
+   */
+  function assertKnownChannels(sessionId: string, tuple: CheckpointTuple | undefined): void {
+    const unknown = Object.keys(tuple?.checkpoint.channel_values ?? {}).filter(
+      (key) => !blackboard.keys.has(key) && !key.startsWith(`branch:to:${SESSION_STORE_NODE}`),
+    );
+    if (unknown.length === 0) return;
+    throw new CtxloomError({
+      code: 'conflict',
+      message: `session "${sessionId}" (thread "${threadIdOf(sessionId)}") holds state this store does not know (${unknown.join(', ')}): a run is unfinished, or its graph has fields to pass as \`extensions\`; nothing was stored`,
+      path: unknown[0] ?? '',
+    });
+  }
+
+  return {
+    kind: options.kind ?? 'checkpoint',
+    async load(sessionId) {
+      const state = await values(sessionId);
+      const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
+      const compression: SessionCompression =
+        stored === null
+          ? {
+              revision: 0,
+              summary: null,
+              structured: null,
+              processedThrough: { requirements: null, artifacts: null },
+            }
+          : {
+              revision: stored.revision,
+              summary: stored.summary,
+              structured: stored.structured,
+              processedThrough: stored.processedThrough ?? { requirements: null, artifacts: null },
+            };
+      const loaded: SessionState = {
+        sessionId,
+        messages: messagesOf(state),
+        curation: (state[SESSION_KEYS.curation] ?? []) as CurationEvent[],
+        compression,
+      };
+      return structuredClone(loaded);
+    },
+    async appendMessages(sessionId, messages) {
+      if (messages.length === 0) return;
+      const batch = validateMessages(messages);
+      await write(sessionId, (state, sb) => {
+        const ids = new Set(((state.messages ?? []) as BaseMessage[]).map((message) => message.id));
+        for (const message of batch) {
+          if (ids.has(message.id)) {
+            throw new CtxloomError({
+              code: 'conflict',
+              message: `message id "${message.id}" is already stored in session "${sessionId}"; nothing was stored`,
+              path: message.id,
+            });
+          }
+          ids.add(message.id);
+        }
+        sb.memory.append(batch.map(toCheckpointMessage));
+      });
+    },
+    async appendCuration(sessionId, events) {
+      if (events.length === 0) return;
+      const batch = structuredClone([...events]);
+      await write(sessionId, (state, sb) => {
+        const stored = new Set(((state.messages ?? []) as BaseMessage[]).map((message) => message.id));
+        const missing = batch.filter((event) => !stored.has(event.targetMessageId));
+        if (missing.length > 0) {
+          throw new CtxloomError({
+            code: 'not-found',
+            message: `no message with id ${missing.map((event) => `"${event.targetMessageId}"`).join(', ')} in session "${sessionId}"; nothing was stored`,
+            path: missing[0]?.targetMessageId ?? '',
+          });
+        }
+        sb.setExtension(SESSION_KEYS.curation, batch);
+      });
+    },
+    async saveCompression(sessionId, compression, { expectedRevision }) {
+      if (compression.structured !== null) {
+        const parsed = CompressionStateSchema.safeParse(compression.structured);
+        if (!parsed.success) {
+          throw new CtxloomError({
+            code: 'invalid-argument',
+            message: `invalid structured compression state: ${parsed.error.issues[0]?.message ?? ''}`,
+            path: ['structured', ...(parsed.error.issues[0]?.path ?? []).map(String)].join('.'),
+          });
+        }
+      }
+      let saved: SessionCompression | undefined;
+      await write(sessionId, (state, sb) => {
+        const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
+        const revision = stored?.revision ?? 0;
+        if (revision !== expectedRevision) {
+          throw new CtxloomError({
+            code: 'conflict',
+            message: `compression of session "${sessionId}" is at revision ${revision}, the write expected ${expectedRevision}`,
+            details: { stored: revision, expected: expectedRevision },
+          });
+        }
+        saved = structuredClone({
+          revision: revision + 1,
+          summary: compression.summary,
+          structured: compression.structured,
+          processedThrough: compression.processedThrough,
+        });
+        sb.setExtension(SESSION_KEYS.compression, saved satisfies StoredCompression);
+        // Runtime agents compile `compression__context` and skip what it covers.
+        sb.compression.persistCompression(
+          compression.summary?.text ?? '',
+          compression.summary?.throughMessageId,
+        );
+      });
+      return structuredClone(saved as SessionCompression);
+    },
+    async appendCall(sessionId, call) {
+      const record = structuredClone(call);
+      await write(
+        sessionId,
+        (_state, sb) => {
+          sb.setExtension(SESSION_KEYS.calls, [record]);
+        },
+        { read: false },
+      );
+    },
+    async listCalls(sessionId, listOptions = {}) {
+      const limit = Math.min(1000, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
+      const calls = ((await values(sessionId))[SESSION_KEYS.calls] ?? []) as CallRecord[];
+      return structuredClone(calls.slice(-limit));
+    },
+    close: () => lock.close(),
+  };
+}
+
+function messagesOf(state: Record<string, unknown>): Message[] {
+  const out: Message[] = [];
+  for (const message of (state.messages ?? []) as BaseMessage[]) {
+    const mapped = fromCheckpointMessage(message);
+    if (mapped !== undefined) out.push(mapped);
+  }
+  return out;
+}
+
+/** Checks the whole batch before anything is written: message shapes and ids. */
+function validateMessages(messages: readonly Message[]): Message[] {
+  for (const [index, message] of messages.entries()) {
+    const parsed = storedMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `message ${index} is not a valid message: ${issue?.message ?? ''}; nothing was stored`,
+        path: [String(index), ...(issue?.path ?? []).map(String)].join('.'),
+      });
+    }
+  }
+  return structuredClone([...messages]);
+}
