@@ -139,6 +139,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   });
   // Ids are generated here, never taken from the provider's response id: a gateway that
   // repeats a response id would otherwise make one turn's reply replace another's.
+  // Every step's messages (tool calls and results too), not only the final step's.
   const callId = randomUUID();
   const produced: Message[] = result.responseMessages.map((message, index) => ({
     id: `${agent.id}:${callId}:${index}`,
