@@ -184,6 +184,21 @@ describe('createCheckpointSessionStore', () => {
     });
   });
 
+  it('queues the writes of two stores over one saver in one process', async () => {
+    const stores = [
+      createCheckpointSessionStore({ saver: sqlite }),
+      createCheckpointSessionStore({ saver: sqlite }),
+    ];
+    const id = newSession();
+    const ids = Array.from({ length: 8 }, (_, index) => `m${index}`);
+    await Promise.all(
+      ids.map((messageId, index) =>
+        stores[index % 2]?.appendMessages(id, [{ id: messageId, role: 'user', content: messageId }]),
+      ),
+    );
+    expect((await stores[0]?.load(id))?.messages.map((message) => message.id).sort()).toEqual(ids);
+  });
+
   it('maps sessions to threads with threadIdOf', async () => {
     const store = createCheckpointSessionStore({ saver: sqlite, threadIdOf: (id) => `notebook:${id}` });
     const id = newSession();

@@ -35,8 +35,9 @@ export interface CheckpointSessionStoreOptions {
    */
   threadIdOf?: (sessionId: string) => string;
   /**
-   * Serialises writes to one thread. Default: within this process only (one process per
-   * SQLite file); give `createPostgresThreadLock` when several processes share PostgreSQL.
+   * Serialises writes to one thread. Default: within this process, shared by every store on
+   * the same saver (one process per SQLite file); give `createPostgresThreadLock` when
+   * several processes share PostgreSQL.
    */
   lock?: ThreadLock;
   /** Call records kept per session (≥ 1). Default {@link CALL_LOG_CAPACITY}. */
@@ -84,7 +85,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     .addEdge(START, SESSION_STORE_NODE)
     .addEdge(SESSION_STORE_NODE, END)
     .compile({ checkpointer: options.saver });
-  const lock = options.lock ?? createProcessThreadLock();
+  const lock = options.lock ?? processLockOf(options.saver);
   const threadIdOf = options.threadIdOf ?? ((sessionId: string) => sessionId);
   const configOf = (sessionId: string): RunnableConfig => ({
     configurable: { thread_id: threadIdOf(sessionId), checkpoint_ns: '' },
@@ -274,6 +275,17 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     },
     close: () => lock.close(),
   };
+}
+
+/** One process lock per saver, so two stores over one saver in this process queue together. */
+const PROCESS_LOCKS = new WeakMap<BaseCheckpointSaver, ThreadLock>();
+function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
+  let lock = PROCESS_LOCKS.get(saver);
+  if (lock === undefined) {
+    lock = createProcessThreadLock();
+    PROCESS_LOCKS.set(saver, lock);
+  }
+  return lock;
 }
 
 function messagesOf(state: Record<string, unknown>): Message[] {
