@@ -171,9 +171,11 @@ describe('ETL example with small windows', async () => {
   const softMessages = await soft.session.messages();
   await soft.saver.close();
 
-  it('clips the payloads after /compress below the soft limit, dropping the oldest turns', () => {
+  it('compiles the payloads after /compress under the soft limit, cutting only in the compile', () => {
+    // The first compile under the soft limit cannot fit (fixed layers alone overflow it): the
+    // soft compression moves the history cut, and the second compile fits; both are in the report.
     const last = clippedTurns[11]?.compaction;
-    expect(last?.clippedIds).toEqual(['human:window-1:u0']);
+    expect(last?.compressed).toBe('soft');
     expect(last?.tokens).toBeLessThan(last?.softLimit ?? 0);
     expect(clippedTurns.slice(0, 10).every((turn) => (turn.compaction?.clippedIds.length ?? 0) === 0)).toBe(
       true,

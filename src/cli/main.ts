@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { CtxloomError } from '../core/index.ts';
 import { BLOCKS_HELP, runBlocks } from './commands/blocks.ts';
+import { CALLS_HELP, runCalls } from './commands/calls.ts';
+import { CHAT_HELP, runChat } from './commands/chat.ts';
 import { COMPILE_HELP, runCompile } from './commands/compile.ts';
 import { runDemo } from './commands/demo.ts';
 import { MCP_HELP, runMcp } from './commands/mcp.ts';
@@ -16,6 +18,8 @@ usage:
   ctxloom compile <session-dir> [--format ai-sdk|openai|anthropic|json]
                                           compile a workspace session's context-config.json
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
+  ctxloom chat <session-dir> <message…>  one turn (or /compress) through the notebook's engine
+  ctxloom calls <session-dir> [--show n]  the session's logged model calls and their reports
   ctxloom blocks <file>                   the block tree of a Markdown/JSON file with ids and line ranges
   ctxloom mcp <workspace> [--session id]  serve a workspace session over MCP (stdio)
   ctxloom memory <session-dir> [list|exclude|restore <id>]
@@ -34,6 +38,8 @@ const COMMANDS: Record<string, { run: Command; help?: string }> = {
   demo: { run: (args, io) => runDemo(args, io) },
   compile: { run: runCompile, help: COMPILE_HELP },
   preview: { run: runPreview, help: PREVIEW_HELP },
+  chat: { run: runChat, help: CHAT_HELP },
+  calls: { run: runCalls, help: CALLS_HELP },
   blocks: { run: runBlocks, help: BLOCKS_HELP },
   mcp: { run: runMcp, help: MCP_HELP },
   memory: { run: runMemory, help: MEMORY_HELP },

@@ -28,7 +28,6 @@ export {
   type RequirementTodoViewOptions,
 } from './build-requirement-todo-view.ts';
 export { createCharacterBound } from './character-bound.ts';
-export { type ClippedMessages, clipMessagesToBudget } from './clip-messages-to-budget.ts';
 export {
   type CompressionState,
   CompressionStateSchema,
@@ -63,6 +62,8 @@ export {
 } from './invalidate-artifact.ts';
 export { type ManualCompressCommand, parseManualCompressCommand } from './parse-manual-compress-command.ts';
 export {
+  type BuildLimits,
+  type BuiltMessages,
   type PreparedMessages,
   type PrepareWithinBudgetOptions,
   prepareWithinBudget,

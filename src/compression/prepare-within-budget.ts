@@ -1,18 +1,34 @@
 import { CtxloomError, type Message } from '../core/index.ts';
-import { clipMessagesToBudget } from './clip-messages-to-budget.ts';
 import {
   type CompressionTrigger,
   type CompressionTriggerOptions,
   decideCompressionTrigger,
 } from './decide-compression-trigger.ts';
 
+/** Limits {@link PrepareWithinBudgetOptions.build} must compile under. */
+export interface BuildLimits {
+  /** Set while clipping is forced: compile with at most this many input tokens (core's `maxInputTokens`). */
+  maxInputTokens?: number;
+}
+
+/** What a build returns: the messages, and what the limit made it leave out. */
+export interface BuiltMessages {
+  messages: Message[];
+  /** Ids of history messages the `maxInputTokens` limit left out (from the compile report), oldest first. */
+  clippedIds?: string[];
+}
+
 /** Options of {@link prepareWithinBudget}. */
 export interface PrepareWithinBudgetOptions extends CompressionTriggerOptions {
-  /** Builds the message list to send (system, task, context views, history, query). */
-  build: () => Message[] | Promise<Message[]>;
+  /**
+   * Compiles the message list to send (system, task, context views, history, query) through
+   * the core pipeline, under `limits` — the only place messages are cut, so the compile's
+   * report is what is sent.
+   */
+  build: (limits: BuildLimits) => BuiltMessages | Promise<BuiltMessages>;
   /** Compresses the session's context (TODO and artifact views, history summary); called at most once. */
   compress: (level: 'soft' | 'hard') => void | Promise<void>;
-  /** The session's `forceContextClipping`: clip every built list to the soft limit. Default false. */
+  /** The session's `forceContextClipping`: every build compiles under the soft limit. Default false. */
   forceContextClipping?: boolean;
 }
 
@@ -34,15 +50,18 @@ export interface PreparedMessages {
  * scope — it never loops and never retries a second compression.
  */
 export async function prepareWithinBudget(options: PrepareWithinBudgetOptions): Promise<PreparedMessages> {
+  const limits: BuildLimits =
+    options.forceContextClipping === true
+      ? {
+          maxInputTokens: Math.max(
+            0,
+            Math.floor(options.window * (options.soft ?? 0.7)) - (options.outputReserve ?? 0) - 1,
+          ),
+        }
+      : {};
   const build = async () => {
-    const messages = await options.build();
-    if (options.forceContextClipping !== true) return { messages, clippedIds: [] as string[] };
-    const softLimit = Math.floor(options.window * (options.soft ?? 0.7)) - (options.outputReserve ?? 0);
-    const clipped = clipMessagesToBudget(messages, {
-      maxTokens: Math.max(0, softLimit - 1),
-      counter: options.counter,
-    });
-    return { messages: clipped.messages, clippedIds: clipped.droppedIds };
+    const built = await options.build(limits);
+    return { messages: built.messages, clippedIds: built.clippedIds ?? [] };
   };
   const first = await build();
   const trigger = decideCompressionTrigger(first.messages, options);

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CtxloomError, type Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
-import { clipMessagesToBudget } from './clip-messages-to-budget.ts';
 import { createCompressionTrigger } from './create-compression-trigger.ts';
 import { decideCompressionTrigger } from './decide-compression-trigger.ts';
 import { parseManualCompressCommand } from './parse-manual-compress-command.ts';
@@ -73,29 +72,13 @@ describe('decideCompressionTrigger', () => {
   });
 });
 
-describe('clipMessagesToBudget', () => {
-  it('keeps system messages and the last message and drops the oldest others first', () => {
-    const messages = [
-      message('s', 50, 'system'),
-      message('a', 100),
-      message('b', 100),
-      message('c', 100),
-      message('q', 20),
-    ];
-    const clipped = clipMessagesToBudget(messages, { maxTokens: 250, counter });
-    expect(clipped.messages.map((m) => m.id)).toEqual(['s', 'c', 'q']);
-    expect(clipped.droppedIds).toEqual(['a', 'b']);
-    expect(clipped.tokens).toBe(170);
-  });
-});
-
 describe('prepareWithinBudget', () => {
   it('does not compress under the soft limit', async () => {
     let compressions = 0;
     const prepared = await prepareWithinBudget({
       window: 1000,
       counter,
-      build: () => [message('a', 100)],
+      build: () => ({ messages: [message('a', 100)] }),
       compress: () => {
         compressions++;
       },
@@ -110,7 +93,7 @@ describe('prepareWithinBudget', () => {
     const prepared = await prepareWithinBudget({
       window: 1000,
       counter,
-      build: () => history,
+      build: () => ({ messages: history }),
       compress: (level) => {
         levels.push(level);
         history = [message('summary', 100, 'system'), message('b', 350)];
@@ -126,7 +109,7 @@ describe('prepareWithinBudget', () => {
     const attempt = prepareWithinBudget({
       window: 1000,
       counter,
-      build: () => [message('huge', 950)],
+      build: () => ({ messages: [message('huge', 950)] }),
       compress: () => {
         compressions++;
       },
@@ -137,17 +120,34 @@ describe('prepareWithinBudget', () => {
     expect(compressions).toBe(1);
   });
 
-  it('clips every payload below the soft limit once clipping is forced', async () => {
+  it('builds every payload under the soft limit once clipping is forced', async () => {
     const history = Array.from({ length: 20 }, (_, index) => message(`m${index}`, 100));
+    const limits: (number | undefined)[] = [];
     const prepared = await prepareWithinBudget({
       window: 1000,
       counter,
-      build: () => history,
+      // Stands in for the core compile: keeps the newest messages under the limit, reports the rest.
+      build: ({ maxInputTokens }) => {
+        limits.push(maxInputTokens);
+        const kept: typeof history = [];
+        let tokens = 0;
+        for (const item of [...history].reverse()) {
+          const cost = counter.countMessages([item]);
+          if (maxInputTokens !== undefined && tokens + cost > maxInputTokens) break;
+          tokens += cost;
+          kept.unshift(item);
+        }
+        return {
+          messages: kept,
+          clippedIds: history.slice(0, history.length - kept.length).map((m) => m.id),
+        };
+      },
       compress: () => {},
       forceContextClipping: true,
     });
     expect(prepared.compressed).toBe('none');
     expect(prepared.trigger.tokens).toBeLessThan(700);
+    expect(limits).toEqual([699]);
     expect(prepared.clippedIds[0]).toBe('m0');
     expect(prepared.messages.at(-1)?.id).toBe('m19');
   });

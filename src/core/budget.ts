@@ -149,3 +149,38 @@ function validateBudgetOptions(
     });
   }
 }
+
+/**
+ * A budget manager whose input budget is at most `maxInputTokens` (the output reserve is
+ * unchanged): how a compile is clipped below the window — e.g. to a soft compression limit —
+ * inside the pipeline, so every block the lower limit leaves out is in the report.
+ * Allocations shrink in proportion.
+ */
+export function capInputBudget(manager: BudgetManager, maxInputTokens: number): BudgetManager {
+  if (!Number.isInteger(maxInputTokens) || maxInputTokens < 0) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `maxInputTokens must be an integer ≥ 0, got ${maxInputTokens}`,
+      path: 'maxInputTokens',
+    });
+  }
+  return {
+    window: manager.window,
+    outputReserveRatio: manager.outputReserveRatio,
+    allocate(input) {
+      const plan = manager.allocate(input);
+      if (plan.inputBudget <= maxInputTokens) return plan;
+      const available = Math.max(0, maxInputTokens - plan.fixedTokens);
+      const scale = plan.available === 0 ? 0 : available / plan.available;
+      const allocations: Record<string, number> = {};
+      for (const [name, tokens] of Object.entries(plan.allocations)) allocations[name] = tokens * scale;
+      return {
+        ...plan,
+        inputBudget: maxInputTokens,
+        available,
+        allocations,
+        unallocated: plan.unallocated * scale,
+      };
+    },
+  };
+}

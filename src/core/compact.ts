@@ -4,7 +4,7 @@ import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { DroppedBlock, Selection } from './select.ts';
-import type { Summarizer } from './summarizer.ts';
+import { type Summarizer, toSummaryResult } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
 
@@ -125,24 +125,26 @@ export async function summarizeDropped(input: {
   droppedTokens: number;
   errorLines: readonly string[];
   signal?: AbortSignal;
-}): Promise<{ block: ContextBlock; action: CompactionAction } | undefined> {
+}): Promise<{ block: ContextBlock; action: CompactionAction; coveredCount: number } | undefined> {
   const { counter } = input;
   if (input.messages.length === 0) return undefined;
   if (input.summarizer !== undefined) {
-    const summary = await input.summarizer.summarize({
+    const result = await input.summarizer.summarize({
       ...(input.previousSummary === undefined ? {} : { previousSummary: input.previousSummary }),
       messages: input.messages,
       maxTokens: input.maxTokens,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
     });
-    if (summary.length > 0) {
-      const block = compressionBlock(summary, counter, { summarized: true });
+    const { text, coveredCount } = toSummaryResult(result, input.messages.length);
+    if (text.length > 0 && coveredCount > 0) {
+      const block = compressionBlock(text, counter, { summarized: true });
       return {
         block,
+        coveredCount,
         action: {
           type: 'summarized',
           summarizer: input.summarizer.name,
-          messages: input.messages.length,
+          messages: coveredCount,
           fromTokens: input.droppedTokens,
           summaryTokens: block.tokens,
         },
@@ -158,6 +160,7 @@ export async function summarizeDropped(input: {
   const block = compressionBlock(notice, counter, { summarized: false });
   return {
     block,
+    coveredCount: 0,
     action: {
       type: 'omitted-notice',
       messages: input.messages.length,

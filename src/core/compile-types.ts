@@ -43,6 +43,11 @@ export interface CompileOptions {
   allocationRatios?: Record<string, number>;
   /** Overrides `window`, `outputReserveRatio` and `allocationRatios`. */
   budgetManager?: BudgetManager;
+  /**
+   * Most input tokens, below `window − reserve` (clipping, e.g. to a soft compression limit).
+   * What it leaves out is dropped in the report like any over-budget block. Default: no cap.
+   */
+  maxInputTokens?: number;
   sources?: readonly ContextSource[];
   layers?: LayerRegistry;
   /** The single switch for shared `__context` layers (seed 000). Default true. */

@@ -1,5 +1,5 @@
 import { type ContextBlock, createBlock } from './block.ts';
-import { createBudgetManager } from './budget.ts';
+import { capInputBudget, createBudgetManager } from './budget.ts';
 import { buildReport } from './build-report.ts';
 import { collectBlocks, renderContexts, type SourceResult } from './collector.ts';
 import {
@@ -202,7 +202,7 @@ export async function compileContext(
       if (summary !== undefined && included('compression__context')) {
         summaryBlock = summary.block;
         summaryAction = summary.action;
-        summarized = summary.block.metadata.summarized === true ? lost : [];
+        summarized = lost.slice(0, summary.coveredCount);
         pool = withSummary(selectable, summaryBlock);
         selection = run(pool);
       }
@@ -327,6 +327,11 @@ export async function compileContext(
 }
 
 function resolveBudget(options: CompileOptions) {
+  const manager = baseBudget(options);
+  return options.maxInputTokens === undefined ? manager : capInputBudget(manager, options.maxInputTokens);
+}
+
+function baseBudget(options: CompileOptions) {
   if (options.budgetManager !== undefined) return options.budgetManager;
   if (options.window === undefined) {
     throw new CtxloomError({

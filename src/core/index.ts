@@ -13,6 +13,7 @@ export {
   type BudgetManager,
   type BudgetManagerOptions,
   type BudgetPlan,
+  capInputBudget,
   createBudgetManager,
   DEFAULT_ALLOCATION_RATIOS,
 } from './budget.ts';
@@ -122,6 +123,8 @@ export {
   createExtractiveSummarizer,
   type SummarizeInput,
   type Summarizer,
+  type SummaryResult,
+  toSummaryResult,
 } from './summarizer.ts';
 export {
   type CachedTokenCounter,

@@ -12,11 +12,32 @@ export interface SummarizeInput {
   signal?: AbortSignal;
 }
 
+/**
+ * A summary and how much of the input it covers: the first `coveredCount` messages of
+ * `SummarizeInput.messages` (a prefix, oldest first). A summariser that cannot fit every
+ * message covers fewer and says so here; nothing outside the prefix may be reported as
+ * summarised.
+ */
+export interface SummaryResult {
+  text: string;
+  coveredCount: number;
+}
+
 /** Turns messages that no longer fit into a summary for `compression__context`. */
 export interface Summarizer {
   /** Shown in reports, e.g. `extractive (offline)` or `model openai:gpt-4o-mini`. */
   readonly name: string;
-  summarize(input: SummarizeInput): Promise<string>;
+  /**
+   * The summary of `previousSummary` and `messages`. A plain string claims every message;
+   * return a {@link SummaryResult} to claim only a prefix.
+   */
+  summarize(input: SummarizeInput): Promise<string | SummaryResult>;
+}
+
+/** The text and coverage of a {@link Summarizer.summarize} result for `messageCount` messages. */
+export function toSummaryResult(result: string | SummaryResult, messageCount: number): SummaryResult {
+  if (typeof result === 'string') return { text: result, coveredCount: messageCount };
+  return { text: result.text, coveredCount: Math.max(0, Math.min(messageCount, result.coveredCount)) };
 }
 
 /** What a compile hands to `onSummary` for persistence in `compression__context`. */
@@ -32,17 +53,23 @@ export interface CompressionSummary {
 const CUE =
   /\b(must|need|needs|should|decided|decide|agreed|require|required|todo|deadline|error|failed|prefer|don't|never|always)\b|必须|需要|决定|要求|不要|务必|截止|错误|失败|希望|确认/iu;
 
+/** Longest line (characters) the extractive summariser keeps per message. */
+const MAX_LINE_CHARS = 240;
+
 /**
  * An offline extractive summariser: keeps, per message, its first sentence and any sentence
  * with a requirement or decision cue (must, decided, 需要, 决定, …), as `role: sentence`
- * bullets, newest last, until `maxTokens`. It never invents text; it is labelled
+ * bullets (at most 240 characters each), oldest first after the previous summary's bullets.
+ * It covers messages in order until the next one does not fit `maxTokens` and returns how
+ * many it covered — it never drops an older line to make room for a newer one, so what it
+ * reports as summarised is in the text. It never invents text; it is labelled
  * `extractive (offline)` in reports. Use a model summariser for abstractive summaries.
  */
 export function createExtractiveSummarizer(options: { counter: TokenCounter }): Summarizer {
   const { counter } = options;
   return {
     name: 'extractive (offline)',
-    async summarize(input) {
+    async summarize(input): Promise<SummaryResult> {
       const header = 'Earlier conversation (extractive summary):';
       const lines: string[] = [];
       if (input.previousSummary !== undefined && input.previousSummary.length > 0) {
@@ -50,32 +77,23 @@ export function createExtractiveSummarizer(options: { counter: TokenCounter }): 
           if (line.startsWith('- ')) lines.push(line);
         }
       }
+      let tokens = counter.countText([header, ...lines].join('\n'));
+      let coveredCount = 0;
       for (const message of input.messages) {
         const text = messageParts(message).map(partText).join(' ').replace(/\s+/gu, ' ').trim();
-        if (text.length === 0) continue;
-        const sentences = splitSentences(text);
-        const picked = sentences.filter((sentence, index) => index === 0 || CUE.test(sentence));
-        const line = `- ${message.role}: ${picked.join(' ').slice(0, 400)}`;
-        lines.push(line);
-      }
-      // Keep the newest lines that fit: the most recent context matters most.
-      const kept: string[] = [];
-      let tokens = counter.countText(header);
-      for (let index = lines.length - 1; index >= 0; index--) {
-        const line = lines[index] as string;
-        const cost = counter.countText(`\n${line}`);
-        if (tokens + cost > input.maxTokens) {
-          // The newest line that does not fit whole is cut (with an ellipsis) when nothing was kept yet.
-          if (kept.length === 0) {
-            const cut = cutToTokens(line, input.maxTokens - tokens, counter);
-            if (cut !== undefined) kept.unshift(cut);
-          }
-          break;
+        if (text.length > 0) {
+          const sentences = splitSentences(text);
+          const picked = sentences.filter((sentence, index) => index === 0 || CUE.test(sentence));
+          const joined = picked.join(' ');
+          const line = `- ${message.role}: ${joined.length > MAX_LINE_CHARS ? `${joined.slice(0, MAX_LINE_CHARS - 1)}…` : joined}`;
+          const cost = counter.countText(`\n${line}`);
+          if (tokens + cost > input.maxTokens) break;
+          tokens += cost;
+          lines.push(line);
         }
-        tokens += cost;
-        kept.unshift(line);
+        coveredCount += 1;
       }
-      return kept.length === 0 ? '' : [header, ...kept].join('\n');
+      return { text: lines.length === 0 ? '' : [header, ...lines].join('\n'), coveredCount };
     },
   };
 }
@@ -83,15 +101,4 @@ export function createExtractiveSummarizer(options: { counter: TokenCounter }): 
 function splitSentences(text: string): string[] {
   const parts = text.split(/(?<=[.!?。！？])\s*/u).filter((part) => part.length > 0);
   return parts.length > 0 ? parts : [text];
-}
-
-function cutToTokens(line: string, maxTokens: number, counter: TokenCounter): string | undefined {
-  let low = 0;
-  let high = line.length;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (counter.countText(`\n${line.slice(0, middle)}…`) <= maxTokens) low = middle;
-    else high = middle - 1;
-  }
-  return low >= 8 ? `${line.slice(0, low)}…` : undefined;
 }

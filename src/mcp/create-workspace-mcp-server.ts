@@ -1,9 +1,9 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CtxloomError, formatReport } from '../core/index.ts';
+import { createFileSessionStore, createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { flattenBlocks } from '../workspace/blocks/flatten-blocks.ts';
 import { hasBlockParser } from '../workspace/blocks/parse-blocks.ts';
-import { compileWorkspaceContext } from '../workspace/compile/compile-workspace-context.ts';
 import { formatBlockOutline } from '../workspace/tools/block-tools.ts';
 import {
   createWorkspaceToolset,
@@ -20,6 +20,8 @@ export interface WorkspaceMcpServerOptions {
   version?: string;
   /** Most block resources listed. Default 1000. */
   maxListedBlocks?: number;
+  /** The session engine the preview compiles through. Default: one over the workspace files. */
+  engine?: SessionEngine;
 }
 
 /** URI of a session file resource. */
@@ -45,6 +47,8 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   const sandbox = workspace.session(sessionId);
   const server = new McpServer({ name: 'ctxloom-workspace', version: options.version ?? '0.1.0' });
   const tools = createWorkspaceToolset({ workspace, sessionId });
+  const engine =
+    options.engine ?? createSessionEngine({ workspace, store: createFileSessionStore({ workspace }) });
 
   const register = (name: string, definition: WorkspaceToolDefinition) => {
     server.registerTool(
@@ -148,9 +152,13 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   server.registerResource(
     'preview',
     'ctxloom://preview',
-    { description: 'What the model sees: the compile report of context-config.json', mimeType: 'text/plain' },
+    {
+      description:
+        'What the model sees: the compile report of the session (text), then the exact messages and report as JSON',
+      mimeType: 'text/plain',
+    },
     async (uri) => {
-      const compiled = await compileWorkspaceContext({ workspace, sessionId });
+      const compiled = await engine.compile(sessionId);
       const warnings = compiled.warnings.map((warning) => `warning: ${warning}`);
       return {
         contents: [
@@ -158,6 +166,15 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
             uri: uri.href,
             mimeType: 'text/plain',
             text: [formatReport(compiled.report), ...warnings].join('\n'),
+          },
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({
+              messages: compiled.messages,
+              report: compiled.report,
+              warnings: compiled.warnings,
+            }),
           },
         ],
       };

@@ -1,7 +1,13 @@
-import { createWorkspaceTools, type WorkspaceTools } from '../workspace/index.ts';
-import type { NotebookContext } from './notebook-context.ts';
+import { createWorkspaceTools, type Workspace, type WorkspaceTools } from '../workspace/index.ts';
 
-const cache = new WeakMap<NotebookContext, Map<string, WorkspaceTools>>();
+/** What the chat tools need: the workspace, clock and ids. */
+export interface ChatToolsContext {
+  workspace: Workspace;
+  now: () => Date;
+  createId: () => string;
+}
+
+const cache = new WeakMap<Workspace, Map<string, WorkspaceTools>>();
 
 /**
  * The tools a chat model may call: the workspace tools (`read_file`, `write_file`,
@@ -9,11 +15,11 @@ const cache = new WeakMap<NotebookContext, Map<string, WorkspaceTools>>();
  * Built once per session (the tools hold no per-request state; building converts their zod
  * schemas to JSON Schema, which is not free).
  */
-export function createChatTools(context: NotebookContext, sessionId: string): WorkspaceTools {
-  let sessions = cache.get(context);
+export function createChatTools(context: ChatToolsContext, sessionId: string): WorkspaceTools {
+  let sessions = cache.get(context.workspace);
   if (sessions === undefined) {
     sessions = new Map();
-    cache.set(context, sessions);
+    cache.set(context.workspace, sessions);
   }
   let tools = sessions.get(sessionId);
   if (tools === undefined) {

@@ -4,8 +4,9 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { CtxloomError, type Summarizer } from '../core/index.ts';
-import { createFileSessionStore, type SessionStore } from '../session/index.ts';
+import { createFileSessionStore, createSessionEngine, type SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
+import { createChatTools } from './create-chat-tools.ts';
 import { toErrorResponse } from './error-response.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
 import { requireBearer } from './require-bearer.ts';
@@ -23,8 +24,6 @@ export const DEFAULT_MAX_STEPS = 5;
 /** Options of {@link createNotebookApp}. */
 export interface NotebookAppOptions {
   workspace: Workspace;
-  /** Where sessions are kept. Default: the workspace files (`createFileSessionStore`). */
-  store?: SessionStore;
   model: NotebookModel;
   /** When set, every `/api` route requires `Authorization: Bearer <token>`. */
   token?: string;
@@ -34,8 +33,10 @@ export interface NotebookAppOptions {
   maxSteps?: number;
   /** Chat compiles run at once (1..64); more wait inside their stream. Default 4. */
   maxConcurrentCompiles?: number;
-  /** Summariser of `POST /compress`; default the core extractive summariser. */
+  /** Summariser of `/compress`; default the core extractive summariser. */
   summarizer?: Summarizer;
+  /** Where sessions' messages, curation, compression and call log live. Default: the workspace files. */
+  store?: SessionStore;
   /** The built web UI (`dist/web`); served at `/` when given and present. */
   webRoot?: string;
   now?: () => Date;
@@ -53,15 +54,26 @@ export interface NotebookAppOptions {
  */
 export function createNotebookApp(options: NotebookAppOptions): Hono {
   const maxBodyBytes = clamp(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, 1024, 64 * 1024 * 1024);
+  const now = options.now ?? (() => new Date());
+  const createId = options.createId ?? randomUUID;
+  const maxSteps = clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50);
   const context: NotebookContext = {
     workspace: options.workspace,
-    store: options.store ?? createFileSessionStore({ workspace: options.workspace }),
     model: options.model,
-    maxSteps: clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50),
+    maxSteps,
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
-    summarizer: options.summarizer,
-    now: options.now ?? (() => new Date()),
-    createId: options.createId ?? randomUUID,
+    engine: createSessionEngine({
+      workspace: options.workspace,
+      store: options.store ?? createFileSessionStore({ workspace: options.workspace }),
+      model: options.model,
+      tools: (sessionId) => createChatTools({ workspace: options.workspace, now, createId }, sessionId),
+      maxSteps,
+      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+      now,
+      createId,
+    }),
+    now,
+    createId,
   };
   const app = new Hono();
   app.onError((error) => toErrorResponse(error));

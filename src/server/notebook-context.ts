@@ -1,6 +1,5 @@
 import type { LanguageModel } from 'ai';
-import type { Summarizer } from '../core/index.ts';
-import type { SessionStore } from '../session/index.ts';
+import type { SessionEngine } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
 
 /** The model a notebook server answers with. */
@@ -15,15 +14,13 @@ export interface NotebookModel {
 /** Everything the routes share: the workspace, the model, limits, clock and ids. */
 export interface NotebookContext {
   workspace: Workspace;
-  /** Where sessions are kept: the workspace files, or LangGraph checkpoints (`ctxloom serve --store`). */
-  store: SessionStore;
   model: NotebookModel;
   /** Most model steps per chat request (tool call + answer = 2). */
   maxSteps: number;
   /** Compiles run at once by the chat route; more wait (after their `start` chunk). */
   maxConcurrentCompiles: number;
-  /** Summariser of `POST /compress`. */
-  summarizer: Summarizer | undefined;
+  /** The session engine every chat, preview, compress and curation request runs through. */
+  engine: SessionEngine;
   now: () => Date;
   createId: () => string;
 }

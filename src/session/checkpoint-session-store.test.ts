@@ -110,7 +110,11 @@ describe('createCheckpointSessionStore', () => {
       summarizer: 'extractive (offline)',
       createdAt: '2026-01-01T00:00:00.000Z',
     };
-    await store.saveCompression(id, { summary, structured: null }, { expectedRevision: 0 });
+    await store.saveCompression(
+      id,
+      { summary, structured: null, processedThrough: { requirements: null, artifacts: null } },
+      { expectedRevision: 0 },
+    );
     const tuple = await sqlite.getTuple({ configurable: { thread_id: id, checkpoint_ns: '' } });
     expect(tuple?.checkpoint.channel_values.compression__context).toBe('Earlier: x.');
   });
@@ -170,7 +174,11 @@ describe('createCheckpointSessionStore', () => {
     ]);
     await first.appendCall(id, call('c2'));
     await first.appendCall(id, call('c3'));
-    await first.saveCompression(id, { summary: null, structured: null }, { expectedRevision: 0 });
+    await first.saveCompression(
+      id,
+      { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
+      { expectedRevision: 0 },
+    );
     // What the writer folded into its cache is what a fresh replay reads.
     expect(await first.load(id)).toEqual(await second.load(id));
     expect(await first.listCalls(id)).toEqual(await second.listCalls(id));

@@ -7,6 +7,7 @@ import { CtxloomError, type Message } from '../core/index.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
 import { fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
+import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
 import {
@@ -66,7 +67,7 @@ export interface CheckpointSessionStore extends SessionStore {
  * coverage, seed 004's structured state, revision). Each write is one `updateState` of a
  * one-node graph over that Blackboard, so LangGraph does the channel bookkeeping, inside
  * the {@link ThreadLock} of the thread: read, check (duplicate ids, curation targets,
- * revision), write — all-or-nothing, nothing lost between two writers. Decision record 018.
+ * revision), write — all-or-nothing, nothing lost between two writers. Decision record 019.
  *
  * @example
  * const saver = new SqliteSaver({ path: 'sessions.db' });
@@ -179,10 +180,8 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     async load(sessionId) {
       const state = await values(sessionId);
       const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
-      const compression: SessionCompression =
-        stored === null
-          ? { revision: 0, summary: null, structured: null }
-          : { revision: stored.revision, summary: stored.summary, structured: stored.structured };
+      // Fields a newer port added default as in a file written before them.
+      const compression: SessionCompression = { ...EMPTY_COMPRESSION, ...stored };
       const loaded: SessionState = {
         sessionId,
         messages: messagesOf(state),
@@ -247,11 +246,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
             details: { stored: revision, expected: expectedRevision },
           });
         }
-        saved = structuredClone({
-          revision: revision + 1,
-          summary: compression.summary,
-          structured: compression.structured,
-        });
+        saved = structuredClone({ ...compression, revision: revision + 1 });
         sb.setExtension(SESSION_KEYS.compression, saved satisfies StoredCompression);
         // Runtime agents compile `compression__context`: keep it the summary text.
         sb.compression.persistCompression(compression.summary?.text ?? '');

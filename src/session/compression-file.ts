@@ -22,6 +22,7 @@ const compressionFileV2 = z.strictObject({
   revision: z.int().min(0),
   summary: historySummarySchema.nullable(),
   structured: CompressionStateSchema.nullable(),
+  processedThrough: z.strictObject({ requirements: z.string().nullable(), artifacts: z.string().nullable() }),
 });
 
 /** Version 1 (before the session engine): a summary through one message, coverage implied. */
@@ -38,6 +39,7 @@ export const EMPTY_COMPRESSION: SessionCompression = Object.freeze({
   revision: 0,
   summary: null,
   structured: null,
+  processedThrough: Object.freeze({ requirements: null, artifacts: null }),
 });
 
 /**
@@ -50,7 +52,8 @@ export function parseCompressionFile(text: string, messageIds: readonly string[]
   const tree = parseJsonTree(text, COMPRESSION_FILE);
   const v2 = compressionFileV2.safeParse(tree.value);
   if (v2.success) {
-    return { revision: v2.data.revision, summary: v2.data.summary, structured: v2.data.structured };
+    const { version: _version, ...compression } = v2.data;
+    return compression;
   }
   const v1 = compressionFileV1.safeParse(tree.value);
   if (v1.success) {
@@ -70,6 +73,7 @@ export function parseCompressionFile(text: string, messageIds: readonly string[]
               createdAt: v1.data.createdAt,
             },
       structured: null,
+      processedThrough: { requirements: null, artifacts: null },
     };
   }
   const issue = v2.error.issues[0];

@@ -47,7 +47,11 @@ describe('copySession', () => {
       summarizer: 'extractive (offline)',
       createdAt: '2026-01-01T00:00:00.000Z',
     };
-    await files.saveCompression('demo', { summary, structured: null }, { expectedRevision: 0 });
+    await files.saveCompression(
+      'demo',
+      { summary, structured: null, processedThrough: { requirements: null, artifacts: null } },
+      { expectedRevision: 0 },
+    );
     await files.appendCall('demo', call('c1'));
     await files.appendCall('demo', call('c2'));
 

@@ -57,7 +57,7 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
     messages: readonly Message[],
   ): Promise<SessionCompression> {
     const sandbox = sandboxOf(sessionId);
-    if (!(await sandbox.exists(COMPRESSION_FILE))) return { ...EMPTY_COMPRESSION };
+    if (!(await sandbox.exists(COMPRESSION_FILE))) return structuredClone(EMPTY_COMPRESSION);
     const ids = messages.filter((message) => message.role !== 'system').map((message) => message.id);
     return parseCompressionFile(await sandbox.readText(COMPRESSION_FILE), ids);
   }

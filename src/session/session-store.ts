@@ -39,6 +39,11 @@ export interface SessionCompression {
   summary: HistorySummary | null;
   /** Seed 004's requirement TODO, artifact index and clipping switch; `null` before the first use. */
   structured: CompressionState | null;
+  /**
+   * Newest message whose user requirements (`requirements`) and tool results (`artifacts`)
+   * are in `structured`; `null` before the first `/compress` of that scope.
+   */
+  processedThrough: { requirements: string | null; artifacts: string | null };
 }
 
 /**

@@ -81,6 +81,8 @@ function blackboardFields(snapshotFrequency: number) {
       .nullable()
       .default(null),
     compression__context: z.string().default(''),
+    /** Newest message `compression__context` covers (later compiles skip it and older ones). */
+    compression_through: nullableString(),
     goal: nullableString(),
     plan: z.array(z.string()).default(() => []),
     reflection: nullableString(),

@@ -16,7 +16,7 @@ export const MODULE_FIELDS = {
   memory: ['messages', 'processed_inputs'],
   deliverables: ['deliverable_keys'],
   todo: ['todo'],
-  compression: ['compression__context'],
+  compression: ['compression__context', 'compression_through'],
   react: ['goal', 'plan', 'reflection', 'error_retry_count'],
   mapreduce: [
     'mapreduce_goal',

@@ -75,6 +75,8 @@ export interface BlackboardState {
   todo: TodoSnapshot | null;
   // compression
   compression__context: string;
+  /** Newest message `compression__context` covers; `null` when it covers none (or none is stored). */
+  compression_through: string | null;
   // react
   goal: string | null;
   plan: string[];

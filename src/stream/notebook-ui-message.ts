@@ -37,6 +37,8 @@ export interface MessageContextSummary {
   totalTokens: number;
   inputBudget: number;
   references: ReportedReference[];
+  /** Id of the call in the session's call log (open it with `GET /api/sessions/:id/calls`). */
+  callId?: string;
 }
 
 /** Metadata of a notebook UI message. */
@@ -51,6 +53,8 @@ export interface NotebookMessageMetadata {
   memory?: MessageMemory;
   /** For assistant messages: what the call that produced it was sent. */
   context?: MessageContextSummary;
+  /** Set on a chat command (`/compress …`) and its answer: shown with a marker, never sent to the model. */
+  command?: 'compress';
 }
 
 /** The AI SDK `UIMessage` of the notebook: metadata above plus the context-report data part. */

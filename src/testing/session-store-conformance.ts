@@ -68,7 +68,12 @@ export function describeSessionStoreConformance(
       const id = await options.newSession();
       const state = await store.load(id);
       expect(state).toMatchObject({ sessionId: id, messages: [], curation: [] });
-      expect(state.compression).toEqual({ revision: 0, summary: null, structured: null });
+      expect(state.compression).toEqual({
+        revision: 0,
+        summary: null,
+        structured: null,
+        processedThrough: { requirements: null, artifacts: null },
+      });
       expect(await store.listCalls(id)).toEqual([]);
     });
 
@@ -126,13 +131,26 @@ export function describeSessionStoreConformance(
         summarizer: 'extractive (offline)',
         createdAt: '2026-01-01T00:00:00.000Z',
       };
-      const saved = await store.saveCompression(id, { summary, structured: null }, { expectedRevision: 0 });
+      const saved = await store.saveCompression(
+        id,
+        { summary, structured: null, processedThrough: { requirements: 'a1', artifacts: null } },
+        { expectedRevision: 0 },
+      );
       expect(saved.revision).toBe(1);
       await expect(
-        store.saveCompression(id, { summary: null, structured: null }, { expectedRevision: 0 }),
+        store.saveCompression(
+          id,
+          { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
+          { expectedRevision: 0 },
+        ),
       ).rejects.toMatchObject({ code: 'conflict' });
       const state = await store.load(id);
-      expect(state.compression).toEqual({ revision: 1, summary, structured: null });
+      expect(state.compression).toEqual({
+        revision: 1,
+        summary,
+        structured: null,
+        processedThrough: { requirements: 'a1', artifacts: null },
+      });
     });
 
     it('keeps the newest calls, oldest first, within the limit asked', async () => {
@@ -212,8 +230,16 @@ export function describeSessionStoreConformance(
       const id = await options.newSession();
       await store.appendMessages(id, [message('u1')]);
       const results = await Promise.allSettled([
-        store.saveCompression(id, { summary: null, structured: null }, { expectedRevision: 0 }),
-        store.saveCompression(id, { summary: null, structured: null }, { expectedRevision: 0 }),
+        store.saveCompression(
+          id,
+          { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
+          { expectedRevision: 0 },
+        ),
+        store.saveCompression(
+          id,
+          { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
+          { expectedRevision: 0 },
+        ),
       ]);
       expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
       expect((await store.load(id)).compression.revision).toBe(1);
@@ -230,8 +256,17 @@ export function describeSessionStoreConformance(
         { clock: () => 1_767_225_600_000 },
       );
       const structured = { ...empty, artifacts, forceContextClipping: true, clippingScope: 'all' as const };
-      await store.saveCompression(id, { summary: null, structured }, { expectedRevision: 0 });
-      expect((await store.load(id)).compression).toEqual({ revision: 1, summary: null, structured });
+      await store.saveCompression(
+        id,
+        { summary: null, structured, processedThrough: { requirements: null, artifacts: null } },
+        { expectedRevision: 0 },
+      );
+      expect((await store.load(id)).compression).toEqual({
+        revision: 1,
+        summary: null,
+        structured,
+        processedThrough: { requirements: null, artifacts: null },
+      });
     });
 
     it('keeps exactly the newest calls up to its capacity', async () => {

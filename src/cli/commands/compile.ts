@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import { compileWorkspaceContext } from '../../workspace/compile/compile-workspace-context.ts';
 import { type EmitFormat, selectEmitFormat } from '../../workspace/compile/emit-workspace-context.ts';
 import type { CliIo } from '../io.ts';
-import { openSessionDir } from '../session-dir.ts';
+import { openSessionEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 const FORMATS: readonly EmitFormat[] = ['ai-sdk', 'openai', 'anthropic', 'json'];
@@ -42,12 +41,8 @@ export async function runCompile(args: string[], io: CliIo): Promise<number> {
   const format = values.format as EmitFormat;
   if (!FORMATS.includes(format))
     throw usageError(`unknown --format "${values.format}"; use ${FORMATS.join(', ')}`, '--format');
-  const { workspace, sessionId } = await openSessionDir(dir, io.cwd ?? process.cwd());
-  const result = await compileWorkspaceContext({
-    workspace,
-    sessionId,
-    ...(values.query === undefined ? {} : { query: values.query }),
-  });
+  const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
+  const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
   io.stdout(`${JSON.stringify(selectEmitFormat(result, format), null, 2)}\n`);
   return 0;

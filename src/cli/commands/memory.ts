@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { foldMemoryEvents } from '../../workspace/memory/memory-event.ts';
-import { readMemoryLog, recordMemoryEvent } from '../../workspace/session/session-store.ts';
+import { readMemoryLog } from '../../workspace/session/session-store.ts';
 import type { CliIo } from '../io.ts';
+import { openSessionEngine } from '../open-session-engine.ts';
 import { openSessionDir } from '../session-dir.ts';
 import { usageError } from '../usage-error.ts';
 
@@ -52,12 +53,12 @@ export async function runMemory(args: string[], io: CliIo): Promise<number> {
   if (action !== 'exclude' && action !== 'restore')
     throw usageError(`unknown action "${action}"; use list, exclude or restore`);
   if (messageId === undefined) throw usageError(`${action} needs a <message-id>`);
-  const event = await recordMemoryEvent(sandbox, {
-    type: action,
-    targetMessageId: messageId,
-    by: 'user',
+  const { engine } = await openSessionEngine(dir, io.cwd ?? process.cwd());
+  const [event] = await engine.curate(sessionId, {
+    action,
+    targetMessageIds: [messageId],
     ...(values.reason === undefined ? {} : { summary: values.reason }),
   });
-  io.stdout(`${action === 'exclude' ? 'excluded' : 'restored'} ${messageId} (event ${event.id})\n`);
+  io.stdout(`${action === 'exclude' ? 'excluded' : 'restored'} ${messageId} (event ${event?.id})\n`);
   return 0;
 }

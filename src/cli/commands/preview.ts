@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatReport, messageText } from '../../core/index.ts';
-import { compileWorkspaceContext } from '../../workspace/compile/compile-workspace-context.ts';
 import type { CliIo } from '../io.ts';
-import { openSessionDir } from '../session-dir.ts';
+import { openSessionEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom preview`. */
@@ -36,12 +35,8 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
   }
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0) throw usageError('preview takes exactly one <session-dir>');
-  const { workspace, sessionId } = await openSessionDir(dir, io.cwd ?? process.cwd());
-  const result = await compileWorkspaceContext({
-    workspace,
-    sessionId,
-    ...(values.query === undefined ? {} : { query: values.query }),
-  });
+  const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
+  const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
   const color = io.color && !values['no-color'];
   io.stdout(`session ${sessionId} · ${result.messages.length} messages\n`);
   io.stdout(`${formatReport(result.report, { color, verbose: values.verbose })}\n`);

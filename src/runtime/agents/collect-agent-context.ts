@@ -38,7 +38,9 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
     metadata: { agentId: agent.id, role: rule.role },
   };
   const summary = sb.compression.snapshot();
-  if (summary.length > 0) request.compression = { summary };
+  const through = sb.compression.coverage();
+  if (summary.length > 0)
+    request.compression = through === null ? { summary } : { summary, throughMessageId: through };
   const history = rule.history ? fromLangChain(sb.memory.snapshot()) : [];
   if (history.length > 0) request.history = history;
   if (input.query !== undefined) {

@@ -1,6 +1,7 @@
 import type { LanguageModel, ToolSet } from 'ai';
 import { CtxloomError } from '../../core/errors.ts';
 import type { ContextSource } from '../../core/source.ts';
+import type { Summarizer } from '../../core/summarizer.ts';
 
 /** An agent: a role with a private system prompt, tools and a model. */
 export interface AgentDefinition {
@@ -22,6 +23,11 @@ export interface AgentDefinition {
   maxSteps: number;
   /** Whether a completed run records a deliverable under the agent id. Default false. */
   deliverable: boolean;
+  /**
+   * Summarises history that leaves the window into `compression__context`, persisted with the
+   * run it covers (later calls skip it, not summarise it again). Default none: an omission notice.
+   */
+  summarizer?: Summarizer;
 }
 
 /** Input of {@link defineAgent}: optional fields take the defaults documented on {@link AgentDefinition}. */
@@ -60,6 +66,7 @@ export function defineAgent(input: AgentInput): AgentDefinition {
     model: input.model,
     ...(input.framework === undefined ? {} : { framework: input.framework }),
     ...(input.sources === undefined ? {} : { sources: input.sources }),
+    ...(input.summarizer === undefined ? {} : { summarizer: input.summarizer }),
     window: input.window ?? 128_000,
     maxSteps,
     deliverable: input.deliverable ?? false,

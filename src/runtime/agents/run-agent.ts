@@ -32,7 +32,8 @@ export interface CompactStageInput {
   agent: AgentDefinition;
   sb: StateBuilder;
   request: CompileRequest;
-  compile: (request: CompileRequest) => Promise<CompiledContext>;
+  /** Compiles through core; `maxInputTokens` clips below the window (reported like any cut). */
+  compile: (request: CompileRequest, limits?: { maxInputTokens?: number }) => Promise<CompiledContext>;
 }
 
 /**
@@ -66,14 +67,16 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   });
   if (input.signal !== undefined) request.signal = input.signal;
   const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
-  const compile = (compileRequest: CompileRequest) =>
+  const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) =>
     compileContext(compileRequest, {
       counter: input.counter,
       window: agent.window,
+      ...(limits.maxInputTokens === undefined ? {} : { maxInputTokens: limits.maxInputTokens }),
       enableShareContext: rule.enableShareContext,
       policy: { alwaysInclude: rule.alwaysInclude },
       ...(sources.length === 0 ? {} : { sources }),
-      onSummary: (summary) => sb.compression.persistCompression(summary.summary),
+      ...(agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
+      onSummary: (summary) => sb.compression.persistCompression(summary.summary, summary.throughMessageId),
     });
   const compiled =
     input.compact === undefined

@@ -1,5 +1,6 @@
 import { createCompressionSource, prepareWithinBudget } from '../../compression/index.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
+import type { HistoryBlockMetadata } from '../../core/history.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import type { StateBuilder } from '../../state/index.ts';
@@ -42,13 +43,27 @@ export function createCompressionCompactStage(options: CompressionCompactStageOp
       ...(options.soft === undefined ? {} : { soft: options.soft }),
       ...(options.hard === undefined ? {} : { hard: options.hard }),
       forceContextClipping: module.snapshot()?.forceContextClipping ?? false,
-      build: async () => {
-        compiled = await compile(cutHistory(request, from));
-        return compiled.messages;
+      build: async ({ maxInputTokens }) => {
+        compiled = await compile(
+          coverHistory(request, from),
+          maxInputTokens === undefined ? {} : { maxInputTokens },
+        );
+        return {
+          messages: compiled.messages,
+          clippedIds: maxInputTokens === undefined ? [] : clippedIds(compiled),
+        };
       },
       compress: (level) => {
         const keep = level === 'soft' ? (options.keepAfterSoft ?? 6) : (options.keepAfterHard ?? 2);
-        const visible = cutHistory(request, from).history ?? [];
+        const history = request.history ?? [];
+        const start =
+          from === null
+            ? 0
+            : Math.max(
+                0,
+                history.findIndex((message) => message.id === from),
+              );
+        const visible = history.slice(start);
         const first = visible[Math.max(0, visible.length - Math.max(1, keep))];
         if (first === undefined) return;
         from = first.id;
@@ -68,7 +83,8 @@ export function createCompressionCompactStage(options: CompressionCompactStageOp
     sb.timeline.append([
       { kind: 'compact', agentId: agent.id, text: `${prepared.trigger.tokens} ${prepared.compressed}` },
     ]);
-    return { ...(compiled as CompiledContext), messages: prepared.messages };
+    // The compile is what is sent: its report covers every cut (the clip limit included).
+    return compiled as CompiledContext;
   };
 }
 
@@ -78,18 +94,29 @@ export function compressionSources(sb: StateBuilder): readonly ContextSource[] {
   return [createCompressionSource({ load: () => module.snapshot() })];
 }
 
-/** The request without the history before the cut, with a notice of what was left out. */
-function cutHistory(request: CompileRequest, from: string | null): CompileRequest {
+/**
+ * The request with the history before the cut marked as covered: the messages stay in the
+ * request and core reports them `summarized` into `compression__context`, whose text says
+ * where their content went. Nothing is removed outside core's compact stage.
+ */
+function coverHistory(request: CompileRequest, from: string | null): CompileRequest {
   const history = request.history ?? [];
   const start = from === null ? -1 : history.findIndex((message) => message.id === from);
   if (start <= 0) return request;
-  const dropped = history.slice(0, start);
-  const notice = `${dropped.length} earlier messages are not repeated: what the user asked for is in the requirement TODO, what agents produced is in the artifact index (todo__context).`;
+  const through = history[start - 1]?.id;
+  const notice = `${start} earlier messages are not repeated: what the user asked for is in the requirement TODO, what agents produced is in the artifact index (todo__context).`;
   const summary = request.compression?.summary ? `${request.compression.summary}\n\n${notice}` : notice;
-  const through = dropped.at(-1)?.id;
   return {
     ...request,
-    history: history.slice(start),
     compression: through === undefined ? { summary } : { summary, throughMessageId: through },
   };
+}
+
+/** Ids of the history messages a `maxInputTokens` limit left out, oldest first. */
+function clippedIds(compiled: CompiledContext): string[] {
+  return compiled.dropped
+    .filter((entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget')
+    .map((entry) => entry.block.metadata as HistoryBlockMetadata)
+    .sort((a, b) => a.index - b.index)
+    .map((metadata) => metadata.message.id);
 }

@@ -1,12 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import {
-  CONTEXT_CONFIG_FILE,
-  type ContextConfig,
-  parseContextConfig,
-  recordMemoryEvent,
-} from '../../workspace/index.ts';
-import { compileSession } from '../compile-session.ts';
+import { reportedReferences } from '../../session/run-turn.ts';
+import { CONTEXT_CONFIG_FILE, type ContextConfig, parseContextConfig } from '../../workspace/index.ts';
 import { etagOf } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -69,17 +64,14 @@ export function contextRoutes(context: NotebookContext): Hono {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
     const query = c.req.query('query');
-    const compiled = await compileSession(context, sessionId, query === undefined ? {} : { query });
+    const compiled = await context.engine.compile(sessionId, query === undefined ? {} : { query });
+    const compression = compiled.state.compression;
     return c.json({
       report: compiled.report,
       warnings: compiled.warnings,
-      references: compiled.references.map((reference) => ({
-        path: reference.path,
-        startLine: reference.startLine,
-        endLine: reference.endLine,
-        ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
-      })),
+      references: reportedReferences(compiled),
       contexts: compiled.compiled.contexts,
+      summary: compression.summary,
       messages: compiled.messages,
       model: { spec: context.model.spec, offline: context.model.offline },
     });
@@ -89,23 +81,23 @@ export function contextRoutes(context: NotebookContext): Hono {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
     const body = await readJsonBody(c, memoryBody);
-    const sandbox = workspace.session(sessionId);
-    const events = [];
-    for (const targetMessageId of body.targetMessageIds) {
-      events.push(
-        await recordMemoryEvent(
-          sandbox,
-          {
-            type: body.action,
-            targetMessageId,
-            by: 'user',
-            ...(body.summary === undefined ? {} : { summary: body.summary }),
-          },
-          { now: context.now, createId: context.createId },
-        ),
-      );
-    }
+    // The whole batch or nothing: an unknown id stores none of the events.
+    const events = await context.engine.curate(sessionId, {
+      action: body.action,
+      targetMessageIds: body.targetMessageIds,
+      ...(body.summary === undefined ? {} : { summary: body.summary }),
+    });
     return c.json({ events });
+  });
+
+  app.get('/api/sessions/:id/calls', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(workspace, sessionId);
+    const limit = Number(c.req.query('limit') ?? '200');
+    const calls = await context.engine.listCalls(sessionId, {
+      limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 200,
+    });
+    return c.json({ calls });
   });
   return app;
 }

@@ -16,8 +16,17 @@ export class CompressionModule {
     return current(this.#context, 'compression__context', '');
   }
 
-  /** Persists a history summary (replaces the previous one). */
-  persistCompression(summary: string): void {
+  /** Id of the newest message the summary covers (`null`: no summary, or one without coverage). */
+  coverage(): string | null {
+    return current(this.#context, 'compression_through', null);
+  }
+
+  /**
+   * Persists a history summary (replaces the previous one) and the newest message it covers,
+   * so later compiles skip the covered messages instead of summarising them again.
+   */
+  persistCompression(summary: string, throughMessageId?: string): void {
     this.#context.buffer.set('compression__context', summary);
+    this.#context.buffer.set('compression_through', throughMessageId ?? null);
   }
 }

@@ -13,17 +13,20 @@ export interface FormatHistoryOptions {
 
 /**
  * Stage 4a of the workspace compiler (seed 003 "Format"): the stored messages as the model
- * will see them. `full` keeps the record as is; `curated`, `last-n` and `budget` replace
+ * will see them. Chat commands (`metadata.command`, e.g. `/compress` and its answer) are not
+ * conversation and never reach the model. `full` keeps the record as is; `curated`, `last-n` and `budget` replace
  * dismissed and excluded messages by placeholders; `last-n` keeps the last `lastN` messages
  * (never starting on an orphaned tool result). The token budget itself is applied by the core
  * pipeline afterwards. Pure.
  */
 export function formatHistory(options: FormatHistoryOptions): Message[] {
   const { strategy, lastN, placeholderLocale } = options.chatHistory;
+  // Commands typed in the chat (`/compress`) and their answers are for ctxloom, not the model.
+  const conversation = options.messages.filter((message) => message.metadata?.command === undefined);
   const curated =
     strategy === 'full'
-      ? [...options.messages]
-      : applyMemoryCuration(options.messages, foldMemoryEvents(options.memory), placeholderLocale);
+      ? conversation
+      : applyMemoryCuration(conversation, foldMemoryEvents(options.memory), placeholderLocale);
   if (strategy !== 'last-n' || lastN === undefined) return curated;
   let start = Math.max(0, curated.length - lastN);
   while (start < curated.length && curated[start]?.role === 'tool') start++;

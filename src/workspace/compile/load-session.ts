@@ -31,6 +31,11 @@ export interface LoadSessionOptions {
   config?: ContextConfig;
   /** Overrides `config.query` (e.g. the message being sent). */
   query?: string;
+  /**
+   * The session's messages and curation when a session store already read them (the session
+   * engine); default: read `messages.json` and `memory.json` through the sandbox.
+   */
+  record?: { messages: Message[]; memory: MemoryEvent[] };
 }
 
 /**
@@ -86,6 +91,9 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
       retrievalFiles.push(files.get(path) ?? (await workspace.readParsed(sandbox, path)));
   }
 
+  if (options.record !== undefined) {
+    return { sessionId, config, prompts, files, ...options.record, retrievalFiles };
+  }
   const [messages, memory] = await Promise.all([
     readMessages(sandbox, config.chatHistory.source),
     readMemoryLog(sandbox),

@@ -52,6 +52,17 @@ export async function appendMessages(
   messages: readonly Message[],
   file = MESSAGES_FILE,
 ): Promise<void> {
+  const valid = messagesFileSchema.safeParse(messages);
+  if (!valid.success) {
+    const issue = valid.error.issues[0];
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `invalid message: ${issue?.message ?? 'unknown problem'}; nothing was stored`,
+      file,
+      path: (issue?.path ?? []).map(String).join('.'),
+      cause: valid.error,
+    });
+  }
   await sandbox.update(file, (current) => {
     const stored = current === undefined ? [] : parseMessages(current, file);
     const ids = new Set(stored.map((message) => message.id));

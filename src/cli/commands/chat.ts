@@ -1,0 +1,59 @@
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.ts';
+import { openSessionEngine } from '../open-session-engine.ts';
+import { usageError } from '../usage-error.ts';
+
+/** Help text of `ctxloom chat`. */
+export const CHAT_HELP = `Usage: ctxloom chat <session-dir> <message…> [options]
+
+Run one turn of the session — the same engine as the notebook's chat: compile under the
+budget, call the model (CTXLOOM_MODEL, offline by default) with the workspace tools, store the
+question and the answer. "/compress", "/compress requirement" and "/compress artifacts" are
+commands, answered without a model call. The answer goes to stdout; the call's token total
+and tool calls to stderr.
+
+Options:
+  --id <id>    id of the user message (a retry with the same id is refused, not repeated)
+  -h, --help   show this help
+
+Example:
+  ctxloom chat examples/notebook/raft-consensus "What is a term?"
+`;
+
+/** `ctxloom chat <session-dir> <message…>`: one turn through the session engine. */
+export async function runChat(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.stdout(CHAT_HELP);
+    return 0;
+  }
+  const [dir, ...words] = positionals;
+  const text = words.join(' ').trim();
+  if (dir === undefined || text === '') throw usageError('chat takes <session-dir> and a message');
+  const { engine, sessionId } = await openSessionEngine(dir, io.cwd ?? process.cwd());
+  const turn = await engine.runTurn({
+    sessionId,
+    text,
+    ...(values.id === undefined ? {} : { messageId: values.id }),
+  });
+  if (turn.compiled !== undefined) {
+    const { report } = turn.compiled;
+    io.stderr(`context: ${report.totalTokens} of ${report.inputBudget} tokens\n`);
+  }
+  let failed = false;
+  for await (const chunk of turn.stream) {
+    if (chunk.type === 'text-delta') io.stdout(chunk.delta);
+    else if (chunk.type === 'tool-input-available') io.stderr(`[tool ${chunk.toolName}]\n`);
+    else if (chunk.type === 'error') {
+      failed = true;
+      io.stderr(`error: ${chunk.errorText}\n`);
+    }
+  }
+  io.stdout('\n');
+  await turn.stored;
+  return failed ? 1 : 0;
+}

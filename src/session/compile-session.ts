@@ -1,0 +1,71 @@
+import { createCompressionSource } from '../compression/index.ts';
+import type { ContextSource, Summarizer, TokenCounter } from '../core/index.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import {
+  compileLoadedSession,
+  DEFAULT_MODEL,
+  loadSession,
+  type Workspace,
+  type WorkspaceContext,
+} from '../workspace/index.ts';
+import type { SessionState, SessionStore } from './session-store.ts';
+
+/** Options of {@link compileSession}. */
+export interface CompileSessionOptions {
+  workspace: Workspace;
+  store: SessionStore;
+  sessionId: string;
+  /** The user message being sent (default: the manifest's `query`). */
+  query?: string;
+  /** Id the query message gets (the stored user message id in a chat turn). */
+  queryId?: string;
+  /** Extra sources after the session's own (retrieval, compression views). */
+  sources?: readonly ContextSource[];
+  /** Summariser for history that does not fit; default the core omission notice. */
+  summarizer?: Summarizer;
+  /** Token counter; default the manifest's model tokenizer. */
+  counter?: TokenCounter;
+  /** The session state when the caller already loaded it. */
+  state?: SessionState;
+}
+
+/** A compiled session: the workspace compile and the state it was compiled from. */
+export interface SessionCompile extends WorkspaceContext {
+  state: SessionState;
+}
+
+/**
+ * The compile of one model call of a session — the only one: the notebook preview and chat,
+ * `ctxloom compile`/`preview`, the MCP preview and library users all reach it through the
+ * session engine. Reads the manifest and files through the session sandbox, and messages,
+ * curation and compression through the {@link SessionStore}; the history summary enters
+ * `compression__context` with its coverage (covered messages are reported `summarized`),
+ * and seed 004's requirement TODO and artifact index enter `todo__context`.
+ */
+export async function compileSession(options: CompileSessionOptions): Promise<SessionCompile> {
+  const { workspace, store, sessionId } = options;
+  const state = options.state ?? (await store.load(sessionId));
+  const loaded = await loadSession({
+    workspace,
+    sessionId,
+    ...(options.query === undefined ? {} : { query: options.query }),
+    record: { messages: state.messages, memory: state.curation },
+  });
+  const counter = options.counter ?? getTokenCounter(loaded.config.budget.model ?? DEFAULT_MODEL);
+  const structured = state.compression.structured;
+  const sources: ContextSource[] = [
+    ...(structured === null ? [] : [createCompressionSource({ load: () => structured })]),
+    ...(options.sources ?? []),
+  ];
+  const summary = state.compression.summary;
+  const compiled = await compileLoadedSession(loaded, {
+    counter,
+    sources,
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
+    ...(summary === null
+      ? {}
+      : { compression: { summary: summary.text, throughMessageId: summary.throughMessageId } }),
+  });
+  return { ...compiled, state };
+}

@@ -1,0 +1,353 @@
+import type { LanguageModel } from 'ai';
+import {
+  type CompressionState,
+  type CompressScope,
+  createCompressionState,
+  createHeuristicRequirementProposer,
+  createModelRequirementProposer,
+  formatThreadId,
+  type RequirementProposer,
+  registerArtifact,
+  registerToolEvidence,
+  updateRequirementTodoSnapshot,
+} from '../compression/index.ts';
+import {
+  CtxloomError,
+  createExtractiveSummarizer,
+  type Message,
+  messageParts,
+  messageText,
+  type Summarizer,
+  type TokenCounter,
+  toSummaryResult,
+} from '../core/index.ts';
+import {
+  applyMemoryCuration,
+  foldMemoryEvents,
+  type MemoryStatus,
+  type PlaceholderLocale,
+} from '../workspace/index.ts';
+import { isCommandMessage } from './session-commands.ts';
+import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
+
+/** Default recent messages `/compress` leaves verbatim. */
+export const DEFAULT_KEEP_LAST = 4;
+/** Default most tokens of the history summary. */
+export const DEFAULT_SUMMARY_MAX_TOKENS = 600;
+
+/** Options of {@link compressSession}. */
+export interface CompressSessionOptions {
+  store: SessionStore;
+  sessionId: string;
+  /** `all` (summary, requirements, artifacts), `requirement` or `artifacts`. Default `all`. */
+  scope?: CompressScope;
+  /** Recent messages left verbatim (0..1000). Default {@link DEFAULT_KEEP_LAST}. */
+  keepLast?: number;
+  /** Most tokens of the summary (64..8000). Default {@link DEFAULT_SUMMARY_MAX_TOKENS}. */
+  maxTokens?: number;
+  /** Counter of the session's model (bounds the extractive summary). */
+  counter: TokenCounter;
+  /** Default: the extractive summariser (offline). */
+  summarizer?: Summarizer;
+  /** Proposes requirement ops; default the model's structured output when `model` is set, else the offline heuristic. */
+  proposer?: RequirementProposer;
+  model?: LanguageModel;
+  /** Language of curation placeholders in the summary. Default `zh` (the manifest default). */
+  placeholderLocale?: PlaceholderLocale;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+/** What the history summary of a `/compress` covers now, and what this run added. */
+export interface SummaryOutcome {
+  /** Coverage after the run (`null`: nothing summarised yet). */
+  summary: HistorySummary | null;
+  /** Messages this run was asked to cover (older than the kept tail, not yet covered). */
+  requested: number;
+  /** Messages this run added to the coverage. */
+  newlyCovered: number;
+  /** Asked for but not covered: the summariser ran out of room. They stay in history as they are. */
+  notCovered: number;
+  /** Tokens of the summary text. */
+  tokens: number;
+}
+
+/** Result of {@link compressSession}. */
+export interface CompressSessionResult {
+  scope: CompressScope;
+  summary: SummaryOutcome | null;
+  requirements: {
+    processedMessages: number;
+    applied: number;
+    rejected: number;
+    /** Messages the model proposer failed on, done by the offline heuristic instead. */
+    fallbacks: number;
+    items: number;
+  } | null;
+  artifacts: { evidence: number; artifacts: number } | null;
+  compression: SessionCompression;
+}
+
+/**
+ * `/compress` for a session (seed 004 §10): updates the history summary, the requirement
+ * TODO (with verbatim evidence anchors) and the artifact index, and stores them in one
+ * compression write. It respects curation: dismissed messages enter the summary only as
+ * their placeholder, excluded ones not at all. Summaries are incremental and honest: the
+ * summary covers a contiguous run from the session's first message, extended from the
+ * previous coverage, and a summariser that cannot fit everything covers fewer messages and
+ * says so (`notCovered`) — those stay in history. `messages` are never changed.
+ */
+export async function compressSession(options: CompressSessionOptions): Promise<CompressSessionResult> {
+  const { store, sessionId } = options;
+  const scope = options.scope ?? 'all';
+  const state = await store.load(sessionId);
+  const now = options.now ?? (() => new Date());
+  let compression = state.compression;
+  const next: Omit<SessionCompression, 'revision'> = {
+    summary: compression.summary,
+    structured: compression.structured,
+    processedThrough: { ...compression.processedThrough },
+  };
+  const stored = state.messages.filter((message) => message.role !== 'system');
+  const statuses = foldMemoryEvents(state.curation);
+
+  let summary: SummaryOutcome | null = null;
+  if (scope === 'all') {
+    summary = await extendSummary({ options, state, stored, statuses, now });
+    next.summary = summary.summary;
+  }
+  let requirements: CompressSessionResult['requirements'] = null;
+  let artifacts: CompressSessionResult['artifacts'] = null;
+  if (scope === 'all' || scope === 'requirement') {
+    const result = await updateRequirements({
+      options,
+      state,
+      stored,
+      statuses,
+      structured: next.structured,
+    });
+    next.structured = result.structured;
+    next.processedThrough.requirements = stored.at(-1)?.id ?? next.processedThrough.requirements;
+    requirements = result.outcome;
+  }
+  if (scope === 'all' || scope === 'artifacts') {
+    const result = indexArtifacts({ state, stored, statuses, structured: next.structured, now });
+    next.structured = result.structured;
+    next.processedThrough.artifacts = stored.at(-1)?.id ?? next.processedThrough.artifacts;
+    artifacts = result.outcome;
+  }
+  compression = await store.saveCompression(sessionId, next, { expectedRevision: compression.revision });
+  return { scope, summary, requirements, artifacts, compression };
+}
+
+async function extendSummary(input: {
+  options: CompressSessionOptions;
+  state: SessionState;
+  stored: Message[];
+  statuses: Map<string, MemoryStatus>;
+  now: () => Date;
+}): Promise<SummaryOutcome> {
+  const { options, stored, statuses } = input;
+  const previous = input.state.compression.summary;
+  const previousEnd =
+    previous === null ? -1 : stored.findIndex((message) => message.id === previous.throughMessageId);
+  const start = previousEnd + 1;
+  let end = stored.length - Math.min(1000, Math.max(0, options.keepLast ?? DEFAULT_KEEP_LAST));
+  // Never end a run between a tool call and its result.
+  while (end > start && stored[end]?.role === 'tool') end--;
+  const unchanged = (requested: number): SummaryOutcome => ({
+    summary: previous,
+    requested,
+    newlyCovered: 0,
+    notCovered: requested,
+    tokens: previous === null ? 0 : options.counter.countText(previous.text),
+  });
+  if (end <= start) return unchanged(0);
+
+  const curated = applyMemoryCuration(stored, statuses, options.placeholderLocale ?? 'zh');
+  const range = curated.slice(start, end);
+  const candidates = range.filter(
+    (message) => statuses.get(message.id)?.state !== 'excluded' && !isCommandMessage(message),
+  );
+  const summarizer = options.summarizer ?? createExtractiveSummarizer({ counter: options.counter });
+  const maxTokens = Math.min(8000, Math.max(64, options.maxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS));
+  const { text, coveredCount } = toSummaryResult(
+    candidates.length === 0
+      ? { text: previous?.text ?? '', coveredCount: 0 }
+      : await summarizer.summarize({
+          ...(previous === null ? {} : { previousSummary: previous.text }),
+          messages: candidates,
+          maxTokens,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        }),
+    candidates.length,
+  );
+  // The run ends just before the first candidate the summary does not hold.
+  const firstUncovered = candidates[coveredCount];
+  let through =
+    firstUncovered === undefined ? end - 1 : stored.findIndex((m) => m.id === firstUncovered.id) - 1;
+  while (through >= start && stored[through + 1]?.role === 'tool') through--;
+  const requested = end - start;
+  if (through < start || text.length === 0) return unchanged(requested);
+  const first = stored[0] as Message;
+  const last = stored[through] as Message;
+  return {
+    summary: {
+      text,
+      fromMessageId: first.id,
+      throughMessageId: last.id,
+      coveredCount: through + 1,
+      summarizer: summarizer.name,
+      createdAt: input.now().toISOString(),
+    },
+    requested,
+    newlyCovered: through + 1 - start,
+    notCovered: end - 1 - through,
+    tokens: options.counter.countText(text),
+  };
+}
+
+function ensureStructured(state: SessionState, structured: CompressionState | null): CompressionState {
+  return (
+    structured ??
+    createCompressionState({
+      threadId: formatThreadId({ app: 'ctxloom', userId: 'local', sessionId: state.sessionId }),
+    })
+  );
+}
+
+/** Messages after `throughId` (all when `null`), skipping commands and curated ones. */
+function unprocessed(
+  stored: readonly Message[],
+  throughId: string | null,
+  statuses: Map<string, MemoryStatus>,
+): Message[] {
+  const start = throughId === null ? 0 : stored.findIndex((message) => message.id === throughId) + 1;
+  return stored.slice(start).filter((message) => !statuses.has(message.id) && !isCommandMessage(message));
+}
+
+async function updateRequirements(input: {
+  options: CompressSessionOptions;
+  state: SessionState;
+  stored: Message[];
+  statuses: Map<string, MemoryStatus>;
+  structured: CompressionState | null;
+}) {
+  const { options } = input;
+  let structured = ensureStructured(input.state, input.structured);
+  const proposer =
+    options.proposer ??
+    (options.model === undefined
+      ? createHeuristicRequirementProposer()
+      : createModelRequirementProposer({ model: options.model }));
+  const users = unprocessed(
+    input.stored,
+    input.state.compression.processedThrough.requirements,
+    input.statuses,
+  ).filter((message) => message.role === 'user' && messageText(message).trim() !== '');
+  let applied = 0;
+  let rejected = 0;
+  let fallbacks = 0;
+  const heuristic = createHeuristicRequirementProposer();
+  for (const userMessage of users) {
+    const turn = input.stored.filter((message) => message.role === 'user').indexOf(userMessage);
+    const update = (with_: RequirementProposer) =>
+      updateRequirementTodoSnapshot({
+        proposer: with_,
+        snapshot: structured.requirements.global,
+        userMessage,
+        turn: Math.max(0, turn),
+        counter: options.counter,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    let result: Awaited<ReturnType<typeof update>>;
+    try {
+      result = await update(proposer);
+    } catch (error) {
+      // A model that fails degrades to the offline heuristic for this message, and says so.
+      if (!CtxloomError.is(error) || error.code !== 'model-error' || proposer === heuristic) throw error;
+      fallbacks += 1;
+      result = await update(heuristic);
+    }
+    if (result.status === 'applied') applied += 1;
+    if (result.status === 'rejected') rejected += 1;
+    structured = { ...structured, requirements: { ...structured.requirements, global: result.snapshot } };
+  }
+  const items = structured.requirements.global.items.filter((item) => item.status !== 'cancelled').length;
+  return { structured, outcome: { processedMessages: users.length, applied, rejected, fallbacks, items } };
+}
+
+function indexArtifacts(input: {
+  state: SessionState;
+  stored: Message[];
+  statuses: Map<string, MemoryStatus>;
+  structured: CompressionState | null;
+  now: () => Date;
+}) {
+  let structured = ensureStructured(input.state, input.structured);
+  let artifactsState = structured.artifacts;
+  const clock = () => input.now().getTime();
+  const messages = unprocessed(
+    input.stored,
+    input.state.compression.processedThrough.artifacts,
+    input.statuses,
+  );
+  const calls = new Map<string, { toolName: string; input: unknown }>();
+  for (const message of input.stored) {
+    for (const part of messageParts(message)) {
+      if (part.type === 'tool-call')
+        calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+    }
+  }
+  let evidence = 0;
+  let artifacts = 0;
+  for (const message of messages) {
+    const position = input.stored.indexOf(message);
+    const turnIndex = input.stored.slice(0, position).filter((m) => m.role === 'user').length - 1;
+    for (const part of messageParts(message)) {
+      if (part.type !== 'tool-result') continue;
+      const call = calls.get(part.toolCallId);
+      const failed = part.output.type === 'error-text' || part.output.type === 'error-json';
+      const output = 'value' in part.output ? part.output.value : (part.output.reason ?? 'denied');
+      let artifactId: string | undefined;
+      const args = (call?.input ?? {}) as Record<string, unknown>;
+      if (
+        !failed &&
+        part.toolName === 'write_file' &&
+        typeof args.path === 'string' &&
+        typeof args.content === 'string'
+      ) {
+        const registered = registerArtifact(
+          artifactsState,
+          {
+            kind: 'document',
+            name: args.path,
+            agentId: 'assistant',
+            content: args.content,
+            turnIndex: Math.max(0, turnIndex),
+          },
+          { clock },
+        );
+        artifactsState = registered.state;
+        artifactId = registered.entry.id;
+        artifacts += 1;
+      }
+      artifactsState = registerToolEvidence(
+        artifactsState,
+        {
+          toolName: part.toolName,
+          agentId: 'assistant',
+          input: JSON.stringify(call?.input ?? null),
+          output: typeof output === 'string' ? output : JSON.stringify(output),
+          ok: !failed,
+          ...(artifactId === undefined ? {} : { artifactId }),
+          turnIndex: Math.max(0, turnIndex),
+        },
+        { clock },
+      ).state;
+      evidence += 1;
+    }
+  }
+  structured = { ...structured, artifacts: artifactsState };
+  return { structured, outcome: { evidence, artifacts } };
+}

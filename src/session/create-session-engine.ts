@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { CtxloomError, type TokenCounter } from '../core/index.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { DEFAULT_MODEL, type MemoryEvent } from '../workspace/index.ts';
+import { compileSession } from './compile-session.ts';
+import { compressSession } from './compress-session.ts';
+import { runTurn } from './run-turn.ts';
+import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
+
+/**
+ * Creates the session engine over a workspace (manifests and files) and a
+ * {@link SessionStore} (messages, curation, compression, call log).
+ * @example
+ * const engine = createSessionEngine({ workspace, store: createFileSessionStore({ workspace }), model });
+ * const preview = await engine.compile('raft-consensus');
+ * const turn = await engine.runTurn({ sessionId: 'raft-consensus', text: 'What is a term?' });
+ */
+export function createSessionEngine(options: SessionEngineOptions): SessionEngine {
+  const { workspace, store } = options;
+  const now = options.now ?? (() => new Date());
+  const createId = options.createId ?? randomUUID;
+  const counterFor = (model: string | undefined): TokenCounter =>
+    model === undefined && options.counter !== undefined
+      ? options.counter
+      : getTokenCounter(model ?? DEFAULT_MODEL);
+
+  const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
+    await requireFolder(sessionId);
+    return compileSession({ workspace, store, sessionId, ...compileOptions, ...counterOption() });
+  };
+  const counterOption = () => (options.counter === undefined ? {} : { counter: options.counter });
+
+  async function requireFolder(sessionId: string): Promise<void> {
+    workspace.session(sessionId); // validates the id
+    const folder = await workspace.sandbox.stat(sessionId);
+    if (folder?.kind !== 'directory') {
+      throw new CtxloomError({ code: 'not-found', message: `no session "${sessionId}"`, path: sessionId });
+    }
+  }
+
+  const engine: SessionEngine = {
+    store,
+    compile,
+    async runTurn(input) {
+      await requireFolder(input.sessionId);
+      return runTurn(input, { options, engine, now, createId });
+    },
+    async compress(sessionId, compressOptions = {}) {
+      const before = await compile(sessionId);
+      const counter = options.counter ?? counterFor(before.config.budget.model);
+      const result = await compressSession({
+        store,
+        sessionId,
+        counter,
+        ...(compressOptions.scope === undefined ? {} : { scope: compressOptions.scope }),
+        ...(compressOptions.keepLast === undefined ? {} : { keepLast: compressOptions.keepLast }),
+        ...(compressOptions.maxTokens === undefined ? {} : { maxTokens: compressOptions.maxTokens }),
+        ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+        ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
+        ...(options.model === undefined || options.model.offline ? {} : { model: options.model.model }),
+        placeholderLocale: before.config.chatHistory.placeholderLocale,
+        now,
+        ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
+      });
+      const after = await compile(sessionId);
+      return { ...result, tokensBefore: before.report.totalTokens, tokensAfter: after.report.totalTokens };
+    },
+    async curate(sessionId, input) {
+      await requireFolder(sessionId);
+      const at = now().toISOString();
+      const events: MemoryEvent[] = input.targetMessageIds.map((targetMessageId) => ({
+        id: createId(),
+        type: input.action,
+        targetMessageId,
+        by: input.by ?? 'user',
+        at,
+        ...(input.summary === undefined ? {} : { summary: input.summary }),
+        ...(input.toolCallId === undefined ? {} : { toolCallId: input.toolCallId }),
+      }));
+      await store.appendCuration(sessionId, events);
+      return events;
+    },
+    async listCalls(sessionId, listOptions) {
+      await requireFolder(sessionId);
+      return store.listCalls(sessionId, listOptions);
+    },
+  };
+  return engine;
+}

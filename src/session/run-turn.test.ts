@@ -1,0 +1,135 @@
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { UIMessageChunk } from 'ai';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Message } from '../core/index.ts';
+import { createTestNotebook } from '../server/test-workspace.test-support.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createSessionEngine } from './create-session-engine.ts';
+import { createFileSessionStore } from './file-session-store.ts';
+
+const SESSION = 'raft-consensus';
+let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
+beforeEach(async () => {
+  notebook = await createTestNotebook();
+});
+afterEach(async () => {
+  await notebook.cleanup();
+});
+
+/** A provider that records every call and answers with a short text, streamed. */
+function recordingModel(answer = 'A term is a logical clock.') {
+  const chunks: LanguageModelV4StreamPart[] = [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't' },
+    ...answer.split(' ').map(
+      (word, index): LanguageModelV4StreamPart => ({
+        type: 'text-delta',
+        id: 't',
+        delta: index === 0 ? word : ` ${word}`,
+      }),
+    ),
+    { type: 'text-end', id: 't' },
+    {
+      type: 'finish',
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: {
+        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 1, text: 1, reasoning: 0 },
+      },
+    },
+  ];
+  return new MockLanguageModelV4({
+    doStream: async () => ({ stream: simulateReadableStream({ chunks }) }),
+  });
+}
+
+/** The provider's prompt as ctxloom messages, to count what was received with the report's counter. */
+function receivedMessages(call: LanguageModelV4CallOptions): Message[] {
+  return call.prompt.map((message, index): Message => {
+    if (typeof message.content === 'string')
+      return { id: `p${index}`, role: message.role, content: message.content };
+    const parts = message.content.map((part) => {
+      const { providerOptions: _ignored, ...rest } = part as typeof part & { providerOptions?: unknown };
+      return rest;
+    });
+    return { id: `p${index}`, role: message.role, content: parts as Message['content'] };
+  });
+}
+
+function engineWith(model: MockLanguageModelV4) {
+  const workspace = notebook.workspace;
+  let next = 0;
+  return createSessionEngine({
+    workspace,
+    store: createFileSessionStore({ workspace }),
+    model: { model, spec: 'recording', offline: false },
+    createId: () => `t-${++next}`,
+    now: () => new Date('2026-03-01T10:00:00.000Z'),
+  });
+}
+
+describe('runTurn', () => {
+  it('sends exactly what the report says: the provider receives the report total and the output reserve', async () => {
+    const model = recordingModel();
+    const engine = engineWith(model);
+    const turn = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What is a term? [guidance.md:1:3]',
+      messageId: 'u-1',
+    });
+    const chunks = await readAll(turn.stream);
+    expect(chunks.at(-1)?.type).toBe('finish');
+    const call = model.doStreamCalls[0] as LanguageModelV4CallOptions;
+    const counter = getTokenCounter('gpt-4o');
+    expect(counter.countMessages(receivedMessages(call))).toBe(turn.compiled?.report.totalTokens);
+    expect(call.maxOutputTokens).toBe(turn.compiled?.report.outputReserve);
+
+    // The turn is stored (user, then answer) before `finish`, and its call is in the log.
+    const state = await engine.store.load(SESSION);
+    expect(state.messages.slice(-2).map((message) => message.id)).toEqual(['u-1', 't-2']);
+    expect(JSON.stringify(state.messages.at(-1)?.content)).toContain('logical clock');
+    const calls = await engine.listCalls(SESSION);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ turnId: 'u-1', step: 0, model: 'recording' });
+    expect(calls[0]?.report.totalTokens).toBe(turn.compiled?.report.totalTokens);
+    expect(calls[0]?.messageFingerprints).toHaveLength(turn.compiled?.messages.length ?? -1);
+  });
+
+  it('runs /compress as a command: no model call, both messages marked, never sent later', async () => {
+    const model = recordingModel();
+    const engine = engineWith(model);
+    const command = await engine.runTurn({ sessionId: SESSION, text: '/compress', messageId: 'c-1' });
+    const text = (await readAll(command.stream))
+      .map((chunk) => (chunk.type === 'text-delta' ? chunk.delta : ''))
+      .join('');
+    expect(text).toMatch(/context \d+ → \d+ tokens/u);
+    expect(model.doStreamCalls).toHaveLength(0);
+    const stored = (await engine.store.load(SESSION)).messages.slice(-2);
+    expect(stored.map((message) => message.metadata?.command)).toEqual(['compress', 'compress']);
+
+    const turn = await engine.runTurn({ sessionId: SESSION, text: 'and now?', messageId: 'u-2' });
+    await readAll(turn.stream);
+    const sent = JSON.stringify((model.doStreamCalls[0] as LanguageModelV4CallOptions).prompt);
+    expect(sent).not.toContain('/compress');
+    expect(sent).toContain('extractive summary');
+  });
+
+  it('refuses a stored message id before storing anything', async () => {
+    const engine = engineWith(recordingModel());
+    const before = (await engine.store.load(SESSION)).messages.length;
+    await expect(
+      engine.runTurn({ sessionId: SESSION, text: 'again', messageId: 'm001' }),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect((await engine.store.load(SESSION)).messages).toHaveLength(before);
+  });
+});
+
+async function readAll(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
+  const chunks: UIMessageChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
+}

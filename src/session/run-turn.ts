@@ -1,0 +1,299 @@
+import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } from 'ai';
+import { CtxloomError, type Message } from '../core/index.ts';
+import {
+  type MessageContextSummary,
+  type NotebookUIMessage,
+  type ReportedReference,
+  toStoredMessages,
+} from '../stream/index.ts';
+import type { SessionCompile } from './compile-session.ts';
+import { fingerprintMessages } from './fingerprint-messages.ts';
+import { parseSessionCommand } from './session-commands.ts';
+import type {
+  CompressOutcome,
+  SessionEngine,
+  SessionEngineOptions,
+  Turn,
+  TurnInput,
+} from './session-engine.ts';
+import type { CallRecord } from './session-store.ts';
+
+interface TurnContext {
+  options: SessionEngineOptions;
+  engine: SessionEngine;
+  now: () => Date;
+  createId: () => string;
+}
+
+/** The body of {@link SessionEngine.runTurn}: a command, or compile → model steps → persist. */
+export async function runTurn(input: TurnInput, context: TurnContext): Promise<Turn> {
+  const { engine, now, createId } = context;
+  const text = input.text.trim();
+  if (text === '') {
+    throw new CtxloomError({ code: 'invalid-argument', message: 'the message is empty', path: 'text' });
+  }
+  const userId = input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
+  const command = parseSessionCommand(text);
+  if (command !== undefined) return runCommand({ input, context, userId, scope: command.scope, text });
+
+  const model = context.options.model;
+  if (model === undefined) {
+    throw new CtxloomError({
+      code: 'invalid-config',
+      message: 'this session engine has no model: pass `model` to createSessionEngine to run turns',
+      path: 'model',
+    });
+  }
+  const compiled = await engine.compile(input.sessionId, { query: text, queryId: userId });
+  if (compiled.state.messages.some((message) => message.id === userId)) {
+    throw new CtxloomError({
+      code: 'conflict',
+      message: `message id "${userId}" is already stored`,
+      path: userId,
+    });
+  }
+  const userMessage: Message = {
+    id: userId,
+    role: 'user',
+    content: text,
+    metadata: { ...compiled.queryMessage?.metadata, createdAt: now().toISOString() },
+  };
+  await engine.store.appendMessages(input.sessionId, [userMessage]);
+  const call = callRecord({
+    compiled,
+    turnId: userId,
+    step: 0,
+    id: createId(),
+    at: now(),
+    model: model.spec,
+  });
+  await engine.store.appendCall(input.sessionId, call);
+
+  const references = reportedReferences(compiled);
+  const summary: MessageContextSummary = {
+    totalTokens: compiled.report.totalTokens,
+    inputBudget: compiled.report.inputBudget,
+    references,
+    callId: call.id,
+  };
+  const assistantId = createId();
+  const stored = deferred<Message[]>();
+  // A reader that goes away (disconnect, cancel) aborts the model; the turn still stores what arrived.
+  const abort = new AbortController();
+  input.signal?.addEventListener('abort', () => abort.abort(input.signal?.reason), { once: true });
+  const inner = createUIMessageStream<NotebookUIMessage>({
+    generateId: createId,
+    execute: async ({ writer }) => {
+      writer.write({ type: 'start', messageId: assistantId });
+      writer.write({
+        type: 'data-context-report',
+        id: `report-${assistantId}`,
+        data: {
+          report: compiled.report,
+          warnings: compiled.warnings,
+          references,
+          model: { spec: model.spec, offline: model.offline },
+        },
+      });
+      const result = streamText({
+        model: model.model,
+        instructions: compiled.aiSdk.instructions,
+        messages: compiled.aiSdk.messages,
+        ...(context.options.tools === undefined ? {} : { tools: context.options.tools(input.sessionId) }),
+        stopWhen: stepCountIs(Math.min(50, Math.max(1, context.options.maxSteps ?? 5))),
+        maxOutputTokens: compiled.report.outputReserve,
+        abortSignal: abort.signal,
+      });
+      let response: NotebookUIMessage | undefined;
+      let aborted = false;
+      let failed = false;
+      const parts = result.toUIMessageStream<NotebookUIMessage>({
+        sendStart: false,
+        sendFinish: false,
+        onFinish: ({ responseMessage, isAborted }) => {
+          // Without a `start` chunk of its own the SDK leaves the id empty: it is the turn's.
+          response = { ...responseMessage, id: responseMessage.id || assistantId };
+          aborted = isAborted;
+        },
+        onError: (error) => (error instanceof Error ? error.message : 'the model call failed'),
+      });
+      for await (const chunk of parts) {
+        if (chunk.type === 'error') failed = true;
+        writer.write(chunk);
+      }
+      // Persist, then finish: a client that saw `finish` can rely on the answer being stored.
+      const partial = aborted || failed || abort.signal.aborted;
+      const createdAt = now().toISOString();
+      let answer = toStoredMessages(response ?? { id: assistantId, role: 'assistant', parts: [] }, {
+        createdAt,
+        partial,
+        metadata: { context: summary },
+      });
+      if (answer.length === 0 && partial) {
+        answer = [
+          {
+            id: assistantId,
+            role: 'assistant',
+            content: '',
+            metadata: { createdAt, partial: true, uiMessageId: assistantId, context: summary },
+          },
+        ];
+      }
+      await engine.store.appendMessages(input.sessionId, answer);
+      stored.resolve(answer);
+      writer.write({ type: 'finish' });
+    },
+    onError: (error) => {
+      stored.reject(error);
+      return error instanceof Error ? error.message : 'the turn failed';
+    },
+  });
+  const reader = inner.getReader();
+  const stream = new ReadableStream<UIMessageChunk>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      abort.abort(reason);
+    },
+  });
+  return { stream, compiled, userMessageId: userId, stored: stored.promise };
+}
+
+async function runCommand(args: {
+  input: TurnInput;
+  context: TurnContext;
+  userId: string;
+  scope: 'all' | 'requirement' | 'artifacts';
+  text: string;
+}): Promise<Turn> {
+  const { input, context, userId } = args;
+  const { engine, now, createId } = context;
+  const userMessage: Message = {
+    id: userId,
+    role: 'user',
+    content: args.text,
+    metadata: { createdAt: now().toISOString(), command: 'compress' },
+  };
+  await engine.store.appendMessages(input.sessionId, [userMessage]);
+  const outcome = await engine.compress(input.sessionId, {
+    scope: args.scope,
+    ...(input.signal === undefined ? {} : { signal: input.signal }),
+  });
+  const assistantId = createId();
+  const reply = describeCompress(outcome);
+  const answer: Message = {
+    id: assistantId,
+    role: 'assistant',
+    content: reply,
+    metadata: {
+      createdAt: now().toISOString(),
+      command: 'compress',
+      uiMessageId: assistantId,
+      compress: brief(outcome),
+    },
+  };
+  await engine.store.appendMessages(input.sessionId, [answer]);
+  const stream = createUIMessageStream<NotebookUIMessage>({
+    generateId: createId,
+    execute: ({ writer }) => {
+      writer.write({ type: 'start', messageId: assistantId, messageMetadata: { command: 'compress' } });
+      writer.write({ type: 'text-start', id: `${assistantId}-text` });
+      writer.write({ type: 'text-delta', id: `${assistantId}-text`, delta: reply });
+      writer.write({ type: 'text-end', id: `${assistantId}-text` });
+      writer.write({ type: 'finish' });
+    },
+  });
+  return { stream, compiled: undefined, userMessageId: userId, stored: Promise.resolve([answer]) };
+}
+
+/** The answer to `/compress`, in the chat: what was summarised, what was not, and the new size. */
+export function describeCompress(outcome: CompressOutcome): string {
+  const lines = [
+    `/${'compress'}${outcome.scope === 'all' ? '' : ` ${outcome.scope}`}: context ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens.`,
+  ];
+  const summary = outcome.summary;
+  if (summary !== null) {
+    if (summary.requested === 0)
+      lines.push('History: nothing new to summarise (the recent messages stay verbatim).');
+    else {
+      lines.push(
+        `History: ${summary.newlyCovered} of ${summary.requested} older messages summarised (${summary.tokens} tokens); the summary covers the first ${summary.summary?.coveredCount ?? 0} messages.`,
+      );
+      if (summary.notCovered > 0) {
+        lines.push(
+          `${summary.notCovered} messages did not fit the summary and stay in the history as they are.`,
+        );
+      }
+    }
+  }
+  if (outcome.requirements !== null) {
+    lines.push(
+      `Requirements: ${outcome.requirements.items} in the TODO (${outcome.requirements.applied} messages added requirements${outcome.requirements.rejected > 0 ? `, ${outcome.requirements.rejected} proposals rejected` : ''}${outcome.requirements.fallbacks > 0 ? `; the model failed on ${outcome.requirements.fallbacks}, done offline instead` : ''}).`,
+    );
+  }
+  if (outcome.artifacts !== null) {
+    lines.push(
+      `Artifacts: ${outcome.artifacts.artifacts} documents and ${outcome.artifacts.evidence} tool results indexed.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function brief(outcome: CompressOutcome) {
+  return {
+    scope: outcome.scope,
+    tokensBefore: outcome.tokensBefore,
+    tokensAfter: outcome.tokensAfter,
+    ...(outcome.summary === null
+      ? {}
+      : {
+          summarised: outcome.summary.newlyCovered,
+          requested: outcome.summary.requested,
+          notCovered: outcome.summary.notCovered,
+        }),
+  };
+}
+
+/** The call-log record of one compile. */
+export function callRecord(args: {
+  compiled: SessionCompile;
+  turnId: string;
+  step: number;
+  id: string;
+  at: Date;
+  model: string;
+}): CallRecord {
+  return {
+    id: args.id,
+    turnId: args.turnId,
+    step: args.step,
+    at: args.at.toISOString(),
+    model: args.model,
+    report: args.compiled.report,
+    messageFingerprints: fingerprintMessages(args.compiled.messages),
+  };
+}
+
+/** The references merged into the query, as the chat stream and the preview report them. */
+export function reportedReferences(compiled: SessionCompile): ReportedReference[] {
+  return compiled.references.map((reference) => ({
+    path: reference.path,
+    startLine: reference.startLine,
+    endLine: reference.endLine,
+    ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
+  }));
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}

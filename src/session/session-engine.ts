@@ -1,0 +1,112 @@
+import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
+import type { CompressScope, RequirementProposer } from '../compression/index.ts';
+import type { Message, Summarizer, TokenCounter } from '../core/index.ts';
+import type { MemoryEvent, Workspace } from '../workspace/index.ts';
+import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
+import type { CompressSessionResult } from './compress-session.ts';
+import type { CallRecord, ListCallsOptions, SessionStore } from './session-store.ts';
+
+/** The model a session engine calls. */
+export interface EngineModel {
+  model: LanguageModel;
+  /** The spec it was resolved from, e.g. `offline` or `openai:gpt-4o-mini` (shown in reports and the call log). */
+  spec: string;
+  /** True for the built-in offline model. */
+  offline: boolean;
+}
+
+/** Options of {@link createSessionEngine}. */
+export interface SessionEngineOptions {
+  workspace: Workspace;
+  /** Where messages, curation, compression and the call log live. */
+  store: SessionStore;
+  /** The model turns call; optional for compile-only use (preview, CLI compile, MCP). */
+  model?: EngineModel;
+  /** The tools a turn's model may call, per session. Default: none. */
+  tools?: (sessionId: string) => ToolSet;
+  /** Most model steps per turn (tool call + answer = 2), 1..50. Default 5. */
+  maxSteps?: number;
+  /** Summariser of `/compress`; default the extractive one (offline). */
+  summarizer?: Summarizer;
+  /** Proposer of requirement ops for `/compress`; default the model's (or the offline heuristic with the offline model). */
+  proposer?: RequirementProposer;
+  /** Counter for a session whose manifest names no model; default the o200k tokenizer. */
+  counter?: TokenCounter;
+  now?: () => Date;
+  createId?: () => string;
+}
+
+/** Options of {@link SessionEngine.compress}. */
+export interface CompressOptions {
+  scope?: CompressScope;
+  /** Recent messages left verbatim (0..1000). Default 4. */
+  keepLast?: number;
+  /** Most tokens of the summary (64..8000). Default 600. */
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+/** Result of {@link SessionEngine.compress}: what changed, and the context before and after. */
+export interface CompressOutcome extends CompressSessionResult {
+  /** Input tokens of the session's next call before and after (the preview's total). */
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** Input of {@link SessionEngine.curate}. */
+export interface CurateInput {
+  action: 'dismiss' | 'exclude' | 'restore';
+  targetMessageIds: readonly string[];
+  /** Why, shown in the placeholder (≤ 2,000 characters). */
+  summary?: string;
+  by?: 'user' | 'model';
+  toolCallId?: string;
+}
+
+/**
+ * The one engine every entry point runs a session through — the notebook's HTTP routes,
+ * the CLI, the MCP server and library users: same input, same bytes.
+ */
+export interface SessionEngine {
+  readonly store: SessionStore;
+  /** Compiles the session's next call (the preview; no model call, nothing written). */
+  compile(
+    sessionId: string,
+    options?: Pick<CompileSessionOptions, 'query' | 'queryId'>,
+  ): Promise<SessionCompile>;
+  /**
+   * Runs one turn: a chat command (`/compress …`) or compile → model steps → persist.
+   * Refuses bad input (`not-found`, `conflict`, `invalid-config`) before anything is stored;
+   * the returned stream's `finish` comes only after the answer is stored.
+   */
+  runTurn(input: TurnInput): Promise<Turn>;
+  /** `/compress`: summary with its coverage, requirement TODO and artifact index, in one write. */
+  compress(sessionId: string, options?: CompressOptions): Promise<CompressOutcome>;
+  /** Stores curation events for every id, or none (`not-found` names the unknown ids). */
+  curate(sessionId: string, input: CurateInput): Promise<MemoryEvent[]>;
+  /** The session's logged calls, oldest first. */
+  listCalls(sessionId: string, options?: ListCallsOptions): Promise<CallRecord[]>;
+}
+
+/** Input of {@link SessionEngine.runTurn}. */
+export interface TurnInput {
+  sessionId: string;
+  /** The user's message; `/compress`, `/compress requirement`, `/compress artifacts` are commands. */
+  text: string;
+  /** Id of the user message (a client-side id makes retries idempotent: a stored id is a `conflict`). */
+  messageId?: string;
+  /** Aborts the model call; what arrived is stored, marked `partial`. */
+  signal?: AbortSignal;
+}
+
+/** A running turn. */
+export interface Turn {
+  /** The AI SDK UI message stream (`useChat` reads it as is). `finish` comes after the answer is stored. */
+  stream: ReadableStream<UIMessageChunk>;
+  /** The compile of the turn's model call; `undefined` for a command. */
+  compiled: SessionCompile | undefined;
+  /** The stored user message id. */
+  userMessageId: string;
+  /** The messages stored when the turn ends (assistant and tool messages), or the failure. */
+  stored: Promise<Message[]>;
+}
