@@ -14,6 +14,7 @@ import {
   CALL_LOG_CAPACITY,
   type CallRecord,
   type CurationEvent,
+  type HistorySummary,
   type SessionCompression,
   type SessionState,
   type SessionStore,
@@ -104,6 +105,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       [SESSION_KEYS.calls]: (current, write) => append(current, write).slice(-capacity),
       [SESSION_KEYS.compression]: set,
       compression__context: set,
+      compression_through: set,
       namespace: set,
       session_id: set,
     },
@@ -182,9 +184,11 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
       // Fields a newer port added default as in a file written before them.
       const compression: SessionCompression = { ...EMPTY_COMPRESSION, ...stored };
+      const messages = messagesOf(state);
+      compression.summary = currentSummary(state, compression.summary, messages);
       const loaded: SessionState = {
         sessionId,
-        messages: messagesOf(state),
+        messages,
         curation: (state[SESSION_KEYS.curation] ?? []) as CurationEvent[],
         compression,
       };
@@ -249,7 +253,10 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
         saved = structuredClone({ ...compression, revision: revision + 1 });
         sb.setExtension(SESSION_KEYS.compression, saved satisfies StoredCompression);
         // Runtime agents compile `compression__context`: keep it the summary text.
-        sb.compression.persistCompression(compression.summary?.text ?? '');
+        sb.compression.persistCompression(
+          compression.summary?.text ?? '',
+          compression.summary?.throughMessageId,
+        );
       });
       return structuredClone(saved as SessionCompression);
     },
@@ -269,6 +276,35 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       return structuredClone(calls.slice(-limit));
     },
     close: () => lock.close(),
+  };
+}
+
+/**
+ * The summary the thread holds now. `compression__context` / `compression_through` are what
+ * runtime agents compile and write; the port's record counts only while it matches them. A
+ * summary an agent wrote with its coverage (`compression_through`) reads as covering the
+ * messages from the first through that one; one without coverage claims nothing (`null`).
+ */
+function currentSummary(
+  state: Record<string, unknown>,
+  recorded: HistorySummary | null,
+  messages: readonly Message[],
+): HistorySummary | null {
+  const text = (state.compression__context ?? '') as string;
+  const through = (state.compression_through ?? null) as string | null;
+  if (text === '') return null;
+  if (recorded !== null && recorded.text === text && recorded.throughMessageId === through) return recorded;
+  const ids = messages.filter((message) => message.role !== 'system').map((message) => message.id);
+  const index = through === null ? -1 : ids.indexOf(through);
+  const first = ids[0];
+  if (index < 0 || first === undefined || through === null) return null;
+  return {
+    text,
+    fromMessageId: first,
+    throughMessageId: through,
+    coveredCount: index + 1,
+    summarizer: 'runtime agent',
+    createdAt: '',
   };
 }
 
