@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StateGraph } from '@langchain/langgraph';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -10,13 +11,11 @@ import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
 import { prompts, textModel } from '../runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../runtime/processes/sequential.ts';
 import { submitInput } from '../runtime/session/submit-input.ts';
-import { createBlackboard } from '../state/index.ts';
+import { Blackboard, createBlackboard, StateBuilder } from '../state/index.ts';
 import { createCharCounter, describeSessionStoreConformance } from '../testing/index.ts';
 import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
 import { createPostgresThreadLock } from './postgres-thread-lock.ts';
 import type { CallRecord } from './session-store.ts';
-
-const NONE = { requirements: null, artifacts: null };
 
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-checkpoint-store-'));
 const sqlite = new SqliteSaver({ path: join(directory, 'sessions.db'), durability: 'normal' });
@@ -114,11 +113,40 @@ describe('createCheckpointSessionStore', () => {
     };
     await store.saveCompression(
       id,
-      { summary, structured: null, processedThrough: NONE },
+      { summary, structured: null, processedThrough: { requirements: null, artifacts: null } },
       { expectedRevision: 0 },
     );
     const tuple = await sqlite.getTuple({ configurable: { thread_id: id, checkpoint_ns: '' } });
     expect(tuple?.checkpoint.channel_values.compression__context).toBe('Earlier: x.');
+  });
+
+  it('reads a summary a runtime agent wrote with its coverage, and never claims one written without', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    await store.appendMessages(id, [
+      { id: 'u1', role: 'user', content: 'a' },
+      { id: 'a1', role: 'assistant', content: 'b' },
+      { id: 'u2', role: 'user', content: 'c' },
+    ]);
+    const summarise = (through?: string) =>
+      new StateGraph(Blackboard.schema)
+        .addNode('agent', (state) => {
+          const sb = new StateBuilder(state);
+          sb.compression.persistCompression(`runtime summary ${through ?? 'without coverage'}`, through);
+          return sb.patch();
+        })
+        .addEdge('__start__', 'agent')
+        .addEdge('agent', '__end__')
+        .compile({ checkpointer: sqlite });
+    await summarise('a1').invoke({}, { configurable: { thread_id: id } });
+    expect((await store.load(id)).compression.summary).toMatchObject({
+      text: 'runtime summary a1',
+      fromMessageId: 'u1',
+      throughMessageId: 'a1',
+      coveredCount: 2,
+    });
+    await summarise().invoke({}, { configurable: { thread_id: id } });
+    expect((await store.load(id)).compression.summary).toBeNull();
   });
 
   it('keeps the call log bounded to its capacity', async () => {
@@ -178,7 +206,7 @@ describe('createCheckpointSessionStore', () => {
     await first.appendCall(id, call('c3'));
     await first.saveCompression(
       id,
-      { summary: null, structured: null, processedThrough: NONE },
+      { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
       { expectedRevision: 0 },
     );
     // What the writer folded into its cache is what a fresh replay reads.
@@ -192,6 +220,21 @@ describe('createCheckpointSessionStore', () => {
     ).rejects.toMatchObject({
       code: 'conflict',
     });
+  });
+
+  it('queues the writes of two stores over one saver in one process', async () => {
+    const stores = [
+      createCheckpointSessionStore({ saver: sqlite }),
+      createCheckpointSessionStore({ saver: sqlite }),
+    ];
+    const id = newSession();
+    const ids = Array.from({ length: 8 }, (_, index) => `m${index}`);
+    await Promise.all(
+      ids.map((messageId, index) =>
+        stores[index % 2]?.appendMessages(id, [{ id: messageId, role: 'user', content: messageId }]),
+      ),
+    );
+    expect((await stores[0]?.load(id))?.messages.map((message) => message.id).sort()).toEqual(ids);
   });
 
   it('maps sessions to threads with threadIdOf', async () => {

@@ -7,12 +7,14 @@ import { CtxloomError, type Message } from '../core/index.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
 import { fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
+import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
 import {
   CALL_LOG_CAPACITY,
   type CallRecord,
   type CurationEvent,
+  type HistorySummary,
   type SessionCompression,
   type SessionState,
   type SessionStore,
@@ -35,8 +37,9 @@ export interface CheckpointSessionStoreOptions {
    */
   threadIdOf?: (sessionId: string) => string;
   /**
-   * Serialises writes to one thread. Default: within this process only (one process per
-   * SQLite file); give `createPostgresThreadLock` when several processes share PostgreSQL.
+   * Serialises writes to one thread. Default: within this process, shared by every store on
+   * the same saver (one process per SQLite file); give `createPostgresThreadLock` when
+   * several processes share PostgreSQL.
    */
   lock?: ThreadLock;
   /** Call records kept per session (≥ 1). Default {@link CALL_LOG_CAPACITY}. */
@@ -65,7 +68,7 @@ export interface CheckpointSessionStore extends SessionStore {
  * coverage, seed 004's structured state, revision). Each write is one `updateState` of a
  * one-node graph over that Blackboard, so LangGraph does the channel bookkeeping, inside
  * the {@link ThreadLock} of the thread: read, check (duplicate ids, curation targets,
- * revision), write — all-or-nothing, nothing lost between two writers. Decision record 018.
+ * revision), write — all-or-nothing, nothing lost between two writers. Decision record 019.
  *
  * @example
  * const saver = new SqliteSaver({ path: 'sessions.db' });
@@ -84,7 +87,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     .addEdge(START, SESSION_STORE_NODE)
     .addEdge(SESSION_STORE_NODE, END)
     .compile({ checkpointer: options.saver });
-  const lock = options.lock ?? createProcessThreadLock();
+  const lock = options.lock ?? processLockOf(options.saver);
   const threadIdOf = options.threadIdOf ?? ((sessionId: string) => sessionId);
   const configOf = (sessionId: string): RunnableConfig => ({
     configurable: { thread_id: threadIdOf(sessionId), checkpoint_ns: '' },
@@ -102,6 +105,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       [SESSION_KEYS.calls]: (current, write) => append(current, write).slice(-capacity),
       [SESSION_KEYS.compression]: set,
       compression__context: set,
+      compression_through: set,
       namespace: set,
       session_id: set,
     },
@@ -178,23 +182,13 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     async load(sessionId) {
       const state = await values(sessionId);
       const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
-      const compression: SessionCompression =
-        stored === null
-          ? {
-              revision: 0,
-              summary: null,
-              structured: null,
-              processedThrough: { requirements: null, artifacts: null },
-            }
-          : {
-              revision: stored.revision,
-              summary: stored.summary,
-              structured: stored.structured,
-              processedThrough: stored.processedThrough ?? { requirements: null, artifacts: null },
-            };
+      // Fields a newer port added default as in a file written before them.
+      const compression: SessionCompression = { ...EMPTY_COMPRESSION, ...stored };
+      const messages = messagesOf(state);
+      compression.summary = currentSummary(state, compression.summary, messages);
       const loaded: SessionState = {
         sessionId,
-        messages: messagesOf(state),
+        messages,
         curation: (state[SESSION_KEYS.curation] ?? []) as CurationEvent[],
         compression,
       };
@@ -256,14 +250,9 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
             details: { stored: revision, expected: expectedRevision },
           });
         }
-        saved = structuredClone({
-          revision: revision + 1,
-          summary: compression.summary,
-          structured: compression.structured,
-          processedThrough: compression.processedThrough,
-        });
+        saved = structuredClone({ ...compression, revision: revision + 1 });
         sb.setExtension(SESSION_KEYS.compression, saved satisfies StoredCompression);
-        // Runtime agents compile `compression__context` and skip what it covers.
+        // Runtime agents compile `compression__context`: keep it the summary text.
         sb.compression.persistCompression(
           compression.summary?.text ?? '',
           compression.summary?.throughMessageId,
@@ -288,6 +277,46 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     },
     close: () => lock.close(),
   };
+}
+
+/**
+ * The summary the thread holds now. `compression__context` / `compression_through` are what
+ * runtime agents compile and write; the port's record counts only while it matches them. A
+ * summary an agent wrote with its coverage (`compression_through`) reads as covering the
+ * messages from the first through that one; one without coverage claims nothing (`null`).
+ */
+function currentSummary(
+  state: Record<string, unknown>,
+  recorded: HistorySummary | null,
+  messages: readonly Message[],
+): HistorySummary | null {
+  const text = (state.compression__context ?? '') as string;
+  const through = (state.compression_through ?? null) as string | null;
+  if (text === '') return null;
+  if (recorded !== null && recorded.text === text && recorded.throughMessageId === through) return recorded;
+  const ids = messages.filter((message) => message.role !== 'system').map((message) => message.id);
+  const index = through === null ? -1 : ids.indexOf(through);
+  const first = ids[0];
+  if (index < 0 || first === undefined || through === null) return null;
+  return {
+    text,
+    fromMessageId: first,
+    throughMessageId: through,
+    coveredCount: index + 1,
+    summarizer: 'runtime agent',
+    createdAt: '',
+  };
+}
+
+/** One process lock per saver, so two stores over one saver in this process queue together. */
+const PROCESS_LOCKS = new WeakMap<BaseCheckpointSaver, ThreadLock>();
+function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
+  let lock = PROCESS_LOCKS.get(saver);
+  if (lock === undefined) {
+    lock = createProcessThreadLock();
+    PROCESS_LOCKS.set(saver, lock);
+  }
+  return lock;
 }
 
 function messagesOf(state: Record<string, unknown>): Message[] {

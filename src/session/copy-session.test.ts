@@ -9,8 +9,6 @@ import { copySession } from './copy-session.ts';
 import { createFileSessionStore } from './file-session-store.ts';
 import type { CallRecord } from './session-store.ts';
 
-const NONE = { requirements: null, artifacts: null };
-
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-copy-session-'));
 const workspace = openWorkspace({ root: directory });
 const saver = new SqliteSaver({ path: join(directory, 'sessions.db'), durability: 'normal' });
@@ -51,7 +49,7 @@ describe('copySession', () => {
     };
     await files.saveCompression(
       'demo',
-      { summary, structured: null, processedThrough: NONE },
+      { summary, structured: null, processedThrough: { requirements: null, artifacts: null } },
       { expectedRevision: 0 },
     );
     await files.appendCall('demo', call('c1'));

@@ -48,11 +48,9 @@ export async function copySession(options: CopySessionOptions): Promise<CopySess
   await to.appendMessages(target, state.messages);
   await to.appendCuration(target, state.curation);
   let compressionRevision = 0;
-  const { summary, structured, processedThrough } = state.compression;
-  if (state.compression.revision > 0 || summary !== null || structured !== null) {
-    compressionRevision = (
-      await to.saveCompression(target, { summary, structured, processedThrough }, { expectedRevision: 0 })
-    ).revision;
+  const { revision, ...compression } = state.compression;
+  if (revision > 0 || compression.summary !== null || compression.structured !== null) {
+    compressionRevision = (await to.saveCompression(target, compression, { expectedRevision: 0 })).revision;
   }
   for (const call of calls) await to.appendCall(target, call);
   return {

@@ -2,7 +2,7 @@ import { DeltaValue, type StateSchemaField } from '@langchain/langgraph';
 import { z } from 'zod';
 import { compressionExtensions } from '../runtime/compression/compression-blackboard.ts';
 import { createBlackboard } from '../state/index.ts';
-import type { CallRecord, CurationEvent, HistorySummary, SessionCompression } from './session-store.ts';
+import type { CallRecord, CurationEvent, SessionCompression } from './session-store.ts';
 
 /**
  * The Blackboard extension fields the checkpoint session store adds to a thread: curation
@@ -16,14 +16,8 @@ export const SESSION_KEYS = {
   compression: 'session_compression',
 } as const;
 
-/** The value of the {@link SESSION_KEYS}`.compression` field. */
-export interface StoredCompression {
-  revision: number;
-  summary: HistorySummary | null;
-  structured: SessionCompression['structured'];
-  /** Absent in threads written before the engine tracked it. */
-  processedThrough?: SessionCompression['processedThrough'];
-}
+/** The value of the {@link SESSION_KEYS}`.compression` field: the port's compression as saved. */
+export type StoredCompression = SessionCompression;
 
 // The adapter validates what it writes; the channels take values as they are (a zod object
 // schema here would strip fields a newer writer added).

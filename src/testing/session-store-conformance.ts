@@ -8,8 +8,6 @@ import {
   type SessionStore,
 } from '../session/index.ts';
 
-const NONE = { requirements: null, artifacts: null };
-
 /** Options of {@link describeSessionStoreConformance}. */
 export interface SessionStoreConformanceOptions {
   /**
@@ -234,12 +232,12 @@ export function describeSessionStoreConformance(
       const results = await Promise.allSettled([
         store.saveCompression(
           id,
-          { summary: null, structured: null, processedThrough: NONE },
+          { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
           { expectedRevision: 0 },
         ),
         store.saveCompression(
           id,
-          { summary: null, structured: null, processedThrough: NONE },
+          { summary: null, structured: null, processedThrough: { requirements: null, artifacts: null } },
           { expectedRevision: 0 },
         ),
       ]);
@@ -258,17 +256,16 @@ export function describeSessionStoreConformance(
         { clock: () => 1_767_225_600_000 },
       );
       const structured = { ...empty, artifacts, forceContextClipping: true, clippingScope: 'all' as const };
-      const processedThrough = { requirements: 'u1', artifacts: null };
       await store.saveCompression(
         id,
-        { summary: null, structured, processedThrough },
+        { summary: null, structured, processedThrough: { requirements: null, artifacts: null } },
         { expectedRevision: 0 },
       );
       expect((await store.load(id)).compression).toEqual({
         revision: 1,
         summary: null,
         structured,
-        processedThrough,
+        processedThrough: { requirements: null, artifacts: null },
       });
     });
 
