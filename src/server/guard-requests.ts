@@ -121,7 +121,11 @@ function isWrite(method: string): boolean {
 function hasBody(c: Context): boolean {
   const length = c.req.header('Content-Length');
   if (length !== undefined) return Number(length) > 0;
-  return c.req.header('Transfer-Encoding') !== undefined || c.req.raw.body !== null;
+  if (c.req.header('Transfer-Encoding') !== undefined) return true;
+  // The Node adapter gives a DELETE without Content-Length an (empty) body stream; a browser's
+  // body-less DELETE sends neither a length nor a content type.
+  if (c.req.method === 'DELETE') return c.req.header('Content-Type') !== undefined;
+  return c.req.raw.body !== null;
 }
 
 function isJson(contentType: string | undefined): boolean {
