@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { CtxloomError } from '../core/index.ts';
+import { requirePeer } from '../llm/require-peer.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 import { createMemoryCore, type MemoryCoreOptions } from './memory-core.ts';
 import type { MemoryEntry } from './memory-entry.ts';
@@ -50,7 +51,15 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
     });
   }
   const owned = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 4 });
+  const pool =
+    options.pool ??
+    new (requirePeer<typeof pg>({
+      name: 'pg',
+      feature: 'createPostgresMemoryStore with a connectionString',
+    }).Pool)({
+      connectionString: options.connectionString,
+      max: 4,
+    });
   if (owned) pool.on('error', () => undefined);
   const table = `"${schema}".ctxloom_memory`;
   const vectorsTable = `"${schema}".ctxloom_memory_vectors`;
