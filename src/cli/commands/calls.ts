@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { formatReport } from '../../core/index.ts';
+import { type DiffBlock, diffReports, formatReport } from '../../core/index.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
@@ -12,7 +12,9 @@ the model, and the tokens sent. Every call's full report is kept.
 
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
-  --show <n>    print the full report of call n (1 = oldest listed; -1 = newest)
+  --show <n>    print the full report of call n (1 = oldest listed; --show=-1 = newest)
+  --diff <n>    what changed from the call before n to call n: blocks added, removed (why),
+                trimmed, summarised, and the tokens a prompt cache could serve
   --json        print the records as JSON
   --limit <n>   most calls listed (default 200)
   -h, --help    show this help
@@ -25,6 +27,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
     allowPositionals: true,
     options: {
       show: { type: 'string' },
+      diff: { type: 'string' },
       json: { type: 'boolean', default: false },
       limit: { type: 'string' },
       store: { type: 'string' },
@@ -46,6 +49,34 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
     const calls = await engine.listCalls(sessionId, { limit });
     if (values.json) {
       io.stdout(`${JSON.stringify(calls, null, 2)}\n`);
+      return 0;
+    }
+    if (values.diff !== undefined) {
+      const index = Number(values.diff);
+      const at = Number.isInteger(index) ? (index > 0 ? index - 1 : calls.length + index) : -1;
+      const current = calls[at];
+      const previous = calls[at - 1];
+      if (current === undefined || previous === undefined || at < 1) {
+        throw usageError(`--diff needs a call with one before it (${calls.length} listed)`, '--diff');
+      }
+      const diff = diffReports(previous.report, current.report);
+      const line = (block: DiffBlock) =>
+        `    ${block.layer.padEnd(20)} ${block.id} (${block.tokens} tokens)${block.reason === undefined ? '' : ` — ${block.reason.type}`}\n`;
+      io.stdout(
+        `call ${at} → ${at + 1}: ${diff.totals.previousTokens} → ${diff.totals.currentTokens} tokens\n`,
+      );
+      for (const [name, blocks] of [
+        ['added', diff.added],
+        ['removed', diff.removed],
+        ['trimmed', diff.trimmed],
+        ['summarised', diff.summarised],
+      ] as const) {
+        io.stdout(`  ${name}: ${blocks.length}\n`);
+        for (const block of blocks) io.stdout(line(block));
+      }
+      io.stdout(
+        `  cache: ${diff.cache.cachedTokens} tokens could be served, ${diff.cache.uncachedTokens} are new\n`,
+      );
       return 0;
     }
     if (values.show !== undefined) {

@@ -1,0 +1,39 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBufferIo } from '../io.ts';
+import { main } from '../main.ts';
+
+const example = fileURLToPath(new URL('../../../examples/notebook', import.meta.url));
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ctxloom-calls-'));
+  await cp(example, root, { recursive: true });
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('ctxloom chat and ctxloom calls', () => {
+  it('logs every turn through the engine, shows a call and diffs it against the one before', async () => {
+    for (const text of ['What is a term?', 'And an election?']) {
+      const run = createBufferIo({ cwd: root });
+      expect(await main(['chat', 'raft-consensus', text], run.io)).toBe(0);
+      expect(run.out()).toContain('offline');
+    }
+    const list = createBufferIo({ cwd: root });
+    expect(await main(['calls', 'raft-consensus'], list.io)).toBe(0);
+    expect(list.out()).toMatch(/2 calls/u);
+    const diff = createBufferIo({ cwd: root });
+    expect(await main(['calls', 'raft-consensus', '--diff=-1'], diff.io)).toBe(0);
+    expect(diff.out()).toMatch(/call 1 → 2: \d+ → \d+ tokens/u);
+    expect(diff.out()).toMatch(/added: [1-9]/u);
+    expect(diff.out()).toMatch(/cache: \d+ tokens could be served/u);
+    const show = createBufferIo({ cwd: root });
+    expect(await main(['calls', 'raft-consensus', '--show=-1'], show.io)).toBe(0);
+    expect(show.out()).toContain('history');
+  });
+});
