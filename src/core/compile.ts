@@ -1,5 +1,4 @@
 import { type ContextBlock, createBlock } from './block.ts';
-import { capInputBudget, createBudgetManager } from './budget.ts';
 import { buildReport } from './build-report.ts';
 import { dropHistoryInChunks } from './chunk-history.ts';
 import { collectBlocks, renderContexts, type SourceResult } from './collector.ts';
@@ -15,7 +14,6 @@ import {
 } from './compact.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, layerOf, toQueryMessage } from './compose.ts';
-import { CtxloomError } from './errors.ts';
 import {
   HISTORY_SOURCE,
   type HistoryBlockMetadata,
@@ -26,8 +24,10 @@ import {
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
 import { type Message, messageText } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
+import { resolveBudget } from './resolve-budget.ts';
 import { type DroppedBlock, type DropReason, type Selection, selectBlocks } from './select.ts';
 import type { CompressionSummary } from './summarizer.ts';
+import { takeQuery } from './take-query.ts';
 import { countMessage } from './tokens.ts';
 import { countToolDefinitions } from './tool-definitions.ts';
 import { placeholderToolResults } from './tool-result-placeholders.ts';
@@ -422,72 +422,11 @@ async function compileOnce(
   }
 }
 
-function resolveBudget(options: CompileOptions) {
-  const manager = baseBudget(options);
-  return options.maxInputTokens === undefined ? manager : capInputBudget(manager, options.maxInputTokens);
-}
-
-function baseBudget(options: CompileOptions) {
-  if (options.budgetManager !== undefined) return options.budgetManager;
-  if (options.window === undefined) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: 'compileContext needs `window` (the model context window in tokens) or a `budgetManager`',
-      path: 'window',
-    });
-  }
-  return createBudgetManager({
-    modelContextWindow: options.window,
-    ...(options.outputReserveRatio === undefined ? {} : { outputReserveRatio: options.outputReserveRatio }),
-    ...(options.allocationRatios === undefined ? {} : { allocationRatios: options.allocationRatios }),
-  });
-}
-
 function phaseOf(request: CompileRequest) {
   return {
     ...(request.phase === undefined ? {} : { phase: request.phase }),
     ...(request.progress === undefined ? {} : { progress: request.progress }),
   };
-}
-
-/**
- * Finds the query in the history so it enters once: a message with the query's id at the
- * end is taken out (it is sent as the query); a string query equal to the last user
- * message is that message (warned: the caller passed it twice); a message with the query's
- * id elsewhere is removed (warned).
- */
-function takeQuery(
-  history: Message[],
-  query: Message,
-  raw: CompileRequest['query'],
-  warnings: CompileWarning[],
-): Message | undefined {
-  let taken: Message | undefined;
-  const last = history.at(-1);
-  if (last?.id === query.id) taken = history.pop();
-  else if (
-    typeof raw === 'string' &&
-    last !== undefined &&
-    last.role === 'user' &&
-    messageText(last) === raw
-  ) {
-    warnings.push({
-      code: 'query-repeated',
-      message: `the query equals the last history message "${last.id}"; it is sent once`,
-      messageId: last.id,
-    });
-    taken = history.pop();
-  }
-  const at = history.findIndex((message) => message.id === query.id);
-  if (at >= 0) {
-    warnings.push({
-      code: 'query-in-history',
-      message: `the query's id "${query.id}" also occurs at history position ${at}; that copy is left out`,
-      messageId: query.id,
-    });
-    history.splice(at, 1);
-  }
-  return taken;
 }
 
 /** Index of the last user message (where the current turn starts), 0 when there is none. */

@@ -36,6 +36,7 @@ import {
 } from './snapshot-diff.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 import { rowBytes } from './sql-driver.ts';
+import type { PruneOptions, PruneResult, SqlCheckpointSaverOptions } from './sql-saver-options.ts';
 import {
   findThreadKey,
   lockThreadKey,
@@ -47,31 +48,7 @@ import {
 } from './thread-keys.ts';
 import { encodeWritesRecord, mergeWrites, type StoredWrite } from './writes-record.ts';
 
-/** Options shared by the SQL savers. */
-export interface SqlCheckpointSaverOptions {
-  driver: SqlDriver;
-  tables: CheckpointTables;
-  /** PostgreSQL schema to create the tables in. */
-  schema?: string;
-  /** Record compression. Default `deflate`. */
-  compression?: RecordCompression;
-  /** Serializer for values and metadata. Default LangGraph's JsonPlusSerializer. */
-  serde?: SerializerProtocol;
-}
-
-/** Options of {@link SqlCheckpointSaver.prune}. */
-export interface PruneOptions {
-  /** Checkpoints to keep per thread and namespace, newest first. Integer ≥ 1. */
-  keepLast: number;
-  /** Prune only this thread. Default: every thread. */
-  threadId?: string;
-}
-
-/** What {@link SqlCheckpointSaver.prune} removed. */
-export interface PruneResult {
-  deletedCheckpoints: number;
-  deletedWrites: number;
-}
+export type { PruneOptions, PruneResult, SqlCheckpointSaverOptions } from './sql-saver-options.ts';
 
 /** Checkpoint rows `c` with the name row `t` of their (thread, namespace), as `name`. */
 const SELECT_NAMED = (tables: CheckpointTables) =>
