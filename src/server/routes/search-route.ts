@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { CtxloomError } from '../../core/index.ts';
-import { createMatcher, splitLines } from '../../workspace/tools/index.ts';
+import { createMatcher, snippet, splitLines } from '../../workspace/tools/index.ts';
 import type { SearchResponse } from '../api-types.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { requireSession } from '../session-records.ts';
@@ -9,7 +9,6 @@ import { listSessionFiles } from './file-routes.ts';
 /** Most hits one search returns. */
 export const MAX_SEARCH_HITS = 200;
 const MAX_LINE_CHARS = 4000;
-const SNIPPET_CHARS = 160;
 
 /**
  * `GET /api/sessions/:id/search?q=<text>` — every line of the session's files (and the
@@ -58,13 +57,4 @@ export function searchRoute(context: NotebookContext): Hono {
     return c.json({ query, hits, total, truncated: total > hits.length, skipped } satisfies SearchResponse);
   });
   return app;
-}
-
-function snippet(line: string, at: number): string {
-  const chars = Array.from(line);
-  if (chars.length <= SNIPPET_CHARS) return line.trim();
-  const position = Array.from(line.slice(0, at)).length;
-  const start = Math.max(0, position - SNIPPET_CHARS / 4);
-  const piece = chars.slice(start, start + SNIPPET_CHARS).join('');
-  return `${start > 0 ? '…' : ''}${piece}${start + SNIPPET_CHARS < chars.length ? '…' : ''}`;
 }

@@ -8,7 +8,7 @@ export {
   type WorkspaceToolsOptions,
 } from './create-workspace-toolset.ts';
 export { splitLines } from './file-tools.ts';
-export { createMatcher, DEFAULT_MAX_SEARCH_WORK, type LineMatcher } from './search-tool.ts';
+export { createMatcher, DEFAULT_MAX_SEARCH_WORK, type LineMatcher, snippet } from './search-tool.ts';
 export { DEFAULT_READ_ONLY_FILES } from './tool-context.ts';
 export {
   dismissMemoryInput,

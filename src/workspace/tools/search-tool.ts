@@ -144,7 +144,8 @@ export async function searchTool(context: ToolContext, input: z.infer<typeof sea
   return capOutput(lines.join('\n'), context.maxOutputChars, 'narrow the path or pattern');
 }
 
-function snippet(line: string, at: number): string {
+/** At most 160 characters of `line` around the match at UTF-16 offset `at`, with ellipses. */
+export function snippet(line: string, at: number): string {
   const chars = Array.from(line);
   if (chars.length <= SNIPPET_CHARS) return line.trim();
   const position = Array.from(line.slice(0, at)).length;
