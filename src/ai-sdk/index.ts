@@ -7,4 +7,5 @@ export {
 } from './ctxloom-prepare-step.ts';
 export { type AnyModelMessage, type FromModelMessages, fromModelMessages } from './from-model-messages.ts';
 export { openArtifactTool } from './open-artifact-tool.ts';
+export { type CompiledStepCall, recompileEachStep, toStepCall } from './recompile-each-step.ts';
 export { toModelPrompt } from './to-model-prompt.ts';

@@ -1,5 +1,4 @@
 import { resolveModel } from '../llm/index.ts';
-import { createChatTools } from '../server/create-chat-tools.ts';
 import { createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { openSessionStore } from '../session/open-session-store.ts';
 import type { Workspace } from '../workspace/index.ts';
@@ -34,7 +33,6 @@ export async function openSessionEngine(
     workspace,
     store,
     model: resolved,
-    tools: (id) => createChatTools({ workspace, now, createId }, id),
     now,
     createId,
   });

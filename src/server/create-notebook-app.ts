@@ -6,7 +6,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { CtxloomError, type Summarizer } from '../core/index.ts';
 import { createFileSessionStore, createSessionEngine, type SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
-import { createChatTools } from './create-chat-tools.ts';
 import { toErrorResponse } from './error-response.ts';
 import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
@@ -80,7 +79,6 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
       workspace: options.workspace,
       store,
       model: options.model,
-      tools: (sessionId) => createChatTools({ workspace: options.workspace, now, createId }, sessionId),
       maxSteps,
       ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
       now,

@@ -1,5 +1,12 @@
 import { createCompressionSource } from '../compression/index.ts';
-import type { ContextSource, Summarizer, TokenCounter } from '../core/index.ts';
+import type {
+  ContextSource,
+  Message,
+  Summarizer,
+  TokenCounter,
+  ToolDefinition,
+  ToolResultPolicy,
+} from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   compileLoadedSession,
@@ -27,6 +34,23 @@ export interface CompileSessionOptions {
   counter?: TokenCounter;
   /** The session state when the caller already loaded it. */
   state?: SessionState;
+  /** Tool definitions the call offers (counted in the budget). */
+  tools?: readonly ToolDefinition[];
+  /** Where oversized and earlier-turn tool outputs go (placeholders naming artifact handles). */
+  toolResults?: ToolResultPolicy;
+}
+
+/** What changes between the model calls of one turn: the tool loop's messages so far. */
+export interface SessionStepOptions {
+  /** The turn's messages after the query (tool calls and results), oldest first. */
+  steps?: readonly Message[];
+}
+
+/** A session loaded once for the calls of one turn (see {@link prepareSessionCompile}). */
+export interface PreparedSession {
+  state: SessionState;
+  /** Compiles one model call of the turn: the first with no steps, later ones with the loop's messages. */
+  compile(step?: SessionStepOptions): Promise<SessionCompile>;
 }
 
 /** A compiled session: the workspace compile and the state it was compiled from. */
@@ -43,6 +67,15 @@ export interface SessionCompile extends WorkspaceContext {
  * and seed 004's requirement TODO and artifact index enter `todo__context`.
  */
 export async function compileSession(options: CompileSessionOptions): Promise<SessionCompile> {
+  return (await prepareSessionCompile(options)).compile();
+}
+
+/**
+ * Loads a session once — state, manifest and files — for every model call of a turn: each
+ * {@link PreparedSession.compile} runs the same compile with the tool loop's messages so far,
+ * so step n of a tool loop is compiled exactly like step 0 (same budget, tools counted).
+ */
+export async function prepareSessionCompile(options: CompileSessionOptions): Promise<PreparedSession> {
   const { workspace, store, sessionId } = options;
   const state = options.state ?? (await store.load(sessionId));
   const loaded = await loadSession({
@@ -58,14 +91,22 @@ export async function compileSession(options: CompileSessionOptions): Promise<Se
     ...(options.sources ?? []),
   ];
   const summary = state.compression.summary;
-  const compiled = await compileLoadedSession(loaded, {
-    counter,
-    sources,
-    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-    ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
-    ...(summary === null
-      ? {}
-      : { compression: { summary: summary.text, throughMessageId: summary.throughMessageId } }),
-  });
-  return { ...compiled, state };
+  return {
+    state,
+    async compile(step = {}) {
+      const compiled = await compileLoadedSession(loaded, {
+        counter,
+        sources,
+        ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+        ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
+        ...(summary === null
+          ? {}
+          : { compression: { summary: summary.text, throughMessageId: summary.throughMessageId } }),
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
+        ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
+        ...(step.steps === undefined ? {} : { steps: step.steps }),
+      });
+      return { ...compiled, state };
+    },
+  };
 }

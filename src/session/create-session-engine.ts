@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { CtxloomError, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { DEFAULT_MODEL, type MemoryEvent } from '../workspace/index.ts';
-import { compileSession } from './compile-session.ts';
+import { createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
+import {
+  type CompileSessionOptions,
+  type PreparedSession,
+  prepareSessionCompile,
+} from './compile-session.ts';
 import { compressSession } from './compress-session.ts';
 import { runTurn } from './run-turn.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
@@ -24,11 +29,31 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       ? options.counter
       : getTokenCounter(model ?? DEFAULT_MODEL);
 
-  const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
+  const toolsOf =
+    options.tools ?? ((sessionId: string) => createChatTools({ workspace, now, createId }, sessionId));
+
+  /** Loads a session for one turn's calls: the same tools, counted, in the preview and every step. */
+  async function prepare(
+    sessionId: string,
+    compileOptions: Pick<CompileSessionOptions, 'query' | 'queryId'> = {},
+  ): Promise<{ prepared: PreparedSession; tools: TurnTools }> {
     await requireFolder(sessionId);
-    return compileSession({ workspace, store, sessionId, ...compileOptions, ...counterOption() });
-  };
-  const counterOption = () => (options.counter === undefined ? {} : { counter: options.counter });
+    const tools = await turnTools(toolsOf(sessionId));
+    const prepared = await prepareSessionCompile({
+      workspace,
+      store,
+      sessionId,
+      ...compileOptions,
+      ...(options.counter === undefined ? {} : { counter: options.counter }),
+      ...(tools.definitions.length === 0
+        ? {}
+        : { tools: tools.definitions, toolResults: { store: tools.store } }),
+    });
+    return { prepared, tools };
+  }
+
+  const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) =>
+    (await prepare(sessionId, compileOptions)).prepared.compile();
 
   async function requireFolder(sessionId: string): Promise<void> {
     workspace.session(sessionId); // validates the id
@@ -43,7 +68,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     compile,
     async runTurn(input) {
       await requireFolder(input.sessionId);
-      return runTurn(input, { options, engine, now, createId });
+      return runTurn(input, { options, engine, prepare, now, createId });
     },
     async compress(sessionId, compressOptions = {}) {
       const before = await compile(sessionId);

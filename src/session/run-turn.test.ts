@@ -1,9 +1,11 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { UIMessageChunk } from 'ai';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Message } from '../core/index.ts';
+import { countToolDefinitions, type Message } from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
@@ -18,9 +20,18 @@ afterEach(async () => {
   await notebook.cleanup();
 });
 
-/** A provider that records every call and answers with a short text, streamed. */
-function recordingModel(answer = 'A term is a logical clock.') {
-  const chunks: LanguageModelV4StreamPart[] = [
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/**
+ * A provider that records every call: it first asks for `reads` (one `read_file` call per
+ * step), then answers with a short text, streamed.
+ */
+function recordingModel(answer = 'A term is a logical clock.', reads: readonly string[] = []) {
+  let step = 0;
+  const text: LanguageModelV4StreamPart[] = [
     { type: 'stream-start', warnings: [] },
     { type: 'text-start', id: 't' },
     ...answer.split(' ').map(
@@ -31,18 +42,43 @@ function recordingModel(answer = 'A term is a logical clock.') {
       }),
     ),
     { type: 'text-end', id: 't' },
+    { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
+  ];
+  const toolCall = (path: string, index: number): LanguageModelV4StreamPart[] => [
+    { type: 'stream-start', warnings: [] },
     {
-      type: 'finish',
-      finishReason: { unified: 'stop', raw: 'stop' },
-      usage: {
-        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-        outputTokens: { total: 1, text: 1, reasoning: 0 },
-      },
+      type: 'tool-call',
+      toolCallId: `call-${index}`,
+      toolName: 'read_file',
+      input: JSON.stringify({ path }),
     },
+    { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
   ];
   return new MockLanguageModelV4({
-    doStream: async () => ({ stream: simulateReadableStream({ chunks }) }),
+    doStream: async () => {
+      const path = reads[step];
+      const chunks = path === undefined ? text : toolCall(path, step);
+      step++;
+      return { stream: simulateReadableStream({ chunks }) };
+    },
   });
+}
+
+/** Tokens the provider received: its prompt and its tool schemas, counted the report's way. */
+function sentTokens(call: LanguageModelV4CallOptions): number {
+  const counter = getTokenCounter('gpt-4o');
+  const definitions = (call.tools ?? []).flatMap((entry) =>
+    entry.type === 'function'
+      ? [
+          {
+            name: entry.name,
+            ...(entry.description === undefined ? {} : { description: entry.description }),
+            inputSchema: entry.inputSchema,
+          },
+        ]
+      : [],
+  );
+  return counter.countMessages(receivedMessages(call)) + countToolDefinitions(definitions, counter);
 }
 
 /** The provider's prompt as ctxloom messages, to count what was received with the report's counter. */
@@ -82,8 +118,8 @@ describe('runTurn', () => {
     const chunks = await readAll(turn.stream);
     expect(chunks.at(-1)?.type).toBe('finish');
     const call = model.doStreamCalls[0] as LanguageModelV4CallOptions;
-    const counter = getTokenCounter('gpt-4o');
-    expect(counter.countMessages(receivedMessages(call))).toBe(turn.compiled?.report.totalTokens);
+    expect(sentTokens(call)).toBe(turn.compiled?.report.totalTokens);
+    expect(turn.compiled?.report.tools?.names).toContain('open_artifact');
     expect(call.maxOutputTokens).toBe(turn.compiled?.report.outputReserve);
 
     // The turn is stored (user, then answer) before `finish`, and its call is in the log.
@@ -95,6 +131,42 @@ describe('runTurn', () => {
     expect(calls[0]).toMatchObject({ turnId: 'u-1', step: 0, model: 'recording' });
     expect(calls[0]?.report.totalTokens).toBe(turn.compiled?.report.totalTokens);
     expect(calls[0]?.messageFingerprints).toHaveLength(turn.compiled?.messages.length ?? -1);
+  });
+
+  it('compiles every step of a tool loop: each call is sent as its logged report says, within the window', async () => {
+    // A file of ~5k tokens, read four times: sent uncompiled, the calls would reach ~26k tokens.
+    const long = Array.from(
+      { length: 400 },
+      (_, index) => `Line ${index}: the leader appends entry ${index} and replicates it to followers.`,
+    ).join('\n');
+    await writeFile(join(notebook.root, SESSION, 'log-notes.md'), long);
+    const reads = ['log-notes.md', 'log-notes.md', 'guidance.md', 'log-notes.md'];
+    const model = recordingModel('Entries are replicated by the leader.', reads);
+    const engine = engineWith(model);
+    const turn = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'How is the log replicated?',
+      messageId: 'u-1',
+    });
+    await readAll(turn.stream);
+
+    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+    expect(received).toHaveLength(reads.length + 1);
+    const calls = await engine.listCalls(SESSION);
+    expect(calls.map((call) => [call.turnId, call.step])).toEqual(received.map((_, step) => ['u-1', step]));
+    const limit = turn.compiled?.report.inputBudget ?? 0;
+    for (const [step, call] of received.entries()) {
+      const logged = calls[step]?.report;
+      expect(sentTokens(call)).toBe(logged?.totalTokens);
+      expect(logged?.totalTokens).toBeLessThanOrEqual(limit);
+      expect(call.maxOutputTokens).toBe(logged?.outputReserve);
+    }
+    // The later calls carry the loop's tool results; one that no longer fits is behind a placeholder.
+    expect(JSON.stringify(received.at(-1)?.prompt)).toContain('open_artifact');
+    // The answer's first stored entry (its first step) names every call of the turn.
+    const stored = (await engine.store.load(SESSION)).messages;
+    const answer = stored[stored.findIndex((message) => message.id === 'u-1') + 1];
+    expect(answer?.metadata?.context).toMatchObject({ callIds: calls.map((call) => call.id) });
   });
 
   it('runs /compress as a command: no model call, both messages marked, never sent later', async () => {

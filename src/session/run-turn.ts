@@ -1,4 +1,5 @@
 import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } from 'ai';
+import { recompileEachStep } from '../ai-sdk/recompile-each-step.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
 import {
   type MessageContextSummary,
@@ -6,7 +7,8 @@ import {
   type ReportedReference,
   toStoredMessages,
 } from '../stream/index.ts';
-import type { SessionCompile } from './compile-session.ts';
+import type { TurnTools } from './chat-tools.ts';
+import type { CompileSessionOptions, PreparedSession, SessionCompile } from './compile-session.ts';
 import { fingerprintMessages } from './fingerprint-messages.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type {
@@ -21,6 +23,11 @@ import type { CallRecord } from './session-store.ts';
 interface TurnContext {
   options: SessionEngineOptions;
   engine: SessionEngine;
+  /** Loads the session once for the turn's calls, with the tools every call offers. */
+  prepare: (
+    sessionId: string,
+    options: Pick<CompileSessionOptions, 'query' | 'queryId'>,
+  ) => Promise<{ prepared: PreparedSession; tools: TurnTools }>;
   now: () => Date;
   createId: () => string;
 }
@@ -44,7 +51,8 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
       path: 'model',
     });
   }
-  const compiled = await engine.compile(input.sessionId, { query: text, queryId: userId });
+  const { prepared, tools } = await context.prepare(input.sessionId, { query: text, queryId: userId });
+  const compiled = await prepared.compile();
   if (compiled.state.messages.some((message) => message.id === userId)) {
     throw new CtxloomError({
       code: 'conflict',
@@ -59,15 +67,21 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
     metadata: { ...compiled.queryMessage?.metadata, createdAt: now().toISOString() },
   };
   await engine.store.appendMessages(input.sessionId, [userMessage]);
-  const call = callRecord({
-    compiled,
-    turnId: userId,
-    step: 0,
-    id: createId(),
-    at: now(),
-    model: model.spec,
-  });
-  await engine.store.appendCall(input.sessionId, call);
+  // Every model call of the turn is logged before it is sent: step 0 here, later steps in prepareStep.
+  const logCall = async (stepCompile: SessionCompile, step: number) => {
+    const record = callRecord({
+      compiled: stepCompile,
+      turnId: userId,
+      step,
+      id: createId(),
+      at: now(),
+      model: model.spec,
+    });
+    await engine.store.appendCall(input.sessionId, record);
+    return record;
+  };
+  const call = await logCall(compiled, 0);
+  const callIds = [call.id];
 
   const references = reportedReferences(compiled);
   const summary: MessageContextSummary = {
@@ -99,9 +113,15 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
         model: model.model,
         instructions: compiled.aiSdk.instructions,
         messages: compiled.aiSdk.messages,
-        ...(context.options.tools === undefined ? {} : { tools: context.options.tools(input.sessionId) }),
+        ...(tools.definitions.length === 0 ? {} : { tools: tools.set }),
         stopWhen: stepCountIs(Math.min(50, Math.max(1, context.options.maxSteps ?? 5))),
         maxOutputTokens: compiled.report.outputReserve,
+        // Each later step of the tool loop is compiled again, under the same budget, and logged.
+        prepareStep: recompileEachStep(async (steps, stepNumber) => {
+          const next = await prepared.compile({ steps });
+          callIds.push((await logCall(next, stepNumber)).id);
+          return next.compiled;
+        }),
         abortSignal: abort.signal,
       });
       let response: NotebookUIMessage | undefined;
@@ -124,10 +144,11 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
       // Persist, then finish: a client that saw `finish` can rely on the answer being stored.
       const partial = aborted || failed || abort.signal.aborted;
       const createdAt = now().toISOString();
+      const turnContext = { ...summary, callIds };
       let answer = toStoredMessages(response ?? { id: assistantId, role: 'assistant', parts: [] }, {
         createdAt,
         partial,
-        metadata: { context: summary },
+        metadata: { context: turnContext },
       });
       if (answer.length === 0 && partial) {
         answer = [
@@ -135,7 +156,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
             id: assistantId,
             role: 'assistant',
             content: '',
-            metadata: { createdAt, partial: true, uiMessageId: assistantId, context: summary },
+            metadata: { createdAt, partial: true, uiMessageId: assistantId, context: turnContext },
           },
         ];
       }

@@ -39,6 +39,8 @@ export interface MessageContextSummary {
   references: ReportedReference[];
   /** Id of the call in the session's call log (open it with `GET /api/sessions/:id/calls`). */
   callId?: string;
+  /** Ids of every call of the turn, one per step of the tool loop (`callId` first). */
+  callIds?: string[];
 }
 
 /** Metadata of a notebook UI message. */

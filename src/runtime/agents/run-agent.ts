@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
-import { generateText, isStepCount, type ModelMessage } from 'ai';
+import { generateText, isStepCount } from 'ai';
 import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
-import { type AnyModelMessage, fromModelMessages } from '../../ai-sdk/from-model-messages.ts';
+import { recompileEachStep, toStepCall } from '../../ai-sdk/recompile-each-step.ts';
 import { createMemoryArtifactStore } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
-import { toAiSdk } from '../../core/emit/index.ts';
 import type { Message } from '../../core/message.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
@@ -111,15 +110,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
   const steps: CompiledContext[] = [compiled];
   const base = last;
-  const emit = (entry: CompiledContext) => {
-    const { instructions, messages } = toAiSdk(entry.messages);
-    return {
-      instructions,
-      messages: messages as ModelMessage[],
-      maxOutputTokens: entry.maxOutputTokens,
-    };
-  };
-  const first = emit(compiled);
+  const first = toStepCall(compiled);
   const result = await generateText({
     model: agent.model,
     instructions: first.instructions,
@@ -127,13 +118,11 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     maxOutputTokens: first.maxOutputTokens,
     tools: agent.tools,
     stopWhen: isStepCount(agent.maxSteps),
-    prepareStep: async ({ stepNumber, responseMessages }) => {
-      if (stepNumber === 0) return undefined;
-      const produced = fromModelMessages(responseMessages as AnyModelMessage[]).messages;
+    prepareStep: recompileEachStep(async (produced) => {
       const next = await compileStep({ ...base.request, steps: produced }, base.limits);
       steps.push(next);
-      return emit(next);
-    },
+      return next;
+    }),
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
     ...(input.output === undefined ? {} : { output: input.output }),
   });

@@ -7,6 +7,8 @@ import {
   type Message,
   type Summarizer,
   type TokenCounter,
+  type ToolDefinition,
+  type ToolResultPolicy,
 } from '../../core/index.ts';
 import { getTokenCounter } from '../../tokenizers/index.ts';
 import type { ContextConfig } from '../config/context-config-schema.ts';
@@ -33,6 +35,12 @@ export interface WorkspaceCompileOptions {
   compression?: { summary: string; throughMessageId?: string };
   /** Id of the query message; default `query-<history length + 1>-<hash of its text>`. */
   queryId?: string;
+  /** The turn's tool-loop messages after the query so far (a later step of the turn). */
+  steps?: readonly Message[];
+  /** Tool definitions the call offers: counted in the budget and reported. */
+  tools?: readonly ToolDefinition[];
+  /** Keeps oversized and earlier-turn tool outputs behind artifact placeholders. */
+  toolResults?: ToolResultPolicy;
 }
 
 /** Result of a workspace compile: the emitted context plus what the stages found. */
@@ -156,6 +164,8 @@ export async function compileLoadedSession(
     ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
     sources: [...retrievalSources, ...(options.sources ?? [])],
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
   };
   const compiled = await compileContext(
     {
@@ -163,6 +173,7 @@ export async function compileLoadedSession(
       blocks: [...injections.blocks, ...profileBlocks.blocks],
       history,
       ...(queryMessage === undefined ? {} : { query: queryMessage }),
+      ...(options.steps === undefined ? {} : { steps: options.steps }),
       ...(options.compression === undefined ? {} : { compression: options.compression }),
       metadata: { sessionId: loaded.sessionId, workspace: true },
     },

@@ -1,0 +1,68 @@
+import type { ToolSet } from 'ai';
+import { openArtifactTool, toolDefinitions } from '../ai-sdk/index.ts';
+import { type ArtifactHandleStore, createMemoryArtifactStore, type ToolDefinition } from '../core/index.ts';
+import { createWorkspaceTools, type Workspace, type WorkspaceTools } from '../workspace/index.ts';
+
+/** What the chat tools need: the workspace, clock and ids. */
+export interface ChatToolsContext {
+  workspace: Workspace;
+  now: () => Date;
+  createId: () => string;
+}
+
+const cache = new WeakMap<Workspace, Map<string, WorkspaceTools>>();
+
+/**
+ * The tools a chat model may call: the workspace tools (`read_file`, `write_file`,
+ * `list_files`, `search`, `read_block`, `dismiss_memory`), all inside the session sandbox.
+ * Built once per session (the tools hold no per-request state; building converts their zod
+ * schemas to JSON Schema, which is not free).
+ */
+export function createChatTools(context: ChatToolsContext, sessionId: string): WorkspaceTools {
+  let sessions = cache.get(context.workspace);
+  if (sessions === undefined) {
+    sessions = new Map();
+    cache.set(context.workspace, sessions);
+  }
+  let tools = sessions.get(sessionId);
+  if (tools === undefined) {
+    tools = createWorkspaceTools({
+      workspace: context.workspace,
+      sessionId,
+      now: context.now,
+      createId: context.createId,
+    });
+    if (sessions.size >= 1000) sessions.delete(sessions.keys().next().value as string);
+    sessions.set(sessionId, tools);
+  }
+  return tools;
+}
+
+/** The tools of one turn: what the model may call, and their definitions as counted in the budget. */
+export interface TurnTools {
+  /** The tool set passed to the model, `open_artifact` included when there are tools. */
+  set: ToolSet;
+  /** Their JSON-schema definitions (what the provider receives), counted in every compile. */
+  definitions: readonly ToolDefinition[];
+  /** Where this turn's tool outputs kept out of the prompt go (`open_artifact` reads it). */
+  store: ArtifactHandleStore;
+}
+
+const definitionCache = new WeakMap<ToolSet, Promise<ToolDefinition[]>>();
+
+/**
+ * The tools of a turn over a session's tool set: the set plus `open_artifact` (bound to a new
+ * artifact store), so an output replaced by a placeholder can be re-opened. Definitions are
+ * computed once per tool set. A session without tools gets none, and no placeholders.
+ */
+export async function turnTools(base: ToolSet): Promise<TurnTools> {
+  const store = createMemoryArtifactStore();
+  if (Object.keys(base).length === 0) return { set: base, definitions: [], store };
+  const set: ToolSet = { ...base, open_artifact: openArtifactTool(store) };
+  let definitions = definitionCache.get(base);
+  if (definitions === undefined) {
+    definitions = toolDefinitions(set);
+    definitionCache.set(base, definitions);
+  }
+  return { set, definitions: await definitions, store };
+}
