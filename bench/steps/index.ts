@@ -9,6 +9,7 @@ import type { BenchContext } from '../lib/context.ts';
 import { measureInterleavedAsync } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { type RecordedCall, simulateCache } from './cache-share.ts';
+import { runNotebookPath } from './notebook-path.ts';
 import { type CallRecord, loadFiles, loadTurns, readsOf, runToolSession } from './session.ts';
 
 const WINDOW = 16_000;
@@ -129,6 +130,16 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     `chat: ${chat.length} calls, window ${CHAT_WINDOW}, steady state from turn ${chat[chatStart]?.turn}`,
   );
 
+  // (a) again through the notebook's chat path: the session engine's runTurn, real workspace tools.
+  const notebook = await runNotebookPath({ counter, turns, files });
+  const notebookOver = notebook.filter(
+    (call) => call.inputBudget === undefined || call.sentTokens > call.inputBudget,
+  ).length;
+  const notebookMismatched = notebook.filter((call) => call.sentTokens !== call.loggedTokens).length;
+  context.log(
+    `notebook path: ${notebook.length} calls, ${notebookOver} over, ${notebookMismatched} mismatched`,
+  );
+
   const warm = await warmRecompile(context);
   const notes = [
     `Window ${WINDOW}, reserve ${RESERVE} (input budget ${budget}); counter o200k_base; ${records.length} model calls over ${turns.length} turns (reads per turn 0,1,2,1 …).`,
@@ -137,6 +148,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     `Steady state = from call ${start} (turn ${records[start]?.turn}), the first the SDK alone could not fit. From ctxloom's first history drop (call ${firstDrop}, turn ${records[firstDrop]?.turn}) on: ${fromDropShare.toFixed(1)} % served.`,
     `ctxloom without chunked compaction (historyChunkRatio 0): ${unchunkedShare.toFixed(1)} % served at steady state.`,
     `Plain conversation (same 50 turns, no reads, window ${CHAT_WINDOW}, steady state from turn ${chat[chatStart]?.turn}): ctxloom ${chatShare.toFixed(1)} %, without chunking ${chatUnchunked.toFixed(1)} %, naive drop-oldest ${chatNaiveShare.toFixed(1)} %; calls over budget or mismatched: ${chatOver}.`,
+    `Notebook chat path (engine.runTurn on examples/notebook, 16k window, workspace tools + open_artifact, the same turns and read script): ${notebook.length} calls, ${notebookOver} over the input budget, ${notebookMismatched} whose logged report total ≠ tokens the provider received; peak ${Math.max(...notebook.map((call) => call.sentTokens))} tokens.`,
     `Warm recompile: ${warm.recompileMs.toFixed(2)} ms with the new result already counted, ${warm.warmMs.toFixed(2)} ms including its tokenisation, per step after one new ${warm.resultTokens}-token tool result on a ${warm.stepTokens}-token step (128k window); cold tokenisation of that step ${warm.tokeniseMs.toFixed(1)} ms; tokenising the new result alone ${warm.newResultMs.toFixed(2)} ms.`,
   ];
   return {
@@ -154,6 +166,20 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
         value: mismatched,
         unit: 'calls',
         target: '0 calls whose report total ≠ tokens sent',
+        better: 'lower',
+      },
+      {
+        name: 'steps.notebook.overruns',
+        value: notebookOver,
+        unit: 'calls',
+        target: '0 calls over window − reserve (notebook chat path)',
+        better: 'lower',
+      },
+      {
+        name: 'steps.notebook.report-mismatch',
+        value: notebookMismatched,
+        unit: 'calls',
+        target: '0 calls whose logged report total ≠ tokens sent (notebook chat path)',
         better: 'lower',
       },
       {

@@ -1,0 +1,126 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { type AnyModelMessage, fromModelMessages } from '../../src/ai-sdk/index.ts';
+import { countToolDefinitions, type TokenCounter, type ToolDefinition } from '../../src/core/index.ts';
+import { type CallRecord, createFileSessionStore, createSessionEngine } from '../../src/session/index.ts';
+import { openWorkspace } from '../../src/workspace/index.ts';
+import { readsOf } from './session.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
+const SESSION = 'raft-consensus';
+
+/** One model call of the notebook path: what the provider received, and the call the engine logged. */
+export interface NotebookCall {
+  turn: number;
+  sentTokens: number;
+  loggedTokens: number | undefined;
+  inputBudget: number | undefined;
+}
+
+/**
+ * The same 50-turn tool session through the notebook's chat path — `engine.runTurn`, as the
+ * HTTP chat route calls it — on a copy of `examples/notebook` (16k window) with the files
+ * written into the session folder, the real workspace tools, and a recording provider that
+ * reads files on the fixed script, then answers with the LoCoMo reply. Each provider call is
+ * matched with the call the engine logged before sending it.
+ */
+export async function runNotebookPath(input: {
+  counter: TokenCounter;
+  turns: { user: string; reply: string }[];
+  files: { path: string; text: string }[];
+}): Promise<NotebookCall[]> {
+  const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-steps-'));
+  try {
+    await cp(EXAMPLE, root, { recursive: true });
+    const names = input.files.map((file) => file.path.replaceAll('/', '-'));
+    for (const [index, file] of input.files.entries()) {
+      await writeFile(join(root, SESSION, names[index] as string), file.text);
+    }
+    let turn = 0;
+    let readsDone = 0;
+    let cursor = 0;
+    const sent: { turn: number; tokens: number }[] = [];
+    const usage = {
+      inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 0, text: 0, reasoning: 0 },
+    };
+    const provider = new MockLanguageModelV4({
+      doStream: async (params) => {
+        sent.push({ turn, tokens: sentTokens(params, input.counter) });
+        let chunks: LanguageModelV4StreamPart[];
+        if (readsDone < readsOf(turn)) {
+          readsDone++;
+          const path = names[cursor++ % names.length];
+          chunks = [
+            { type: 'stream-start', warnings: [] },
+            {
+              type: 'tool-call',
+              toolCallId: `t${turn}-${readsDone}`,
+              toolName: 'read_file',
+              input: JSON.stringify({ path }),
+            },
+            { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
+          ];
+        } else {
+          const reply = input.turns[turn]?.reply ?? 'ok';
+          chunks = [
+            { type: 'stream-start', warnings: [] },
+            { type: 'text-start', id: 'a' },
+            { type: 'text-delta', id: 'a', delta: reply },
+            { type: 'text-end', id: 'a' },
+            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+          ];
+        }
+        return { stream: simulateReadableStream({ chunks }) };
+      },
+    });
+    const workspace = openWorkspace({ root });
+    const store = createFileSessionStore({ workspace });
+    const engine = createSessionEngine({
+      workspace,
+      store,
+      model: { model: provider, spec: 'recording', offline: false },
+      maxSteps: 6,
+    });
+    const logged: CallRecord[] = [];
+    for (turn = 0; turn < input.turns.length; turn++) {
+      readsDone = 0;
+      const result = await engine.runTurn({ sessionId: SESSION, text: input.turns[turn]?.user ?? '' });
+      for await (const _chunk of result.stream) {
+        // read to the end: the answer is stored before `finish`
+      }
+      const calls = await engine.listCalls(SESSION);
+      logged.push(...calls.filter((call) => call.turnId === result.userMessageId));
+    }
+    return sent.map((call, index) => ({
+      turn: call.turn,
+      sentTokens: call.tokens,
+      loggedTokens: logged[index]?.report.totalTokens,
+      inputBudget: logged[index]?.report.inputBudget,
+    }));
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** Tokens a provider call carried: its prompt and tool schemas, counted the report's way. */
+function sentTokens(params: LanguageModelV4CallOptions, counter: TokenCounter): number {
+  const definitions: ToolDefinition[] = (params.tools ?? []).flatMap((entry) =>
+    entry.type === 'function'
+      ? [
+          {
+            name: entry.name,
+            ...(entry.description === undefined ? {} : { description: entry.description }),
+            inputSchema: entry.inputSchema,
+          },
+        ]
+      : [],
+  );
+  const { messages } = fromModelMessages(params.prompt as unknown as AnyModelMessage[]);
+  return counter.countMessages(messages) + countToolDefinitions(definitions, counter);
+}
