@@ -15,11 +15,11 @@ import {
   CompressionStateModule,
   compressionSources,
   createCommanderRouter,
-  createCompressionBlackboard,
   createCompressionCompactStage,
   createDynamicProcess,
   defineAgent,
 } from '../../src/runtime/index.ts';
+import { CALL_LOG_CAPACITY, createSessionBlackboard } from '../../src/session/index.ts';
 import type { StateBuilder } from '../../src/state/index.ts';
 import { ETL_AGENTS, type EtlAgent } from './agents.ts';
 
@@ -55,11 +55,14 @@ export interface EtlProcessOptions {
  */
 export function createEtlProcess(options: EtlProcessOptions): {
   graph: CompiledProcess;
-  blackboard: ReturnType<typeof createCompressionBlackboard>;
+  blackboard: ReturnType<typeof createSessionBlackboard>;
 } {
-  const blackboard = createCompressionBlackboard(
-    options.snapshotFrequency === undefined ? {} : { snapshotFrequency: options.snapshotFrequency },
-  );
+  // A session thread's Blackboard: the compression fields plus the session store's, so every
+  // agent call is logged in the thread's call log and `ctxloom calls`/the notebook can read it.
+  const blackboard = createSessionBlackboard({
+    callCapacity: CALL_LOG_CAPACITY,
+    ...(options.snapshotFrequency === undefined ? {} : { snapshotFrequency: options.snapshotFrequency }),
+  });
   const clock = options.clock ?? Date.now;
   const compact = createCompressionCompactStage({ counter: options.counter });
   const graph = createDynamicProcess({

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { messageText } from '../../src/core/index.ts';
+import { createCheckpointSessionStore } from '../../src/session/index.ts';
 import type { EtlTurn } from './etl-session.ts';
 import { openEtlSession, playScript } from './run.ts';
 import { ETL_SCRIPT, type ScriptedTurn } from './scripted-conversation.ts';
@@ -107,6 +108,23 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
     const routerPrompts = (scripted?.calls ?? []).filter((call) => call.json).map((call) => call.prompt);
     expect(routerPrompts.length).toBeGreaterThanOrEqual(8);
     for (const prompt of routerPrompts) expect(prompt).not.toContain('refund_flag = 0');
+  });
+
+  it('logs every agent call in the thread’s call log, readable through the session store', async () => {
+    const { session: reader, saver: readSaver } = openEtlSession({ path: join(dir, 'full.db') });
+    const store = createCheckpointSessionStore({ saver: readSaver, threadIdOf: () => reader.threadId });
+    const calls = await store.listCalls('etl');
+    await store.close();
+    await readSaver.close();
+    const agentPrompts = (scripted?.calls ?? []).filter((call) => !call.json);
+    expect(calls).toHaveLength(agentPrompts.length);
+    expect(calls.map((call) => call.agentId).join(' ')).toBe(
+      turns
+        .map((turn) => turn.agentId)
+        .filter((id) => id !== undefined)
+        .join(' '),
+    );
+    for (const call of calls) expect(call.report.totalTokens).toBeGreaterThan(0);
   });
 
   it('turns on clipping for the rest of the session after /compress', () => {

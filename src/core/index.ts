@@ -29,6 +29,7 @@ export {
   createBudgetManager,
   DEFAULT_ALLOCATION_RATIOS,
 } from './budget.ts';
+export { type CallRecord, fingerprintMessages, toCallRecord } from './call-record.ts';
 export {
   type CollectBlocksInput,
   type CollectedContexts,

@@ -4,6 +4,7 @@ export { type AgentDefinition, type AgentInput, defineAgent } from './agents/def
 export { fromLangChain } from './agents/from-langchain.ts';
 export {
   type AgentNodeOptions,
+  CALL_LOG_KEY,
   createAgentNode,
   type NodeFactoryOptions,
 } from './agents/node-factory.ts';

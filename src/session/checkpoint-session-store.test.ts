@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StateGraph } from '@langchain/langgraph';
+import { tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -97,6 +99,63 @@ describe('createCheckpointSessionStore', () => {
     // After the run the thread is idle: the store writes on it again.
     await store.appendMessages(id, [{ id: 'u9', role: 'user', content: 'thanks' }]);
     expect((await store.load(id)).messages).toHaveLength(5);
+  });
+
+  it('logs every model call a runtime agent sends, one per tool-loop step, in the session call log', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite, callCapacity });
+    const id = newSession();
+    let step = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        step += 1;
+        const usage = {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        };
+        return step === 1
+          ? {
+              content: [
+                { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"term":"quorum"}' },
+              ],
+              finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'a majority' }],
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage,
+              warnings: [],
+            };
+      },
+    });
+    const lookup = tool({
+      description: 'Look a term up',
+      inputSchema: z.object({ term: z.string() }),
+      execute: async ({ term }) => `${term}: more than half of the servers. `.repeat(20),
+    });
+    const graph = createSequentialProcess({
+      counter: createCharCounter(),
+      blackboard: store.blackboard,
+      agents: [
+        defineAgent({ id: 'helper', systemPrompt: 'You help.', model, tools: { lookup }, maxSteps: 3 }),
+      ],
+    }).compile({ checkpointer: sqlite });
+    await submitInput({
+      graph,
+      config: { configurable: { thread_id: id } },
+      input: { inputId: 'in-1', content: 'what is a quorum?' },
+      session: { namespace: '', sessionId: id },
+    });
+    const calls = await store.listCalls(id);
+    const userId = (await store.load(id)).messages.find((message) => message.role === 'user')?.id;
+    expect(calls.map((call) => [call.agentId, call.turnId, call.step])).toEqual([
+      ['helper', userId, 0],
+      ['helper', userId, 1],
+    ]);
+    // The second call carries the tool result: its report says so.
+    expect(calls[1]?.report.totalTokens).toBeGreaterThan((calls[0]?.report.totalTokens ?? 0) + 400);
+    expect(calls[0]?.report.tools?.names).toEqual(['lookup']);
   });
 
   it('writes the summary text to compression__context, where runtime agents read it', async () => {

@@ -54,6 +54,12 @@ export interface CheckpointSessionStoreOptions {
 
 /** A session store over checkpoints, with the resources it holds. */
 export interface CheckpointSessionStore extends SessionStore {
+  /**
+   * The Blackboard of its threads. Build a runtime process over it
+   * (`createSequentialProcess({ blackboard: store.blackboard, … })`) and the process's agent
+   * nodes log every model call they send in the session's call log.
+   */
+  readonly blackboard: ReturnType<typeof createSessionBlackboard>;
   /** Closes the lock's connections (not the saver: its owner closes it). */
   close(): Promise<void>;
 }
@@ -179,6 +185,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
 
   return {
     kind: options.kind ?? 'checkpoint',
+    blackboard,
     async load(sessionId) {
       const state = await values(sessionId);
       const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;

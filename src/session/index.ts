@@ -17,7 +17,6 @@ export { COMPRESSION_FILE } from './compression-file.ts';
 export { type CopySessionOptions, type CopySessionResult, copySession } from './copy-session.ts';
 export { createSessionEngine } from './create-session-engine.ts';
 export { CALLS_FOLDER, createFileSessionStore, type FileSessionStoreOptions } from './file-session-store.ts';
-export { fingerprintMessages } from './fingerprint-messages.ts';
 export {
   type OpenedSessionStore,
   type OpenSessionStoreOptions,
@@ -27,7 +26,7 @@ export {
 } from './open-session-store.ts';
 export { createPostgresThreadLock, type PostgresThreadLockOptions } from './postgres-thread-lock.ts';
 export { describeCompress } from './run-turn.ts';
-export { SESSION_KEYS } from './session-channels.ts';
+export { createSessionBlackboard, SESSION_KEYS, type SessionBlackboardOptions } from './session-channels.ts';
 export { isCommandMessage, parseSessionCommand, type SessionCommand } from './session-commands.ts';
 export type {
   CompressOptions,

@@ -1,6 +1,6 @@
 import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } from 'ai';
 import { recompileEachStep } from '../ai-sdk/recompile-each-step.ts';
-import { CtxloomError, type Message } from '../core/index.ts';
+import { CtxloomError, type Message, toCallRecord } from '../core/index.ts';
 import {
   type MessageContextSummary,
   type NotebookUIMessage,
@@ -9,7 +9,6 @@ import {
 } from '../stream/index.ts';
 import type { TurnTools } from './chat-tools.ts';
 import type { CompileSessionOptions, PreparedSession, SessionCompile } from './compile-session.ts';
-import { fingerprintMessages } from './fingerprint-messages.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type {
   CompressOutcome,
@@ -69,7 +68,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
   await engine.store.appendMessages(input.sessionId, [userMessage]);
   // Every model call of the turn is logged before it is sent: step 0 here, later steps in prepareStep.
   const logCall = async (stepCompile: SessionCompile, step: number) => {
-    const record = callRecord({
+    const record = toCallRecord({
       compiled: stepCompile,
       turnId: userId,
       step,
@@ -275,26 +274,6 @@ function brief(outcome: CompressOutcome) {
           requested: outcome.summary.requested,
           notCovered: outcome.summary.notCovered,
         }),
-  };
-}
-
-/** The call-log record of one compile. */
-export function callRecord(args: {
-  compiled: SessionCompile;
-  turnId: string;
-  step: number;
-  id: string;
-  at: Date;
-  model: string;
-}): CallRecord {
-  return {
-    id: args.id,
-    turnId: args.turnId,
-    step: args.step,
-    at: args.at.toISOString(),
-    model: args.model,
-    report: args.compiled.report,
-    messageFingerprints: fingerprintMessages(args.compiled.messages),
   };
 }
 

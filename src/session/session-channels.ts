@@ -1,5 +1,6 @@
 import { DeltaValue, type StateSchemaField } from '@langchain/langgraph';
 import { z } from 'zod';
+import { CALL_LOG_KEY } from '../runtime/agents/node-factory.ts';
 import { compressionExtensions } from '../runtime/compression/compression-blackboard.ts';
 import { createBlackboard } from '../state/index.ts';
 import type { CallRecord, CurationEvent, SessionCompression } from './session-store.ts';
@@ -12,7 +13,7 @@ import type { CallRecord, CurationEvent, SessionCompression } from './session-st
  */
 export const SESSION_KEYS = {
   curation: 'session_curation',
-  calls: 'session_calls',
+  calls: CALL_LOG_KEY,
   compression: 'session_compression',
 } as const;
 

@@ -1,5 +1,5 @@
 import type { CompressionState } from '../compression/index.ts';
-import type { CompileReport, Message } from '../core/index.ts';
+import type { CompileReport, CallRecord as CoreCallRecord, Message } from '../core/index.ts';
 import type { MemoryEvent } from '../workspace/index.ts';
 
 /**
@@ -46,26 +46,8 @@ export interface SessionCompression {
   processedThrough: { requirements: string | null; artifacts: string | null };
 }
 
-/**
- * One compiled model call, as the call log keeps it: the report of what was sent, the
- * fingerprints of the messages (to diff calls), and which turn and step it belonged to.
- */
-export interface CallRecord {
-  /** Unique id of the call. */
-  id: string;
-  /** Id of the user message that started the turn (`preview` calls are not logged). */
-  turnId: string;
-  /** 0 for the first model call of the turn, then one per tool-loop step. */
-  step: number;
-  /** ISO-8601 time of the compile. */
-  at: string;
-  /** The model spec the call went to, e.g. `offline` or `openai:gpt-4o-mini`. */
-  model: string;
-  /** The compile report: exactly what was sent, per layer, with every cut. */
-  report: CompileReport;
-  /** `role:fingerprint` of every message sent, in order. */
-  messageFingerprints: string[];
-}
+/** One logged model call (core's {@link CoreCallRecord}). */
+export type CallRecord = CoreCallRecord;
 
 /** Everything durable about one session, as {@link SessionStore.load} returns it. */
 export interface SessionState {

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import type { LanguageModel } from 'ai';
+import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
+import type { CompiledContext } from '../../core/compile-types.ts';
 import { CtxloomError } from '../../core/errors.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
@@ -9,9 +13,18 @@ import {
   type StatePatch,
 } from '../../state/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
+import { fromLangChain } from './from-langchain.ts';
 import type { ProcessRule } from './process-rules.ts';
 import { type AgentRunResult, type CompactStage, runAgent } from './run-agent.ts';
 import { parseTodoPayload, TODO_TOOL_NAME } from './todo-tool.ts';
+
+/**
+ * The Blackboard extension field of a session thread's call log (a bounded delta channel;
+ * `ctxloom/session`'s checkpoint store adds it). When a process's Blackboard has it, every
+ * agent node logs each model call it sends there — one record per tool-loop step — so
+ * `ctxloom calls` and the notebook show a process's calls like a chat turn's.
+ */
+export const CALL_LOG_KEY = 'session_calls';
 
 /** Shared options of the node factory and the processes. */
 export interface NodeFactoryOptions {
@@ -52,6 +65,7 @@ export function createAgentNode(
     const sb = new StateBuilder(state, builderOptions(options));
     const query = options.query?.(sb);
     const { agent } = options;
+    const calls = callLogger(options, sb);
     try {
       const result = await runAgent({
         agent,
@@ -62,6 +76,7 @@ export function createAgentNode(
         ...(options.framework === undefined ? {} : { framework: options.framework }),
         ...(options.sources === undefined ? {} : { sources: options.sources(sb) }),
         ...(options.compact === undefined ? {} : { compact: options.compact }),
+        ...(calls === undefined ? {} : { onCompile: calls.log }),
       });
       if (options.persistMessages ?? true) sb.memory.append(result.messages);
       const todo = lastTodoPayload(result.messages);
@@ -80,8 +95,45 @@ export function createAgentNode(
       sb.routing.finishAgent({ status: 'failed', failureKind, error: message });
       sb.timeline.append([{ kind: 'agent-failed', agentId: agent.id, text: message.slice(0, 200) }]);
     }
+    // Every call that was sent is logged, also when a later step failed.
+    if (calls !== undefined && calls.records.length > 0) sb.setExtension(CALL_LOG_KEY, calls.records);
     return sb.patch();
   };
+}
+
+/** Collects the node's call records when the Blackboard has a call log, else `undefined`. */
+function callLogger(
+  options: AgentNodeOptions,
+  sb: StateBuilder,
+): { records: CallRecord[]; log: (compiled: CompiledContext, step: number) => void } | undefined {
+  if (options.blackboard?.extensionKeys.has(CALL_LOG_KEY) !== true) return undefined;
+  const turnId =
+    fromLangChain(sb.memory.snapshot()).findLast((message) => message.role === 'user')?.id ??
+    `agent:${options.agent.id}`;
+  const now = options.now ?? Date.now;
+  const records: CallRecord[] = [];
+  return {
+    records,
+    log: (compiled, step) => {
+      records.push(
+        toCallRecord({
+          compiled,
+          id: randomUUID(),
+          turnId,
+          step,
+          at: new Date(now()),
+          model: modelName(options.agent.model),
+          agentId: options.agent.id,
+        }),
+      );
+    },
+  };
+}
+
+function modelName(model: LanguageModel): string {
+  if (typeof model === 'string') return model;
+  const { provider, modelId } = model as { provider?: string; modelId?: string };
+  return provider === undefined ? (modelId ?? 'model') : `${provider}:${modelId ?? ''}`;
 }
 
 /** StateBuilder options from the process options. */

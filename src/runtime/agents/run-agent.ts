@@ -34,6 +34,8 @@ export interface RunAgentInput {
    * that does not match throws the SDK's `NoObjectGeneratedError`.
    */
   output?: Parameters<typeof generateText>[0]['output'];
+  /** Receives every compile that is sent, with its step (0, then one per tool-loop step), before the model call. */
+  onCompile?: (compiled: CompiledContext, step: number) => void;
 }
 
 /** Input of a {@link CompactStage}: the collected request and a compile function bound to the call. */
@@ -109,6 +111,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   // Every later step of the tool loop is compiled again, under the same budget: the request
   // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
   const steps: CompiledContext[] = [compiled];
+  input.onCompile?.(compiled, 0);
   const base = last;
   const first = toStepCall(compiled);
   const result = await generateText({
@@ -118,9 +121,10 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
     maxOutputTokens: first.maxOutputTokens,
     tools: agent.tools,
     stopWhen: isStepCount(agent.maxSteps),
-    prepareStep: recompileEachStep(async (produced) => {
+    prepareStep: recompileEachStep(async (produced, stepNumber) => {
       const next = await compileStep({ ...base.request, steps: produced }, base.limits);
       steps.push(next);
+      input.onCompile?.(next, stepNumber);
       return next;
     }),
     ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
