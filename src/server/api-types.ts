@@ -2,8 +2,8 @@
  * Response bodies of the notebook's HTTP API. The routes check what they send against these
  * types (`satisfies`) and the web UI (`web/src/api.ts`) imports them, so the two cannot drift.
  */
-import type { CompileReport, Message } from '../core/index.ts';
-import type { CompressOutcome, HistorySummary } from '../session/index.ts';
+import type { CompileReport, Message, ReportDiff } from '../core/index.ts';
+import type { CallRecord, CompressOutcome, HistorySummary } from '../session/index.ts';
 import type { NotebookUIMessage, ReportedReference } from '../stream/index.ts';
 import type { Block, ContextConfig, SessionRecord } from '../workspace/index.ts';
 
@@ -105,4 +105,35 @@ export type CompressResponse = CompressOutcome;
 export interface ChangeEvent {
   /** Changed paths relative to the session folder; global files by name. */
   paths: string[];
+}
+
+/** `GET /api/sessions/:id/calls`: the newest logged calls, oldest first. */
+export interface CallListResponse {
+  calls: CallRecord[];
+}
+
+/** `GET /api/sessions/:id/calls/:callId`: one logged call and every logged call of its turn. */
+export interface CallResponse {
+  call: CallRecord;
+  /** The turn's calls (same `turnId`) still in the log, by step; `call` is one of them. */
+  turn: CallRecord[];
+}
+
+/** A call named in a {@link CallDiffResponse}, without its report. */
+export type CallHeader = Omit<CallRecord, 'report' | 'messageFingerprints'>;
+
+/**
+ * `GET /api/sessions/:id/calls/:callId/diff`: what changed from the call before it in the
+ * log to this one (core's `diffReports`).
+ */
+export interface CallDiffResponse {
+  call: CallHeader;
+  /** The call before it in the log; `null` when none is kept (the session's first call, or older ones evicted). */
+  previous: CallHeader | null;
+  /** `null` exactly when `previous` is. */
+  diff: ReportDiff | null;
+  /** Tokens per layer in both calls: this call's layers in order, then those only the previous one had; empty without a previous call. */
+  layers: { layer: string; previousTokens: number; currentTokens: number }[];
+  /** Shortest prefix, in tokens, that the cache split counts as cacheable (providers cache nothing shorter). */
+  minCacheTokens: number;
 }

@@ -9,6 +9,7 @@ import type { Workspace } from '../workspace/index.ts';
 import { toErrorResponse } from './error-response.ts';
 import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
+import { callRoutes } from './routes/call-routes.ts';
 import { chatRoute } from './routes/chat-route.ts';
 import { compressRoute } from './routes/compress-route.ts';
 import { contextRoutes } from './routes/context-routes.ts';
@@ -115,6 +116,7 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   app.route('/', chatRoute(context));
   app.route('/', fileRoutes(context));
   app.route('/', contextRoutes(context));
+  app.route('/', callRoutes(context));
   app.route('/', compressRoute(context));
   app.route('/', searchRoute(context));
   app.route('/', eventsRoute(context));

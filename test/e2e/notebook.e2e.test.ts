@@ -9,6 +9,7 @@ import { createOfflineModel } from '../../src/llm/index.ts';
 import { ensureWebBuild } from '../../src/server/ensure-web-build.ts';
 import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
 import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
+import { callReports } from './call-reports.e2e-steps.ts';
 
 const CHROMIUM = inject('chromiumPath');
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
@@ -90,6 +91,12 @@ describe('the notebook in a real browser', () => {
   it('works by keyboard: one tab stop per message list, errors clear on typing, completions in document order', async () => {
     await guarded(keyboard);
   }, 120_000);
+
+  it('opens an earlier answer’s call: its report, and its diff with the call before it', async () => {
+    await guarded(function calls() {
+      return callReports({ page, server, root, fetch, shot });
+    });
+  }, 180_000);
 
   it('fits every width in English and Chinese, and follows the system dark mode', async () => {
     await guarded(layouts);

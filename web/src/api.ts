@@ -1,6 +1,8 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type {
   BlocksResponse,
+  CallDiffResponse,
+  CallResponse,
   ChangeEvent,
   CompressResponse,
   FileEntry,
@@ -16,6 +18,9 @@ import type { ContextReportData, NotebookUIMessage } from '../../src/stream/inde
 
 export type {
   BlockNode,
+  CallDiffResponse,
+  CallHeader,
+  CallResponse,
   ChangeEvent,
   FileEntry,
   ModelInfo,
@@ -124,6 +129,14 @@ export const api = {
   },
   async compress(id: string): Promise<CompressResponse> {
     return (await call(`${base(id)}/compress`, json('POST', {}))).json();
+  },
+  /** A logged call and every logged step of its turn (`not-found` once the log dropped it). */
+  async call(id: string, callId: string): Promise<CallResponse> {
+    return (await call(`${base(id)}/calls/${encodeURIComponent(callId)}`)).json();
+  },
+  /** What changed from the call before `callId` in the log (`previous: null` for the first kept). */
+  async callDiff(id: string, callId: string): Promise<CallDiffResponse> {
+    return (await call(`${base(id)}/calls/${encodeURIComponent(callId)}/diff`)).json();
   },
   async memory(id: string, targetMessageIds: string[], action: 'exclude' | 'restore'): Promise<void> {
     await call(`${base(id)}/memory`, json('POST', { targetMessageIds, action }));

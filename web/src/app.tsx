@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { api, type FileEntry, type ModelInfo, type SessionRecord } from './api.ts';
 import { BlockPicker } from './block-picker.tsx';
+import { CallReport } from './call-report.tsx';
 import { ChatPanel } from './chat-panel.tsx';
 import { ContextPreview } from './context-preview.tsx';
 import { FileEditor } from './file-editor.tsx';
@@ -39,6 +40,8 @@ export function App() {
   const [version, setVersion] = useState(0);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
+  // The logged call an answer's chip opened: the inspector shows it instead of the preview.
+  const [openCall, setOpenCall] = useState<string | undefined>();
   const changed = useCallback(() => setVersion((value) => value + 1), []);
 
   // Files also change outside this page (another editor, an agent over MCP): the server pushes
@@ -93,6 +96,7 @@ export function App() {
     url.searchParams.set('session', sessionId);
     history.replaceState(null, '', url);
     setOpenFile(undefined);
+    setOpenCall(undefined);
     setDraft('');
   }, [sessionId]);
 
@@ -107,6 +111,21 @@ export function App() {
     setOpenLine(line === undefined ? undefined : { line, at: Date.now() });
     setTab('editor');
     setPanel('main');
+  };
+  const openCallReport = (callId: string) => {
+    setOpenCall(callId);
+    setPanel('context');
+  };
+  const closeCallReport = () => {
+    const callId = openCall;
+    setOpenCall(undefined);
+    setPanel('main');
+    // Back where the user came from: the chip that opened the report.
+    requestAnimationFrame(() =>
+      document
+        .querySelector<HTMLButtonElement>(`button[data-call="${CSS.escape(callId ?? '')}"]`)
+        ?.focus({ preventScroll: false }),
+    );
   };
   const panelTab = (id: Panel, label: string) => (
     <button type="button" role="tab" aria-selected={panel === id} onClick={() => setPanel(id)}>
@@ -218,6 +237,8 @@ export function App() {
                     onDraft={setDraft}
                     onChanged={changed}
                     onError={setError}
+                    onOpenCall={openCallReport}
+                    openCallId={openCall}
                   />
                 </div>
                 <div className="tab-panel" role="tabpanel" hidden={tab !== 'editor'}>
@@ -235,7 +256,11 @@ export function App() {
           <aside className="inspector" aria-label={t('context')}>
             {sessionId && (
               <>
-                <ContextPreview sessionId={sessionId} version={version} draft={draft} onChanged={changed} />
+                {openCall === undefined ? (
+                  <ContextPreview sessionId={sessionId} version={version} draft={draft} onChanged={changed} />
+                ) : (
+                  <CallReport sessionId={sessionId} callId={openCall} onClose={closeCallReport} />
+                )}
                 <BlockPicker sessionId={sessionId} version={version} onChanged={changed} onError={setError} />
               </>
             )}

@@ -19,6 +19,10 @@ export function ChatPanel(props: {
   onDraft: (text: string) => void;
   onChanged: () => void;
   onError: (message: string) => void;
+  /** Opens a logged call's report (an answer's report chip). */
+  onOpenCall: (callId: string) => void;
+  /** The call whose report is open, if any. */
+  openCallId: string | undefined;
 }) {
   const { t } = useI18n();
   const { sessionId, onChanged } = props;
@@ -75,14 +79,14 @@ export function ChatPanel(props: {
 
   const busy = status === 'submitted' || status === 'streaming';
   // One tab stop for the whole list (roving tabindex): arrow keys move between the messages'
-  // curation buttons, so Tab reaches the input after one stop instead of one per message.
+  // curation buttons (or, from a report chip, between the chips), so Tab reaches the input
+  // after one message's controls instead of every message's.
   const curatable = messages.filter((message) => (message.metadata?.storedIds?.length ?? 0) > 0);
   const [focusId, setFocusId] = useState<string | undefined>();
   const tabStopId = curatable.some((message) => message.id === focusId) ? focusId : curatable.at(-1)?.id;
   const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
-    const buttons = Array.from(
-      list.current?.querySelectorAll<HTMLButtonElement>('button[data-curate]') ?? [],
-    );
+    const kind = (event.target as HTMLElement).hasAttribute('data-call') ? 'data-call' : 'data-curate';
+    const buttons = Array.from(list.current?.querySelectorAll<HTMLButtonElement>(`button[${kind}]`) ?? []);
     const at = buttons.indexOf(event.target as HTMLButtonElement);
     if (at < 0) return;
     const to =
@@ -137,6 +141,8 @@ export function ChatPanel(props: {
             message={message}
             tabStop={message.id === tabStopId}
             onCurate={(action) => void curate(message, action)}
+            onOpenCall={props.onOpenCall}
+            openCallId={props.openCallId}
           />
         ))}
         {status === 'submitted' && <p className="streaming">{t('thinking')}</p>}

@@ -18,6 +18,10 @@ export function MessageView(props: {
   /** The list's one tab stop (roving tabindex): only that message's curation button is tabbable. */
   tabStop: boolean;
   onCurate: (action: 'exclude' | 'restore') => void;
+  /** Opens a logged call's report (the chip of an answer whose call is logged). */
+  onOpenCall?: (callId: string) => void;
+  /** The call whose report is open, if any (its chip shows pressed). */
+  openCallId?: string | undefined;
 }) {
   const { t, locale } = useI18n();
   const { message } = props;
@@ -57,7 +61,12 @@ export function MessageView(props: {
       </header>
       <div className="message-body">
         {message.metadata?.context && !message.parts.some((part) => part.type === 'data-context-report') && (
-          <ReportChip summary={message.metadata.context} />
+          <ReportChip
+            summary={message.metadata.context}
+            tabStop={props.tabStop}
+            onOpen={props.onOpenCall}
+            openCallId={props.openCallId}
+          />
         )}
         {message.parts.map((part, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: parts only ever append; the index is their identity
@@ -68,19 +77,46 @@ export function MessageView(props: {
   );
 }
 
-/** What the call behind an answer was sent: tokens and references. */
-function ReportChip(props: { summary: MessageContextSummary }) {
+/**
+ * What the call behind an answer was sent: tokens and references. With a logged call it is a
+ * button that opens the call's report; like the curation button, only the list's tab-stop
+ * message has it in the tab order (arrow keys move between the chips).
+ */
+function ReportChip(props: {
+  summary: MessageContextSummary;
+  tabStop?: boolean;
+  onOpen?: ((callId: string) => void) | undefined;
+  openCallId?: string | undefined;
+}) {
   const { t } = useI18n();
-  const { summary } = props;
+  const { summary, onOpen } = props;
+  const callId = summary.callId;
+  const references = summary.references.map(
+    (reference) => `${reference.path}:${reference.startLine}-${reference.endLine}`,
+  );
+  const text = `${t('reportChip', {
+    used: summary.totalTokens.toLocaleString('en-US'),
+    budget: summary.inputBudget.toLocaleString('en-US'),
+  })}${references.length > 0 ? ` · ${references.join(', ')}` : ''}`;
+  if (callId === undefined || onOpen === undefined)
+    return (
+      <div className="report-chip" data-testid="report-chip">
+        {text}
+      </div>
+    );
   return (
-    <div className="report-chip" data-testid="report-chip">
-      {t('reportChip', {
-        used: summary.totalTokens.toLocaleString('en-US'),
-        budget: summary.inputBudget.toLocaleString('en-US'),
-      })}
-      {summary.references.length > 0 &&
-        ` · ${summary.references.map((reference) => `${reference.path}:${reference.startLine}-${reference.endLine}`).join(', ')}`}
-    </div>
+    <button
+      type="button"
+      className="report-chip"
+      data-testid="report-chip"
+      data-call={callId}
+      title={t('openCall')}
+      aria-pressed={props.openCallId === callId}
+      tabIndex={props.tabStop ? 0 : -1}
+      onClick={() => onOpen(callId)}
+    >
+      {text}
+    </button>
   );
 }
 

@@ -91,15 +91,6 @@ export function contextRoutes(context: NotebookContext): Hono {
     return c.json({ events });
   });
 
-  app.get('/api/sessions/:id/calls', async (c) => {
-    const sessionId = c.req.param('id');
-    await requireSession(workspace, sessionId);
-    const limit = Number(c.req.query('limit') ?? '200');
-    const calls = await context.engine.listCalls(sessionId, {
-      limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 200,
-    });
-    return c.json({ calls });
-  });
   return app;
 }
 

@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CallRecord, createFileSessionStore, type SessionStore } from '../../session/index.ts';
+import type { CallDiffResponse, CallListResponse, CallResponse, SessionResponse } from '../api-types.ts';
+import type { ErrorBody } from '../error-response.ts';
+import { createTestNotebook } from '../test-workspace.test-support.ts';
+
+type Notebook = Awaited<ReturnType<typeof createTestNotebook>>;
+const SESSION = 'raft-consensus';
+let notebook: Notebook;
+let store: SessionStore;
+afterEach(() => notebook.cleanup());
+
+async function open(callCapacity?: number) {
+  notebook = await createTestNotebook({}, (workspace) => {
+    store = createFileSessionStore({ workspace, ...(callCapacity === undefined ? {} : { callCapacity }) });
+    return store;
+  });
+}
+
+/** One chat turn through the route; resolves once the answer is stored (the stream's end). */
+async function ask(id: string, text: string): Promise<void> {
+  const response = await notebook.app.request(`/api/sessions/${SESSION}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ id, role: 'user', parts: [{ type: 'text', text }] }] }),
+  });
+  expect(response.status).toBe(200);
+  await response.text();
+}
+
+async function get<T>(path: string): Promise<{ status: number; body: T }> {
+  const response = await notebook.app.request(`/api/sessions/${SESSION}${path}`);
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** The call id each stored answer names (`metadata.context.callId`), oldest first. */
+async function answerCallIds(): Promise<string[]> {
+  const { body } = await get<SessionResponse>('');
+  return body.messages.flatMap((message) =>
+    message.role === 'assistant' && message.metadata?.context?.callId !== undefined
+      ? [message.metadata.context.callId]
+      : [],
+  );
+}
+
+describe('call routes', () => {
+  it('open an answer’s call with its report, and diff it against the call before it', async () => {
+    await open();
+    await ask('q-term', 'What is a term in Raft?');
+    await ask('q-log', 'How does log replication work?');
+    const [first, second] = await answerCallIds();
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+
+    const { body: list } = await get<CallListResponse>('/calls');
+    expect(list.calls.map((call) => call.id)).toEqual([first, second]);
+
+    const { status, body: opened } = await get<CallResponse>(`/calls/${first}`);
+    expect(status).toBe(200);
+    expect(opened.call).toMatchObject({ id: first, turnId: 'q-term', step: 0, model: 'offline' });
+    expect(opened.turn.map((call) => call.id)).toEqual([first]);
+    expect(opened.call.report.totalTokens).toBeGreaterThan(0);
+    const query = opened.call.report.layers.find((layer) => layer.layer === 'query');
+    expect(query?.kept[0]?.preview).toContain('What is a term');
+
+    // The session's first logged call has nothing before it: said as data, not an error.
+    const { body: none } = await get<CallDiffResponse>(`/calls/${first}/diff`);
+    expect(none).toMatchObject({
+      call: { id: first, turnId: 'q-term' },
+      previous: null,
+      diff: null,
+      layers: [],
+    });
+
+    const { body: diffed } = await get<CallDiffResponse>(`/calls/${second}/diff`);
+    expect(diffed.previous).toMatchObject({ id: first, turnId: 'q-term', step: 0 });
+    expect(diffed.call).not.toHaveProperty('report');
+    const diff = diffed.diff;
+    if (diff === null) throw new Error('expected a diff');
+    // The first turn's question and answer entered the history; its query left the query layer.
+    const added = diff.added.map((block) => `${block.layer} ${block.preview}`);
+    expect(added.some((line) => line.startsWith('history') && line.includes('What is a term'))).toBe(true);
+    expect(added.some((line) => line.startsWith('query') && line.includes('log replication'))).toBe(true);
+    expect(
+      diff.removed.some((block) => block.layer === 'query' && block.preview.includes('What is a term')),
+    ).toBe(true);
+    const [before, after] = list.calls as [CallRecord, CallRecord];
+    expect(diff.totals).toEqual({
+      previousTokens: before.report.totalTokens,
+      currentTokens: after.report.totalTokens,
+      deltaTokens: after.report.totalTokens - before.report.totalTokens,
+    });
+    expect(diff.cache.cachedTokens + diff.cache.uncachedTokens).toBe(after.report.totalTokens);
+    expect(diffed.minCacheTokens).toBe(1024);
+    const history = diffed.layers.find((layer) => layer.layer === 'history');
+    expect(history?.currentTokens).toBeGreaterThan(history?.previousTokens ?? Number.POSITIVE_INFINITY);
+    expect(diffed.layers.reduce((sum, layer) => sum + layer.currentTokens - layer.previousTokens, 0)).toBe(
+      diff.totals.deltaTokens,
+    );
+  });
+
+  it('open every step of a turn, in step order, from any of its calls', async () => {
+    await open();
+    await ask('q-term', 'What is a term in Raft?');
+    const [first] = await answerCallIds();
+    const [record] = await store.listCalls(SESSION);
+    if (record === undefined || first === undefined) throw new Error('expected a logged call');
+    // Steps of one turn as the tool loop logs them (same turnId, step 1, 2), appended out of order.
+    const step = (n: number): CallRecord => ({ ...structuredClone(record), id: `step-${n}`, step: n });
+    await store.appendCall(SESSION, step(2));
+    await store.appendCall(SESSION, step(1));
+
+    const { body } = await get<CallResponse>(`/calls/${first}`);
+    expect(body.turn.map((call) => [call.id, call.step])).toEqual([
+      [first, 0],
+      ['step-1', 1],
+      ['step-2', 2],
+    ]);
+    const { body: fromLast } = await get<CallResponse>('/calls/step-2');
+    expect(fromLast.call.id).toBe('step-2');
+    expect(fromLast.turn.map((call) => call.id)).toEqual([first, 'step-1', 'step-2']);
+    // A step's diff is against the call before it in the log, whatever its step.
+    const { body: diffed } = await get<CallDiffResponse>('/calls/step-1/diff');
+    expect(diffed.previous?.id).toBe('step-2');
+    expect(diffed.diff?.added).toEqual([]);
+    expect(diffed.diff?.totals.deltaTokens).toBe(0);
+  });
+
+  it('answer a typed 404 naming the call for an unknown or evicted call, and for an unknown session', async () => {
+    await open(2);
+    await ask('q-1', 'What is a term in Raft?');
+    await ask('q-2', 'How does log replication work?');
+    await ask('q-3', 'Why are election timeouts random?');
+    const [evicted, kept] = await answerCallIds();
+    expect((await get<CallResponse>(`/calls/${kept}`)).status).toBe(200);
+    for (const path of [`/calls/${evicted}`, `/calls/${evicted}/diff`, '/calls/nope', '/calls/nope/diff']) {
+      const { status, body } = await get<ErrorBody>(path);
+      expect(status, path).toBe(404);
+      expect(body.error.code).toBe('not-found');
+      expect(body.error.path).toBe(path.split('/')[2]);
+    }
+    // The oldest call kept has no previous one in the log any more.
+    const { body } = await get<CallDiffResponse>(`/calls/${kept}/diff`);
+    expect(body).toMatchObject({ previous: null, diff: null });
+
+    const response = await notebook.app.request(`/api/sessions/no-such-session/calls/${kept}`);
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({
+      code: 'not-found',
+      path: 'no-such-session',
+    });
+  });
+});

@@ -1,0 +1,92 @@
+import { Hono } from 'hono';
+import { type CompileReport, CtxloomError, diffReports } from '../../core/index.ts';
+import type { CallRecord } from '../../session/index.ts';
+import type { CallDiffResponse, CallHeader, CallListResponse, CallResponse } from '../api-types.ts';
+import type { NotebookContext } from '../notebook-context.ts';
+import { requireSession } from '../session-records.ts';
+
+/** Most records read to find one call: the store keeps at least 200 (`CALL_LOG_CAPACITY`). */
+const LOOKUP_LIMIT = 1000;
+/** The cache split's threshold: Anthropic and OpenAI cache no prefix shorter than 1,024 tokens. */
+const MIN_CACHE_TOKENS = 1024;
+
+/**
+ * The call log, read through the session engine: the list, one call with the other steps of
+ * its turn, and one call's diff against the call before it (core's `diffReports`). A call
+ * that is unknown or no longer kept is a `not-found` naming its id.
+ */
+export function callRoutes(context: NotebookContext): Hono {
+  const app = new Hono();
+  const { workspace, engine } = context;
+
+  app.get('/api/sessions/:id/calls', async (c) => {
+    const sessionId = c.req.param('id');
+    await requireSession(workspace, sessionId);
+    const limit = Number(c.req.query('limit') ?? '200');
+    const calls = await engine.listCalls(sessionId, {
+      limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, LOOKUP_LIMIT) : 200,
+    });
+    return c.json({ calls } satisfies CallListResponse);
+  });
+
+  app.get('/api/sessions/:id/calls/:callId', async (c) => {
+    const { calls, index } = await findCall(context, c.req.param('id'), c.req.param('callId'));
+    const call = calls[index] as CallRecord;
+    const turn = calls
+      .filter((candidate) => candidate.turnId === call.turnId)
+      .sort((left, right) => left.step - right.step);
+    return c.json({ call, turn } satisfies CallResponse);
+  });
+
+  app.get('/api/sessions/:id/calls/:callId/diff', async (c) => {
+    const { calls, index } = await findCall(context, c.req.param('id'), c.req.param('callId'));
+    const call = calls[index] as CallRecord;
+    const previous = calls[index - 1];
+    return c.json({
+      call: headerOf(call),
+      previous: previous === undefined ? null : headerOf(previous),
+      diff:
+        previous === undefined
+          ? null
+          : diffReports(previous.report, call.report, { minCacheTokens: MIN_CACHE_TOKENS }),
+      layers: previous === undefined ? [] : layerTokens(previous.report, call.report),
+      minCacheTokens: MIN_CACHE_TOKENS,
+    } satisfies CallDiffResponse);
+  });
+  return app;
+}
+
+async function findCall(
+  context: NotebookContext,
+  sessionId: string,
+  callId: string,
+): Promise<{ calls: CallRecord[]; index: number }> {
+  await requireSession(context.workspace, sessionId);
+  const calls = await context.engine.listCalls(sessionId, { limit: LOOKUP_LIMIT });
+  const index = calls.findIndex((call) => call.id === callId);
+  if (index < 0) {
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `no call "${callId}" in the log of session "${sessionId}" (unknown, or older than the ${calls.length} kept)`,
+      path: callId,
+    });
+  }
+  return { calls, index };
+}
+
+function headerOf(call: CallRecord): CallHeader {
+  return { id: call.id, turnId: call.turnId, step: call.step, at: call.at, model: call.model };
+}
+
+function layerTokens(previous: CompileReport, current: CompileReport): CallDiffResponse['layers'] {
+  const before = new Map(previous.layers.map((layer) => [layer.layer, layer.tokens]));
+  const rows = current.layers.map((layer) => ({
+    layer: layer.layer,
+    previousTokens: before.get(layer.layer) ?? 0,
+    currentTokens: layer.tokens,
+  }));
+  for (const layer of previous.layers)
+    if (!current.layers.some((candidate) => candidate.layer === layer.layer))
+      rows.push({ layer: layer.layer, previousTokens: layer.tokens, currentTokens: 0 });
+  return rows;
+}

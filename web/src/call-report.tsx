@@ -1,0 +1,142 @@
+import { useEffect, useRef, useState } from 'react';
+import { ApiError, api, type CallDiffResponse, type CallResponse } from './api.ts';
+import { CallDiffView } from './call-diff.tsx';
+import { useI18n } from './i18n.ts';
+import { ReportView } from './report-view.tsx';
+import { TabList } from './tab-list.tsx';
+
+type View = 'report' | 'diff';
+
+/**
+ * An earlier call, opened from an answer's report chip: every logged step of its turn (tabs
+ * when there are several), each step's report as the preview shows reports, and its diff with
+ * the call before it in the log. Escape or the back button returns to the preview.
+ */
+export function CallReport(props: { sessionId: string; callId: string; onClose: () => void }) {
+  const { t, locale } = useI18n();
+  const { sessionId, callId } = props;
+  const [opened, setOpened] = useState<CallResponse | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [stepId, setStepId] = useState(callId);
+  const [view, setView] = useState<View>('report');
+  const [diffs, setDiffs] = useState<Record<string, CallDiffResponse | string>>({});
+  const heading = useRef<HTMLHeadingElement>(null);
+  const failure = (cause: unknown) =>
+    cause instanceof ApiError && cause.status === 404
+      ? t('callGone')
+      : cause instanceof Error
+        ? cause.message
+        : String(cause);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `failure` only translates
+  useEffect(() => {
+    let live = true;
+    setOpened(undefined);
+    setError(undefined);
+    setStepId(callId);
+    setView('report');
+    setDiffs({});
+    heading.current?.focus();
+    api.call(sessionId, callId).then(
+      (result) => live && setOpened(result),
+      (cause) => live && setError(failure(cause)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [sessionId, callId]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fetched once per step, kept in `diffs`
+  useEffect(() => {
+    if (view !== 'diff' || diffs[stepId] !== undefined) return;
+    let live = true;
+    api.callDiff(sessionId, stepId).then(
+      (result) => live && setDiffs((state) => ({ ...state, [stepId]: result })),
+      (cause) => live && setDiffs((state) => ({ ...state, [stepId]: failure(cause) })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [sessionId, stepId, view]);
+
+  const formatTime = (at: string) => new Date(at).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en-US');
+  const turn = opened?.turn ?? [];
+  const call = turn.find((candidate) => candidate.id === stepId) ?? opened?.call;
+  const diff = diffs[stepId];
+  const panelId = 'call-view-panel';
+  return (
+    <section
+      className="panel preview call-report"
+      aria-labelledby="call-title"
+      data-testid="call-report"
+      data-call-id={call?.id}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          event.preventDefault();
+          props.onClose();
+        }
+      }}
+    >
+      <div className="panel-head">
+        <h2 id="call-title" ref={heading} tabIndex={-1}>
+          {t('callReport')}
+        </h2>
+        <button type="button" className="small" onClick={props.onClose}>
+          {t('backToPreview')}
+        </button>
+      </div>
+      {error !== undefined && (
+        <p className="chat-error" role="alert">
+          {error}
+        </p>
+      )}
+      {error === undefined && (opened === undefined || call === undefined) && (
+        <p className="hint">{t('loading')}</p>
+      )}
+      {opened !== undefined && call !== undefined && (
+        <>
+          <p className="call-meta">
+            {t('callMeta', { at: formatTime(call.at), model: call.model })} ·{' '}
+            {t('callStep', { n: call.step + 1, of: turn.length })}
+          </p>
+          {turn.length > 1 && (
+            <TabList
+              className="step-tabs"
+              label={t('stepsLabel')}
+              idPrefix="call-step"
+              controls={panelId}
+              tabs={turn.map((step) => ({ id: step.id, label: t('stepTab', { n: step.step + 1 }) }))}
+              selected={call.id}
+              onSelect={setStepId}
+            />
+          )}
+          <TabList
+            className="view-tabs"
+            label={t('viewsLabel')}
+            idPrefix="call-view"
+            controls={panelId}
+            tabs={[
+              { id: 'report', label: t('viewReport') },
+              { id: 'diff', label: t('viewDiff') },
+            ]}
+            selected={view}
+            onSelect={setView}
+          />
+          <div id={panelId} role="tabpanel" aria-labelledby={`call-view-${view}`} className="call-view">
+            {view === 'report' ? (
+              <ReportView key={call.id} report={call.report} idPrefix="call" />
+            ) : diff === undefined ? (
+              <p className="hint">{t('loading')}</p>
+            ) : typeof diff === 'string' ? (
+              <p className="chat-error" role="alert">
+                {diff}
+              </p>
+            ) : (
+              <CallDiffView response={diff} formatTime={formatTime} />
+            )}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import type { CompactionAction, DropReason } from '../../src/core/index.ts';
+import type { Translate } from './i18n.ts';
+
+const COLORS: Record<string, string> = {
+  system: '#6366f1',
+  framework__context: '#0ea5e9',
+  knowledge__context: '#10b981',
+  todo__context: '#f59e0b',
+  retrieval__context: '#14b8a6',
+  compression__context: '#a855f7',
+  history: '#64748b',
+  query: '#ef4444',
+};
+
+/** The colour of a layer in the stacked bar and its swatches. */
+export const colorOf = (layer: string): string => COLORS[layer] ?? '#94a3b8';
+
+/** A token count as the UI prints it: rounded, with thousands separators. */
+export const formatTokens = (value: number): string => Math.round(value).toLocaleString('en-US');
+
+/** A signed token delta: `+12`, `−3`, `±0`. */
+export const formatDelta = (value: number): string =>
+  value === 0 ? '±0' : `${value > 0 ? '+' : '−'}${formatTokens(Math.abs(value))}`;
+
+/** One line per drop reason, in the UI language. */
+export function describeReason(reason: DropReason, t: Translate): string {
+  switch (reason.type) {
+    case 'duplicate':
+      return t('reasonDuplicate', { of: reason.of });
+    case 'over-budget':
+      return t('reasonOverBudget', { n: formatTokens(reason.grantTokens) });
+    case 'pinned-over-budget':
+      return t('reasonPinnedOverBudget', { n: formatTokens(reason.budgetTokens) });
+    case 'share-disabled':
+      return t('reasonShareDisabled');
+    case 'summarized':
+      return t('reasonSummarized', { into: reason.into });
+  }
+}
+
+/** One line per compaction action, in the UI language. */
+export function describeAction(action: CompactionAction, t: Translate): string {
+  switch (action.type) {
+    case 'trimmed':
+      return t('actionTrimmed', {
+        id: action.blockId,
+        from: formatTokens(action.fromTokens),
+        to: formatTokens(action.toTokens),
+        boundary: action.boundary,
+      });
+    case 'summarized':
+      return t('actionSummarized', {
+        n: action.messages,
+        from: formatTokens(action.fromTokens),
+        to: formatTokens(action.summaryTokens),
+        summarizer: action.summarizer,
+      });
+    case 'omitted-notice':
+      return t('actionOmitted', { n: action.messages, tokens: formatTokens(action.tokens) });
+    case 'retry':
+      return t('actionRetry', { n: formatTokens(action.overshootTokens) });
+    case 'placeholder':
+      return t('actionPlaceholder', {
+        tool: action.toolName,
+        handle: action.handle,
+        from: formatTokens(action.fromTokens),
+        to: formatTokens(action.toTokens),
+        reason: action.reason,
+      });
+    case 'chunked':
+      return t('actionChunked', { n: action.messages, tokens: formatTokens(action.tokens) });
+    case 'summarizer-failed':
+      return t('actionSummarizerFailed', {
+        summarizer: action.summarizer,
+        error: action.error,
+        fallback: action.fallback,
+      });
+  }
+}

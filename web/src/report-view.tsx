@@ -1,0 +1,182 @@
+import { type ReactNode, useState } from 'react';
+import type { CompileReport, LayerReport } from '../../src/core/index.ts';
+import { useI18n } from './i18n.ts';
+import { colorOf, describeAction, describeReason, formatTokens } from './report-format.ts';
+
+/**
+ * One compile report as the notebook shows it — the context preview's next call and any logged
+ * call alike: used / input budget / window / reserve, a stacked bar by layer, per-layer rows
+ * (tokens, %, kept / trimmed / dropped with reasons) and what compaction did.
+ */
+export function ReportView(props: {
+  report: CompileReport;
+  /** Prefix of the element ids and of the total's test id (`<prefix>-total`). */
+  idPrefix: string;
+  /**
+   * A layer's text as sent, when the caller has it (the preview). Without it each block shows
+   * the first 120 characters the report keeps (a logged call).
+   */
+  layerText?: (layer: LayerReport) => ReactNode;
+  /** Curation state of a kept block (`excluded`, `dismissed`), when known. */
+  memoryOf?: (layer: string, blockId: string) => string | undefined;
+  /** Shown between the bar and the layer table (notes about this report). */
+  children?: ReactNode;
+}) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState<Record<string, boolean>>({});
+  const { report } = props;
+  const used = report.totalTokens;
+  return (
+    <>
+      <div className="budget" data-testid={`${props.idPrefix}-total`} data-tokens={used}>
+        <span className={`budget-used ${report.fits ? '' : 'over'}`}>{formatTokens(used)}</span>
+        <span className="budget-of">
+          / {formatTokens(report.inputBudget)} {t('inputBudget')}
+        </span>
+        <div className="budget-meta">
+          {t('window')} {formatTokens(report.window)} · {t('reserve')} {formatTokens(report.outputReserve)} ·{' '}
+          {report.counter} ({report.exact ? t('exact') : t('estimate')})
+        </div>
+      </div>
+      <div className="stack" role="img" aria-label={`${formatTokens(used)} / ${formatTokens(report.window)}`}>
+        {report.layers.map((layer) => (
+          <span
+            key={layer.layer}
+            className="stack-part"
+            title={`${layer.layer}: ${formatTokens(layer.tokens)}`}
+            style={{ width: `${(layer.tokens / report.window) * 100}%`, background: colorOf(layer.layer) }}
+          />
+        ))}
+        <span
+          className="stack-reserve"
+          style={{ width: `${(report.outputReserve / report.window) * 100}%` }}
+          title={t('reserve')}
+        />
+      </div>
+      {props.children}
+      <table className="layers">
+        <thead>
+          <tr>
+            <th scope="col">{t('layer')}</th>
+            <th scope="col" className="num">
+              {t('tokens')}
+            </th>
+            <th scope="col" className="num">
+              {t('share')}
+            </th>
+            <th scope="col">
+              {t('kept')} / {t('trimmed')} / {t('dropped')}
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.layers.map((layer) => (
+            <LayerRows
+              key={layer.layer}
+              id={`${props.idPrefix}-layer-${layer.layer}`}
+              layer={layer}
+              used={used}
+              open={open[layer.layer] === true}
+              onToggle={() => setOpen((state) => ({ ...state, [layer.layer]: !state[layer.layer] }))}
+              text={props.layerText}
+              memoryOf={props.memoryOf}
+            />
+          ))}
+        </tbody>
+      </table>
+      {report.compaction.length > 0 && (
+        <div className="compaction">
+          <h3>{t('compaction')}</h3>
+          <ul>
+            {report.compaction.map((action) => (
+              <li key={JSON.stringify(action)}>{describeAction(action, t)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
+  );
+}
+
+function LayerRows(props: {
+  id: string;
+  layer: LayerReport;
+  used: number;
+  open: boolean;
+  onToggle: () => void;
+  text: ((layer: LayerReport) => ReactNode) | undefined;
+  memoryOf: ((layer: string, blockId: string) => string | undefined) | undefined;
+}) {
+  const { t } = useI18n();
+  const { layer } = props;
+  const trimmed = layer.kept.filter((block) => block.trimmedFromTokens !== undefined).length;
+  const previews = props.text === undefined;
+  return (
+    <>
+      <tr className="layer-row" data-layer={layer.layer}>
+        <th scope="row">
+          <button
+            type="button"
+            className="layer-toggle"
+            aria-expanded={props.open}
+            aria-controls={props.id}
+            onClick={props.onToggle}
+          >
+            <span className="swatch" style={{ background: colorOf(layer.layer) }} aria-hidden="true" />
+            {layer.layer}
+          </button>
+        </th>
+        <td className="num">{formatTokens(layer.tokens)}</td>
+        <td className="num">{props.used === 0 ? 0 : ((layer.tokens / props.used) * 100).toFixed(1)}</td>
+        <td>
+          <span className="count kept">{layer.kept.length - trimmed}</span>
+          <span className="count trimmed">{trimmed}</span>
+          <span className="count dropped">{layer.dropped.length}</span>
+        </td>
+      </tr>
+      {props.open && (
+        <tr id={props.id} className="layer-detail">
+          <td colSpan={4}>
+            <ul className="block-list">
+              {layer.kept.map((block) => (
+                <li key={block.id}>
+                  <KeptBadge
+                    memory={props.memoryOf?.(layer.layer, block.id)}
+                    trimmed={block.trimmedFromTokens !== undefined}
+                  />
+                  <code>{block.id}</code> {formatTokens(block.tokens)}
+                  {block.trimmedFromTokens !== undefined &&
+                    ` (${t('fromTokens', { n: formatTokens(block.trimmedFromTokens) })})`}
+                  {previews && block.preview !== '' && <span className="block-preview">{block.preview}</span>}
+                </li>
+              ))}
+              {layer.dropped.map((block) => (
+                <li key={block.id}>
+                  <span className="badge dropped">{t('dropped')}</span>
+                  <code>{block.id}</code> {formatTokens(block.tokens)} — {describeReason(block.reason, t)}
+                  {previews && block.preview !== '' && <span className="block-preview">{block.preview}</span>}
+                </li>
+              ))}
+            </ul>
+            {props.text === undefined ? (
+              <p className="hint">{t('previewsOnly')}</p>
+            ) : (
+              <div className="layer-text" data-testid="layer-text">
+                {props.text(layer)}
+              </div>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function KeptBadge(props: { memory: string | undefined; trimmed: boolean }) {
+  const { t } = useI18n();
+  if (props.memory !== undefined)
+    return (
+      <span className="badge muted">{props.memory === 'excluded' ? t('excluded') : t('dismissed')}</span>
+    );
+  return <span className="badge kept">{props.trimmed ? t('trimmed') : t('kept')}</span>;
+}
