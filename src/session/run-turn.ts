@@ -106,6 +106,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
           warnings: compiled.warnings,
           references,
           model: { spec: model.spec, offline: model.offline },
+          callId: call.id,
         },
       });
       const result = streamText({

@@ -22,6 +22,8 @@ export interface ContextReportData {
   references: ReportedReference[];
   /** The model that answers (`offline` when none is configured). */
   model: { spec: string; offline: boolean };
+  /** Id of the turn's first call in the session's call log (open it while the answer streams). */
+  callId?: string;
 }
 
 /** Memory curation state of a message, as the UI shows it. */

@@ -70,7 +70,13 @@ export function MessageView(props: {
         )}
         {message.parts.map((part, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: parts only ever append; the index is their identity
-          <PartView key={`${message.id}-${index}`} part={part} />
+          <PartView
+            key={`${message.id}-${index}`}
+            part={part}
+            tabStop={props.tabStop}
+            onOpenCall={props.onOpenCall}
+            openCallId={props.openCallId}
+          />
         ))}
       </div>
     </article>
@@ -84,7 +90,7 @@ export function MessageView(props: {
  */
 function ReportChip(props: {
   summary: MessageContextSummary;
-  tabStop?: boolean;
+  tabStop?: boolean | undefined;
   onOpen?: ((callId: string) => void) | undefined;
   openCallId?: string | undefined;
 }) {
@@ -120,16 +126,29 @@ function ReportChip(props: {
   );
 }
 
-function PartView(props: { part: Part }) {
+function PartView(props: {
+  part: Part;
+  tabStop?: boolean | undefined;
+  onOpenCall?: ((callId: string) => void) | undefined;
+  openCallId?: string | undefined;
+}) {
   const { t } = useI18n();
   const { part } = props;
   if (part.type === 'text') return <Markdown className="text" text={part.text} />;
   if (part.type === 'reasoning') return <Markdown className="reasoning" text={part.text} />;
   if (part.type === 'data-context-report') {
-    const { report, references } = part.data;
+    const { report, references, callId } = part.data;
     return (
       <ReportChip
-        summary={{ totalTokens: report.totalTokens, inputBudget: report.inputBudget, references }}
+        summary={{
+          totalTokens: report.totalTokens,
+          inputBudget: report.inputBudget,
+          references,
+          ...(callId === undefined ? {} : { callId }),
+        }}
+        tabStop={props.tabStop}
+        onOpen={props.onOpenCall}
+        openCallId={props.openCallId}
       />
     );
   }
