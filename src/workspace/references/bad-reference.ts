@@ -138,7 +138,7 @@ export function invalidReferenceError(references: readonly BadReference[]): Ctxl
   const count = references.length === 1 ? '1 reference' : `${references.length} references`;
   return new CtxloomError({
     code: 'invalid-reference',
-    message: `${count} cannot be resolved; nothing was sent or stored:\n${lines.join('\n')}`,
+    message: `${count} cannot be resolved:\n${lines.join('\n')}`,
     details: { references: [...references] },
   });
 }
