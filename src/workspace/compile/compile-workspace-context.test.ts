@@ -109,7 +109,7 @@ describe('compileWorkspaceContext', () => {
     });
     await expect(
       compileWorkspaceContext({ workspace, sessionId, query: '看 [guidance.md#量子隧穿]' }),
-    ).rejects.toThrow(/block "量子隧穿" not found in guidance.md; the closest is/u);
+    ).rejects.toThrow(/block "量子隧穿" not found in guidance.md; closest block is/u);
   });
 
   it('refuses a reference that leaves the session folder', async () => {

@@ -93,7 +93,7 @@ export function toBadReference(reference: Reference, site: BadReferenceSite, thr
       reason: 'missing-block',
       message:
         typeof closest === 'string'
-          ? `block "${reference.block}" not found in ${reference.path}; the closest is "${closest}"`
+          ? `block "${reference.block}" not found in ${reference.path}; closest block is "${closest}"`
           : `block "${reference.block}" not found in ${reference.path}`,
       ...(typeof closest === 'string' ? { closestBlock: closest } : {}),
     };
