@@ -8,6 +8,8 @@
  * - `invalid-config` — a manifest or options object failed validation (path says where).
  * - `parse-error` — a file or payload could not be parsed (file/line/column say where).
  * - `not-found` — a file, block, session, message or reference does not exist.
+ * - `invalid-reference` — references of a message cannot be resolved; `details.references`
+ *   lists every one (what was written, where, the file, the lines or block, and why).
  * - `path-escape` — a path tried to leave its sandbox.
  * - `too-large` — an input exceeded a documented size limit.
  * - `conflict` — a write was based on a stale version (ETag mismatch).
@@ -31,6 +33,7 @@ export const ERROR_CODES = [
   'invalid-config',
   'parse-error',
   'not-found',
+  'invalid-reference',
   'path-escape',
   'too-large',
   'conflict',

@@ -10,6 +10,7 @@ const MCP_CODE: Partial<Record<CtxloomErrorCode, number>> = {
   'not-found': RESOURCE_NOT_FOUND,
   'path-escape': ErrorCode.InvalidParams,
   'invalid-argument': ErrorCode.InvalidParams,
+  'invalid-reference': ErrorCode.InvalidParams,
   'parse-error': ErrorCode.InvalidParams,
   'invalid-config': ErrorCode.InvalidParams,
   'too-large': ErrorCode.InvalidParams,

@@ -5,9 +5,9 @@
 import type { CompileReport, Message, ReportDiff } from '../core/index.ts';
 import type { CallRecord, CompressOutcome, HistorySummary } from '../session/index.ts';
 import type { NotebookUIMessage, ReportedReference } from '../stream/index.ts';
-import type { Block, ContextConfig, SessionRecord } from '../workspace/index.ts';
+import type { BadReference, Block, ContextConfig, SessionRecord } from '../workspace/index.ts';
 
-export type { SessionRecord };
+export type { BadReference, SessionRecord };
 /** A block of a parsed file (heading tree or JSON keys). */
 export type BlockNode = Block;
 

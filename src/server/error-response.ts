@@ -1,5 +1,5 @@
 import { CtxloomError, type CtxloomErrorCode } from '../core/index.ts';
-import { mapFsError } from '../workspace/index.ts';
+import { type BadReference, badReferencesOf, mapFsError } from '../workspace/index.ts';
 
 /** HTTP status of every {@link CtxloomErrorCode}: the one place errors map to HTTP. */
 export const STATUS_BY_CODE: Record<
@@ -13,6 +13,7 @@ export const STATUS_BY_CODE: Record<
   'invalid-config': 422,
   'parse-error': 400,
   'not-found': 404,
+  'invalid-reference': 422,
   'path-escape': 403,
   'too-large': 413,
   conflict: 409,
@@ -37,11 +38,14 @@ export interface ErrorBody {
     path?: string;
     line?: number;
     column?: number;
+    /** `invalid-reference`: every reference of the message that cannot be resolved, and why. */
+    references?: BadReference[];
   };
 }
 
 /**
- * Turns any thrown value into the JSON error response `{ error: { code, message, path? } }`.
+ * Turns any thrown value into the JSON error response `{ error: { code, message, path? } }`
+ * (an `invalid-reference` error adds `references`, the list of bad references).
  * `CtxloomError`s keep their code and location; raw file-system errors (`ENOENT`, `ELOOP`, …)
  * and `URIError`s are mapped by `mapFsError` first (never with the Node message, which names
  * absolute paths); anything else is a 500 `internal` whose message does not leak internals.
@@ -55,6 +59,8 @@ export function toErrorResponse(thrown: unknown): Response {
     if (path !== undefined) body.error.path = path;
     if (error.line !== undefined) body.error.line = error.line;
     if (error.column !== undefined) body.error.column = error.column;
+    const references = badReferencesOf(error);
+    if (references !== undefined) body.error.references = references;
     return Response.json(body, { status: STATUS_BY_CODE[error.code] });
   }
   const body: ErrorBody = { error: { code: 'internal', message: 'internal server error' } };

@@ -26,7 +26,10 @@ export {
   loadSession,
 } from './compile/load-session.ts';
 export {
+  deliveredManifestReferences,
   type MergedQuery,
+  type MergeReferencesOptions,
+  manifestReferenceKey,
   mergeReferences,
   referencedPaths,
   toReference,

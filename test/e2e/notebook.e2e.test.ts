@@ -88,7 +88,7 @@ describe('the notebook in a real browser', () => {
     await guarded(answers);
   }, 120_000);
 
-  it('works by keyboard: one tab stop per message list, errors clear on typing, completions in document order', async () => {
+  it('works by keyboard: one tab stop per message list, bad references kept and named, completions in document order', async () => {
     await guarded(keyboard);
   }, 120_000);
 
@@ -461,20 +461,52 @@ async function keyboard(): Promise<void> {
   expect(stops).toBeLessThan(100);
   expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('chat-input');
 
-  // A refused message (a reference to a missing file) shows its error until the next is typed.
+  // A message with two bad references is refused but not lost: the text stays in the input,
+  // both references are marked in it and named under it; "send without them" removes exactly
+  // those two and sends the rest, which is stored.
   const input = page.getByTestId('chat-input');
+  const storedUserTexts = async () =>
+    (await readMessages(openWorkspace({ root }).session(RAFT)))
+      .filter((message) => message.role === 'user')
+      .map((message) => String(message.content));
+  const storedBefore = await storedUserTexts();
+  const typed = 'compare [nope.md:1:3] with [guidance.md:999:1000] please';
   await input.click();
-  await page.keyboard.type('[missing.md:1:2] hello');
+  await page.keyboard.type(typed);
   await page.keyboard.press('Escape');
   await page.keyboard.press('Enter');
-  await poll(() => page.locator('.chat-error').count(), { timeout: 20_000 }).toBe(1);
-  expect(await page.locator('.chat-error').textContent()).toContain('missing.md');
-  await shot('keyboard-error');
-  await input.click();
-  await page.keyboard.type('x');
-  await poll(() => page.locator('.chat-error').count()).toBe(0);
+  const refusal = page.getByTestId('bad-references');
+  await poll(() => refusal.locator('li').count(), { timeout: 20_000 }).toBe(2);
+  const named = await refusal.locator('li').allTextContents();
+  expect(named[0]).toContain('[nope.md:1:3]');
+  expect(named[0]).toContain('nope.md does not exist in this session');
+  expect(named[1]).toContain('[guidance.md:999:1000]');
+  expect(named[1]).toMatch(/lines 999–1000 are past the end of guidance\.md \(\d+ lines\)/u);
+  expect(await input.textContent()).toBe(typed);
+  expect(await page.locator('.chat-input .cm-bad-reference').allTextContents()).toEqual([
+    '[nope.md:1:3]',
+    '[guidance.md:999:1000]',
+  ]);
+  expect(await page.locator('.message.user').filter({ hasText: 'nope.md' }).count()).toBe(0);
+  expect(await page.locator('.chat-error').count()).toBe(0);
+  expect(await storedUserTexts()).toEqual(storedBefore);
+  await shot('keyboard-bad-references');
+  await refusal.getByRole('button', { name: 'Send without them' }).click();
+  await poll(async () => (await storedUserTexts()).at(-1), { timeout: 20_000 }).toBe('compare with please');
+  expect((await storedUserTexts()).length).toBe(storedBefore.length + 1);
+  expect(await refusal.count()).toBe(0);
+  expect(await input.locator('.cm-placeholder').count()).toBe(1); // empty
+  await poll(() => page.locator('.message.user').last().textContent(), { timeout: 20_000 }).toContain(
+    'compare with please',
+  );
+  // The answer is stored too; the input has the focus back.
+  await poll(async () => (await readMessages(openWorkspace({ root }).session(RAFT))).at(-1)?.role, {
+    timeout: 20_000,
+  }).toBe('assistant');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('chat-input');
 
   // Block completions come in document order.
+  await input.click();
   await page.keyboard.press('Control+a');
   await page.keyboard.press('Backspace');
   const blocks = (await (

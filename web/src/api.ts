@@ -1,5 +1,6 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type {
+  BadReference,
   BlocksResponse,
   CallDiffResponse,
   CallResponse,
@@ -17,6 +18,7 @@ import type {
 import type { ContextReportData, NotebookUIMessage } from '../../src/stream/index.ts';
 
 export type {
+  BadReference,
   BlockNode,
   CallDiffResponse,
   CallHeader,
@@ -41,6 +43,41 @@ export class ApiError extends Error {
     this.code = code;
     this.path = path;
   }
+}
+
+/** A failed chat request, read from the server's JSON error body when there is one. */
+export interface ChatError {
+  message: string;
+  code: string | undefined;
+  /** `invalid-reference`: every bad reference of the message. */
+  references: BadReference[] | undefined;
+}
+
+/**
+ * What a chat request's error says. `DefaultChatTransport` puts the response body of a refused
+ * request in the error's message; this reads the server's `{ error: { code, message,
+ * references? } }` from it, or keeps the text as it is.
+ */
+export function chatErrorOf(error: Error): ChatError {
+  try {
+    const body = JSON.parse(error.message) as {
+      error?: { code?: unknown; message?: unknown; references?: unknown };
+    };
+    const { code, message, references } = body.error ?? {};
+    if (typeof message === 'string') {
+      return {
+        message,
+        code: typeof code === 'string' ? code : undefined,
+        references:
+          code === 'invalid-reference' && Array.isArray(references)
+            ? (references as BadReference[])
+            : undefined,
+      };
+    }
+  } catch {
+    // not JSON: a network error or a plain-text answer
+  }
+  return { message: error.message, code: undefined, references: undefined };
 }
 
 /** The bearer token (from `#token=…` once, then session storage), for non-loopback servers. */

@@ -7,14 +7,27 @@ import {
 } from '@codemirror/autocomplete';
 import { Compartment, EditorState, Prec } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
-import { useEffect, useRef } from 'react';
+import { type RefObject, useEffect, useRef } from 'react';
 import { api, type BlockNode, type FileEntry } from './api.ts';
+import { badReferenceMarks, markedSpans, markReferences } from './bad-reference-marks.ts';
 import { basicEditing } from './editor-commands.ts';
+import { removeSpans, type TextSpan } from './remove-references.ts';
+
+/** What the chat can do to its input from outside: put a refused message back, and take it out again. */
+export interface ChatInputControl {
+  /** Replaces the text and marks `spans` (the bad references) in it. */
+  restore(text: string, spans: readonly (TextSpan & { raw: string })[]): void;
+  /** The text without the marked references that still read as written. */
+  textWithoutMarked(): string;
+  /** Empties the input and gives it the focus. */
+  clear(): void;
+}
 
 /**
  * The chat input (CodeMirror): Enter sends, Shift+Enter breaks the line, and typing `[`
  * completes references — `[file` → file names, `[file:` → line ranges of its sections,
- * `[file#` → block ids.
+ * `[file#` → block ids. A refused message can be put back with its bad references marked
+ * (`control`).
  */
 export function ChatInput(props: {
   sessionId: string;
@@ -27,6 +40,7 @@ export function ChatInput(props: {
   disabled: boolean;
   onChange: (text: string) => void;
   onSubmit: (text: string) => boolean;
+  control?: RefObject<ChatInputControl | null>;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const viewRef = useRef<EditorView | undefined>(undefined);
@@ -66,6 +80,7 @@ export function ChatInput(props: {
           }),
           Prec.high(keymap.of([{ key: 'Enter', run: submit }])),
           basicEditing({ enter: false }),
+          badReferenceMarks,
           EditorView.updateListener.of((update) => {
             if (update.docChanged) latest.current.onChange(update.state.doc.toString());
           }),
@@ -73,6 +88,23 @@ export function ChatInput(props: {
       }),
     });
     viewRef.current = view;
+    if (props.control) {
+      props.control.current = {
+        restore: (text, spans) => {
+          view.dispatch({
+            changes: { from: 0, to: view.state.doc.length, insert: text },
+            effects: markReferences.of(spans),
+            selection: { anchor: text.length },
+          });
+          view.focus();
+        },
+        textWithoutMarked: () => removeSpans(view.state.doc.toString(), markedSpans(view.state)),
+        clear: () => {
+          view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '' } });
+          view.focus();
+        },
+      };
+    }
     return () => view.destroy();
   }, []);
 

@@ -1,15 +1,25 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { api, authHeaders, type FileEntry, type NotebookUIMessage } from './api.ts';
-import { ChatInput } from './chat-input.tsx';
+import {
+  api,
+  authHeaders,
+  type BadReference,
+  chatErrorOf,
+  type FileEntry,
+  type NotebookUIMessage,
+} from './api.ts';
+import { BadReferences } from './bad-references.tsx';
+import { ChatInput, type ChatInputControl } from './chat-input.tsx';
 import { useI18n } from './i18n.ts';
 import { MessageView } from './message-view.tsx';
+import { spansOf } from './remove-references.ts';
 
 /**
  * The chat: the AI SDK's own `useChat` over `DefaultChatTransport` (the server's UI message
  * stream), with the stored history loaded from the server. Only the new message is sent —
- * the server owns the history.
+ * the server owns the history. A message refused for its references goes back into the input,
+ * its bad references marked and listed, with "send without them".
  */
 export function ChatPanel(props: {
   sessionId: string;
@@ -53,6 +63,35 @@ export function ChatPanel(props: {
     },
   });
   const [loaded, setLoaded] = useState(false);
+  const input = useRef<ChatInputControl | null>(null);
+  /** The text of the message being sent, to put back if it is refused. */
+  const sending = useRef('');
+  const [refused, setRefused] = useState<BadReference[] | undefined>();
+  // A message refused for its references is not lost: it leaves the list and returns to the
+  // input, its bad references marked; the list under the input names each one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new error matters
+  useEffect(() => {
+    const references = error === undefined ? undefined : chatErrorOf(error).references;
+    if (references === undefined) return;
+    const text = sending.current;
+    setMessages((current) => {
+      const last = current.at(-1);
+      return last?.role === 'user' ? current.slice(0, -1) : current;
+    });
+    clearError();
+    setRefused(references);
+    input.current?.restore(
+      text,
+      spansOf(text, references).map((span) => ({ ...span, raw: text.slice(span.from, span.to) })),
+    );
+    props.onDraft(text);
+  }, [error]);
+  const send = (text: string) => {
+    sending.current = text;
+    setRefused(undefined);
+    props.onDraft('');
+    void sendMessage({ text });
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: load once per session
   useEffect(() => {
     reload().then(
@@ -146,9 +185,9 @@ export function ChatPanel(props: {
           />
         ))}
         {status === 'submitted' && <p className="streaming">{t('thinking')}</p>}
-        {error && (
+        {error && chatErrorOf(error).references === undefined && (
           <p className="chat-error" role="alert">
-            {error.message}
+            {chatErrorOf(error).message}
           </p>
         )}
       </div>
@@ -161,6 +200,7 @@ export function ChatPanel(props: {
           sendLabel={t('send')}
           sharedLabel={t('sharedFile')}
           disabled={busy}
+          control={input}
           onChange={(text) => {
             // A refused message (e.g. a reference to a missing file) stops showing once the next one is typed.
             if (error !== undefined) clearError();
@@ -168,8 +208,7 @@ export function ChatPanel(props: {
           }}
           onSubmit={(text) => {
             if (busy) return false;
-            props.onDraft('');
-            void sendMessage({ text });
+            send(text);
             return true;
           }}
         />
@@ -179,6 +218,19 @@ export function ChatPanel(props: {
           </button>
         )}
       </div>
+      {refused !== undefined && (
+        <BadReferences
+          references={refused}
+          disabled={busy}
+          onSendWithout={() => {
+            const text = input.current?.textWithoutMarked() ?? '';
+            if (text === '') return;
+            input.current?.clear();
+            send(text);
+          }}
+          onClose={() => setRefused(undefined)}
+        />
+      )}
     </div>
   );
 }

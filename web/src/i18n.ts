@@ -157,6 +157,17 @@ const en = {
   live: 'live',
   reconnecting: 'reconnecting…',
   curateHint: 'Arrow keys move between messages',
+  badReferencesTitle: 'Not sent: {n} references cannot be resolved. Fix them and send, or send without them.',
+  badReferenceManifest: 'in context-config.json',
+  badMissingFile: '{path} does not exist in this session',
+  badOutsideSession: '{path} is outside this session’s files',
+  badLinesOutOfRange: 'lines {start}–{end} are past the end of {path} ({count} lines)',
+  badEmptyRange: 'the line range {start}–{end} is empty (lines start at 1, first ≤ last)',
+  badMissingBlock: 'no block “{block}” in {path}',
+  badMissingBlockClosest: 'no block “{block}” in {path}; the closest is “{closest}”',
+  badUnreadable: '{path} cannot be read',
+  sendWithoutThem: 'Send without them',
+  keepEditing: 'Close',
 };
 
 const zh: typeof en = {
@@ -307,6 +318,17 @@ const zh: typeof en = {
   live: '实时',
   reconnecting: '重新连接中…',
   curateHint: '方向键在消息之间移动',
+  badReferencesTitle: '未发送：{n} 个引用无法解析。请修改后发送，或去掉它们再发送。',
+  badReferenceManifest: '在 context-config.json 中',
+  badMissingFile: '本会话中没有 {path}',
+  badOutsideSession: '{path} 不在本会话可读的文件中',
+  badLinesOutOfRange: '第 {start}–{end} 行超出了 {path} 的末尾（共 {count} 行）',
+  badEmptyRange: '行范围 {start}–{end} 为空（行号从 1 开始，起始 ≤ 结束）',
+  badMissingBlock: '{path} 中没有块“{block}”',
+  badMissingBlockClosest: '{path} 中没有块“{block}”，最接近的是“{closest}”',
+  badUnreadable: '无法读取 {path}',
+  sendWithoutThem: '去掉它们再发送',
+  keepEditing: '关闭',
 };
 
 /** Message keys. */

@@ -10,7 +10,8 @@ Run one turn of the session — the same engine as the notebook's chat: compile 
 budget, call the model (CTXLOOM_MODEL, offline by default) with the workspace tools, store the
 question and the answer. "/compress", "/compress requirement" and "/compress artifacts" are
 commands, answered without a model call. The answer goes to stdout; the call's token total
-and tool calls to stderr.
+and tool calls to stderr. A message whose references cannot be resolved is refused before
+anything is stored, with every bad reference named on stderr (exit 1).
 
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…

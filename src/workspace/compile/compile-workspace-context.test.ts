@@ -102,8 +102,10 @@ describe('compileWorkspaceContext', () => {
     await expect(
       compileWorkspaceContext({ workspace, sessionId, query: '看 [notes.md:1:3]' }),
     ).rejects.toMatchObject({
-      code: 'not-found',
-      file: 'notes.md',
+      code: 'invalid-reference',
+      details: {
+        references: [{ raw: '[notes.md:1:3]', path: 'notes.md', reason: 'missing-file', offset: 2 }],
+      },
     });
     await expect(
       compileWorkspaceContext({ workspace, sessionId, query: '看 [guidance.md#量子隧穿]' }),
@@ -114,7 +116,8 @@ describe('compileWorkspaceContext', () => {
     await expect(
       compileWorkspaceContext({ workspace, sessionId, query: '[../sessions.json:1:2]' }),
     ).rejects.toMatchObject({
-      code: 'path-escape',
+      code: 'invalid-reference',
+      details: { references: [{ path: '../sessions.json', reason: 'outside-session' }] },
     });
   });
 

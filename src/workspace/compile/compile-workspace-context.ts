@@ -17,7 +17,7 @@ import type { Workspace } from '../workspace.ts';
 import { type EmittedContext, emitWorkspaceContext } from './emit-workspace-context.ts';
 import { buildQueryMessage, formatHistory } from './format-history.ts';
 import { type LoadedSession, loadSession } from './load-session.ts';
-import { mergeReferences } from './merge-references.ts';
+import { deliveredManifestReferences, mergeReferences } from './merge-references.ts';
 import { resolveSources } from './resolve-sources.ts';
 import { selectInjections } from './select-injections.ts';
 import { selectProfileBlocks } from './select-profile-blocks.ts';
@@ -121,18 +121,22 @@ export async function compileLoadedSession(
     counter,
   });
 
-  const query = config.query ?? '';
-  const merged =
-    query.trim() === '' && config.references.length === 0
-      ? undefined
-      : mergeReferences({ query, references: config.references, lookup });
+  // The manifest's references belong to one message: those an earlier message carried are not attached again.
+  const merged = mergeReferences({
+    query: config.query ?? '',
+    references: config.references,
+    lookup,
+    delivered: deliveredManifestReferences(loaded.messages, options.queryId),
+    ...(loaded.referenceFailures === undefined ? {} : { failures: loaded.referenceFailures }),
+  });
   const queryMessage =
-    merged === undefined
+    merged.text === ''
       ? undefined
       : buildQueryMessage({
           id: options.queryId ?? `query-${loaded.messages.length + 1}-${hashText(merged.text)}`,
           text: merged.text,
           references: merged.resolved,
+          manifestReferences: merged.attached,
           injections: injections.delivered,
         });
 
@@ -143,7 +147,7 @@ export async function compileLoadedSession(
             // Passages already sent as references are not retrieved a second time.
             documents: buildRetrievalDocuments(loaded.retrievalFiles).filter(
               (document) =>
-                !(merged?.resolved ?? []).some(
+                !merged.resolved.some(
                   (reference) =>
                     reference.path === document.provenance?.file &&
                     reference.startLine <= document.provenance.startLine &&
@@ -183,14 +187,9 @@ export async function compileLoadedSession(
     ...emitWorkspaceContext(compiled),
     systemPrompt: sources.systemPrompt,
     compiled,
-    references: merged?.resolved ?? [],
+    references: merged.resolved,
     queryMessage,
-    warnings: [
-      ...sources.warnings,
-      ...profileBlocks.warnings,
-      ...injections.warnings,
-      ...(merged?.warnings ?? []),
-    ],
+    warnings: [...sources.warnings, ...profileBlocks.warnings, ...injections.warnings, ...merged.warnings],
     config,
   };
 }

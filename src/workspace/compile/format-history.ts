@@ -40,13 +40,16 @@ export interface BuildQueryMessageOptions {
   /** Message id; default `query-<n>` where n is the history length + 1. */
   id: string;
   references: readonly ResolvedReference[];
+  /** Keys of the manifest references this message carries (recorded so they are not attached again). */
+  manifestReferences?: readonly string[];
   /** `once` injections delivered with this message (recorded so they are not sent again). */
   injections: readonly string[];
 }
 
 /**
  * Stage 4b: the current user message, last in the list, carrying the provenance of its
- * references and the keys of delivered `once` injections in `metadata`. Pure.
+ * references, the keys of the manifest references it carries and of delivered `once`
+ * injections in `metadata` (storing the message marks both delivered). Pure.
  */
 export function buildQueryMessage(options: BuildQueryMessageOptions): Message {
   const metadata: Record<string, unknown> = {};
@@ -58,6 +61,8 @@ export function buildQueryMessage(options: BuildQueryMessageOptions): Message {
       ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
     }));
   }
+  if (options.manifestReferences !== undefined && options.manifestReferences.length > 0)
+    metadata.manifestReferences = [...options.manifestReferences];
   if (options.injections.length > 0) metadata.injections = [...options.injections];
   return { id: options.id, role: 'user', content: options.text, metadata };
 }

@@ -21,6 +21,8 @@ export interface LoadedSession {
   memory: MemoryEvent[];
   /** Files searched by `retrieval` (empty unless the manifest enables it). */
   retrievalFiles: ParsedFile[];
+  /** Referenced files that could not be read, with the error (missing, outside the session…). */
+  referenceFailures?: ReadonlyMap<string, unknown>;
 }
 
 /** Options of {@link loadSession}. */
@@ -43,7 +45,8 @@ export interface LoadSessionOptions {
  * files, messages and the memory log — all through the session sandbox (global files fall
  * back to the workspace). A `global` prompt must be one of `workspace.globalFiles`
  * (`path-escape` otherwise), so a manifest never reads another session or `sessions.json`.
- * A referenced file that does not exist throws `not-found` naming it.
+ * A referenced file that cannot be read is recorded in `referenceFailures` (the merge stage
+ * names it with every other bad reference); a missing profile or injection source throws.
  */
 export async function loadSession(options: LoadSessionOptions): Promise<LoadedSession> {
   const { workspace, sessionId } = options;
@@ -82,13 +85,25 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
   const needed = new Set<string>();
   if (config.profileBlocks.length > 0) needed.add(config.profile);
   for (const injection of config.injections) needed.add(injection.source);
-  for (const path of referencedPaths(config.query ?? '', config.references)) needed.add(path);
+  const referenced = referencedPaths(config.query ?? '', config.references).filter(
+    (path) => !needed.has(path),
+  );
   const files = new Map<string, ParsedFile>();
-  await Promise.all(
-    [...needed].map(async (path) => {
+  const referenceFailures = new Map<string, unknown>();
+  await Promise.all([
+    ...[...needed].map(async (path) => {
       files.set(path, await workspace.readParsed(sandbox, path));
     }),
-  );
+    // A referenced file that cannot be read is the message's problem, named with every other
+    // bad reference by the merge stage; the manifest's own files fail here.
+    ...referenced.map(async (path) => {
+      try {
+        files.set(path, await workspace.readParsed(sandbox, path));
+      } catch (error) {
+        referenceFailures.set(path, error);
+      }
+    }),
+  ]);
 
   const retrievalFiles: ParsedFile[] = [];
   if (config.retrieval?.enabled) {
@@ -102,11 +117,20 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
   }
 
   if (options.record !== undefined) {
-    return { sessionId, config, prompts, files, ...options.record, retrievalFiles };
+    return { sessionId, config, prompts, files, ...options.record, retrievalFiles, referenceFailures };
   }
   const [messages, memory] = await Promise.all([
     readMessages(sandbox, config.chatHistory.source),
     readMemoryLog(sandbox),
   ]);
-  return { sessionId, config, prompts, files, messages, memory: memory.events, retrievalFiles };
+  return {
+    sessionId,
+    config,
+    prompts,
+    files,
+    messages,
+    memory: memory.events,
+    retrievalFiles,
+    referenceFailures,
+  };
 }

@@ -57,7 +57,10 @@ export const contextConfigSchema = z.strictObject({
     .default({ source: 'messages.json', strategy: 'full', placeholderLocale: 'zh' }),
   /** This call's user message; inline references are resolved. */
   query: z.string().optional(),
-  /** Explicit references (line ranges or blocks) appended to the query. */
+  /**
+   * Explicit references (line ranges or blocks) appended to the next message sent; a stored
+   * message records them (`metadata.manifestReferences`) and later messages do not carry them.
+   */
   references: z.array(z.union([lineReference, blockReference])).default([]),
   /** Reminders injected into a context layer: `always` on every call, `once` until delivered. */
   injections: z

@@ -1,4 +1,18 @@
-export { parseReferences } from './parse-references.ts';
+export {
+  type BadReference,
+  type BadReferenceReason,
+  type BadReferenceSite,
+  badReferencesOf,
+  emptyRangeReference,
+  invalidReferenceError,
+  toBadReference,
+} from './bad-reference.ts';
+export {
+  type EmptyRangeReference,
+  parseReferences,
+  type ScannedReferences,
+  scanReferences,
+} from './parse-references.ts';
 export {
   type BlockReference,
   formatReference,

@@ -4,17 +4,30 @@ import type { InlineReference } from './reference.ts';
 // A file name has an extension and no whitespace, brackets, `:` or `#`; CJK names are fine.
 const REFERENCE = /\[([^\s[\]:#()]+\.[\p{L}\p{N}_-]+)(?::(\d{1,9})(?::(\d{1,9}))?|#([^\]\n]+))\](?!\()/gu;
 
+/** A line reference written with an empty or reversed range (`[a.md:30:12]`, `[a.md:0:1]`). */
+export interface EmptyRangeReference {
+  path: string;
+  startLine: number;
+  endLine: number;
+  /** The reference as written, brackets included. */
+  raw: string;
+  /** UTF-16 offset of `[` in the text. */
+  offset: number;
+}
+
+/** Result of {@link scanReferences}: the well-formed references and the empty-range ones, in text order. */
+export interface ScannedReferences {
+  references: InlineReference[];
+  emptyRanges: EmptyRangeReference[];
+}
+
 /**
- * Finds the inline references of a text: line references `[guidance.md:12:30]` (or
- * `[guidance.md:12]` for one line) and block references `[profile.md#学习目标/已有基础]`.
- * Markdown links (`[x.md](…)`) are not references. Throws `invalid-argument` naming the
- * reference when a line range is empty or reversed.
- * @example
- * parseReferences('这段是什么意思 [guidance.md:12:30]')
- * // → [{ type: 'lines', path: 'guidance.md', startLine: 12, endLine: 30, raw: '[guidance.md:12:30]', offset: 8 }]
+ * Finds every inline reference of a text without throwing: the well-formed ones, and the line
+ * references whose range is empty or reversed (so a caller can name all of them at once).
  */
-export function parseReferences(text: string): InlineReference[] {
+export function scanReferences(text: string): ScannedReferences {
   const references: InlineReference[] = [];
+  const emptyRanges: EmptyRangeReference[] = [];
   for (const match of text.matchAll(REFERENCE)) {
     const [raw, path = '', start, end, block] = match;
     const offset = match.index;
@@ -26,15 +39,32 @@ export function parseReferences(text: string): InlineReference[] {
     }
     const startLine = Number(start);
     const endLine = end === undefined ? startLine : Number(end);
-    if (startLine < 1 || endLine < startLine) {
-      throw new CtxloomError({
-        code: 'invalid-argument',
-        message: `reference ${raw} has an empty line range (lines are 1-based and start ≤ end)`,
-        file: path,
-        path: raw,
-      });
-    }
-    references.push({ type: 'lines', path, startLine, endLine, raw, offset });
+    if (startLine < 1 || endLine < startLine) emptyRanges.push({ path, startLine, endLine, raw, offset });
+    else references.push({ type: 'lines', path, startLine, endLine, raw, offset });
+  }
+  return { references, emptyRanges };
+}
+
+/**
+ * Finds the inline references of a text: line references `[guidance.md:12:30]` (or
+ * `[guidance.md:12]` for one line) and block references `[profile.md#学习目标/已有基础]`.
+ * Markdown links (`[x.md](…)`) are not references. Throws `invalid-argument` naming the
+ * first reference whose line range is empty or reversed ({@link scanReferences} returns them
+ * all instead).
+ * @example
+ * parseReferences('这段是什么意思 [guidance.md:12:30]')
+ * // → [{ type: 'lines', path: 'guidance.md', startLine: 12, endLine: 30, raw: '[guidance.md:12:30]', offset: 8 }]
+ */
+export function parseReferences(text: string): InlineReference[] {
+  const { references, emptyRanges } = scanReferences(text);
+  const empty = emptyRanges[0];
+  if (empty !== undefined) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `reference ${empty.raw} has an empty line range (lines are 1-based and start ≤ end)`,
+      file: empty.path,
+      path: empty.raw,
+    });
   }
   return references;
 }
