@@ -2,11 +2,11 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { type AnyModelMessage, fromModelMessages } from '../../src/ai-sdk/index.ts';
-import { countToolDefinitions, type TokenCounter, type ToolDefinition } from '../../src/core/index.ts';
+import { countCallTokens } from '../../src/ai-sdk/index.ts';
+import type { TokenCounter } from '../../src/core/index.ts';
 import { type CallRecord, createFileSessionStore, createSessionEngine } from '../../src/session/index.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
 import { readsOf } from './session.ts';
@@ -51,7 +51,7 @@ export async function runNotebookPath(input: {
     };
     const provider = new MockLanguageModelV4({
       doStream: async (params) => {
-        sent.push({ turn, tokens: sentTokens(params, input.counter) });
+        sent.push({ turn, tokens: countCallTokens(params, input.counter) });
         let chunks: LanguageModelV4StreamPart[];
         if (readsDone < readsOf(turn)) {
           readsDone++;
@@ -106,21 +106,4 @@ export async function runNotebookPath(input: {
   } finally {
     await rm(root, { recursive: true, force: true });
   }
-}
-
-/** Tokens a provider call carried: its prompt and tool schemas, counted the report's way. */
-function sentTokens(params: LanguageModelV4CallOptions, counter: TokenCounter): number {
-  const definitions: ToolDefinition[] = (params.tools ?? []).flatMap((entry) =>
-    entry.type === 'function'
-      ? [
-          {
-            name: entry.name,
-            ...(entry.description === undefined ? {} : { description: entry.description }),
-            inputSchema: entry.inputSchema,
-          },
-        ]
-      : [],
-  );
-  const { messages } = fromModelMessages(params.prompt as unknown as AnyModelMessage[]);
-  return counter.countMessages(messages) + countToolDefinitions(definitions, counter);
 }

@@ -1,6 +1,7 @@
 import type { LanguageModelMiddleware } from 'ai';
-import type { ArtifactHandleStore, ToolDefinition } from '../core/index.ts';
+import type { ArtifactHandleStore } from '../core/index.ts';
 import { type CtxloomHookOptions, compileModelCall, hookStore } from './compile-model-call.ts';
+import { callToolDefinitions } from './count-call-tokens.ts';
 import { type AnyModelMessage, fromModelMessages } from './from-model-messages.ts';
 import { toModelPrompt } from './to-model-prompt.ts';
 
@@ -25,15 +26,7 @@ export function ctxloomMiddleware(
     store,
     async transformParams({ params }) {
       const { messages, originals } = fromModelMessages(params.prompt as unknown as AnyModelMessage[]);
-      const tools: ToolDefinition[] = [];
-      for (const tool of params.tools ?? []) {
-        if (tool.type !== 'function') continue;
-        tools.push({
-          name: tool.name,
-          ...(tool.description === undefined ? {} : { description: tool.description }),
-          inputSchema: tool.inputSchema,
-        });
-      }
+      const tools = callToolDefinitions(params);
       const compiled = await compileModelCall({ messages, tools, options, store });
       return {
         ...params,

@@ -6,8 +6,9 @@ import type {
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { type CompiledContext, countToolDefinitions, withTokenCache } from '../core/index.ts';
+import { type CompiledContext, withTokenCache } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
+import { countCallTokens } from './count-call-tokens.ts';
 import { ctxloomMiddleware } from './ctxloom-middleware.ts';
 import { ctxloomPrepareStep, toolDefinitions } from './ctxloom-prepare-step.ts';
 import { type AnyModelMessage, fromModelMessages } from './from-model-messages.ts';
@@ -37,21 +38,7 @@ const tools = {
 };
 
 /** What the provider received: the tokens of its prompt and tool schemas, counted the one way. */
-function sentTokens(call: LanguageModelV4CallOptions): number {
-  const { messages } = fromModelMessages(call.prompt as unknown as AnyModelMessage[]);
-  const definitions = (call.tools ?? []).flatMap((entry) =>
-    entry.type === 'function'
-      ? [
-          {
-            name: entry.name,
-            ...(entry.description === undefined ? {} : { description: entry.description }),
-            inputSchema: entry.inputSchema,
-          },
-        ]
-      : [],
-  );
-  return counter.countMessages(messages) + countToolDefinitions(definitions, counter);
-}
+const sentTokens = (call: LanguageModelV4CallOptions) => countCallTokens(call, counter);
 
 /** A model that calls read_file `calls` times, then answers; it records every call. */
 function recordingModel(calls: number) {

@@ -1,4 +1,5 @@
 export { type CtxloomHookOptions, compileModelCall } from './compile-model-call.ts';
+export { callToolDefinitions, countCallTokens } from './count-call-tokens.ts';
 export { ctxloomMiddleware } from './ctxloom-middleware.ts';
 export {
   type CtxloomPrepareStepOptions,

@@ -5,7 +5,7 @@ import type { UIMessageChunk } from 'ai';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countToolDefinitions, type Message } from '../core/index.ts';
+import { countCallTokens } from '../ai-sdk/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
@@ -64,35 +64,7 @@ function recordingModel(answer = 'A term is a logical clock.', reads: readonly s
   });
 }
 
-/** Tokens the provider received: its prompt and its tool schemas, counted the report's way. */
-function sentTokens(call: LanguageModelV4CallOptions): number {
-  const counter = getTokenCounter('gpt-4o');
-  const definitions = (call.tools ?? []).flatMap((entry) =>
-    entry.type === 'function'
-      ? [
-          {
-            name: entry.name,
-            ...(entry.description === undefined ? {} : { description: entry.description }),
-            inputSchema: entry.inputSchema,
-          },
-        ]
-      : [],
-  );
-  return counter.countMessages(receivedMessages(call)) + countToolDefinitions(definitions, counter);
-}
-
-/** The provider's prompt as ctxloom messages, to count what was received with the report's counter. */
-function receivedMessages(call: LanguageModelV4CallOptions): Message[] {
-  return call.prompt.map((message, index): Message => {
-    if (typeof message.content === 'string')
-      return { id: `p${index}`, role: message.role, content: message.content };
-    const parts = message.content.map((part) => {
-      const { providerOptions: _ignored, ...rest } = part as typeof part & { providerOptions?: unknown };
-      return rest;
-    });
-    return { id: `p${index}`, role: message.role, content: parts as Message['content'] };
-  });
-}
+const counter = getTokenCounter('gpt-4o');
 
 function engineWith(model: MockLanguageModelV4) {
   const workspace = notebook.workspace;
@@ -118,7 +90,7 @@ describe('runTurn', () => {
     const chunks = await readAll(turn.stream);
     expect(chunks.at(-1)?.type).toBe('finish');
     const call = model.doStreamCalls[0] as LanguageModelV4CallOptions;
-    expect(sentTokens(call)).toBe(turn.compiled?.report.totalTokens);
+    expect(countCallTokens(call, counter)).toBe(turn.compiled?.report.totalTokens);
     expect(turn.compiled?.report.tools?.names).toContain('open_artifact');
     expect(call.maxOutputTokens).toBe(turn.compiled?.report.outputReserve);
 
@@ -157,7 +129,7 @@ describe('runTurn', () => {
     const limit = turn.compiled?.report.inputBudget ?? 0;
     for (const [step, call] of received.entries()) {
       const logged = calls[step]?.report;
-      expect(sentTokens(call)).toBe(logged?.totalTokens);
+      expect(countCallTokens(call, counter)).toBe(logged?.totalTokens);
       expect(logged?.totalTokens).toBeLessThanOrEqual(limit);
       expect(call.maxOutputTokens).toBe(logged?.outputReserve);
     }

@@ -17,7 +17,6 @@ import type {
   Turn,
   TurnInput,
 } from './session-engine.ts';
-import type { CallRecord } from './session-store.ts';
 
 interface TurnContext {
   options: SessionEngineOptions;

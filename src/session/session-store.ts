@@ -1,5 +1,5 @@
 import type { CompressionState } from '../compression/index.ts';
-import type { CompileReport, CallRecord as CoreCallRecord, Message } from '../core/index.ts';
+import type { CallRecord as CoreCallRecord, Message } from '../core/index.ts';
 import type { MemoryEvent } from '../workspace/index.ts';
 
 /**
