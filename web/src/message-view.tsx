@@ -69,8 +69,8 @@ export function MessageView(props: {
           />
         )}
         {message.parts.map((part, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: parts only ever append; the index is their identity
           <PartView
+            // biome-ignore lint/suspicious/noArrayIndexKey: parts only ever append; the index is their identity
             key={`${message.id}-${index}`}
             part={part}
             tabStop={props.tabStop}
