@@ -1,5 +1,5 @@
 import { resolveModel } from '../llm/index.ts';
-import { createChatTools } from '../server/create-chat-tools.ts';
+import { type ChatToolsContext, createChatTools } from '../server/create-chat-tools.ts';
 import { createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { openSessionStore } from '../session/open-session-store.ts';
 import type { Workspace } from '../workspace/index.ts';
@@ -30,11 +30,18 @@ export async function openSessionEngine(
   const resolved = resolveModel(env.CTXLOOM_MODEL, env);
   const now = () => new Date();
   const createId = () => crypto.randomUUID();
+  // The model's dismissals go through the engine to the session store, like the user's.
+  const tools: ChatToolsContext = {
+    workspace,
+    curate: (id, request) => engine.curate(id, request),
+    now,
+    createId,
+  };
   const engine = createSessionEngine({
     workspace,
     store,
     model: resolved,
-    tools: (id) => createChatTools({ workspace, now, createId }, id),
+    tools: (id) => createChatTools(tools, id),
     now,
     createId,
   });

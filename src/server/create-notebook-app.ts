@@ -6,7 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { CtxloomError, type Summarizer } from '../core/index.ts';
 import { createFileSessionStore, createSessionEngine, type SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
-import { createChatTools } from './create-chat-tools.ts';
+import { type ChatToolsContext, createChatTools } from './create-chat-tools.ts';
 import { toErrorResponse } from './error-response.ts';
 import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
@@ -70,22 +70,30 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   const createId = options.createId ?? randomUUID;
   const maxSteps = clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50);
   const store = options.store ?? createFileSessionStore({ workspace: options.workspace });
+  // The model's dismissals go through the engine to the session store, like the user's.
+  const tools: ChatToolsContext = {
+    workspace: options.workspace,
+    curate: (sessionId, request) => engine.curate(sessionId, request),
+    now,
+    createId,
+  };
+  const engine = createSessionEngine({
+    workspace: options.workspace,
+    store,
+    model: options.model,
+    tools: (sessionId) => createChatTools(tools, sessionId),
+    maxSteps,
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    now,
+    createId,
+  });
   const context: NotebookContext = {
     workspace: options.workspace,
     store,
     model: options.model,
     maxSteps,
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
-    engine: createSessionEngine({
-      workspace: options.workspace,
-      store,
-      model: options.model,
-      tools: (sessionId) => createChatTools({ workspace: options.workspace, now, createId }, sessionId),
-      maxSteps,
-      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-      now,
-      createId,
-    }),
+    engine,
     now,
     createId,
   };
