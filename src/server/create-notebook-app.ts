@@ -10,6 +10,7 @@ import { type ChatToolsContext, createChatTools } from './create-chat-tools.ts';
 import { toErrorResponse } from './error-response.ts';
 import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
+import { observeSessionStore } from './observe-session-store.ts';
 import { chatRoute } from './routes/chat-route.ts';
 import { compressRoute } from './routes/compress-route.ts';
 import { contextRoutes } from './routes/context-routes.ts';
@@ -69,7 +70,11 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   const now = options.now ?? (() => new Date());
   const createId = options.createId ?? randomUUID;
   const maxSteps = clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50);
-  const store = options.store ?? createFileSessionStore({ workspace: options.workspace });
+  // Observed, so the live updates (GET …/events) see writes of a store that changes no file.
+  const observed = observeSessionStore(
+    options.store ?? createFileSessionStore({ workspace: options.workspace }),
+  );
+  const store = observed.store;
   // The model's dismissals go through the engine to the session store, like the user's.
   const tools: ChatToolsContext = {
     workspace: options.workspace,
@@ -93,6 +98,7 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
     model: options.model,
     maxSteps,
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
+    subscribeStore: observed.subscribe,
     engine,
     now,
     createId,

@@ -152,6 +152,21 @@ async function scenario(page: Page, serve: ServeProcess): Promise<Seen> {
   await poll(() => chatSeen(page)).toEqual(shown);
   await poll(() => previewSeen(page)).toEqual(afterDismiss);
   expect(shown.filter((message) => message.badge.includes('excluded from memory'))).toHaveLength(1);
+
+  // Another client curates (here the API, as a second tab would): the open page follows live.
+  const first = page.locator('.message.assistant').first();
+  const firstId = await first.getAttribute('data-message-id');
+  const sessionId = await sessionFolder(serve);
+  const curate = (action: 'exclude' | 'restore') =>
+    serve.fetch(`/api/sessions/${encodeURIComponent(sessionId)}/memory`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ targetMessageIds: [firstId], action }),
+    });
+  expect((await curate('exclude')).status).toBe(200);
+  await poll(() => first.locator('.message-head').textContent()).toContain('excluded from memory');
+  expect((await curate('restore')).status).toBe(200);
+  await poll(() => first.locator('.message-head').textContent()).not.toContain('excluded from memory');
   return { compressReply, afterCompress, afterDismiss, messages: shown };
 }
 
