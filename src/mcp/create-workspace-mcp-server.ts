@@ -76,9 +76,14 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   const { workspace, sessionId } = options;
   const sandbox = workspace.session(sessionId);
   const server = new McpServer({ name: 'ctxloom-workspace', version: options.version ?? '0.1.0' });
-  const tools = createWorkspaceToolset({ workspace, sessionId });
   const engine =
     options.engine ?? createSessionEngine({ workspace, store: createFileSessionStore({ workspace }) });
+  // dismiss_memory stores through the engine: the session's own store, files or checkpoints.
+  const tools = createWorkspaceToolset({
+    workspace,
+    sessionId,
+    curate: (request) => engine.curate(sessionId, request),
+  });
 
   const register = (name: string, definition: WorkspaceToolDefinition) => {
     server.registerTool(

@@ -9,6 +9,7 @@ import type { Workspace } from '../workspace/index.ts';
 import { toErrorResponse } from './error-response.ts';
 import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
+import { observeSessionStore } from './observe-session-store.ts';
 import { callRoutes } from './routes/call-routes.ts';
 import { chatRoute } from './routes/chat-route.ts';
 import { compressRoute } from './routes/compress-route.ts';
@@ -69,22 +70,29 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   const now = options.now ?? (() => new Date());
   const createId = options.createId ?? randomUUID;
   const maxSteps = clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50);
-  const store = options.store ?? createFileSessionStore({ workspace: options.workspace });
+  // Observed, so the live updates (GET …/events) see writes of a store that changes no file.
+  const observed = observeSessionStore(
+    options.store ?? createFileSessionStore({ workspace: options.workspace }),
+  );
+  const store = observed.store;
+  // The engine's default tools are the workspace tools; the model's dismissals go through it.
+  const engine = createSessionEngine({
+    workspace: options.workspace,
+    store,
+    model: options.model,
+    maxSteps,
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    now,
+    createId,
+  });
   const context: NotebookContext = {
     workspace: options.workspace,
     store,
     model: options.model,
     maxSteps,
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
-    engine: createSessionEngine({
-      workspace: options.workspace,
-      store,
-      model: options.model,
-      maxSteps,
-      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-      now,
-      createId,
-    }),
+    subscribeStore: observed.subscribe,
+    engine,
     now,
     createId,
   };

@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai';
 import type { SessionEngine, SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
+import type { SessionChange } from './watch-sessions.ts';
 
 /** The model a notebook server answers with. */
 export interface NotebookModel {
@@ -21,6 +22,11 @@ export interface NotebookContext {
   maxSteps: number;
   /** Compiles run at once by the chat route; more wait (after their `start` chunk). */
   maxConcurrentCompiles: number;
+  /**
+   * Follows this process's stored writes to a session (a checkpoint store changes no file the
+   * watcher could see); returns the unsubscribe function.
+   */
+  subscribeStore(sessionId: string, listener: (change: SessionChange) => void): () => void;
   /** The session engine every chat, preview, compress and curation request runs through. */
   engine: SessionEngine;
   now: () => Date;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CtxloomError, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { DEFAULT_MODEL, type MemoryEvent } from '../workspace/index.ts';
-import { createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
+import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
 import {
   type CompileSessionOptions,
   type PreparedSession,
@@ -29,8 +29,14 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       ? options.counter
       : getTokenCounter(model ?? DEFAULT_MODEL);
 
-  const toolsOf =
-    options.tools ?? ((sessionId: string) => createChatTools({ workspace, now, createId }, sessionId));
+  // The default tools: the workspace tools, whose `dismiss_memory` stores through this engine.
+  const chatTools: ChatToolsContext = {
+    workspace,
+    curate: (sessionId, request) => engine.curate(sessionId, request),
+    now,
+    createId,
+  };
+  const toolsOf = options.tools ?? ((sessionId: string) => createChatTools(chatTools, sessionId));
 
   /** Loads a session for one turn's calls: the same tools, counted, in the preview and every step. */
   async function prepare(

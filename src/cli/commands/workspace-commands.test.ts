@@ -158,6 +158,28 @@ describe('ctxloom memory', () => {
     expect(list.out()).not.toMatch(/^ {2}m003 /mu);
   });
 
+  it('curates a session kept in SQLite checkpoints with --store, leaving memory.json alone', async () => {
+    const store = ['--store', 'sqlite:sessions.db'];
+    const memoryBefore = await readFile(join(root, 'raft-consensus', 'memory.json'), 'utf8');
+    expect(
+      await main(['chat', 'raft-consensus', 'What is a term?', '--id', 'q-1', ...store], capture().io),
+    ).toBe(0);
+    expect(
+      await main(['memory', 'raft-consensus', 'exclude', 'q-1', '--reason', '跑题', ...store], capture().io),
+    ).toBe(0);
+    const list = capture();
+    expect(await main(['memory', 'raft-consensus', ...store], list.io)).toBe(0);
+    expect(list.out()).toMatch(/^curated messages: 1\n {2}q-1 {2}excluded by user — 跑题\n/u);
+    const compiled = capture();
+    expect(await main(['compile', 'raft-consensus', ...store], compiled.io)).toBe(0);
+    const messages = (JSON.parse(compiled.out()) as { messages: { id: string; content: unknown }[] })
+      .messages;
+    expect(messages.find((message) => message.id === 'q-1')?.content).toBe(
+      '[用户消息 #1 — 用户已排除：跑题]',
+    );
+    expect(await readFile(join(root, 'raft-consensus', 'memory.json'), 'utf8')).toBe(memoryBefore);
+  });
+
   it('names an unknown message and rejects an unknown action', async () => {
     const unknown = capture();
     expect(await main(['memory', 'raft-consensus', 'exclude', 'm999'], unknown.io)).toBe(1);

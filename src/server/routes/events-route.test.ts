@@ -1,7 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSaver } from '../../runtime/checkpoint/sqlite-saver.ts';
+import { createCheckpointSessionStore } from '../../session/index.ts';
 import { createTestNotebook } from '../test-workspace.test-support.ts';
 
 type Notebook = Awaited<ReturnType<typeof createTestNotebook>>;
@@ -76,6 +79,40 @@ describe('events route', () => {
       }
     } finally {
       events.close();
+    }
+  });
+
+  it('reports what this process stores in a checkpoint store, which changes no file', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'ctxloom-events-'));
+    const saver = new SqliteSaver({ path: join(directory, 'sessions.db'), durability: 'normal' });
+    const store = createCheckpointSessionStore({ saver, kind: 'sqlite' });
+    await notebook.cleanup();
+    notebook = await createTestNotebook({ store });
+    const events = await open('raft-consensus');
+    try {
+      await events.next();
+      const chat = await notebook.app.request('/api/sessions/raft-consensus/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messages: [{ id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        }),
+      });
+      await chat.text();
+      // The question, then the answer.
+      for (let answer = 0; answer < 2; answer++)
+        expect(JSON.parse((await events.next())?.data ?? '{}').paths).toEqual(['messages.json']);
+      await notebook.app.request('/api/sessions/raft-consensus/memory', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ targetMessageIds: ['u-1'], action: 'exclude' }),
+      });
+      expect(JSON.parse((await events.next())?.data ?? '{}').paths).toEqual(['memory.json']);
+    } finally {
+      events.close();
+      await store.close();
+      await saver.close();
+      await rm(directory, { recursive: true, force: true });
     }
   });
 

@@ -8,7 +8,9 @@ import { createSessionWatcher, type SessionChange } from '../watch-sessions.ts';
 /**
  * `GET /api/sessions/:id/events` — server-sent events: `ready` once, then a `change` event
  * (`{ "paths": [...] }`) whenever a file of the session or a global file changes, from any
- * writer (this UI, the agent's tools, another editor, the MCP server). The UI refreshes the
+ * writer (this UI, the agent's tools, another editor, the MCP server), and when this process
+ * stores messages, curation or compression in a checkpoint store (reported as
+ * `messages.json`, `memory.json`, `compression.json`, the records' names). The UI refreshes the
  * file list, the editor and the context preview on it instead of polling; an idle page
  * costs one open connection and no work.
  */
@@ -22,10 +24,14 @@ export function eventsRoute(context: NotebookContext): Hono {
     return streamSSE(c, async (stream) => {
       const queue: SessionChange[] = [];
       let wake: (() => void) | undefined;
-      const unsubscribe = watcher.subscribe(sessionId, (change) => {
+      const listener = (change: SessionChange) => {
         queue.push(change);
         wake?.();
-      });
+      };
+      const unsubscribe = [
+        watcher.subscribe(sessionId, listener),
+        context.subscribeStore(sessionId, listener),
+      ];
       let open = true;
       stream.onAbort(() => {
         open = false;
@@ -45,7 +51,7 @@ export function eventsRoute(context: NotebookContext): Hono {
           await stream.writeSSE({ event: 'change', data: JSON.stringify(change) });
         }
       } finally {
-        unsubscribe();
+        for (const stop of unsubscribe) stop();
       }
     });
   });

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { OFFLINE_HINT } from '../../llm/index.ts';
 import { toUiMessages } from '../../stream/index.ts';
-import { foldMemoryEvents, readMemoryLog, readMessages, sessionRecordSchema } from '../../workspace/index.ts';
+import { foldMemoryEvents, sessionRecordSchema } from '../../workspace/index.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import {
@@ -48,10 +48,10 @@ export function sessionRoutes(context: NotebookContext): Hono {
   app.get('/api/sessions/:id', async (c) => {
     const sessionId = c.req.param('id');
     const session = await requireSession(workspace, sessionId);
-    const sandbox = workspace.session(sessionId);
-    const [messages, memory] = await Promise.all([readMessages(sandbox), readMemoryLog(sandbox)]);
+    // The session store holds the record and its curation (the workspace files, or checkpoints).
+    const { messages, curation } = await context.store.load(sessionId);
     const statuses = new Map(
-      [...foldMemoryEvents(memory.events)].map(([id, status]) => [
+      [...foldMemoryEvents(curation)].map(([id, status]) => [
         id,
         {
           state: status.state,

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { Block } from '../blocks/block.ts';
 import { blockSectionText } from '../blocks/parse-blocks.ts';
 import { resolveBlock } from '../blocks/resolve-block.ts';
-import { recordMemoryEvent } from '../session/session-store.ts';
 import { capOutput } from './cap-output.ts';
 import type { ToolContext } from './tool-context.ts';
 import type { dismissMemoryInput, readBlockInput } from './tool-schemas.ts';
@@ -44,24 +43,21 @@ export async function readBlockTool(
 
 /**
  * `dismiss_memory`: records that the model judged a message (usually a tool result) no
- * longer needed; later compiles show a placeholder with `summary`. `messages.json` keeps the
- * original; the event goes to the audit log.
+ * longer needed; later compiles show a placeholder with `summary`. The stored record keeps the
+ * original; the event goes to the session's curation log, in whatever store keeps the session
+ * (`context.curate`).
  */
 export async function dismissMemoryTool(
   context: ToolContext,
   input: z.infer<typeof dismissMemoryInput>,
   toolCallId?: string,
 ): Promise<string> {
-  const event = await recordMemoryEvent(
-    context.sandbox,
-    {
-      type: 'dismiss',
-      targetMessageId: input.targetMessageId,
-      summary: input.summary,
-      by: 'model',
-      ...(toolCallId === undefined ? {} : { toolCallId }),
-    },
-    { now: context.now, createId: context.createId },
-  );
-  return `dismissed ${input.targetMessageId} (event ${event.id}); it will appear as a placeholder from the next call on`;
+  const [event] = await context.curate({
+    action: 'dismiss',
+    targetMessageIds: [input.targetMessageId],
+    summary: input.summary,
+    by: 'model',
+    ...(toolCallId === undefined ? {} : { toolCallId }),
+  });
+  return `dismissed ${input.targetMessageId} (event ${event?.id}); it will appear as a placeholder from the next call on`;
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { recordMemoryEvents } from '../session/session-store.ts';
 import type { Workspace } from '../workspace.ts';
 import { dismissMemoryTool, readBlockTool } from './block-tools.ts';
 import { DEFAULT_MAX_OUTPUT_CHARS } from './cap-output.ts';
 import { listFilesTool, readFileTool, writeFileTool } from './file-tools.ts';
 import { DEFAULT_MAX_SEARCH_WORK, searchTool } from './search-tool.ts';
-import { DEFAULT_READ_ONLY_FILES, type ToolContext } from './tool-context.ts';
+import { type CurateMessages, DEFAULT_READ_ONLY_FILES, type ToolContext } from './tool-context.ts';
 import {
   dismissMemoryInput,
   listFilesInput,
@@ -30,6 +31,12 @@ export interface WorkspaceToolsOptions {
   maxSearchWork?: number;
   /** Files tools may not write. Default `messages.json`, `memory.json`. */
   readOnlyFiles?: readonly string[];
+  /**
+   * Where `dismiss_memory` stores the model's dismissals: the session store the session is kept
+   * in, e.g. `(request) => engine.curate(sessionId, request)`. Default: `memory.json` in the
+   * session folder (the workspace-files store).
+   */
+  curate?: CurateMessages;
   now?: () => Date;
   createId?: () => string;
 }
@@ -57,16 +64,33 @@ export interface WorkspaceToolset {
  * registers the same definitions, so both speak exactly the same tools.
  */
 export function createWorkspaceToolset(options: WorkspaceToolsOptions): WorkspaceToolset {
+  const sandbox = options.workspace.session(options.sessionId);
+  const now = options.now ?? (() => new Date());
+  const createId = options.createId ?? randomUUID;
   const context: ToolContext = {
     workspace: options.workspace,
     sessionId: options.sessionId,
-    sandbox: options.workspace.session(options.sessionId),
+    sandbox,
     maxOutputChars: Math.max(200, options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS),
     maxSearchResults: Math.min(1000, Math.max(1, options.maxSearchResults ?? 50)),
     maxSearchWork: Math.max(1, options.maxSearchWork ?? DEFAULT_MAX_SEARCH_WORK),
     readOnlyFiles: options.readOnlyFiles ?? DEFAULT_READ_ONLY_FILES,
-    now: options.now ?? (() => new Date()),
-    createId: options.createId ?? randomUUID,
+    curate:
+      options.curate ??
+      ((request) =>
+        recordMemoryEvents(
+          sandbox,
+          request.targetMessageIds.map((targetMessageId) => ({
+            type: request.action,
+            targetMessageId,
+            summary: request.summary,
+            by: request.by,
+            ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+          })),
+          { now, createId },
+        )),
+    now,
+    createId,
   };
   return {
     read_file: {

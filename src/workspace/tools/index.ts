@@ -9,7 +9,7 @@ export {
 } from './create-workspace-toolset.ts';
 export { splitLines } from './file-tools.ts';
 export { createMatcher, DEFAULT_MAX_SEARCH_WORK, type LineMatcher, snippet } from './search-tool.ts';
-export { DEFAULT_READ_ONLY_FILES } from './tool-context.ts';
+export { type CurateMessages, DEFAULT_READ_ONLY_FILES, type DismissRequest } from './tool-context.ts';
 export {
   dismissMemoryInput,
   listFilesInput,

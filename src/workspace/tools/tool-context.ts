@@ -1,3 +1,4 @@
+import type { MemoryEvent } from '../memory/memory-event.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
 import type { Workspace } from '../workspace.ts';
 
@@ -15,6 +16,24 @@ export const DEFAULT_READ_ONLY_FILES = [
   'context-config.json',
 ] as const;
 
+/** What `dismiss_memory` asks to store: the model's dismissal of one message. */
+export interface DismissRequest {
+  action: 'dismiss';
+  targetMessageIds: readonly string[];
+  /** The placeholder's text. */
+  summary: string;
+  by: 'model';
+  toolCallId?: string;
+}
+
+/**
+ * Stores curation where the session keeps it and returns the stored events; `not-found`
+ * (nothing stored) when a target is not a stored message. The session engine's `curate`
+ * fits: pass `(request) => engine.curate(sessionId, request)` so a session kept in
+ * checkpoints gets the model's dismissals too.
+ */
+export type CurateMessages = (request: DismissRequest) => Promise<readonly MemoryEvent[]>;
+
 /** What every workspace tool runs against. */
 export interface ToolContext {
   workspace: Workspace;
@@ -28,6 +47,8 @@ export interface ToolContext {
   /** Work limit of one search, in characters × pattern program size. */
   maxSearchWork: number;
   readOnlyFiles: readonly string[];
+  /** Where `dismiss_memory` stores its event (the session store). */
+  curate: CurateMessages;
   now: () => Date;
   createId: () => string;
 }
