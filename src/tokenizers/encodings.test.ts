@@ -1,5 +1,6 @@
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
-import { isEncodingLoaded, loadEncodingTables } from './encodings.ts';
+import { isEncodingLoaded, loadEncodingTables, splitPatternOf } from './encodings.ts';
 import { createO200kCounter } from './exact-counter.ts';
 
 describe('loadEncodingTables', () => {
@@ -19,5 +20,14 @@ describe('loadEncodingTables', () => {
     const tables = loadEncodingTables('o200k_base');
     expect(new Set(tables.byteRanks).size).toBe(256);
     expect(tables.stringRanks.get('hello')).toBeTypeOf('number');
+  });
+});
+
+describe('splitPatternOf', () => {
+  it('is the pre-tokeniser gpt-tokenizer uses for each encoding', () => {
+    expect(splitPatternOf('o200k_base')).toEqual(O200K_TOKEN_SPLIT_REGEX);
+    expect(splitPatternOf('cl100k_base')).toEqual(CL100K_TOKEN_SPLIT_REGEX);
+    expect(splitPatternOf('o200k_base').source).toBe(O200K_TOKEN_SPLIT_REGEX.source);
+    expect(splitPatternOf('cl100k_base').source).toBe(CL100K_TOKEN_SPLIT_REGEX.source);
   });
 });
