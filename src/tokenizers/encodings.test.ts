@@ -1,10 +1,14 @@
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { describe, expect, it } from 'vitest';
-import { isEncodingLoaded, loadEncodingTables, splitPatternOf } from './encodings.ts';
-import { createO200kCounter } from './exact-counter.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { loadEncodingTables, splitPatternOf } from './encodings.ts';
 
 describe('loadEncodingTables', () => {
-  it('loads nothing until a counter counts, then only that encoding', () => {
+  it('loads nothing until a counter counts, then only that encoding', async () => {
+    // Fresh module instances: test files share modules in a worker (the unit project does not
+    // isolate files), so another file may have loaded o200k already.
+    vi.resetModules();
+    const { isEncodingLoaded } = await import('./encodings.ts');
+    const { createO200kCounter } = await import('./exact-counter.ts');
     const counter = createO200kCounter();
     expect(isEncodingLoaded('o200k_base')).toBe(false);
     expect(counter.countText('lazy')).toBeGreaterThan(0);
