@@ -4,9 +4,10 @@
 //   1. the file list: no tests, test-support files or mocks; dist, the web UI, LICENSE, the
 //      JSON Schema and the bundled demo are in;
 //   2. `npm install <tarball>` alone (no optional peers): its installed size is within
-//      CORE_BUDGET_MB, the core subpaths import from plain Node ESM, every other subpath
-//      fails only for want of a declared optional peer, `ctxloom --help` and `ctxloom demo`
-//      work and `ctxloom mcp` names the package to install;
+//      CORE_BUDGET_MB (the five largest packages are printed), the core subpaths import from
+//      plain Node ESM, both shipped vocabularies count, every other subpath fails only for
+//      want of a declared optional peer, `ctxloom --help` and `ctxloom demo` work and
+//      `ctxloom mcp` names the package to install;
 //   3. with every optional peer installed: every subpath in `exports` imports, and a consumer
 //      importing all of them type-checks under `nodenext` and `bundler` (skipLibCheck off;
 //      diagnostics in ctxloom's own declarations or the consumer fail the check).
@@ -33,7 +34,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** Installed size budget (MB, apparent file sizes) of `npm install ctxloom` without peers. */
-export const CORE_BUDGET_MB = 45;
+export const CORE_BUDGET_MB = 20;
 /** Subpaths that must import with no optional peer installed. */
 const CORE_SUBPATHS = ['.', './tokenizers', './sources', './stream'];
 
@@ -104,8 +105,10 @@ try {
   const subpaths = Object.keys(manifest.exports);
 
   if (values['skip-build']) {
-    if (!existsSync(join(REPO, 'dist/core/index.js'))) {
-      throw new Error('dist/ is missing: run `npm run prepare` first or drop --skip-build');
+    for (const built of ['dist/core/index.js', 'vocab/o200k_base.tokens.br', 'vocab/cl100k_base.tokens.br']) {
+      if (!existsSync(join(REPO, built))) {
+        throw new Error(`${built} is missing: run \`npm run prepare\` first or drop --skip-build`);
+      }
     }
   } else {
     // What `npm pack` runs first; run on its own so the build's output stays out of pack's JSON.
@@ -139,6 +142,9 @@ try {
     'dist/web/index.html',
     'examples/demo/request.json',
     'schemas/context-config.schema.json',
+    'vocab/o200k_base.tokens.br',
+    'vocab/cl100k_base.tokens.br',
+    'vocab/LICENSE',
   ]) {
     check(files.includes(required), `tarball has ${required}`);
   }
@@ -162,7 +168,7 @@ try {
   npmRun(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer);
   const packages = readdirSync(join(consumer, 'node_modules'), { withFileTypes: true }).flatMap((entry) =>
     entry.name.startsWith('@')
-      ? readdirSync(join(consumer, 'node_modules', entry.name))
+      ? readdirSync(join(consumer, 'node_modules', entry.name)).map((name) => `${entry.name}/${name}`)
       : entry.name.startsWith('.')
         ? []
         : [entry.name],
@@ -171,6 +177,13 @@ try {
   check(
     megabytes <= CORE_BUDGET_MB,
     `installed size ${megabytes.toFixed(1)} MB, ${packages.length} packages (budget ${CORE_BUDGET_MB} MB)`,
+  );
+  const largest = packages
+    .map((name) => [name, bytesUnder(join(consumer, 'node_modules', name)) / 1e6])
+    .sort((left, right) => right[1] - left[1])
+    .slice(0, 5);
+  process.stdout.write(
+    `     largest: ${largest.map(([name, size]) => `${name} ${size.toFixed(1)} MB`).join(', ')}\n`,
   );
   const peers = Object.keys(manifest.peerDependencies);
   const nodeHere = [process.execPath];
@@ -193,6 +206,21 @@ try {
       );
     }
   }
+  const counted = run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const t = await import('ctxloom/tokenizers');
+       process.stdout.write(JSON.stringify([t.createO200kCounter(), t.createCl100kCounter()].map((c) => c.countText('Hello, world!'))));`,
+    ],
+    { cwd: consumer },
+  );
+  check(
+    counted.status === 0 && counted.stdout === '[4,4]',
+    'the shipped o200k and cl100k vocabularies count "Hello, world!" as 4 tokens each',
+    `${counted.stdout} ${counted.stderr.trim()}`,
+  );
   const bin = join(consumer, 'node_modules/.bin/ctxloom');
   const help = run(process.execPath, [bin, '--help'], { cwd: consumer });
   check(help.status === 0 && help.stdout.includes('usage:'), 'ctxloom --help', `exit ${help.status}`);

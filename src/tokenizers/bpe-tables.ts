@@ -1,5 +1,6 @@
 import { CtxloomError } from '../core/index.ts';
 import { createTokenBytesIndex, HASH_BASE, hashBytes, type TokenBytesIndex } from './token-bytes-index.ts';
+import type { Vocabulary } from './vocabulary-file.ts';
 
 /**
  * One encoding's vocabulary in the shape the counting loop needs: whole-piece lookup by
@@ -40,12 +41,13 @@ export function hashPair(left: number, right: number): number {
 }
 
 /**
- * Builds {@link BpeTables} from a rank list (index = rank; value = the token's text, or its
- * bytes when they are not valid UTF-8), the format `gpt-tokenizer` ships its encodings in.
+ * Builds {@link BpeTables} from a {@link Vocabulary} (tokens in rank order).
  * Costs ~0.3 s of CPU and ~20 MB for o200k; done once per encoding.
  */
-export function createBpeTables(ranks: readonly (string | readonly number[] | undefined)[]): BpeTables {
-  if (ranks.length > MAX_PACKED_RANK) {
+export function createBpeTables(vocabulary: Vocabulary): BpeTables {
+  const { bytes, starts, texts } = vocabulary;
+  const rankCount = starts.length - 1;
+  if (rankCount > MAX_PACKED_RANK) {
     throw new CtxloomError({
       code: 'unsupported',
       message: `vocabularies over ${MAX_PACKED_RANK} ranks`,
@@ -53,11 +55,11 @@ export function createBpeTables(ranks: readonly (string | readonly number[] | un
     });
   }
   const stringRanks = new Map<string, number>();
-  for (let rank = 0; rank < ranks.length; rank++) {
-    const value = ranks[rank];
-    if (typeof value === 'string') stringRanks.set(value, rank);
+  for (let rank = 0; rank < rankCount; rank++) {
+    const text = texts[rank];
+    if (text !== undefined) stringRanks.set(text, rank);
   }
-  const index = createTokenBytesIndex(ranks);
+  const index = createTokenBytesIndex(bytes, starts);
   const byteRanks = new Int32Array(256);
   const single = new Uint8Array(1);
   for (let byte = 0; byte < 256; byte++) {
@@ -72,7 +74,7 @@ export function createBpeTables(ranks: readonly (string | readonly number[] | un
     }
     byteRanks[byte] = rank;
   }
-  const { pairs, pairBits } = buildPairTable(index, ranks.length);
+  const { pairs, pairBits } = buildPairTable(index, rankCount);
   return { stringRanks, byteRanks, pairs, pairBits };
 }
 

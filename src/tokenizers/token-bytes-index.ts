@@ -15,37 +15,17 @@ export interface TokenBytesIndex {
 /** Multiplier of the polynomial byte hash `h = h · HASH_BASE + byte (mod 2³²)`. */
 export const HASH_BASE = 0x01000193;
 
-const utf8 = new TextEncoder();
-
-/** Builds the {@link TokenBytesIndex} of a rank list (strings are UTF-8 encoded). */
-export function createTokenBytesIndex(
-  ranks: readonly (string | readonly number[] | undefined)[],
-): TokenBytesIndex {
-  let capacity = 0;
-  for (const value of ranks)
-    capacity += value === undefined ? 0 : typeof value === 'string' ? value.length * 3 : value.length;
-  const buffer = new Uint8Array(capacity);
-  const starts = new Int32Array(ranks.length + 1);
-  let offset = 0;
-  for (let rank = 0; rank < ranks.length; rank++) {
-    starts[rank] = offset;
-    const value = ranks[rank];
-    if (value === undefined) continue;
-    if (typeof value === 'string') {
-      offset += utf8.encodeInto(value, buffer.subarray(offset)).written;
-    } else {
-      buffer.set(value, offset);
-      offset += value.length;
-    }
-  }
-  starts[ranks.length] = offset;
-  const bytes = buffer.subarray(0, offset);
-
-  const bits = Math.max(8, Math.ceil(Math.log2(ranks.length * 2.5)));
+/**
+ * Builds the {@link TokenBytesIndex} of a vocabulary's token bytes (`starts` has one entry per
+ * rank plus the end; an empty range is a rank without a token).
+ */
+export function createTokenBytesIndex(bytes: Uint8Array, starts: Int32Array): TokenBytesIndex {
+  const rankCount = starts.length - 1;
+  const bits = Math.max(8, Math.ceil(Math.log2(rankCount * 2.5)));
   const mask = (1 << bits) - 1;
   const slots = new Int32Array(1 << bits).fill(-1);
   const slotOf = (hash: number) => Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
-  for (let rank = 0; rank < ranks.length; rank++) {
+  for (let rank = 0; rank < rankCount; rank++) {
     const start = starts[rank] as number;
     const end = starts[rank + 1] as number;
     if (end === start) continue;
