@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the two exact vocabularies ctxloom ships, vocab/o200k_base.tokens.br and
 // vocab/cl100k_base.tokens.br, from the rank lists of the `gpt-tokenizer` dev dependency
-// (`npm run build:vocab`, part of `prepare`; decision 026). The format, read by
+// (`npm run build:vocab`, part of `prepare`; decision 029). The format, read by
 // src/tokenizers/vocabulary-file.ts:
 //
 //   brotli( "ctxloom-vocab 1 <encoding> <rank count>\n"  then, for each rank in order,
