@@ -1,4 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
+import { createCheckpointSessionStore } from '../session/index.ts';
 import { readMessages } from '../workspace/index.ts';
 import { createTestNotebook } from './test-workspace.test-support.ts';
 
@@ -44,6 +49,31 @@ describe('session routes', () => {
     const deleted = await request(`/api/sessions/${encodeURIComponent(session.id)}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await request(`/api/sessions/${encodeURIComponent(session.id)}`)).status).toBe(404);
+  });
+
+  it('deletes the session store’s record too: a session created again under the id starts empty', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ctxloom-delete-'));
+    const saver = new SqliteSaver({ path: join(dir, 'sessions.db'), durability: 'normal' });
+    const other = await createTestNotebook({}, () => createCheckpointSessionStore({ saver, kind: 'sqlite' }));
+    try {
+      const call = (path: string, init?: RequestInit) => other.app.request(path, init);
+      await call('/api/sessions', { method: 'POST', ...json({ concept: 'x', id: 'again' }) });
+      const chat = await call('/api/sessions/again/chat', {
+        method: 'POST',
+        ...json({ messages: [{ id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
+      });
+      await chat.text();
+      const before = (await (await call('/api/sessions/again')).json()) as { messages: unknown[] };
+      expect(before.messages.length).toBeGreaterThan(0);
+      expect((await call('/api/sessions/again', { method: 'DELETE' })).status).toBe(204);
+      await call('/api/sessions', { method: 'POST', ...json({ concept: 'x', id: 'again' }) });
+      const after = (await (await call('/api/sessions/again')).json()) as { messages: unknown[] };
+      expect(after.messages).toEqual([]);
+    } finally {
+      await other.cleanup();
+      await saver.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a duplicate id with conflict', async () => {

@@ -57,6 +57,10 @@ export function observeSessionStore(store: SessionStore): ObservedSessionStore {
       },
       appendCall: (sessionId, call) => store.appendCall(sessionId, call),
       listCalls: (sessionId, options) => store.listCalls(sessionId, options),
+      async deleteSession(sessionId) {
+        await store.deleteSession(sessionId);
+        notify(sessionId, MESSAGES_FILE);
+      },
     },
   };
 }

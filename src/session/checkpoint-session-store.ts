@@ -282,6 +282,10 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       const calls = ((await values(sessionId))[SESSION_KEYS.calls] ?? []) as CallRecord[];
       return structuredClone(calls.slice(-limit));
     },
+    async deleteSession(sessionId) {
+      const threadId = threadIdOf(sessionId);
+      await lock.run(threadId, () => options.saver.deleteThread(threadId));
+    },
     close: () => lock.close(),
   };
 }

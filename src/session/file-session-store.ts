@@ -1,8 +1,10 @@
+import { rm } from 'node:fs/promises';
 import { CtxloomError, type Message } from '../core/index.ts';
 import {
   appendMessages,
   MEMORY_FILE,
   MEMORY_LOG_VERSION,
+  MESSAGES_FILE,
   memoryLogSchema,
   readMemoryLog,
   readMessages,
@@ -145,6 +147,15 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
         .sort((a, b) => a.sequence - b.sequence)
         .slice(-limit)
         .map((record) => record.call);
+    },
+    async deleteSession(sessionId) {
+      const sandbox = sandboxOf(sessionId);
+      if ((await workspace.sandbox.stat(sessionId))?.kind !== 'directory') return;
+      // The call log first, the record last: an interrupted delete leaves a session that
+      // still has its messages, never calls or curation without them.
+      for (const path of [CALLS_FOLDER, COMPRESSION_FILE, MEMORY_FILE, MESSAGES_FILE]) {
+        await rm(await sandbox.resolve(path, { forWrite: true }), { recursive: true, force: true });
+      }
     },
   };
 }

@@ -102,4 +102,10 @@ export interface SessionStore {
   appendCall(sessionId: string, call: CallRecord): Promise<void>;
   /** The newest call records, oldest first. */
   listCalls(sessionId: string, options?: ListCallsOptions): Promise<CallRecord[]>;
+  /**
+   * Removes everything the store keeps of the session — messages, curation, compression,
+   * call log — so a new session with the same id starts empty. Idempotent. (The session's
+   * folder and files belong to the workspace; deleting them is the caller's.)
+   */
+  deleteSession(sessionId: string): Promise<void>;
 }

@@ -162,6 +162,29 @@ export function describeSessionStoreConformance(
       expect((await store.listCalls(id))[0]).toEqual(call('c0', 0));
     });
 
+    it('deletes a session whole: the same id starts empty, other sessions are untouched', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      const other = await options.newSession();
+      await store.appendMessages(id, [message('a1'), message('a2', 'assistant')]);
+      await store.appendCuration(id, [curation('e1', 'a2')]);
+      await store.saveCompression(
+        id,
+        { summary: null, structured: null, processedThrough: { requirements: 'a1', artifacts: null } },
+        { expectedRevision: 0 },
+      );
+      await store.appendCall(id, call('c1'));
+      await store.appendMessages(other, [message('b1')]);
+      await store.deleteSession(id);
+      const state = await store.load(id);
+      expect(state).toMatchObject({ messages: [], curation: [], compression: { revision: 0 } });
+      expect(await store.listCalls(id)).toEqual([]);
+      await store.deleteSession(id); // idempotent
+      await store.appendMessages(id, [message('a1')]);
+      expect((await store.load(id)).messages.map((entry) => entry.id)).toEqual(['a1']);
+      expect((await store.load(other)).messages.map((entry) => entry.id)).toEqual(['b1']);
+    });
+
     it('round-trips every part kind, name and metadata exactly', async () => {
       const store = await factory();
       const id = await options.newSession();

@@ -69,7 +69,11 @@ export function sessionRoutes(context: NotebookContext): Hono {
   });
 
   app.delete('/api/sessions/:id', async (c) => {
-    await deleteSessionRecord(workspace, c.req.param('id'));
+    const id = c.req.param('id');
+    workspace.session(id); // validates the id before anything is deleted
+    // The store's record first: a session created later under the same id starts empty.
+    await context.store.deleteSession(id);
+    await deleteSessionRecord(workspace, id);
     return c.body(null, 204);
   });
   return app;
