@@ -14,23 +14,17 @@ import {
 } from './compact.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, layerOf, toQueryMessage } from './compose.ts';
-import {
-  HISTORY_SOURCE,
-  type HistoryBlockMetadata,
-  historyBlockId,
-  historyBlocks,
-  measureMessage,
-} from './history.ts';
+import { HISTORY_SOURCE, type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry } from './layers.ts';
 import { type Message, messageText } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
 import { resolveBudget } from './resolve-budget.ts';
 import { type DroppedBlock, type DropReason, type Selection, selectBlocks } from './select.ts';
 import type { CompressionSummary } from './summarizer.ts';
-import { takeQuery } from './take-query.ts';
 import { countMessage } from './tokens.ts';
 import { countToolDefinitions } from './tool-definitions.ts';
 import { placeholderToolResults } from './tool-result-placeholders.ts';
+import { prepareHistory, turnHistoryBlocks } from './turn-history.ts';
 import { splitUnreachableHistory, withUnreachable } from './unreachable-history.ts';
 
 const SEPARATOR_TOKENS = 1;
@@ -128,39 +122,54 @@ async function compileOnce(
   }
 
   const query = toQueryMessage(request.query);
-  const warnings: CompileWarning[] = [];
-  const history = [...(request.history ?? [])];
-  const queryInHistory = query === undefined ? undefined : takeQuery(history, query, request.query, warnings);
   const steps = request.steps ?? [];
   const budgetPreview = budget.window - Math.floor(budget.window * budget.outputReserveRatio);
   // Tool outputs kept as artifacts (oversized, or from an earlier turn) before anything is counted.
-  const placeholderActions: CompactionAction[] = [];
-  let turn = [...history, ...steps];
-  if (options.toolResults !== undefined) {
+  const historyLength = (request.history ?? []).length;
+  // Where the current turn starts (in positions of history + steps): after the history when
+  // there is a query; without one, at the last user message.
+  const currentFrom =
+    query === undefined && !squeezeSteps
+      ? lastUserIndex([...(request.history ?? []), ...steps])
+      : historyLength;
+  const toolResults = options.toolResults;
+  const maxPlaceholderTokens = toolResults?.maxTokens ?? Math.floor(budgetPreview * 0.4);
+  const throughMessageId = request.compression?.throughMessageId;
+  const prepared = prepareHistory({
+    history: request.history ?? [],
+    query,
+    rawQuery: request.query,
+    counter,
+    placeholders:
+      toolResults === undefined
+        ? undefined
+        : { policy: toolResults, maxTokens: maxPlaceholderTokens, currentFrom },
+    throughMessageId,
+  });
+  const queryInHistory = prepared.queryInHistory;
+  const warnings: CompileWarning[] = [...prepared.warnings];
+  const placeholderActions: CompactionAction[] = [...prepared.actions];
+  let turnSteps = steps;
+  if (toolResults !== undefined) {
     const replaced = placeholderToolResults({
-      messages: turn,
-      currentFrom: squeezeSteps
-        ? history.length + lastToolCallIndex(steps)
-        : query === undefined
-          ? lastUserIndex(turn)
-          : history.length,
-      policy: options.toolResults,
-      maxTokens: options.toolResults.maxTokens ?? Math.floor(budgetPreview * 0.4),
+      messages: steps,
+      // Squeezed, the turn's earlier outputs count as earlier-turn ones.
+      currentFrom: squeezeSteps ? lastToolCallIndex(steps) : currentFrom - historyLength,
+      policy: toolResults,
+      maxTokens: maxPlaceholderTokens,
       counter,
     });
-    turn = replaced.messages;
+    turnSteps = replaced.messages;
     placeholderActions.push(...replaced.actions);
   }
-  const stepIds = new Set(turn.slice(history.length).map((message) => message.id));
-  const { blocks: historyCandidates, covered } = historyBlocks(
+  const {
     turn,
-    counter,
-    request.compression?.throughMessageId,
-  );
+    blocks: historyCandidates,
+    covered,
+    firstStep,
+    isStep,
+  } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
   for (const block of covered) excluded.push({ block, reason: SUMMARIZED_REASON });
-  const firstStep = historyCandidates.findIndex((block) =>
-    stepIds.has((block.metadata as HistoryBlockMetadata).message.id),
-  );
   const tools = options.tools ?? [];
   const toolTokens = countToolDefinitions(tools, counter);
 
@@ -328,7 +337,7 @@ async function compileOnce(
     for (const block of selection.kept) {
       if (block.layer === 'history') {
         const message = (block.metadata as HistoryBlockMetadata).message;
-        (stepIds.has(message.id) ? keptSteps : keptHistory).push(message);
+        (isStep(block) ? keptSteps : keptHistory).push(message);
         historyCosts.push(block.tokens);
       } else {
         keptContext.push(block);
