@@ -72,6 +72,9 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     const total = tail.reduce((sum, entry) => sum + entry.total, 0);
     return total === 0 ? 0 : (100 * served) / total;
   };
+  /** Input tokens a cache would not serve, summed over the steady state: what the calls cost in full. */
+  const uncached = (calls: RecordedCall[]) =>
+    steady(simulateCache(calls)).reduce((sum, entry) => sum + entry.total - entry.served, 0);
   const ctxloomShare = share(records.map((record) => record.sent));
   const naiveCalls = records.map((record) => naiveDropOldest(record.raw, budget));
   const naiveShare = share(naiveCalls);
@@ -194,6 +197,14 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
         target:
           'served ÷ ceiling (tokens already sent before): how close to what any prefix cache could serve',
         better: 'higher',
+      },
+      {
+        name: 'steps.cache.uncached-tokens.vs-naive',
+        value: uncached(records.map((record) => record.sent)),
+        unit: 'tokens',
+        peer: { name: 'naive drop-oldest-each-turn', value: uncached(naiveCalls) },
+        target: 'fewer input tokens billed in full (not served by the cache) over the steady state',
+        better: 'lower',
       },
       {
         name: 'steps.cache.ceiling',
