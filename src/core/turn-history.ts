@@ -151,25 +151,27 @@ export function turnHistoryBlocks(input: {
   blocks: ContextBlock[];
   covered: ContextBlock[];
   firstStep: number;
-  /** True for the blocks of the steps (their message ids are the steps'). */
+  /** True for history-layer blocks of a step's message (by id). */
   isStep: (block: ContextBlock) => boolean;
 } {
   const { prepared, steps, counter, throughMessageId } = input;
   const turn = prepared.messages.concat(steps);
   const historyLength = prepared.messages.length;
   const clash = steps.some((message) => prepared.ids.has(message.id));
+  // Any history-layer block naming a step's message is a step, whichever source made it (a
+  // source such as the L1 memory may add history blocks of its own).
+  const stepIds = new Set(steps.map((message) => message.id));
+  const isStep = (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
   const coveredInSteps =
     throughMessageId !== undefined &&
     prepared.keptFrom === 0 &&
     steps.some((message) => message.id === throughMessageId);
   if (clash || coveredInSteps) {
     // Rare: a step repeats a history id, or the summary covers part of this turn's steps.
-    const stepIds = new Set(steps.map((message) => message.id));
     const { blocks, covered } = historyBlocks(turn, counter, throughMessageId);
     const firstStep = blocks.findIndex((block) =>
       stepIds.has((block.metadata as { message: Message }).message.id),
     );
-    const isStep = (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
     return { turn, blocks, covered, firstStep, isStep };
   }
   const { keptFrom, measures, keptGroups, coveredGroups } = prepared;
@@ -196,7 +198,6 @@ export function turnHistoryBlocks(input: {
     blocks,
     covered,
     firstStep: steps.length === 0 ? -1 : keptCount,
-    // No step shares an id with the history: the steps are the blocks from `keptCount` on.
-    isStep: (block) => (block.metadata as { index: number }).index >= keptCount,
+    isStep,
   };
 }
