@@ -56,3 +56,24 @@ export function simulateCache(calls: readonly RecordedCall[]): { served: number;
     return { served, total: tokens };
   });
 }
+
+/**
+ * The most any prompt cache could serve: per call, the input tokens of blocks (and tool
+ * schemas) already sent in an earlier call, in any position. What a call sends for the first
+ * time — a new tool output, the reply and query of the last turn, a new placeholder — no cache
+ * can serve, so no prefix cache beats this.
+ */
+export function sentBefore(calls: readonly RecordedCall[]): { again: number; total: number }[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    let again = seen.has(call.toolHash) ? call.toolTokens : 0;
+    let total = call.toolTokens;
+    seen.add(call.toolHash);
+    for (const block of call.blocks) {
+      total += block.tokens;
+      if (seen.has(block.hash)) again += block.tokens;
+      seen.add(block.hash);
+    }
+    return { again, total };
+  });
+}

@@ -8,7 +8,7 @@ import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { measureInterleavedAsync } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
-import { type RecordedCall, simulateCache } from './cache-share.ts';
+import { type RecordedCall, sentBefore, simulateCache } from './cache-share.ts';
 import { runNotebookPath } from './notebook-path.ts';
 import { type CallRecord, loadFiles, loadTurns, readsOf, runToolSession } from './session.ts';
 
@@ -73,8 +73,25 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     const total = tail.reduce((sum, entry) => sum + entry.total, 0);
     return total === 0 ? 0 : (100 * served) / total;
   };
+  /** Input tokens a cache would not serve, summed over the steady state: what the calls cost in full. */
+  const uncached = (calls: RecordedCall[]) =>
+    steady(simulateCache(calls)).reduce((sum, entry) => sum + entry.total - entry.served, 0);
   const ctxloomShare = share(records.map((record) => record.sent));
-  const naiveShare = share(records.map((record) => naiveDropOldest(record.raw, budget)));
+  const naiveCalls = records.map((record) => naiveDropOldest(record.raw, budget));
+  const naiveShare = share(naiveCalls);
+  // The ceiling: tokens sent before (in any position) over all tokens, at steady state.
+  const ceiling = (calls: RecordedCall[], from = start) => {
+    const tail = sentBefore(calls).slice(from < 0 ? calls.length : from);
+    return (
+      (100 * tail.reduce((sum, entry) => sum + entry.again, 0)) /
+      Math.max(
+        1,
+        tail.reduce((sum, entry) => sum + entry.total, 0),
+      )
+    );
+  };
+  const ctxloomCeiling = ceiling(records.map((record) => record.sent));
+  const naiveCeiling = ceiling(naiveCalls);
   const unchunkedStart = start;
   const unchunkedReplay = simulateCache(unchunked.map((record) => record.sent)).slice(
     unchunkedStart < 0 ? unchunked.length : unchunkedStart,
@@ -123,6 +140,10 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     chatNaive.map((record) => record.sent),
     chatStart,
   );
+  const chatCeiling = ceiling(
+    chat.map((record) => record.sent),
+    chatStart,
+  );
   const chatOver = chat.filter(
     (record) => record.sentTokens > chatBudget || record.sentTokens !== record.compiled?.report.totalTokens,
   ).length;
@@ -147,6 +168,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     `Cache model: Anthropic rules — prefix up to a breakpoint, looked up ≤ 20 blocks back, ≥ 1,024 tokens; tools count first. Naive: drop the oldest messages until the call fits, breakpoints after the system prompt and on the last message.`,
     `Steady state = from call ${start} (turn ${records[start]?.turn}), the first the SDK alone could not fit. From ctxloom's first history drop (call ${firstDrop}, turn ${records[firstDrop]?.turn}) on: ${fromDropShare.toFixed(1)} % served.`,
     `ctxloom without chunked compaction (historyChunkRatio 0): ${unchunkedShare.toFixed(1)} % served at steady state.`,
+    `Ceiling (input tokens already sent in an earlier call, in any position — no prefix cache can serve more): tool session ctxloom ${ctxloomCeiling.toFixed(1)} % (served ${ctxloomShare.toFixed(1)} %, ${((100 * ctxloomShare) / Math.max(1e-9, ctxloomCeiling)).toFixed(1)} % of it), naive ${naiveCeiling.toFixed(1)} % (served ${naiveShare.toFixed(1)} %, ${((100 * naiveShare) / Math.max(1e-9, naiveCeiling)).toFixed(1)} % of it); plain conversation ctxloom ${chatCeiling.toFixed(1)} %.`,
     `Plain conversation (same 50 turns, no reads, window ${CHAT_WINDOW}, steady state from turn ${chat[chatStart]?.turn}): ctxloom ${chatShare.toFixed(1)} %, without chunking ${chatUnchunked.toFixed(1)} %, naive drop-oldest ${chatNaiveShare.toFixed(1)} %; calls over budget or mismatched: ${chatOver}.`,
     `Notebook chat path (engine.runTurn on examples/notebook, 16k window, workspace tools + open_artifact, the same turns and read script): ${notebook.length} calls, ${notebookOver} over the input budget, ${notebookMismatched} whose logged report total ≠ tokens the provider received; peak ${Math.max(...notebook.map((call) => call.sentTokens))} tokens.`,
     `Warm recompile: ${warm.recompileMs.toFixed(2)} ms with the new result already counted, ${warm.warmMs.toFixed(2)} ms including its tokenisation, per step after one new ${warm.resultTokens}-token tool result on a ${warm.stepTokens}-token step (128k window); cold tokenisation of that step ${warm.tokeniseMs.toFixed(1)} ms; tokenising the new result alone ${warm.newResultMs.toFixed(2)} ms.`,
@@ -188,6 +210,33 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
         unit: '%',
         peer: { name: 'naive drop-oldest-each-turn', value: naiveShare },
         target: '≥ 80 % of input tokens served from the prompt cache at steady state',
+        better: 'higher',
+      },
+      {
+        name: 'steps.cache.served-of-ceiling.vs-naive',
+        value: (100 * ctxloomShare) / Math.max(1e-9, ctxloomCeiling),
+        unit: '%',
+        peer: {
+          name: 'naive drop-oldest-each-turn',
+          value: (100 * naiveShare) / Math.max(1e-9, naiveCeiling),
+        },
+        target:
+          'served ÷ ceiling (tokens already sent before): how close to what any prefix cache could serve',
+        better: 'higher',
+      },
+      {
+        name: 'steps.cache.uncached-tokens.vs-naive',
+        value: uncached(records.map((record) => record.sent)),
+        unit: 'tokens',
+        peer: { name: 'naive drop-oldest-each-turn', value: uncached(naiveCalls) },
+        target: 'fewer input tokens billed in full (not served by the cache) over the steady state',
+        better: 'lower',
+      },
+      {
+        name: 'steps.cache.ceiling',
+        value: ctxloomCeiling,
+        unit: '%',
+        target: 'informational: the most any prompt cache could serve on ctxloom’s calls at steady state',
         better: 'higher',
       },
       {

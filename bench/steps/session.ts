@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai';
@@ -17,16 +17,32 @@ import type { CallBlock, RecordedCall } from './cache-share.ts';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Real files of this repository (docs and core sources) of 2k–6k tokens: what `read_file` returns. */
+/**
+ * The commit whose files `read_file` returns: pinned, so the session (and its cache share)
+ * stays the same while the sources change — splitting one core file would otherwise change
+ * which files are 2k–6k tokens, and with them every number of this suite.
+ */
+export const FILES_COMMIT = '41c651dbb41cdc1a0b824d1a2d43f18811f9b29b';
+const FOLDERS = ['docs', 'src/core', 'src/retrieval', 'src/compression'];
+
+/** Real files of this repository at {@link FILES_COMMIT} (docs and core sources) of 2k–6k tokens: what `read_file` returns. */
 export function loadFiles(counter: TokenCounter): { path: string; text: string; tokens: number }[] {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const files: { path: string; text: string; tokens: number }[] = [];
-  for (const folder of ['docs', 'src/core', 'src/retrieval', 'src/compression']) {
-    for (const name of readdirSync(`${repository}${folder}`).sort()) {
-      if (!/\.(md|ts)$/u.test(name) || name.endsWith('.test.ts')) continue;
-      const text = readFileSync(`${repository}${folder}/${name}`, 'utf8');
-      const tokens = counter.countText(text);
-      if (tokens >= 2000 && tokens <= 6000) files.push({ path: `${folder}/${name}`, text, tokens });
-    }
+  // Folder by folder, each sorted by name (the order the suite always used).
+  const listed = FOLDERS.flatMap((folder) =>
+    git('ls-tree', '--name-only', FILES_COMMIT, `${folder}/`)
+      .split('\n')
+      .filter((path) => path.length > 0)
+      .sort(),
+  );
+  for (const path of listed) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (!/\.(md|ts)$/u.test(name) || name.endsWith('.test.ts')) continue;
+    const text = git('show', `${FILES_COMMIT}:${path}`);
+    const tokens = counter.countText(text);
+    if (tokens >= 2000 && tokens <= 6000) files.push({ path, text, tokens });
   }
   return files;
 }

@@ -3,10 +3,16 @@ import { createBlock } from './block.ts';
 import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
-import type { DroppedBlock, Selection } from './select.ts';
+import type { DroppedBlock, DropReason, Selection } from './select.ts';
 import { createExtractiveSummarizer, type Summarizer, toSummaryResult } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
+
+/** Why history covered by a summary (stored or new) is not sent: the summary stands for it. */
+export const SUMMARIZED_REASON: DropReason = Object.freeze({
+  type: 'summarized',
+  into: 'compression__context',
+});
 
 /** The id of the block holding the history summary or omission notice. */
 export const COMPRESSION_BLOCK_ID = 'compression__context:summary';

@@ -60,11 +60,17 @@ export function createStepCompiler(input: StepCompilerInput): StepCompiler {
     ...(sources === undefined ? {} : { sources }),
     toolResults: { ...input.options.toolResults, store },
   };
+  // A frozen copy of the history: it cannot change between steps, so each compile reuses
+  // its preparation (placeholders, measures, tool groups) and handles only the new steps.
+  const request: CompileRequest = {
+    ...input.request,
+    history: Object.freeze([...(input.request.history ?? [])]),
+  };
   return {
     store,
     reports,
     async compile(steps = []) {
-      const compiled = await compileContext({ ...input.request, steps }, options);
+      const compiled = await compileContext({ ...request, steps }, options);
       reports.push(compiled.report);
       return compiled;
     },

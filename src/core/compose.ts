@@ -128,7 +128,45 @@ function layerMessage(layer: string, content: string): Message {
   return { id: `layer:${layer}`, role: 'system', content, metadata: { layer } };
 }
 
+interface TaggedHistory {
+  content: Message['content'];
+  metadata: Message['metadata'];
+  role: Message['role'];
+  name: string | undefined;
+  message: Message;
+}
+
+/**
+ * History messages as tagged, by original: a recompile sends the same history, and reusing
+ * its tagged copies spares an allocation per message (and lets later stages memoise by them).
+ * Reused only while the original's content, metadata, role and name are the same values.
+ */
+const taggedHistory = new WeakMap<Message, TaggedHistory>();
+
 function tagged(message: Message, layer: string): Message {
+  if (layer !== 'history') return tag(message, layer);
+  const known = taggedHistory.get(message);
+  if (
+    known !== undefined &&
+    known.content === message.content &&
+    known.metadata === message.metadata &&
+    known.role === message.role &&
+    known.name === message.name
+  ) {
+    return known.message;
+  }
+  const copy = tag(message, layer);
+  taggedHistory.set(message, {
+    content: message.content,
+    metadata: message.metadata,
+    role: message.role,
+    name: message.name,
+    message: copy,
+  });
+  return copy;
+}
+
+function tag(message: Message, layer: string): Message {
   return {
     ...message,
     metadata: message.metadata === undefined ? { layer } : { ...message.metadata, layer },

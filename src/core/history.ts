@@ -112,14 +112,35 @@ function measureWith({ byMessage, cost, plainFromCache }: CounterMemo, message: 
  * History is never deduplicated: the fingerprint is the message id.
  */
 export function historyToBlocks(history: readonly Message[], counter: TokenCounter): ContextBlock[] {
-  const groups = toolGroups(history);
-  const count = history.length;
-  const counterMemo = memoOf(counter);
+  const groups = collectToolGroups(history);
   // Measure everything first, then build the blocks: tokenising in one tight loop keeps the
   // tokenizer's tables in the CPU cache instead of interleaving them with block allocation.
-  const measures = history.map((message) => measureWith(counterMemo, message));
+  const measures = measureMessages(history, counter);
+  return buildHistoryBlocks(
+    history,
+    (index) => measures[index] as MessageMeasure,
+    (index) => groups.groups.get(index),
+  );
+}
+
+/** Every message's measure (see {@link measureMessage}), in order. */
+export function measureMessages(messages: readonly Message[], counter: TokenCounter): MessageMeasure[] {
+  const counterMemo = memoOf(counter);
+  return messages.map((message) => measureWith(counterMemo, message));
+}
+
+/**
+ * History blocks from measures already taken: the `index`-th of `history.length` messages
+ * gets `measureOf(index)` and the group `groupOf(index)` (see {@link historyToBlocks}).
+ */
+export function buildHistoryBlocks(
+  history: readonly Message[],
+  measureOf: (index: number) => MessageMeasure,
+  groupOf: (index: number) => string | undefined,
+): ContextBlock[] {
+  const count = history.length;
   return history.map((message, index) => {
-    const measure = measures[index] as MessageMeasure;
+    const measure = measureOf(index);
     const metadata: HistoryBlockMetadata = { message, index, error: measure.error };
     const block: ContextBlock = {
       id: measure.blockId,
@@ -131,33 +152,48 @@ export function historyToBlocks(history: readonly Message[], counter: TokenCount
       fingerprint: measure.blockId,
       metadata,
     };
-    const group = groups.get(index);
+    const group = groupOf(index);
     if (group !== undefined) block.group = group;
     return block;
   });
 }
 
-/** Maps message index → group id for tool calls and the results that answer them. */
-function toolGroups(history: readonly Message[]): Map<number, string> {
+/** Tool groups of a run of messages: message index → group id, and tool call id → index of its call. */
+export interface ToolGroups {
+  groups: Map<number, string>;
+  owners: Map<string, number>;
+}
+
+/**
+ * Groups tool calls with the results that answer them: `messages[i]` has index `offset + i`.
+ * With `earlier` (the groups of the messages before `offset`, read only), a result may answer
+ * a call among them and joins that call's group. The group id is `tools:<id of the call's message>`.
+ */
+export function collectToolGroups(
+  messages: readonly Message[],
+  offset = 0,
+  earlier?: Readonly<ToolGroups>,
+): ToolGroups {
   const groups = new Map<number, string>();
-  const callOwner = new Map<string, number>();
-  history.forEach((message, index) => {
+  const owners = new Map<string, number>();
+  messages.forEach((message, at) => {
     if (typeof message.content === 'string') return;
+    const index = offset + at;
     for (const part of message.content) {
       if (part.type === 'tool-call') {
-        callOwner.set(part.toolCallId, index);
-        groups.set(index, `tools:${history[index]?.id ?? index}`);
+        owners.set(part.toolCallId, index);
+        groups.set(index, `tools:${message.id}`);
       } else if (part.type === 'tool-result') {
-        const owner = callOwner.get(part.toolCallId);
-        if (owner !== undefined) {
-          const group = groups.get(owner) ?? `tools:${history[owner]?.id ?? owner}`;
-          groups.set(owner, group);
-          groups.set(index, group);
-        }
+        const owner = owners.get(part.toolCallId) ?? earlier?.owners.get(part.toolCallId);
+        if (owner === undefined) continue;
+        const group =
+          groups.get(owner) ?? earlier?.groups.get(owner) ?? `tools:${messages[owner - offset]?.id ?? owner}`;
+        if (owner >= offset) groups.set(owner, group);
+        groups.set(index, group);
       }
     }
   });
-  return groups;
+  return { groups, owners };
 }
 
 /**

@@ -26,7 +26,19 @@ export function messageFingerprints(
   }));
 }
 
+/** Hashes by message object, reused while its role and content are the same values. */
+const byMessage = new WeakMap<Message, { role: string; content: Message['content']; hash: string }>();
+
 function hashOf(message: Message): string {
+  const known = byMessage.get(message);
+  if (known !== undefined && known.content === message.content && known.role === message.role)
+    return known.hash;
+  const hash = hashOfContent(message);
+  byMessage.set(message, { role: message.role, content: message.content, hash });
+  return hash;
+}
+
+function hashOfContent(message: Message): string {
   const { content } = message;
   if (typeof content === 'string') {
     let forRole = byText.get(message.role);

@@ -241,7 +241,11 @@ function toUnits(
   layerSources: Map<string, Set<string>>,
 ): Unit[] {
   const units: Unit[] = [];
-  let byGroup: Map<string, Unit> | undefined;
+  // Groups by layer, then by group id: the ids are strings the blocks already hold (their hash
+  // is cached), so no key string is built per block.
+  let byGroup: Map<string, Map<string, Unit>> | undefined;
+  let groupLayer: string | undefined;
+  let layerGroups: Map<string, Unit> | undefined;
   let lastLayer: string | undefined;
   let lastSource: string | undefined;
   for (let order = 0; order < blocks.length; order++) {
@@ -256,8 +260,15 @@ function toUnits(
     const tokens = block.tokens + (block.layer === 'history' ? 0 : separator);
     if (block.group !== undefined) {
       byGroup ??= new Map();
-      const key = `${block.layer}\u0000${block.group}`;
-      const existing = byGroup.get(key);
+      if (block.layer !== groupLayer || layerGroups === undefined) {
+        groupLayer = block.layer;
+        layerGroups = byGroup.get(block.layer);
+        if (layerGroups === undefined) {
+          layerGroups = new Map();
+          byGroup.set(block.layer, layerGroups);
+        }
+      }
+      const existing = layerGroups.get(block.group);
       if (existing !== undefined) {
         if (existing.rest === undefined) existing.rest = [order];
         else existing.rest.push(order);
@@ -268,7 +279,7 @@ function toUnits(
       }
       const unit = newUnit(block, order, tokens);
       units.push(unit);
-      byGroup.set(key, unit);
+      layerGroups.set(block.group, unit);
     } else {
       units.push(newUnit(block, order, tokens));
     }

@@ -19,11 +19,32 @@ export function countToolDefinitions(tools: readonly ToolDefinition[], counter: 
   return total;
 }
 
+interface DefinitionText {
+  name: string;
+  description: string | undefined;
+  inputSchema: unknown;
+  text: string;
+}
+
+/** By definition: its text, reused while name, description and schema (by identity) are unchanged. */
+const texts = new WeakMap<ToolDefinition, DefinitionText>();
+
 /** The text a tool definition is counted as. */
 export function toolDefinitionText(tool: ToolDefinition): string {
-  return JSON.stringify({
+  const known = texts.get(tool);
+  if (
+    known !== undefined &&
+    known.name === tool.name &&
+    known.description === tool.description &&
+    known.inputSchema === tool.inputSchema
+  ) {
+    return known.text;
+  }
+  const text = JSON.stringify({
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),
     parameters: tool.inputSchema ?? {},
   });
+  texts.set(tool, { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, text });
+  return text;
 }

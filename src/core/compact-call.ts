@@ -1,0 +1,121 @@
+import type { ContextBlock } from './block.ts';
+import {
+  coveredPrefix,
+  droppedHistory,
+  errorLines,
+  SUMMARIZED_REASON,
+  summarizeDropped,
+  trimDropped,
+  withSummary,
+} from './compact.ts';
+import type { CompileOptions, CompileRequest } from './compile-types.ts';
+import type { GatheredBlocks } from './gather-blocks.ts';
+import { type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
+import type { Message } from './message.ts';
+import type { CompactionAction } from './report.ts';
+import type { ResolvedCall } from './resolve-call.ts';
+import type { DroppedBlock, Selection } from './select.ts';
+import { type CallSelector, SEPARATOR_TOKENS } from './select-call.ts';
+
+/** The summary of dropped history made on a call's first attempt, kept for its retries. */
+export interface SummaryState {
+  block: ContextBlock | undefined;
+  actions: CompactionAction[];
+  /** The messages the summarizer covered, oldest first. */
+  summarized: Message[];
+}
+
+/** A selection after compaction (see {@link compactCall}). */
+export interface CompactedCall {
+  selection: Selection;
+  /** Everything not sent, with why: excluded before selection, then the selection's drops. */
+  dropped: DroppedBlock[];
+  /** The history the new summary may be recorded as covering (a prefix, oldest first). */
+  covered: Message[];
+  /** History a chunked cut dropped on top of what did not fit. */
+  chunked: ContextBlock[];
+  /** The trims. */
+  actions: CompactionAction[];
+}
+
+/**
+ * Stage 4, compact: selects (stage 3) with `extraReserve` held back; on the first attempt
+ * (`summarize`) summarises the history that fell out — again over everything dropped when
+ * the summary itself displaces more, once — then trims the best block that did not fit
+ * into the room its layer has left, and marks the summarised history as such.
+ */
+export async function compactCall(input: {
+  call: ResolvedCall;
+  gathered: GatheredBlocks;
+  selector: CallSelector;
+  request: CompileRequest;
+  options: CompileOptions;
+  extraReserve: number;
+  summary: SummaryState;
+  summarize: boolean;
+}): Promise<CompactedCall> {
+  const { call, gathered, selector, request, options, extraReserve, summary } = input;
+  const { counter, historyCandidates } = call;
+  const { selectable } = gathered;
+  let pool = summary.block === undefined ? selectable : withSummary(selectable, summary.block);
+  let { selection, chunked } = selector.select(pool, extraReserve);
+
+  if (input.summarize) {
+    // Summarise what fell out; when the summary itself displaces more history, summarise
+    // again over everything dropped (once), so nothing leaves the window unaccounted for.
+    let lost = droppedHistory(selection.dropped);
+    for (let pass = 0; pass < 2 && lost.length > 0; pass++) {
+      const made = await summarizeDropped({
+        messages: lost,
+        previousSummary: call.previousSummary,
+        summarizer: options.summarizer,
+        maxTokens:
+          options.summaryMaxTokens ??
+          Math.min(2000, Math.max(64, Math.floor(gathered.firstPlan.available * 0.1))),
+        counter,
+        droppedTokens: lost.reduce((sum, message) => sum + measureMessage(message, counter).tokens, 0),
+        errorLines: errorLines(lost),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+      if (made === undefined || !call.included('compression__context')) break;
+      summary.block = made.block;
+      summary.actions = made.actions;
+      summary.summarized = lost.slice(0, made.coveredCount);
+      pool = withSummary(selectable, made.block);
+      ({ selection, chunked } = selector.select(pool, extraReserve));
+      const after = droppedHistory(selection.dropped);
+      if (after.length <= lost.length) break;
+      lost = after;
+    }
+  }
+
+  const trimmed = trimDropped(selection, counter, {
+    minTrimTokens: options.minTrimTokens ?? 24,
+    separatorTokens: SEPARATOR_TOKENS,
+    compactable: call.compactable,
+    trimHistory: summary.block === undefined,
+    candidates: pool,
+  });
+  selection = trimmed.selection;
+  const covered =
+    summary.summarized.length === 0
+      ? []
+      : coveredPrefix(
+          historyCandidates.map((block) => (block.metadata as HistoryBlockMetadata).message),
+          summary.summarized,
+          selection.dropped,
+        );
+  const summarizedIds = new Set(covered.map(historyBlockId));
+  const dropped = [
+    ...call.excluded,
+    ...(summarizedIds.size === 0
+      ? selection.dropped
+      : selection.dropped.map(
+          (entry): DroppedBlock =>
+            summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
+              ? { block: entry.block, reason: SUMMARIZED_REASON }
+              : entry,
+        )),
+  ];
+  return { selection, dropped, covered, chunked, actions: trimmed.actions };
+}

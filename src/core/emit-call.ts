@@ -1,0 +1,90 @@
+import { buildReport } from './build-report.ts';
+import { COMPRESSION_BLOCK_ID } from './compact.ts';
+import type { CompactedCall, SummaryState } from './compact-call.ts';
+import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
+import type { ComposedCall } from './compose-call.ts';
+import type { GatheredBlocks } from './gather-blocks.ts';
+import type { CompactionAction } from './report.ts';
+import type { ResolvedCall } from './resolve-call.ts';
+import type { CompressionSummary } from './summarizer.ts';
+
+/**
+ * Stage 6, emit: lists every cut in order (placeholders, summary, retries, chunked cut,
+ * trims), hands a new summary that was kept to `onSummary`, and returns the messages with
+ * their report.
+ */
+export async function emitCall(input: {
+  call: ResolvedCall;
+  gathered: GatheredBlocks;
+  request: CompileRequest;
+  options: CompileOptions;
+  compacted: CompactedCall;
+  composed: ComposedCall;
+  summary: SummaryState;
+  /** The retries so far. */
+  retries: readonly CompactionAction[];
+  chunkTokens: number;
+}): Promise<CompiledContext> {
+  const { call, gathered, request, options, compacted, composed, summary } = input;
+  const { selection, covered } = compacted;
+  const actions: CompactionAction[] = [...call.placeholderActions, ...summary.actions, ...input.retries];
+  if (compacted.chunked.length > 0) {
+    actions.push({
+      type: 'chunked',
+      messages: compacted.chunked.length,
+      tokens: compacted.chunked.reduce((sum, block) => sum + block.tokens, 0),
+      chunkTokens: input.chunkTokens,
+    });
+  }
+  actions.push(...compacted.actions);
+
+  const summaryBlock = summary.block;
+  if (summaryBlock?.metadata.summarized === true && options.onSummary !== undefined) {
+    const keptSummary = selection.kept.some((block) => block.id === COMPRESSION_BLOCK_ID);
+    const last = covered.at(-1);
+    if (keptSummary && last !== undefined) {
+      const persisted: CompressionSummary = {
+        summary: summaryBlock.content,
+        throughMessageId: last.id,
+        coveredMessageIds: covered.map((message) => message.id),
+        tokens: summaryBlock.tokens,
+      };
+      await options.onSummary(persisted);
+    }
+  }
+
+  const { firstPlan } = gathered;
+  const report = buildReport({
+    counter: call.counter,
+    plan: firstPlan,
+    messages: composed.messages,
+    costs: composed.costs,
+    total: composed.total,
+    selection,
+    dropped: compacted.dropped,
+    fixedContexts: call.fixedContexts,
+    systemPrompt: request.systemPrompt,
+    query: call.queryInHistory ?? call.query,
+    results: gathered.results,
+    skippedSources: gathered.skippedSources,
+    actions,
+    layers: call.layers,
+    share: call.share,
+    tools: call.tools,
+    toolTokens: call.toolTokens,
+    warnings: call.warnings,
+    fixedBlockIds: call.fixedBlockIds,
+  });
+  return {
+    messages: composed.messages,
+    systemPrompt: request.systemPrompt,
+    contexts: composed.contexts,
+    history: composed.history,
+    steps: composed.steps,
+    query: call.query,
+    maxOutputTokens: firstPlan.outputReserve,
+    report,
+    kept: selection.kept,
+    dropped: compacted.dropped,
+  };
+}

@@ -1,0 +1,216 @@
+import { type ContextBlock, createBlock } from './block.ts';
+import type { BudgetManager } from './budget.ts';
+import { compressionBlock, SUMMARIZED_REASON } from './compact.ts';
+import type { CompileOptions, CompileRequest } from './compile-types.ts';
+import { type ComposePolicy, compose, layerFilter, toQueryMessage } from './compose.ts';
+import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
+import type { Message } from './message.ts';
+import type { CompactionAction, CompileWarning } from './report.ts';
+import { resolveBudget } from './resolve-budget.ts';
+import type { DroppedBlock } from './select.ts';
+import type { TokenCounter } from './tokens.ts';
+import { countToolDefinitions, type ToolDefinition } from './tool-definitions.ts';
+import { placeholderToolResults } from './tool-result-placeholders.ts';
+import { prepareHistory, turnHistoryBlocks } from './turn-history.ts';
+
+/** What the resolve stage settles before any source runs (see {@link resolveCall}). */
+export interface ResolvedCall {
+  counter: TokenCounter;
+  layers: LayerRegistry;
+  /** The share switch (`enableShareContext`). */
+  share: boolean;
+  policy: ComposePolicy;
+  /** Whether a layer is injected under the share policy. */
+  included: (layer: string) => boolean;
+  /** Whether a layer's blocks may be dropped or trimmed. */
+  compactable: (layer: string) => boolean;
+  budget: BudgetManager;
+  /** `window − reserve`: the base of the placeholder and chunk sizes. */
+  budgetPreview: number;
+  /** Never-compacted layers' text, by layer. */
+  fixedContexts: Record<ContextKey, string>;
+  /** Compactable blocks that compete for the budget (no history yet). */
+  candidates: ContextBlock[];
+  /** Blocks left out before selection (share switch off, covered by the stored summary). */
+  excluded: DroppedBlock[];
+  /** Ids of blocks that went into never-compacted layers. */
+  fixedBlockIds: Set<string>;
+  /** Sorts a block into the fixed layers, the candidates or the excluded. */
+  addBlock: (block: ContextBlock) => void;
+  previousSummary: string | undefined;
+  query: Message | undefined;
+  /** The history's copy of the query, sent as the query. */
+  queryInHistory: Message | undefined;
+  warnings: CompileWarning[];
+  /** Tool outputs kept as artifacts behind placeholders. */
+  placeholderActions: CompactionAction[];
+  /** History and steps as the sources see them (placeholders set). */
+  turn: Message[];
+  /** History and step blocks, oldest first, minus what the stored summary covers. */
+  historyCandidates: ContextBlock[];
+  /** Index of the first step's block in `historyCandidates`, −1 without steps. */
+  firstStep: number;
+  isStep: (block: ContextBlock) => boolean;
+  tools: readonly ToolDefinition[];
+  toolTokens: number;
+  /** Tokens every plan reserves: system prompt, fixed layers, query, layer frames, tools. */
+  fixedTokens: number;
+}
+
+/**
+ * Stage 1, resolve: the layers and policy, the budget, the fixed layers, the candidates
+ * handed in (and those the share switch leaves out), the query, the history and the steps
+ * with tool outputs kept as artifacts where due, the tool definitions and what all of it
+ * reserves. With `squeezeSteps`, the turn's earlier tool outputs become placeholders too.
+ */
+export function resolveCall(
+  request: CompileRequest,
+  options: CompileOptions,
+  squeezeSteps: boolean,
+): ResolvedCall {
+  const { counter } = options;
+  const layers = options.layers ?? createLayerRegistry();
+  const share = options.enableShareContext ?? true;
+  // Cache-stable by default: per-call layers after the history, so the cached prefix holds.
+  const policy: ComposePolicy = {
+    order: 'cache-friendly',
+    ...options.policy,
+    layers,
+    enableShareContext: share,
+  };
+  const included = layerFilter(policy, layers);
+  const budget = resolveBudget(options);
+  const compactable = (layer: string) => layers.has(layer) && layers.get(layer).compactable;
+
+  const fixedContexts: Record<ContextKey, string> = {};
+  const candidates: ContextBlock[] = [];
+  const excluded: DroppedBlock[] = [];
+  const fixedBlockIds = new Set<string>();
+  const addBlock = (block: ContextBlock) => {
+    layers.get(block.layer);
+    if (!included(block.layer)) excluded.push({ block, reason: { type: 'share-disabled' } });
+    else if (!compactable(block.layer)) {
+      fixedBlockIds.add(block.id);
+      const key = block.layer as ContextKey;
+      const existing = fixedContexts[key];
+      fixedContexts[key] = existing === undefined ? block.content : `${existing}\n\n${block.content}`;
+    } else candidates.push(block);
+  };
+  for (const [key, text] of Object.entries(request.contexts ?? {})) {
+    assertContextKey(key);
+    if (text === undefined || text.length === 0) continue;
+    addBlock(createBlock({ id: key, layer: key, source: key, content: text, priority: 1 }, counter));
+  }
+  for (const block of request.blocks ?? []) addBlock(block);
+  const previousSummary = request.compression?.summary;
+  if (previousSummary !== undefined && previousSummary.length > 0) {
+    addBlock(compressionBlock(previousSummary, counter, { persisted: true }));
+  }
+
+  const query = toQueryMessage(request.query);
+  const steps = request.steps ?? [];
+  const budgetPreview = budget.window - Math.floor(budget.window * budget.outputReserveRatio);
+  // Tool outputs kept as artifacts (oversized, or from an earlier turn) before anything is counted.
+  const historyLength = (request.history ?? []).length;
+  // Where the current turn starts (in positions of history + steps): after the history when
+  // there is a query; without one, at the last user message.
+  const currentFrom =
+    query === undefined && !squeezeSteps
+      ? lastUserIndex([...(request.history ?? []), ...steps])
+      : historyLength;
+  const toolResults = options.toolResults;
+  const maxPlaceholderTokens = toolResults?.maxTokens ?? Math.floor(budgetPreview * 0.4);
+  const throughMessageId = request.compression?.throughMessageId;
+  const prepared = prepareHistory({
+    history: request.history ?? [],
+    query,
+    rawQuery: request.query,
+    counter,
+    placeholders:
+      toolResults === undefined
+        ? undefined
+        : { policy: toolResults, maxTokens: maxPlaceholderTokens, currentFrom },
+    throughMessageId,
+  });
+  const warnings: CompileWarning[] = [...prepared.warnings];
+  const placeholderActions: CompactionAction[] = [...prepared.actions];
+  let turnSteps = steps;
+  if (toolResults !== undefined) {
+    const replaced = placeholderToolResults({
+      messages: steps,
+      // Squeezed, the turn's earlier outputs count as earlier-turn ones.
+      currentFrom: squeezeSteps ? lastToolCallIndex(steps) : currentFrom - historyLength,
+      policy: toolResults,
+      maxTokens: maxPlaceholderTokens,
+      counter,
+    });
+    turnSteps = replaced.messages;
+    placeholderActions.push(...replaced.actions);
+  }
+  const {
+    turn,
+    blocks: historyCandidates,
+    covered,
+    firstStep,
+    isStep,
+  } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
+  for (const block of covered) excluded.push({ block, reason: SUMMARIZED_REASON });
+  const tools = options.tools ?? [];
+  const toolTokens = countToolDefinitions(tools, counter);
+
+  const fixedMessages = compose({
+    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+    contexts: fixedContexts,
+    ...(query === undefined ? {} : { query: prepared.queryInHistory ?? query }),
+    policy,
+  });
+  const layerFrame = counter.overhead.perMessage + counter.countText('system');
+  const contextLayers = new Set(
+    layers.list().filter((layer) => layer.kind === 'context' && included(layer.name)),
+  );
+  const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame + toolTokens;
+  return {
+    counter,
+    layers,
+    share,
+    policy,
+    included,
+    compactable,
+    budget,
+    budgetPreview,
+    fixedContexts,
+    candidates,
+    excluded,
+    fixedBlockIds,
+    addBlock,
+    previousSummary,
+    query,
+    queryInHistory: prepared.queryInHistory,
+    warnings,
+    placeholderActions,
+    turn,
+    historyCandidates,
+    firstStep,
+    isStep,
+    tools,
+    toolTokens,
+    fixedTokens,
+  };
+}
+
+/** Index of the last user message (where the current turn starts), 0 when there is none. */
+function lastUserIndex(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]?.role === 'user') return index;
+  }
+  return 0;
+}
+
+/** Index of the last message with a tool call in `steps` (the newest step group), 0 when none. */
+function lastToolCallIndex(steps: readonly Message[]): number {
+  for (let index = steps.length - 1; index >= 0; index--) {
+    const content = steps[index]?.content;
+    if (Array.isArray(content) && content.some((part) => part.type === 'tool-call')) return index;
+  }
+  return 0;
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createMemoryArtifactStore } from './artifact-handles.ts';
+import { compileContext } from './compile.ts';
+import type { CompileOptions, CompileRequest } from './compile-types.ts';
+import type { Message } from './message.ts';
+import { prepareHistory } from './turn-history.ts';
+
+const counter = getTokenCounter('gpt-4o');
+
+function read(id: string, text: string): Message[] {
+  return [
+    {
+      id: `${id}:call`,
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `${id}.md` } }],
+    },
+    {
+      id: `${id}:result`,
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: text } },
+      ],
+    },
+  ];
+}
+
+const file = (name: string, lines: number) =>
+  Array.from(
+    { length: lines },
+    (_, index) => `${name} line ${index}: the loader retries batch ${index}.`,
+  ).join('\n');
+
+function history(): Message[] {
+  const messages: Message[] = [];
+  for (let turn = 0; turn < 12; turn++) {
+    messages.push({ id: `u${turn}`, role: 'user', content: `Question ${turn} about the loader?` });
+    if (turn % 3 === 1) messages.push(...read(`h${turn}`, file(`f${turn}`, 40)));
+    messages.push({ id: `a${turn}`, role: 'assistant', content: `Answer ${turn}: it retries.` });
+  }
+  return messages;
+}
+
+const steps = [...read('s1', file('s1', 30)), ...read('s2', file('s2', 60))];
+
+/** Compiles `request` with its history as a plain array and as a frozen copy; both must agree. */
+async function both(request: CompileRequest, window: number) {
+  const options: CompileOptions = { counter, window, toolResults: { store: createMemoryArtifactStore() } };
+  const run = (list: readonly Message[]) => compileContext({ ...request, history: list }, options);
+  const plain = await run([...(request.history ?? [])]);
+  const frozen = Object.freeze([...(request.history ?? [])]);
+  const first = await run(frozen);
+  const again = await run(frozen);
+  return { plain, first, again };
+}
+
+describe('prepareHistory', () => {
+  it('gives a frozen history the same compile as a plain one, on every recompile', async () => {
+    const cases: { request: CompileRequest; window: number }[] = [
+      { request: { history: history(), query: 'Review the loader.', steps }, window: 4000 },
+      { request: { history: history(), query: 'Review the loader.', steps }, window: 1500 },
+      {
+        request: {
+          history: history(),
+          query: 'Review the loader.',
+          steps,
+          compression: { summary: 'Earlier: loader questions.', throughMessageId: 'a3' },
+        },
+        window: 4000,
+      },
+      {
+        // The summary covers part of this turn's steps.
+        request: {
+          history: history(),
+          query: 'Review the loader.',
+          steps,
+          compression: { summary: 'Earlier: everything.', throughMessageId: 's1:result' },
+        },
+        window: 4000,
+      },
+      {
+        // A step repeats a history id.
+        request: {
+          history: history(),
+          query: 'Review the loader.',
+          steps: [...steps, ...read('h1', 'again')],
+        },
+        window: 4000,
+      },
+      // No query: the current turn starts at the last user message.
+      { request: { history: [...history(), ...steps] }, window: 4000 },
+    ];
+    for (const { request, window } of cases) {
+      const { plain, first, again } = await both(request, window);
+      expect(first.messages).toEqual(plain.messages);
+      // The counter's cache statistics differ (the frozen history is counted once); nothing else.
+      const { cache: _plainCache, ...report } = plain.report;
+      expect({ ...first.report, cache: undefined }).toEqual({ ...report, cache: undefined });
+      expect(again.messages).toEqual(plain.messages);
+      expect({ ...again.report, cache: undefined }).toEqual({ ...report, cache: undefined });
+    }
+  });
+
+  it('reuses the preparation of a frozen history while query, counter and rules are unchanged', () => {
+    const list = Object.freeze(history());
+    const input = {
+      history: list,
+      query: { id: 'q', role: 'user' as const, content: 'Why?' },
+      rawQuery: 'Why?',
+      counter,
+      placeholders: {
+        policy: { store: createMemoryArtifactStore() },
+        maxTokens: 1000,
+        currentFrom: list.length,
+      },
+      throughMessageId: undefined,
+    };
+    const prepared = prepareHistory(input);
+    expect(prepareHistory(input)).toBe(prepared);
+    expect(prepared.actions.map((action) => action.type)).toEqual([
+      'placeholder',
+      'placeholder',
+      'placeholder',
+      'placeholder',
+    ]);
+    expect(prepareHistory({ ...input, query: { ...input.query, id: 'q2' } })).not.toBe(prepared);
+    expect(prepareHistory({ ...input, history: [...list] })).not.toBe(
+      prepareHistory({ ...input, history: [...list] }),
+    );
+  });
+});

@@ -1,0 +1,203 @@
+import type { ContextBlock } from './block.ts';
+import type { CompileRequest } from './compile-types.ts';
+import {
+  buildHistoryBlocks,
+  collectToolGroups,
+  historyBlocks,
+  type MessageMeasure,
+  measureMessages,
+  type ToolGroups,
+} from './history.ts';
+import type { Message } from './message.ts';
+import type { CompactionAction, CompileWarning } from './report.ts';
+import { takeQuery } from './take-query.ts';
+import type { TokenCounter } from './tokens.ts';
+import { placeholderToolResults, type ToolResultPolicy } from './tool-result-placeholders.ts';
+
+/** How tool outputs of the history become placeholders (see `placeholderToolResults`). */
+export interface HistoryPlaceholders {
+  policy: ToolResultPolicy;
+  /** Outputs above this many tokens are always replaced. */
+  maxTokens: number;
+  /** Messages from this index on belong to the current turn (in history positions; ≥ length: none). */
+  currentFrom: number;
+}
+
+/** What a compile derives from the history alone, before the tool loop's steps. */
+export interface PreparedHistory {
+  /** The history without the query, earlier-turn tool outputs replaced by placeholders. */
+  messages: readonly Message[];
+  /** The history's copy of the query, taken out (sent as the query). */
+  queryInHistory: Message | undefined;
+  warnings: readonly CompileWarning[];
+  /** The placeholders set in the history. */
+  actions: readonly CompactionAction[];
+  /** Index of the first message after the persisted summary's coverage (0: none covered). */
+  keptFrom: number;
+  /** Measures of `messages`. */
+  measures: readonly MessageMeasure[];
+  /** Tool groups of `messages` from `keptFrom` on (indices relative to `keptFrom`). */
+  keptGroups: ToolGroups;
+  /** Tool groups of the covered messages. */
+  coveredGroups: ToolGroups;
+  /** Ids of `messages`. */
+  ids: ReadonlySet<string>;
+}
+
+interface Memo {
+  counter: TokenCounter;
+  store: ToolResultPolicy['store'] | undefined;
+  key: string;
+  prepared: PreparedHistory;
+}
+
+/** By frozen history array: the last preparation (a tool loop compiles the same history each step). */
+const memos = new WeakMap<readonly Message[], Memo>();
+
+/**
+ * Prepares the history of a compile: takes the query out, replaces earlier-turn tool outputs
+ * with placeholders, measures every message and groups tool calls with their results. A
+ * frozen history array (the step compiler freezes its copy) cannot change, so its
+ * preparation is kept and reused while the query, counter and placeholder rules are the
+ * same: a recompile after one tool result does no per-message work for the history.
+ */
+export function prepareHistory(input: {
+  history: readonly Message[];
+  query: Message | undefined;
+  rawQuery: CompileRequest['query'];
+  counter: TokenCounter;
+  placeholders: HistoryPlaceholders | undefined;
+  throughMessageId: string | undefined;
+}): PreparedHistory {
+  const { history, counter, placeholders } = input;
+  if (!Object.isFrozen(history)) return prepare(input);
+  const store = placeholders?.policy.store;
+  const key = memoKey(input);
+  const known = memos.get(history);
+  if (known !== undefined && known.counter === counter && known.store === store && known.key === key) {
+    return known.prepared;
+  }
+  const prepared = prepare(input);
+  memos.set(history, { counter, store, key, prepared });
+  return prepared;
+}
+
+function memoKey(input: Parameters<typeof prepareHistory>[0]): string {
+  const { placeholders } = input;
+  const policy = placeholders?.policy;
+  return JSON.stringify([
+    input.query?.id,
+    typeof input.rawQuery === 'string' ? input.rawQuery : null,
+    input.throughMessageId,
+    placeholders === undefined
+      ? null
+      : [
+          Math.min(placeholders.currentFrom, input.history.length),
+          placeholders.maxTokens,
+          policy?.earlierTurnMaxTokens,
+          policy?.previewChars,
+        ],
+  ]);
+}
+
+function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
+  const { counter, placeholders } = input;
+  const warnings: CompileWarning[] = [];
+  const history = [...input.history];
+  const queryInHistory =
+    input.query === undefined ? undefined : takeQuery(history, input.query, input.rawQuery, warnings);
+  let messages: Message[] = history;
+  let actions: CompactionAction[] = [];
+  if (placeholders !== undefined) {
+    const replaced = placeholderToolResults({
+      messages: history,
+      currentFrom: placeholders.currentFrom,
+      policy: placeholders.policy,
+      maxTokens: placeholders.maxTokens,
+      counter,
+    });
+    messages = replaced.messages;
+    actions = replaced.actions;
+  }
+  const through = input.throughMessageId;
+  const cut = through === undefined ? -1 : messages.findIndex((message) => message.id === through);
+  const keptFrom = cut + 1;
+  return {
+    messages,
+    queryInHistory,
+    warnings,
+    actions,
+    keptFrom,
+    measures: measureMessages(messages, counter),
+    keptGroups: collectToolGroups(messages.slice(keptFrom)),
+    coveredGroups: collectToolGroups(messages.slice(0, keptFrom)),
+    ids: new Set(messages.map((message) => message.id)),
+  };
+}
+
+/**
+ * The history blocks of one call: the prepared history followed by the turn's steps (their
+ * tool outputs already replaced where due), minus what the persisted summary covers — the
+ * same blocks `historyBlocks` gives for the whole turn, without measuring the history again.
+ * `firstStep` is the index of the first step's block (−1 when there are no steps).
+ */
+export function turnHistoryBlocks(input: {
+  prepared: PreparedHistory;
+  steps: readonly Message[];
+  counter: TokenCounter;
+  throughMessageId: string | undefined;
+}): {
+  turn: Message[];
+  blocks: ContextBlock[];
+  covered: ContextBlock[];
+  firstStep: number;
+  /** True for history-layer blocks of a step's message (by id). */
+  isStep: (block: ContextBlock) => boolean;
+} {
+  const { prepared, steps, counter, throughMessageId } = input;
+  const turn = prepared.messages.concat(steps);
+  const historyLength = prepared.messages.length;
+  const clash = steps.some((message) => prepared.ids.has(message.id));
+  // Any history-layer block naming a step's message is a step, whichever source made it (a
+  // source such as the L1 memory may add history blocks of its own).
+  const stepIds = new Set(steps.map((message) => message.id));
+  const isStep = (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
+  const coveredInSteps =
+    throughMessageId !== undefined &&
+    prepared.keptFrom === 0 &&
+    steps.some((message) => message.id === throughMessageId);
+  if (clash || coveredInSteps) {
+    // Rare: a step repeats a history id, or the summary covers part of this turn's steps.
+    const { blocks, covered } = historyBlocks(turn, counter, throughMessageId);
+    const firstStep = blocks.findIndex((block) =>
+      stepIds.has((block.metadata as { message: Message }).message.id),
+    );
+    return { turn, blocks, covered, firstStep, isStep };
+  }
+  const { keptFrom, measures, keptGroups, coveredGroups } = prepared;
+  const stepMeasures = measureMessages(steps, counter);
+  const keptCount = historyLength - keptFrom;
+  const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
+  const kept = turn.slice(keptFrom);
+  const blocks = buildHistoryBlocks(
+    kept,
+    (index) =>
+      (index < keptCount ? measures[keptFrom + index] : stepMeasures[index - keptCount]) as MessageMeasure,
+    (index) => (index < keptCount ? keptGroups.groups.get(index) : stepGroups.groups.get(index)),
+  );
+  const covered =
+    keptFrom === 0
+      ? []
+      : buildHistoryBlocks(
+          prepared.messages.slice(0, keptFrom),
+          (index) => measures[index] as MessageMeasure,
+          (index) => coveredGroups.groups.get(index),
+        );
+  return {
+    turn,
+    blocks,
+    covered,
+    firstStep: steps.length === 0 ? -1 : keptCount,
+    isStep,
+  };
+}
