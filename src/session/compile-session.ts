@@ -9,9 +9,9 @@ import type {
 } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
-  compileLoadedSession,
   DEFAULT_MODEL,
   loadSession,
+  prepareLoadedSession,
   type Workspace,
   type WorkspaceContext,
 } from '../workspace/index.ts';
@@ -91,22 +91,21 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     ...(options.sources ?? []),
   ];
   const summary = state.compression.summary;
+  const prepared = prepareLoadedSession(loaded, {
+    counter,
+    sources,
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
+    ...(summary === null
+      ? {}
+      : { compression: { summary: summary.text, throughMessageId: summary.throughMessageId } }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
+  });
   return {
     state,
     async compile(step = {}) {
-      const compiled = await compileLoadedSession(loaded, {
-        counter,
-        sources,
-        ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-        ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
-        ...(summary === null
-          ? {}
-          : { compression: { summary: summary.text, throughMessageId: summary.throughMessageId } }),
-        ...(options.tools === undefined ? {} : { tools: options.tools }),
-        ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
-        ...(step.steps === undefined ? {} : { steps: step.steps }),
-      });
-      return { ...compiled, state };
+      return { ...(await prepared.compile(step.steps)), state };
     },
   };
 }

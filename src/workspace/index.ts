@@ -4,6 +4,8 @@ export {
   compileLoadedSession,
   compileWorkspaceContext,
   DEFAULT_MODEL,
+  type PreparedWorkspaceCompile,
+  prepareLoadedSession,
   type WorkspaceCompileOptions,
   type WorkspaceContext,
 } from './compile/compile-workspace-context.ts';

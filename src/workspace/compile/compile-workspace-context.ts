@@ -1,6 +1,7 @@
 import {
   type CompiledContext,
   type CompileOptions,
+  type CompileRequest,
   type ContextSource,
   compileContext,
   hashText,
@@ -99,6 +100,25 @@ export async function compileLoadedSession(
   loaded: LoadedSession,
   options: WorkspaceCompileOptions & { counter: TokenCounter },
 ): Promise<WorkspaceContext> {
+  return prepareLoadedSession(loaded, options).compile(options.steps);
+}
+
+/** A loaded session prepared for every model call of one turn (see {@link prepareLoadedSession}). */
+export interface PreparedWorkspaceCompile {
+  /** Compiles one call: the first with no steps, later ones with the tool loop's messages so far. */
+  compile(steps?: readonly Message[]): Promise<WorkspaceContext>;
+}
+
+/**
+ * Runs the stages that do not depend on the tool loop once — prompts, profile blocks,
+ * curated history (frozen, so core prepares it once for every step), injections,
+ * references — and returns a compile per model call. Throws `invalid-reference` for bad
+ * references, before anything is compiled.
+ */
+export function prepareLoadedSession(
+  loaded: LoadedSession,
+  options: Omit<WorkspaceCompileOptions, 'steps'> & { counter: TokenCounter },
+): PreparedWorkspaceCompile {
   const { config, files } = loaded;
   const { counter } = options;
   const lookup = (path: string) => files.get(path);
@@ -109,11 +129,14 @@ export async function compileLoadedSession(
     profile === undefined
       ? { blocks: [], warnings: [] }
       : selectProfileBlocks({ profile, ids: config.profileBlocks, counter });
-  const history = formatHistory({
-    messages: loaded.messages,
-    memory: loaded.memory,
-    chatHistory: config.chatHistory,
-  });
+  // Frozen: core prepares a frozen history once and reuses it for every step of the turn.
+  const history = Object.freeze(
+    formatHistory({
+      messages: loaded.messages,
+      memory: loaded.memory,
+      chatHistory: config.chatHistory,
+    }),
+  );
   const injections = selectInjections({
     injections: config.injections,
     lookup,
@@ -171,25 +194,35 @@ export async function compileLoadedSession(
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
   };
-  const compiled = await compileContext(
-    {
-      ...(sources.systemPrompt === '' ? {} : { systemPrompt: sources.systemPrompt }),
-      blocks: [...injections.blocks, ...profileBlocks.blocks],
-      history,
-      ...(queryMessage === undefined ? {} : { query: queryMessage }),
-      ...(options.steps === undefined ? {} : { steps: options.steps }),
-      ...(options.compression === undefined ? {} : { compression: options.compression }),
-      metadata: { sessionId: loaded.sessionId, workspace: true },
-    },
-    compileOptions,
-  );
+  const request: CompileRequest = {
+    ...(sources.systemPrompt === '' ? {} : { systemPrompt: sources.systemPrompt }),
+    blocks: [...injections.blocks, ...profileBlocks.blocks],
+    history,
+    ...(queryMessage === undefined ? {} : { query: queryMessage }),
+    ...(options.compression === undefined ? {} : { compression: options.compression }),
+    metadata: { sessionId: loaded.sessionId, workspace: true },
+  };
+  const warnings = [
+    ...sources.warnings,
+    ...profileBlocks.warnings,
+    ...injections.warnings,
+    ...merged.warnings,
+  ];
   return {
-    ...emitWorkspaceContext(compiled),
-    systemPrompt: sources.systemPrompt,
-    compiled,
-    references: merged.resolved,
-    queryMessage,
-    warnings: [...sources.warnings, ...profileBlocks.warnings, ...injections.warnings, ...merged.warnings],
-    config,
+    async compile(steps) {
+      const compiled = await compileContext(
+        steps === undefined ? request : { ...request, steps },
+        compileOptions,
+      );
+      return {
+        ...emitWorkspaceContext(compiled),
+        systemPrompt: sources.systemPrompt,
+        compiled,
+        references: merged.resolved,
+        queryMessage,
+        warnings,
+        config,
+      };
+    },
   };
 }
