@@ -54,7 +54,7 @@ export function createStepCompiler(input: StepCompilerInput): StepCompiler {
   const store = input.store ?? input.options.toolResults?.store ?? createMemoryArtifactStore();
   const reports: CompileReport[] = [];
   const sources =
-    input.collectOnce === false ? input.options.sources : input.options.sources?.map(collectingOnce);
+    input.collectOnce === false ? input.options.sources : input.options.sources?.map(collectOnce);
   const options: CompileOptions = {
     ...input.options,
     ...(sources === undefined ? {} : { sources }),
@@ -77,8 +77,11 @@ export function createStepCompiler(input: StepCompilerInput): StepCompiler {
   };
 }
 
-/** A source that collects on its first call and returns the same blocks afterwards. */
-function collectingOnce(source: ContextSource): ContextSource {
+/**
+ * A source that collects on its first call and returns the same blocks afterwards: the
+ * sources of one turn's tool loop (same query) run once, not at every step.
+ */
+export function collectOnce(source: ContextSource): ContextSource {
   let blocks: Promise<ContextBlock[]> | undefined;
   return {
     ...source,

@@ -40,7 +40,12 @@ export {
 } from './collector.ts';
 export { COMPRESSION_BLOCK_ID } from './compact.ts';
 export { compileContext } from './compile.ts';
-export { createStepCompiler, type StepCompiler, type StepCompilerInput } from './compile-step.ts';
+export {
+  collectOnce,
+  createStepCompiler,
+  type StepCompiler,
+  type StepCompilerInput,
+} from './compile-step.ts';
 export type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 export {
   type ComposedMetadata,

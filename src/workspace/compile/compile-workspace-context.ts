@@ -3,6 +3,7 @@ import {
   type CompileOptions,
   type CompileRequest,
   type ContextSource,
+  collectOnce,
   compileContext,
   hashText,
   type Message,
@@ -189,7 +190,8 @@ export function prepareLoadedSession(
     enableShareContext: config.layers.enableShareContext,
     policy: { merge: config.layers.merge },
     ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
-    sources: [...retrievalSources, ...(options.sources ?? [])],
+    // Collected once per turn: every step of the tool loop has the same query.
+    sources: [...retrievalSources, ...(options.sources ?? [])].map(collectOnce),
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
