@@ -1,5 +1,11 @@
 import { CtxloomError } from '../../core/errors.ts';
-import { type CheckpointRecord, decodeCheckpointRecord } from './checkpoint-record.ts';
+import {
+  type CheckpointRecord,
+  decodeStoredRecord,
+  needsParent,
+  recordFromStored,
+  taskIdsOf,
+} from './checkpoint-record.ts';
 import { chainQuery, rowKey, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import { isChained, recordCount } from './record-codec.ts';
@@ -197,7 +203,13 @@ export class ChainReader {
       return known;
     }
     const prefix = isChained(data) ? await this.#parentText(row, recordCount(data)) : undefined;
-    const record = decodeCheckpointRecord(data, prefix === undefined ? undefined : dictionaryOf(prefix));
+    const stored = decodeStoredRecord(data, prefix === undefined ? undefined : dictionaryOf(prefix));
+    let parent: { id: string; record: CheckpointRecord } | undefined;
+    if (needsParent(stored)) {
+      const parentRow = await this.#parentRow(row);
+      parent = { id: parentRow.checkpointId, record: (await this.record(parentRow)).record };
+    }
+    const record = recordFromStored(stored, parent);
     const decoded = chainRecordOf(row, prefix, record);
     this.remember(row, decoded);
     return decoded;
@@ -232,11 +244,10 @@ export class ChainReader {
     }
     let writes: StoredWrite[] = [];
     if (row.writes !== undefined) {
-      const dictionary =
-        isChained(row.writes) && row.data !== undefined
-          ? dictionaryOf((await this.record(row)).text)
-          : undefined;
-      writes = decodeWritesRecord(row.writes, dictionary);
+      const own = row.data === undefined ? undefined : await this.record(row);
+      const dictionary = isChained(row.writes) && own !== undefined ? dictionaryOf(own.text) : undefined;
+      const ids = own === undefined ? undefined : taskIdsOf(row.checkpointId, own.record);
+      writes = decodeWritesRecord(row.writes, dictionary, ids);
     }
     this.rememberWrites(row, writes);
     return writes;
@@ -268,6 +279,10 @@ export class ChainReader {
   }
 
   async #parentText(row: StoredRow, count: number): Promise<ChainText> {
+    return this.childText(await this.#parentRow(row), count);
+  }
+
+  async #parentRow(row: StoredRow): Promise<StoredRow> {
     if (row.parentId === undefined) throw missing(row.checkpointId, 'parent');
     let parent = this.row(row.threadKey, row.parentId);
     if (parent === undefined) {
@@ -279,8 +294,8 @@ export class ChainReader {
       this.add(...rows.map(storedRowOf));
       parent = this.row(row.threadKey, row.parentId);
     }
-    if (parent === undefined) throw missing(row.parentId, 'chain record');
-    return this.childText(parent, count);
+    if (parent?.data === undefined) throw missing(row.parentId, 'chain record');
+    return parent;
   }
 }
 

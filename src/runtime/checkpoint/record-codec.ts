@@ -3,7 +3,13 @@ import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 /** How stored records are compressed. `deflate` (default) uses raw DEFLATE level 6. */
 export type RecordCompression = 'deflate' | 'none';
 
-const FORMAT_VERSION = 2;
+/**
+ * Version 3: a chained checkpoint record may store its header as a patch of its parent's and
+ * a writes record may store a task's node and trigger instead of its id; a reader of version
+ * 2 must refuse these rather than misread them. Version 2 records are still read.
+ */
+const FORMAT_VERSION = 3;
+const READABLE_VERSIONS = new Set([2, 3]);
 const FLAG_DEFLATE = 1;
 const FLAG_CHAINED = 2;
 const FLAG_COUNT = 4;
@@ -119,7 +125,7 @@ export function recordCount(bytes: Uint8Array): number {
 
 /** Decodes what {@link encodeRecord} wrote. `dictionary` is required when {@link isChained}. */
 export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<H> {
-  if (bytes[0] !== FORMAT_VERSION) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
+  if (!READABLE_VERSIONS.has(bytes[0] ?? 0)) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
   const flags = bytes[1] ?? 0;
   const chained = (flags & FLAG_CHAINED) !== 0;
   if (chained && dictionary === undefined) throw new Error('record needs its chain to decode');
