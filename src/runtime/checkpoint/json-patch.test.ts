@@ -3,7 +3,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeCheckpointRecordWithRecord } from './checkpoint-record.ts';
 import { applyJson, checkedPatch, diffJson } from './json-patch.ts';
-import { decodeWritesRecord, encodeWritesRecord, type StoredWrite } from './writes-record.ts';
+import {
+  decodeWritesRecord,
+  encodeWritesRecord,
+  uuid5 as fastUuid5,
+  type StoredWrite,
+} from './writes-record.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -96,6 +101,15 @@ describe('json patches of record headers', () => {
 });
 
 describe('writes records', () => {
+  it("derive task ids exactly as LangGraph's uuid5 does", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.uuid(), (name, namespace) => {
+        expect(fastUuid5(name, namespace)).toBe(uuid5(name, namespace));
+      }),
+      { numRuns: 200, seed: 5 },
+    );
+  });
+
   it("store LangGraph's pull-task ids as node and trigger, and decode them back", () => {
     const checkpointId = '1f1e91c5-43a7-67b0-82ed-8fef6464163d';
     const ids = {

@@ -1,4 +1,4 @@
-import { uuid5 } from '@langchain/langgraph-checkpoint';
+import { createHash } from 'node:crypto';
 import { decodeRecord, encodeRecord, type RecordCompression } from './record-codec.ts';
 
 /** One stored pending write with its task. */
@@ -40,6 +40,18 @@ export interface TaskIds {
 
 function pullTaskId(ids: TaskIds, node: string, trigger: string): string {
   return uuid5(JSON.stringify([node, String(ids.step), node, '__pregel_pull', [trigger]]), ids.checkpointId);
+}
+
+/** RFC 4122 version-5 UUID, as LangGraph's `uuid5` (node:crypto's SHA-1: ~30× faster than its JavaScript one). */
+export function uuid5(name: string, namespace: string): string {
+  const hash = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(name, 'utf8')
+    .digest();
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 const BRANCH = 'branch:to:';
