@@ -21,7 +21,7 @@ const MAX_DICTIONARY_BYTES = 32 * 1024;
  * 300-byte record does not pay to spell these out. Changing it changes the stored format:
  * bump {@link FORMAT_VERSION}.
  */
-const STATIC_DICTIONARY = Buffer.from(
+export const STATIC_DICTIONARY = Buffer.from(
   [
     '{"h":{"checkpoint":{"v":4,"id":"1f1e6291-","ts":"2026-01-01T00:00:00.000Z","channel_versions":{"__start__":',
     '"messages":"branch:to:","turns":},"versions_seen":{"__input__":{},"__start__":{"__start__":}},',
@@ -180,9 +180,18 @@ function leb128(value: number): number[] {
   return out;
 }
 
-function dictionaryFor(dictionary: Uint8Array | undefined): Buffer {
+/** Dictionaries that already start with {@link STATIC_DICTIONARY} (built by `dictionaryOf`). */
+const prefixed = new WeakSet<Uint8Array>();
+
+/** Marks a dictionary built as the static dictionary followed by a chain's text (no second copy). */
+export function withStaticPrefix(dictionary: Uint8Array): Uint8Array {
+  prefixed.add(dictionary);
+  return dictionary;
+}
+
+function dictionaryFor(dictionary: Uint8Array | undefined): Uint8Array {
   if (dictionary === undefined) return STATIC_DICTIONARY;
-  const combined = Buffer.concat([STATIC_DICTIONARY, dictionary]);
+  const combined = prefixed.has(dictionary) ? dictionary : Buffer.concat([STATIC_DICTIONARY, dictionary]);
   return combined.byteLength > MAX_DICTIONARY_BYTES
     ? combined.subarray(combined.byteLength - MAX_DICTIONARY_BYTES)
     : combined;

@@ -42,12 +42,21 @@ function pullTaskId(ids: TaskIds, node: string, trigger: string): string {
   return uuid5(JSON.stringify([node, String(ids.step), node, '__pregel_pull', [trigger]]), ids.checkpointId);
 }
 
+let lastNamespace = '';
+let lastNamespaceBytes = Buffer.alloc(16);
+
+/** A UUID's 16 bytes (the last one converted is kept: a record's tasks share one checkpoint id). */
+function uuidBytes(uuid: string): Buffer {
+  if (uuid !== lastNamespace) {
+    lastNamespaceBytes = Buffer.from(uuid.replace(/-/g, ''), 'hex');
+    lastNamespace = uuid;
+  }
+  return lastNamespaceBytes;
+}
+
 /** RFC 4122 version-5 UUID, as LangGraph's `uuid5` (node:crypto's SHA-1: ~30× faster than its JavaScript one). */
 export function uuid5(name: string, namespace: string): string {
-  const hash = createHash('sha1')
-    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
-    .update(name, 'utf8')
-    .digest();
+  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
