@@ -28,7 +28,7 @@ import type { BenchMetric } from '../lib/result.ts';
 import { type BenchGraph, blackboardChat, standardChat } from './chat-bench-graph.ts';
 import { loadLocomoMessages } from './locomo-messages.ts';
 import { memorySaverBytes } from './memory-saver-size.ts';
-import { runRealProcesses } from './real-process-suite.ts';
+import { MAX_TURNS, runRealProcesses } from './real-process-suite.ts';
 import { median, putLatency, timePuts } from './timed-saver.ts';
 
 const TURNS = 200;
@@ -160,12 +160,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   const locomoPath = process.env.CTXLOOM_LOCOMO_PATH;
   const real = await runRealProcesses({
     texts: await loadLocomoMessages({
-      count:
-        2 *
-        Math.max(
-          Number(process.env.BENCH_REPLICA_TURNS ?? 5_000),
-          Number(process.env.BENCH_REAL_TURNS ?? 1_000),
-        ),
+      count: 2 * MAX_TURNS,
       charsPerMessage: CHARS,
       cycle: true,
       ...(locomoPath === undefined ? {} : { path: locomoPath }),

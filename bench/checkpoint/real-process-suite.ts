@@ -1,68 +1,88 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { PostgresSaver as OfficialPostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { SqliteSaver as OfficialSqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PostgresSaver, SqliteSaver } from '../../src/runtime/index.ts';
 import type { BenchMetric } from '../lib/result.ts';
-import { memorySaverBytes } from './memory-saver-size.ts';
-import { REAL_PROCESSES, type RealProcess, realProcess, sequentialReplica } from './real-processes.ts';
+import { REAL_PROCESSES, type RealProcess, realProcess } from './real-processes.ts';
 import { median } from './timed-saver.ts';
 
-/** Turns of the real processes on every saver (`BENCH_REAL_TURNS`, default 1 000). */
-const REAL_TURNS = Math.max(200, Number(process.env.BENCH_REAL_TURNS ?? 1_000));
-/** Turns of the sequential replica on ctxloom's savers (`BENCH_REPLICA_TURNS`, default 5 000). */
-const REPLICA_TURNS = Math.max(REAL_TURNS, Number(process.env.BENCH_REPLICA_TURNS ?? 5_000));
-/** Turns of the peers (`BENCH_PEER_TURNS`, default 1 000; they slow down with the square of the thread). */
-const PEER_TURNS = Math.max(200, Math.min(REAL_TURNS, Number(process.env.BENCH_PEER_TURNS ?? 1_000)));
 /**
- * Runs to do (`BENCH_REAL_SELECT`, comma-separated `<process>.<saver>` or `replica.<saver>`,
- * e.g. `sequential.ctxloom-sqlite,replica.ctxloom-postgres`); default all.
+ * Turn counts at which bytes and the cold load are measured (`BENCH_CHECKPOINT_TURNS`,
+ * comma-separated; default the issue's 200, 1 000 and 5 000). ctxloom's savers run to the
+ * largest; the official savers only to marks ≤ {@link PEER_MAX_TURNS}.
+ */
+export const MARKS = (process.env.BENCH_CHECKPOINT_TURNS ?? '200,1000,5000')
+  .split(',')
+  .map((entry) => Number(entry.trim()))
+  .filter((turns) => Number.isSafeInteger(turns) && turns > 0)
+  .sort((a, b) => a - b);
+/** The official savers store every checkpoint's channel values whole: they grow with the square of the thread. */
+const PEER_MAX_TURNS = 1_000;
+/** Turns the whole run needs texts for. */
+export const MAX_TURNS = Math.max(...MARKS);
+/**
+ * Runs to do (`BENCH_REAL_SELECT`, comma-separated `<process>.<saver>`, e.g.
+ * `dynamic.ctxloom-sqlite,dynamic.official-sqlite`); default all.
  */
 const SELECT = process.env.BENCH_REAL_SELECT?.split(',').map((entry) => entry.trim());
 const selected = (name: string) => SELECT === undefined || SELECT.includes(name);
-const MARKS = [200, 1_000, 5_000];
 
 /** One saver for one run: how to measure it, how to open a fresh (cold) instance on the same data, how to end it. */
 interface SaverUnderTest {
   saver: BaseCheckpointSaver;
   size(): Promise<number>;
-  /** A new saver instance on the same storage: no process-local cache (undefined for MemorySaver: the same one). */
-  reopen?(): Promise<{ saver: BaseCheckpointSaver; close(): Promise<void> }>;
+  /** A new saver instance on the same storage: no process-local cache. */
+  reopen(): Promise<{ saver: BaseCheckpointSaver; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
-type SaverKind = 'ctxloom-sqlite' | 'memory' | 'ctxloom-postgres' | 'official-postgres';
+const SAVERS = ['ctxloom-sqlite', 'official-sqlite', 'ctxloom-postgres', 'official-postgres'] as const;
+type SaverKind = (typeof SAVERS)[number];
 
 interface RunResult {
   bytes: Map<number, number>;
   raw: Map<number, number>;
+  /** Cold `getState` at each mark (median of 3), ms. */
+  loadMs: Map<number, number>;
+  loadedMessages: Map<number, number>;
   turnFirstMs: number;
   turn200Ms: number;
-  loadMs: number;
-  loadedMessages: number;
+  /** Wall time of the whole run, s. */
+  seconds: number;
 }
 
 /**
- * Drives `make(saver)` for `turns` turns: bytes at each mark, the whole `submitInput` time of
- * turns 1–10 and 191–200 (medians), and at the end a cold `getState` on a fresh saver
- * instance (median of 3).
+ * Drives `make(saver)` for `turns` turns: at each mark the bytes and a cold `getState` on a
+ * fresh saver instance (median of 3); the whole `submitInput` time of turns 1–10 and 191–200
+ * (medians).
  */
 async function drive(
   opened: SaverUnderTest,
   make: (saver: BaseCheckpointSaver) => RealProcess,
   texts: readonly string[],
-  turns: number,
+  marks: readonly number[],
   log: (message: string) => void,
 ): Promise<RunResult> {
   const run = make(opened.saver);
-  const bytes = new Map<number, number>();
-  const raw = new Map<number, number>();
+  const result: RunResult = {
+    bytes: new Map(),
+    raw: new Map(),
+    loadMs: new Map(),
+    loadedMessages: new Map(),
+    turnFirstMs: 0,
+    turn200Ms: 0,
+    seconds: 0,
+  };
   const early: number[] = [];
   const late: number[] = [];
   let rawBytes = 0;
   const started = performance.now();
+  const turns = Math.max(...marks);
   for (let turn = 0; turn < turns; turn += 1) {
     const start = performance.now();
     await run.turn(turn);
@@ -70,38 +90,34 @@ async function drive(
     if (turn < 10) early.push(ms);
     else if (turn >= 190 && turn < 200) late.push(ms);
     rawBytes += Buffer.byteLength(texts[turn * 2] ?? '') + Buffer.byteLength(texts[turn * 2 + 1] ?? '');
-    if (MARKS.includes(turn + 1)) {
-      bytes.set(turn + 1, await opened.size());
-      raw.set(turn + 1, rawBytes);
-      log(
-        `  turn ${turn + 1}: ${(bytes.get(turn + 1) ?? 0) / rawBytes}× raw (${Math.round((performance.now() - started) / 1000)} s)`,
-      );
+    if (!marks.includes(turn + 1)) continue;
+    const bytes = await opened.size();
+    result.bytes.set(turn + 1, bytes);
+    result.raw.set(turn + 1, rawBytes);
+    const loads: number[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      const fresh = await opened.reopen();
+      const cold = make(fresh.saver);
+      const start = performance.now();
+      result.loadedMessages.set(turn + 1, await cold.load());
+      loads.push(performance.now() - start);
+      await fresh.close();
     }
+    result.loadMs.set(turn + 1, median(loads));
+    log(
+      `  turn ${turn + 1}: ${(bytes / rawBytes).toFixed(3)}× raw, cold getState ${Math.round(median(loads))} ms (${Math.round((performance.now() - started) / 1000)} s)`,
+    );
   }
-  const loads: number[] = [];
-  let loadedMessages = 0;
-  for (let round = 0; round < 3; round += 1) {
-    const fresh = opened.reopen === undefined ? undefined : await opened.reopen();
-    const cold = make(fresh?.saver ?? opened.saver);
-    const start = performance.now();
-    loadedMessages = await cold.load();
-    loads.push(performance.now() - start);
-    await fresh?.close();
-  }
-  return {
-    bytes,
-    raw,
-    turnFirstMs: median(early),
-    turn200Ms: median(late),
-    loadMs: median(loads),
-    loadedMessages,
-  };
+  result.turnFirstMs = median(early);
+  result.turn200Ms = median(late);
+  result.seconds = Math.round((performance.now() - started) / 1000);
+  return result;
 }
 
 /**
  * Real processes (`createSequentialProcess`, `createDynamicProcess` with the compression
- * stage) through `submitInput` on every saver up to {@link REAL_TURNS}, and the sequential
- * replica on ctxloom's savers up to {@link REPLICA_TURNS}.
+ * stage) through `submitInput` on ctxloom's savers up to {@link MAX_TURNS}, and on the
+ * official SqliteSaver and PostgresSaver up to {@link PEER_MAX_TURNS}.
  */
 export async function runRealProcesses(options: {
   texts: readonly string[];
@@ -116,24 +132,25 @@ export async function runRealProcesses(options: {
   let counter = 0;
   const open = async (kind: SaverKind): Promise<SaverUnderTest> => {
     counter += 1;
-    if (kind === 'ctxloom-sqlite') {
+    if (kind === 'ctxloom-sqlite' || kind === 'official-sqlite') {
       const path = join(tmpdir(), `ctxloom-bench-real-${suffix}-${counter}.db`);
       files.push(path);
-      const saver = new SqliteSaver({ path, durability: 'normal' });
-      await saver.setup();
-      return {
-        saver,
-        size: () => saver.sizeBytes(),
-        reopen: async () => {
-          const fresh = new SqliteSaver({ path, durability: 'normal' });
-          return { saver: fresh, close: () => fresh.close() };
-        },
-        close: () => saver.close(),
+      const make = () => {
+        if (kind === 'ctxloom-sqlite') {
+          const saver = new SqliteSaver({ path, durability: 'normal' });
+          return { saver, close: () => saver.close() };
+        }
+        const db = new Database(path);
+        db.pragma('synchronous = NORMAL');
+        return { saver: new OfficialSqliteSaver(db), close: async () => db.close() };
       };
-    }
-    if (kind === 'memory') {
-      const saver = new MemorySaver();
-      return { saver, size: async () => memorySaverBytes(saver), close: async () => {} };
+      const first = make();
+      return {
+        saver: first.saver,
+        size: async () => sqliteBytes(path),
+        reopen: async () => make(),
+        close: first.close,
+      };
     }
     const schema = `${kind.replace('-', '_')}_${suffix}_${counter}`;
     schemas.push(schema);
@@ -164,64 +181,48 @@ export async function runRealProcesses(options: {
   };
   const metrics: BenchMetric[] = [];
   const notes: string[] = [];
-  const outcome = async (
-    label: string,
-    kind: SaverKind,
-    make: (saver: BaseCheckpointSaver) => RealProcess,
-    turns: number,
-  ) => {
-    log(`${label} on ${kind}, ${turns} turns`);
-    const opened = await open(kind);
-    try {
-      return await drive(opened, make, texts, turns, log);
-    } finally {
-      await opened.close();
-    }
-  };
+  const costs: string[] = [];
   try {
     for (const processKind of REAL_PROCESSES) {
       const make = (saver: BaseCheckpointSaver) =>
         realProcess({ kind: processKind, saver, texts, thread: `bench-${processKind}` });
-      for (const [ours, peer, peerName] of [
-        ['ctxloom-sqlite', 'memory', 'LangGraph MemorySaver (serialised)'],
-        ['ctxloom-postgres', 'official-postgres', 'official PostgresSaver'],
-      ] as const) {
-        const mine = selected(`${processKind}.${ours}`)
-          ? await outcome(processKind, ours, make, REAL_TURNS)
-          : undefined;
-        const theirs = selected(`${processKind}.${peer}`)
-          ? await outcome(processKind, peer, make, PEER_TURNS)
-          : undefined;
-        if (mine !== undefined) {
-          metrics.push(
-            ...compare(
-              `real.${processKind}.${ours}`,
-              mine,
-              theirs === undefined ? undefined : { name: peerName, result: theirs },
-            ),
-          );
-        } else if (theirs !== undefined) {
-          metrics.push(...compare(`real.${processKind}.${peer}`, theirs, undefined));
+      const results = new Map<SaverKind, RunResult>();
+      for (const kind of SAVERS) {
+        if (!selected(`${processKind}.${kind}`)) continue;
+        const marks = kind.startsWith('official') ? MARKS.filter((mark) => mark <= PEER_MAX_TURNS) : MARKS;
+        if (marks.length === 0) continue;
+        log(`${processKind} on ${kind}, ${marks.join(' / ')} turns`);
+        const opened = await open(kind);
+        try {
+          const result = await drive(opened, make, texts, marks, log);
+          results.set(kind, result);
+          costs.push(`${processKind} on ${kind} to ${Math.max(...marks)} turns: ${result.seconds} s`);
+        } finally {
+          await opened.close();
         }
       }
-    }
-    for (const ours of ['ctxloom-sqlite', 'ctxloom-postgres'] as const) {
-      if (!selected(`replica.${ours}`)) continue;
-      const replica = await outcome(
-        'sequential replica',
-        ours,
-        (saver) => sequentialReplica({ saver, texts, thread: 'bench-replica' }),
-        REPLICA_TURNS,
-      );
-      metrics.push(...compare(`replica.sequential.${ours}`, replica, undefined));
+      for (const [ours, peer, peerName] of [
+        ['ctxloom-sqlite', 'official-sqlite', 'official SqliteSaver'],
+        ['ctxloom-postgres', 'official-postgres', 'official PostgresSaver'],
+      ] as const) {
+        const mine = results.get(ours);
+        const theirs = results.get(peer);
+        if (mine !== undefined)
+          metrics.push(
+            ...compare(`real.${processKind}.${ours}`, mine, theirs && { name: peerName, result: theirs }),
+          );
+        else if (theirs !== undefined)
+          metrics.push(...compare(`real.${processKind}.${peer}`, theirs, undefined));
+      }
     }
     notes.push(
-      `real processes: createSequentialProcess (one agent) and createDynamicProcess (compression Blackboard, compression compact stage, 6 000-token window), driven through submitInput (thread lease held per turn) for ${REAL_TURNS} turns on ctxloom's savers and ${PEER_TURNS} on the peers; the model is ai/test's MockLanguageModelV4 replying with the next LoCoMo message (500 characters each way)`,
-      `sequential replica: the same Blackboard, node name, submitInput entry and node patch as the real sequential agent node, without compiling the model input from the history (CPU, not storage); run to ${REPLICA_TURNS} turns on ctxloom's savers only — its bytes at 200 and 1 000 turns stand beside the real process's`,
-      'SQLite durability normal (WAL, synchronous=NORMAL) in these runs; bytes are pages in use; PostgreSQL bytes are every relation of the saver schema',
+      `real processes: createSequentialProcess (one agent) and createDynamicProcess (compression Blackboard, compression compact stage, 6 000-token window), driven through submitInput (thread lease held per turn) to ${MARKS.join(' / ')} turns on ctxloom's savers and to the marks ≤ ${PEER_MAX_TURNS} on the official savers; the model is ai/test's MockLanguageModelV4 replying with the next LoCoMo message (500 characters each way)`,
+      'official SqliteSaver: @langchain/langgraph-checkpoint-sqlite unmodified, on bench/checkpoint/better-sqlite3-on-node-sqlite (the five better-sqlite3 calls it makes, over node:sqlite; better-sqlite3 itself is a native addon this project does not install); WAL, synchronous=NORMAL like ctxloom SQLite in these runs',
+      'bytes: SQLite pages in use (page_count − freelist_count, after a WAL checkpoint); PostgreSQL every relation of the saver schema',
       'LoCoMo has ~514 000 characters (~514 turns of 2 × 500): later turns start over from its beginning, beyond the 24 KiB chain dictionary and DEFLATE window',
-      'load: graph.getState on a fresh saver instance (no process cache) over the same storage after the last turn, median of 3; MemorySaver reuses its instance. The official SqliteSaver (@langchain/langgraph-checkpoint-sqlite) is not installed here: it needs better-sqlite3, a native addon (not allowed, and its build downloads from GitHub); MemorySaver — the same JsonPlusSerializer blobs without SQL I/O — stands in as the SQLite-side peer, a lower bound of the official SqliteSaver load',
+      'cold load: graph.getState on a fresh saver instance (no process cache) over the same storage at each mark, median of 3',
       'turn latency: the whole submitInput turn (lease, getState, invoke with its puts and writes), median of turns 1–10 and of turns 191–200 on the same thread, same process',
+      `cost of each run (wall, this machine): ${costs.join('; ')}`,
     );
   } finally {
     for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -252,30 +253,55 @@ function compare(
       better: 'lower',
     });
   }
-  metrics.push(
-    {
-      name: `${prefix}.turn-latency.turn200-over-turn1`,
-      value: round(mine.turn200Ms / mine.turnFirstMs),
-      unit: 'x',
-      ...(peer === undefined
-        ? {}
-        : { peer: { name: peer.name, value: round(peer.result.turn200Ms / peer.result.turnFirstMs) } }),
-      target: '≤ 2',
-      better: 'lower',
-    },
-    { name: `${prefix}.turn-latency.turn1`, value: round(mine.turnFirstMs), unit: 'ms' },
-    { name: `${prefix}.turn-latency.turn200`, value: round(mine.turn200Ms), unit: 'ms' },
-    {
-      name: `${prefix}.cold-load.last-turn`,
-      value: round(mine.loadMs),
-      unit: 'ms',
-      ...(peer === undefined ? {} : { peer: { name: peer.name, value: round(peer.result.loadMs) } }),
-      target: peer === undefined ? 'context' : '≤ peer at 1 000 turns',
-      better: 'lower',
-    },
-    { name: `${prefix}.cold-load.messages`, value: mine.loadedMessages, unit: 'messages' },
-  );
+  if (Number.isFinite(mine.turn200Ms) && mine.turn200Ms > 0)
+    metrics.push(
+      {
+        name: `${prefix}.turn-latency.turn200-over-turn1`,
+        value: round(mine.turn200Ms / mine.turnFirstMs),
+        unit: 'x',
+        ...(peer === undefined
+          ? {}
+          : { peer: { name: peer.name, value: round(peer.result.turn200Ms / peer.result.turnFirstMs) } }),
+        target: '≤ 2',
+        better: 'lower',
+      },
+      { name: `${prefix}.turn-latency.turn1`, value: round(mine.turnFirstMs), unit: 'ms' },
+      { name: `${prefix}.turn-latency.turn200`, value: round(mine.turn200Ms), unit: 'ms' },
+    );
+  for (const [turn, ms] of mine.loadMs) {
+    const theirs = peer?.result.loadMs.get(turn);
+    metrics.push(
+      {
+        name: `${prefix}.cold-load.turn-${turn}`,
+        value: round(ms),
+        unit: 'ms',
+        ...(peer === undefined || theirs === undefined
+          ? {}
+          : { peer: { name: peer.name, value: round(theirs) } }),
+        target: theirs === undefined ? 'context' : '≤ peer',
+        better: 'lower',
+      },
+      {
+        name: `${prefix}.cold-load.turn-${turn}.messages`,
+        value: mine.loadedMessages.get(turn) ?? 0,
+        unit: 'messages',
+      },
+    );
+  }
+  metrics.push({ name: `${prefix}.run-seconds`, value: mine.seconds, unit: 's' });
   return metrics;
+}
+
+/** Pages in use of a SQLite file, after a WAL checkpoint (as ctxloom's `SqliteSaver.sizeBytes`). */
+function sqliteBytes(path: string): number {
+  const db = new Database(path);
+  try {
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const one = (pragma: string) => Number(Object.values(db.prepare(`PRAGMA ${pragma}`).get() ?? {})[0] ?? 0);
+    return (one('page_count') - one('freelist_count')) * one('page_size');
+  } finally {
+    db.close();
+  }
 }
 
 /** Bytes of every relation in `schema`: tables with all forks, indexes and TOAST, and sequences. */

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { AIMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { defineAgent } from '../../src/runtime/agents/define-agent.ts';
 import { createCompressionBlackboard } from '../../src/runtime/compression/compression-blackboard.ts';
@@ -9,10 +7,8 @@ import {
 } from '../../src/runtime/compression/compression-compact-stage.ts';
 import { createDynamicProcess } from '../../src/runtime/processes/dynamic.ts';
 import { textModel } from '../../src/runtime/processes/mock-model.test-support.ts';
-import { createProcessGraph } from '../../src/runtime/processes/process-graph.ts';
 import { createSequentialProcess } from '../../src/runtime/processes/sequential.ts';
 import { submitInput } from '../../src/runtime/session/submit-input.ts';
-import { StateBuilder } from '../../src/state/index.ts';
 import { createCharCounter } from '../../src/testing/index.ts';
 
 /** A real ctxloom process under benchmark, driven turn by turn through `submitInput`. */
@@ -64,52 +60,6 @@ export function realProcess(options: {
             compact: createCompressionCompactStage({ counter }),
           }),
         }).compile({ checkpointer: options.saver });
-  const config = { configurable: { thread_id: options.thread } };
-  return {
-    async turn(index) {
-      replying = index;
-      await submitInput({
-        graph,
-        config,
-        input: { inputId: `in-${index}`, content: texts[index * 2] ?? '' },
-        session: { namespace: 'bench', sessionId: options.thread },
-      });
-    },
-    async load() {
-      const state = await graph.getState(config);
-      return ((state.values as { messages?: unknown[] }).messages ?? []).length;
-    },
-  };
-}
-
-/**
- * The sequential process's storage, without its model input: the same Blackboard, the same
- * node name, the same `submitInput` entry, and a node whose one patch is exactly what the
- * real agent node writes after a successful call (`memory.append` of the reply with a local
- * id, `routing.finishAgent`, the `agent-finished` timeline entry with the reply's first 200
- * characters) — minus compiling the model input from the whole history, which costs the CPU,
- * not the checkpoint. Used for turns the real process would take too long to reach in a
- * benchmark (5 000); its bytes at 200 and 1 000 turns are reported beside the real process's.
- */
-export function sequentialReplica(options: {
-  saver: BaseCheckpointSaver;
-  texts: readonly string[];
-  thread: string;
-}): RealProcess {
-  const { texts } = options;
-  let replying = 0;
-  const graph = createProcessGraph()
-    .addNode('assistant', (state) => {
-      const sb = new StateBuilder(state);
-      const reply = texts[replying * 2 + 1] ?? '';
-      sb.memory.append([new AIMessage({ content: reply, id: `assistant:${randomUUID()}:0` })]);
-      sb.routing.finishAgent({ status: 'completed' });
-      sb.timeline.append([{ kind: 'agent-finished', agentId: 'assistant', text: reply.slice(0, 200) }]);
-      return sb.patch();
-    })
-    .addEdge('__start__', 'assistant')
-    .addEdge('assistant', '__end__')
-    .compile({ checkpointer: options.saver });
   const config = { configurable: { thread_id: options.thread } };
   return {
     async turn(index) {

@@ -1,16 +1,13 @@
 /**
  * Runs part of the real-process section of the checkpoint suite and prints its metrics as
  * JSON (for running parts in parallel on a shared machine):
- * `BENCH_REAL_SELECT=sequential.ctxloom-sqlite node --conditions=ctxloom-source bench/checkpoint/run-part.ts`.
+ * `BENCH_REAL_SELECT=sequential.ctxloom-sqlite BENCH_CHECKPOINT_TURNS=200,1000 node --conditions=ctxloom-source bench/checkpoint/run-part.ts`.
  */
 import { loadLocomoMessages } from './locomo-messages.ts';
-import { runRealProcesses } from './real-process-suite.ts';
+import { MAX_TURNS, runRealProcesses } from './real-process-suite.ts';
 
 const path = process.env.CTXLOOM_LOCOMO_PATH;
-const turns = Math.max(
-  Number(process.env.BENCH_REPLICA_TURNS ?? 5_000),
-  Number(process.env.BENCH_REAL_TURNS ?? 1_000),
-);
+const turns = MAX_TURNS;
 const texts = await loadLocomoMessages({
   count: 2 * turns,
   charsPerMessage: 500,

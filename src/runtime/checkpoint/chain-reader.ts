@@ -1,8 +1,14 @@
 import { CtxloomError } from '../../core/errors.ts';
-import { type CheckpointRecord, decodeCheckpointRecord } from './checkpoint-record.ts';
+import {
+  type CheckpointRecord,
+  decodeStoredRecord,
+  needsParent,
+  recordFromStored,
+  taskIdsOf,
+} from './checkpoint-record.ts';
 import { chainQuery, rowKey, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
-import { isChained, recordCount } from './record-codec.ts';
+import { isChained, recordCount, STATIC_DICTIONARY, withStaticPrefix } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 import { decodeWritesRecord, regularWrites, type StoredWrite } from './writes-record.ts';
@@ -34,12 +40,28 @@ export interface ChainRecord {
   text: ChainText;
 }
 
-/** The dictionary of a chain text: its last values, then its last headers. */
+/**
+ * The dictionary of a chain text: its last values, then its last headers — written once,
+ * after the codec's static dictionary, into one buffer (a cold read builds one per row:
+ * copying it three times was most of its allocation).
+ */
 export function dictionaryOf(text: ChainText): Uint8Array {
-  return Buffer.concat([
-    lastBytes(text, (node) => node.values, CHAIN_VALUES_BYTES),
-    lastBytes(text, (node) => node.headers, CHAIN_HEADERS_BYTES),
-  ]);
+  const values = lastParts(text, (node) => node.values, CHAIN_VALUES_BYTES);
+  const headers = lastParts(text, (node) => node.headers, CHAIN_HEADERS_BYTES);
+  const out = Buffer.allocUnsafe(STATIC_DICTIONARY.byteLength + values.bytes + headers.bytes);
+  out.set(STATIC_DICTIONARY, 0);
+  let offset = STATIC_DICTIONARY.byteLength;
+  for (const part of [values, headers]) {
+    // Parts are newest first; the oldest may be cut at its start.
+    let end = offset + part.bytes;
+    for (const bytes of part.parts) {
+      const take = Math.min(bytes.byteLength, end - offset);
+      out.set(bytes.subarray(bytes.byteLength - take), end - take);
+      end -= take;
+    }
+    offset += part.bytes;
+  }
+  return withStaticPrefix(out);
 }
 
 /** Appends to a chain text (no copy). */
@@ -51,11 +73,12 @@ export function extendChain(
   return { parent: text, values, headers };
 }
 
-function lastBytes(
+/** The newest parts of one stream, newest first, and how many of their last bytes make `limit`. */
+function lastParts(
   text: ChainText,
   stream: (node: ChainText) => readonly Uint8Array[],
   limit: number,
-): Uint8Array {
+): { parts: Uint8Array[]; bytes: number } {
   const parts: Uint8Array[] = [];
   let total = 0;
   for (let node: ChainText | undefined = text; node !== undefined && total < limit; node = node.parent) {
@@ -66,8 +89,7 @@ function lastBytes(
       total += part.byteLength;
     }
   }
-  const joined = Buffer.concat(parts.reverse());
-  return joined.byteLength > limit ? joined.subarray(joined.byteLength - limit) : joined;
+  return { parts, bytes: Math.min(total, limit) };
 }
 
 /**
@@ -197,7 +219,13 @@ export class ChainReader {
       return known;
     }
     const prefix = isChained(data) ? await this.#parentText(row, recordCount(data)) : undefined;
-    const record = decodeCheckpointRecord(data, prefix === undefined ? undefined : dictionaryOf(prefix));
+    const stored = decodeStoredRecord(data, prefix === undefined ? undefined : dictionaryOf(prefix));
+    let parent: { id: string; record: CheckpointRecord } | undefined;
+    if (needsParent(stored)) {
+      const parentRow = await this.#parentRow(row);
+      parent = { id: parentRow.checkpointId, record: (await this.record(parentRow)).record };
+    }
+    const record = recordFromStored(stored, parent);
     const decoded = chainRecordOf(row, prefix, record);
     this.remember(row, decoded);
     return decoded;
@@ -232,11 +260,10 @@ export class ChainReader {
     }
     let writes: StoredWrite[] = [];
     if (row.writes !== undefined) {
-      const dictionary =
-        isChained(row.writes) && row.data !== undefined
-          ? dictionaryOf((await this.record(row)).text)
-          : undefined;
-      writes = decodeWritesRecord(row.writes, dictionary);
+      const own = row.data === undefined ? undefined : await this.record(row);
+      const dictionary = isChained(row.writes) && own !== undefined ? dictionaryOf(own.text) : undefined;
+      const ids = own === undefined ? undefined : taskIdsOf(row.checkpointId, own.record);
+      writes = decodeWritesRecord(row.writes, dictionary, ids);
     }
     this.rememberWrites(row, writes);
     return writes;
@@ -268,6 +295,10 @@ export class ChainReader {
   }
 
   async #parentText(row: StoredRow, count: number): Promise<ChainText> {
+    return this.childText(await this.#parentRow(row), count);
+  }
+
+  async #parentRow(row: StoredRow): Promise<StoredRow> {
     if (row.parentId === undefined) throw missing(row.checkpointId, 'parent');
     let parent = this.row(row.threadKey, row.parentId);
     if (parent === undefined) {
@@ -279,8 +310,8 @@ export class ChainReader {
       this.add(...rows.map(storedRowOf));
       parent = this.row(row.threadKey, row.parentId);
     }
-    if (parent === undefined) throw missing(row.parentId, 'chain record');
-    return this.childText(parent, count);
+    if (parent?.data === undefined) throw missing(row.parentId, 'chain record');
+    return parent;
   }
 }
 

@@ -1,5 +1,5 @@
 import { ChainReader, chainRecordOf, dictionaryOf, MAX_CHAIN_DEPTH } from './chain-reader.ts';
-import { type CheckpointRecord, encodeCheckpointRecordWithRecord } from './checkpoint-record.ts';
+import { type CheckpointRecord, encodeCheckpointRecordWithRecord, taskIdsOf } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
@@ -31,6 +31,9 @@ export async function encodeRow(
     parent.checkpointId !== row.checkpointId;
   const count = chained ? regularWriteCount(await reader.writes(parent)) : undefined;
   const prefix = chained && count !== undefined ? await reader.childText(parent, count) : undefined;
+  const parentRecord = chained
+    ? { id: parent.checkpointId, record: (await reader.record(parent)).record }
+    : undefined;
   const { bytes, record: decoded } = encodeCheckpointRecordWithRecord({
     checkpoint: record.header.checkpoint,
     metadata: [record.header.metadataType, record.metadata],
@@ -40,6 +43,7 @@ export async function encodeRow(
     ...(prefix === undefined || count === undefined
       ? {}
       : { dictionary: dictionaryOf(prefix), parentWrites: count }),
+    ...(parentRecord === undefined ? {} : { parent: parentRecord }),
   });
   const encoded: StoredRow = {
     ...row,
@@ -55,6 +59,7 @@ export async function encodeRow(
       writes: content.writes,
       compression: context.compression,
       dictionary: dictionaryOf(chainRecord.text),
+      ...optionalIds(taskIdsOf(encoded.checkpointId, decoded)),
     });
     reader.add(encoded);
     reader.remember(encoded, chainRecord, content.writes);
@@ -125,4 +130,9 @@ export async function rechainChildren(
   }
   reader.add(...all.filter((row) => row.checkpointId !== after.checkpointId), after);
   await rewriteRows(context, executor, reader, contents);
+}
+
+/** `{ ids }` when defined (exact optional properties). */
+export function optionalIds<T>(ids: T | undefined): { ids: T } | Record<string, never> {
+  return ids === undefined ? {} : { ids };
 }

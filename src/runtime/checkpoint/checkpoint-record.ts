@@ -1,10 +1,12 @@
 import type { Checkpoint } from '@langchain/langgraph-checkpoint';
+import { applyJson, checkedPatch, type JsonPatch } from './json-patch.ts';
 import {
   type DecodedRecord,
   decodeRecord,
   encodeRecordWithBody,
   type RecordCompression,
 } from './record-codec.ts';
+import type { TaskIds } from './writes-record.ts';
 
 /** A checkpoint as stored: everything but its id (a column) and its channel values. */
 export type StoredCheckpoint = Omit<Checkpoint, 'channel_values' | 'id'>;
@@ -52,14 +54,33 @@ export function encodeCheckpointRecordWithRecord(options: EncodeCheckpointOption
     values: entries.map(([channel, [type]]) => [channel, type]),
     located: options.located,
   };
+  let stored: StoredHeader = toRelative(header);
+  let metadata = options.metadata[1];
+  const { parent } = options;
+  if (parent !== undefined) {
+    // Chained to its parent: the header (and JSON metadata) as a patch of the parent's.
+    // Key order of versions and locations means nothing; the metadata's bytes must come back exact.
+    const patched: PatchedHeader = {
+      p: checkedPatch(parent.record.header, header, parent.id, false) ?? { o: {} },
+    };
+    const meta = exactJson(header.metadataType, metadata);
+    const parentMeta = metaOf(parent.record);
+    if (meta !== undefined && parentMeta !== undefined) {
+      const patch = checkedPatch(parentMeta.value, meta, parent.id, true);
+      patched.mj = 1;
+      if (patch !== undefined) patched.m = patch;
+      metadata = new Uint8Array();
+    }
+    stored = patched;
+  }
   const { bytes, decoded } = encodeRecordWithBody({
-    header: toRelative(header),
-    payloads: [options.metadata[1], ...entries.map(([, [, bytes]]) => bytes)],
+    header: stored,
+    payloads: [metadata, ...entries.map(([, [, bytes]]) => bytes)],
     compression: options.compression,
     ...(options.dictionary === undefined ? {} : { dictionary: options.dictionary }),
     ...(options.parentWrites === undefined ? {} : { count: options.parentWrites }),
   });
-  return { bytes, record: recordOf(decoded) };
+  return { bytes, record: recordOf(decoded, parent) };
 }
 
 /** Options of {@link encodeCheckpointRecord}. */
@@ -72,21 +93,105 @@ export interface EncodeCheckpointOptions {
   dictionary?: Uint8Array;
   /** How many of the parent's regular pending writes the dictionary includes. */
   parentWrites?: number;
+  /** The parent's id and record, when this record is chained to it: the header is stored as a patch of the parent's. */
+  parent?: ParentRecord;
 }
 
-/** Decodes one checkpoint record (`dictionary`: its chain's, when the record is chained). */
-export function decodeCheckpointRecord(bytes: Uint8Array, dictionary?: Uint8Array): CheckpointRecord {
-  return recordOf(decodeRecord<RelativeHeader>(bytes, dictionary));
+/** A chained record's parent: its checkpoint id and decoded record. */
+export interface ParentRecord {
+  id: string;
+  record: CheckpointRecord;
 }
 
-function recordOf(decoded: DecodedRecord<RelativeHeader>): CheckpointRecord {
+/**
+ * Inflates one checkpoint record (`dictionary`: its chain's, when the record is chained).
+ * When {@link needsParent}, finish it with the parent's record in {@link recordFromStored}.
+ */
+export function decodeStoredRecord(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<StoredHeader> {
+  return decodeRecord<StoredHeader>(bytes, dictionary);
+}
+
+/** True when a decoded record's header is a patch of its parent's. */
+export function needsParent(decoded: DecodedRecord<StoredHeader>): boolean {
+  return 'p' in decoded.header;
+}
+
+/** The checkpoint record of {@link decodeStoredRecord}'s result (`parent` when {@link needsParent}). */
+export function recordFromStored(
+  decoded: DecodedRecord<StoredHeader>,
+  parent?: ParentRecord,
+): CheckpointRecord {
+  return recordOf(decoded, parent);
+}
+
+/** Decodes one self-contained or chained checkpoint record. */
+export function decodeCheckpointRecord(
+  bytes: Uint8Array,
+  dictionary?: Uint8Array,
+  parent?: ParentRecord,
+): CheckpointRecord {
+  return recordOf(decodeRecord<StoredHeader>(bytes, dictionary), parent);
+}
+
+function recordOf(decoded: DecodedRecord<StoredHeader>, parent: ParentRecord | undefined): CheckpointRecord {
   const { payloads } = decoded;
-  const header = fromRelative(decoded.header);
+  const stored = decoded.header;
+  let header: CheckpointRecordHeader;
+  let metadata = payloads[0] ?? new Uint8Array();
+  if ('p' in stored) {
+    if (parent === undefined) throw new Error('record needs its parent record to decode');
+    header = applyJson(parent.record.header, stored.p, parent.id) as CheckpointRecordHeader;
+    if (stored.mj === 1) {
+      const parentMeta = metaOf(parent.record);
+      if (parentMeta === undefined) throw new Error('record needs its parent metadata to decode');
+      metadata = Buffer.from(JSON.stringify(applyJson(parentMeta.value, stored.m, parent.id)));
+    }
+  } else {
+    header = fromRelative(stored);
+  }
   const values = new Map<string, [string, Uint8Array]>();
   header.values.forEach(([channel, type], index) => {
     values.set(channel, [type, payloads[index + 1] ?? new Uint8Array()]);
   });
-  return { header, headerBytes: decoded.headerBytes, metadata: payloads[0] ?? new Uint8Array(), values };
+  return { header, headerBytes: decoded.headerBytes, metadata, values };
+}
+
+/** How a record stores its header: whole (versions relative to `versionTop`), or as a patch of its parent's. */
+type StoredHeader = RelativeHeader | PatchedHeader;
+
+/**
+ * A chained record's header: patches of its parent's header and JSON metadata. With `mj`
+ * payload 0 is empty and the metadata is the parent's patched with `m` (absent: equal).
+ */
+interface PatchedHeader {
+  p: JsonPatch;
+  mj?: 1;
+  m?: JsonPatch;
+}
+
+const parsedMetadata = new WeakMap<CheckpointRecord, { value: unknown } | null>();
+
+/** A record's metadata parsed (undefined when it is not JSON that writes back to the same bytes). */
+function metaOf(record: CheckpointRecord): { value: unknown } | undefined {
+  let meta = parsedMetadata.get(record);
+  if (meta === undefined) {
+    const value = exactJson(record.header.metadataType, record.metadata);
+    meta = value === undefined ? null : { value };
+    parsedMetadata.set(record, meta);
+  }
+  return meta ?? undefined;
+}
+
+/** JSON metadata parsed, when writing it back gives exactly the same bytes. */
+function exactJson(type: string, bytes: Uint8Array): unknown {
+  if (type !== 'json' || bytes.byteLength === 0) return undefined;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  try {
+    const value: unknown = JSON.parse(text);
+    return JSON.stringify(value) === text ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -137,5 +242,21 @@ function fromRelative(stored: RelativeHeader): CheckpointRecordHeader {
         Object.entries(header.checkpoint.versions_seen).map(([node, seen]) => [node, absolute(seen)]),
       ),
     },
+  };
+}
+
+/**
+ * How the ids of a checkpoint's pull tasks derive from it (see `writes-record.ts`), or
+ * undefined when its metadata has no step.
+ */
+export function taskIdsOf(checkpointId: string, record: CheckpointRecord): TaskIds | undefined {
+  const meta = metaOf(record)?.value as { step?: unknown } | undefined;
+  if (typeof meta?.step !== 'number' || !Number.isSafeInteger(meta.step)) return undefined;
+  const { checkpoint } = record.header;
+  return {
+    checkpointId,
+    step: meta.step + 1,
+    channels: Object.keys(checkpoint.channel_versions),
+    nodes: Object.keys(checkpoint.versions_seen),
   };
 }

@@ -3,7 +3,13 @@ import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 /** How stored records are compressed. `deflate` (default) uses raw DEFLATE level 6. */
 export type RecordCompression = 'deflate' | 'none';
 
-const FORMAT_VERSION = 2;
+/**
+ * Version 3: a chained checkpoint record may store its header as a patch of its parent's and
+ * a writes record may store a task's node and trigger instead of its id; a reader of version
+ * 2 must refuse these rather than misread them. Version 2 records are still read.
+ */
+const FORMAT_VERSION = 3;
+const READABLE_VERSIONS = new Set([2, 3]);
 const FLAG_DEFLATE = 1;
 const FLAG_CHAINED = 2;
 const FLAG_COUNT = 4;
@@ -15,7 +21,7 @@ const MAX_DICTIONARY_BYTES = 32 * 1024;
  * 300-byte record does not pay to spell these out. Changing it changes the stored format:
  * bump {@link FORMAT_VERSION}.
  */
-const STATIC_DICTIONARY = Buffer.from(
+export const STATIC_DICTIONARY = Buffer.from(
   [
     '{"h":{"checkpoint":{"v":4,"id":"1f1e6291-","ts":"2026-01-01T00:00:00.000Z","channel_versions":{"__start__":',
     '"messages":"branch:to:","turns":},"versions_seen":{"__input__":{},"__start__":{"__start__":}},',
@@ -119,7 +125,7 @@ export function recordCount(bytes: Uint8Array): number {
 
 /** Decodes what {@link encodeRecord} wrote. `dictionary` is required when {@link isChained}. */
 export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<H> {
-  if (bytes[0] !== FORMAT_VERSION) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
+  if (!READABLE_VERSIONS.has(bytes[0] ?? 0)) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
   const flags = bytes[1] ?? 0;
   const chained = (flags & FLAG_CHAINED) !== 0;
   if (chained && dictionary === undefined) throw new Error('record needs its chain to decode');
@@ -174,9 +180,18 @@ function leb128(value: number): number[] {
   return out;
 }
 
-function dictionaryFor(dictionary: Uint8Array | undefined): Buffer {
+/** Dictionaries that already start with {@link STATIC_DICTIONARY} (built by `dictionaryOf`). */
+const prefixed = new WeakSet<Uint8Array>();
+
+/** Marks a dictionary built as the static dictionary followed by a chain's text (no second copy). */
+export function withStaticPrefix(dictionary: Uint8Array): Uint8Array {
+  prefixed.add(dictionary);
+  return dictionary;
+}
+
+function dictionaryFor(dictionary: Uint8Array | undefined): Uint8Array {
   if (dictionary === undefined) return STATIC_DICTIONARY;
-  const combined = Buffer.concat([STATIC_DICTIONARY, dictionary]);
+  const combined = prefixed.has(dictionary) ? dictionary : Buffer.concat([STATIC_DICTIONARY, dictionary]);
   return combined.byteLength > MAX_DICTIONARY_BYTES
     ? combined.subarray(combined.byteLength - MAX_DICTIONARY_BYTES)
     : combined;

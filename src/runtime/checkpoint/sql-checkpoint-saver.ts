@@ -16,7 +16,8 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
 import { ChainCache, ChainReader, dictionaryOf } from './chain-reader.ts';
-import { encodeRow, rechainChildren } from './chain-rewrite.ts';
+import { encodeRow, optionalIds, rechainChildren } from './chain-rewrite.ts';
+import { taskIdsOf } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
@@ -352,7 +353,12 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const data = encodeWritesRecord({
         writes: merged,
         compression: this.#compression,
-        ...(row.data === undefined ? {} : { dictionary: dictionaryOf((await reader.record(row)).text) }),
+        ...(row.data === undefined
+          ? {}
+          : await (async () => {
+              const { text, record } = await reader.record(row);
+              return { dictionary: dictionaryOf(text), ...optionalIds(taskIdsOf(checkpointId, record)) };
+            })()),
       });
       // The next put (a child) reads these writes: keep them decoded.
       reader.rememberWrites({ ...row, writes: data }, merged);

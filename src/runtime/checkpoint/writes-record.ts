@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { decodeRecord, encodeRecord, type RecordCompression } from './record-codec.ts';
 
 /** One stored pending write with its task. */
@@ -10,10 +11,84 @@ export interface StoredWrite {
   bytes: Uint8Array;
 }
 
-/** Header of a `checkpoints.writes` record: the tasks [id, path] and each write [task index, idx, channel, type]. */
+/**
+ * Header of a `checkpoints.writes` record: the tasks — `[id, path]`, or `[node, path, trigger]`
+ * when the id is LangGraph's pull-task id of that node and trigger (see {@link TaskIds}) — and
+ * each write `[task index, idx, channel, type]`.
+ */
 interface WritesRecordHeader {
-  t: [string, string][];
+  t: ([string, string] | [string, string, string])[];
   w: [number, number, string, string][];
+}
+
+/**
+ * What LangGraph derives a pull task's id from, besides its node and trigger: the checkpoint
+ * id and the step the task runs in (the checkpoint's `metadata.step` + 1), in the root
+ * namespace — `uuid5(JSON.stringify([node, step, node, "__pregel_pull", [trigger]]), id)`.
+ * A task whose id is that of a candidate node and trigger stores those two names instead of
+ * 36 characters of hash; any other id (subgraphs, pushes, other LangGraph versions) is
+ * stored whole. Checked on encode, so a miss only costs bytes.
+ */
+export interface TaskIds {
+  checkpointId: string;
+  step: number;
+  /** The checkpoint's channels: the triggers tried, and `branch:to:<node>` names the nodes tried. */
+  channels: readonly string[];
+  /** Nodes that have run (`versions_seen`), also tried. */
+  nodes: readonly string[];
+}
+
+function pullTaskId(ids: TaskIds, node: string, trigger: string): string {
+  return uuid5(JSON.stringify([node, String(ids.step), node, '__pregel_pull', [trigger]]), ids.checkpointId);
+}
+
+let lastNamespace = '';
+let lastNamespaceBytes = Buffer.alloc(16);
+
+/** A UUID's 16 bytes (the last one converted is kept: a record's tasks share one checkpoint id). */
+function uuidBytes(uuid: string): Buffer {
+  if (uuid !== lastNamespace) {
+    lastNamespaceBytes = Buffer.from(uuid.replace(/-/g, ''), 'hex');
+    lastNamespace = uuid;
+  }
+  return lastNamespaceBytes;
+}
+
+/** RFC 4122 version-5 UUID, as LangGraph's `uuid5` (node:crypto's SHA-1: ~30× faster than its JavaScript one). */
+export function uuid5(name: string, namespace: string): string {
+  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const BRANCH = 'branch:to:';
+
+function compactTask(
+  ids: TaskIds | undefined,
+  taskId: string,
+  taskPath: string,
+): [string, string] | [string, string, string] {
+  if (ids === undefined || !isUuid(ids.checkpointId)) return [taskId, taskPath];
+  const nodes = new Set(ids.nodes);
+  for (const channel of ids.channels) if (channel.startsWith(BRANCH)) nodes.add(channel.slice(BRANCH.length));
+  // The usual trigger first (a node's branch channel, or `__start__` for the input), then any channel.
+  for (const node of nodes) {
+    const usual = node === '__start__' ? '__start__' : `${BRANCH}${node}`;
+    if (ids.channels.includes(usual) && pullTaskId(ids, node, usual) === taskId)
+      return [node, taskPath, usual];
+  }
+  for (const node of nodes) {
+    for (const trigger of ids.channels) {
+      if (pullTaskId(ids, node, trigger) === taskId) return [node, taskPath, trigger];
+    }
+  }
+  return [taskId, taskPath];
+}
+
+function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }
 
 /**
@@ -26,6 +101,8 @@ export function encodeWritesRecord(options: {
   compression: RecordCompression;
   /** The checkpoint's chain dictionary including its own record; omit for a placeholder. */
   dictionary?: Uint8Array;
+  /** How task ids derive from the checkpoint (omit: every id stored whole). */
+  ids?: TaskIds;
 }): Uint8Array {
   const tasks = new Map<string, number>();
   const header: WritesRecordHeader = { t: [], w: [] };
@@ -34,7 +111,7 @@ export function encodeWritesRecord(options: {
     if (task === undefined) {
       task = header.t.length;
       tasks.set(write.taskId, task);
-      header.t.push([write.taskId, write.taskPath]);
+      header.t.push(compactTask(options.ids, write.taskId, write.taskPath));
     }
     header.w.push([task, write.idx, write.channel, write.type]);
   }
@@ -46,11 +123,16 @@ export function encodeWritesRecord(options: {
   });
 }
 
-/** Decodes what {@link encodeWritesRecord} wrote. */
-export function decodeWritesRecord(bytes: Uint8Array, dictionary?: Uint8Array): StoredWrite[] {
+/** Decodes what {@link encodeWritesRecord} wrote (`ids` as it was given). */
+export function decodeWritesRecord(bytes: Uint8Array, dictionary?: Uint8Array, ids?: TaskIds): StoredWrite[] {
   const { header, payloads } = decodeRecord<WritesRecordHeader>(bytes, dictionary);
+  const tasks = header.t.map(([id, taskPath, trigger]): [string, string] => {
+    if (trigger === undefined) return [id, taskPath];
+    if (ids === undefined) throw new Error('writes record needs its checkpoint to decode task ids');
+    return [pullTaskId(ids, id, trigger), taskPath];
+  });
   return header.w.map(([task, idx, channel, type], index) => {
-    const [taskId, taskPath] = header.t[task] ?? ['', ''];
+    const [taskId, taskPath] = tasks[task] ?? ['', ''];
     return { taskId, taskPath, idx, channel, type, bytes: payloads[index] ?? new Uint8Array() };
   });
 }
