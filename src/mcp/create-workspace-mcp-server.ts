@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult, McpError, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { CtxloomError, formatReport, messageText } from '../core/index.ts';
+import { formatReport, messageText } from '../core/index.ts';
 import { createFileSessionStore, createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { flattenBlocks } from '../workspace/blocks/flatten-blocks.ts';
 import { hasBlockParser } from '../workspace/blocks/parse-blocks.ts';

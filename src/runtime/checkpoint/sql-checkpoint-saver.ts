@@ -11,7 +11,6 @@ import {
   getCheckpointId,
   isDeltaSnapshot,
   type PendingWrite,
-  type SerializerProtocol,
   WRITES_IDX_MAP,
 } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
