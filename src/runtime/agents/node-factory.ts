@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import type { LanguageModel } from 'ai';
 import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
 import type { CompiledContext } from '../../core/compile-types.ts';
@@ -13,7 +13,6 @@ import {
   type StatePatch,
 } from '../../state/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
-import { fromLangChain } from './from-langchain.ts';
 import type { ProcessRule } from './process-rules.ts';
 import { type AgentRunResult, type CompactStage, runAgent } from './run-agent.ts';
 import { parseTodoPayload, TODO_TOOL_NAME } from './todo-tool.ts';
@@ -107,8 +106,9 @@ function callLogger(
   sb: StateBuilder,
 ): { records: CallRecord[]; log: (compiled: CompiledContext, step: number) => void } | undefined {
   if (options.blackboard?.extensionKeys.has(CALL_LOG_KEY) !== true) return undefined;
+  // The turn is the newest human message (found without converting the whole history).
   const turnId =
-    fromLangChain(sb.memory.snapshot()).findLast((message) => message.role === 'user')?.id ??
+    sb.memory.snapshot().findLast((message) => HumanMessage.isInstance(message))?.id ??
     `agent:${options.agent.id}`;
   const now = options.now ?? Date.now;
   const records: CallRecord[] = [];
