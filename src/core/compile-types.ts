@@ -60,6 +60,15 @@ export interface CompileOptions {
    * What it leaves out is dropped in the report like any over-budget block. Default: no cap.
    */
   maxInputTokens?: number;
+  /**
+   * The history window: at most this many of the newest `history` messages are sent (the
+   * query and the tool loop's `steps` do not count). Older messages are dropped with reason
+   * `history-window`, on every step of a turn alike; the window never starts on a tool result
+   * whose call is older (it moves forward past it). Messages the stored summary covers are
+   * reported `summarized` wherever they sit. What falls out of the window is not summarised
+   * (it left on purpose). Integer ≥ 0; default: no window.
+   */
+  maxHistoryMessages?: number;
   sources?: readonly ContextSource[];
   layers?: LayerRegistry;
   /** The single switch for shared `__context` layers (seed 000). Default true. */

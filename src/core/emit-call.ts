@@ -39,7 +39,13 @@ export async function emitCall(input: {
   actions.push(...compacted.actions);
 
   const summaryBlock = summary.block;
-  if (summaryBlock?.metadata.summarized === true && options.onSummary !== undefined) {
+  // A summary is persisted as covering everything up to its last message; with history left
+  // out by the window before it, that would claim messages the summary never saw.
+  if (
+    summaryBlock?.metadata.summarized === true &&
+    options.onSummary !== undefined &&
+    call.windowed.length === 0
+  ) {
     const keptSummary = selection.kept.some((block) => block.id === COMPRESSION_BLOCK_ID);
     const last = covered.at(-1);
     if (keptSummary && last !== undefined) {

@@ -107,6 +107,8 @@ export function describeReason(reason: DropReason): string {
       return `duplicate of ${reason.of}`;
     case 'over-budget':
       return `over budget (layer grant ${Math.floor(reason.grantTokens).toLocaleString('en-US')})`;
+    case 'history-window':
+      return `outside the history window (last ${reason.maxMessages.toLocaleString('en-US')} messages)`;
     case 'pinned-over-budget':
       return `pinned blocks exceed the budget (${Math.floor(reason.budgetTokens).toLocaleString('en-US')})`;
     case 'share-disabled':

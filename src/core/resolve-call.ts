@@ -3,6 +3,7 @@ import type { BudgetManager } from './budget.ts';
 import { compressionBlock, SUMMARIZED_REASON } from './compact.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, toQueryMessage } from './compose.ts';
+import { assertMaxHistoryMessages } from './history-window.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
@@ -46,8 +47,10 @@ export interface ResolvedCall {
   placeholderActions: CompactionAction[];
   /** History and steps as the sources see them (placeholders set). */
   turn: Message[];
-  /** History and step blocks, oldest first, minus what the stored summary covers. */
+  /** History and step blocks, oldest first, minus what the stored summary covers and the window leaves out. */
   historyCandidates: ContextBlock[];
+  /** History older than the window (`maxHistoryMessages`) and not covered, oldest first. */
+  windowed: ContextBlock[];
   /** Index of the first step's block in `historyCandidates`, −1 without steps. */
   firstStep: number;
   isStep: (block: ContextBlock) => boolean;
@@ -69,6 +72,7 @@ export function resolveCall(
   squeezeSteps: boolean,
 ): ResolvedCall {
   const { counter } = options;
+  assertMaxHistoryMessages(options.maxHistoryMessages);
   const layers = options.layers ?? createLayerRegistry();
   const share = options.enableShareContext ?? true;
   // Cache-stable by default: per-call layers after the history, so the cached prefix holds.
@@ -131,6 +135,7 @@ export function resolveCall(
         ? undefined
         : { policy: toolResults, maxTokens: maxPlaceholderTokens, currentFrom },
     throughMessageId,
+    maxMessages: options.maxHistoryMessages,
   });
   const warnings: CompileWarning[] = [...prepared.warnings];
   const placeholderActions: CompactionAction[] = [...prepared.actions];
@@ -151,6 +156,7 @@ export function resolveCall(
     turn,
     blocks: historyCandidates,
     covered,
+    windowed,
     firstStep,
     isStep,
   } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
@@ -190,6 +196,7 @@ export function resolveCall(
     placeholderActions,
     turn,
     historyCandidates,
+    windowed,
     firstStep,
     isStep,
     tools,

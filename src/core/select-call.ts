@@ -2,6 +2,7 @@ import type { ContextBlock } from './block.ts';
 import { dropHistoryInChunks } from './chunk-history.ts';
 import type { CompileOptions } from './compile-types.ts';
 import type { GatheredBlocks } from './gather-blocks.ts';
+import { withWindowDrops } from './history-window.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import { type Selection, selectBlocks } from './select.ts';
 import { withUnreachable } from './unreachable-history.ts';
@@ -25,15 +26,16 @@ export interface CallSelector {
 
 /**
  * Stage 3, select: plans the budget with the fixed tokens (and pinned blocks) reserved, keeps
- * the best blocks per layer, adds the unreachable history to the drops, and widens a history
- * cut to the next chunk boundary.
+ * the best blocks per layer, adds the unreachable history and the history older than the
+ * window to the drops, and widens a history cut to the next chunk boundary (counted from the
+ * window's start: the window's history is what may be cut).
  */
 export function createCallSelector(
   call: ResolvedCall,
   gathered: GatheredBlocks,
   options: CompileOptions,
 ): CallSelector {
-  const { historyCandidates, firstStep } = call;
+  const { historyCandidates, firstStep, windowed } = call;
   const { firstPlan, pinnedWanted, unreachable, unreachableTokens } = gathered;
   const chunkTokens = Math.floor(call.budgetPreview * (options.historyChunkRatio ?? 1 / 3));
   return {
@@ -51,8 +53,12 @@ export function createCallSelector(
         layerOrder: gathered.layerOrder,
         separatorTokens: SEPARATOR_TOKENS,
       });
-      const full =
+      const reachable =
         unreachable.length === 0 ? selection : withUnreachable(selection, unreachable, unreachableTokens);
+      const full =
+        windowed.length === 0
+          ? reachable
+          : withWindowDrops(reachable, windowed, options.maxHistoryMessages ?? 0);
       if (chunkTokens <= 0) return { selection: full, chunked: [] };
       const chunked = dropHistoryInChunks(
         full,

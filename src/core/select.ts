@@ -5,6 +5,8 @@ import type { BudgetPlan } from './budget.ts';
 export type DropReason =
   | { type: 'duplicate'; of: string }
   | { type: 'over-budget'; grantTokens: number }
+  /** Older than the history window: only the newest `maxMessages` messages are sent (`maxHistoryMessages`). */
+  | { type: 'history-window'; maxMessages: number }
   | { type: 'pinned-over-budget'; budgetTokens: number }
   | { type: 'share-disabled' }
   | { type: 'summarized'; into: string };

@@ -44,8 +44,13 @@ function history(): Message[] {
 const steps = [...read('s1', file('s1', 30)), ...read('s2', file('s2', 60))];
 
 /** Compiles `request` with its history as a plain array and as a frozen copy; both must agree. */
-async function both(request: CompileRequest, window: number) {
-  const options: CompileOptions = { counter, window, toolResults: { store: createMemoryArtifactStore() } };
+async function both(request: CompileRequest, window: number, maxHistoryMessages?: number) {
+  const options: CompileOptions = {
+    counter,
+    window,
+    toolResults: { store: createMemoryArtifactStore() },
+    ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
+  };
   const run = (list: readonly Message[]) => compileContext({ ...request, history: list }, options);
   const plain = await run([...(request.history ?? [])]);
   const frozen = Object.freeze([...(request.history ?? [])]);
@@ -56,7 +61,7 @@ async function both(request: CompileRequest, window: number) {
 
 describe('prepareHistory', () => {
   it('gives a frozen history the same compile as a plain one, on every recompile', async () => {
-    const cases: { request: CompileRequest; window: number }[] = [
+    const cases: { request: CompileRequest; window: number; maxHistoryMessages?: number }[] = [
       { request: { history: history(), query: 'Review the loader.', steps }, window: 4000 },
       { request: { history: history(), query: 'Review the loader.', steps }, window: 1500 },
       {
@@ -89,9 +94,55 @@ describe('prepareHistory', () => {
       },
       // No query: the current turn starts at the last user message.
       { request: { history: [...history(), ...steps] }, window: 4000 },
+      // A history window: alone, starting on a tool result, over budget, with a summary
+      // covering messages before it or inside it, reaching into the steps, and a clash.
+      {
+        request: { history: history(), query: 'Review the loader.', steps },
+        window: 4000,
+        maxHistoryMessages: 9,
+      },
+      {
+        request: { history: history(), query: 'Review the loader.', steps },
+        window: 4000,
+        maxHistoryMessages: 12,
+      },
+      {
+        request: { history: history(), query: 'Review the loader.', steps },
+        window: 1500,
+        maxHistoryMessages: 20,
+      },
+      ...['a3', 'a10'].map((through) => ({
+        request: {
+          history: history(),
+          query: 'Review the loader.',
+          steps,
+          compression: { summary: 'Earlier: loader questions.', throughMessageId: through },
+        },
+        window: 4000,
+        maxHistoryMessages: 9,
+      })),
+      {
+        request: {
+          history: history(),
+          query: 'Review the loader.',
+          steps,
+          compression: { summary: 'Earlier: everything.', throughMessageId: 's1:result' },
+        },
+        window: 4000,
+        maxHistoryMessages: 9,
+      },
+      {
+        request: {
+          history: history(),
+          query: 'Review the loader.',
+          steps: [...steps, ...read('h1', 'again')],
+        },
+        window: 4000,
+        maxHistoryMessages: 9,
+      },
     ];
-    for (const { request, window } of cases) {
-      const { plain, first, again } = await both(request, window);
+    for (const { request, window, maxHistoryMessages } of cases) {
+      const { plain, first, again } = await both(request, window, maxHistoryMessages);
       expect(first.messages).toEqual(plain.messages);
       // The counter's cache statistics differ (the frozen history is counted once); nothing else.
       const { cache: _plainCache, ...report } = plain.report;
@@ -124,6 +175,7 @@ describe('prepareHistory', () => {
       'placeholder',
     ]);
     expect(prepareHistory({ ...input, query: { ...input.query, id: 'q2' } })).not.toBe(prepared);
+    expect(prepareHistory({ ...input, maxMessages: 5 })).not.toBe(prepared);
     expect(prepareHistory({ ...input, history: [...list] })).not.toBe(
       prepareHistory({ ...input, history: [...list] }),
     );

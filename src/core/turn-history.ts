@@ -4,10 +4,12 @@ import {
   buildHistoryBlocks,
   collectToolGroups,
   historyBlocks,
+  historyToBlocks,
   type MessageMeasure,
   measureMessages,
   type ToolGroups,
 } from './history.ts';
+import { historyWindowStart } from './history-window.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
 import { takeQuery } from './take-query.ts';
@@ -33,13 +35,19 @@ export interface PreparedHistory {
   /** The placeholders set in the history. */
   actions: readonly CompactionAction[];
   /** Index of the first message after the persisted summary's coverage (0: none covered). */
+  coveredTo: number;
+  /** Index of the first message in the history window (0: the window leaves nothing out). */
+  windowFrom: number;
+  /** Index of the first message that is a candidate: after the coverage and inside the window. */
   keptFrom: number;
   /** Measures of `messages`. */
   measures: readonly MessageMeasure[];
   /** Tool groups of `messages` from `keptFrom` on (indices relative to `keptFrom`). */
   keptGroups: ToolGroups;
-  /** Tool groups of the covered messages. */
+  /** Tool groups of the covered messages (before `coveredTo`). */
   coveredGroups: ToolGroups;
+  /** Tool groups of the messages outside the window and not covered (`coveredTo`..`keptFrom`, relative). */
+  windowGroups: ToolGroups;
   /** Ids of `messages`. */
   ids: ReadonlySet<string>;
 }
@@ -56,7 +64,8 @@ const memos = new WeakMap<readonly Message[], Memo>();
 
 /**
  * Prepares the history of a compile: takes the query out, replaces earlier-turn tool outputs
- * with placeholders, measures every message and groups tool calls with their results. A
+ * with placeholders, finds the summary's coverage and the history window (`maxMessages`),
+ * measures every message and groups tool calls with their results. A
  * frozen history array (the step compiler freezes its copy) cannot change, so its
  * preparation is kept and reused while the query, counter and placeholder rules are the
  * same: a recompile after one tool result does no per-message work for the history.
@@ -68,6 +77,8 @@ export function prepareHistory(input: {
   counter: TokenCounter;
   placeholders: HistoryPlaceholders | undefined;
   throughMessageId: string | undefined;
+  /** The history window (`maxHistoryMessages`); undefined: none. */
+  maxMessages?: number | undefined;
 }): PreparedHistory {
   const { history, counter, placeholders } = input;
   if (!Object.isFrozen(history)) return prepare(input);
@@ -89,6 +100,7 @@ function memoKey(input: Parameters<typeof prepareHistory>[0]): string {
     input.query?.id,
     typeof input.rawQuery === 'string' ? input.rawQuery : null,
     input.throughMessageId,
+    input.maxMessages ?? null,
     placeholders === undefined
       ? null
       : [
@@ -106,40 +118,48 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
   const history = [...input.history];
   const queryInHistory =
     input.query === undefined ? undefined : takeQuery(history, input.query, input.rawQuery, warnings);
+  // Placeholders only inside the window: outside it nothing is sent, so nothing is kept aside.
+  const windowFrom = historyWindowStart(history, input.maxMessages);
   let messages: Message[] = history;
   let actions: CompactionAction[] = [];
   if (placeholders !== undefined) {
     const replaced = placeholderToolResults({
-      messages: history,
-      currentFrom: placeholders.currentFrom,
+      messages: windowFrom === 0 ? history : history.slice(windowFrom),
+      currentFrom: Math.max(0, placeholders.currentFrom - windowFrom),
       policy: placeholders.policy,
       maxTokens: placeholders.maxTokens,
       counter,
     });
-    messages = replaced.messages;
+    messages = windowFrom === 0 ? replaced.messages : history.slice(0, windowFrom).concat(replaced.messages);
     actions = replaced.actions;
   }
   const through = input.throughMessageId;
   const cut = through === undefined ? -1 : messages.findIndex((message) => message.id === through);
-  const keptFrom = cut + 1;
+  const coveredTo = cut + 1;
+  const keptFrom = Math.max(coveredTo, windowFrom);
   return {
     messages,
     queryInHistory,
     warnings,
     actions,
+    coveredTo,
+    windowFrom,
     keptFrom,
     measures: measureMessages(messages, counter),
     keptGroups: collectToolGroups(messages.slice(keptFrom)),
-    coveredGroups: collectToolGroups(messages.slice(0, keptFrom)),
+    coveredGroups: collectToolGroups(messages.slice(0, coveredTo)),
+    windowGroups: collectToolGroups(messages.slice(coveredTo, keptFrom)),
     ids: new Set(messages.map((message) => message.id)),
   };
 }
 
 /**
  * The history blocks of one call: the prepared history followed by the turn's steps (their
- * tool outputs already replaced where due), minus what the persisted summary covers — the
- * same blocks `historyBlocks` gives for the whole turn, without measuring the history again.
- * `firstStep` is the index of the first step's block (−1 when there are no steps).
+ * tool outputs already replaced where due), minus what the persisted summary covers
+ * (`covered`) and what is older than the history window (`windowed`) — the same blocks
+ * `historyBlocks` gives for the windowed turn, without measuring the history again. The
+ * sources see the turn from the window's start. `firstStep` is the index of the first step's
+ * block (−1 when there are no steps).
  */
 export function turnHistoryBlocks(input: {
   prepared: PreparedHistory;
@@ -150,12 +170,15 @@ export function turnHistoryBlocks(input: {
   turn: Message[];
   blocks: ContextBlock[];
   covered: ContextBlock[];
+  /** Blocks of the messages older than the window and not covered, oldest first. */
+  windowed: ContextBlock[];
   firstStep: number;
   /** True for history-layer blocks of a step's message (by id). */
   isStep: (block: ContextBlock) => boolean;
 } {
   const { prepared, steps, counter, throughMessageId } = input;
-  const turn = prepared.messages.concat(steps);
+  const { windowFrom } = prepared;
+  const turn = (windowFrom === 0 ? prepared.messages : prepared.messages.slice(windowFrom)).concat(steps);
   const historyLength = prepared.messages.length;
   const clash = steps.some((message) => prepared.ids.has(message.id));
   // Any history-layer block naming a step's message is a step, whichever source made it (a
@@ -164,7 +187,7 @@ export function turnHistoryBlocks(input: {
   const isStep = (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
   const coveredInSteps =
     throughMessageId !== undefined &&
-    prepared.keptFrom === 0 &&
+    prepared.coveredTo === 0 &&
     steps.some((message) => message.id === throughMessageId);
   if (clash || coveredInSteps) {
     // Rare: a step repeats a history id, or the summary covers part of this turn's steps.
@@ -172,13 +195,23 @@ export function turnHistoryBlocks(input: {
     const firstStep = blocks.findIndex((block) =>
       stepIds.has((block.metadata as { message: Message }).message.id),
     );
-    return { turn, blocks, covered, firstStep, isStep };
+    // Before the window: what the summary covers (all of it, when it reaches into the steps).
+    const outside = historyToBlocks(prepared.messages.slice(0, windowFrom), counter);
+    const coveredOutside = coveredInSteps ? outside.length : Math.min(prepared.coveredTo, windowFrom);
+    return {
+      turn,
+      blocks,
+      covered: [...outside.slice(0, coveredOutside), ...covered],
+      windowed: outside.slice(coveredOutside),
+      firstStep,
+      isStep,
+    };
   }
-  const { keptFrom, measures, keptGroups, coveredGroups } = prepared;
+  const { coveredTo, keptFrom, measures, keptGroups, coveredGroups, windowGroups } = prepared;
   const stepMeasures = measureMessages(steps, counter);
   const keptCount = historyLength - keptFrom;
   const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
-  const kept = turn.slice(keptFrom);
+  const kept = turn.slice(keptFrom - windowFrom);
   const blocks = buildHistoryBlocks(
     kept,
     (index) =>
@@ -186,17 +219,26 @@ export function turnHistoryBlocks(input: {
     (index) => (index < keptCount ? keptGroups.groups.get(index) : stepGroups.groups.get(index)),
   );
   const covered =
-    keptFrom === 0
+    coveredTo === 0
       ? []
       : buildHistoryBlocks(
-          prepared.messages.slice(0, keptFrom),
+          prepared.messages.slice(0, coveredTo),
           (index) => measures[index] as MessageMeasure,
           (index) => coveredGroups.groups.get(index),
+        );
+  const windowed =
+    keptFrom === coveredTo
+      ? []
+      : buildHistoryBlocks(
+          prepared.messages.slice(coveredTo, keptFrom),
+          (index) => measures[coveredTo + index] as MessageMeasure,
+          (index) => windowGroups.groups.get(index),
         );
   return {
     turn,
     blocks,
     covered,
+    windowed,
     firstStep: steps.length === 0 ? -1 : keptCount,
     isStep,
   };

@@ -29,6 +29,8 @@ export function describeReason(reason: DropReason, t: Translate): string {
       return t('reasonDuplicate', { of: reason.of });
     case 'over-budget':
       return t('reasonOverBudget', { n: formatTokens(reason.grantTokens) });
+    case 'history-window':
+      return t('reasonHistoryWindow', { n: formatTokens(reason.maxMessages) });
     case 'pinned-over-budget':
       return t('reasonPinnedOverBudget', { n: formatTokens(reason.budgetTokens) });
     case 'share-disabled':
