@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { UIMessageChunk } from 'ai';
@@ -139,6 +139,52 @@ describe('runTurn', () => {
     const stored = (await engine.store.load(SESSION)).messages;
     const answer = stored[stored.findIndex((message) => message.id === 'u-1') + 1];
     expect(answer?.metadata?.context).toMatchObject({ callIds: calls.map((call) => call.id) });
+  });
+
+  it("sends a last-n session as its report says: the window is core's, the older messages are reported dropped", async () => {
+    const configPath = join(notebook.root, SESSION, 'context-config.json');
+    const config = JSON.parse(await readFile(configPath, 'utf8'));
+    config.chatHistory = { ...config.chatHistory, strategy: 'last-n', lastN: 6 };
+    await writeFile(configPath, JSON.stringify(config));
+    const model = recordingModel('Terms order leaders.', ['guidance.md']);
+    const engine = engineWith(model);
+    const before = (await engine.store.load(SESSION)).messages;
+    const turn = await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'u-1' });
+    await readAll(turn.stream);
+
+    const lastSix = before.slice(-6).map((message) => message.id);
+    expect(turn.compiled?.compiled.history.map((message) => message.id)).toEqual(lastSix);
+    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+    expect(received).toHaveLength(2);
+    const calls = await engine.listCalls(SESSION);
+    for (const [step, call] of received.entries()) {
+      const report = calls[step]?.report;
+      // What the provider received is what the report counts, on the first call and after the tool call.
+      expect(countCallTokens(call, counter)).toBe(report?.totalTokens);
+      const history = report?.layers.find((layer) => layer.layer === 'history');
+      const windowed = history?.dropped.filter((block) => block.reason.type === 'history-window') ?? [];
+      expect(windowed.map((block) => block.id).sort()).toEqual(
+        before
+          .slice(0, -6)
+          .map((message) => `history:${message.id}`)
+          .sort(),
+      );
+      expect(
+        windowed.every((block) => block.reason.type === 'history-window' && block.reason.maxMessages === 6),
+      ).toBe(true);
+      expect(history?.kept.map((block) => block.id).slice(0, 6)).toEqual(
+        lastSix.map((id) => `history:${id}`),
+      );
+      // Nothing outside the window is kept aside as an artifact either: none of it is sent.
+      const outside = new Set(windowed.map((block) => block.id));
+      expect(
+        report?.compaction.filter((action) => action.type === 'placeholder' && outside.has(action.blockId)),
+      ).toEqual([]);
+    }
+    // The oldest message never reaches the provider.
+    expect(JSON.stringify(received.map((call) => call.prompt))).not.toContain(
+      String(before[0]?.content).slice(0, 40),
+    );
   });
 
   it('runs /compress as a command: no model call, both messages marked, never sent later', async () => {

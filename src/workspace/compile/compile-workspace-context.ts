@@ -189,6 +189,10 @@ export function prepareLoadedSession(
     outputReserveRatio: config.budget.outputReserve,
     enableShareContext: config.layers.enableShareContext,
     policy: { merge: config.layers.merge },
+    // `last-n` is core's history window: what it leaves out is reported, not sliced away here.
+    ...(config.chatHistory.strategy === 'last-n' && config.chatHistory.lastN !== undefined
+      ? { maxHistoryMessages: config.chatHistory.lastN }
+      : {}),
     ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
     // Collected once per turn: every step of the tool loop has the same query.
     sources: [...retrievalSources, ...(options.sources ?? [])].map(collectOnce),

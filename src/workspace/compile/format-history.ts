@@ -15,22 +15,17 @@ export interface FormatHistoryOptions {
  * Stage 4a of the workspace compiler (seed 003 "Format"): the stored messages as the model
  * will see them. Chat commands (`metadata.command`, e.g. `/compress` and its answer) are not
  * conversation and never reach the model. `full` keeps the record as is; `curated`, `last-n` and `budget` replace
- * dismissed and excluded messages by placeholders; `last-n` keeps the last `lastN` messages
- * (never starting on an orphaned tool result). The token budget itself is applied by the core
- * pipeline afterwards. Pure.
+ * dismissed and excluded messages by placeholders. Nothing is cut here: `last-n`'s window and
+ * the token budget are applied by the core pipeline (`maxHistoryMessages`), which reports
+ * what they leave out. Pure.
  */
 export function formatHistory(options: FormatHistoryOptions): Message[] {
-  const { strategy, lastN, placeholderLocale } = options.chatHistory;
+  const { strategy, placeholderLocale } = options.chatHistory;
   // Commands typed in the chat (`/compress`) and their answers are for ctxloom, not the model.
   const conversation = options.messages.filter((message) => message.metadata?.command === undefined);
-  const curated =
-    strategy === 'full'
-      ? conversation
-      : applyMemoryCuration(conversation, foldMemoryEvents(options.memory), placeholderLocale);
-  if (strategy !== 'last-n' || lastN === undefined) return curated;
-  let start = Math.max(0, curated.length - lastN);
-  while (start < curated.length && curated[start]?.role === 'tool') start++;
-  return curated.slice(start);
+  return strategy === 'full'
+    ? conversation
+    : applyMemoryCuration(conversation, foldMemoryEvents(options.memory), placeholderLocale);
 }
 
 /** Options of {@link buildQueryMessage}. */

@@ -1,6 +1,7 @@
 import type { Message } from 'ctxloom';
 import { createCharCounter } from 'ctxloom/testing';
 import { describe, expect, it } from 'vitest';
+import { compileContext } from '../../core/index.ts';
 import { parseMarkdownDocument } from '../blocks/parse-markdown-blocks.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
 import type { MemoryEvent } from '../memory/memory-event.ts';
@@ -173,13 +174,22 @@ describe('formatHistory', () => {
     expect(formatHistory({ messages, memory, chatHistory: base })).toEqual(messages);
   });
 
-  it('keeps the last n messages without starting on a tool result', () => {
+  it('cuts nothing for last-n: core sends the last n without starting on a tool result, and reports the rest', async () => {
     const last = formatHistory({
       messages,
       memory: [],
       chatHistory: { ...base, strategy: 'last-n', lastN: 3 },
     });
-    expect(last.map((message) => message.id)).toEqual(['a2', 'u2']);
+    expect(last).toEqual(messages);
+    const compiled = await compileContext(
+      { history: last },
+      { counter, window: 4000, maxHistoryMessages: 3 },
+    );
+    expect(compiled.history.map((message) => message.id)).toEqual(['a2', 'u2']);
+    const history = compiled.report.layers.find((layer) => layer.layer === 'history');
+    expect(history?.dropped.map((block) => [block.id, block.reason])).toEqual(
+      ['t1', 'a1', 'u1'].map((id) => [`history:${id}`, { type: 'history-window', maxMessages: 3 }]),
+    );
   });
 
   it('builds the query message with reference provenance and delivered injections', () => {

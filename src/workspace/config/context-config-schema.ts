@@ -40,7 +40,8 @@ export const contextConfigSchema = z.strictObject({
     .strictObject({
       source: relativeFile.default('messages.json'),
       /**
-       * `full` — every message; `last-n` — the last `lastN` messages; `budget` — as many recent
+       * `full` — every message; `last-n` — the last `lastN` messages (core's history window: the
+       * older ones are reported dropped, reason `history-window`); `budget` — as many recent
        * messages as the history budget holds; `curated` — every message, with dismissed and
        * excluded ones replaced by placeholders.
        */
