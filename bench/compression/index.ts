@@ -60,18 +60,19 @@ export async function run(
   const script = generateEtlSessionScript({ turns: 200 });
   const dir = mkdtempSync(join(tmpdir(), 'ctxloom-bench-compression-'));
   const saver = new SqliteSaver({ path: join(dir, 'etl200.db'), durability: 'normal' });
-  const session = createEtlSession({
+  const session = await createEtlSession({
+    saver,
+    workspaceRoot: join(dir, 'workspace'),
     threadId: formatThreadId({ app: 'etl', userId: 'bench', sessionId: 's200' }),
-    process: createEtlProcess({
+    process: {
       router: createLexicalRouter(),
       proposer: createHeuristicRequirementProposer(),
       agentModel: createScriptedEtlModel(script),
       counter,
       window: 128_000,
       config: DEFAULT_ROUTER_CONFIG,
-      checkpointer: saver,
       clock: () => 0,
-    }),
+    },
   });
   const outcomes: Record<string, number> = {};
   const started = performance.now();

@@ -7,20 +7,23 @@ import {
   summarizeSql,
   type ThreadId,
 } from '../../src/compression/index.ts';
-import type { TokenCounter } from '../../src/core/index.ts';
+import type { CompiledContext, TokenCounter } from '../../src/core/index.ts';
 import type { RouterConfig, SemanticRouter } from '../../src/routing/index.ts';
 import {
+  type AgentDefinition,
   type AgentRunResult,
   type CompiledProcess,
   CompressionStateModule,
+  compileAgentCall,
   compressionSources,
   createCommanderRouter,
   createCompressionCompactStage,
   createDynamicProcess,
   defineAgent,
+  processRule,
 } from '../../src/runtime/index.ts';
-import { CALL_LOG_CAPACITY, createSessionBlackboard } from '../../src/session/index.ts';
-import type { StateBuilder } from '../../src/state/index.ts';
+import type { CheckpointSessionStore } from '../../src/session/index.ts';
+import { StateBuilder } from '../../src/state/index.ts';
 import { ETL_AGENTS, type EtlAgent } from './agents.ts';
 
 /** Options of {@link createEtlProcess}. */
@@ -36,13 +39,10 @@ export interface EtlProcessOptions {
   window: number;
   config: RouterConfig;
   checkpointer: BaseCheckpointSaver;
+  /** The session thread's Blackboard: the checkpoint session store's (`store.blackboard`). */
+  blackboard: CheckpointSessionStore['blackboard'];
   /** Epoch-millisecond clock for the timeline and artifact index. Default `Date.now`. */
   clock?: () => number;
-  /**
-   * Blackboard delta-channel snapshot frequency (updates between full snapshots). Lower bounds
-   * the replay on every resume (`getTuple`) for long sessions. Default 500 (the Blackboard's).
-   */
-  snapshotFrequency?: number;
 }
 
 /**
@@ -55,29 +55,31 @@ export interface EtlProcessOptions {
  */
 export function createEtlProcess(options: EtlProcessOptions): {
   graph: CompiledProcess;
-  blackboard: ReturnType<typeof createSessionBlackboard>;
+  /**
+   * The first call `agentId` would send for `query` on the thread's current `values`,
+   * compiled as its node compiles it (nothing written).
+   */
+  preview: (values: Record<string, unknown>, agentId: string, query?: string) => Promise<CompiledContext>;
 } {
-  // A session thread's Blackboard: the compression fields plus the session store's, so every
-  // agent call is logged in the thread's call log and `ctxloom calls`/the notebook can read it.
-  const blackboard = createSessionBlackboard({
-    callCapacity: CALL_LOG_CAPACITY,
-    ...(options.snapshotFrequency === undefined ? {} : { snapshotFrequency: options.snapshotFrequency }),
-  });
+  // The session thread's Blackboard: every agent call is logged in the thread's call log, and
+  // agents compile the session's curation, history summary and structured state.
+  const { blackboard, counter } = options;
   const clock = options.clock ?? Date.now;
-  const compact = createCompressionCompactStage({ counter: options.counter });
+  const compact = createCompressionCompactStage({ counter });
+  const agents = ETL_AGENTS.map((agent) =>
+    defineAgent({
+      id: agent.id,
+      systemPrompt: agent.systemPrompt,
+      model: options.agentModel,
+      window: options.window,
+      maxSteps: 1,
+    }),
+  );
   const graph = createDynamicProcess({
     blackboard,
-    counter: options.counter,
+    counter,
     now: clock,
-    agents: ETL_AGENTS.map((agent) =>
-      defineAgent({
-        id: agent.id,
-        systemPrompt: agent.systemPrompt,
-        model: options.agentModel,
-        window: options.window,
-        maxSteps: 1,
-      }),
-    ),
+    agents,
     router: createCommanderRouter({
       agents: ETL_AGENTS,
       router: options.router,
@@ -97,7 +99,23 @@ export function createEtlProcess(options: EtlProcessOptions): {
         ),
     }),
   }).compile({ checkpointer: options.checkpointer });
-  return { graph, blackboard };
+  const rule = processRule('dynamic', { enableShareContext: true });
+  return {
+    graph,
+    async preview(values, agentId, query) {
+      const agent = agents.find((candidate) => candidate.id === agentId) ?? (agents[0] as AgentDefinition);
+      const sb = new StateBuilder(values, { blackboard, now: clock });
+      return compileAgentCall({
+        agent,
+        sb,
+        rule,
+        counter,
+        ...(query === undefined ? {} : { query }),
+        sources: compressionSources(sb),
+        compact,
+      });
+    },
+  };
 }
 
 /**

@@ -1,15 +1,25 @@
+import { mkdirSync } from 'node:fs';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, createCompressionState, type ThreadId } from '../../src/compression/index.ts';
-import type { Message } from '../../src/core/index.ts';
+import { type CompiledContext, CtxloomError, type Message } from '../../src/core/index.ts';
 import type { PendingRequest } from '../../src/routing/index.ts';
 import {
   type CommanderRecord,
   type CompactionRecord,
   CompressionStateModule,
   fromLangChain,
-  submitInput,
 } from '../../src/runtime/index.ts';
+import {
+  type CheckpointSessionStore,
+  createCheckpointSessionStore,
+  createSessionEngine,
+  parseSessionCommand,
+  type SessionEngine,
+  type Turn,
+} from '../../src/session/index.ts';
 import { humanMessageId, StateBuilder, type TimelineEntry } from '../../src/state/index.ts';
-import type { createEtlProcess } from './etl-process.ts';
+import { createSession, openWorkspace } from '../../src/workspace/index.ts';
+import { createEtlProcess, type EtlProcessOptions } from './etl-process.ts';
 
 /** What one user message led to, read back from the checkpointed state. */
 export interface EtlTurn {
@@ -27,11 +37,19 @@ export interface EtlTurn {
   compaction?: CompactionRecord;
   /** The request the agent opened with a `QUESTION:` reply. */
   request?: PendingRequest;
+  /** What `/compress` did (a command: no agent ran). */
+  compress?: { scope: string; tokensBefore: number; tokensAfter: number; summarised?: number };
 }
 
 /** A running ETL conversation over a checkpointed process. */
 export interface EtlSession {
   threadId: ThreadId;
+  /** The workspace session id (the thread's `sessionId`). */
+  sessionId: string;
+  /** The session engine every message goes through (`engine.runTurn`). */
+  engine: SessionEngine;
+  /** The checkpoint session store on the process's thread. */
+  store: CheckpointSessionStore;
   /** Sends one user message (input id `u<turn>` unless given; a re-sent id is a no-op). */
   send(text: string, options?: { inputId?: string }): Promise<EtlTurn>;
   /** The Blackboard's `messages`, as ctxloom messages. */
@@ -41,30 +59,78 @@ export interface EtlSession {
   pendingRequests(): Promise<PendingRequest[]>;
   /** The raw checkpointed values (for inspection and tests). */
   values(): Promise<Record<string, unknown>>;
+  /**
+   * The first call the session's current agent (the one a pending question waits on, else
+   * the last to answer, else the analyst) would send for `query` — as its node compiles it.
+   */
+  preview(query?: string): Promise<CompiledContext>;
+}
+
+/** Options of {@link createEtlSession}. */
+export interface EtlSessionOptions {
+  /** The checkpoint saver of the session's thread (SQLite or PostgreSQL). */
+  saver: BaseCheckpointSaver;
+  threadId: ThreadId;
+  /** The process's models, router and budget. */
+  process: Omit<EtlProcessOptions, 'blackboard' | 'checkpointer'>;
+  /**
+   * The workspace folder holding the session's folder (`<sessionId>/context-config.json`,
+   * created when missing). Nothing else is written there: the session lives in the checkpoints.
+   */
+  workspaceRoot: string;
+  /** Blackboard delta-channel snapshot frequency. Default 500. */
+  snapshotFrequency?: number;
 }
 
 /**
- * The ETL session entry: every user message enters through `submitInput` (deterministic
- * HumanMessage id, processed-input ledger) on LangGraph thread `threadId`; everything else —
- * routing, TODOs, artifacts, pending questions, the `/compress` switch — happens in the
- * process and lives in its checkpoints. A new session object on the same checkpointer and
- * thread continues where the last one stopped.
+ * The ETL session on ctxloom's session engine: a checkpoint session store on the thread, the
+ * ETL process built over its Blackboard, and `createSessionEngine({ process })`. Every user
+ * message is `engine.runTurn` — the same call the notebook's chat route makes: the process
+ * routes it and its agents compile, log and send their calls; `/compress` is the engine's
+ * command (history summary with its coverage, requirement TODO, artifact index, curation
+ * respected), stored in the thread where the agents read it. A new session object on the same
+ * saver and thread continues where the last one stopped.
  */
-export function createEtlSession(options: {
-  process: ReturnType<typeof createEtlProcess>;
-  threadId: ThreadId;
-}): EtlSession {
-  const { graph, blackboard } = options.process;
-  const { threadId } = options;
-  const [, , userId, , sessionId] = threadId.split(':') as [string, string, string, string, string];
+export async function createEtlSession(options: EtlSessionOptions): Promise<EtlSession> {
+  const { threadId, saver } = options;
+  const [app, , userId, , sessionId] = threadId.split(':') as [string, string, string, string, string];
+  const store = createCheckpointSessionStore({
+    saver,
+    kind: 'etl',
+    threadIdOf: () => threadId,
+    ...(options.snapshotFrequency === undefined ? {} : { snapshotFrequency: options.snapshotFrequency }),
+  });
+  const { blackboard } = store;
+  const process = createEtlProcess({ ...options.process, blackboard, checkpointer: saver });
   const config = { configurable: { thread_id: threadId } };
-  const values = async () => ((await graph.getState(config)).values ?? {}) as Record<string, unknown>;
+  const values = async () =>
+    ((await process.graph.getState(config)).values ?? {}) as Record<string, unknown>;
   const module = async () => new CompressionStateModule(new StateBuilder(await values(), { blackboard }));
+  mkdirSync(options.workspaceRoot, { recursive: true });
+  const workspace = openWorkspace({ root: options.workspaceRoot });
+  if ((await workspace.sandbox.stat(sessionId))?.kind !== 'directory') {
+    await createSession({ workspace, id: sessionId, concept: 'ETL pipeline (orders)' });
+  }
+  const preview = async (query?: string) => {
+    const state = await values();
+    return process.preview(state, currentAgent(state, blackboard), query);
+  };
+  const engine = createSessionEngine({
+    workspace,
+    store,
+    counter: options.process.counter,
+    proposer: options.process.proposer,
+    process: { graph: process.graph, namespace: `${app}:user:${userId}`, preview: (_id, query) => preview(query) },
+  });
   let before: Record<string, unknown> | undefined;
 
   return {
     threadId,
+    sessionId,
+    engine,
+    store,
     values,
+    preview,
     async messages() {
       return fromLangChain(new StateBuilder(await values(), { blackboard }).memory.snapshot());
     },
@@ -82,26 +148,52 @@ export function createEtlSession(options: {
         .userTurns;
       const inputId = sendOptions.inputId ?? `u${turns}`;
       const timelineBefore = timelineOf(before).length;
-      const result = await submitInput({
-        graph: graph as Parameters<typeof submitInput>[0]['graph'],
-        config,
-        input: { inputId, content: text },
-        session: { namespace: `${threadId.split(':')[0]}:user:${userId}`, sessionId },
-        blackboard,
-      });
-      const after = (result.state ?? {}) as Record<string, unknown>;
+      const command = parseSessionCommand(text.trim()) !== undefined;
+      let turn: Turn;
+      try {
+        turn = await engine.runTurn({ sessionId, text, messageId: command ? `${inputId}:command` : inputId });
+      } catch (error) {
+        if (CtxloomError.is(error, 'conflict') && error.details?.accepted === false) {
+          return { inputId, userMessage: { id: '', role: 'user', content: text }, accepted: false, commander: undefined, reply: '' };
+        }
+        throw error;
+      }
+      const stored = await turn.stored;
+      const after = await values();
       before = after;
+      if (command) {
+        const answer = stored.at(-1);
+        const commandTurn: EtlTurn = {
+          inputId,
+          userMessage: { id: turn.userMessageId, role: 'user', content: text },
+          accepted: true,
+          commander: undefined,
+          reply: answer === undefined ? '' : String(answer.content),
+        };
+        const brief = answer?.metadata?.compress as EtlTurn['compress'] | undefined;
+        if (brief !== undefined) commandTurn.compress = brief;
+        return commandTurn;
+      }
       return readTurn({
         after,
         text,
         inputId,
         sessionId,
-        accepted: result.accepted,
+        accepted: true,
         timelineBefore,
         blackboard,
       });
     },
   };
+}
+
+/** The agent a preview compiles for: a pending question's, else the last to answer, else the analyst. */
+function currentAgent(values: Record<string, unknown>, blackboard: CheckpointSessionStore['blackboard']): string {
+  const module = new CompressionStateModule(new StateBuilder(values, { blackboard }));
+  const pending = module.coordination().pendingRequests.findLast((request) => request.status === 'pending');
+  if (pending !== undefined) return pending.createdBy;
+  const finished = timelineOf(values).findLast((entry) => entry.kind === 'agent-finished');
+  return finished?.agentId ?? 'analyst';
 }
 
 function timelineOf(values: Record<string, unknown>): TimelineEntry[] {
@@ -115,7 +207,7 @@ function readTurn(input: {
   sessionId: string;
   accepted: boolean;
   timelineBefore: number;
-  blackboard: ReturnType<typeof createEtlProcess>['blackboard'];
+  blackboard: CheckpointSessionStore['blackboard'];
 }): EtlTurn {
   const id = humanMessageId({ sessionId: input.sessionId, inputId: input.inputId });
   const userMessage: Message = { id, role: 'user', content: input.text };

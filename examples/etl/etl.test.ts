@@ -12,12 +12,14 @@ const dir = mkdtempSync(join(tmpdir(), 'ctxloom-etl-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const outcomeOf = (turn: EtlTurn) =>
-  turn.commander?.outcome === 'clarification'
+  turn.compress !== undefined
+    ? 'command'
+    : turn.commander?.outcome === 'clarification'
     ? `clarification:${turn.commander.reason}`
     : turn.commander?.outcome;
 
 describe('ETL example on the dynamic process (scripted model, SqliteSaver)', async () => {
-  const { session, saver, scripted } = openEtlSession({ path: join(dir, 'full.db') });
+  const { session, saver, scripted } = await openEtlSession({ path: join(dir, 'full.db') });
   const turns = await playScript(session, ETL_SCRIPT);
   const state = await session.state();
   const messages = await session.messages();
@@ -43,10 +45,10 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
     );
   });
 
-  it('answers clarifications and /compress as the commander, without calling an agent', () => {
+  it('answers clarifications as the commander and /compress as the engine, without calling an agent', () => {
     expect(turns[5]?.reply).toMatch(/Which part of the task/);
-    expect(turns[10]?.reply).toMatch(/compression is on \(all\)/);
-    expect(messages.filter((message) => message.id.startsWith('commander:'))).toHaveLength(3);
+    expect(turns[10]?.reply).toMatch(/^\/compress: context \d+ → \d+ tokens\./);
+    expect(messages.filter((message) => message.id.startsWith('commander:'))).toHaveLength(2);
   });
 
   it('keeps global facts in the global TODO and queues the unsure one as an open question', () => {
@@ -94,7 +96,7 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
   });
 
   it('compiles every agent input with the TODO and artifact views in todo__context', async () => {
-    const { session: reader, saver: readSaver } = openEtlSession({ path: join(dir, 'full.db') });
+    const { session: reader, saver: readSaver } = await openEtlSession({ path: join(dir, 'full.db') });
     const timeline = ((await reader.values()).timeline as { entries: { kind: string }[] }).entries;
     await readSaver.close();
     expect(timeline.filter((entry) => entry.kind === 'compact')).toHaveLength(9);
@@ -111,7 +113,7 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
   });
 
   it('logs every agent call in the thread’s call log, readable through the session store', async () => {
-    const { session: reader, saver: readSaver } = openEtlSession({ path: join(dir, 'full.db') });
+    const { session: reader, saver: readSaver } = await openEtlSession({ path: join(dir, 'full.db') });
     const store = createCheckpointSessionStore({ saver: readSaver, threadIdOf: () => reader.threadId });
     const calls = await store.listCalls('etl');
     await store.close();
@@ -132,21 +134,40 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
     expect(state.clippingScope).toBe('all');
     expect(turns[11]?.compaction?.trigger).toBe('none');
   });
+
+  it('/compress (the engine’s command) summarises the history with its coverage and shrinks the next call', async () => {
+    const compress = turns[10]?.compress;
+    expect(compress?.tokensAfter).toBeLessThan(compress?.tokensBefore ?? 0);
+    const { session: reader, saver: readSaver } = await openEtlSession({ path: join(dir, 'full.db') });
+    const { compression } = await reader.store.load(reader.sessionId);
+    const calls = await reader.store.listCalls(reader.sessionId);
+    await readSaver.close();
+    const summary = compression.summary;
+    expect(summary?.fromMessageId).toBe(messages[0]?.id);
+    expect(summary?.coveredCount).toBeGreaterThan(10);
+    // The tester's call after /compress sends the summary and reports the covered messages as summarised.
+    const last = calls.at(-1);
+    expect(last?.agentId).toBe('tester');
+    const history = last?.report.layers.find((layer) => layer.layer === 'history');
+    const summarised = history?.dropped.filter((drop) => drop.reason.type === 'summarized') ?? [];
+    expect(summarised.length).toBeGreaterThan(0);
+    expect(last?.report.layers.find((layer) => layer.layer === 'compression__context')?.tokens).toBeGreaterThan(0);
+  });
 });
 
 describe('ETL example: resume from the checkpoint', async () => {
   const path = join(dir, 'resume.db');
   const half = 6;
-  const first = openEtlSession({ path });
+  const first = await openEtlSession({ path });
   const before = await playScript(first.session, ETL_SCRIPT.slice(0, half));
   await first.saver.close();
-  const second = openEtlSession({ path });
+  const second = await openEtlSession({ path });
   const resent = await second.session.send(ETL_SCRIPT[half - 1]!.user, { inputId: `u${half - 1}` });
   const after = await playScript(second.session, ETL_SCRIPT.slice(half));
   const resumed = await second.session.state();
   const messages = await second.session.messages();
   await second.saver.close();
-  const { session: straight, saver } = openEtlSession({ path: join(dir, 'straight.db') });
+  const { session: straight, saver } = await openEtlSession({ path: join(dir, 'straight.db') });
   await playScript(straight, ETL_SCRIPT);
   const reference = await straight.state();
   await saver.close();
@@ -207,14 +228,14 @@ SELECT d.dt FROM dw.orders_daily d JOIN (SELECT dt, sum(paid_amount) AS paid FRO
 };
 
 describe('ETL example with small windows', async () => {
-  const clipped = openEtlSession({
+  const clipped = await openEtlSession({
     path: join(dir, 'clip.db'),
     window: 1350,
     script: [...ETL_SCRIPT, RECONCILE],
   });
   const clippedTurns = await playScript(clipped.session, [...ETL_SCRIPT, RECONCILE]);
   await clipped.saver.close();
-  const soft = openEtlSession({ path: join(dir, 'soft.db'), window: 1250 });
+  const soft = await openEtlSession({ path: join(dir, 'soft.db'), window: 1250 });
   const softTurns = await playScript(soft.session, ETL_SCRIPT);
   const softMessages = await soft.session.messages();
   await soft.saver.close();
@@ -241,7 +262,8 @@ describe('ETL example with small windows', async () => {
       (turn) => turn?.compaction?.tokens ?? 0,
     );
     expect(at).toBeLessThan(before!);
-    expect(after).toBeLessThan(at! + 100);
+    // `/compress` (turn 10) adds the history summary, and clipping keeps later payloads under the soft limit.
+    expect(after).toBeLessThan(softTurns[11]?.compaction?.softLimit ?? 0);
     expect(softTurns[11]?.compaction?.compressed).toBe('none');
     // Compression cuts what is compiled, never the checkpointed history.
     expect(softMessages.filter((message) => message.role === 'user')).toHaveLength(ETL_SCRIPT.length);

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createHeuristicRequirementProposer,
@@ -13,7 +13,6 @@ import { resolveModel } from '../../src/llm/index.ts';
 import { createModelRouter, resolveRouterConfig } from '../../src/routing/index.ts';
 import { SqliteSaver } from '../../src/runtime/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
-import { createEtlProcess } from './etl-process.ts';
 import { createEtlSession, type EtlSession, type EtlTurn } from './etl-session.ts';
 import { createScriptedEtlModel, ETL_SCRIPT, type ScriptedTurn } from './scripted-conversation.ts';
 
@@ -37,30 +36,34 @@ export interface OpenEtlSessionOptions {
  * a real model routes, extracts requirements and answers as the agents (its decisions then
  * differ from the script).
  */
-export function openEtlSession(options: OpenEtlSessionOptions): {
+export async function openEtlSession(options: OpenEtlSessionOptions): Promise<{
   session: EtlSession;
   saver: SqliteSaver;
   /** The scripted model (its `calls`), or `undefined` with a real model. */
   scripted: ReturnType<typeof createScriptedEtlModel> | undefined;
-} {
+}> {
   const env = options.env ?? {};
   const real = options.modelSpec !== undefined && options.modelSpec !== '' && options.modelSpec !== 'offline';
   const scripted = real ? undefined : createScriptedEtlModel(options.script);
   const model = scripted ?? resolveModel(options.modelSpec, env).model;
   let tick = Date.UTC(2026, 0, 1);
   const saver = new SqliteSaver({ path: options.path });
-  const process = createEtlProcess({
-    agentModel: model,
-    router: createModelRouter({ model }),
-    proposer: real ? createModelRequirementProposer({ model }) : createHeuristicRequirementProposer(),
-    counter: createO200kCounter(),
-    window: options.window ?? 8000,
-    config: resolveRouterConfig({ app: 'etl', values: env }),
-    checkpointer: saver,
-    clock: () => tick++,
-  });
   const threadId = options.threadId ?? formatThreadId({ app: 'etl', userId: 'demo', sessionId: 'window-1' });
-  return { session: createEtlSession({ process, threadId }), saver, scripted };
+  const session = await createEtlSession({
+    saver,
+    threadId,
+    workspaceRoot: join(dirname(options.path), 'workspace'),
+    process: {
+      agentModel: model,
+      router: createModelRouter({ model }),
+      proposer: real ? createModelRequirementProposer({ model }) : createHeuristicRequirementProposer(),
+      counter: createO200kCounter(),
+      window: options.window ?? 8000,
+      config: resolveRouterConfig({ app: 'etl', values: env }),
+      clock: () => tick++,
+    },
+  });
+  return { session, saver, scripted };
 }
 
 /** Sends `script` turn by turn; `onTurn` sees each result. */
@@ -93,6 +96,9 @@ export function describeTurn(turn: EtlTurn): string {
           : commander.outcome === 'clarification'
             ? `clarification (${commander.reason})`
             : 'command /compress';
+  if (turn.compress !== undefined) {
+    return `> ${String(turn.userMessage.content)}\n  command ${String(turn.userMessage.content)} (the engine's): context ${turn.compress.tokensBefore} → ${turn.compress.tokensAfter} tokens\n  ${turn.reply.split('\n')[1] ?? ''}`;
+  }
   const actions = commander?.actions.join(', ') ?? '';
   const payload =
     turn.compaction === undefined
@@ -108,11 +114,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const spec = process.env.CTXLOOM_MODEL ?? '';
   const half = Math.ceil(ETL_SCRIPT.length / 2);
   write(`checkpoints: ${path}`);
-  const first = openEtlSession({ path, modelSpec: spec, env: process.env });
+  const first = await openEtlSession({ path, modelSpec: spec, env: process.env });
   await playScript(first.session, ETL_SCRIPT.slice(0, half), (turn) => write(describeTurn(turn)));
   await first.saver.close();
   write(`\n--- process restarted: resuming ${first.session.threadId} from the checkpoint ---\n`);
-  const second = openEtlSession({ path, modelSpec: spec, env: process.env });
+  const second = await openEtlSession({ path, modelSpec: spec, env: process.env });
   const resent = await second.session.send(ETL_SCRIPT[half - 1]?.user ?? '', { inputId: `u${half - 1}` });
   write(`re-sent u${half - 1}: accepted=${resent.accepted} (the ledger makes it a no-op)`);
   await playScript(second.session, ETL_SCRIPT.slice(half), (turn) => write(describeTurn(turn)));

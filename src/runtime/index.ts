@@ -19,6 +19,7 @@ export {
   type CompactStage,
   type CompactStageInput,
   type RunAgentInput,
+  compileAgentCall,
   runAgent,
 } from './agents/run-agent.ts';
 export { createTodoTool, parseTodoPayload, TODO_TOOL_NAME } from './agents/todo-tool.ts';

@@ -2,8 +2,9 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
-import { CompressionStateSchema } from '../compression/index.ts';
+import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
+import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
 import { fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
@@ -60,6 +61,13 @@ export interface CheckpointSessionStore extends SessionStore {
    * nodes log every model call they send in the session's call log.
    */
   readonly blackboard: ReturnType<typeof createSessionBlackboard>;
+  /** The LangGraph `thread_id` of a session. */
+  threadIdOf(sessionId: string): string;
+  /**
+   * Runs `work` holding this store's lock of the session's thread, so none of the store's
+   * writes lands in between (the session engine runs a process turn in it).
+   */
+  exclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
   /** Closes the lock's connections (not the saver: its owner closes it). */
   close(): Promise<void>;
 }
@@ -191,7 +199,23 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
       // Fields a newer port added default as in a file written before them.
       const compression: SessionCompression = { ...EMPTY_COMPRESSION, ...stored };
+      // Seed 004's structured state lives where runtime agents read and extend it: the
+      // thread's compression fields (a thread written before them keeps it in the record).
+      const module = new CompressionStateModule(new StateBuilder(state, { blackboard }));
+      const structured = module.snapshot();
       const messages = messagesOf(state);
+      if (structured !== undefined) {
+        compression.structured = structured;
+        // A process's commander extracts each user message's requirements as it routes it:
+        // those are processed, and `/compress` must not propose them again.
+        const routed = module.coordination().lastTurn?.commander?.messageId;
+        const position = (id: string | null | undefined) =>
+          id == null ? -1 : messages.findIndex((message) => message.id === id);
+        const through = compression.processedThrough.requirements;
+        if (routed !== undefined && position(routed) > position(through)) {
+          compression.processedThrough = { ...compression.processedThrough, requirements: routed };
+        }
+      }
       compression.summary = currentSummary(state, compression.summary, messages);
       const loaded: SessionState = {
         sessionId,
@@ -247,6 +271,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
         }
       }
       let saved: SessionCompression | undefined;
+      let committed: CompressionState | undefined;
       await write(sessionId, (state, sb) => {
         const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
         const revision = stored?.revision ?? 0;
@@ -258,14 +283,25 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
           });
         }
         saved = structuredClone({ ...compression, revision: revision + 1 });
-        sb.setExtension(SESSION_KEYS.compression, saved satisfies StoredCompression);
+        // The structured state goes to the thread's compression fields (one copy, the one
+        // runtime agents compile and extend); the record keeps the rest.
+        if (compression.structured !== null) {
+          const module = new CompressionStateModule(sb);
+          committed = module.commit(compression.structured, {
+            expectedRevision: module.snapshot()?.revision ?? null,
+          });
+        }
+        sb.setExtension(SESSION_KEYS.compression, {
+          ...saved,
+          structured: null,
+        } satisfies StoredCompression);
         // Runtime agents compile `compression__context`: keep it the summary text.
         sb.compression.persistCompression(
           compression.summary?.text ?? '',
           compression.summary?.throughMessageId,
         );
       });
-      return structuredClone(saved as SessionCompression);
+      return structuredClone({ ...(saved as SessionCompression), structured: committed ?? null });
     },
     async appendCall(sessionId, call) {
       const record = structuredClone(call);
@@ -286,6 +322,8 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       const threadId = threadIdOf(sessionId);
       await lock.run(threadId, () => options.saver.deleteThread(threadId));
     },
+    threadIdOf,
+    exclusive: (sessionId, work) => lock.run(threadIdOf(sessionId), work),
     close: () => lock.close(),
   };
 }

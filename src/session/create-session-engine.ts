@@ -9,8 +9,12 @@ import {
   prepareSessionCompile,
 } from './compile-session.ts';
 import { compressSession } from './compress-session.ts';
+import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
+import { parseSessionCommand } from './session-commands.ts';
+import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
+import type { SessionStore } from './session-store.ts';
 
 /**
  * Creates the session engine over a workspace (manifests and files) and a
@@ -58,8 +62,23 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     return { prepared, tools };
   }
 
-  const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) =>
-    (await prepare(sessionId, compileOptions)).prepared.compile();
+  const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
+    if (processStore !== undefined) {
+      throw new CtxloomError({
+        code: 'invalid-config',
+        message: `session "${sessionId}" runs on a process: which agent answers next depends on the route, so there is no one next call to preview; its calls are in the call log (listCalls)`,
+        path: 'process',
+      });
+    }
+    return (await prepare(sessionId, compileOptions)).prepared.compile();
+  };
+
+  /** Input tokens of the session's next call: the preview's, or the process's own preview. */
+  async function nextCallTokens(sessionId: string): Promise<number> {
+    if (options.process === undefined) return (await compile(sessionId)).report.totalTokens;
+    if (options.process.preview === undefined) return Number.NaN;
+    return (await options.process.preview(sessionId)).report.totalTokens;
+  }
 
   async function requireFolder(sessionId: string): Promise<void> {
     workspace.session(sessionId); // validates the id
@@ -69,16 +88,24 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     }
   }
 
+  const processStore = options.process === undefined ? undefined : checkpointStoreOf(store);
+
   const engine: SessionEngine = {
     store,
     compile,
     async runTurn(input) {
       await requireFolder(input.sessionId);
+      const text = input.text.trim();
+      if (processStore !== undefined && options.process !== undefined && text !== '' && parseSessionCommand(text) === undefined) {
+        return runProcessTurn({ ...input, text }, { process: options.process, store: processStore, createId });
+      }
       return runTurn(input, { options, engine, prepare, now, createId });
     },
     async compress(sessionId, compressOptions = {}) {
-      const before = await compile(sessionId);
-      const counter = options.counter ?? counterFor(before.config.budget.model);
+      await requireFolder(sessionId);
+      const tokensBefore = await nextCallTokens(sessionId);
+      const before = processStore === undefined ? await compile(sessionId) : undefined;
+      const counter = options.counter ?? counterFor(before?.config.budget.model);
       const result = await compressSession({
         store,
         sessionId,
@@ -89,12 +116,11 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
         ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
         ...(options.model === undefined || options.model.offline ? {} : { model: options.model.model }),
-        placeholderLocale: before.config.chatHistory.placeholderLocale,
+        ...(before === undefined ? {} : { placeholderLocale: before.config.chatHistory.placeholderLocale }),
         now,
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
       });
-      const after = await compile(sessionId);
-      return { ...result, tokensBefore: before.report.totalTokens, tokensAfter: after.report.totalTokens };
+      return { ...result, tokensBefore, tokensAfter: await nextCallTokens(sessionId) };
     },
     async curate(sessionId, input) {
       await requireFolder(sessionId);
@@ -117,4 +143,17 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     },
   };
   return engine;
+}
+
+/** The checkpoint session store a process runs on; any other store is `invalid-config`. */
+function checkpointStoreOf(store: SessionStore): CheckpointSessionStore {
+  const candidate = store as Partial<CheckpointSessionStore>;
+  if (candidate.blackboard === undefined || typeof candidate.exclusive !== 'function') {
+    throw new CtxloomError({
+      code: 'invalid-config',
+      message: `a session process runs on the checkpoint session store it is built over (createCheckpointSessionStore), not on the "${store.kind}" store`,
+      path: 'store',
+    });
+  }
+  return store as CheckpointSessionStore;
 }

@@ -35,6 +35,7 @@ export type {
   EngineModel,
   SessionEngine,
   SessionEngineOptions,
+  SessionProcess,
   Turn,
   TurnInput,
 } from './session-engine.ts';

@@ -1,6 +1,7 @@
 import { DeltaValue, type StateSchemaField } from '@langchain/langgraph';
 import { z } from 'zod';
 import { CALL_LOG_KEY } from '../runtime/agents/node-factory.ts';
+import { CURATION_LOG_KEY } from '../runtime/agents/session-history.ts';
 import { compressionExtensions } from '../runtime/compression/compression-blackboard.ts';
 import { createBlackboard } from '../state/index.ts';
 import type { CallRecord, CurationEvent, SessionCompression } from './session-store.ts';
@@ -12,7 +13,7 @@ import type { CallRecord, CurationEvent, SessionCompression } from './session-st
  * state, revision — is a plain field written by `/compress` only.
  */
 export const SESSION_KEYS = {
-  curation: 'session_curation',
+  curation: CURATION_LOG_KEY,
   calls: CALL_LOG_KEY,
   compression: 'session_compression',
 } as const;

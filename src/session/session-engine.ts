@@ -1,6 +1,7 @@
 import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
 import type { CompressScope, RequirementProposer } from '../compression/index.ts';
-import type { Message, Summarizer, TokenCounter } from '../core/index.ts';
+import type { CompiledContext, Message, Summarizer, TokenCounter } from '../core/index.ts';
+import type { InvokableGraph } from '../runtime/index.ts';
 import type { MemoryEvent, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
 import type { CompressSessionResult } from './compress-session.ts';
@@ -15,6 +16,28 @@ export interface EngineModel {
   offline: boolean;
 }
 
+/**
+ * A LangGraph process (`ctxloom/runtime`: sequential, dynamic, …) that runs a session's
+ * turns: route → agent nodes → persist, in the session's thread. Build it over the checkpoint
+ * store's Blackboard and saver (`createDynamicProcess({ blackboard: store.blackboard, … })
+ * .compile({ checkpointer: saver })`), so its agents read the session's curation, history
+ * summary and structured state and log every call they send in the session's call log.
+ */
+export interface SessionProcess {
+  /** The compiled graph; its checkpointer must be the store's saver. */
+  graph: InvokableGraph;
+  /** Namespace of the session identity the thread's first input writes. Default `ctxloom`. */
+  namespace?: string;
+  /** How long a turn waits while another process runs the thread (ms, 0..60 000). Default 0: `conflict`. */
+  waitMs?: number;
+  /**
+   * The next call the process would send for `query` (compiled exactly as its agent node
+   * compiles, nothing written), used for the token counts `/compress` reports. Optional:
+   * which agent answers depends on the route, which only the process knows.
+   */
+  preview?: (sessionId: string, query?: string) => Promise<CompiledContext>;
+}
+
 /** Options of {@link createSessionEngine}. */
 export interface SessionEngineOptions {
   workspace: Workspace;
@@ -22,6 +45,12 @@ export interface SessionEngineOptions {
   store: SessionStore;
   /** The model turns call; optional for compile-only use (preview, CLI compile, MCP). */
   model?: EngineModel;
+  /**
+   * Runs every turn through this process instead of one model loop (`store` must be the
+   * checkpoint session store the process is built over). Commands (`/compress`), curation,
+   * the call log and persistence stay the engine's. Decision record 036.
+   */
+  process?: SessionProcess;
   /** The tools a turn's model may call, per session. Default: none. */
   tools?: (sessionId: string) => ToolSet;
   /** Most model steps per turn (tool call + answer = 2), 1..50. Default 5. */
@@ -103,7 +132,7 @@ export interface TurnInput {
 export interface Turn {
   /** The AI SDK UI message stream (`useChat` reads it as is). `finish` comes after the answer is stored. */
   stream: ReadableStream<UIMessageChunk>;
-  /** The compile of the turn's model call; `undefined` for a command. */
+  /** The compile of the turn's model call; `undefined` for a command and for a process turn (its agents' calls are in the call log). */
   compiled: SessionCompile | undefined;
   /** The stored user message id. */
   userMessageId: string;

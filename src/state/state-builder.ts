@@ -80,6 +80,11 @@ export class StateBuilder {
     this.timeline = new TimelineModule(context);
   }
 
+  /** Whether the Blackboard has the application extension field `key`. */
+  hasExtension(key: string): boolean {
+    return this.#extensionKeys.has(key);
+  }
+
   /** Reads an application extension field (plain read; unknown keys throw `unknown-state-key`). */
   getExtension<T = unknown>(key: string): T | undefined {
     this.#assertExtension(key);

@@ -2,7 +2,7 @@ import type { CompileRequest } from '../../core/compile-types.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder, TodoSnapshot } from '../../state/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
-import { fromLangChain } from './from-langchain.ts';
+import { agentHistory } from './session-history.ts';
 import type { ProcessRule } from './process-rules.ts';
 
 /** Input of {@link collectAgentContext}. */
@@ -41,7 +41,7 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
   const through = sb.compression.coverage();
   if (summary.length > 0)
     request.compression = through === null ? { summary } : { summary, throughMessageId: through };
-  const history = rule.history ? fromLangChain(sb.memory.snapshot()) : [];
+  const history = rule.history ? agentHistory(sb) : [];
   if (history.length > 0) request.history = history;
   if (input.query !== undefined) {
     request.query = { id: `query:${agent.id}`, role: 'user', content: input.query };
@@ -49,7 +49,7 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
     const last: Message | undefined = history.at(-1);
     if (last?.role === 'user') request.query = last;
     else if (!rule.history) {
-      const human = fromLangChain(sb.memory.snapshot()).findLast((message) => message.role === 'user');
+      const human = agentHistory(sb).findLast((message) => message.role === 'user');
       if (human !== undefined) request.query = human;
     }
   }

@@ -66,13 +66,22 @@ export interface AgentRunResult {
   output?: unknown;
 }
 
+/** An agent call compiled and ready to send, with how its later steps compile. */
+interface PreparedAgentCall {
+  compiled: CompiledContext;
+  /** The request and limits the compact stage settled on for call 1. */
+  base: { request: CompileRequest; limits: { maxInputTokens?: number } };
+  compileStep: (request: CompileRequest, limits?: { maxInputTokens?: number }) => Promise<CompiledContext>;
+}
+
 /**
- * One agent call: collect the context from the state snapshot, compile it with the core
- * pipeline (budget, layers, process rule), emit for the AI SDK, call the model (with tools,
- * up to `agent.maxSteps` steps), and return the new assistant/tool messages with stable ids.
- * A summary the pipeline produces is persisted through `compression.persistCompression`.
+ * Collects and compiles an agent's first call exactly as {@link runAgent} sends it (sources,
+ * compact stage, tools counted), without calling the model. What the compact stage writes
+ * goes into `input.sb`'s patch; a preview discards it.
  */
-export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
+async function prepareAgentCall(
+  input: Omit<RunAgentInput, 'output' | 'onCompile'>,
+): Promise<PreparedAgentCall> {
   const { agent, sb, rule } = input;
   const request = collectAgentContext({
     agent,
@@ -86,12 +95,8 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   const tools = await toolDefinitions(agent.tools);
   const store = createMemoryArtifactStore();
   // The request and limits of the last compile the stage made: later steps start from them.
-  let last: { request: CompileRequest; limits: { maxInputTokens?: number } } = { request, limits: {} };
-  const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
-    last = { request: compileRequest, limits };
-    return compileStep(compileRequest, limits);
-  };
-  const compileStep = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) =>
+  let last: PreparedAgentCall['base'] = { request, limits: {} };
+  const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>
     compileContext(compileRequest, {
       counter: input.counter,
       window: agent.window,
@@ -104,15 +109,42 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
       ...(agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
       onSummary: (summary) => sb.compression.persistCompression(summary.summary, summary.throughMessageId),
     });
+  const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
+    last = { request: compileRequest, limits };
+    return compileStep(compileRequest, limits);
+  };
   const compiled =
     input.compact === undefined
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
+  return { compiled, base: last, compileStep };
+}
+
+/**
+ * The first call an agent would send now, compiled exactly as {@link runAgent} compiles it
+ * (same collector, sources, compact stage and budget), with no model call. Give it a
+ * throwaway StateBuilder over the current state: what the compact stage would write stays in
+ * that builder's patch. A session engine's process preview is built on it.
+ */
+export async function compileAgentCall(
+  input: Omit<RunAgentInput, 'output' | 'onCompile' | 'signal'>,
+): Promise<CompiledContext> {
+  return (await prepareAgentCall(input)).compiled;
+}
+
+/**
+ * One agent call: collect the context from the state snapshot, compile it with the core
+ * pipeline (budget, layers, process rule), emit for the AI SDK, call the model (with tools,
+ * up to `agent.maxSteps` steps), and return the new assistant/tool messages with stable ids.
+ * A summary the pipeline produces is persisted through `compression.persistCompression`.
+ */
+export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
+  const { agent } = input;
+  const { compiled, base, compileStep } = await prepareAgentCall(input);
   // Every later step of the tool loop is compiled again, under the same budget: the request
   // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
   const steps: CompiledContext[] = [compiled];
   input.onCompile?.(compiled, 0);
-  const base = last;
   const first = toStepCall(compiled);
   const result = await generateText({
     model: agent.model,

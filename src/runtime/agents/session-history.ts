@@ -1,0 +1,43 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import type { Message } from '../../core/message.ts';
+import type { StateBuilder } from '../../state/index.ts';
+import {
+  applyMemoryCuration,
+  foldMemoryEvents,
+  type MemoryEvent,
+  type PlaceholderLocale,
+} from '../../workspace/index.ts';
+import { fromLangChain } from './from-langchain.ts';
+
+/**
+ * The Blackboard field holding a session's curation events (dismiss / exclude / restore), on
+ * a session thread (`createSessionBlackboard` of `ctxloom/session`). An agent node compiles
+ * the history with them applied, as the notebook's compile does.
+ */
+export const CURATION_LOG_KEY = 'session_curation';
+
+/** Key of `additional_kwargs` where a session store keeps what LangChain cannot say of a message. */
+const CTXLOOM_KWARG = 'ctxloom';
+
+/**
+ * The history an agent compiles from the Blackboard's `messages`: chat commands (`/compress`
+ * and its answer, stored with `metadata.command` by the session engine) are left out — they
+ * are for ctxloom, never for a model — and, on a session thread, the session's curation is
+ * applied (dismissed and excluded messages become placeholders), exactly as the session
+ * engine's compile does for the same thread.
+ */
+export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale = 'zh'): Message[] {
+  const stored = sb.memory.snapshot();
+  const conversation = stored.some(isCommand) ? stored.filter((message) => !isCommand(message)) : stored;
+  const history = fromLangChain(conversation);
+  if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
+  const events = sb.getExtension<MemoryEvent[]>(CURATION_LOG_KEY) ?? [];
+  return events.length === 0 ? history : applyMemoryCuration(history, foldMemoryEvents(events), locale);
+}
+
+function isCommand(message: BaseMessage): boolean {
+  const extras = message.additional_kwargs?.[CTXLOOM_KWARG] as
+    | { metadata?: { command?: unknown } }
+    | undefined;
+  return extras?.metadata?.command !== undefined;
+}
