@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { createEtlProcess } from '../../examples/etl/etl-process.ts';
 import { createEtlSession } from '../../examples/etl/etl-session.ts';
 import { createScriptedEtlModel } from '../../examples/etl/scripted-conversation.ts';
 import {

@@ -103,8 +103,7 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
   const { blackboard } = store;
   const process = createEtlProcess({ ...options.process, blackboard, checkpointer: saver });
   const config = { configurable: { thread_id: threadId } };
-  const values = async () =>
-    ((await process.graph.getState(config)).values ?? {}) as Record<string, unknown>;
+  const values = async () => ((await process.graph.getState(config)).values ?? {}) as Record<string, unknown>;
   const module = async () => new CompressionStateModule(new StateBuilder(await values(), { blackboard }));
   mkdirSync(options.workspaceRoot, { recursive: true });
   const workspace = openWorkspace({ root: options.workspaceRoot });
@@ -120,7 +119,11 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     store,
     counter: options.process.counter,
     proposer: options.process.proposer,
-    process: { graph: process.graph, namespace: `${app}:user:${userId}`, preview: (_id, query) => preview(query) },
+    process: {
+      graph: process.graph,
+      namespace: `${app}:user:${userId}`,
+      preview: (_id, query) => preview(query),
+    },
   });
   let before: Record<string, unknown> | undefined;
 
@@ -154,7 +157,13 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
         turn = await engine.runTurn({ sessionId, text, messageId: command ? `${inputId}:command` : inputId });
       } catch (error) {
         if (CtxloomError.is(error, 'conflict') && error.details?.accepted === false) {
-          return { inputId, userMessage: { id: '', role: 'user', content: text }, accepted: false, commander: undefined, reply: '' };
+          return {
+            inputId,
+            userMessage: { id: '', role: 'user', content: text },
+            accepted: false,
+            commander: undefined,
+            reply: '',
+          };
         }
         throw error;
       }
@@ -188,7 +197,10 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
 }
 
 /** The agent a preview compiles for: a pending question's, else the last to answer, else the analyst. */
-function currentAgent(values: Record<string, unknown>, blackboard: CheckpointSessionStore['blackboard']): string {
+function currentAgent(
+  values: Record<string, unknown>,
+  blackboard: CheckpointSessionStore['blackboard'],
+): string {
   const module = new CompressionStateModule(new StateBuilder(values, { blackboard }));
   const pending = module.coordination().pendingRequests.findLast((request) => request.status === 'pending');
   if (pending !== undefined) return pending.createdBy;

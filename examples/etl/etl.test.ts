@@ -15,8 +15,8 @@ const outcomeOf = (turn: EtlTurn) =>
   turn.compress !== undefined
     ? 'command'
     : turn.commander?.outcome === 'clarification'
-    ? `clarification:${turn.commander.reason}`
-    : turn.commander?.outcome;
+      ? `clarification:${turn.commander.reason}`
+      : turn.commander?.outcome;
 
 describe('ETL example on the dynamic process (scripted model, SqliteSaver)', async () => {
   const { session, saver, scripted } = await openEtlSession({ path: join(dir, 'full.db') });
@@ -151,7 +151,9 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
     const history = last?.report.layers.find((layer) => layer.layer === 'history');
     const summarised = history?.dropped.filter((drop) => drop.reason.type === 'summarized') ?? [];
     expect(summarised.length).toBeGreaterThan(0);
-    expect(last?.report.layers.find((layer) => layer.layer === 'compression__context')?.tokens).toBeGreaterThan(0);
+    expect(
+      last?.report.layers.find((layer) => layer.layer === 'compression__context')?.tokens,
+    ).toBeGreaterThan(0);
   });
 });
 

@@ -18,8 +18,8 @@ export {
   type AgentRunResult,
   type CompactStage,
   type CompactStageInput,
-  type RunAgentInput,
   compileAgentCall,
+  type RunAgentInput,
   runAgent,
 } from './agents/run-agent.ts';
 export { createTodoTool, parseTodoPayload, TODO_TOOL_NAME } from './agents/todo-tool.ts';

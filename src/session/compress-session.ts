@@ -139,7 +139,11 @@ export async function compressSession(options: CompressSessionOptions): Promise<
   // Seed 004 §10.1: `/compress` turns on clipping for the session — a runtime process's agents
   // compile every later payload under the soft limit (the notebook's compile is always within
   // the budget).
-  next.structured = { ...ensureStructured(state, next.structured), forceContextClipping: true, clippingScope: scope };
+  next.structured = {
+    ...ensureStructured(state, next.structured),
+    forceContextClipping: true,
+    clippingScope: scope,
+  };
   compression = await store.saveCompression(sessionId, next, { expectedRevision: compression.revision });
   return { scope, summary, requirements, artifacts, compression };
 }

@@ -3,6 +3,7 @@ import { CtxloomError, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { DEFAULT_MODEL, type MemoryEvent } from '../workspace/index.ts';
 import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
+import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
   type CompileSessionOptions,
   type PreparedSession,
@@ -12,7 +13,6 @@ import { compressSession } from './compress-session.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
 import type { SessionStore } from './session-store.ts';
 
@@ -96,8 +96,16 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     async runTurn(input) {
       await requireFolder(input.sessionId);
       const text = input.text.trim();
-      if (processStore !== undefined && options.process !== undefined && text !== '' && parseSessionCommand(text) === undefined) {
-        return runProcessTurn({ ...input, text }, { process: options.process, store: processStore, createId });
+      if (
+        processStore !== undefined &&
+        options.process !== undefined &&
+        text !== '' &&
+        parseSessionCommand(text) === undefined
+      ) {
+        return runProcessTurn(
+          { ...input, text },
+          { process: options.process, store: processStore, createId },
+        );
       }
       return runTurn(input, { options, engine, prepare, now, createId });
     },

@@ -2,8 +2,8 @@ import type { CompileRequest } from '../../core/compile-types.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder, TodoSnapshot } from '../../state/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
-import { agentHistory } from './session-history.ts';
 import type { ProcessRule } from './process-rules.ts';
+import { agentHistory } from './session-history.ts';
 
 /** Input of {@link collectAgentContext}. */
 export interface CollectAgentContextInput {
