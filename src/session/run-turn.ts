@@ -232,7 +232,12 @@ async function runCommand(args: {
 /** The answer to `/compress`, in the chat: what was summarised, what was not, and the new size. */
 export function describeCompress(outcome: CompressOutcome): string {
   const lines = [
-    `/${'compress'}${outcome.scope === 'all' ? '' : ` ${outcome.scope}`}: context ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens.`,
+    `/${'compress'}${outcome.scope === 'all' ? '' : ` ${outcome.scope}`}:${
+      // A process without a preview cannot say what its next call costs.
+      Number.isFinite(outcome.tokensBefore)
+        ? ` context ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens.`
+        : ' done (the next call depends on the route).'
+    }`,
   ];
   const summary = outcome.summary;
   if (summary !== null) {

@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UIMessageChunk } from 'ai';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countCallTokens } from '../ai-sdk/index.ts';
+import { CtxloomError } from '../core/index.ts';
+import { defineAgent } from '../runtime/agents/define-agent.ts';
+import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
+import { prompts, textModel } from '../runtime/processes/mock-model.test-support.ts';
+import { createSequentialProcess } from '../runtime/processes/sequential.ts';
+import { createTestNotebook } from '../server/test-workspace.test-support.ts';
+import { createCharCounter } from '../testing/index.ts';
+import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
+import { createSessionEngine } from './create-session-engine.ts';
+import { createFileSessionStore } from './file-session-store.ts';
+
+const SESSION = 'raft-consensus';
+const directory = mkdtempSync(join(tmpdir(), 'ctxloom-process-turn-'));
+const saver = new SqliteSaver({ path: join(directory, 'sessions.db'), durability: 'normal' });
+afterAll(async () => {
+  await saver.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
+let thread = 0;
+beforeEach(async () => {
+  notebook = await createTestNotebook();
+  thread += 1;
+});
+afterEach(async () => {
+  await notebook.cleanup();
+});
+
+/** An engine whose turns run a one-agent sequential process on a checkpoint store's thread. */
+function processEngine(
+  reply: (prompt: string, index: number) => string = () => 'A term is a logical clock.',
+) {
+  const counter = createCharCounter();
+  const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-${thread}` });
+  const model = textModel(reply);
+  const graph = createSequentialProcess({
+    counter,
+    blackboard: store.blackboard,
+    agents: [defineAgent({ id: 'helper', systemPrompt: 'You help.', model, window: 8000 })],
+  }).compile({ checkpointer: saver });
+  let next = 0;
+  const engine = createSessionEngine({
+    workspace: notebook.workspace,
+    store,
+    counter,
+    process: { graph },
+    createId: () => `id-${++next}`,
+  });
+  return { engine, store, model, counter };
+}
+
+async function chunks(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
+  const out: UIMessageChunk[] = [];
+  for await (const chunk of stream) out.push(chunk);
+  return out;
+}
+
+describe('engine.runTurn on a runtime process', () => {
+  it('runs the turn through the process and streams its logged calls and reply; each report is what the provider received', async () => {
+    const { engine, store, model, counter } = processEngine();
+    const turn = await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'm1' });
+    expect(turn.userMessageId).toBe(`human:${SESSION}:m1`);
+    expect(turn.compiled).toBeUndefined();
+    const streamed = await chunks(turn.stream);
+    const reports = streamed.filter((chunk) => chunk.type === 'data-context-report');
+    expect(reports).toHaveLength(1);
+    expect(streamed.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta)).toEqual([
+      'A term is a logical clock.',
+    ]);
+    expect(streamed.at(-1)?.type).toBe('finish');
+    const stored = await turn.stored;
+    expect(stored.map((message) => [message.role, message.content])).toEqual([
+      ['assistant', 'A term is a logical clock.'],
+    ]);
+    const calls = await engine.listCalls(SESSION);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ turnId: turn.userMessageId, step: 0, agentId: 'helper' });
+    expect(calls[0]?.report.totalTokens).toBe(countCallTokens(model.doGenerateCalls[0]!, counter));
+    const state = await store.load(SESSION);
+    expect(state.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('refuses a re-sent message id as a conflict, running nothing', async () => {
+    const { engine, model } = processEngine();
+    await chunks((await engine.runTurn({ sessionId: SESSION, text: 'hello', messageId: 'm1' })).stream);
+    const error = await engine
+      .runTurn({ sessionId: SESSION, text: 'hello', messageId: 'm1' })
+      .catch((e) => e);
+    expect(CtxloomError.is(error, 'conflict')).toBe(true);
+    expect((error as CtxloomError).details).toMatchObject({ accepted: false });
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
+  it('sends the agent the session’s curation and never a chat command', async () => {
+    const { engine, model } = processEngine((_prompt, index) => `answer ${index}`);
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'my token is hunter2', messageId: 'm1' })).stream,
+    );
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'what is a term?', messageId: 'm2' })).stream,
+    );
+    await engine.curate(SESSION, {
+      action: 'dismiss',
+      targetMessageIds: [`human:${SESSION}:m1`],
+      summary: 'a secret, not needed',
+    });
+    const command = await engine.runTurn({ sessionId: SESSION, text: '/compress requirement' });
+    const reply = (await command.stored)[0];
+    expect(reply?.metadata?.command).toBe('compress');
+    expect(String(reply?.content)).toMatch(/^\/compress requirement: done/);
+    await chunks((await engine.runTurn({ sessionId: SESSION, text: 'and a log?', messageId: 'm3' })).stream);
+    const last = prompts(model).at(-1) ?? '';
+    expect(last).not.toContain('hunter2');
+    expect(last).toContain('a secret, not needed');
+    expect(last).not.toContain('/compress');
+    expect(last).toContain('what is a term?');
+    expect(model.doGenerateCalls).toHaveLength(3);
+  });
+
+  it('has no single next call to preview, and needs the checkpoint store', async () => {
+    const { engine } = processEngine();
+    await expect(engine.compile(SESSION)).rejects.toMatchObject({ code: 'invalid-config' });
+    const graph = createSequentialProcess({
+      counter: createCharCounter(),
+      agents: [defineAgent({ id: 'helper', systemPrompt: 'You help.', model: textModel(() => '') })],
+    }).compile();
+    expect(() =>
+      createSessionEngine({
+        workspace: notebook.workspace,
+        store: createFileSessionStore({ workspace: notebook.workspace }),
+        process: { graph },
+      }),
+    ).toThrow(/checkpoint session store/);
+  });
+});
