@@ -15,10 +15,11 @@ import {
   createSessionEngine,
   parseSessionCommand,
   type SessionEngine,
+  type SessionProcess,
   type Turn,
 } from '../../src/session/index.ts';
 import { humanMessageId, StateBuilder, type TimelineEntry } from '../../src/state/index.ts';
-import { createSession, openWorkspace } from '../../src/workspace/index.ts';
+import { createSession, openWorkspace, type Workspace } from '../../src/workspace/index.ts';
 import { createEtlProcess, type EtlProcessOptions } from './etl-process.ts';
 
 /** What one user message led to, read back from the checkpointed state. */
@@ -50,6 +51,10 @@ export interface EtlSession {
   engine: SessionEngine;
   /** The checkpoint session store on the process's thread. */
   store: CheckpointSessionStore;
+  /** The process as the engine runs it (give it to `createNotebookApp({ process })` to serve the session). */
+  process: SessionProcess;
+  /** The workspace holding the session's folder. */
+  workspace: Workspace;
   /** Sends one user message (input id `u<turn>` unless given; a re-sent id is a no-op). */
   send(text: string, options?: { inputId?: string }): Promise<EtlTurn>;
   /** The Blackboard's `messages`, as ctxloom messages. */
@@ -114,16 +119,17 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     const state = await values();
     return process.preview(state, currentAgent(state, blackboard), query);
   };
+  const sessionProcess: SessionProcess = {
+    graph: process.graph,
+    namespace: `${app}:user:${userId}`,
+    preview: (_id, query) => preview(query),
+  };
   const engine = createSessionEngine({
     workspace,
     store,
     counter: options.process.counter,
     proposer: options.process.proposer,
-    process: {
-      graph: process.graph,
-      namespace: `${app}:user:${userId}`,
-      preview: (_id, query) => preview(query),
-    },
+    process: sessionProcess,
   });
   let before: Record<string, unknown> | undefined;
 
@@ -132,6 +138,8 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     sessionId,
     engine,
     store,
+    process: sessionProcess,
+    workspace,
     values,
     preview,
     async messages() {

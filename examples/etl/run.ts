@@ -9,9 +9,10 @@ import {
   type ThreadId,
   todoContextBlocks,
 } from '../../src/compression/index.ts';
-import { resolveModel } from '../../src/llm/index.ts';
+import { createOfflineModel, resolveModel } from '../../src/llm/index.ts';
 import { createModelRouter, resolveRouterConfig } from '../../src/routing/index.ts';
 import { SqliteSaver } from '../../src/runtime/index.ts';
+import { startNotebookServer } from '../../src/server/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import { createEtlSession, type EtlSession, type EtlTurn } from './etl-session.ts';
 import { createScriptedEtlModel, ETL_SCRIPT, type ScriptedTurn } from './scripted-conversation.ts';
@@ -132,6 +133,27 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     write(`${block.content}\n`);
   }
   write(`open questions: ${state.requirements.openQuestions.map((q) => `${q.id} ${q.text}`).join(' | ')}`);
-  await second.saver.close();
-  rmSync(dir, { recursive: true, force: true });
+  if (process.argv.includes('--serve')) {
+    // The same session, engine and process in the notebook: preview = the current agent's next call.
+    const server = await startNotebookServer({
+      workspace: second.session.workspace,
+      store: second.session.store,
+      process: second.session.process,
+      model: { model: createOfflineModel(), spec: 'offline', offline: true },
+      port: Number(process.env.PORT ?? 4318),
+      webRoot: fileURLToPath(new URL('../../dist/web', import.meta.url)),
+    });
+    write(`\nnotebook on the ETL session: ${server.browserUrl}  (Ctrl-C stops it)`);
+    const stop = async () => {
+      await server.close();
+      await second.saver.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  } else {
+    await second.saver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -4,7 +4,12 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { CtxloomError, type Summarizer } from '../core/index.ts';
-import { createFileSessionStore, createSessionEngine, type SessionStore } from '../session/index.ts';
+import {
+  createFileSessionStore,
+  createSessionEngine,
+  type SessionProcess,
+  type SessionStore,
+} from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
 import { toErrorResponse } from './error-response.ts';
 import { guardRequests } from './guard-requests.ts';
@@ -30,6 +35,12 @@ export interface NotebookAppOptions {
   /** Where sessions are kept. Default: the workspace files (`createFileSessionStore`). */
   store?: SessionStore;
   model: NotebookModel;
+  /**
+   * Runs every chat turn through this LangGraph process (`store` must be the checkpoint
+   * session store it is built over); the preview is the process's `preview`. See
+   * `SessionEngineOptions.process`.
+   */
+  process?: SessionProcess;
   /**
    * When set, every `/api` route requires it: `Authorization: Bearer <token>`, or the
    * `HttpOnly; SameSite=Strict` cookie set by opening a page with `?token=<token>`.
@@ -82,6 +93,7 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
     model: options.model,
     maxSteps,
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.process === undefined ? {} : { process: options.process }),
     now,
     createId,
   });

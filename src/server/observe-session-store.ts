@@ -37,9 +37,27 @@ export function observeSessionStore(store: SessionStore): ObservedSessionStore {
   const notify = (sessionId: string, path: string) => {
     for (const listener of listeners.get(sessionId) ?? []) listener({ paths: [path] });
   };
+  // Members beyond the port (a checkpoint store's `blackboard`, `threadIdOf`, …) stay as they
+  // are; a process turn (run in `exclusive`) writes messages the listeners are told about after.
+  const extra = store as SessionStore & {
+    exclusive?: <T>(sessionId: string, work: () => Promise<T>) => Promise<T>;
+  };
+  const exclusive = extra.exclusive;
   return {
     subscribe,
     store: {
+      ...store,
+      ...(exclusive === undefined
+        ? {}
+        : {
+            async exclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+              try {
+                return (await exclusive.call(store, sessionId, work)) as T;
+              } finally {
+                notify(sessionId, MESSAGES_FILE);
+              }
+            },
+          }),
       kind: store.kind,
       load: (sessionId) => store.load(sessionId),
       async appendMessages(sessionId, messages) {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { CtxloomError, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { DEFAULT_MODEL, type MemoryEvent } from '../workspace/index.ts';
+import { DEFAULT_MODEL, emitWorkspaceContext, loadSession, type MemoryEvent } from '../workspace/index.ts';
 import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
   type CompileSessionOptions,
   type PreparedSession,
   prepareSessionCompile,
+  type SessionCompile,
 } from './compile-session.ts';
 import { compressSession } from './compress-session.ts';
 import { runProcessTurn } from './run-process-turn.ts';
@@ -63,21 +64,48 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   }
 
   const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
-    if (processStore !== undefined) {
-      throw new CtxloomError({
-        code: 'invalid-config',
-        message: `session "${sessionId}" runs on a process: which agent answers next depends on the route, so there is no one next call to preview; its calls are in the call log (listCalls)`,
-        path: 'process',
-      });
-    }
+    if (processStore !== undefined) return compileProcessCall(sessionId, compileOptions.query);
     return (await prepare(sessionId, compileOptions)).prepared.compile();
   };
+
+  /**
+   * The preview of a process session: the call the process's `preview` says comes next (its
+   * current agent's, compiled as the agent node compiles it), with the session's manifest and
+   * state. Without a `preview` there is no one next call: `invalid-config`.
+   */
+  async function compileProcessCall(sessionId: string, query: string | undefined): Promise<SessionCompile> {
+    const preview = options.process?.preview;
+    if (preview === undefined) {
+      throw new CtxloomError({
+        code: 'invalid-config',
+        message: `session "${sessionId}" runs on a process without a preview: which agent answers next depends on the route; its calls are in the call log`,
+        path: 'process.preview',
+      });
+    }
+    await requireFolder(sessionId);
+    const state = await store.load(sessionId);
+    const loaded = await loadSession({
+      workspace,
+      sessionId,
+      record: { messages: state.messages, memory: state.curation },
+    });
+    const compiled = await preview(sessionId, query);
+    return {
+      ...emitWorkspaceContext(compiled),
+      compiled,
+      references: [],
+      queryMessage: undefined,
+      warnings: [],
+      config: loaded.config,
+      state,
+    };
+  }
 
   /** Input tokens of the session's next call: the preview's, or the process's own preview. */
   async function nextCallTokens(sessionId: string): Promise<number> {
     if (options.process === undefined) return (await compile(sessionId)).report.totalTokens;
     if (options.process.preview === undefined) return Number.NaN;
-    return (await options.process.preview(sessionId)).report.totalTokens;
+    return (await compileProcessCall(sessionId, undefined)).report.totalTokens;
   }
 
   async function requireFolder(sessionId: string): Promise<void> {
