@@ -115,6 +115,9 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
   if ((await workspace.sandbox.stat(sessionId))?.kind !== 'directory') {
     await createSession({ workspace, id: sessionId, concept: 'ETL pipeline (orders)' });
   }
+  if (!(await workspace.sandbox.exists('profile.md'))) {
+    await workspace.sandbox.writeText('profile.md', '# Team\n\nData engineering, orders domain.\n');
+  }
   const preview = async (query?: string) => {
     const state = await values();
     return process.preview(state, currentAgent(state, blackboard), query);

@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LanguageModel } from 'ai';
 import {
   createHeuristicRequirementProposer,
   createModelRequirementProposer,
   formatThreadId,
+  type RequirementProposer,
   type ThreadId,
   todoContextBlocks,
 } from '../../src/compression/index.ts';
-import { createOfflineModel, resolveModel } from '../../src/llm/index.ts';
+import { resolveModel } from '../../src/llm/index.ts';
 import { createModelRouter, resolveRouterConfig } from '../../src/routing/index.ts';
 import { SqliteSaver } from '../../src/runtime/index.ts';
 import { startNotebookServer } from '../../src/server/index.ts';
@@ -42,6 +44,9 @@ export async function openEtlSession(options: OpenEtlSessionOptions): Promise<{
   saver: SqliteSaver;
   /** The scripted model (its `calls`), or `undefined` with a real model. */
   scripted: ReturnType<typeof createScriptedEtlModel> | undefined;
+  /** The agents' model and the requirement proposer. */
+  model: LanguageModel;
+  proposer: RequirementProposer;
 }> {
   const env = options.env ?? {};
   const real = options.modelSpec !== undefined && options.modelSpec !== '' && options.modelSpec !== 'offline';
@@ -49,6 +54,7 @@ export async function openEtlSession(options: OpenEtlSessionOptions): Promise<{
   const model = scripted ?? resolveModel(options.modelSpec, env).model;
   let tick = Date.UTC(2026, 0, 1);
   const saver = new SqliteSaver({ path: options.path });
+  const proposer = real ? createModelRequirementProposer({ model }) : createHeuristicRequirementProposer();
   const threadId = options.threadId ?? formatThreadId({ app: 'etl', userId: 'demo', sessionId: 'window-1' });
   const session = await createEtlSession({
     saver,
@@ -57,14 +63,14 @@ export async function openEtlSession(options: OpenEtlSessionOptions): Promise<{
     process: {
       agentModel: model,
       router: createModelRouter({ model }),
-      proposer: real ? createModelRequirementProposer({ model }) : createHeuristicRequirementProposer(),
+      proposer,
       counter: createO200kCounter(),
       window: options.window ?? 8000,
       config: resolveRouterConfig({ app: 'etl', values: env }),
       clock: () => tick++,
     },
   });
-  return { session, saver, scripted };
+  return { session, saver, scripted, model, proposer };
 }
 
 /** Sends `script` turn by turn; `onTurn` sees each result. */
@@ -139,7 +145,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       workspace: second.session.workspace,
       store: second.session.store,
       process: second.session.process,
-      model: { model: createOfflineModel(), spec: 'offline', offline: true },
+      // The notebook's model label: the agents' (scripted unless CTXLOOM_MODEL is set).
+      model: { model: second.model, spec: spec === '' ? 'scripted (examples/etl)' : spec, offline: false },
+      proposer: second.proposer,
       port: Number(process.env.PORT ?? 4318),
       webRoot: fileURLToPath(new URL('../../dist/web', import.meta.url)),
     });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { RequirementProposer } from '../compression/index.ts';
 import { CtxloomError, type Summarizer } from '../core/index.ts';
 import {
   createFileSessionStore,
@@ -60,6 +61,8 @@ export interface NotebookAppOptions {
   maxConcurrentCompiles?: number;
   /** Summariser of `/compress`; default the core extractive summariser. */
   summarizer?: Summarizer;
+  /** Proposer of requirement ops for `/compress`; default the model's (the offline heuristic with the offline model). */
+  proposer?: RequirementProposer;
   /** The built web UI (`dist/web`); served at `/` when given and present. */
   webRoot?: string;
   now?: () => Date;
@@ -93,6 +96,7 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
     model: options.model,
     maxSteps,
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
     ...(options.process === undefined ? {} : { process: options.process }),
     now,
     createId,
