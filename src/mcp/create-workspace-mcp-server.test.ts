@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
-  it('lists the six workspace tools with JSON schemas', async () => {
+  it('lists the six workspace tools and send_message with JSON schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'dismiss_memory',
@@ -41,6 +41,7 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
       'read_block',
       'read_file',
       'search',
+      'send_message',
       'write_file',
     ]);
     const readFile = tools.find((tool) => tool.name === 'read_file');
@@ -101,5 +102,38 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
   it('serves the compile preview', async () => {
     const preview = await client.readResource({ uri: 'ctxloom://preview' });
     expect((preview.contents[0] as { text: string }).text).toMatch(/^history\s+[\d,]+/mu);
+  });
+
+  it('runs a turn with send_message: the same engine as the chat, stored, every call logged', async () => {
+    const prompt = await client.getPrompt({ name: 'context', arguments: { query: 'What is a term?' } });
+    const next = Number(/: (\d+) tokens$/u.exec(prompt.description ?? '')?.[1]);
+    const result = (await client.callTool({
+      name: 'send_message',
+      arguments: { text: 'What is a term?', messageId: 'mcp-1' },
+    })) as {
+      isError?: boolean;
+      structuredContent: { answer: string; userMessageId: string; calls: { totalTokens: number }[] };
+    };
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.userMessageId).toBe('mcp-1');
+    expect(result.structuredContent.answer.length).toBeGreaterThan(0);
+    expect(result.structuredContent.calls.length).toBeGreaterThanOrEqual(1);
+    // Call 1 of the turn is exactly the preview with this message as its query.
+    expect(result.structuredContent.calls[0]?.totalTokens).toBe(next);
+    const messages = JSON.parse(await readFile(join(root, 'raft-consensus', 'messages.json'), 'utf8')) as {
+      id: string;
+    }[];
+    expect(messages.filter((message) => message.id === 'mcp-1')).toHaveLength(1);
+    const again = (await client.callTool({
+      name: 'send_message',
+      arguments: { text: 'What is a term?', messageId: 'mcp-1' },
+    })) as { isError?: boolean; content: { text: string }[] };
+    expect(again.isError).toBe(true);
+    expect(again.content[0]?.text).toMatch(/conflict/);
+    const command = (await client.callTool({ name: 'send_message', arguments: { text: '/compress' } })) as {
+      structuredContent: { answer: string; calls: unknown[] };
+    };
+    expect(command.structuredContent.answer).toMatch(/^\/compress: context \d+ → \d+ tokens/);
+    expect(command.structuredContent.calls).toEqual([]);
   });
 });

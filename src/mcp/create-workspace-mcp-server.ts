@@ -45,8 +45,96 @@ export interface WorkspaceMcpServerOptions {
   version?: string;
   /** Most block resources listed. Default 1000. */
   maxListedBlocks?: number;
-  /** The session engine the preview compiles through. Default: one over the workspace files. */
+  /**
+   * The session engine the preview compiles through and `send_message` runs turns on. Default:
+   * one over the workspace files, without a model (then `send_message` is not offered).
+   */
   engine?: SessionEngine;
+  /** The model `send_message` turns go to, as the engine has it (shown in the tool's description). */
+  model?: { spec: string; offline: boolean };
+}
+
+/** Hints of `send_message`: it stores the turn and calls the session's model (outside this server). */
+export const SEND_MESSAGE_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/**
+ * `send_message`: one turn of the session through `engine.runTurn` — the notebook chat's path:
+ * compiled under the budget, every model call logged, the answer stored before the result
+ * returns. `/compress` (and its scopes) is the engine's command, as in the chat.
+ */
+function registerSendMessage(
+  server: McpServer,
+  engine: SessionEngine,
+  sessionId: string,
+  model: { spec: string; offline: boolean },
+): void {
+  server.registerTool(
+    'send_message',
+    {
+      description: `Send a message to session ${sessionId} and get its answer from ${model.offline ? 'the offline model' : model.spec}, exactly as the ctxloom notebook chat does: the context is compiled under the session's token budget, every model call is logged (ctxloom calls), and the turn is stored. "/compress", "/compress requirement" and "/compress artifacts" are commands: they summarise the history and update the requirement TODO and artifact index instead of calling the model.`,
+      inputSchema: {
+        text: z.string().min(1).max(100_000).describe('The user message (or a /compress command)'),
+        messageId: z
+          .string()
+          .regex(/^[\w.:-]{1,120}$/)
+          .optional()
+          .describe(
+            'A client id for the message; sending the same id again is refused, so a retry never runs twice',
+          ),
+      },
+      outputSchema: {
+        answer: z.string(),
+        userMessageId: z.string(),
+        storedMessageIds: z.array(z.string()),
+        calls: z.array(z.object({ id: z.string(), step: z.number(), totalTokens: z.number() })),
+      },
+      annotations: SEND_MESSAGE_ANNOTATIONS,
+    },
+    async ({ text, messageId }, extra): Promise<CallToolResult> => {
+      try {
+        const turn = await engine.runTurn({
+          sessionId,
+          text,
+          ...(messageId === undefined ? {} : { messageId }),
+          signal: extra.signal,
+        });
+        let answer = '';
+        for await (const chunk of turn.stream) {
+          if (chunk.type === 'text-delta') answer += chunk.delta;
+          else if (chunk.type === 'error') throw new Error(chunk.errorText);
+        }
+        const stored = await turn.stored;
+        const calls = (await engine.listCalls(sessionId)).filter(
+          (call) => call.turnId === turn.userMessageId,
+        );
+        const tokens = calls.map((call) => call.report.totalTokens);
+        const footer =
+          calls.length === 0
+            ? `(a command: no model call)`
+            : `(${calls.length} model call${calls.length === 1 ? '' : 's'}, ${tokens.join(' + ')} input tokens; call ids ${calls.map((call) => call.id).join(', ')})`;
+        return {
+          content: [{ type: 'text', text: `${answer}\n\n${footer}` }],
+          structuredContent: {
+            answer,
+            userMessageId: turn.userMessageId,
+            storedMessageIds: stored.map((message) => message.id),
+            calls: calls.map((call) => ({
+              id: call.id,
+              step: call.step,
+              totalTokens: call.report.totalTokens,
+            })),
+          },
+        };
+      } catch (error) {
+        return { content: [{ type: 'text', text: toolErrorText(error) }], isError: true };
+      }
+    },
+  );
 }
 
 /** URI of a session file resource. */
@@ -106,6 +194,9 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
     );
   };
   const fileExists = (path: string): Promise<boolean> => sandbox.exists(path).catch(() => true);
+  if (options.engine !== undefined && options.model !== undefined) {
+    registerSendMessage(server, engine, sessionId, options.model);
+  }
   for (const [name, definition] of Object.entries(tools))
     register(name, definition as WorkspaceToolDefinition);
 

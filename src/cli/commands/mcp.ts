@@ -2,21 +2,28 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CtxloomError } from '../../core/index.ts';
+import { resolveModel } from '../../llm/index.ts';
 import { createWorkspaceMcpServer } from '../../mcp/index.ts';
+import { createSessionEngine } from '../../session/index.ts';
+import { openSessionStore } from '../../session/open-session-store.ts';
 import { openWorkspace } from '../../workspace/workspace.ts';
 import type { CliIo } from '../io.ts';
 import { usageError } from '../usage-error.ts';
+import { parseStoreOption } from './serve.ts';
 
 /** Help text of `ctxloom mcp`. */
-export const MCP_HELP = `Usage: ctxloom mcp <workspace> [--session <id>]
+export const MCP_HELP = `Usage: ctxloom mcp <workspace> [--session <id>] [--store <spec>]
 
 Serve a workspace session over MCP (stdio): the tools read_file, write_file, list_files, search,
-read_block and dismiss_memory, session files as ctxloom://files/{path}, blocks as
-ctxloom://blocks/{file}/{id}, outlines as ctxloom://outline/{file} and the context preview as
-ctxloom://preview. Every access stays inside the session folder.
+read_block and dismiss_memory, send_message (one turn of the session, as the notebook chat runs
+it, on CTXLOOM_MODEL or the offline model; /compress is a command), session files as
+ctxloom://files/{path}, blocks as ctxloom://blocks/{file}/{id}, outlines as
+ctxloom://outline/{file} and the context preview as ctxloom://preview. Every access stays
+inside the session folder.
 
 Options:
   --session <id>  the session folder to serve (default: the first session in sessions.json)
+  --store <spec>  where the session lives: files (default), sqlite:<path> or a PostgreSQL URL
   -h, --help      show this help
 
 Example (Claude Desktop / any MCP client):
@@ -28,7 +35,11 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { session: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      session: { type: 'string' },
+      store: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     io.stdout(MCP_HELP);
@@ -51,7 +62,12 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
       file: sessionId,
     });
   }
-  const server = createWorkspaceMcpServer({ workspace, sessionId });
+  const cwd = io.cwd ?? process.cwd();
+  const env = process.env;
+  const store = await openSessionStore(parseStoreOption(values.store, cwd), { workspace, cwd });
+  const model = resolveModel(env.CTXLOOM_MODEL, env);
+  const engine = createSessionEngine({ workspace, store, model });
+  const server = createWorkspaceMcpServer({ workspace, sessionId, engine, model });
   const transport = new StdioServerTransport(
     io.stdin as NodeJS.ReadStream | undefined,
     io.stdoutStream as NodeJS.WriteStream | undefined,
@@ -64,5 +80,6 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
   io.stderr(`ctxloom mcp: serving session "${sessionId}" of ${root} over stdio\n`);
   await closed;
   await server.close();
+  await store.close();
   return 0;
 }
