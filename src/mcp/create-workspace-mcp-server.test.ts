@@ -110,7 +110,7 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
     const result = (await client.callTool({
       name: 'send_message',
       arguments: { text: 'What is a term?', messageId: 'mcp-1' },
-    })) as {
+    })) as unknown as {
       isError?: boolean;
       structuredContent: { answer: string; userMessageId: string; calls: { totalTokens: number }[] };
     };
@@ -130,7 +130,10 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
     })) as { isError?: boolean; content: { text: string }[] };
     expect(again.isError).toBe(true);
     expect(again.content[0]?.text).toMatch(/conflict/);
-    const command = (await client.callTool({ name: 'send_message', arguments: { text: '/compress' } })) as {
+    const command = (await client.callTool({
+      name: 'send_message',
+      arguments: { text: '/compress' },
+    })) as unknown as {
       structuredContent: { answer: string; calls: unknown[] };
     };
     expect(command.structuredContent.answer).toMatch(/^\/compress: context \d+ → \d+ tokens/);
