@@ -1,5 +1,5 @@
 import { getEncoding } from 'js-tiktoken';
-import { createOrchestrator, type Message } from '../../src/core/index.ts';
+import { compileContext, createOrchestrator, type Message } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { measureInterleavedAsync } from '../lib/measure.ts';
@@ -163,6 +163,42 @@ export async function run(context: BenchContext): Promise<BenchMetric[]> {
       value: warmCompile.medianMs,
       unit: 'ms',
       peer: { name: recount.name, value: recount.medianMs },
+    },
+    ...(await reportSize()),
+  ];
+}
+
+/**
+ * Size of one report (what the preview sends and each call-log record stores) for a
+ * 5,000-message session under a 16k window, beside the same report listing every dropped
+ * message one by one (its history drops expanded back to single entries' cost).
+ */
+async function reportSize(): Promise<BenchMetric[]> {
+  const counter = createO200kCounter();
+  const history: Message[] = Array.from({ length: 5000 }, (_, index) => ({
+    id: `m${index}`,
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    content: `message ${index} `.repeat(40),
+  }));
+  const { report, dropped } = await compileContext(
+    { systemPrompt: 'You help.', history, query: { id: 'q', role: 'user', content: 'go on' } },
+    { counter, window: 16_000 },
+  );
+  const layer = report.layers.find((entry) => entry.layer === 'history');
+  const listed = layer?.dropped.filter((block) => block.run === undefined) ?? [];
+  const perEntry = listed.length === 0 ? 0 : JSON.stringify(listed).length / listed.length;
+  const historyDrops = dropped.filter((entry) => entry.block.layer === 'history').length;
+  const runs = JSON.stringify(layer?.dropped.filter((block) => block.run !== undefined) ?? []).length;
+  const size = JSON.stringify(report).length;
+  return [
+    {
+      name: 'report.bytes.5000-messages',
+      value: size,
+      unit: 'B',
+      peer: {
+        name: 'every dropped message listed',
+        value: Math.round(size - runs + perEntry * (historyDrops - listed.length)),
+      },
     },
   ];
 }

@@ -78,8 +78,24 @@ export function buildReport(input: BuildReportInput): CompileReport {
     listOf(keptByLayer, block.layer).push(withDetails(summarize(block), block));
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
+  let historyDrops = 0;
+  for (const entry of input.dropped) if (entry.block.layer === 'history') historyDrops++;
+  const long = historyDrops > LISTED_HISTORY_DROPS;
+  const droppedHistory: DroppedBlock[] = [];
   for (const entry of input.dropped) {
+    if (long && entry.block.layer === 'history') {
+      droppedHistory.push(entry);
+      continue;
+    }
     listOf(droppedByLayer, entry.block.layer).push(withDetails(summarizeDropped(entry), entry.block));
+  }
+  if (long) {
+    // In the order the stages dropped them (each stage newest first): the first one by one.
+    const listed = listOf(droppedByLayer, 'history');
+    for (const entry of droppedHistory.slice(0, LISTED_HISTORY_DROPS)) {
+      listed.push(withDetails(summarizeDropped(entry), entry.block));
+    }
+    listed.push(...collapseRuns(droppedHistory.slice(LISTED_HISTORY_DROPS)));
   }
 
   const layers: LayerReport[] = [];
@@ -183,6 +199,44 @@ function summarize(block: ContextBlock): BlockSummary {
     priority: block.priority,
     preview: blockPreview(block),
   };
+}
+
+/**
+ * Dropped history messages a report lists one by one. When more are dropped (a long session
+ * drops thousands), this many are listed one by one, in the order the stages dropped them
+ * (each stage newest first), then the rest as runs — consecutive drops with the same reason,
+ * one entry each with the count, the tokens and the first and last id — so a report, and each
+ * call-log record, stays bounded while every cut is still in it.
+ */
+export const LISTED_HISTORY_DROPS = 100;
+
+/** Consecutive drops (in the report's order) with the same reason as one entry each. */
+function collapseRuns(entries: readonly DroppedBlock[]): DroppedSummary[] {
+  const runs: DroppedSummary[] = [];
+  let start = 0;
+  while (start < entries.length) {
+    const first = entries[start] as DroppedBlock;
+    const key = JSON.stringify(first.reason);
+    let end = start + 1;
+    let tokens = first.block.tokens;
+    while (end < entries.length && JSON.stringify((entries[end] as DroppedBlock).reason) === key) {
+      tokens += (entries[end] as DroppedBlock).block.tokens;
+      end++;
+    }
+    const last = entries[end - 1] as DroppedBlock;
+    const count = end - start;
+    runs.push({
+      id: count === 1 ? first.block.id : `${first.block.id}…${last.block.id}`,
+      source: first.block.source,
+      tokens,
+      priority: first.block.priority,
+      preview: count === 1 ? blockPreview(first.block) : '',
+      reason: first.reason,
+      ...(count === 1 ? {} : { run: { count, firstId: first.block.id, lastId: last.block.id } }),
+    });
+    start = end;
+  }
+  return runs;
 }
 
 function summarizeDropped(entry: DroppedBlock): DroppedSummary {

@@ -1,4 +1,4 @@
-import type { CompileReport } from './report.ts';
+import { type CompileReport, droppedCount } from './report.ts';
 import type { DropReason } from './select.ts';
 
 /** Options of {@link formatReport}. */
@@ -53,7 +53,7 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
   for (const layer of report.layers) {
     const share = layer.tokens / Math.max(1, report.inputBudget);
     const trimmed = layer.kept.filter((block) => block.trimmedFromTokens !== undefined).length;
-    const dropped = layer.dropped.length;
+    const dropped = droppedCount(layer);
     lines.push(
       `${layer.layer.padEnd(nameWidth)}  ${number(layer.tokens).padStart(8)}  ${percent(share).padStart(6)}  ${String(layer.kept.length).padStart(4)}  ${String(trimmed).padStart(4)}  ${dropped > 0 ? paint('yellow', String(dropped).padStart(4)) : '   0'}  ${paint('cyan', bar(share, width))}`,
     );
@@ -68,12 +68,15 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
     for (const block of layer.dropped) {
       const key = `${layer.layer}: ${describeReason(block.reason)}`;
       const entry = reasons.get(key) ?? { count: 0, tokens: 0 };
-      entry.count++;
+      entry.count += block.run?.count ?? 1;
       entry.tokens += block.tokens;
       reasons.set(key, entry);
       if (options.verbose === true)
         lines.push(
-          paint('dim', `  - ${block.id} (${number(block.tokens)} tok) ${describeReason(block.reason)}`),
+          paint(
+            'dim',
+            `  - ${block.run === undefined ? block.id : `${block.run.count} messages ${block.id}`} (${number(block.tokens)} tok) ${describeReason(block.reason)}`,
+          ),
         );
     }
   }

@@ -133,6 +133,7 @@ export type {
   MessageFingerprint,
   SourceReport,
 } from './report.ts';
+export { droppedCount } from './report.ts';
 export {
   type DroppedBlock,
   type DropReason,

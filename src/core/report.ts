@@ -20,6 +20,20 @@ export interface BlockSummary {
 /** A dropped block and the reason. */
 export interface DroppedSummary extends BlockSummary {
   reason: DropReason;
+  /**
+   * Set when this entry stands for several consecutive history messages dropped for the same
+   * reason (past `LISTED_HISTORY_DROPS` dropped history messages, a report lists that many one
+   * by one, then runs, in the order the stages dropped them): how many, and the first and last
+   * id. `tokens` is their sum; `id` is `<firstId>…<lastId>`.
+   */
+  run?: { count: number; firstId: string; lastId: string };
+}
+
+/** How many blocks a layer's `dropped` stands for (a run counts its messages). */
+export function droppedCount(layer: Pick<LayerReport, 'dropped'>): number {
+  let count = 0;
+  for (const block of layer.dropped) count += block.run?.count ?? 1;
+  return count;
 }
 
 /** One layer of the compiled input. */

@@ -131,7 +131,9 @@ function LayerRows(props: {
         <td>
           <span className="count kept">{layer.kept.length - trimmed}</span>
           <span className="count trimmed">{trimmed}</span>
-          <span className="count dropped">{layer.dropped.length}</span>
+          <span className="count dropped">
+            {layer.dropped.reduce((count, block) => count + (block.run?.count ?? 1), 0)}
+          </span>
         </td>
       </tr>
       {props.open && (
@@ -153,6 +155,7 @@ function LayerRows(props: {
               {layer.dropped.map((block) => (
                 <li key={block.id}>
                   <span className="badge dropped">{t('dropped')}</span>
+                  {block.run !== undefined && `${t('droppedRun', { n: block.run.count })} `}
                   <code>{block.id}</code> {formatTokens(block.tokens)} — {describeReason(block.reason, t)}
                   {previews && block.preview !== '' && <span className="block-preview">{block.preview}</span>}
                 </li>

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createCharCounter } from '../testing/char-counter.ts';
+import { LISTED_HISTORY_DROPS } from './build-report.ts';
+import { compileContext } from './compile.ts';
+import { formatReport } from './format-report.ts';
+import type { Message } from './message.ts';
+import { droppedCount } from './report.ts';
+
+const counter = createCharCounter();
+
+function turns(count: number): Message[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `m${index}`,
+    role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: `turn ${String(index).padStart(4, '0')} `.padEnd(60, 'x'),
+  }));
+}
+
+describe('a long session’s dropped history in the report', () => {
+  it('lists the first dropped messages one by one and the rest as runs, accounting for every cut', async () => {
+    const history = turns(3000);
+    const { report, dropped } = await compileContext(
+      { systemPrompt: 'You help.', history, query: { id: 'q', role: 'user', content: 'go on' } },
+      { counter, window: 4000, maxHistoryMessages: 2000 },
+    );
+    const layer = report.layers.find((entry) => entry.layer === 'history');
+    if (layer === undefined) throw new Error('no history layer');
+    const sent = layer.kept.length;
+    // Every message is either sent or counted among the drops, once.
+    expect(droppedCount(layer)).toBe(3000 - sent);
+    expect(droppedCount(layer)).toBe(dropped.filter((entry) => entry.block.layer === 'history').length);
+    const single = layer.dropped.filter((block) => block.run === undefined);
+    const runs = layer.dropped.filter((block) => block.run !== undefined);
+    expect(single).toHaveLength(LISTED_HISTORY_DROPS);
+    // The first stage's drops first, one by one, newest first.
+    expect(single.every((block) => block.reason.type === 'over-budget')).toBe(true);
+    const positions = single.map((block) => Number(block.id.replace('history:m', '')));
+    expect(positions).toEqual([...positions].sort((a, b) => b - a));
+    // Then runs, one per stage: over budget inside the window, the window's own cut, and the
+    // chunked cut's few more — three entries, not 2,900.
+    expect(runs.map((block) => block.reason.type)).toEqual(['over-budget', 'history-window', 'over-budget']);
+    const windowRun = runs[1];
+    expect(windowRun?.run?.count).toBe(1000);
+    expect(windowRun?.id).toBe(`${windowRun?.run?.firstId}…${windowRun?.run?.lastId}`);
+    const droppedTokens = dropped
+      .filter((entry) => entry.block.layer === 'history')
+      .reduce((sum, entry) => sum + entry.block.tokens, 0);
+    expect(layer.dropped.reduce((sum, block) => sum + block.tokens, 0)).toBe(droppedTokens);
+    // The report stays small: what the call log stores per call.
+    expect(JSON.stringify(report).length).toBeLessThan(60_000);
+    expect(formatReport(report, { color: false })).toContain(`history: `);
+  });
+
+  it('lists every dropped message of a short session', async () => {
+    const history = turns(60);
+    const { report } = await compileContext(
+      { systemPrompt: 'You help.', history, query: { id: 'q', role: 'user', content: 'go on' } },
+      { counter, window: 1500 },
+    );
+    const layer = report.layers.find((entry) => entry.layer === 'history');
+    expect(layer?.dropped.every((block) => block.run === undefined)).toBe(true);
+    expect(layer?.dropped.length).toBe(droppedCount(layer ?? { dropped: [] }));
+  });
+});
