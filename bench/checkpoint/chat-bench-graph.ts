@@ -26,8 +26,8 @@ export function blackboardChat(options: {
     .addNode('assistant', (state: BlackboardState) => {
       const sb = new StateBuilder(state);
       // The turn's user message is already in memory: 2·turn + 1 messages.
-      const turn = Math.floor(sb.memory.snapshot().length / 2);
-      sb.memory.append([new AIMessage({ content: options.texts[turn * 2 + 1] ?? '', id: `ai-${turn}` })]);
+      const turn = Math.floor(sb.messages.snapshot().length / 2);
+      sb.messages.append([new AIMessage({ content: options.texts[turn * 2 + 1] ?? '', id: `ai-${turn}` })]);
       return sb.patch();
     })
     .addNode('bookkeeping', (state: BlackboardState) => {
@@ -44,7 +44,7 @@ export function blackboardChat(options: {
     config,
     async turn(index) {
       const sb = new StateBuilder({ session_id: options.thread, processed_inputs: [] });
-      sb.memory.acceptInput({ inputId: `in-${index}`, content: options.texts[index * 2] ?? '' });
+      sb.messages.acceptInput({ inputId: `in-${index}`, content: options.texts[index * 2] ?? '' });
       await graph.invoke(sb.patch(), config);
     },
     async resume() {

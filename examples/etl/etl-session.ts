@@ -146,7 +146,7 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     values,
     preview,
     async messages() {
-      return fromLangChain(new StateBuilder(await values(), { blackboard }).memory.snapshot());
+      return fromLangChain(new StateBuilder(await values(), { blackboard }).messages.snapshot());
     },
     async state() {
       return (await module()).snapshot() ?? createCompressionState({ threadId });
@@ -249,7 +249,7 @@ function readTurn(input: {
     turn.commander = lastTurn.commander;
     if (lastTurn.compaction !== null) turn.compaction = lastTurn.compaction;
   }
-  const messages = fromLangChain(sb.memory.snapshot());
+  const messages = fromLangChain(sb.messages.snapshot());
   const index = messages.findIndex((message) => message.id === id);
   const reply = messages.slice(index + 1).findLast((message) => message.role === 'assistant');
   if (reply !== undefined) {

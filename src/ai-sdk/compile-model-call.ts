@@ -4,7 +4,7 @@ import {
   type CompileOptions,
   type CompileRequest,
   compileContext,
-  createMemoryArtifactStore,
+  createInMemoryArtifactStore,
   type Message,
   type ToolDefinition,
 } from '../core/index.ts';
@@ -24,7 +24,7 @@ export interface CtxloomHookOptions extends Omit<CompileOptions, 'tools'> {
 
 /** The store a hook uses (see {@link CtxloomHookOptions.store}). */
 export function hookStore(options: CtxloomHookOptions): ArtifactHandleStore {
-  return options.store ?? options.toolResults?.store ?? createMemoryArtifactStore();
+  return options.store ?? options.toolResults?.store ?? createInMemoryArtifactStore();
 }
 
 /**

@@ -12,7 +12,7 @@ usage:
   ctxloom calls <session-dir> [--show n]  the session's logged model calls and their reports
   ctxloom blocks <file>                   the block tree of a Markdown/JSON file with ids and line ranges
   ctxloom mcp <workspace> [--session id]  serve a workspace session over MCP (stdio)
-  ctxloom memory <session-dir> [list|exclude|restore <id>]
+  ctxloom curation <session-dir> [list|exclude|restore <id>]
                                           curate what the model sees of the history (audited)
   ctxloom serve <workspace> [--host --port]
                                           the notebook: HTTP API + web UI (http://127.0.0.1:4317)
@@ -55,9 +55,9 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> =
     const { runMcp, MCP_HELP } = await import('./commands/mcp.ts');
     return { run: runMcp, help: MCP_HELP };
   },
-  memory: async () => {
-    const { runMemory, MEMORY_HELP } = await import('./commands/memory.ts');
-    return { run: runMemory, help: MEMORY_HELP };
+  curation: async () => {
+    const { runCuration, CURATION_HELP } = await import('./commands/curation.ts');
+    return { run: runCuration, help: CURATION_HELP };
   },
   serve: async () => {
     const { runServe, SERVE_HELP } = await import('./commands/serve.ts');

@@ -2,7 +2,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeContextSourceConformance } from '../testing/index.ts';
 import { createCompressionState } from './compression-state.ts';
-import { createMemoryCompressionStore } from './compression-store.ts';
+import { createInMemoryCompressionStore } from './compression-store.ts';
 import { describeCompressionStoreConformance } from './compression-store-conformance.ts';
 import { registerArtifact } from './register-artifact.ts';
 import { createSqliteCompressionStore } from './sqlite-compression-store.ts';
@@ -12,7 +12,7 @@ import { createCompressionSource } from './todo-context-blocks.ts';
 const database = new DatabaseSync(':memory:');
 afterAll(() => database.close());
 
-describeCompressionStoreConformance('memory', createMemoryCompressionStore);
+describeCompressionStoreConformance('in-memory', createInMemoryCompressionStore);
 describeCompressionStoreConformance('sqlite', () =>
   createSqliteCompressionStore({ database, table: `compression_${Math.floor(Math.random() * 1e9)}` }),
 );

@@ -21,7 +21,7 @@ export interface CompressionStore {
 }
 
 /** A {@link CompressionStore} in process memory (tests, single-process demos). */
-export function createMemoryCompressionStore(): CompressionStore {
+export function createInMemoryCompressionStore(): CompressionStore {
   const rows = new Map<string, string>();
   return {
     async load(threadId) {

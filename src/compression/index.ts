@@ -36,7 +36,11 @@ export {
   CompressScopeSchema,
   createCompressionState,
 } from './compression-state.ts';
-export { assertRevision, type CompressionStore, createMemoryCompressionStore } from './compression-store.ts';
+export {
+  assertRevision,
+  type CompressionStore,
+  createInMemoryCompressionStore,
+} from './compression-store.ts';
 export {
   type ArtifactStore,
   type CreateArtifactStoreOptions,

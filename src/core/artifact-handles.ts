@@ -28,8 +28,8 @@ export interface ArtifactHandleStore {
   describe(handle: string): ArtifactHandle | undefined;
 }
 
-/** Options of {@link createMemoryArtifactStore}. */
-export interface MemoryArtifactStoreOptions {
+/** Options of {@link createInMemoryArtifactStore}. */
+export interface InMemoryArtifactStoreOptions {
   /** Most artifacts kept; the least recently put are evicted first. Default 1 000, range ≥ 1. */
   maxEntries?: number;
   /** Most UTF-16 code units kept in all. Default 32 Mi. */
@@ -37,7 +37,7 @@ export interface MemoryArtifactStoreOptions {
 }
 
 /** An in-memory {@link ArtifactHandleStore}, bounded by entries and characters. */
-export function createMemoryArtifactStore(options: MemoryArtifactStoreOptions = {}): ArtifactHandleStore {
+export function createInMemoryArtifactStore(options: InMemoryArtifactStoreOptions = {}): ArtifactHandleStore {
   const maxEntries = options.maxEntries ?? 1000;
   const maxCharacters = options.maxCharacters ?? 32 * 1024 * 1024;
   if (!Number.isInteger(maxEntries) || maxEntries < 1) {

@@ -1,4 +1,4 @@
-import { type ArtifactHandleStore, createMemoryArtifactStore } from './artifact-handles.ts';
+import { type ArtifactHandleStore, createInMemoryArtifactStore } from './artifact-handles.ts';
 import type { ContextBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
@@ -51,7 +51,7 @@ export interface StepCompiler {
  * compiled = await steps.compile([callMsg, result]); // call 2, after one tool result
  */
 export function createStepCompiler(input: StepCompilerInput): StepCompiler {
-  const store = input.store ?? input.options.toolResults?.store ?? createMemoryArtifactStore();
+  const store = input.store ?? input.options.toolResults?.store ?? createInMemoryArtifactStore();
   const reports: CompileReport[] = [];
   const sources =
     input.collectOnce === false ? input.options.sources : input.options.sources?.map(collectOnce);

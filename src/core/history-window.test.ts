@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
-import { createMemoryArtifactStore } from './artifact-handles.ts';
+import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { compileContext } from './compile.ts';
 import { createStepCompiler } from './compile-step.ts';
 import { diffReports } from './diff-reports.ts';
@@ -98,7 +98,7 @@ describe('maxHistoryMessages', () => {
 
   it('keeps no tool output aside as an artifact outside the window: nothing of it is sent', async () => {
     const history = [...toolPair('c1', 'x'.repeat(2000)), ...turns(4)];
-    const options = { counter, window: 10_000, toolResults: { store: createMemoryArtifactStore() } };
+    const options = { counter, window: 10_000, toolResults: { store: createInMemoryArtifactStore() } };
     const whole = await compileContext({ history, query: 'q' }, options);
     expect(whole.report.compaction.map((action) => action.type)).toEqual(['placeholder']);
     const windowed = await compileContext({ history, query: 'q' }, { ...options, maxHistoryMessages: 4 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { createMemoryArtifactStore } from './artifact-handles.ts';
+import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { createStepCompiler } from './compile-step.ts';
 import { diffReports } from './diff-reports.ts';
 import type { Message } from './message.ts';
@@ -36,7 +36,7 @@ function read(id: string, lines: number): Message[] {
 
 describe('prompt-cache prefix across a tool session', () => {
   it('rewrites nothing before the previous query: outputs are full in their turn, the same placeholder after', async () => {
-    const store = createMemoryArtifactStore();
+    const store = createInMemoryArtifactStore();
     const history: Message[] = [];
     const calls: { report: CompileReport; turn: number }[] = [];
     for (let turn = 0; turn < 4; turn++) {

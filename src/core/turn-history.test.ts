@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { createMemoryArtifactStore } from './artifact-handles.ts';
+import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { compileContext } from './compile.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import type { Message } from './message.ts';
@@ -48,7 +48,7 @@ async function both(request: CompileRequest, window: number, maxHistoryMessages?
   const options: CompileOptions = {
     counter,
     window,
-    toolResults: { store: createMemoryArtifactStore() },
+    toolResults: { store: createInMemoryArtifactStore() },
     ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
   };
   const run = (list: readonly Message[]) => compileContext({ ...request, history: list }, options);
@@ -160,7 +160,7 @@ describe('prepareHistory', () => {
       rawQuery: 'Why?',
       counter,
       placeholders: {
-        policy: { store: createMemoryArtifactStore() },
+        policy: { store: createInMemoryArtifactStore() },
         maxTokens: 1000,
         currentFrom: list.length,
       },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type CompressionStore,
   createCompressionState,
-  createMemoryCompressionStore,
+  createInMemoryCompressionStore,
   formatThreadId,
   registerArtifact,
   type ThreadId,
@@ -35,7 +35,7 @@ async function say(store: CompressionStore, threadId: ThreadId, id: string, text
 
 describe('session isolation', () => {
   it('keeps TODOs and artifacts of two sessions and of two users with the same session id apart', async () => {
-    const store = createMemoryCompressionStore();
+    const store = createInMemoryCompressionStore();
     const aliceS1 = formatThreadId({ app: 'etl', userId: 'alice', sessionId: 's1' });
     const aliceS2 = formatThreadId({ app: 'etl', userId: 'alice', sessionId: 's2' });
     const bobS1 = formatThreadId({ app: 'etl', userId: 'bob', sessionId: 's1' });

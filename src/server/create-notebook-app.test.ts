@@ -336,7 +336,7 @@ describe('context routes', () => {
   });
 
   it('excludes a message from memory and restores it', async () => {
-    const excluded = await request('/api/sessions/raft-consensus/memory', {
+    const excluded = await request('/api/sessions/raft-consensus/curation', {
       method: 'POST',
       ...json({ targetMessageIds: ['m002'], action: 'exclude', summary: '开场白' }),
     });
@@ -347,7 +347,7 @@ describe('context routes', () => {
     expect(session.messages.find((message) => message.id === 'm002')?.metadata?.memory?.state).toBe(
       'excluded',
     );
-    const unknown = await request('/api/sessions/raft-consensus/memory', {
+    const unknown = await request('/api/sessions/raft-consensus/curation', {
       method: 'POST',
       ...json({ targetMessageIds: ['nope'], action: 'exclude' }),
     });

@@ -72,7 +72,7 @@ export interface NotebookAppOptions {
 /**
  * The notebook HTTP app (Hono, runtime-neutral routes; test it with `app.request()`):
  * session CRUD, chat as an AI SDK UI message stream, files with ETags, profile blocks, the
- * context manifest, the context preview, compression and memory curation. Every request
+ * context manifest, the context preview, compression and curation. Every request
  * passes {@link guardRequests} first (Host/Origin, token, JSON writes; docs/security.md).
  * Every error is mapped to JSON `{ error: { code, message, path? } }` here, in `onError`.
  * @example

@@ -95,9 +95,9 @@ describe('HTTP error walk: every failure is typed, never a 500, never a server p
     expect(text).not.toContain('# private');
   });
 
-  it('a memory request with one valid and one unknown id stores nothing (404 naming both)', async () => {
+  it('a curation request with one valid and one unknown id stores nothing (404 naming both)', async () => {
     const before = await readFile(join(notebook.root, 'raft-consensus', 'memory.json'), 'utf8');
-    const response = await notebook.app.request('/api/sessions/raft-consensus/memory', {
+    const response = await notebook.app.request('/api/sessions/raft-consensus/curation', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ targetMessageIds: ['m002', 'nope', 'gone'], action: 'exclude' }),

@@ -96,7 +96,7 @@ describe('guardRequests: writes must be JSON', () => {
     ['POST', '/api/sessions/raft-consensus/chat', 'text/plain', '{}'],
     [
       'POST',
-      '/api/sessions/raft-consensus/memory',
+      '/api/sessions/raft-consensus/curation',
       'text/plain',
       '{"targetMessageIds":["m002"],"action":"exclude"}',
     ],

@@ -1,5 +1,5 @@
 import { COMPRESSION_FILE, type SessionStore } from '../session/index.ts';
-import { MEMORY_FILE, MESSAGES_FILE } from '../workspace/index.ts';
+import { CURATION_FILE, MESSAGES_FILE } from '../workspace/index.ts';
 import type { SessionChange } from './watch-sessions.ts';
 
 /** A session store whose writes this process can follow. */
@@ -66,7 +66,7 @@ export function observeSessionStore(store: SessionStore): ObservedSessionStore {
       },
       async appendCuration(sessionId, events) {
         await store.appendCuration(sessionId, events);
-        notify(sessionId, MEMORY_FILE);
+        notify(sessionId, CURATION_FILE);
       },
       async saveCompression(sessionId, compression, options) {
         const saved = await store.saveCompression(sessionId, compression, options);

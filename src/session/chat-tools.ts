@@ -1,10 +1,10 @@
 import type { ToolSet } from 'ai';
 import { openArtifactTool, toolDefinitions } from '../ai-sdk/index.ts';
-import { type ArtifactHandleStore, createMemoryArtifactStore, type ToolDefinition } from '../core/index.ts';
+import { type ArtifactHandleStore, createInMemoryArtifactStore, type ToolDefinition } from '../core/index.ts';
 import {
+  type CurationEvent,
   createWorkspaceTools,
   type DismissRequest,
-  type MemoryEvent,
   type Workspace,
   type WorkspaceTools,
 } from '../workspace/index.ts';
@@ -16,7 +16,7 @@ export interface ChatToolsContext {
    * Stores the model's `dismiss_memory` events where the session is kept — the session
    * engine's `curate` — so a session in checkpoints keeps them. Default: `memory.json`.
    */
-  curate?: (sessionId: string, request: DismissRequest) => Promise<readonly MemoryEvent[]>;
+  curate?: (sessionId: string, request: DismissRequest) => Promise<readonly CurationEvent[]>;
   now: () => Date;
   createId: () => string;
 }
@@ -69,7 +69,7 @@ const definitionCache = new WeakMap<ToolSet, Promise<ToolDefinition[]>>();
  * computed once per tool set. A session without tools gets none, and no placeholders.
  */
 export async function turnTools(base: ToolSet): Promise<TurnTools> {
-  const store = createMemoryArtifactStore();
+  const store = createInMemoryArtifactStore();
   if (Object.keys(base).length === 0) return { set: base, definitions: [], store };
   const set: ToolSet = { ...base, open_artifact: openArtifactTool(store) };
   let definitions = definitionCache.get(base);

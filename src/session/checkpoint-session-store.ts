@@ -240,7 +240,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
           }
           ids.add(message.id);
         }
-        sb.memory.append(batch.map(toCheckpointMessage));
+        sb.messages.append(batch.map(toCheckpointMessage));
       });
     },
     async appendCuration(sessionId, events) {

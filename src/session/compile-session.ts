@@ -82,7 +82,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     workspace,
     sessionId,
     ...(options.query === undefined ? {} : { query: options.query }),
-    record: { messages: state.messages, memory: state.curation },
+    record: { messages: state.messages, curation: state.curation },
   });
   const counter = options.counter ?? getTokenCounter(loaded.config.budget.model ?? DEFAULT_MODEL);
   const structured = state.compression.structured;

@@ -22,9 +22,9 @@ import {
   toSummaryResult,
 } from '../core/index.ts';
 import {
-  applyMemoryCuration,
-  foldMemoryEvents,
-  type MemoryStatus,
+  applyCuration,
+  type CurationStatus,
+  foldCurationEvents,
   type PlaceholderLocale,
 } from '../workspace/index.ts';
 import { isCommandMessage } from './session-commands.ts';
@@ -109,7 +109,7 @@ export async function compressSession(options: CompressSessionOptions): Promise<
     processedThrough: { ...compression.processedThrough },
   };
   const stored = state.messages.filter((message) => message.role !== 'system');
-  const statuses = foldMemoryEvents(state.curation);
+  const statuses = foldCurationEvents(state.curation);
 
   let summary: SummaryOutcome | null = null;
   if (scope === 'all') {
@@ -152,7 +152,7 @@ async function extendSummary(input: {
   options: CompressSessionOptions;
   state: SessionState;
   stored: Message[];
-  statuses: Map<string, MemoryStatus>;
+  statuses: Map<string, CurationStatus>;
   now: () => Date;
 }): Promise<SummaryOutcome> {
   const { options, stored, statuses } = input;
@@ -172,7 +172,7 @@ async function extendSummary(input: {
   });
   if (end <= start) return unchanged(0);
 
-  const curated = applyMemoryCuration(stored, statuses, options.placeholderLocale ?? 'zh');
+  const curated = applyCuration(stored, statuses, options.placeholderLocale ?? 'zh');
   const range = curated.slice(start, end);
   const candidates = range.filter(
     (message) => statuses.get(message.id)?.state !== 'excluded' && !isCommandMessage(message),
@@ -228,7 +228,7 @@ function ensureStructured(state: SessionState, structured: CompressionState | nu
 function unprocessed(
   stored: readonly Message[],
   throughId: string | null,
-  statuses: Map<string, MemoryStatus>,
+  statuses: Map<string, CurationStatus>,
 ): Message[] {
   const start = throughId === null ? 0 : stored.findIndex((message) => message.id === throughId) + 1;
   return stored.slice(start).filter((message) => !statuses.has(message.id) && !isCommandMessage(message));
@@ -238,7 +238,7 @@ async function updateRequirements(input: {
   options: CompressSessionOptions;
   state: SessionState;
   stored: Message[];
-  statuses: Map<string, MemoryStatus>;
+  statuses: Map<string, CurationStatus>;
   structured: CompressionState | null;
 }) {
   const { options } = input;
@@ -288,7 +288,7 @@ async function updateRequirements(input: {
 function indexArtifacts(input: {
   state: SessionState;
   stored: Message[];
-  statuses: Map<string, MemoryStatus>;
+  statuses: Map<string, CurationStatus>;
   structured: CompressionState | null;
   now: () => Date;
 }) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CtxloomError, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { DEFAULT_MODEL, emitWorkspaceContext, loadSession, type MemoryEvent } from '../workspace/index.ts';
+import { type CurationEvent, DEFAULT_MODEL, emitWorkspaceContext, loadSession } from '../workspace/index.ts';
 import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
@@ -87,7 +87,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     const loaded = await loadSession({
       workspace,
       sessionId,
-      record: { messages: state.messages, memory: state.curation },
+      record: { messages: state.messages, curation: state.curation },
     });
     const compiled = await preview(sessionId, query);
     return {
@@ -161,7 +161,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     async curate(sessionId, input) {
       await requireFolder(sessionId);
       const at = now().toISOString();
-      const events: MemoryEvent[] = input.targetMessageIds.map((targetMessageId) => ({
+      const events: CurationEvent[] = input.targetMessageIds.map((targetMessageId) => ({
         id: createId(),
         type: input.action,
         targetMessageId,

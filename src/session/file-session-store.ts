@@ -2,11 +2,11 @@ import { rm } from 'node:fs/promises';
 import { CtxloomError, type Message } from '../core/index.ts';
 import {
   appendMessages,
-  MEMORY_FILE,
-  MEMORY_LOG_VERSION,
+  CURATION_FILE,
+  CURATION_LOG_VERSION,
+  curationLogSchema,
   MESSAGES_FILE,
-  memoryLogSchema,
-  readMemoryLog,
+  readCurationLog,
   readMessages,
   type Workspace,
 } from '../workspace/index.ts';
@@ -68,9 +68,9 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
     kind: 'files',
     async load(sessionId) {
       const sandbox = sandboxOf(sessionId);
-      const [messages, memory] = await Promise.all([readMessages(sandbox), readMemoryLog(sandbox)]);
+      const [messages, curation] = await Promise.all([readMessages(sandbox), readCurationLog(sandbox)]);
       const compression = await loadCompression(sessionId, messages);
-      const state: SessionState = { sessionId, messages, curation: memory.events, compression };
+      const state: SessionState = { sessionId, messages, curation: curation.events, compression };
       return state;
     },
     async appendMessages(sessionId, messages) {
@@ -86,15 +86,15 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
         throw new CtxloomError({
           code: 'not-found',
           message: `no message with id ${missing.map((event) => `"${event.targetMessageId}"`).join(', ')}; nothing was stored`,
-          file: MEMORY_FILE,
+          file: CURATION_FILE,
           path: missing[0]?.targetMessageId ?? '',
         });
       }
-      await sandbox.update(MEMORY_FILE, (current) => {
+      await sandbox.update(CURATION_FILE, (current) => {
         const log =
           current === undefined
-            ? { version: MEMORY_LOG_VERSION, events: [] }
-            : memoryLogSchema.parse(parseJsonTree(current, MEMORY_FILE).value);
+            ? { version: CURATION_LOG_VERSION, events: [] }
+            : curationLogSchema.parse(parseJsonTree(current, CURATION_FILE).value);
         return `${JSON.stringify({ ...log, events: [...log.events, ...events] }, null, 2)}\n`;
       });
     },
@@ -153,7 +153,7 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       if ((await workspace.sandbox.stat(sessionId))?.kind !== 'directory') return;
       // The call log first, the record last: an interrupted delete leaves a session that
       // still has its messages, never calls or curation without them.
-      for (const path of [CALLS_FOLDER, COMPRESSION_FILE, MEMORY_FILE, MESSAGES_FILE]) {
+      for (const path of [CALLS_FOLDER, COMPRESSION_FILE, CURATION_FILE, MESSAGES_FILE]) {
         await rm(await sandbox.resolve(path, { forWrite: true }), { recursive: true, force: true });
       }
     },

@@ -109,7 +109,7 @@ describe.each(['files', 'sqlite'] as const)('one session, the same bytes everywh
     expect(covered?.id).toBe(summary?.fromMessageId);
     for (const target of [covered, uncovered]) {
       const response = await app.request(
-        `/api/sessions/${SESSION}/memory`,
+        `/api/sessions/${SESSION}/curation`,
         json({ targetMessageIds: [target?.id], action: 'exclude' }),
       );
       expect(response.status).toBe(200);

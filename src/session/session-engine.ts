@@ -2,7 +2,7 @@ import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
 import type { CompressScope, RequirementProposer } from '../compression/index.ts';
 import type { CompiledContext, Message, Summarizer, TokenCounter } from '../core/index.ts';
 import type { InvokableGraph } from '../runtime/index.ts';
-import type { MemoryEvent, Workspace } from '../workspace/index.ts';
+import type { CurationEvent, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
 import type { CompressSessionResult } from './compress-session.ts';
 import type { CallRecord, ListCallsOptions, SessionStore } from './session-store.ts';
@@ -112,7 +112,7 @@ export interface SessionEngine {
   /** `/compress`: summary with its coverage, requirement TODO and artifact index, in one write. */
   compress(sessionId: string, options?: CompressOptions): Promise<CompressOutcome>;
   /** Stores curation events for every id, or none (`not-found` names the unknown ids). */
-  curate(sessionId: string, input: CurateInput): Promise<MemoryEvent[]>;
+  curate(sessionId: string, input: CurateInput): Promise<CurationEvent[]>;
   /** The session's logged calls, oldest first. */
   listCalls(sessionId: string, options?: ListCallsOptions): Promise<CallRecord[]>;
 }

@@ -1,13 +1,9 @@
 import type { CompressionState } from '../compression/index.ts';
 import type { CallRecord as CoreCallRecord, Message } from '../core/index.ts';
-import type { MemoryEvent } from '../workspace/index.ts';
+import type { CurationEvent } from '../workspace/index.ts';
 
-/**
- * One curation decision about a stored message: `dismiss` (a placeholder with a summary
- * replaces it), `exclude` (the user hides it) or `restore` (undo both). Stored append-only;
- * `messages` never change. The files adapter keeps them in `memory.json` (seed 003's name).
- */
-export type CurationEvent = MemoryEvent;
+/** One curation decision (defined in `ctxloom/workspace`). */
+export type { CurationEvent };
 
 /**
  * A history summary and exactly what it covers: the contiguous run of stored, non-system

@@ -9,7 +9,7 @@ export { BLACKBOARD_KEYS, MODULE_FIELDS, type ModuleName, REDUCER_KEYS } from '.
 export type { CompressionModule } from './modules/compression-module.ts';
 export type { DeliverablesModule } from './modules/deliverables-module.ts';
 export type { MapReduceModule, MapReduceSnapshot } from './modules/mapreduce-module.ts';
-export type { MemoryModule, UserInput } from './modules/memory-module.ts';
+export type { MessagesModule, UserInput } from './modules/messages-module.ts';
 export type { ReactModule, ReactSnapshot } from './modules/react-module.ts';
 export type { RoutingModule, RoutingSnapshot } from './modules/routing-module.ts';
 export type { SessionModule, SessionSnapshot } from './modules/session-module.ts';

@@ -13,7 +13,7 @@ export const MODULE_FIELDS = {
     'last_agent_failure_kind',
     'last_agent_error',
   ],
-  memory: ['messages', 'processed_inputs'],
+  messages: ['messages', 'processed_inputs'],
   deliverables: ['deliverable_keys'],
   todo: ['todo'],
   compression: ['compression__context', 'compression_through'],

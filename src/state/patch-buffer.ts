@@ -55,7 +55,7 @@ export class PatchBuffer {
       if (RemoveMessage.isInstance(item)) {
         throw new CtxloomError({
           code: 'reducer-violation',
-          message: 'memory.append takes new messages only; use memory.replace to rewrite the history',
+          message: 'messages.append takes new messages only; use messages.replace to rewrite the history',
           path: 'messages',
         });
       }

@@ -64,7 +64,7 @@ describe('StateBuilder reducer rules', () => {
               case 'append': {
                 const delta = Array.from({ length: step.count }, () => new AIMessage({ content: 'x' }));
                 const first = counter;
-                sb.memory.append(delta);
+                sb.messages.append(delta);
                 // Id-less messages get the next generated ids, in order.
                 modelIds = [...modelIds, ...delta.map((_, index) => `gen-${first + index}`)];
                 break;
@@ -72,13 +72,13 @@ describe('StateBuilder reducer rules', () => {
               case 'replace': {
                 const all = Array.from({ length: step.count }, () => new AIMessage({ content: 'y' }));
                 const first = counter;
-                sb.memory.replace(all);
+                sb.messages.replace(all);
                 modelIds = all.map((_, index) => `gen-${first + index}`);
                 break;
               }
               case 'accept': {
                 const key = inputKey({ sessionId: 's', inputId: step.input });
-                const accepted = sb.memory.acceptInput({ inputId: step.input, content: 'hi' });
+                const accepted = sb.messages.acceptInput({ inputId: step.input, content: 'hi' });
                 expect(accepted).toBe(!ledger.has(key));
                 if (accepted) {
                   ledger.add(key);

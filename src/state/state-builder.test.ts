@@ -13,7 +13,7 @@ const fixed = { now: () => 1_700_000_000_000, newId: () => 'generated-id' };
 describe('StateBuilder', () => {
   it('writes a replaced history as REMOVE_ALL followed by every message, never as Overwrite', () => {
     const sb = new StateBuilder({ messages: [new HumanMessage({ content: 'old', id: 'a' })] }, fixed);
-    sb.memory.replace([new AIMessage({ content: 'summary kept', id: 'b' })]);
+    sb.messages.replace([new AIMessage({ content: 'summary kept', id: 'b' })]);
     const patch = sb.patch();
     const messages = patch.messages as unknown[];
     expect(patch.messages).not.toBeInstanceOf(Overwrite);
@@ -25,26 +25,26 @@ describe('StateBuilder', () => {
 
   it('refuses a removal marker inside an appended delta', () => {
     const sb = new StateBuilder({}, fixed);
-    expect(() => sb.memory.append([new RemoveMessage({ id: 'x' })])).toThrow(
+    expect(() => sb.messages.append([new RemoveMessage({ id: 'x' })])).toThrow(
       expect.objectContaining({ code: 'reducer-violation' }),
     );
   });
 
   it('gives messages appended without an id a generated id', () => {
     const sb = new StateBuilder({}, fixed);
-    sb.memory.append([new AIMessage({ content: 'hi' })]);
+    sb.messages.append([new AIMessage({ content: 'hi' })]);
     expect((sb.patch().messages as AIMessage[])[0]?.id).toBe('generated-id');
   });
 
   it('accepts an input once: a re-sent input id writes nothing', () => {
     const first = new StateBuilder({ session_id: 's1' }, fixed);
-    expect(first.memory.acceptInput({ inputId: 'in-1', content: 'hello' })).toBe(true);
+    expect(first.messages.acceptInput({ inputId: 'in-1', content: 'hello' })).toBe(true);
     const patch = first.patch();
     const message = (patch.messages as HumanMessage[])[0];
     expect(message?.id).toBe('human:s1:in-1');
     expect(patch.processed_inputs).toEqual(['s1:in-1']);
     const again = new StateBuilder({ session_id: 's1', processed_inputs: ['s1:in-1'], messages: [] }, fixed);
-    expect(again.memory.acceptInput({ inputId: 'in-1', content: 'hello' })).toBe(false);
+    expect(again.messages.acceptInput({ inputId: 'in-1', content: 'hello' })).toBe(false);
     expect(again.patch()).toEqual({});
   });
 
@@ -116,10 +116,10 @@ describe('StateBuilder', () => {
   it("gives id-less messages an id that survives serialisation, without changing the caller's object", async () => {
     const given = new AIMessage({ content: 'reply' });
     const sb = new StateBuilder({}, fixed);
-    sb.memory.append([given]);
+    sb.messages.append([given]);
     const replaced = new HumanMessage({ content: 'kept' });
     const sb2 = new StateBuilder({}, fixed);
-    sb2.memory.replace([replaced]);
+    sb2.messages.replace([replaced]);
     expect(given.id).toBeUndefined();
     const serde = new JsonPlusSerializer();
     for (const patch of [sb.patch(), sb2.patch()]) {

@@ -5,7 +5,7 @@ import { Blackboard, type BlackboardDefinition } from './blackboard.ts';
 import { CompressionModule } from './modules/compression-module.ts';
 import { DeliverablesModule } from './modules/deliverables-module.ts';
 import { MapReduceModule } from './modules/mapreduce-module.ts';
-import { MemoryModule } from './modules/memory-module.ts';
+import { MessagesModule } from './modules/messages-module.ts';
 import type { ModuleContext } from './modules/module-context.ts';
 import { ReactModule } from './modules/react-module.ts';
 import { RoutingModule } from './modules/routing-module.ts';
@@ -34,7 +34,7 @@ export interface StateBuilderOptions {
  * ```ts
  * const node = (state: BlackboardState) => {
  *   const sb = new StateBuilder(state);
- *   sb.memory.append([reply]);
+ *   sb.messages.append([reply]);
  *   sb.routing.finishAgent({ status: 'completed' });
  *   sb.timeline.append([{ kind: 'agent-finished', text: 'writer done' }]);
  *   return sb.command();
@@ -44,7 +44,7 @@ export interface StateBuilderOptions {
 export class StateBuilder {
   readonly session: SessionModule;
   readonly routing: RoutingModule;
-  readonly memory: MemoryModule;
+  readonly messages: MessagesModule;
   readonly deliverables: DeliverablesModule;
   readonly todo: TodoModule;
   readonly compression: CompressionModule;
@@ -71,7 +71,7 @@ export class StateBuilder {
     };
     this.session = new SessionModule(context);
     this.routing = new RoutingModule(context);
-    this.memory = new MemoryModule(context);
+    this.messages = new MessagesModule(context);
     this.deliverables = new DeliverablesModule(context);
     this.todo = new TodoModule(context);
     this.compression = new CompressionModule(context);

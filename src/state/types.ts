@@ -66,7 +66,7 @@ export interface BlackboardState {
   last_agent_status: AgentStatus | null;
   last_agent_failure_kind: FailureKind | null;
   last_agent_error: string | null;
-  // memory
+  // messages
   messages: BaseMessage[];
   processed_inputs: string[];
   // deliverables

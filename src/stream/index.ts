@@ -2,7 +2,7 @@ export {
   CONTEXT_REPORT_PART,
   type ContextReportData,
   type MessageContextSummary,
-  type MessageMemory,
+  type MessageCuration,
   type NotebookMessageMetadata,
   type NotebookUIMessage,
   type ReportedReference,

@@ -26,8 +26,8 @@ export interface ContextReportData {
   callId?: string;
 }
 
-/** Memory curation state of a message, as the UI shows it. */
-export interface MessageMemory {
+/** Curation state of a message, as the UI shows it. */
+export interface MessageCuration {
   state: 'dismissed' | 'excluded';
   by: 'model' | 'user';
   summary?: string;
@@ -54,7 +54,7 @@ export interface NotebookMessageMetadata {
   /** Ids of the stored `messages.json` entries this UI message renders (dismiss targets). */
   storedIds?: string[];
   /** Set when the message (or one of its stored entries) is dismissed or excluded. */
-  memory?: MessageMemory;
+  memory?: MessageCuration;
   /** For assistant messages: what the call that produced it was sent. */
   context?: MessageContextSummary;
   /** Set on a chat command (`/compress …`) and its answer: shown with a marker, never sent to the model. */

@@ -87,9 +87,9 @@ describe('toUiMessages', () => {
     });
   });
 
-  it('marks curated messages with their memory state', () => {
+  it('marks curated messages with their curation state', () => {
     const ui = toUiMessages([{ id: 'u1', role: 'user', content: 'hi' }], {
-      memory: new Map([['u1', { state: 'excluded' as const, by: 'user' as const }]]),
+      curation: new Map([['u1', { state: 'excluded' as const, by: 'user' as const }]]),
     });
     expect(ui[0]?.metadata?.memory).toEqual({ state: 'excluded', by: 'user' });
   });

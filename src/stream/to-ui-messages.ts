@@ -1,7 +1,7 @@
 import type { Message, Part } from '../core/index.ts';
 import type {
   MessageContextSummary,
-  MessageMemory,
+  MessageCuration,
   NotebookMessageMetadata,
   NotebookUIMessage,
 } from './notebook-ui-message.ts';
@@ -11,7 +11,7 @@ type UiPart = NotebookUIMessage['parts'][number];
 /** Options of {@link toUiMessages}. */
 export interface ToUiMessagesOptions {
   /** Curation state by stored message id (from the session's `memory.json`). */
-  memory?: ReadonlyMap<string, MessageMemory>;
+  curation?: ReadonlyMap<string, MessageCuration>;
 }
 
 /**
@@ -48,7 +48,7 @@ export function toUiMessages(
       result.push(current);
     }
     current.metadata?.storedIds?.push(message.id);
-    mergeMemory(current, options.memory?.get(message.id));
+    mergeCuration(current, options.curation?.get(message.id));
     if (message.metadata?.partial === true && current.metadata !== undefined) current.metadata.partial = true;
     if (message.role === 'assistant') {
       current.parts.push({ type: 'step-start' }, ...toParts(message.content));
@@ -76,13 +76,13 @@ function metadataOf(message: Message, options: ToUiMessagesOptions): NotebookMes
   if (message.metadata?.partial === true) metadata.partial = true;
   const context = message.metadata?.context;
   if (isContextSummary(context)) metadata.context = context;
-  const memory = options.memory?.get(message.id);
-  if (memory !== undefined) metadata.memory = memory;
+  const curation = options.curation?.get(message.id);
+  if (curation !== undefined) metadata.memory = curation;
   return metadata;
 }
 
-function mergeMemory(target: NotebookUIMessage, memory: MessageMemory | undefined): void {
-  if (memory !== undefined && target.metadata !== undefined) target.metadata.memory ??= memory;
+function mergeCuration(target: NotebookUIMessage, curation: MessageCuration | undefined): void {
+  if (curation !== undefined && target.metadata !== undefined) target.metadata.memory ??= curation;
 }
 
 function toParts(content: Message['content']): UiPart[] {

@@ -45,6 +45,15 @@ export {
 } from './compile/select-injections.ts';
 export { type SelectProfileBlocksOptions, selectProfileBlocks } from './compile/select-profile-blocks.ts';
 export * from './config/index.ts';
+export { applyCuration, type PlaceholderLocale } from './curation/apply-curation.ts';
+export {
+  CURATION_LOG_VERSION,
+  type CurationEvent,
+  type CurationLog,
+  type CurationStatus,
+  curationLogSchema,
+  foldCurationEvents,
+} from './curation/curation-event.ts';
 export { parseJsonText } from './json/parse-json-text.ts';
 export {
   type JsonNode,
@@ -53,30 +62,21 @@ export {
   parseJsonTree,
   type TextPosition,
 } from './json/parse-json-tree.ts';
-export { applyMemoryCuration, type PlaceholderLocale } from './memory/apply-memory-curation.ts';
-export {
-  foldMemoryEvents,
-  MEMORY_LOG_VERSION,
-  type MemoryEvent,
-  type MemoryLog,
-  type MemoryStatus,
-  memoryLogSchema,
-} from './memory/memory-event.ts';
 export * from './references/index.ts';
 export * from './sandbox/index.ts';
 export { type CreateSessionOptions, createSession } from './session/create-session.ts';
 export {
   appendMessages,
-  MEMORY_FILE,
+  CURATION_FILE,
+  type CurationEventInput,
   MESSAGES_FILE,
-  type MemoryEventInput,
-  parseMemoryLog,
+  parseCurationLog,
   parseMessages,
   type RecordOptions,
-  readMemoryLog,
+  readCurationLog,
   readMessages,
-  recordMemoryEvent,
-  recordMemoryEvents,
+  recordCurationEvent,
+  recordCurationEvents,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
 export {

@@ -12,13 +12,15 @@ export function openChat(path: string) {
   const graph = new StateGraph(Blackboard.schema)
     .addNode('agent', (state: BlackboardState) => {
       const sb = new StateBuilder(state);
-      const last = sb.memory.snapshot().at(-1);
-      sb.memory.append([new AIMessage({ content: `echo: ${String(last?.content)}`, id: `ai:${last?.id}` })]);
+      const last = sb.messages.snapshot().at(-1);
+      sb.messages.append([
+        new AIMessage({ content: `echo: ${String(last?.content)}`, id: `ai:${last?.id}` }),
+      ]);
       return sb.patch();
     })
     .addNode('bookkeeping', (state: BlackboardState) => {
       const sb = new StateBuilder(state, { now: () => 0 });
-      sb.timeline.append([{ kind: 'turn', text: String(sb.memory.snapshot().length) }]);
+      sb.timeline.append([{ kind: 'turn', text: String(sb.messages.snapshot().length) }]);
       sb.routing.finishAgent({ status: 'completed' });
       return sb.patch();
     })

@@ -158,7 +158,7 @@ async function scenario(page: Page, serve: ServeProcess): Promise<Seen> {
   const firstId = await first.getAttribute('data-message-id');
   const sessionId = await sessionFolder(serve);
   const curate = (action: 'exclude' | 'restore') =>
-    serve.fetch(`/api/sessions/${encodeURIComponent(sessionId)}/memory`, {
+    serve.fetch(`/api/sessions/${encodeURIComponent(sessionId)}/curation`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ targetMessageIds: [firstId], action }),

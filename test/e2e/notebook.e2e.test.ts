@@ -330,7 +330,7 @@ async function files(): Promise<void> {
   // chat shows it without a reload.
   await page.getByRole('tab', { name: 'Chat' }).click();
   const curate = (action: 'exclude' | 'restore') =>
-    fetch(apiUrl('/memory'), {
+    fetch(apiUrl('/curation'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ targetMessageIds: ['m003'], action }),

@@ -175,8 +175,8 @@ export const api = {
   async callDiff(id: string, callId: string): Promise<CallDiffResponse> {
     return (await call(`${base(id)}/calls/${encodeURIComponent(callId)}/diff`)).json();
   },
-  async memory(id: string, targetMessageIds: string[], action: 'exclude' | 'restore'): Promise<void> {
-    await call(`${base(id)}/memory`, json('POST', { targetMessageIds, action }));
+  async curate(id: string, targetMessageIds: string[], action: 'exclude' | 'restore'): Promise<void> {
+    await call(`${base(id)}/curation`, json('POST', { targetMessageIds, action }));
   },
   /**
    * Follows `GET /events` (server-sent events, read through `fetch` so the bearer token is

@@ -58,7 +58,7 @@ export function ChatPanel(props: {
     id: sessionId,
     transport,
     onFinish: () => {
-      // Stored ids and memory states come from the server's record.
+      // Stored ids and curation states come from the server's record.
       void reload().then(onChanged);
     },
   });
@@ -151,7 +151,7 @@ export function ChatPanel(props: {
   )?.path;
   const curate = async (message: NotebookUIMessage, action: 'exclude' | 'restore') => {
     try {
-      await api.memory(sessionId, message.metadata?.storedIds ?? [message.id], action);
+      await api.curate(sessionId, message.metadata?.storedIds ?? [message.id], action);
       await reload();
       onChanged();
     } catch (cause) {

@@ -78,7 +78,7 @@ export function ContextPreview(props: {
         report={report}
         idPrefix="preview"
         layerText={(layer) => <LayerText layer={layer.layer} preview={preview} />}
-        memoryOf={(layer, blockId) => memoryOf(preview, layer, blockId)}
+        curationOf={(layer, blockId) => curationOf(preview, layer, blockId)}
       >
         {props.draft.trim() !== '' && <p className="hint">{t('draftNote')}</p>}
         {note && (
@@ -130,7 +130,7 @@ function LayerText(props: { layer: string; preview: PreviewResponse }) {
   );
 }
 
-function memoryOf(preview: PreviewResponse, layer: string, blockId: string): string | undefined {
+function curationOf(preview: PreviewResponse, layer: string, blockId: string): string | undefined {
   const message = preview.messages.find(
     (candidate) => candidate.metadata?.layer === layer && `${layer}:${candidate.id}` === blockId,
   );

@@ -11,21 +11,21 @@ const ROLE_KEYS: Record<Message['role'], MessageKey> = {
 
 /**
  * One message as the model receives it, in the context preview's text view: its role, its
- * memory state (excluded / dismissed placeholders say so), and every part with its content —
+ * curation state (excluded / dismissed placeholders say so), and every part with its content —
  * text as Markdown, tool calls with their name and arguments, tool results with their text.
  */
 export function MessageText(props: { message: Message }) {
   const { t } = useI18n();
   const { message } = props;
-  const memory = (message.metadata?.memory as { state?: string } | undefined)?.state;
+  const curation = (message.metadata?.memory as { state?: string } | undefined)?.state;
   const parts: Part[] =
     typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
   return (
     <div className={`context-message ${message.role}`} data-testid="context-message">
       <div className="context-message-head">
         <span className="role">{t(ROLE_KEYS[message.role])}</span>
-        {memory !== undefined && (
-          <span className="badge muted">{memory === 'excluded' ? t('excluded') : t('dismissed')}</span>
+        {curation !== undefined && (
+          <span className="badge muted">{curation === 'excluded' ? t('excluded') : t('dismissed')}</span>
         )}
       </div>
       {parts.map((part, index) => (

@@ -25,11 +25,11 @@ export function MessageView(props: {
 }) {
   const { t, locale } = useI18n();
   const { message } = props;
-  const memory = message.metadata?.memory;
+  const curation = message.metadata?.memory;
   const stored = (message.metadata?.storedIds?.length ?? 0) > 0;
   return (
     <article
-      className={`message ${message.role} ${memory ? 'curated' : ''}`}
+      className={`message ${message.role} ${curation ? 'curated' : ''}`}
       data-role={message.role}
       data-message-id={message.id}
       aria-label={message.role === 'user' ? t('you') : t('assistant')}
@@ -42,9 +42,9 @@ export function MessageView(props: {
           </time>
         )}
         {message.metadata?.partial && <span className="badge warn">{t('partial')}</span>}
-        {memory && (
-          <span className="badge muted" title={memory.summary}>
-            {memory.state === 'excluded' ? t('excluded') : t('dismissed')}
+        {curation && (
+          <span className="badge muted" title={curation.summary}>
+            {curation.state === 'excluded' ? t('excluded') : t('dismissed')}
           </span>
         )}
         {stored && (
@@ -53,9 +53,9 @@ export function MessageView(props: {
             className="link"
             data-curate=""
             tabIndex={props.tabStop ? 0 : -1}
-            onClick={() => props.onCurate(memory ? 'restore' : 'exclude')}
+            onClick={() => props.onCurate(curation ? 'restore' : 'exclude')}
           >
-            {memory ? t('restore') : t('dismiss')}
+            {curation ? t('restore') : t('dismiss')}
           </button>
         )}
       </header>

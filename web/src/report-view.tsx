@@ -18,7 +18,7 @@ export function ReportView(props: {
    */
   layerText?: (layer: LayerReport) => ReactNode;
   /** Curation state of a kept block (`excluded`, `dismissed`), when known. */
-  memoryOf?: (layer: string, blockId: string) => string | undefined;
+  curationOf?: (layer: string, blockId: string) => string | undefined;
   /** Shown between the bar and the layer table (notes about this report). */
   children?: ReactNode;
 }) {
@@ -79,7 +79,7 @@ export function ReportView(props: {
               open={open[layer.layer] === true}
               onToggle={() => setOpen((state) => ({ ...state, [layer.layer]: !state[layer.layer] }))}
               text={props.layerText}
-              memoryOf={props.memoryOf}
+              curationOf={props.curationOf}
             />
           ))}
         </tbody>
@@ -105,7 +105,7 @@ function LayerRows(props: {
   open: boolean;
   onToggle: () => void;
   text: ((layer: LayerReport) => ReactNode) | undefined;
-  memoryOf: ((layer: string, blockId: string) => string | undefined) | undefined;
+  curationOf: ((layer: string, blockId: string) => string | undefined) | undefined;
 }) {
   const { t } = useI18n();
   const { layer } = props;
@@ -143,7 +143,7 @@ function LayerRows(props: {
               {layer.kept.map((block) => (
                 <li key={block.id}>
                   <KeptBadge
-                    memory={props.memoryOf?.(layer.layer, block.id)}
+                    curation={props.curationOf?.(layer.layer, block.id)}
                     trimmed={block.trimmedFromTokens !== undefined}
                   />
                   <code>{block.id}</code> {formatTokens(block.tokens)}
@@ -175,11 +175,11 @@ function LayerRows(props: {
   );
 }
 
-function KeptBadge(props: { memory: string | undefined; trimmed: boolean }) {
+function KeptBadge(props: { curation: string | undefined; trimmed: boolean }) {
   const { t } = useI18n();
-  if (props.memory !== undefined)
+  if (props.curation !== undefined)
     return (
-      <span className="badge muted">{props.memory === 'excluded' ? t('excluded') : t('dismissed')}</span>
+      <span className="badge muted">{props.curation === 'excluded' ? t('excluded') : t('dismissed')}</span>
     );
   return <span className="badge kept">{props.trimmed ? t('trimmed') : t('kept')}</span>;
 }

@@ -138,11 +138,11 @@ describe('ctxloom blocks', () => {
   });
 });
 
-describe('ctxloom memory', () => {
+describe('ctxloom curation', () => {
   it('excludes and restores a message, auditing both, and the compile follows', async () => {
     const exclude = capture();
     expect(
-      await main(['memory', 'raft-consensus', 'exclude', 'm003', '--reason', '测试排除'], exclude.io),
+      await main(['curation', 'raft-consensus', 'exclude', 'm003', '--reason', '测试排除'], exclude.io),
     ).toBe(0);
     const compiled = capture();
     await main(['compile', 'raft-consensus'], compiled.io);
@@ -151,9 +151,9 @@ describe('ctxloom memory', () => {
     expect(messages.find((message) => message.id === 'm003')?.content).toBe(
       '[用户消息 #3 — 用户已排除：测试排除]',
     );
-    expect(await main(['memory', 'raft-consensus', 'restore', 'm003'], capture().io)).toBe(0);
+    expect(await main(['curation', 'raft-consensus', 'restore', 'm003'], capture().io)).toBe(0);
     const list = capture();
-    expect(await main(['memory', 'raft-consensus'], list.io)).toBe(0);
+    expect(await main(['curation', 'raft-consensus'], list.io)).toBe(0);
     expect(list.out()).toMatch(/exclude m003 by user — 测试排除\n.*restore m003 by user/su);
     expect(list.out()).not.toMatch(/^ {2}m003 /mu);
   });
@@ -165,10 +165,13 @@ describe('ctxloom memory', () => {
       await main(['chat', 'raft-consensus', 'What is a term?', '--id', 'q-1', ...store], capture().io),
     ).toBe(0);
     expect(
-      await main(['memory', 'raft-consensus', 'exclude', 'q-1', '--reason', '跑题', ...store], capture().io),
+      await main(
+        ['curation', 'raft-consensus', 'exclude', 'q-1', '--reason', '跑题', ...store],
+        capture().io,
+      ),
     ).toBe(0);
     const list = capture();
-    expect(await main(['memory', 'raft-consensus', ...store], list.io)).toBe(0);
+    expect(await main(['curation', 'raft-consensus', ...store], list.io)).toBe(0);
     expect(list.out()).toMatch(/^curated messages: 1\n {2}q-1 {2}excluded by user — 跑题\n/u);
     const compiled = capture();
     expect(await main(['compile', 'raft-consensus', ...store], compiled.io)).toBe(0);
@@ -182,9 +185,9 @@ describe('ctxloom memory', () => {
 
   it('names an unknown message and rejects an unknown action', async () => {
     const unknown = capture();
-    expect(await main(['memory', 'raft-consensus', 'exclude', 'm999'], unknown.io)).toBe(1);
+    expect(await main(['curation', 'raft-consensus', 'exclude', 'm999'], unknown.io)).toBe(1);
     expect(unknown.err()).toContain('no message with id "m999"');
-    expect(await main(['memory', 'raft-consensus', 'forget', 'm001'], capture().io)).toBe(2);
+    expect(await main(['curation', 'raft-consensus', 'forget', 'm001'], capture().io)).toBe(2);
   });
 });
 
@@ -192,7 +195,7 @@ describe('ctxloom help', () => {
   it('lists every command and shows per-command help', async () => {
     const run = capture();
     expect(await main(['--help'], run.io)).toBe(0);
-    for (const command of ['demo', 'compile', 'preview', 'blocks', 'mcp', 'memory'])
+    for (const command of ['demo', 'compile', 'preview', 'blocks', 'mcp', 'curation'])
       expect(run.out()).toContain(`ctxloom ${command}`);
     const topic = capture();
     expect(await main(['mcp', '--help'], topic.io)).toBe(0);

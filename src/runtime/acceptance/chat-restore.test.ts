@@ -16,11 +16,11 @@ function chatGraph(saver: SqliteSaver, failOnce = new Set<string>()) {
   return new StateGraph(Blackboard.schema)
     .addNode('agent', (state: BlackboardState) => {
       const sb = new StateBuilder(state);
-      const history = sb.memory.snapshot();
+      const history = sb.messages.snapshot();
       const last = history.at(-1);
       const text = String(last?.content ?? '');
       if (failOnce.delete(text)) throw new Error(`model unavailable for ${text}`);
-      sb.memory.append([new AIMessage({ content: `echo: ${text}`, id: `ai:${last?.id}` })]);
+      sb.messages.append([new AIMessage({ content: `echo: ${text}`, id: `ai:${last?.id}` })]);
       sb.routing.finishAgent({ status: 'completed' });
       return sb.command();
     })
@@ -93,7 +93,7 @@ describe('a chat on the Blackboard with the SQLite saver', () => {
     await submitInput({ graph, config, input: { inputId: 'in-1', content: 'first' }, session });
     const compacted = new StateBuilder((await graph.getState(config)).values as BlackboardState);
     compacted.compression.persistCompression('The user said first.');
-    compacted.memory.replace([]);
+    compacted.messages.replace([]);
     await graph.updateState(config, compacted.patch(), 'agent');
     const resent = await submitInput({
       graph,

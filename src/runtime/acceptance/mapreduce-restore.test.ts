@@ -23,7 +23,7 @@ function mapReduceGraph(saver: SqliteSaver, harness: Harness) {
       'planner',
       (state: BlackboardState) => {
         const sb = new StateBuilder(state);
-        const question = String(sb.memory.snapshot().at(-1)?.content ?? '');
+        const question = String(sb.messages.snapshot().at(-1)?.content ?? '');
         const tasks: MapReduceTask[] = ['t1', 't2', 't3'].map((id) => ({
           id,
           description: `${question} / ${id}`,
@@ -46,7 +46,7 @@ function mapReduceGraph(saver: SqliteSaver, harness: Harness) {
     .addNode('reducer', (state: BlackboardState) => {
       const sb = new StateBuilder(state);
       const results = sb.mapreduce.snapshot().results;
-      sb.memory.append([new AIMessage({ content: results.map((result) => result.output).join('\n') })]);
+      sb.messages.append([new AIMessage({ content: results.map((result) => result.output).join('\n') })]);
       sb.deliverables.recordSaved('report');
       sb.routing.finishAgent({ status: 'completed' });
       return sb.patch();

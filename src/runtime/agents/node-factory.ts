@@ -52,7 +52,7 @@ export interface AgentNodeOptions extends NodeFactoryOptions {
 
 /**
  * Builds an agent node. The node only coordinates domain actions, all through one
- * StateBuilder and one patch: persist the agent's delta messages (`memory.append`), apply a
+ * StateBuilder and one patch: persist the agent's delta messages (`messages.append`), apply a
  * TODO payload returned by the TODO tool (`todo.replace`), record the deliverable,
  * `routing.finishAgent`, and the timeline. A failed model call is recorded as data
  * (`last_agent_status: 'failed'`), not thrown, so the process decides what follows.
@@ -77,7 +77,7 @@ export function createAgentNode(
         ...(options.compact === undefined ? {} : { compact: options.compact }),
         ...(calls === undefined ? {} : { onCompile: calls.log }),
       });
-      if (options.persistMessages ?? true) sb.memory.append(result.messages);
+      if (options.persistMessages ?? true) sb.messages.append(result.messages);
       const todo = lastTodoPayload(result.messages);
       if (todo !== undefined) sb.todo.replace(todo);
       if (agent.deliverable) sb.deliverables.recordSaved(agent.id);
@@ -108,7 +108,7 @@ function callLogger(
   if (options.blackboard?.extensionKeys.has(CALL_LOG_KEY) !== true) return undefined;
   // The turn is the newest human message (found without converting the whole history).
   const turnId =
-    sb.memory.snapshot().findLast((message) => HumanMessage.isInstance(message))?.id ??
+    sb.messages.snapshot().findLast((message) => HumanMessage.isInstance(message))?.id ??
     `agent:${options.agent.id}`;
   const now = options.now ?? Date.now;
   const records: CallRecord[] = [];

@@ -3,7 +3,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { generateText, isStepCount } from 'ai';
 import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
 import { recompileEachStep, toStepCall } from '../../ai-sdk/recompile-each-step.ts';
-import { createMemoryArtifactStore } from '../../core/artifact-handles.ts';
+import { createInMemoryArtifactStore } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import type { Message } from '../../core/message.ts';
@@ -93,7 +93,7 @@ async function prepareAgentCall(
   if (input.signal !== undefined) request.signal = input.signal;
   const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
   const tools = await toolDefinitions(agent.tools);
-  const store = createMemoryArtifactStore();
+  const store = createInMemoryArtifactStore();
   // The request and limits of the last compile the stage made: later steps start from them.
   let last: PreparedAgentCall['base'] = { request, limits: {} };
   const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>

@@ -2,9 +2,9 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
-  applyMemoryCuration,
-  foldMemoryEvents,
-  type MemoryEvent,
+  applyCuration,
+  type CurationEvent,
+  foldCurationEvents,
   type PlaceholderLocale,
 } from '../../workspace/index.ts';
 import { fromLangChain } from './from-langchain.ts';
@@ -27,12 +27,12 @@ const CTXLOOM_KWARG = 'ctxloom';
  * engine's compile does for the same thread.
  */
 export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale = 'zh'): Message[] {
-  const stored = sb.memory.snapshot();
+  const stored = sb.messages.snapshot();
   const conversation = stored.some(isCommand) ? stored.filter((message) => !isCommand(message)) : stored;
   const history = fromLangChain(conversation);
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
-  const events = sb.getExtension<MemoryEvent[]>(CURATION_LOG_KEY) ?? [];
-  return events.length === 0 ? history : applyMemoryCuration(history, foldMemoryEvents(events), locale);
+  const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];
+  return events.length === 0 ? history : applyCuration(history, foldCurationEvents(events), locale);
 }
 
 function isCommand(message: BaseMessage): boolean {

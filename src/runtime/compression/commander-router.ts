@@ -53,7 +53,7 @@ export function createCommanderRouter(
         const text = budget
           ? `The request does not fit the model's context even after compression. Please narrow the scope (fewer tables, one job at a time). (${view.routing.lastAgentError ?? ''})`
           : `The ${view.routing.activeAgent ?? 'agent'} failed: ${view.routing.lastAgentError ?? 'unknown error'}`;
-        sb.memory.append([
+        sb.messages.append([
           commanderMessage(`${lastHuman(view.messages)?.id ?? 'turn'}:failure:${view.hops}`, text),
         ]);
       }
@@ -106,7 +106,7 @@ export function createCommanderRouter(
       next.type === 'clarify'
         ? next.question
         : `Context compression is on (${next.scope}): every later payload of this session is clipped to budget.`;
-    sb.memory.append([commanderMessage(`${messageId}:${outcome.type}`, text)]);
+    sb.messages.append([commanderMessage(`${messageId}:${outcome.type}`, text)]);
     return undefined;
   };
 }

@@ -56,7 +56,7 @@ export function createDynamicProcess(options: DynamicProcessOptions): ProcessGra
 
   const router = async (state: Record<string, unknown>, config?: RunnableConfig) => {
     const sb = new StateBuilder(state, builderOptions(base));
-    const messages = sb.memory.snapshot();
+    const messages = sb.messages.snapshot();
     const hops = hopsSinceUser(sb);
     const decision =
       hops >= maxHops
@@ -105,7 +105,7 @@ function threadIdOf(config: RunnableConfig | undefined): string | undefined {
 }
 
 function lastUserId(sb: StateBuilder): string {
-  const messages = sb.memory.snapshot();
+  const messages = sb.messages.snapshot();
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     if (messages[index]?.getType() === 'human') return messages[index]?.id ?? '';
   }

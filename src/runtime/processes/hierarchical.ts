@@ -67,7 +67,7 @@ export function createHierarchicalProcess(options: HierarchicalProcessOptions): 
       sb.timeline.append([{ kind: 'delegate', agentId, text: lastUserId(sb) }]);
       return new Command({ update: sb.patch(), goto: agentId });
     }
-    sb.memory.append(result.messages);
+    sb.messages.append(result.messages);
     sb.routing.finishAgent({ status: 'completed' });
     return new Command({ update: sb.patch(), goto: '__end__' });
   };
@@ -95,7 +95,7 @@ export function createHierarchicalProcess(options: HierarchicalProcessOptions): 
 }
 
 function lastUserId(sb: StateBuilder): string {
-  const messages = sb.memory.snapshot();
+  const messages = sb.messages.snapshot();
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     if (messages[index]?.getType() === 'human') return messages[index]?.id ?? '';
   }

@@ -60,7 +60,7 @@ export function createMapReduceProcess(options: MapReduceProcessOptions): Proces
       if (!parsed.success || parsed.data.tasks.length > maxTasks)
         throw new Error(`planner output is not a valid plan`);
       tasks = parsed.data.tasks;
-      const goal = String(sb.memory.snapshot().at(-1)?.content ?? '');
+      const goal = String(sb.messages.snapshot().at(-1)?.content ?? '');
       sb.mapreduce.initPlan({ goal, understanding: parsed.data.understanding, tasks });
       sb.timeline.append([
         { kind: 'mapreduce-plan', agentId: options.planner.id, text: `${tasks.length} tasks` },

@@ -72,7 +72,7 @@ describe('guardNode', () => {
       name: 'n',
       node: (input) => {
         const sb = new StateBuilder(input);
-        sb.memory.append([new AIMessage({ content: 'ok', id: 'a1' })]);
+        sb.messages.append([new AIMessage({ content: 'ok', id: 'a1' })]);
         sb.timeline.append([{ kind: 'k', text: 't' }]);
         return sb.patch();
       },

@@ -38,7 +38,7 @@ export function createReactProcess(options: ReactProcessOptions): ProcessGraph {
 
   const planNode = async (state: Record<string, unknown>) => {
     const sb = new StateBuilder(state, builderOptions(base));
-    const goal = String(sb.memory.snapshot().at(-1)?.content ?? '');
+    const goal = String(sb.messages.snapshot().at(-1)?.content ?? '');
     const result = await runAgent({
       agent: options.agent,
       sb,

@@ -55,7 +55,7 @@ export interface SubmitInputResult {
 
 /**
  * The session entry: the one path by which a user input enters the state (seed 000: the
- * query enters exactly once). It reads the stored state, lets `memory.acceptInput` append
+ * query enters exactly once). It reads the stored state, lets `messages.acceptInput` append
  * the HumanMessage with its deterministic id and record the input in the ledger, and runs
  * the graph with that one patch. A re-sent input (client retry, double submit, replay after
  * a crash) is a no-op, even after the history was compacted with REMOVE_ALL.
@@ -106,7 +106,7 @@ async function runTurn(options: SubmitInputOptions): Promise<SubmitInputResult> 
     builderOptions,
   );
   if (options.session !== undefined && !snapshot.session_id) sb.session.start(options.session);
-  if (!sb.memory.acceptInput(options.input)) return { accepted: false, state: snapshot };
+  if (!sb.messages.acceptInput(options.input)) return { accepted: false, state: snapshot };
   const state = await options.graph.invoke(sb.patch(), options.config);
   return { accepted: true, state };
 }

@@ -9,7 +9,7 @@ import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
 import { writeChecked } from './file-routes.ts';
 
-const memoryBody = z.strictObject({
+const curationBody = z.strictObject({
   targetMessageIds: z.array(z.string().min(1)).min(1).max(100),
   action: z.enum(['exclude', 'restore']),
   summary: z.string().max(2000).optional(),
@@ -18,7 +18,7 @@ const memoryBody = z.strictObject({
 /**
  * The context routes: profile blocks (`?session=<id>` for the session profile, `&file=<path>` for
  * any file of the session — the chat `[file#` completion), the manifest (`context-config.json`), the preview (the
- * chat's compile without the model call) and memory curation.
+ * chat's compile without the model call) and curation.
  */
 export function contextRoutes(context: NotebookContext): Hono {
   const app = new Hono();
@@ -78,10 +78,10 @@ export function contextRoutes(context: NotebookContext): Hono {
     } satisfies PreviewResponse);
   });
 
-  app.post('/api/sessions/:id/memory', async (c) => {
+  app.post('/api/sessions/:id/curation', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const body = await readJsonBody(c, memoryBody);
+    const body = await readJsonBody(c, curationBody);
     // The whole batch or nothing: an unknown id stores none of the events.
     const events = await context.engine.curate(sessionId, {
       action: body.action,

@@ -70,7 +70,7 @@ describe('events route', () => {
     try {
       await events.next();
       for (const action of ['exclude', 'restore', 'exclude']) {
-        await notebook.app.request('/api/sessions/raft-consensus/memory', {
+        await notebook.app.request('/api/sessions/raft-consensus/curation', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ targetMessageIds: ['m003'], action }),
@@ -102,7 +102,7 @@ describe('events route', () => {
       // The question, then the answer.
       for (let answer = 0; answer < 2; answer++)
         expect(JSON.parse((await events.next())?.data ?? '{}').paths).toEqual(['messages.json']);
-      await notebook.app.request('/api/sessions/raft-consensus/memory', {
+      await notebook.app.request('/api/sessions/raft-consensus/curation', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ targetMessageIds: ['u-1'], action: 'exclude' }),

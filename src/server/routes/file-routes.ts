@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
 import {
   CONTEXT_CONFIG_FILE,
-  MEMORY_FILE,
+  CURATION_FILE,
   MESSAGES_FILE,
   parseContextConfig,
   parseMessages,
@@ -19,7 +19,7 @@ import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
 
 /** Files the session's own machinery keeps: they can be edited (validated) but not moved or deleted. */
-const RESERVED_FILES: readonly string[] = [CONTEXT_CONFIG_FILE, MESSAGES_FILE, MEMORY_FILE];
+const RESERVED_FILES: readonly string[] = [CONTEXT_CONFIG_FILE, MESSAGES_FILE, CURATION_FILE];
 
 const writeBody = z.strictObject({ text: z.string() });
 const renameBody = z.strictObject({ to: z.string().min(1).max(1024) });
@@ -68,10 +68,10 @@ export function fileRoutes(context: NotebookContext): Hono {
     const sandbox = workspace.session(sessionId);
     // Where the write lands: `sub/link-up/memory.json` is memory.json.
     const target = await sandbox.canonical(path);
-    if (target === MEMORY_FILE) {
+    if (target === CURATION_FILE) {
       throw new CtxloomError({
         code: 'invalid-argument',
-        message: 'memory.json is the append-only curation log; use POST /api/sessions/:id/memory',
+        message: 'memory.json is the append-only curation log; use POST /api/sessions/:id/curation',
         path,
       });
     }

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { OFFLINE_HINT } from '../../llm/index.ts';
 import { toUiMessages } from '../../stream/index.ts';
-import { foldMemoryEvents, sessionRecordSchema } from '../../workspace/index.ts';
+import { foldCurationEvents, sessionRecordSchema } from '../../workspace/index.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import {
@@ -51,7 +51,7 @@ export function sessionRoutes(context: NotebookContext): Hono {
     // The session store holds the record and its curation (the workspace files, or checkpoints).
     const { messages, curation } = await context.store.load(sessionId);
     const statuses = new Map(
-      [...foldMemoryEvents(curation)].map(([id, status]) => [
+      [...foldCurationEvents(curation)].map(([id, status]) => [
         id,
         {
           state: status.state,
@@ -60,7 +60,7 @@ export function sessionRoutes(context: NotebookContext): Hono {
         },
       ]),
     );
-    return c.json({ session, messages: toUiMessages(messages, { memory: statuses }) });
+    return c.json({ session, messages: toUiMessages(messages, { curation: statuses }) });
   });
 
   app.patch('/api/sessions/:id', async (c) => {

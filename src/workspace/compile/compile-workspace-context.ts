@@ -134,7 +134,7 @@ export function prepareLoadedSession(
   const history = Object.freeze(
     formatHistory({
       messages: loaded.messages,
-      memory: loaded.memory,
+      curation: loaded.curation,
       chatHistory: config.chatHistory,
     }),
   );

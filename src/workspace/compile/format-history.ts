@@ -1,13 +1,13 @@
 import type { Message } from '../../core/index.ts';
 import type { ContextConfig } from '../config/context-config-schema.ts';
-import { applyMemoryCuration } from '../memory/apply-memory-curation.ts';
-import { foldMemoryEvents, type MemoryEvent } from '../memory/memory-event.ts';
+import { applyCuration } from '../curation/apply-curation.ts';
+import { type CurationEvent, foldCurationEvents } from '../curation/curation-event.ts';
 import type { ResolvedReference } from '../references/resolve-reference.ts';
 
 /** Options of {@link formatHistory}. */
 export interface FormatHistoryOptions {
   messages: readonly Message[];
-  memory: readonly MemoryEvent[];
+  curation: readonly CurationEvent[];
   chatHistory: ContextConfig['chatHistory'];
 }
 
@@ -25,7 +25,7 @@ export function formatHistory(options: FormatHistoryOptions): Message[] {
   const conversation = options.messages.filter((message) => message.metadata?.command === undefined);
   return strategy === 'full'
     ? conversation
-    : applyMemoryCuration(conversation, foldMemoryEvents(options.memory), placeholderLocale);
+    : applyCuration(conversation, foldCurationEvents(options.curation), placeholderLocale);
 }
 
 /** Options of {@link buildQueryMessage}. */

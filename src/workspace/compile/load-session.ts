@@ -1,8 +1,8 @@
 import { CtxloomError, type Message } from '../../core/index.ts';
 import type { ContextConfig } from '../config/context-config-schema.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
-import type { MemoryEvent } from '../memory/memory-event.ts';
-import { readMemoryLog, readMessages } from '../session/session-store.ts';
+import type { CurationEvent } from '../curation/curation-event.ts';
+import { readCurationLog, readMessages } from '../session/session-store.ts';
 import type { ParsedFile, Workspace } from '../workspace.ts';
 import { referencedPaths } from './merge-references.ts';
 import type { PromptFile } from './resolve-sources.ts';
@@ -18,7 +18,7 @@ export interface LoadedSession {
   /** Parsed files by path: the profile, injection sources and referenced files. */
   files: Map<string, ParsedFile>;
   messages: Message[];
-  memory: MemoryEvent[];
+  curation: CurationEvent[];
   /** Files searched by `retrieval` (empty unless the manifest enables it). */
   retrievalFiles: ParsedFile[];
   /** Referenced files that could not be read, with the error (missing, outside the session…). */
@@ -37,12 +37,12 @@ export interface LoadSessionOptions {
    * The session's messages and curation when a session store already read them (the session
    * engine); default: read `messages.json` and `memory.json` through the sandbox.
    */
-  record?: { messages: Message[]; memory: MemoryEvent[] };
+  record?: { messages: Message[]; curation: CurationEvent[] };
 }
 
 /**
  * Reads what a compile of `sessionId` needs — prompts, profile, injection sources, referenced
- * files, messages and the memory log — all through the session sandbox (global files fall
+ * files, messages and the curation log — all through the session sandbox (global files fall
  * back to the workspace). A `global` prompt must be one of `workspace.globalFiles`
  * (`path-escape` otherwise), so a manifest never reads another session or `sessions.json`.
  * A referenced file that cannot be read is recorded in `referenceFailures` (the merge stage
@@ -119,9 +119,9 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
   if (options.record !== undefined) {
     return { sessionId, config, prompts, files, ...options.record, retrievalFiles, referenceFailures };
   }
-  const [messages, memory] = await Promise.all([
+  const [messages, curation] = await Promise.all([
     readMessages(sandbox, config.chatHistory.source),
-    readMemoryLog(sandbox),
+    readCurationLog(sandbox),
   ]);
   return {
     sessionId,
@@ -129,7 +129,7 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
     prompts,
     files,
     messages,
-    memory: memory.events,
+    curation: curation.events,
     retrievalFiles,
     referenceFailures,
   };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileContext } from '../../core/index.ts';
 import { parseMarkdownDocument } from '../blocks/parse-markdown-blocks.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
-import type { MemoryEvent } from '../memory/memory-event.ts';
+import type { CurationEvent } from '../curation/curation-event.ts';
 import type { LoadedFile } from '../references/resolve-reference.ts';
 import { buildQueryMessage, formatHistory } from './format-history.ts';
 import { mergeReferences } from './merge-references.ts';
@@ -136,7 +136,7 @@ describe('formatHistory', () => {
     { id: 'a2', role: 'assistant', content: '好的' },
     { id: 'u2', role: 'user', content: '私事，请忽略' },
   ];
-  const memory: MemoryEvent[] = [
+  const curation: CurationEvent[] = [
     {
       id: 'e1',
       type: 'dismiss',
@@ -150,7 +150,7 @@ describe('formatHistory', () => {
   const base = parseContextConfig('{}').chatHistory;
 
   it('shows placeholders for dismissed and excluded messages when curated', () => {
-    const curated = formatHistory({ messages, memory, chatHistory: { ...base, strategy: 'curated' } });
+    const curated = formatHistory({ messages, curation, chatHistory: { ...base, strategy: 'curated' } });
     const tool = curated[2]!.content as { output: { value: string }; toolCallId: string }[];
     expect(tool[0]?.output.value).toBe('[已读取 ground-truth.md:30-50 — 模型判断：与当前问题无关]');
     expect(tool[0]?.toolCallId).toBe('c1');
@@ -161,8 +161,8 @@ describe('formatHistory', () => {
   it('restores a message after a restore event and keeps the full record for the full strategy', () => {
     const restored = formatHistory({
       messages,
-      memory: [
-        ...memory,
+      curation: [
+        ...curation,
         { id: 'e3', type: 'restore', targetMessageId: 'u2', by: 'user', at: '2026-01-01T00:00:02Z' },
       ],
       chatHistory: { ...base, strategy: 'curated', placeholderLocale: 'en' },
@@ -171,13 +171,13 @@ describe('formatHistory', () => {
     expect((restored[2]!.content as { output: { value: string } }[])[0]!.output.value).toBe(
       '[read ground-truth.md:30-50 — model judged: 与当前问题无关]',
     );
-    expect(formatHistory({ messages, memory, chatHistory: base })).toEqual(messages);
+    expect(formatHistory({ messages, curation, chatHistory: base })).toEqual(messages);
   });
 
   it('cuts nothing for last-n: core sends the last n without starting on a tool result, and reports the rest', async () => {
     const last = formatHistory({
       messages,
-      memory: [],
+      curation: [],
       chatHistory: { ...base, strategy: 'last-n', lastN: 3 },
     });
     expect(last).toEqual(messages);

@@ -48,7 +48,7 @@ export const contextConfigSchema = z.strictObject({
       strategy: z.enum(['full', 'last-n', 'budget', 'curated']).default('full'),
       /** Messages kept by `last-n` (1..10 000). */
       lastN: z.int().min(1).max(10_000).optional(),
-      /** Language of memory placeholders. Default `zh`. */
+      /** Language of curation placeholders. Default `zh`. */
       placeholderLocale: z.enum(['zh', 'en']).default('zh'),
     })
     .refine((value) => value.strategy !== 'last-n' || value.lastN !== undefined, {

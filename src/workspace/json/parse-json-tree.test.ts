@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseBlockSidecar } from '../blocks/block-sidecar.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
-import { parseMemoryLog, parseMessages } from '../session/session-store.ts';
+import { parseCurationLog, parseMessages } from '../session/session-store.ts';
 import { parseSessionsIndex } from '../session/sessions-index.ts';
 import { parseJsonText } from './parse-json-text.ts';
 import { parseJsonTree } from './parse-json-tree.ts';
@@ -13,7 +13,7 @@ const parsers: [string, (text: string) => unknown][] = [
   ['context-config.json', (text) => parseContextConfig(text, 'context-config.json')],
   ['messages.json', (text) => parseMessages(text, 'messages.json')],
   ['sessions.json', (text) => parseSessionsIndex(text, 'sessions.json')],
-  ['memory.json', (text) => parseMemoryLog(text, 'memory.json')],
+  ['memory.json', (text) => parseCurationLog(text, 'memory.json')],
   ['profile.blocks.json', (text) => parseBlockSidecar(text, 'profile.blocks.json')],
   ['tree.json', (text) => parseJsonTree(text, 'tree.json')],
   ['text.json', (text) => parseJsonText(text, 'text.json')],

@@ -7,10 +7,10 @@ import { createSandbox, type Sandbox } from '../sandbox/create-sandbox.ts';
 import {
   appendMessages,
   parseMessages,
-  readMemoryLog,
+  readCurationLog,
   readMessages,
-  recordMemoryEvent,
-  recordMemoryEvents,
+  recordCurationEvent,
+  recordCurationEvents,
 } from './session-store.ts';
 
 let root: string;
@@ -51,7 +51,7 @@ describe('session store', () => {
   it('records curation events in an audit log without touching messages.json', async () => {
     await appendMessages(box, [message('m1')]);
     const before = await box.readText('messages.json');
-    const event = await recordMemoryEvent(
+    const event = await recordCurationEvent(
       box,
       { type: 'dismiss', targetMessageId: 'm1', summary: '无关', by: 'model', toolCallId: 'c9' },
       { now: () => new Date('2026-02-01T00:00:00Z'), createId: () => 'e1' },
@@ -65,35 +65,35 @@ describe('session store', () => {
       id: 'e1',
       at: '2026-02-01T00:00:00.000Z',
     });
-    expect((await readMemoryLog(box)).events).toEqual([event]);
+    expect((await readCurationLog(box)).events).toEqual([event]);
     expect(await box.readText('messages.json')).toBe(before);
   });
 
   it('refuses to curate a message that does not exist', async () => {
     await expect(
-      recordMemoryEvent(box, { type: 'exclude', targetMessageId: 'ghost', by: 'user' }),
+      recordCurationEvent(box, { type: 'exclude', targetMessageId: 'ghost', by: 'user' }),
     ).rejects.toMatchObject({
       code: 'not-found',
       path: 'ghost',
     });
   });
 
-  it('stores nothing from a memory batch with an unknown id, and names every unknown id', async () => {
+  it('stores nothing from a curation batch with an unknown id, and names every unknown id', async () => {
     await appendMessages(box, [message('m1'), message('m2')]);
-    await recordMemoryEvent(box, { type: 'exclude', targetMessageId: 'm1', by: 'user' });
-    const before = await readMemoryLog(box);
+    await recordCurationEvent(box, { type: 'exclude', targetMessageId: 'm1', by: 'user' });
+    const before = await readCurationLog(box);
     await expect(
-      recordMemoryEvents(box, [
+      recordCurationEvents(box, [
         { type: 'exclude', targetMessageId: 'm2', by: 'user' },
         { type: 'exclude', targetMessageId: 'nope', by: 'user' },
         { type: 'restore', targetMessageId: 'gone', by: 'user' },
       ]),
     ).rejects.toMatchObject({ code: 'not-found', details: { missing: ['nope', 'gone'] } });
-    expect(await readMemoryLog(box)).toEqual(before);
-    const stored = await recordMemoryEvents(box, [
+    expect(await readCurationLog(box)).toEqual(before);
+    const stored = await recordCurationEvents(box, [
       { type: 'exclude', targetMessageId: 'm2', by: 'user' },
       { type: 'restore', targetMessageId: 'm1', by: 'user' },
     ]);
-    expect((await readMemoryLog(box)).events.slice(-2)).toEqual(stored);
+    expect((await readCurationLog(box)).events.slice(-2)).toEqual(stored);
   });
 });

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { CtxloomError, type Message } from '../../core/index.ts';
-import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
 import {
-  MEMORY_LOG_VERSION,
-  type MemoryEvent,
-  type MemoryLog,
-  memoryLogSchema,
-} from '../memory/memory-event.ts';
+  CURATION_LOG_VERSION,
+  type CurationEvent,
+  type CurationLog,
+  curationLogSchema,
+} from '../curation/curation-event.ts';
+import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
 import { messagesFileSchema } from './messages-schema.ts';
 
 /** Default name of a session's chat history file. */
 export const MESSAGES_FILE = 'messages.json';
-/** Name of a session's memory-curation audit log. */
-export const MEMORY_FILE = 'memory.json';
+/** Name of a session's curation audit log. */
+export const CURATION_FILE = 'memory.json';
 
 /**
  * Parses `messages.json` text. Throws `parse-error` (bad JSON, with line/column) or
@@ -81,20 +81,20 @@ export async function appendMessages(
   });
 }
 
-/** The session's memory-curation log (empty when there is none). */
-export async function readMemoryLog(sandbox: Sandbox): Promise<MemoryLog> {
-  if (!(await sandbox.exists(MEMORY_FILE))) return { version: MEMORY_LOG_VERSION, events: [] };
-  return parseMemoryLog(await sandbox.readText(MEMORY_FILE));
+/** The session's curation log (empty when there is none). */
+export async function readCurationLog(sandbox: Sandbox): Promise<CurationLog> {
+  if (!(await sandbox.exists(CURATION_FILE))) return { version: CURATION_LOG_VERSION, events: [] };
+  return parseCurationLog(await sandbox.readText(CURATION_FILE));
 }
 
 /** Parses `memory.json` text; throws `parse-error` (with line/column) or `invalid-config`. */
-export function parseMemoryLog(text: string, file = MEMORY_FILE): MemoryLog {
+export function parseCurationLog(text: string, file = CURATION_FILE): CurationLog {
   const tree = parseJsonTree(text, file);
-  const result = memoryLogSchema.safeParse(tree.value);
+  const result = curationLogSchema.safeParse(tree.value);
   if (!result.success) {
     throw new CtxloomError({
       code: 'invalid-config',
-      message: `invalid memory log: ${result.error.issues[0]?.message ?? ''}`,
+      message: `invalid curation log: ${result.error.issues[0]?.message ?? ''}`,
       file,
       path: result.error.issues[0]?.path.join('.') ?? '',
       cause: result.error,
@@ -103,10 +103,10 @@ export function parseMemoryLog(text: string, file = MEMORY_FILE): MemoryLog {
   return result.data;
 }
 
-/** Input of {@link recordMemoryEvent}: the event without its id and time. */
-export type MemoryEventInput = Omit<MemoryEvent, 'id' | 'at'>;
+/** Input of {@link recordCurationEvent}: the event without its id and time. */
+export type CurationEventInput = Omit<CurationEvent, 'id' | 'at'>;
 
-/** Clock and id source of {@link recordMemoryEvent}, injectable for tests. */
+/** Clock and id source of {@link recordCurationEvent}, injectable for tests. */
 export interface RecordOptions {
   now?: () => Date;
   createId?: () => string;
@@ -118,13 +118,13 @@ export interface RecordOptions {
  * the target message exists (`not-found` otherwise). `messages.json` is never changed: it
  * stays the full record; the compiler shows placeholders. Returns the stored event.
  */
-export async function recordMemoryEvent(
+export async function recordCurationEvent(
   sandbox: Sandbox,
-  input: MemoryEventInput,
+  input: CurationEventInput,
   options: RecordOptions = {},
-): Promise<MemoryEvent> {
-  const [event] = await recordMemoryEvents(sandbox, [input], options);
-  return event as MemoryEvent;
+): Promise<CurationEvent> {
+  const [event] = await recordCurationEvents(sandbox, [input], options);
+  return event as CurationEvent;
 }
 
 /**
@@ -132,11 +132,11 @@ export async function recordMemoryEvent(
  * checked first — `not-found` naming every unknown id (`details.missing`) and storing nothing —
  * then the whole batch is appended in one atomic write. Returns the stored events.
  */
-export async function recordMemoryEvents(
+export async function recordCurationEvents(
   sandbox: Sandbox,
-  inputs: readonly MemoryEventInput[],
+  inputs: readonly CurationEventInput[],
   options: RecordOptions = {},
-): Promise<MemoryEvent[]> {
+): Promise<CurationEvent[]> {
   const messages = await readMessages(sandbox, options.messagesFile);
   const known = new Set(messages.map((message) => message.id));
   const missing = [...new Set(inputs.map((input) => input.targetMessageId))].filter((id) => !known.has(id));
@@ -151,9 +151,10 @@ export async function recordMemoryEvents(
   }
   const createId = options.createId ?? randomUUID;
   const at = (options.now?.() ?? new Date()).toISOString();
-  const events: MemoryEvent[] = inputs.map((input) => ({ ...input, id: createId(), at }));
-  await sandbox.update(MEMORY_FILE, (current) => {
-    const log = current === undefined ? { version: MEMORY_LOG_VERSION, events: [] } : parseMemoryLog(current);
+  const events: CurationEvent[] = inputs.map((input) => ({ ...input, id: createId(), at }));
+  await sandbox.update(CURATION_FILE, (current) => {
+    const log =
+      current === undefined ? { version: CURATION_LOG_VERSION, events: [] } : parseCurationLog(current);
     return `${JSON.stringify({ ...log, events: [...log.events, ...events] }, null, 2)}\n`;
   });
   return events;

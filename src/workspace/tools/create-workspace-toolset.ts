@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { recordMemoryEvents } from '../session/session-store.ts';
+import { recordCurationEvents } from '../session/session-store.ts';
 import type { Workspace } from '../workspace.ts';
 import { dismissMemoryTool, readBlockTool } from './block-tools.ts';
 import { DEFAULT_MAX_OUTPUT_CHARS } from './cap-output.ts';
@@ -78,7 +78,7 @@ export function createWorkspaceToolset(options: WorkspaceToolsOptions): Workspac
     curate:
       options.curate ??
       ((request) =>
-        recordMemoryEvents(
+        recordCurationEvents(
           sandbox,
           request.targetMessageIds.map((targetMessageId) => ({
             type: request.action,

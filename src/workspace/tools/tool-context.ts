@@ -1,4 +1,4 @@
-import type { MemoryEvent } from '../memory/memory-event.ts';
+import type { CurationEvent } from '../curation/curation-event.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
 import type { Workspace } from '../workspace.ts';
 
@@ -32,7 +32,7 @@ export interface DismissRequest {
  * fits: pass `(request) => engine.curate(sessionId, request)` so a session kept in
  * checkpoints gets the model's dismissals too.
  */
-export type CurateMessages = (request: DismissRequest) => Promise<readonly MemoryEvent[]>;
+export type CurateMessages = (request: DismissRequest) => Promise<readonly CurationEvent[]>;
 
 /** What every workspace tool runs against. */
 export interface ToolContext {

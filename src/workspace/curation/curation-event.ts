@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /** Version of the `memory.json` audit log. */
-export const MEMORY_LOG_VERSION = 1;
+export const CURATION_LOG_VERSION = 1;
 
-const memoryEventSchema = z.strictObject({
+const curationEventSchema = z.strictObject({
   /** Unique event id. */
   id: z.string().min(1),
   /** `dismiss` — replace by a placeholder with a summary; `exclude` — a user hides it; `restore` — undo both. */
@@ -18,20 +18,24 @@ const memoryEventSchema = z.strictObject({
   toolCallId: z.string().optional(),
 });
 
-/** One curation decision, as stored (append-only) in a session's `memory.json`. */
-export type MemoryEvent = z.infer<typeof memoryEventSchema>;
+/**
+ * One curation decision about a stored message: `dismiss` (a placeholder with a summary
+ * replaces it), `exclude` (the user hides it) or `restore` (undo both). Stored append-only;
+ * `messages` never change. The files adapter keeps them in `memory.json` (seed 003's name).
+ */
+export type CurationEvent = z.infer<typeof curationEventSchema>;
 
 /** The `memory.json` file: every curation event in the order it happened. */
-export const memoryLogSchema = z.strictObject({
-  version: z.literal(MEMORY_LOG_VERSION),
-  events: z.array(memoryEventSchema),
+export const curationLogSchema = z.strictObject({
+  version: z.literal(CURATION_LOG_VERSION),
+  events: z.array(curationEventSchema),
 });
 
 /** The parsed `memory.json`. */
-export type MemoryLog = z.infer<typeof memoryLogSchema>;
+export type CurationLog = z.infer<typeof curationLogSchema>;
 
 /** The effective curation of one message after folding all events. */
-export interface MemoryStatus {
+export interface CurationStatus {
   state: 'dismissed' | 'excluded';
   summary?: string;
   by: 'model' | 'user';
@@ -40,14 +44,14 @@ export interface MemoryStatus {
 }
 
 /** Folds events in order: a later `restore` undoes an earlier `dismiss`/`exclude`. Pure. */
-export function foldMemoryEvents(events: readonly MemoryEvent[]): Map<string, MemoryStatus> {
-  const statuses = new Map<string, MemoryStatus>();
+export function foldCurationEvents(events: readonly CurationEvent[]): Map<string, CurationStatus> {
+  const statuses = new Map<string, CurationStatus>();
   for (const event of events) {
     if (event.type === 'restore') {
       statuses.delete(event.targetMessageId);
       continue;
     }
-    const status: MemoryStatus = {
+    const status: CurationStatus = {
       state: event.type === 'dismiss' ? 'dismissed' : 'excluded',
       by: event.by,
       eventId: event.id,

@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
-import { foldMemoryEvents } from '../../workspace/memory/memory-event.ts';
+import { foldCurationEvents } from '../../workspace/curation/curation-event.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
-/** Help text of `ctxloom memory`. */
-export const MEMORY_HELP = `Usage: ctxloom memory <session-dir> [list | exclude <message-id> | restore <message-id>] [--reason text]
+/** Help text of `ctxloom curation`. */
+export const CURATION_HELP = `Usage: ctxloom curation <session-dir> [list | exclude <message-id> | restore <message-id>] [--reason text]
 
-Memory curation. The stored record stays whole; excluded and dismissed messages are shown
-to the model as placeholders. Every change is appended to the session's curation log
+Curate the history the model sees. The stored record stays whole; excluded and dismissed
+messages are shown to the model as placeholders. Every change is appended to the session's curation log
 (memory.json in the files store).
 
   list                    curated messages and the full event log (default)
@@ -21,8 +21,8 @@ Options:
   -h, --help        show this help
 `;
 
-/** `ctxloom memory <session-dir> [list|exclude|restore]`: user-side memory curation. */
-export async function runMemory(args: string[], io: CliIo): Promise<number> {
+/** `ctxloom curation <session-dir> [list|exclude|restore]`: user-side curation. */
+export async function runCuration(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -33,7 +33,7 @@ export async function runMemory(args: string[], io: CliIo): Promise<number> {
     },
   });
   if (values.help) {
-    io.stdout(MEMORY_HELP);
+    io.stdout(CURATION_HELP);
     return 0;
   }
   const [dir, action = 'list', messageId, ...extra] = positionals;
@@ -48,7 +48,7 @@ export async function runMemory(args: string[], io: CliIo): Promise<number> {
   try {
     if (action === 'list') {
       const { curation } = await engine.store.load(sessionId);
-      const statuses = foldMemoryEvents(curation);
+      const statuses = foldCurationEvents(curation);
       io.stdout(`curated messages: ${statuses.size}\n`);
       for (const [id, status] of statuses)
         io.stdout(

@@ -20,7 +20,7 @@ export interface UserInput {
  * Writes are deltas only — no diff or prefix alignment against an LLM transcript exists
  * anywhere: `append` takes what must persist, `replace` rewrites the whole history.
  */
-export class MemoryModule {
+export class MessagesModule {
   readonly #context: ModuleContext;
 
   constructor(context: ModuleContext) {

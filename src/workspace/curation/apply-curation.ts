@@ -1,5 +1,5 @@
 import type { Message, Part, ToolCallPart } from '../../core/index.ts';
-import type { MemoryStatus } from './memory-event.ts';
+import type { CurationStatus } from './curation-event.ts';
 
 /** Language of placeholders. */
 export type PlaceholderLocale = 'zh' | 'en';
@@ -11,9 +11,9 @@ export type PlaceholderLocale = 'zh' | 'en';
  * results keep their call id (so every tool call still has its result); only the output text
  * changes. Messages without a status are returned as they are. Pure.
  */
-export function applyMemoryCuration(
+export function applyCuration(
   messages: readonly Message[],
-  statuses: ReadonlyMap<string, MemoryStatus>,
+  statuses: ReadonlyMap<string, CurationStatus>,
   locale: PlaceholderLocale = 'zh',
 ): Message[] {
   const calls = new Map<string, ToolCallPart>();
@@ -44,7 +44,7 @@ export function applyMemoryCuration(
   });
 }
 
-function placeholder(subject: string, status: MemoryStatus, locale: PlaceholderLocale): string {
+function placeholder(subject: string, status: CurationStatus, locale: PlaceholderLocale): string {
   const summary = status.summary?.trim();
   if (locale === 'en') {
     const judge =
