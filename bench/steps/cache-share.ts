@@ -1,4 +1,4 @@
-import { hashText } from '../../src/core/index.ts';
+import { hashText } from '../../src/core/fingerprint.ts';
 
 /** One message of a recorded call: its cost, a content hash, and whether a breakpoint follows it. */
 export interface CallBlock {

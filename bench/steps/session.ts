@@ -5,10 +5,10 @@ import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool, wrapLan
 import { MockLanguageModelV4 } from 'ai/test';
 import type { AnyModelMessage } from '../../src/ai-sdk/index.ts';
 import { ctxloomMiddleware, fromModelMessages, openArtifactTool } from '../../src/ai-sdk/index.ts';
+import { hashText } from '../../src/core/fingerprint.ts';
 import {
   type CompiledContext,
   countToolDefinitions,
-  hashText,
   type TokenCounter,
   type ToolDefinition,
 } from '../../src/core/index.ts';

@@ -1,4 +1,5 @@
-import { hashText, type Message, type Part, type ToolResultOutput } from '../core/index.ts';
+import { hashText } from '../core/fingerprint.ts';
+import type { Message, Part, ToolResultOutput } from '../core/index.ts';
 
 /** An AI SDK message: a `ModelMessage` or a `LanguageModelV4Prompt` entry (structurally). */
 export interface AnyModelMessage {

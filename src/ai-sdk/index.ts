@@ -1,5 +1,5 @@
-export { type CtxloomHookOptions, compileModelCall } from './compile-model-call.ts';
-export { callToolDefinitions, countCallTokens } from './count-call-tokens.ts';
+export type { CtxloomHookOptions } from './compile-model-call.ts';
+export { countCallTokens } from './count-call-tokens.ts';
 export { ctxloomMiddleware } from './ctxloom-middleware.ts';
 export {
   type CtxloomPrepareStepOptions,
@@ -8,5 +8,4 @@ export {
 } from './ctxloom-prepare-step.ts';
 export { type AnyModelMessage, type FromModelMessages, fromModelMessages } from './from-model-messages.ts';
 export { openArtifactTool } from './open-artifact-tool.ts';
-export { type CompiledStepCall, recompileEachStep, toStepCall } from './recompile-each-step.ts';
-export { toModelPrompt } from './to-model-prompt.ts';
+export { recompileEachStep } from './recompile-each-step.ts';

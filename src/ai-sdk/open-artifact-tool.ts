@@ -1,10 +1,6 @@
 import { jsonSchema, tool } from 'ai';
-import {
-  type ArtifactHandleStore,
-  OPEN_ARTIFACT_DEFINITION,
-  type ReadArtifactInput,
-  readArtifact,
-} from '../core/index.ts';
+import { OPEN_ARTIFACT_DEFINITION, type ReadArtifactInput, readArtifact } from '../core/artifact-handles.ts';
+import type { ArtifactHandleStore } from '../core/index.ts';
 
 /**
  * The AI SDK tool that re-opens a tool output kept out of the prompt as an artifact: add it

@@ -1,4 +1,5 @@
-import { type Message, measureMessage } from '../core/index.ts';
+import { measureMessage } from '../core/history.ts';
+import type { Message } from '../core/index.ts';
 import {
   type CompressionTrigger,
   type CompressionTriggerOptions,

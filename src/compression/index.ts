@@ -4,7 +4,6 @@ export {
   type ApplyRequirementDeltaResult,
   applyRequirementDelta,
 } from './apply-requirement-delta.ts';
-export { canonicalJson, sha256Hex } from './artifact-content.ts';
 export {
   ARTIFACT_KINDS,
   type ArtifactEntry,
@@ -28,7 +27,6 @@ export {
   type RequirementTodoView,
   type RequirementTodoViewOptions,
 } from './build-requirement-todo-view.ts';
-export { createCharacterBound } from './character-bound.ts';
 export {
   type CompressionState,
   CompressionStateSchema,
@@ -46,19 +44,17 @@ export {
   type CreateArtifactStoreOptions,
   createArtifactStore,
 } from './create-artifact-store.ts';
-export { createArtifactStoreState, readArtifactContent } from './create-artifact-store-state.ts';
+export { createArtifactStoreState } from './create-artifact-store-state.ts';
 export { type CompressionTriggerDecider, createCompressionTrigger } from './create-compression-trigger.ts';
 export {
   type CreateRequirementTodoSnapshotOptions,
   createRequirementTodoSnapshot,
-  requirementItemId,
 } from './create-requirement-todo-snapshot.ts';
 export {
   type CompressionTrigger,
   type CompressionTriggerOptions,
   decideCompressionTrigger,
 } from './decide-compression-trigger.ts';
-export { type FitLinesOptions, type FittedLines, fitLines, type LineGroup } from './fit-lines.ts';
 export { createHeuristicRequirementProposer, REQUIREMENT_CUES } from './heuristic-requirement-proposer.ts';
 export {
   type InvalidateArtifactInput,
@@ -89,31 +85,24 @@ export {
 export {
   createModelRequirementProposer,
   type ModelRequirementProposerOptions,
-  REQUIREMENT_INSTRUCTIONS,
   type RequirementProposer,
   type RequirementProposerInput,
   type RequirementProposerResult,
 } from './requirement-proposer.ts';
 export {
   type EvidenceAnchor,
-  EvidenceAnchorSchema,
   type EvidenceRecord,
   EvidenceRecordSchema,
-  REQUIREMENT_TYPES,
   type RequirementItem,
   RequirementItemSchema,
   type RequirementOp,
-  RequirementOpSchema,
   type RequirementPriority,
-  RequirementPrioritySchema,
   type RequirementStatus,
-  RequirementStatusSchema,
   type RequirementTodoDelta,
   RequirementTodoDeltaSchema,
   type RequirementTodoSnapshot,
   RequirementTodoSnapshotSchema,
   type RequirementType,
-  RequirementTypeSchema,
 } from './requirement-schema.ts';
 export {
   createRequirementTodoState,
@@ -144,11 +133,8 @@ export {
   type UpdateRequirementTodoSnapshotResult,
   updateRequirementTodoSnapshot,
 } from './update-requirement-todo-snapshot.ts';
-export {
-  type CitableMessage,
-  type RequirementRejection,
-  type RequirementRejectionReason,
-  type RequirementValidation,
-  type ValidateRequirementDeltaOptions,
-  validateRequirementDelta,
+export type {
+  CitableMessage,
+  RequirementRejection,
+  RequirementRejectionReason,
 } from './validate-requirement-delta.ts';

@@ -5,7 +5,8 @@ import {
   SystemMessage,
   ToolMessage,
 } from '@langchain/core/messages';
-import { type Message, type Part, toolOutputText } from '../core/index.ts';
+import type { Message, Part } from '../core/index.ts';
+import { toolOutputText } from '../core/message.ts';
 
 /**
  * Emits LangChain `BaseMessage[]` (`@langchain/core` is an optional peer dependency): system

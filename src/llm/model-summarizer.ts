@@ -1,5 +1,6 @@
 import { generateText, type LanguageModel } from 'ai';
-import { messageParts, partText, type Summarizer } from '../core/index.ts';
+import type { Summarizer } from '../core/index.ts';
+import { messageParts, partText } from '../core/message.ts';
 
 /**
  * A `Summarizer` backed by an AI SDK model (`generateText`): it extends the previous summary

@@ -1,6 +1,1 @@
-export {
-  blockResourceUri,
-  createWorkspaceMcpServer,
-  fileResourceUri,
-  type WorkspaceMcpServerOptions,
-} from './create-workspace-mcp-server.ts';
+export { createWorkspaceMcpServer, type WorkspaceMcpServerOptions } from './create-workspace-mcp-server.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprintContent } from '../core/index.ts';
+import { fingerprintContent } from '../core/fingerprint.ts';
 import { createConversationIndex } from './conversation-index.ts';
 
 const turns = [

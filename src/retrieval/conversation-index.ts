@@ -1,4 +1,5 @@
-import { CtxloomError, fingerprintContent } from '../core/index.ts';
+import { fingerprintContent } from '../core/fingerprint.ts';
+import { CtxloomError } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';

@@ -21,7 +21,6 @@ export { dedupeCandidates } from './dedupe-candidates.ts';
 export { type AiSdkEmbedderOptions, createAiSdkEmbedder, type Embedder } from './embedder.ts';
 export {
   createUniversalSentenceEncoderEmbedder,
-  UNIVERSAL_SENTENCE_ENCODER_PACKAGES,
   type UniversalSentenceEncoderOptions,
 } from './embedders/universal-sentence-encoder.ts';
 export { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';
@@ -33,7 +32,6 @@ export {
   type KnowledgeDocument,
   type SerializedKnowledgeBase,
 } from './knowledge-base.ts';
-export { normalizeText } from './normalize-text.ts';
 export { type RewriteQueryOptions, type RewrittenQuery, rewriteQuery } from './query-rewriter.ts';
 export {
   createQueryTool,
@@ -43,15 +41,7 @@ export {
   type QueryToolResult,
 } from './query-tool.ts';
 export type { RecallRequest, RecallSource } from './recall-source.ts';
-export {
-  createContentLengthSignal,
-  createDefaultSignals,
-  createOriginDiversitySignal,
-  createQueryOverlapSignal,
-  createVectorScoreSignal,
-  type RerankContext,
-  type RerankSignal,
-} from './rerank-signals.ts';
+export type { RerankContext, RerankSignal } from './rerank-signals.ts';
 export { createReranker, type Reranker, type RerankerOptions, type RerankInput } from './reranker.ts';
 export {
   createRetriever,
@@ -62,8 +52,7 @@ export {
   type RetrieverOptions,
 } from './retriever.ts';
 export { stemEnglish } from './stem-english.ts';
-export { CHINESE_STOPWORDS, DEFAULT_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.ts';
-export { splitSentences, trimToSentences } from './trim-to-sentences.ts';
+export { splitSentences } from './trim-to-sentences.ts';
 export {
   createVectorIndex,
   loadVectorIndex,

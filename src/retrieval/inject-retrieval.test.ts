@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprintContent } from '../core/index.ts';
+import { fingerprintContent } from '../core/fingerprint.ts';
 import { createCharCounter } from '../testing/index.ts';
 import type { RankedCandidate } from './candidate.ts';
 import { injectRetrieval } from './inject-retrieval.ts';

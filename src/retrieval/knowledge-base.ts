@@ -1,4 +1,5 @@
-import { CtxloomError, fingerprintContent, type Provenance } from '../core/index.ts';
+import { fingerprintContent } from '../core/fingerprint.ts';
+import { CtxloomError, type Provenance } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, createBm25Index, loadBm25Index, type SerializedBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';

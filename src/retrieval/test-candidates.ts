@@ -1,4 +1,4 @@
-import { fingerprintContent } from '../core/index.ts';
+import { fingerprintContent } from '../core/fingerprint.ts';
 import type { RetrievalCandidate } from './candidate.ts';
 
 /** Test helper: a candidate with defaults (origin `memory`, score 0.5, content fingerprint). */

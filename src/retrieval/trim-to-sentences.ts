@@ -1,4 +1,5 @@
-import { sentenceSegments, type TokenCounter } from '../core/index.ts';
+import type { TokenCounter } from '../core/index.ts';
+import { sentenceSegments } from '../core/split-sentences.ts';
 
 /** Splits text into sentences, keeping each terminator and following whitespace attached. */
 export const splitSentences: (text: string) => string[] = sentenceSegments;

@@ -2,12 +2,7 @@ export { type CollectAgentContextInput, collectAgentContext } from './agents/col
 export { type CreateReactAgentOptions, createReactAgent } from './agents/create-react-agent.ts';
 export { type AgentDefinition, type AgentInput, defineAgent } from './agents/define-agent.ts';
 export { fromLangChain } from './agents/from-langchain.ts';
-export {
-  type AgentNodeOptions,
-  CALL_LOG_KEY,
-  createAgentNode,
-  type NodeFactoryOptions,
-} from './agents/node-factory.ts';
+export { type AgentNodeOptions, createAgentNode, type NodeFactoryOptions } from './agents/node-factory.ts';
 export {
   type ProcessRole,
   type ProcessRule,
@@ -22,9 +17,8 @@ export {
   type RunAgentInput,
   runAgent,
 } from './agents/run-agent.ts';
-export { createTodoTool, parseTodoPayload, TODO_TOOL_NAME } from './agents/todo-tool.ts';
-export { type CheckpointTables, checkpointTables, SCHEMA_VERSION } from './checkpoint/checkpoint-schema.ts';
-export { createPostgresDriver, type PostgresDriverOptions } from './checkpoint/postgres-driver.ts';
+export { createTodoTool } from './agents/todo-tool.ts';
+export type { CheckpointTables } from './checkpoint/checkpoint-schema.ts';
 export { PostgresSaver, type PostgresSaverOptions } from './checkpoint/postgres-saver.ts';
 export type { RecordCompression } from './checkpoint/record-codec.ts';
 export {
@@ -34,15 +28,10 @@ export {
   type SqlCheckpointSaverOptions,
 } from './checkpoint/sql-checkpoint-saver.ts';
 export type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './checkpoint/sql-driver.ts';
-export {
-  createSqliteDriver,
-  type SqliteDriverOptions,
-  type SqliteDurability,
-} from './checkpoint/sqlite-driver.ts';
+export type { SqliteDurability } from './checkpoint/sqlite-driver.ts';
 export { SqliteSaver, type SqliteSaverOptions } from './checkpoint/sqlite-saver.ts';
 export {
   type AcquireThreadOptions,
-  hasThreadLeases,
   ThreadBusyError,
   type ThreadLease,
   type ThreadLeases,
@@ -56,17 +45,11 @@ export {
   createCommanderRouter,
 } from './compression/commander-router.ts';
 export {
-  COMPRESSION_KEYS,
   type CommanderRecord,
   type CompactionRecord,
-  type CompressionSession,
-  CompressionSessionSchema,
   type CoordinationState,
-  CoordinationStateSchema,
-  compressionExtensions,
   createCompressionBlackboard,
   type LastTurnRecord,
-  PendingRequestSchema,
 } from './compression/compression-blackboard.ts';
 export {
   type CompressionCompactStageOptions,
@@ -80,24 +63,11 @@ export {
   type RouteDecision,
   type RouterView,
 } from './processes/dynamic.ts';
-export {
-  createHierarchicalProcess,
-  type HierarchicalProcessOptions,
-  managerContract,
-} from './processes/hierarchical.ts';
-export {
-  createMapReduceProcess,
-  type MapReduceProcessOptions,
-  PLANNER_CONTRACT,
-} from './processes/mapreduce.ts';
+export { createHierarchicalProcess, type HierarchicalProcessOptions } from './processes/hierarchical.ts';
+export { createMapReduceProcess, type MapReduceProcessOptions } from './processes/mapreduce.ts';
 export type { CompiledProcess, ProcessGraph } from './processes/process-graph.ts';
 export type { ProcessOptions } from './processes/process-options.ts';
-export {
-  createReactProcess,
-  REACT_PLAN_CONTRACT,
-  REACT_REFLECT_CONTRACT,
-  type ReactProcessOptions,
-} from './processes/react.ts';
+export { createReactProcess, type ReactProcessOptions } from './processes/react.ts';
 export { createSequentialProcess, type SequentialProcessOptions } from './processes/sequential.ts';
 export {
   type GraphStateView,

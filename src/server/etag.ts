@@ -1,4 +1,4 @@
-import { hashText } from '../core/index.ts';
+import { hashText } from '../core/fingerprint.ts';
 
 /** Strong ETag of a text (a content hash, quoted), so two editors never overwrite each other. */
 export function etagOf(text: string): string {

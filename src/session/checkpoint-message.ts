@@ -6,7 +6,8 @@ import {
   SystemMessage,
   ToolMessage,
 } from '@langchain/core/messages';
-import { type Message, messageText, type Part, toolOutputText } from '../core/index.ts';
+import { type Message, messageText, type Part } from '../core/index.ts';
+import { toolOutputText } from '../core/message.ts';
 
 /** Key of `additional_kwargs` holding what a LangChain message cannot say of a ctxloom message. */
 export const CTXLOOM_KWARG = 'ctxloom';

@@ -15,12 +15,12 @@ import {
   CtxloomError,
   createExtractiveSummarizer,
   type Message,
-  messageParts,
   messageText,
   type Summarizer,
   type TokenCounter,
-  toSummaryResult,
 } from '../core/index.ts';
+import { messageParts } from '../core/message.ts';
+import { toSummaryResult } from '../core/summarizer.ts';
 import {
   applyCuration,
   type CurationStatus,

@@ -1,6 +1,7 @@
 import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } from 'ai';
 import { recompileEachStep } from '../ai-sdk/recompile-each-step.ts';
-import { CtxloomError, type Message, toCallRecord } from '../core/index.ts';
+import { toCallRecord } from '../core/call-record.ts';
+import { CtxloomError, type Message } from '../core/index.ts';
 import {
   type MessageContextSummary,
   type NotebookUIMessage,

@@ -1,8 +1,5 @@
 export { type AgentSourceOptions, type AgentState, createAgentSource } from './agent-source.ts';
-export { fitBlocks } from './fit-blocks.ts';
-export { ensureFormat } from './format-version.ts';
 export {
-  IMPORTANCE_RULES,
   type ImportanceReason,
   type ImportanceScore,
   type ImportanceScorer,
@@ -12,26 +9,17 @@ export { createInheritedSource, type InheritedSourceOptions } from './inherited-
 export { createL1RecentSource, type L1RecentSourceOptions } from './l1-recent-source.ts';
 export { createL2ImportantSource, type L2ImportantSourceOptions } from './l2-important-source.ts';
 export {
-  entryText,
-  MEMORY_FORMAT_VERSION,
   type MemoryEntry,
   type MemoryStore,
   type MemoryStoreOptions,
   type MemoryView,
   openMemoryStore,
 } from './memory-store.ts';
-export {
-  createMemoryVectors,
-  createVectorMemory,
-  type MemoryVectors,
-  type StoredVector,
-} from './memory-vectors.ts';
 export { createPostgresMemoryStore, type PostgresMemoryStoreOptions } from './postgres-memory-store.ts';
 export { createPromptSource, type PromptFragment, type PromptSourceOptions } from './prompt-source.ts';
 export {
   openSharedPool,
   type PublishInput,
-  SHARED_POOL_FORMAT_VERSION,
   type SharedEntry,
   type SharedPool,
   type SharedPoolOptions,
@@ -39,7 +27,6 @@ export {
 export { createSharedPoolSource, type SharedPoolSourceOptions } from './shared-pool-source.ts';
 export { createSkillSource, type Skill, type SkillSourceOptions } from './skill-source.ts';
 export { createToolSource, type ToolGuide, type ToolSourceOptions } from './tool-source.ts';
-export { groupTurns, type Turn } from './turns.ts';
 export {
   createUnifiedRetrievalSource,
   type UnifiedRetrievalSourceOptions,

@@ -1,11 +1,6 @@
-import {
-  type ContextBlock,
-  type ContextSource,
-  fingerprintContent,
-  type HistoryBlockMetadata,
-  measureMessage,
-  recencyPriority,
-} from '../core/index.ts';
+import { fingerprintContent } from '../core/fingerprint.ts';
+import { type HistoryBlockMetadata, measureMessage, recencyPriority } from '../core/history.ts';
+import type { ContextBlock, ContextSource } from '../core/index.ts';
 import type { MemoryView } from './memory-store.ts';
 import { groupTurns } from './turns.ts';
 

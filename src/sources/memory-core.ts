@@ -1,4 +1,5 @@
-import { CtxloomError, type Message, messageParts, partText } from '../core/index.ts';
+import { CtxloomError, type Message } from '../core/index.ts';
+import { messageParts, partText } from '../core/message.ts';
 import type { Analyzer } from '../retrieval/analyzer.ts';
 import { type ConversationIndex, createConversationIndex } from '../retrieval/conversation-index.ts';
 import { type ImportanceScorer, scoreImportance } from './importance-scorer.ts';

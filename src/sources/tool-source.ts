@@ -1,11 +1,5 @@
-import {
-  type ContextBlock,
-  type ContextSource,
-  createBlock,
-  isErrorResult,
-  messageParts,
-  toolOutputText,
-} from '../core/index.ts';
+import { type ContextBlock, type ContextSource, createBlock } from '../core/index.ts';
+import { isErrorResult, messageParts, toolOutputText } from '../core/message.ts';
 import { createBm25Index } from '../retrieval/bm25-index.ts';
 import { fitBlocks } from './fit-blocks.ts';
 

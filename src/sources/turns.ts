@@ -1,4 +1,5 @@
-import { type Message, messageParts } from '../core/index.ts';
+import type { Message } from '../core/index.ts';
+import { messageParts } from '../core/message.ts';
 
 /** Consecutive messages that belong together: a user message and everything answering it. */
 export interface Turn {

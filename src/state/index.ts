@@ -4,8 +4,8 @@ export {
   type BlackboardOptions,
   createBlackboard,
 } from './blackboard.ts';
-export { humanMessageId, inputKey } from './message-ids.ts';
-export { BLACKBOARD_KEYS, MODULE_FIELDS, type ModuleName, REDUCER_KEYS } from './module-fields.ts';
+export { humanMessageId } from './message-ids.ts';
+export { BLACKBOARD_KEYS } from './module-fields.ts';
 export type { CompressionModule } from './modules/compression-module.ts';
 export type { DeliverablesModule } from './modules/deliverables-module.ts';
 export type { MapReduceModule, MapReduceSnapshot } from './modules/mapreduce-module.ts';
@@ -16,7 +16,6 @@ export type { SessionModule, SessionSnapshot } from './modules/session-module.ts
 export type { TimelineModule } from './modules/timeline-module.ts';
 export type { TodoModule } from './modules/todo-module.ts';
 export { PatchBuffer, type StatePatch } from './patch-buffer.ts';
-export { appendResultsReducer, ledgerReducer, timelineReducer } from './reducers.ts';
 export { StateBuilder, type StateBuilderOptions } from './state-builder.ts';
 export type {
   AgentStatus,

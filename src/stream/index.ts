@@ -1,15 +1,10 @@
-export {
-  CONTEXT_REPORT_PART,
-  type ContextReportData,
-  type MessageContextSummary,
-  type MessageCuration,
-  type NotebookMessageMetadata,
-  type NotebookUIMessage,
-  type ReportedReference,
+export type {
+  ContextReportData,
+  MessageContextSummary,
+  MessageCuration,
+  NotebookMessageMetadata,
+  NotebookUIMessage,
+  ReportedReference,
 } from './notebook-ui-message.ts';
-export {
-  INTERRUPTED_TOOL_OUTPUT,
-  type ToStoredMessagesOptions,
-  toStoredMessages,
-} from './to-stored-messages.ts';
+export { type ToStoredMessagesOptions, toStoredMessages } from './to-stored-messages.ts';
 export { type ToUiMessagesOptions, toUiMessages } from './to-ui-messages.ts';

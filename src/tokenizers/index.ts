@@ -1,12 +1,5 @@
-export { ENCODING_NAMES, type EncodingName, isEncodingLoaded } from './encodings.ts';
-export {
-  createEstimatorCounter,
-  DEFAULT_ESTIMATOR_BIAS,
-  type EstimateTokensInput,
-  type EstimatorCounterOptions,
-  estimateTokens,
-} from './estimator-counter.ts';
-export { ESTIMATOR_RATES } from './estimator-rates.ts';
+export { type EncodingName, isEncodingLoaded } from './encodings.ts';
+export { createEstimatorCounter, type EstimatorCounterOptions } from './estimator-counter.ts';
 export {
   createCl100kCounter,
   createExactCounter,
@@ -14,11 +7,11 @@ export {
   type ExactCounterOptions,
   type ExactTokenCounter,
 } from './exact-counter.ts';
-export { createCounterFor, type GetTokenCounterOptions, getTokenCounter } from './get-token-counter.ts';
+export { type GetTokenCounterOptions, getTokenCounter } from './get-token-counter.ts';
 export {
   type ModelFamily,
   resolveTokenizer,
   type TokenizerKind,
   type TokenizerResolution,
 } from './resolve-tokenizer.ts';
-export { extractScriptFeatures, type ScriptFeatures } from './script-features.ts';
+export type { ScriptFeatures } from './script-features.ts';

@@ -1,4 +1,17 @@
-export * from './blocks/index.ts';
+export {
+  type Block,
+  type BlockMatch,
+  type BlockSidecar,
+  type BlockSource,
+  findChunkCuts,
+  parseJsonBlocks,
+  parseMarkdownBlocks,
+  type ResolveBlockOptions,
+  type ResolvedBlock,
+  resolveBlock,
+  type SyncBlockSidecarOptions,
+  syncBlockSidecar,
+} from './blocks/index.ts';
 export {
   type CompileWorkspaceContextOptions,
   compileLoadedSession,
@@ -9,12 +22,7 @@ export {
   type WorkspaceCompileOptions,
   type WorkspaceContext,
 } from './compile/compile-workspace-context.ts';
-export {
-  type EmitFormat,
-  type EmittedContext,
-  emitWorkspaceContext,
-  selectEmitFormat,
-} from './compile/emit-workspace-context.ts';
+export { type EmittedContext, emitWorkspaceContext } from './compile/emit-workspace-context.ts';
 export {
   type BuildQueryMessageOptions,
   buildQueryMessage,
@@ -28,23 +36,23 @@ export {
   loadSession,
 } from './compile/load-session.ts';
 export {
-  deliveredManifestReferences,
   type MergedQuery,
   type MergeReferencesOptions,
-  manifestReferenceKey,
   mergeReferences,
-  referencedPaths,
-  toReference,
 } from './compile/merge-references.ts';
 export { type PromptFile, type ResolvedSources, resolveSources } from './compile/resolve-sources.ts';
-export {
-  deliveredInjections,
-  injectionKey,
-  type SelectInjectionsOptions,
-  selectInjections,
-} from './compile/select-injections.ts';
+export { type SelectInjectionsOptions, selectInjections } from './compile/select-injections.ts';
 export { type SelectProfileBlocksOptions, selectProfileBlocks } from './compile/select-profile-blocks.ts';
-export * from './config/index.ts';
+export {
+  CONTEXT_CONFIG_VERSION,
+  type ConfigReference,
+  type ContextConfig,
+  type ContextConfigInput,
+  contextConfigSchema,
+  type Injection,
+  parseContextConfig,
+  safeParseContextConfig,
+} from './config/index.ts';
 export { applyCuration, type PlaceholderLocale } from './curation/apply-curation.ts';
 export {
   CURATION_LOG_VERSION,
@@ -56,21 +64,31 @@ export {
 } from './curation/curation-event.ts';
 export { parseJsonText } from './json/parse-json-text.ts';
 export {
-  type JsonNode,
-  locateJsonPath,
-  MAX_JSON_DEPTH,
-  parseJsonTree,
-  type TextPosition,
-} from './json/parse-json-tree.ts';
-export * from './references/index.ts';
-export * from './sandbox/index.ts';
+  type BadReference,
+  type BadReferenceReason,
+  type BlockReference,
+  badReferencesOf,
+  type LineReference,
+  type LoadedFile,
+  type Reference,
+  type ResolvedReference,
+} from './references/index.ts';
+export {
+  createSandbox,
+  type ListOptions,
+  mapFsError,
+  type Sandbox,
+  type SandboxEntry,
+  type SandboxOptions,
+  type ValidatePathOptions,
+  validateRelativePath,
+} from './sandbox/index.ts';
 export { type CreateSessionOptions, createSession } from './session/create-session.ts';
 export {
   appendMessages,
   CURATION_FILE,
   type CurationEventInput,
   MESSAGES_FILE,
-  parseCurationLog,
   parseMessages,
   type RecordOptions,
   readCurationLog,
@@ -83,7 +101,14 @@ export {
   createWorkspaceBlocksSource,
   type WorkspaceBlocksSourceOptions,
 } from './sources/create-workspace-blocks-source.ts';
-export * from './tools/index.ts';
+export {
+  type CurateMessages,
+  createWorkspaceTools,
+  type DismissRequest,
+  dismissMemoryInput,
+  type WorkspaceTools,
+  type WorkspaceToolsOptions,
+} from './tools/index.ts';
 export {
   DEFAULT_GLOBAL_FILES,
   type OpenWorkspaceOptions,

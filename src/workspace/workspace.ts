@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { CtxloomError, hashText } from '../core/index.ts';
+import { hashText } from '../core/fingerprint.ts';
+import { CtxloomError } from '../core/index.ts';
 import {
   type Block,
   type BlockSidecar,

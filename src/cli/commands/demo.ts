@@ -11,8 +11,8 @@ import {
   createExtractiveSummarizer,
   formatReport,
   type Message,
-  partText,
 } from '../../core/index.ts';
+import { partText } from '../../core/message.ts';
 import { getTokenCounter } from '../../tokenizers/index.ts';
 import type { CliIo } from '../io.ts';
 

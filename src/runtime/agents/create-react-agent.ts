@@ -4,7 +4,8 @@ import { generateText, isStepCount, type LanguageModel, type ToolSet } from 'ai'
 import { type CtxloomHookOptions, hookStore } from '../../ai-sdk/compile-model-call.ts';
 import { ctxloomPrepareStep } from '../../ai-sdk/ctxloom-prepare-step.ts';
 import { openArtifactTool } from '../../ai-sdk/open-artifact-tool.ts';
-import { hashText, type Message, toAiSdk } from '../../core/index.ts';
+import { hashText } from '../../core/fingerprint.ts';
+import { type Message, toAiSdk } from '../../core/index.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import { fromLangChain } from './from-langchain.ts';
 

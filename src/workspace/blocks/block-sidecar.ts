@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CtxloomError, fingerprintContent, hashText } from '../../core/index.ts';
+import { fingerprintContent, hashText } from '../../core/fingerprint.ts';
+import { CtxloomError } from '../../core/index.ts';
 import { parseJsonText } from '../json/parse-json-text.ts';
 import type { Block } from './block.ts';
 import { flattenBlocks } from './flatten-blocks.ts';

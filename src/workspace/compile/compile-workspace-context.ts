@@ -1,11 +1,11 @@
+import { collectOnce } from '../../core/compile-step.ts';
+import { hashText } from '../../core/fingerprint.ts';
 import {
   type CompiledContext,
   type CompileOptions,
   type CompileRequest,
   type ContextSource,
-  collectOnce,
   compileContext,
-  hashText,
   type Message,
   type Summarizer,
   type TokenCounter,
