@@ -70,3 +70,26 @@ export async function previewTokens(page: Page): Promise<number> {
 export function screenshot(page: Page, name: string): Promise<Buffer> {
   return page.screenshot({ path: join(ARTIFACTS, `e2e-${name}.png`) });
 }
+
+/** Sends one chat message and waits until its answer is stored (the curation button shows). */
+export async function ask(page: Page, text: string, answers: number): Promise<void> {
+  const input = page.getByTestId('chat-input');
+  await input.click();
+  await page.keyboard.type(text);
+  await page.keyboard.press('Escape'); // closes a completion list, if one opened
+  await page.keyboard.press('Enter');
+  const answer = page.locator('.message.assistant').nth(answers - 1);
+  await poll(() => answer.locator('button[data-curate]').count(), { timeout: 30_000 }).toBe(1);
+  await poll(() => page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+}
+
+export async function bodyText(message: ReturnType<Page['locator']>): Promise<string> {
+  return ((await message.locator('.message-body').textContent()) ?? '').trim();
+}
+
+/** Tokens of one layer as the preview's table shows them (0 when the layer is absent). */
+export async function layerTokens(page: Page, layer: string): Promise<number> {
+  const cell = page.locator(`tr[data-layer="${layer}"] td.num`).first();
+  if ((await cell.count()) === 0) return 0;
+  return Number(((await cell.textContent()) ?? '').replace(/,/gu, ''));
+}

@@ -5,8 +5,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ServeProcess, startServeProcess } from '../support/serve-process.ts';
 import {
+  ask,
+  bodyText,
   EXAMPLE,
   launchChromium,
+  layerTokens,
   openNotebookPage,
   poll,
   previewTokens,
@@ -170,22 +173,6 @@ async function scenario(page: Page, serve: ServeProcess): Promise<Seen> {
   return { compressReply, afterCompress, afterDismiss, messages: shown };
 }
 
-/** Sends one chat message and waits until its answer is stored (the curation button shows). */
-async function ask(page: Page, text: string, answers: number): Promise<void> {
-  const input = page.getByTestId('chat-input');
-  await input.click();
-  await page.keyboard.type(text);
-  await page.keyboard.press('Escape'); // closes a completion list, if one opened
-  await page.keyboard.press('Enter');
-  const answer = page.locator('.message.assistant').nth(answers - 1);
-  await poll(() => answer.locator('button[data-curate]').count(), { timeout: 30_000 }).toBe(1);
-  await poll(() => page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
-}
-
-async function bodyText(message: ReturnType<Page['locator']>): Promise<string> {
-  return ((await message.locator('.message-body').textContent()) ?? '').trim();
-}
-
 async function chatSeen(page: Page): Promise<Seen['messages']> {
   return page.locator('.message').evaluateAll((nodes) =>
     nodes.map((node) => ({
@@ -196,12 +183,6 @@ async function chatSeen(page: Page): Promise<Seen['messages']> {
         .join(' '),
     })),
   );
-}
-
-async function layerTokens(page: Page, layer: string): Promise<number> {
-  const cell = page.locator(`tr[data-layer="${layer}"] td.num`).first();
-  if ((await cell.count()) === 0) return 0;
-  return Number(((await cell.textContent()) ?? '').replace(/,/gu, ''));
 }
 
 async function previewSeen(page: Page): Promise<PreviewSeen> {
