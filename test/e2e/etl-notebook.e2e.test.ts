@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CallRecord } from '../../src/core/index.ts';
-import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
 import { openEtlSession, playScript } from '../../examples/etl/run.ts';
 import { ETL_SCRIPT } from '../../examples/etl/scripted-conversation.ts';
+import type { CallRecord } from '../../src/core/index.ts';
+import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
 import {
   ask,
   bodyText,
