@@ -1,3 +1,4 @@
+import type { CompiledContext } from './compile-types.ts';
 import { type Message, messageParts, partText } from './message.ts';
 import { splitSentences } from './split-sentences.ts';
 import type { TokenCounter } from './tokens.ts';
@@ -11,6 +12,12 @@ export interface SummarizeInput {
   /** The summary must fit in this many tokens. */
   maxTokens: number;
   signal?: AbortSignal;
+  /**
+   * Receives the compile of every model call the summariser makes (its report is exactly
+   * what is sent), before the call is sent, so the caller can log it. Summarisers that call
+   * no model never call it.
+   */
+  onCall?: (compiled: CompiledContext) => void | Promise<void>;
 }
 
 /**

@@ -1,8 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countCallTokens } from '../ai-sdk/index.ts';
 import type { Message } from '../core/index.ts';
+import { createModelSummarizer } from '../llm/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { openWorkspace, type Workspace } from '../workspace/index.ts';
 import { compileSession } from './compile-session.ts';
@@ -36,6 +39,64 @@ afterEach(async () => {
 });
 
 describe('compressSession', () => {
+  it('with a model summariser: the request fits the model’s window, covers what it sent, and is logged before it is sent', async () => {
+    await store.appendMessages('s1', turns(300));
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        // The call was logged before the provider saw it.
+        expect(await store.listCalls('s1')).toHaveLength(model.doGenerateCalls.length);
+        return {
+          content: [{ type: 'text', text: '- tables keep their keys' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: {
+            inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 1, text: 1, reasoning: 0 },
+          },
+          warnings: [],
+        };
+      },
+    });
+    const summarizer = createModelSummarizer({ model, name: 'model recording', counter, window: 4000 });
+    const result = await compressSession({
+      store,
+      sessionId: 's1',
+      counter,
+      summarizer,
+      keepLast: 4,
+      maxTokens: 300,
+      turnId: 'c1',
+    });
+    // 296 messages of ~25 tokens do not fit a 4,000-token window: the summary covers a prefix.
+    const summary = result.summary;
+    expect(summary?.requested).toBe(296);
+    expect(summary?.newlyCovered).toBeGreaterThan(50);
+    expect(summary?.notCovered).toBe(296 - (summary?.newlyCovered ?? 0));
+    expect(summary?.notCovered).toBeGreaterThan(0);
+    const [call] = await store.listCalls('s1');
+    expect(call).toMatchObject({ turnId: 'c1', step: 0, agentId: 'summarizer', model: 'model recording' });
+    expect(model.doGenerateCalls).toHaveLength(1);
+    const sent = model.doGenerateCalls[0]!;
+    // The report is what was sent, and it fits the window with the summary's reserve.
+    expect(countCallTokens(sent, counter)).toBe(call?.report.totalTokens);
+    expect(call?.report.totalTokens).toBeLessThanOrEqual(4000 - 300);
+    expect(sent.maxOutputTokens).toBe(300);
+    const prompt = JSON.stringify(sent.prompt);
+    const covered = summary?.newlyCovered ?? 0;
+    expect(prompt).toContain(`orders_${covered} `);
+    expect(prompt).not.toContain(`orders_${covered + 1} `);
+
+    // The next /compress goes on from there.
+    const next = await compressSession({
+      store,
+      sessionId: 's1',
+      counter,
+      summarizer,
+      keepLast: 4,
+      maxTokens: 300,
+    });
+    expect(next.summary?.summary?.coveredCount).toBeGreaterThan(covered);
+  });
+
   it('covers only what its summary holds, and says how much did not fit', async () => {
     await store.appendMessages('s1', turns(40));
     const result = await compressSession({ store, sessionId: 's1', counter, keepLast: 4, maxTokens: 120 });

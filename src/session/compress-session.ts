@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import {
   type CompressionState,
@@ -11,6 +12,8 @@ import {
   registerToolEvidence,
   updateRequirementTodoSnapshot,
 } from '../compression/index.ts';
+import { toCallRecord } from '../core/call-record.ts';
+import type { CompiledContext } from '../core/compile-types.ts';
 import {
   CtxloomError,
   createExtractiveSummarizer,
@@ -56,6 +59,13 @@ export interface CompressSessionOptions {
   placeholderLocale?: PlaceholderLocale;
   now?: () => Date;
   signal?: AbortSignal;
+  /**
+   * The turn a model summariser's calls are logged under in the call log (the `/compress`
+   * message's id). Default `compress:<ISO time>`.
+   */
+  turnId?: string;
+  /** Ids of logged calls. Default `randomUUID`. */
+  createId?: () => string;
 }
 
 /** What the history summary of a `/compress` covers now, and what this run added. */
@@ -187,6 +197,7 @@ async function extendSummary(input: {
           messages: candidates,
           maxTokens,
           ...(options.signal === undefined ? {} : { signal: options.signal }),
+          onCall: logSummaryCall(options, summarizer.name, input.now),
         }),
     candidates.length,
   );
@@ -212,6 +223,27 @@ async function extendSummary(input: {
     newlyCovered: through + 1 - start,
     notCovered: end - 1 - through,
     tokens: options.counter.countText(text),
+  };
+}
+
+/** Logs each call a model summariser makes, before it is sent (agent `summarizer`). */
+function logSummaryCall(options: CompressSessionOptions, model: string, now: () => Date) {
+  const turnId = options.turnId ?? `compress:${now().toISOString()}`;
+  const createId = options.createId ?? randomUUID;
+  let step = 0;
+  return async (compiled: CompiledContext) => {
+    await options.store.appendCall(
+      options.sessionId,
+      toCallRecord({
+        compiled,
+        id: createId(),
+        turnId,
+        step: step++,
+        at: now(),
+        model,
+        agentId: 'summarizer',
+      }),
+    );
   };
 }
 

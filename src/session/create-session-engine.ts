@@ -154,7 +154,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(options.model === undefined || options.model.offline ? {} : { model: options.model.model }),
         ...(before === undefined ? {} : { placeholderLocale: before.config.chatHistory.placeholderLocale }),
         now,
+        createId,
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
+        ...(compressOptions.turnId === undefined ? {} : { turnId: compressOptions.turnId }),
       });
       return { ...result, tokensBefore, tokensAfter: await nextCallTokens(sessionId) };
     },

@@ -201,6 +201,7 @@ async function runCommand(args: {
   await engine.store.appendMessages(input.sessionId, [userMessage]);
   const outcome = await engine.compress(input.sessionId, {
     scope: args.scope,
+    turnId: userId,
     ...(input.signal === undefined ? {} : { signal: input.signal }),
   });
   const assistantId = createId();

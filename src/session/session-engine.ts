@@ -73,6 +73,8 @@ export interface CompressOptions {
   /** Most tokens of the summary (64..8000). Default 600. */
   maxTokens?: number;
   signal?: AbortSignal;
+  /** The turn a model summariser's calls are logged under (the `/compress` message's id). */
+  turnId?: string;
 }
 
 /** Result of {@link SessionEngine.compress}: what changed, and the context before and after. */
