@@ -50,7 +50,8 @@ describe('the notebook on the ETL session (same engine as examples/etl)', async 
     expect(chat.status).toBe(200);
     expect(streamed).toContain('data-context-report');
     const turnCalls = calls.calls.filter((call) => call.turnId === 'human:window-1:u2');
-    expect(turnCalls.map((call) => call.agentId)).toEqual(['planner']);
+    // The semantic router's call, then the planner's: both compiled and logged.
+    expect(turnCalls.map((call) => call.agentId)).toEqual(['router', 'planner']);
     expect(stored.filter((message) => message.id === 'human:window-1:u2')).toHaveLength(1);
     expect(stored.at(-1)?.role).toBe('assistant');
   });

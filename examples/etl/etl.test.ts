@@ -112,20 +112,26 @@ describe('ETL example on the dynamic process (scripted model, SqliteSaver)', asy
     for (const prompt of routerPrompts) expect(prompt).not.toContain('refund_flag = 0');
   });
 
-  it('logs every agent call in the thread’s call log, readable through the session store', async () => {
+  it('logs every model call — the router’s and every agent’s — in the thread’s call log', async () => {
     const { session: reader, saver: readSaver } = await openEtlSession({ path: join(dir, 'full.db') });
     const store = createCheckpointSessionStore({ saver: readSaver, threadIdOf: () => reader.threadId });
     const calls = await store.listCalls('etl');
     await store.close();
     await readSaver.close();
     const agentPrompts = (scripted?.calls ?? []).filter((call) => !call.json);
-    expect(calls).toHaveLength(agentPrompts.length);
-    expect(calls.map((call) => call.agentId).join(' ')).toBe(
+    const routerPrompts = (scripted?.calls ?? []).filter((call) => call.json);
+    const agentCalls = calls.filter((call) => call.agentId !== 'router');
+    expect(agentCalls).toHaveLength(agentPrompts.length);
+    expect(agentCalls.map((call) => call.agentId).join(' ')).toBe(
       turns
         .map((turn) => turn.agentId)
         .filter((id) => id !== undefined)
         .join(' '),
     );
+    // The semantic router's calls are compiled and logged too, under the message they route.
+    const routerCalls = calls.filter((call) => call.agentId === 'router');
+    expect(routerCalls).toHaveLength(routerPrompts.length);
+    expect(routerCalls.every((call) => call.turnId.startsWith('human:window-1:u'))).toBe(true);
     for (const call of calls) expect(call.report.totalTokens).toBeGreaterThan(0);
   });
 

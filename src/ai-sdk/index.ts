@@ -1,4 +1,5 @@
 export type { CtxloomHookOptions } from './compile-model-call.ts';
+export { type CompilePromptCallOptions, compilePromptCall } from './compile-prompt-call.ts';
 export { countCallTokens } from './count-call-tokens.ts';
 export { ctxloomMiddleware } from './ctxloom-middleware.ts';
 export {

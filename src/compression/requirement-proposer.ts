@@ -1,5 +1,8 @@
 import { generateText, type LanguageModel, NoObjectGeneratedError, Output } from 'ai';
-import { CtxloomError } from '../core/index.ts';
+import { compilePromptCall } from '../ai-sdk/compile-prompt-call.ts';
+import { toStepCall } from '../ai-sdk/recompile-each-step.ts';
+import { type CompiledContext, CtxloomError, type TokenCounter } from '../core/index.ts';
+import { createO200kCounter } from '../tokenizers/index.ts';
 import { type RequirementProposal, RequirementProposalSchema } from './requirement-proposal-schema.ts';
 import type { RequirementTodoSnapshot } from './requirement-schema.ts';
 import type { CitableMessage } from './validate-requirement-delta.ts';
@@ -12,6 +15,11 @@ export interface RequirementProposerInput {
   snapshot: RequirementTodoSnapshot;
   message: CitableMessage;
   signal?: AbortSignal;
+  /**
+   * Receives the compile of the proposer's model call (its report is what is sent) before it
+   * is sent, so the caller can log it. Proposers that call no model never call it.
+   */
+  onCall?: (compiled: CompiledContext) => void | Promise<void>;
 }
 
 /** A proposal, or why none could be read from the model's output (data, not an error). */
@@ -45,7 +53,14 @@ export interface ModelRequirementProposerOptions {
   instructions?: string;
   /** Retries of the AI SDK call on transport errors. Default 2. */
   maxRetries?: number;
+  /** Counts the request; default the o200k tokenizer. */
+  counter?: TokenCounter;
+  /** The model's context window. Default 128,000. */
+  window?: number;
 }
+
+/** Output tokens a requirement proposal may use (and the call reserves). */
+export const PROPOSAL_MAX_OUTPUT_TOKENS = 2000;
 
 /**
  * A proposer backed by a model through the AI SDK's structured output (`generateText` with
@@ -57,16 +72,37 @@ export function createModelRequirementProposer(
 ): RequirementProposer {
   const model = options.model;
   const label = typeof model === 'string' ? `model:${model}` : `model:${model.provider}/${model.modelId}`;
+  const counter = options.counter ?? createO200kCounter();
   const propose = async ({
     view,
     message,
     signal,
+    onCall,
   }: RequirementProposerInput): Promise<RequirementProposerResult> => {
+    // Compiled by core like every call: a report of exactly what is sent, logged before sending.
+    const compiled = await compilePromptCall({
+      instructions: options.instructions ?? REQUIREMENT_INSTRUCTIONS,
+      prompt: `Current TODO:\n${view || '(empty)'}\n\nUser's newest message (turn ${message.turnIndex}):\n${message.text}`,
+      id: 'proposal-request',
+      counter,
+      ...(options.window === undefined ? {} : { window: options.window }),
+      maxOutputTokens: PROPOSAL_MAX_OUTPUT_TOKENS,
+    });
+    if (!compiled.report.fits) {
+      throw new CtxloomError({
+        code: 'over-budget',
+        message: `the requirement proposal's request (${compiled.report.totalTokens} tokens) does not fit the model's window`,
+        path: 'window',
+      });
+    }
+    await onCall?.(compiled);
+    const call = toStepCall(compiled);
     try {
       const result = await generateText({
         model: options.model,
-        instructions: options.instructions ?? REQUIREMENT_INSTRUCTIONS,
-        prompt: `Current TODO:\n${view || '(empty)'}\n\nUser's newest message (turn ${message.turnIndex}):\n${message.text}`,
+        instructions: call.instructions,
+        messages: call.messages,
+        maxOutputTokens: call.maxOutputTokens,
         output: Output.object({ schema: RequirementProposalSchema, name: 'requirement_todo_delta' }),
         maxRetries: options.maxRetries ?? 2,
         ...(signal === undefined ? {} : { abortSignal: signal }),

@@ -3,7 +3,11 @@ import { CtxloomError, type Message, messageText, type TokenCounter } from '../c
 import { applyRequirementDelta } from './apply-requirement-delta.ts';
 import { buildRequirementTodoView } from './build-requirement-todo-view.ts';
 import { createCharacterBound } from './character-bound.ts';
-import { createModelRequirementProposer, type RequirementProposer } from './requirement-proposer.ts';
+import {
+  createModelRequirementProposer,
+  type RequirementProposer,
+  type RequirementProposerInput,
+} from './requirement-proposer.ts';
 import type { RequirementTodoDelta, RequirementTodoSnapshot } from './requirement-schema.ts';
 import { resolveRequirementProposal } from './resolve-requirement-proposal.ts';
 import type { CitableMessage, RequirementRejection } from './validate-requirement-delta.ts';
@@ -24,6 +28,8 @@ export interface UpdateRequirementTodoSnapshotOptions {
   /** Tokens of TODO view sent to the model. Default 2000. */
   maxViewTokens?: number;
   signal?: AbortSignal;
+  /** Receives the compile of the proposer's model call before it is sent (see `RequirementProposerInput.onCall`). */
+  onCall?: RequirementProposerInput['onCall'];
 }
 
 /**
@@ -72,6 +78,7 @@ export async function updateRequirementTodoSnapshot(
     snapshot,
     message,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onCall === undefined ? {} : { onCall: options.onCall }),
   });
   if (!proposed.ok) {
     return {

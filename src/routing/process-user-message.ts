@@ -6,7 +6,7 @@ import {
   type RequirementProposer,
   scopedSnapshotOf,
 } from '../compression/index.ts';
-import { type Message, messageText, type TokenCounter } from '../core/index.ts';
+import { type CompiledContext, type Message, messageText, type TokenCounter } from '../core/index.ts';
 import { applyRouterDecision } from './apply-router-decision.ts';
 import { buildRouterInput } from './build-router-input.ts';
 import type { CommanderPatch } from './commander-patch.ts';
@@ -31,6 +31,8 @@ export interface ProcessUserMessageOptions {
   /** Extracts the answer's requirements when it resumes a pending request. Default: offline heuristic. */
   proposer?: RequirementProposer;
   signal?: AbortSignal;
+  /** Receives the compile of each model call (the router's, the proposer's) before it is sent. */
+  onCall?: (compiled: CompiledContext, caller: 'router' | 'proposer') => void | Promise<void>;
 }
 
 /** The route taken (`command` for `/compress`) and the one patch to apply. */
@@ -46,7 +48,7 @@ export interface ProcessedUserMessage {
  * and the commander applies. Returns a patch; the caller persists it.
  */
 export async function processUserMessage(options: ProcessUserMessageOptions): Promise<ProcessedUserMessage> {
-  const { state } = options;
+  const { state, onCall } = options;
   const text = messageText(options.userMessage);
   const command = parseManualCompressCommand(text);
   if (command !== undefined) {
@@ -76,6 +78,7 @@ export async function processUserMessage(options: ProcessUserMessageOptions): Pr
     router: options.router,
     config: options.config,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(onCall === undefined ? {} : { onCall: (compiled: CompiledContext) => onCall(compiled, 'router') }),
   });
   if (outcome.type !== 'resume') {
     return { outcome, patch: applyRouterDecision({ state, outcome, userMessage, config: options.config }) };
@@ -85,6 +88,7 @@ export async function processUserMessage(options: ProcessUserMessageOptions): Pr
     view: input.scopedTodoViews[outcome.attributedTo] ?? '',
     snapshot: scopedSnapshotOf(state.requirements, outcome.attributedTo),
     message: userMessage,
+    ...(onCall === undefined ? {} : { onCall: (compiled: CompiledContext) => onCall(compiled, 'proposer') }),
   });
   return {
     outcome,

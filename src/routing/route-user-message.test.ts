@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { countCallTokens } from '../ai-sdk/index.ts';
 import { mockJsonModel } from '../compression/mock-json-model.test-support.ts';
+import type { CompiledContext } from '../core/index.ts';
+import { createO200kCounter } from '../tokenizers/index.ts';
 import { ETL_AGENTS } from './fixtures.test-support.ts';
 import { createLexicalRouter } from './lexical-router.ts';
 import { routeUserMessage } from './route-user-message.ts';
@@ -25,6 +28,25 @@ const route = (raw: unknown, text = 'SQL 里把 amount 改成 paid_amount') =>
   });
 
 describe('routeUserMessage', () => {
+  it('compiles the router’s call through core and hands it to onCall before it is sent: the report is what the provider received', async () => {
+    const model = mockJsonModel({ targetAgent: 'tester', confidence: 0.9, actions: [] });
+    const counter = createO200kCounter();
+    const compiled: CompiledContext[] = [];
+    await routeUserMessage({
+      input: input('加一个空值校验'),
+      router: createModelRouter({ model, counter }),
+      config: DEFAULT_ROUTER_CONFIG,
+      onCall: (call) => {
+        expect(model.doGenerateCalls).toHaveLength(0);
+        compiled.push(call);
+      },
+    });
+    expect(compiled).toHaveLength(1);
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(countCallTokens(model.doGenerateCalls[0]!, counter)).toBe(compiled[0]?.report.totalTokens);
+    expect(compiled[0]?.report.fits).toBe(true);
+  });
+
   it('accepts a whitelisted decision above the threshold', async () => {
     const outcome = await route({
       targetAgent: 'sql_developer',

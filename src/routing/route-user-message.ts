@@ -1,7 +1,7 @@
 import type { RouterConfig } from './router-config.ts';
 import type { PendingRequest, RouterInput } from './router-input.ts';
 import type { RouterDecision } from './router-schema.ts';
-import type { SemanticRouter } from './semantic-router.ts';
+import type { RouteOptions, SemanticRouter } from './semantic-router.ts';
 import { type RouterRejectionReason, validateRouterDecision } from './validate-router-decision.ts';
 
 /**
@@ -28,6 +28,8 @@ export interface RouteUserMessageOptions {
   router: SemanticRouter;
   config: RouterConfig;
   signal?: AbortSignal;
+  /** Receives the compile of the router's model call before it is sent (see `RouteOptions.onCall`). */
+  onCall?: RouteOptions['onCall'];
 }
 
 /**
@@ -54,7 +56,10 @@ export async function routeUserMessage(options: RouteUserMessageOptions): Promis
   if (input.agents.length === 0) {
     return clarification('no-agents', 'no agents are registered', router.name);
   }
-  const result = await router.route(input, options.signal === undefined ? {} : { signal: options.signal });
+  const result = await router.route(input, {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onCall === undefined ? {} : { onCall: options.onCall }),
+  });
   if (!result.ok) return clarification(result.reason, result.message, result.source);
   const validation = validateRouterDecision(result.raw, {
     agents: input.agents,

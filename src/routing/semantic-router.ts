@@ -1,5 +1,8 @@
 import { generateText, type LanguageModel, NoObjectGeneratedError, Output } from 'ai';
-import { CtxloomError } from '../core/index.ts';
+import { compilePromptCall } from '../ai-sdk/compile-prompt-call.ts';
+import { toStepCall } from '../ai-sdk/recompile-each-step.ts';
+import { type CompiledContext, CtxloomError, type TokenCounter } from '../core/index.ts';
+import { createO200kCounter } from '../tokenizers/index.ts';
 import type { RouterInput } from './router-input.ts';
 import { formatRouterPrompt, ROUTER_INSTRUCTIONS } from './router-prompt.ts';
 import { RouterDecisionSchema } from './router-schema.ts';
@@ -19,7 +22,17 @@ export type SemanticRouterResult =
 export interface SemanticRouter {
   /** Shown in outcomes: `model:<provider>/<id>` or `offline-lexical`. */
   readonly name: string;
-  route(input: RouterInput, options?: { signal?: AbortSignal }): Promise<SemanticRouterResult>;
+  route(input: RouterInput, options?: RouteOptions): Promise<SemanticRouterResult>;
+}
+
+/** Options of {@link SemanticRouter.route}. */
+export interface RouteOptions {
+  signal?: AbortSignal;
+  /**
+   * Receives the compile of the router's model call (its report is what is sent) before it
+   * is sent, so the caller can log it. A router that calls no model never calls it.
+   */
+  onCall?: (compiled: CompiledContext) => void | Promise<void>;
 }
 
 /** Options of {@link createModelRouter}. */
@@ -29,7 +42,14 @@ export interface ModelRouterOptions {
   instructions?: string;
   /** Retries on transport errors. Default 2. */
   maxRetries?: number;
+  /** Counts the request; default the o200k tokenizer. */
+  counter?: TokenCounter;
+  /** The model's context window. Default 128,000. */
+  window?: number;
 }
+
+/** Output tokens a routing decision may use (and the call reserves). */
+export const ROUTER_MAX_OUTPUT_TOKENS = 2000;
 
 /**
  * A router backed by a model through the AI SDK's structured output (`Output.object` with the
@@ -39,14 +59,34 @@ export interface ModelRouterOptions {
 export function createModelRouter(options: ModelRouterOptions): SemanticRouter {
   const model = options.model;
   const name = typeof model === 'string' ? `model:${model}` : `model:${model.provider}/${model.modelId}`;
+  const counter = options.counter ?? createO200kCounter();
   return {
     name,
     async route(input, routeOptions) {
+      // Compiled by core like every call: a report of exactly what is sent, logged before sending.
+      const compiled = await compilePromptCall({
+        instructions: options.instructions ?? ROUTER_INSTRUCTIONS,
+        prompt: formatRouterPrompt(input),
+        id: 'router-request',
+        counter,
+        ...(options.window === undefined ? {} : { window: options.window }),
+        maxOutputTokens: ROUTER_MAX_OUTPUT_TOKENS,
+      });
+      if (!compiled.report.fits) {
+        throw new CtxloomError({
+          code: 'over-budget',
+          message: `the router's request (${compiled.report.totalTokens} tokens) does not fit the model's window`,
+          path: 'window',
+        });
+      }
+      await routeOptions?.onCall?.(compiled);
+      const call = toStepCall(compiled);
       try {
         const result = await generateText({
           model,
-          instructions: options.instructions ?? ROUTER_INSTRUCTIONS,
-          prompt: formatRouterPrompt(input),
+          instructions: call.instructions,
+          messages: call.messages,
+          maxOutputTokens: call.maxOutputTokens,
           output: Output.object({ schema: RouterDecisionSchema, name: 'router_decision' }),
           maxRetries: options.maxRetries ?? 2,
           ...(routeOptions?.signal === undefined ? {} : { abortSignal: routeOptions.signal }),

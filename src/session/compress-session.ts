@@ -197,7 +197,7 @@ async function extendSummary(input: {
           messages: candidates,
           maxTokens,
           ...(options.signal === undefined ? {} : { signal: options.signal }),
-          onCall: logSummaryCall(options, summarizer.name, input.now),
+          onCall: logModelCall(options, summarizer.name, 'summarizer', input.now),
         }),
     candidates.length,
   );
@@ -226,23 +226,23 @@ async function extendSummary(input: {
   };
 }
 
-/** Logs each call a model summariser makes, before it is sent (agent `summarizer`). */
-function logSummaryCall(options: CompressSessionOptions, model: string, now: () => Date) {
+/**
+ * Logs each model call a summariser or proposer of `/compress` makes, before it is sent, as a
+ * call of agent `summarizer` or `proposer` under the command's turn.
+ */
+function logModelCall(
+  options: CompressSessionOptions,
+  model: string,
+  agentId: 'summarizer' | 'proposer',
+  now: () => Date,
+) {
   const turnId = options.turnId ?? `compress:${now().toISOString()}`;
   const createId = options.createId ?? randomUUID;
   let step = 0;
   return async (compiled: CompiledContext) => {
     await options.store.appendCall(
       options.sessionId,
-      toCallRecord({
-        compiled,
-        id: createId(),
-        turnId,
-        step: step++,
-        at: now(),
-        model,
-        agentId: 'summarizer',
-      }),
+      toCallRecord({ compiled, id: createId(), turnId, step: step++, at: now(), model, agentId }),
     );
   };
 }
@@ -289,6 +289,12 @@ async function updateRequirements(input: {
   let rejected = 0;
   let fallbacks = 0;
   const heuristic = createHeuristicRequirementProposer();
+  const logCall = logModelCall(
+    options,
+    proposer.label ?? 'proposer',
+    'proposer',
+    options.now ?? (() => new Date()),
+  );
   for (const userMessage of users) {
     const turn = input.stored.filter((message) => message.role === 'user').indexOf(userMessage);
     const update = (with_: RequirementProposer) =>
@@ -299,6 +305,7 @@ async function updateRequirements(input: {
         turn: Math.max(0, turn),
         counter: options.counter,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onCall: logCall,
       });
     let result: Awaited<ReturnType<typeof update>>;
     try {

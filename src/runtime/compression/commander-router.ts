@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { isThreadId, type RequirementProposer, type ThreadId } from '../../compression/index.ts';
+import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
+import type { CompiledContext } from '../../core/compile-types.ts';
 import { CtxloomError } from '../../core/errors.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import {
@@ -10,6 +13,7 @@ import {
   type RouterConfig,
   type SemanticRouter,
 } from '../../routing/index.ts';
+import { CALL_LOG_KEY } from '../agents/node-factory.ts';
 import type { RouteDecision, RouterView } from '../processes/dynamic.ts';
 import type { CommanderRecord } from './compression-blackboard.ts';
 import { CompressionStateModule } from './compression-state-module.ts';
@@ -74,6 +78,7 @@ export function createCommanderRouter(
     const coordination = module.coordination();
     const turn = module.nextTurn();
     const messageId = human.id ?? `turn:${turn}`;
+    const calls = sb.hasExtension(CALL_LOG_KEY) ? controlPlaneCalls(options, messageId) : undefined;
     const processed = await processUserMessage({
       state,
       agents: options.agents,
@@ -88,7 +93,10 @@ export function createCommanderRouter(
       },
       stateSummary: options.stateSummary?.(view) ?? summarize(state.artifacts.index.artifacts),
       ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
+      ...(calls === undefined ? {} : { onCall: calls.log }),
     });
+    // The router's and the proposer's model calls, in the session's call log when it has one.
+    if (calls !== undefined && calls.records.length > 0) sb.setExtension(CALL_LOG_KEY, calls.records);
     const { patch, outcome } = processed;
     module.applyCommanderPatch(patch);
     module.resolveRequests(patch.resolvedRequestIds ?? [], human.text);
@@ -137,6 +145,27 @@ function commanderRecord(input: {
 
 function targetOf(patch: CommanderPatch): string | null {
   return patch.next.type === 'agent' ? patch.next.agentId : null;
+}
+
+/** Collects the call records of the router's and the proposer's model calls for one message. */
+function controlPlaneCalls(options: CommanderRouterOptions, turnId: string) {
+  const records: CallRecord[] = [];
+  return {
+    records,
+    log: (compiled: CompiledContext, caller: 'router' | 'proposer') => {
+      records.push(
+        toCallRecord({
+          compiled,
+          id: randomUUID(),
+          turnId,
+          step: records.length,
+          at: new Date(),
+          model: caller === 'router' ? options.router.name : (options.proposer?.label ?? 'proposer'),
+          agentId: caller,
+        }),
+      );
+    },
+  };
 }
 
 function commanderMessage(id: string, text: string): AIMessage {
