@@ -68,4 +68,27 @@ describe('copySession', () => {
       code: 'conflict',
     });
   });
+
+  it('leaves the target empty when a write fails midway', async () => {
+    await workspace.sandbox.writeText('half/context-config.json', '{}\n');
+    const files = createFileSessionStore({ workspace });
+    await files.appendMessages('half', [{ id: 'u1', role: 'user', content: 'hello' }]);
+    await files.appendCall('half', call('c1'));
+    await files.appendCall('half', call('c2'));
+    const checkpoints = createCheckpointSessionStore({ saver, kind: 'sqlite' });
+    let appended = 0;
+    const failing = {
+      ...checkpoints,
+      async appendCall(sessionId: string, record: CallRecord) {
+        if (++appended === 2) throw new Error('disk full');
+        await checkpoints.appendCall(sessionId, record);
+      },
+    };
+    await expect(copySession({ from: files, to: failing, sessionId: 'half' })).rejects.toThrow('disk full');
+    const left = await checkpoints.load('half');
+    expect(left.messages).toEqual([]);
+    expect(await checkpoints.listCalls('half')).toEqual([]);
+    // Nothing half-copied blocks a retry.
+    expect((await copySession({ from: files, to: checkpoints, sessionId: 'half' })).calls).toBe(2);
+  });
 });

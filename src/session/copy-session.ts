@@ -23,8 +23,9 @@ export interface CopySessionResult {
  * Copies one session between stores — the migration path from workspace files to checkpoints
  * (or back): messages, curation events, the compression state (summary with its coverage,
  * structured state) and the call log, through the port only, so any two adapters work. The
- * target session must be empty (`conflict` otherwise); the source is left as it is. Not
- * atomic as a whole: a failed copy leaves a partial target to delete and copy again.
+ * target session must be empty (`conflict` otherwise); the source is left as it is. All or
+ * nothing: when a write fails midway, what was copied is removed again (`deleteSession`)
+ * before the error is thrown, so the target is empty as before.
  * @example await copySession({ from: createFileSessionStore({ workspace }), to: sqliteStore, sessionId: 'demo' });
  */
 export async function copySession(options: CopySessionOptions): Promise<CopySessionResult> {
@@ -45,14 +46,19 @@ export async function copySession(options: CopySessionOptions): Promise<CopySess
   }
   const state = await from.load(sessionId);
   const calls = await from.listCalls(sessionId, { limit: Math.min(1000, CALL_LOG_CAPACITY * 5) });
-  await to.appendMessages(target, state.messages);
-  await to.appendCuration(target, state.curation);
   let compressionRevision = 0;
-  const { revision, ...compression } = state.compression;
-  if (revision > 0 || compression.summary !== null || compression.structured !== null) {
-    compressionRevision = (await to.saveCompression(target, compression, { expectedRevision: 0 })).revision;
+  try {
+    await to.appendMessages(target, state.messages);
+    await to.appendCuration(target, state.curation);
+    const { revision, ...compression } = state.compression;
+    if (revision > 0 || compression.summary !== null || compression.structured !== null) {
+      compressionRevision = (await to.saveCompression(target, compression, { expectedRevision: 0 })).revision;
+    }
+    for (const call of calls) await to.appendCall(target, call);
+  } catch (error) {
+    await to.deleteSession(target);
+    throw error;
   }
-  for (const call of calls) await to.appendCall(target, call);
   return {
     messages: state.messages.length,
     curation: state.curation.length,
