@@ -64,6 +64,11 @@ export interface CheckpointSessionStore extends SessionStore {
   /** The LangGraph `thread_id` of a session. */
   threadIdOf(sessionId: string): string;
   /**
+   * The id of the session thread's newest checkpoint (`null` before the first write): it
+   * changes with every write, from this process or any other on the same database.
+   */
+  headVersion(sessionId: string): Promise<string | null>;
+  /**
    * Runs `work` holding this store's lock of the session's thread, so none of the store's
    * writes lands in between (the session engine runs a process turn in it).
    */
@@ -323,6 +328,9 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       await lock.run(threadId, () => options.saver.deleteThread(threadId));
     },
     threadIdOf,
+    async headVersion(sessionId) {
+      return (await options.saver.getTuple(configOf(sessionId)))?.checkpoint.id ?? null;
+    },
     exclusive: (sessionId, work) => lock.run(threadIdOf(sessionId), work),
     close: () => lock.close(),
   };

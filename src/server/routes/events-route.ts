@@ -10,7 +10,8 @@ import { createSessionWatcher, type SessionChange } from '../watch-sessions.ts';
  * (`{ "paths": [...] }`) whenever a file of the session or a global file changes, from any
  * writer (this UI, the agent's tools, another editor, the MCP server), and when this process
  * stores messages, curation or compression in a checkpoint store (reported as
- * `messages.json`, `memory.json`, `compression.json`, the records' names). The UI refreshes the
+ * `messages.json`, `memory.json`, `compression.json`, the records' names) — or another process
+ * does (seen within a second by reading the session's head). The UI refreshes the
  * file list, the editor and the context preview on it instead of polling; an idle page
  * costs one open connection and no work.
  */
