@@ -4,7 +4,7 @@ import type { Embedder } from '../retrieval/embedder.ts';
 import { createMemoryCore, type MemoryCoreOptions } from './memory-core.ts';
 import type { MemoryEntry } from './memory-entry.ts';
 import { fromRow, migrate, openDatabase, type Row } from './memory-rows.ts';
-import { createMemoryVectors } from './memory-vectors.ts';
+import { createSqliteMemoryVectors } from './memory-vectors.ts';
 import type { MemoryStore } from './memory-view.ts';
 
 export { entryText } from './memory-core.ts';
@@ -62,7 +62,7 @@ export function openMemoryStore(options: MemoryStoreOptions): MemoryStore {
     vectors:
       options.embedder === undefined
         ? undefined
-        : createMemoryVectors({ database, agentId, sessionId, embedder: options.embedder }),
+        : createSqliteMemoryVectors({ database, agentId, sessionId, embedder: options.embedder }),
   });
 
   return {

@@ -22,7 +22,7 @@ export interface StoredVector {
  * rows of this model (rows of another dimension are ignored and re-embedded on demand),
  * `persist` stores new ones (all or nothing) before they are searched.
  */
-export function createVectorMemory(options: {
+export function createMemoryVectors(options: {
   embedder: Embedder;
   stored: readonly StoredVector[];
   persist: (rows: StoredVector[]) => Promise<void> | void;
@@ -74,10 +74,10 @@ export function createVectorMemory(options: {
 }
 
 /**
- * {@link createVectorMemory} in SQLite: vectors as little-endian Float32 BLOBs in
+ * {@link createMemoryVectors} in SQLite: vectors as little-endian Float32 BLOBs in
  * `ctxloom_memory_vectors`, one row per agent/session/message, tagged with the model name.
  */
-export function createMemoryVectors(options: {
+export function createSqliteMemoryVectors(options: {
   database: DatabaseSync;
   agentId: string;
   sessionId: string;
@@ -96,7 +96,7 @@ export function createMemoryVectors(options: {
     `INSERT INTO ctxloom_memory_vectors (agent_id, session_id, id, model, vector) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (agent_id, session_id, id) DO UPDATE SET model = excluded.model, vector = excluded.vector`,
   );
-  return createVectorMemory({
+  return createMemoryVectors({
     embedder,
     stored,
     persist(rows) {

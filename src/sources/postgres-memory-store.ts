@@ -5,7 +5,7 @@ import type { Embedder } from '../retrieval/embedder.ts';
 import { createMemoryCore, type MemoryCoreOptions } from './memory-core.ts';
 import type { MemoryEntry } from './memory-entry.ts';
 import { fromRow, MEMORY_FORMAT_VERSION, type Row } from './memory-rows.ts';
-import { createVectorMemory, type StoredVector } from './memory-vectors.ts';
+import { createMemoryVectors, type StoredVector } from './memory-vectors.ts';
 import type { MemoryStore } from './memory-view.ts';
 
 /** Options of {@link createPostgresMemoryStore}. Give a `pool` or a `connectionString`. */
@@ -92,7 +92,7 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
       vectors:
         embedder === undefined
           ? undefined
-          : createVectorMemory({
+          : createMemoryVectors({
               embedder,
               stored,
               persist: (vectors) =>
