@@ -123,6 +123,12 @@ export class ChainCache {
   setWrites(key: string, data: Uint8Array, value: StoredWrite[]): void {
     store(this.#writes, key, data, value, this.#limit);
   }
+
+  /** Forgets everything (a decoded record turned out stale: see `SqlCheckpointSaver`). */
+  clear(): void {
+    this.#entries.clear();
+    this.#writes.clear();
+  }
 }
 
 function lookup<T>(

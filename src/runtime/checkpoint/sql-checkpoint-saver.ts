@@ -21,7 +21,7 @@ import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
 import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
-import { encodeId } from './id-codec.ts';
+import { decodeId, encodeId } from './id-codec.ts';
 import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
@@ -128,7 +128,9 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         if (key !== undefined && key !== name.keys[0]) rows = await select(key);
       }
       const row = rows[0];
-      return row === undefined ? undefined : this.#toTuple(parseNamedRow(row), this.#reader(executor));
+      if (row === undefined) return undefined;
+      const named = parseNamedRow(row);
+      return this.#orFresh(executor, (reader) => this.#toTuple(named, reader));
     });
   }
 
@@ -174,7 +176,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
           );
           if (!matches) continue;
         }
-        found.push(await this.#toTuple(row, reader));
+        found.push(await this.#orFresh(executor, (fresh) => this.#toTuple(row, fresh), reader));
         if (found.length >= remaining) break;
       }
       return found;
@@ -237,13 +239,35 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         parentRow === undefined
           ? undefined
           : { row: parentRow, record: (await reader.record(parentRow)).record };
-      const located = await locateValues(this.#context, executor, reader, {
-        threadKey,
-        parent,
-        channelVersions: checkpoint.channel_versions,
-        newVersions,
-        stored: values,
-      });
+      const locate = (from: ChainReader, base: typeof parent) =>
+        locateValues(this.#context, executor, from, {
+          threadKey,
+          parent: base,
+          channelVersions: checkpoint.channel_versions,
+          newVersions,
+          stored: values,
+        });
+      let located = await locate(reader, parent);
+      if (
+        parentRow !== undefined &&
+        (await missingLocations(executor, this.tables, threadKey, located)).length > 0
+      ) {
+        // The parent decoded from this process's cache points at a row another process's
+        // prune deleted (it moved the value; the parent's own bytes did not change): decode it
+        // again from the rows as stored now, never chaining to a deleted row.
+        this.#cache.clear();
+        const fresh = new ChainReader(this.#context, executor);
+        fresh.add(...rows);
+        located = await locate(fresh, { row: parentRow, record: (await fresh.record(parentRow)).record });
+        const missing = await missingLocations(executor, this.tables, threadKey, located);
+        if (missing.length > 0) {
+          throw new CtxloomError({
+            code: 'storage-error',
+            message: `the parent of checkpoint ${checkpoint.id} points at missing checkpoints ${missing.join(', ')}`,
+            path: 'checkpoint_id',
+          });
+        }
+      }
       // Put again: a value found in this checkpoint's previous record must move into the new one.
       for (const [channel, location] of Object.entries(located)) {
         if (location !== checkpoint.id) continue;
@@ -472,6 +496,26 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     return new ChainReader(this.#context, executor, this.#cache);
   }
 
+  /**
+   * Runs `work` with a reader on this process's decoded-record cache; when a value turns out
+   * missing — a record decoded earlier points at a row another process's prune deleted (a
+   * chained record's bytes can stay the same while its parent's content moved) — forgets the
+   * cache and runs it again on the rows as stored now.
+   */
+  async #orFresh<T>(
+    executor: SqlExecutor,
+    work: (reader: ChainReader) => Promise<T>,
+    reader: ChainReader = this.#reader(executor),
+  ): Promise<T> {
+    try {
+      return await work(reader);
+    } catch (error) {
+      if (!isStaleRead(error)) throw error;
+      this.#cache.clear();
+      return work(new ChainReader(this.#context, executor));
+    }
+  }
+
   async #toTuple(row: NamedRow, reader: ChainReader): Promise<CheckpointTuple> {
     return checkpointTuple({
       context: this.#context,
@@ -489,4 +533,26 @@ function parseNamedRow(row: SqlRow): NamedRow {
 function configString(config: RunnableConfig, key: string): string | undefined {
   const value: unknown = config.configurable?.[key];
   return value === undefined || value === null ? undefined : String(value);
+}
+
+/** A value or row a decoded record points at is gone: what a stale cached decode looks like. */
+function isStaleRead(error: unknown): boolean {
+  return CtxloomError.is(error, 'storage-error') && / is missing /u.test((error as Error).message);
+}
+
+/** The checkpoints among `located`'s locations that the thread no longer stores. */
+async function missingLocations(
+  executor: SqlExecutor,
+  tables: CheckpointTables,
+  threadKey: number,
+  located: Record<string, string>,
+): Promise<string[]> {
+  const ids = [...new Set(Object.values(located).filter((id) => id !== ''))];
+  if (ids.length === 0) return [];
+  const found = await executor.all(
+    `SELECT checkpoint_id FROM ${tables.checkpoints} WHERE thread = ? AND data IS NOT NULL AND checkpoint_id IN (${ids.map(() => '?').join(', ')})`,
+    [threadKey, ...ids.map(encodeId)],
+  );
+  const present = new Set(found.map((row) => decodeId(rowBytes(row, 'checkpoint_id') ?? new Uint8Array())));
+  return ids.filter((id) => !present.has(id));
 }
