@@ -49,9 +49,14 @@ interface RunResult {
   raw: Map<number, number>;
   /** Cold `getState` at each mark (median of 3), ms. */
   loadMs: Map<number, number>;
+  /** CPU time of this process during the cold `getState` (median of 3), ms: independent of other load on the machine. */
+  loadCpuMs: Map<number, number>;
   loadedMessages: Map<number, number>;
   turnFirstMs: number;
   turn200Ms: number;
+  /** CPU time of this process for the same turns (medians), ms. */
+  turnFirstCpuMs: number;
+  turn200CpuMs: number;
   /** Wall time of the whole run, s. */
   seconds: number;
 }
@@ -73,43 +78,63 @@ async function drive(
     bytes: new Map(),
     raw: new Map(),
     loadMs: new Map(),
+    loadCpuMs: new Map(),
     loadedMessages: new Map(),
     turnFirstMs: 0,
     turn200Ms: 0,
+    turnFirstCpuMs: 0,
+    turn200CpuMs: 0,
     seconds: 0,
   };
   const early: number[] = [];
   const late: number[] = [];
+  const earlyCpu: number[] = [];
+  const lateCpu: number[] = [];
   let rawBytes = 0;
   const started = performance.now();
   const turns = Math.max(...marks);
   for (let turn = 0; turn < turns; turn += 1) {
     const start = performance.now();
+    const startCpu = process.cpuUsage();
     await run.turn(turn);
     const ms = performance.now() - start;
-    if (turn < 10) early.push(ms);
-    else if (turn >= 190 && turn < 200) late.push(ms);
+    const used = process.cpuUsage(startCpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    if (turn < 10) {
+      early.push(ms);
+      earlyCpu.push(cpuMs);
+    } else if (turn >= 190 && turn < 200) {
+      late.push(ms);
+      lateCpu.push(cpuMs);
+    }
     rawBytes += Buffer.byteLength(texts[turn * 2] ?? '') + Buffer.byteLength(texts[turn * 2 + 1] ?? '');
     if (!marks.includes(turn + 1)) continue;
     const bytes = await opened.size();
     result.bytes.set(turn + 1, bytes);
     result.raw.set(turn + 1, rawBytes);
     const loads: number[] = [];
+    const cpu: number[] = [];
     for (let round = 0; round < 3; round += 1) {
       const fresh = await opened.reopen();
       const cold = make(fresh.saver);
       const start = performance.now();
+      const startCpu = process.cpuUsage();
       result.loadedMessages.set(turn + 1, await cold.load());
+      const used = process.cpuUsage(startCpu);
       loads.push(performance.now() - start);
+      cpu.push((used.user + used.system) / 1000);
       await fresh.close();
     }
     result.loadMs.set(turn + 1, median(loads));
+    result.loadCpuMs.set(turn + 1, median(cpu));
     log(
-      `  turn ${turn + 1}: ${(bytes / rawBytes).toFixed(3)}× raw, cold getState ${Math.round(median(loads))} ms (${Math.round((performance.now() - started) / 1000)} s)`,
+      `  turn ${turn + 1}: ${bytes} B, ${(bytes / rawBytes).toFixed(3)}× raw, cold getState ${Math.round(median(loads))} ms (CPU ${Math.round(median(cpu))} ms) (${Math.round((performance.now() - started) / 1000)} s)`,
     );
   }
   result.turnFirstMs = median(early);
   result.turn200Ms = median(late);
+  result.turnFirstCpuMs = median(earlyCpu);
+  result.turn200CpuMs = median(lateCpu);
   result.seconds = Math.round((performance.now() - started) / 1000);
   return result;
 }
@@ -267,6 +292,15 @@ function compare(
       },
       { name: `${prefix}.turn-latency.turn1`, value: round(mine.turnFirstMs), unit: 'ms' },
       { name: `${prefix}.turn-latency.turn200`, value: round(mine.turn200Ms), unit: 'ms' },
+      {
+        name: `${prefix}.turn-cpu.turn200-over-turn1`,
+        value: round(mine.turn200CpuMs / mine.turnFirstCpuMs),
+        unit: 'x',
+        target: '≤ 2',
+        better: 'lower',
+      },
+      { name: `${prefix}.turn-cpu.turn1`, value: round(mine.turnFirstCpuMs), unit: 'ms' },
+      { name: `${prefix}.turn-cpu.turn200`, value: round(mine.turn200CpuMs), unit: 'ms' },
     );
   for (const [turn, ms] of mine.loadMs) {
     const theirs = peer?.result.loadMs.get(turn);
@@ -278,6 +312,16 @@ function compare(
         ...(peer === undefined || theirs === undefined
           ? {}
           : { peer: { name: peer.name, value: round(theirs) } }),
+        target: theirs === undefined ? 'context' : '≤ peer',
+        better: 'lower',
+      },
+      {
+        name: `${prefix}.cold-load-cpu.turn-${turn}`,
+        value: round(mine.loadCpuMs.get(turn) ?? 0),
+        unit: 'ms',
+        ...(peer?.result.loadCpuMs.get(turn) === undefined
+          ? {}
+          : { peer: { name: peer.name, value: round(peer.result.loadCpuMs.get(turn) ?? 0) } }),
         target: theirs === undefined ? 'context' : '≤ peer',
         better: 'lower',
       },

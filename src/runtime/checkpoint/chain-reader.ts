@@ -300,6 +300,55 @@ export class ChainReader {
     }
   }
 
+  /**
+   * The rows from `fromId` back along parents to `toId`, both included, oldest first (read in
+   * one query and made known), or undefined when `toId` is not an ancestor of `fromId`.
+   */
+  async path(threadKey: number, fromId: string, toId: string): Promise<StoredRow[] | undefined> {
+    const cp = this.#context.tables.checkpoints;
+    const rows = (
+      await this.#executor.all(
+        `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
+       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
+       UNION ALL
+       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
+         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
+         WHERE chain.checkpoint_id <> ?
+     )
+     SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM chain ORDER BY level DESC`,
+        [threadKey, encodeId(fromId), encodeId(toId)],
+      )
+    ).map(storedRowOf);
+    if (rows[0]?.checkpointId !== toId) return undefined;
+    this.add(...rows);
+    return rows;
+  }
+
+  /** The row `fromId` and up to `levels` of its ancestors, newest first (read in one query and made known). */
+  async ancestors(threadKey: number, fromId: string, levels: number): Promise<StoredRow[]> {
+    const cp = this.#context.tables.checkpoints;
+    const rows = (
+      await this.#executor.all(
+        `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
+       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
+       UNION ALL
+       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
+         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
+         WHERE chain.level < ?
+     )
+     SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM chain ORDER BY level`,
+        [threadKey, encodeId(fromId), levels],
+      )
+    ).map(storedRowOf);
+    this.add(...rows);
+    return rows;
+  }
+
+  /** A reader on the same storage that shares nothing decoded with this one (bounds what a long walk keeps). */
+  fork(options: { cache?: boolean } = {}): ChainReader {
+    return new ChainReader(this.#context, this.#executor, options.cache ? this.#cache : undefined);
+  }
+
   async #parentText(row: StoredRow, count: number): Promise<ChainText> {
     return this.childText(await this.#parentRow(row), count);
   }

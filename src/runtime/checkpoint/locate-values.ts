@@ -5,12 +5,17 @@ import type { CheckpointRecord } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
 import type { SaverContext } from './saver-context.ts';
+import { sortedWrites } from './pending-writes.ts';
 import {
   decodeSnapshotDiff,
+  decodeSnapshotRef,
+  parseSnapshotRef,
   SNAPSHOT_DIFF_TYPE,
+  SNAPSHOT_REF_TYPE,
   type SnapshotItems,
   snapshotItems,
   snapshotJson,
+  writeItems,
 } from './snapshot-diff.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -56,7 +61,8 @@ export async function loadValue(
       path: channel,
     });
   }
-  if (value[0] !== SNAPSHOT_DIFF_TYPE) return context.serde.loadsTyped(value[0], value[1]);
+  if (value[0] !== SNAPSHOT_DIFF_TYPE && value[0] !== SNAPSHOT_REF_TYPE)
+    return context.serde.loadsTyped(value[0], value[1]);
   const holderId = location === '' ? row.checkpointId : location;
   const items = await storedSnapshot(context, reader, row.threadKey, holderId, channel, value);
   return context.serde.loadsTyped('json', snapshotJson(items));
@@ -77,21 +83,35 @@ export async function storedSnapshot(
   const known = context.snapshots?.decoded(threadKey, checkpointId, channel);
   if (known !== undefined) return known;
   let items: SnapshotItems | undefined;
+  const baseItems = async (baseId: string) => {
+    await reader.load(threadKey, [baseId]);
+    const baseRow = reader.row(threadKey, baseId);
+    const base =
+      baseRow?.data === undefined ? undefined : (await reader.record(baseRow)).record.values.get(channel);
+    if (base === undefined) {
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: `snapshot base ${baseId} of channel ${channel} is missing (checkpoint ${checkpointId})`,
+        path: channel,
+      });
+    }
+    return storedSnapshot(context, reader, threadKey, baseId, channel, base);
+  };
   if (value[0] === SNAPSHOT_DIFF_TYPE) {
-    items = await decodeSnapshotDiff(value[1], async (baseId) => {
-      await reader.load(threadKey, [baseId]);
-      const baseRow = reader.row(threadKey, baseId);
-      const base =
-        baseRow?.data === undefined ? undefined : (await reader.record(baseRow)).record.values.get(channel);
-      if (base === undefined) {
-        throw new CtxloomError({
-          code: 'storage-error',
-          message: `snapshot base ${baseId} of channel ${channel} is missing (checkpoint ${checkpointId})`,
-          path: channel,
-        });
-      }
-      return storedSnapshot(context, reader, threadKey, baseId, channel, base);
-    });
+    items = await decodeSnapshotDiff(value[1], baseItems);
+  } else if (value[0] === SNAPSHOT_REF_TYPE) {
+    const ref = parseSnapshotRef(value[1]);
+    const base = await baseItems(ref.base);
+    // A reader of its own: a cold load replays each segment once and keeps none of it decoded.
+    const appended = await appendedItems(reader.fork(), threadKey, ref.from, ref.base, channel, ref.key ?? undefined);
+    if (appended === undefined) {
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: `the checkpoints from ${ref.base} to ${ref.from} a snapshot of channel ${channel} refers to are missing (checkpoint ${checkpointId})`,
+        path: channel,
+      });
+    }
+    items = decodeSnapshotRef(ref, base, appended);
   } else {
     items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
     if (items === undefined) {
@@ -104,6 +124,67 @@ export async function storedSnapshot(
   }
   context.snapshots?.setDecoded(threadKey, checkpointId, channel, items);
   return items;
+}
+
+/**
+ * The items the pending writes of `channel` append on the checkpoints from `baseId` to
+ * `fromId` (along parents, both included), oldest first and in LangGraph's order within a
+ * checkpoint; undefined when `baseId` is no ancestor of `fromId` or a write is not a list append.
+ */
+export async function appendedItems(
+  reader: ChainReader,
+  threadKey: number,
+  fromId: string,
+  baseId: string,
+  channel: string,
+  key: string | undefined,
+): Promise<string[] | undefined> {
+  const rows = await reader.path(threadKey, fromId, baseId);
+  if (rows === undefined) return undefined;
+  const items: string[] = [];
+  for (const row of rows) {
+    for (const write of await sortedWrites(reader, row)) {
+      if (write.channel !== channel) continue;
+      const own = writeItems(write.type, write.bytes, key);
+      if (own === undefined) return undefined;
+      for (const item of own) items.push(item);
+    }
+  }
+  return items;
+}
+
+/**
+ * The latest stored snapshot of `channel` on the path from `fromId` back to the thread's
+ * start: the checkpoint whose record stores it and its items; undefined when none, or when
+ * it was moved into another record (prune) or is no list.
+ */
+export async function previousSnapshot(
+  context: SaverContext,
+  reader: ChainReader,
+  threadKey: number,
+  fromId: string,
+  channel: string,
+): Promise<{ checkpointId: string; snapshot: SnapshotItems } | undefined> {
+  let cursor: string | undefined = fromId;
+  while (cursor !== undefined) {
+    const rows = await reader.ancestors(threadKey, cursor, 255);
+    for (const row of rows) {
+      const { record } = await reader.record(row);
+      const location = record.header.located[channel];
+      if (location === undefined) continue;
+      const value = record.values.get(channel);
+      if (location !== '' || value === undefined) return undefined;
+      if (value[0] !== 'json' && value[0] !== SNAPSHOT_DIFF_TYPE && value[0] !== SNAPSHOT_REF_TYPE) return undefined;
+      if (value[0] === 'json' && snapshotItems(Buffer.from(value[1]).toString('utf8')) === undefined) return undefined;
+      return {
+        checkpointId: row.checkpointId,
+        snapshot: await storedSnapshot(context, reader, threadKey, row.checkpointId, channel, value),
+      };
+    }
+    const last: StoredRow | undefined = rows.at(-1);
+    cursor = rows.length === 256 ? last?.parentId : undefined;
+  }
+  return undefined;
 }
 
 /**

@@ -8,7 +8,12 @@ import type { StoredWrite } from './writes-record.ts';
 
 /** A checkpoint's pending writes in LangGraph's `writesSortKey` order (task path, task id, idx). */
 export async function sortedWrites(reader: ChainReader, row: StoredRow): Promise<StoredWrite[]> {
-  const writes = [...(await reader.writes(row))];
+  return sortWrites(await reader.writes(row));
+}
+
+/** A copy of `log` in LangGraph's `writesSortKey` order. */
+export function sortWrites(log: readonly StoredWrite[]): StoredWrite[] {
+  const writes = [...log];
   writes.sort((a, b) =>
     compareWritesSortKeys(
       writesSortKey(a.taskPath, a.taskId, a.idx),

@@ -4,13 +4,18 @@ import { type RowContent, rewriteRows } from './chain-rewrite.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import { sortWrites } from './pending-writes.ts';
 import {
   decodeSnapshotDiff,
+  decodeSnapshotRef,
+  parseSnapshotRef,
   SNAPSHOT_DIFF_TYPE,
+  SNAPSHOT_REF_TYPE,
   type SnapshotItems,
   snapshotDiffBase,
   snapshotItems,
   snapshotJson,
+  writeItems,
 } from './snapshot-diff.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
@@ -102,24 +107,48 @@ export async function pruneThread(options: {
       changed.add(row.checkpointId);
     }
   }
-  // A snapshot stored as a difference against a deleted row is stored whole again.
+  // A snapshot stored as a difference against a deleted row, or as a reference to writes of
+  // a deleted row, is stored whole again.
+  const missing = (id: string, channel: string, what: string) =>
+    new CtxloomError({
+      code: 'storage-error',
+      message: `${what} of the snapshot of channel ${channel} at checkpoint ${id} is missing`,
+      path: channel,
+    });
+  /** The rows from `fromId` back to `baseId`, oldest first (undefined: not an ancestor). */
+  const pathRows = (fromId: string, baseId: string): RowContent[] | undefined => {
+    const out: RowContent[] = [];
+    for (let at = contents.get(fromId); at !== undefined; at = contents.get(at.row.parentId ?? '')) {
+      out.push(at);
+      if (at.row.checkpointId === baseId) return out.reverse();
+    }
+    return undefined;
+  };
   const itemsAt = async (
     id: string,
     channel: string,
     value: [string, Uint8Array],
   ): Promise<SnapshotItems> => {
-    if (value[0] === SNAPSHOT_DIFF_TYPE) {
-      return decodeSnapshotDiff(value[1], async (baseId) => {
-        const base = contents.get(baseId)?.record.values.get(channel);
-        if (base === undefined) {
-          throw new CtxloomError({
-            code: 'storage-error',
-            message: `snapshot base ${baseId} of channel ${channel} is missing (checkpoint ${id})`,
-            path: channel,
-          });
+    const baseItems = async (baseId: string) => {
+      const base = contents.get(baseId)?.record.values.get(channel);
+      if (base === undefined) throw missing(id, channel, `base ${baseId}`);
+      return itemsAt(baseId, channel, base);
+    };
+    if (value[0] === SNAPSHOT_DIFF_TYPE) return decodeSnapshotDiff(value[1], baseItems);
+    if (value[0] === SNAPSHOT_REF_TYPE) {
+      const ref = parseSnapshotRef(value[1]);
+      const rows = pathRows(ref.from, ref.base);
+      if (rows === undefined) throw missing(id, channel, `the writes from ${ref.base} to ${ref.from}`);
+      const appended: string[] = [];
+      for (const content of rows) {
+        for (const write of sortWrites(content.writes)) {
+          if (write.channel !== channel) continue;
+          const own = writeItems(write.type, write.bytes, ref.key ?? undefined);
+          if (own === undefined) throw missing(id, channel, `a list write of ${content.row.checkpointId}`);
+          appended.push(...own);
         }
-        return itemsAt(baseId, channel, base);
-      });
+      }
+      return decodeSnapshotRef(ref, await baseItems(ref.base), appended);
     }
     const items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
     if (items === undefined) {
@@ -131,10 +160,17 @@ export async function pruneThread(options: {
     }
     return items;
   };
+  const dependsOnDeleted = (value: [string, Uint8Array]): boolean => {
+    if (value[0] === SNAPSHOT_DIFF_TYPE) return deletedIds.has(snapshotDiffBase(value[1]));
+    if (value[0] !== SNAPSHOT_REF_TYPE) return false;
+    const ref = parseSnapshotRef(value[1]);
+    const rows = pathRows(ref.from, ref.base);
+    return rows === undefined || rows.some((content) => deletedIds.has(content.row.checkpointId));
+  };
   for (const row of keptRows) {
     const { record } = contents.get(row.checkpointId) as RowContent;
     for (const [channel, value] of [...record.values]) {
-      if (value[0] !== SNAPSHOT_DIFF_TYPE || !deletedIds.has(snapshotDiffBase(value[1]))) continue;
+      if (!dependsOnDeleted(value)) continue;
       record.values.set(channel, ['json', snapshotJson(await itemsAt(row.checkpointId, channel, value))]);
       changed.add(row.checkpointId);
     }

@@ -11,6 +11,17 @@ import { CtxloomError } from '../../core/errors.ts';
  */
 export const SNAPSHOT_DIFF_TYPE = 'ctxloom-snapshot-diff';
 
+/**
+ * Serde type of a delta-channel snapshot stored as a reference to the writes it summarises:
+ * all items of the previous stored snapshot of the same channel (`base`, a checkpoint id)
+ * followed by the items of the channel's pending writes on the checkpoints from `base` to
+ * `from` (the snapshot's parent), oldest first. Nothing is stored twice: each item lives in
+ * its write. Decoding replays those rows (and the base's, back to a whole snapshot), so a
+ * cold load reads the thread's rows once instead of a copy of every item. Readers without this
+ * type (record format 3 code before it) fail on it with the serialiser's unknown-type error.
+ */
+export const SNAPSHOT_REF_TYPE = 'ctxloom-snapshot-ref';
+
 /** Fewest shared items worth a difference (below it the snapshot is stored whole). */
 const MIN_KEEP = 4;
 
@@ -100,6 +111,106 @@ export async function decodeSnapshotDiff(
     });
   }
   return { key: header.key ?? undefined, items: [...base.items.slice(0, header.keep), ...tail] };
+}
+
+/** The header of a stored reference ({@link SNAPSHOT_REF_TYPE}). */
+export interface SnapshotRef {
+  /** Checkpoint whose stored snapshot of the channel the reference extends (all its items). */
+  base: string;
+  /** The snapshot's parent: the writes of `base` … `from` (along parents) are the appended items. */
+  from: string;
+  key: string | null;
+  /** Items of the base, and a SHA-256 prefix of them. */
+  keep: number;
+  hash: string;
+  /** Appended items (the first `count` of the writes' items, oldest first), and their hash. */
+  count: number;
+  tail: string;
+}
+
+/**
+ * Encodes `snapshot` as the base's items followed by `appended` (the items of the channel's
+ * writes from the base to the snapshot's parent), or returns undefined unless the snapshot is
+ * exactly that (a removal or replacement, another branch's base: stored otherwise).
+ */
+export function encodeSnapshotRef(options: {
+  baseId: string;
+  fromId: string;
+  base: SnapshotItems;
+  snapshot: SnapshotItems;
+  appended: readonly string[];
+}): Uint8Array | undefined {
+  const { base, snapshot, appended } = options;
+  if (base.key !== snapshot.key) return undefined;
+  const keep = base.items.length;
+  if (snapshot.items.length !== keep + appended.length) return undefined;
+  for (let index = 0; index < keep; index += 1) if (base.items[index] !== snapshot.items[index]) return undefined;
+  for (let index = 0; index < appended.length; index += 1)
+    if (appended[index] !== snapshot.items[keep + index]) return undefined;
+  const header: SnapshotRef = {
+    base: options.baseId,
+    from: options.fromId,
+    key: snapshot.key ?? null,
+    keep,
+    hash: prefixHash(base.items, keep),
+    count: appended.length,
+    tail: prefixHash(appended, appended.length),
+  };
+  return Buffer.from(JSON.stringify(header), 'utf8');
+}
+
+/** The header of a stored reference. */
+export function parseSnapshotRef(bytes: Uint8Array): SnapshotRef {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as SnapshotRef;
+}
+
+/**
+ * Reverses {@link encodeSnapshotRef}: `base` are the base snapshot's items, `appended` the
+ * items of the writes from the base to `from`. Either changed since is an error, never silent garbage.
+ */
+export function decodeSnapshotRef(
+  ref: SnapshotRef,
+  base: SnapshotItems,
+  appended: readonly string[],
+): SnapshotItems {
+  if (base.items.length < ref.keep || prefixHash(base.items, ref.keep) !== ref.hash) {
+    throw new CtxloomError({
+      code: 'storage-error',
+      message: `snapshot base ${ref.base} changed since a snapshot was stored against it`,
+      path: ref.base,
+    });
+  }
+  if (appended.length < ref.count || prefixHash(appended, ref.count) !== ref.tail) {
+    throw new CtxloomError({
+      code: 'storage-error',
+      message: `the writes from ${ref.base} to ${ref.from} changed since a snapshot was stored as a reference to them`,
+      path: ref.from,
+    });
+  }
+  return {
+    key: ref.key ?? undefined,
+    items: [...base.items.slice(0, ref.keep), ...appended.slice(0, ref.count)],
+  };
+}
+
+/**
+ * The items a pending write of a list channel appends, as JSON text: the list of the write
+ * (under `key` for `{ <key>: list }` channels), or the value itself as one item; undefined
+ * when it is not JSON of that shape.
+ */
+export function writeItems(type: string, bytes: Uint8Array, key: string | undefined): string[] | undefined {
+  if (type !== 'json') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (key !== undefined) {
+    const list = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    return Array.isArray(list) ? list.map((item) => JSON.stringify(item)) : undefined;
+  }
+  return Array.isArray(value) ? value.map((item) => JSON.stringify(item)) : [JSON.stringify(value)];
 }
 
 /** The checkpoint id a stored difference is based on. */

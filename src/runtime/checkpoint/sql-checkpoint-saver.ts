@@ -22,14 +22,16 @@ import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-sche
 import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
 import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
 import { decodeId, encodeId } from './id-codec.ts';
-import { locateValues } from './locate-values.ts';
+import { appendedItems, locateValues, previousSnapshot } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
 import {
   encodeSnapshotDiff,
+  encodeSnapshotRef,
   SNAPSHOT_DIFF_TYPE,
+  SNAPSHOT_REF_TYPE,
   type SnapshotItems,
   SnapshotMemo,
   snapshotItems,
@@ -223,7 +225,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       await lockThreadKey(executor, postgres, threadKey);
       this.#histories.invalidate(threadKey, checkpoint.id, true);
       for (const channel of snapshotChannels) {
-        await this.#storeSnapshotAsDifference(executor, threadKey, checkpoint.id, channel, values, snapshots);
+        await this.#storeSnapshotCompactly(executor, threadKey, checkpoint.id, parentId, channel, values, snapshots);
       }
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
@@ -463,14 +465,17 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Stores a delta channel's `DeltaSnapshot` as a difference against the last snapshot this
-   * saver wrote for the thread and channel (when that row still exists): the items appended
-   * since, not the whole list again. `snapshots` collects the items to remember on commit.
+   * Stores a delta channel's `DeltaSnapshot` without copying what is stored already: as a
+   * reference to the writes since the previous snapshot on its path (the usual case: nothing
+   * but appends since), else as a difference against the last snapshot this saver wrote for
+   * the thread and channel (when that row still exists), else whole. `snapshots` collects the
+   * items to remember on commit.
    */
-  async #storeSnapshotAsDifference(
+  async #storeSnapshotCompactly(
     executor: SqlExecutor,
     threadKey: number,
     checkpointId: string,
+    parentId: string | undefined,
     channel: string,
     values: Map<string, [string, Uint8Array]>,
     snapshots: Map<string, SnapshotItems>,
@@ -481,8 +486,39 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (items === undefined) return;
     snapshots.set(channel, items);
     const latest = this.#snapshots.latest(threadKey, channel);
+    if (parentId && parentId !== checkpointId) {
+      // Under the thread lock: a prune cannot delete the base or the rows between before the commit.
+      const reader = this.#reader(executor);
+      const base =
+        latest !== undefined && latest.checkpointId !== checkpointId
+          ? latest
+          : await previousSnapshot(this.#context, reader, threadKey, parentId, channel);
+      if (base !== undefined) {
+        const appended = await appendedItems(
+          reader.fork({ cache: true }),
+          threadKey,
+          parentId,
+          base.checkpointId,
+          channel,
+          items.key,
+        );
+        const ref =
+          appended === undefined
+            ? undefined
+            : encodeSnapshotRef({
+                baseId: base.checkpointId,
+                fromId: parentId,
+                base: base.snapshot,
+                snapshot: items,
+                appended,
+              });
+        if (ref !== undefined) {
+          values.set(channel, [SNAPSHOT_REF_TYPE, ref]);
+          return;
+        }
+      }
+    }
     if (latest === undefined || latest.checkpointId === checkpointId) return;
-    // Under the thread lock: a prune cannot delete the base between this check and the commit.
     const base = await executor.all(
       `SELECT 1 AS found FROM ${this.tables.checkpoints} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL`,
       [threadKey, encodeId(latest.checkpointId)],
