@@ -40,28 +40,32 @@ export interface ChainRecord {
   text: ChainText;
 }
 
+/** The one buffer {@link dictionaryOf} writes into: the static dictionary, then up to both windows. */
+const scratch = Buffer.allocUnsafe(STATIC_DICTIONARY.byteLength + CHAIN_VALUES_BYTES + CHAIN_HEADERS_BYTES);
+scratch.set(STATIC_DICTIONARY, 0);
+
 /**
- * The dictionary of a chain text: its last values, then its last headers — written once,
- * after the codec's static dictionary, into one buffer (a cold read builds one per row:
- * copying it three times was most of its allocation).
+ * The dictionary of a chain text: the codec's static dictionary, its last values, then its
+ * last headers. It is written into one buffer shared by every call (a cold read builds two
+ * per row; allocating them was most of its time and of its garbage): **valid until the next
+ * call** — pass it straight to the codec, which copies it.
  */
 export function dictionaryOf(text: ChainText): Uint8Array {
   const values = lastParts(text, (node) => node.values, CHAIN_VALUES_BYTES);
   const headers = lastParts(text, (node) => node.headers, CHAIN_HEADERS_BYTES);
-  const out = Buffer.allocUnsafe(STATIC_DICTIONARY.byteLength + values.bytes + headers.bytes);
-  out.set(STATIC_DICTIONARY, 0);
   let offset = STATIC_DICTIONARY.byteLength;
   for (const part of [values, headers]) {
     // Parts are newest first; the oldest may be cut at its start.
     let end = offset + part.bytes;
     for (const bytes of part.parts) {
       const take = Math.min(bytes.byteLength, end - offset);
-      out.set(bytes.subarray(bytes.byteLength - take), end - take);
+      if (take === bytes.byteLength) scratch.set(bytes, end - take);
+      else scratch.set(bytes.subarray(bytes.byteLength - take), end - take);
       end -= take;
     }
     offset += part.bytes;
   }
-  return withStaticPrefix(out);
+  return withStaticPrefix(scratch.subarray(0, offset));
 }
 
 /** Appends to a chain text (no copy). */
@@ -186,14 +190,21 @@ export class ChainReader {
   readonly #context: SaverContext;
   readonly #executor: SqlExecutor;
   readonly #cache: ChainCache | undefined;
-  readonly #rows = new Map<string, StoredRow>();
+  readonly #rows: Map<string, StoredRow>;
   readonly #records = new Map<string, ChainRecord>();
-  readonly #writes = new Map<string, StoredWrite[]>();
+  readonly #writes: Map<string, StoredWrite[]>;
 
-  constructor(context: SaverContext, executor: SqlExecutor, cache?: ChainCache) {
+  constructor(
+    context: SaverContext,
+    executor: SqlExecutor,
+    cache?: ChainCache,
+    shared?: { rows: Map<string, StoredRow>; writes: Map<string, StoredWrite[]> },
+  ) {
     this.#context = context;
     this.#executor = executor;
     this.#cache = cache;
+    this.#rows = shared?.rows ?? new Map();
+    this.#writes = shared?.writes ?? new Map();
   }
 
   /** Makes rows known (a row put again replaces the one known before). */
@@ -301,8 +312,9 @@ export class ChainReader {
   }
 
   /**
-   * The rows from `fromId` back along parents to `toId`, both included, oldest first (read in
-   * one query and made known), or undefined when `toId` is not an ancestor of `fromId`.
+   * The rows from `fromId` back along parents to `toId` (`''`: the thread's first
+   * checkpoint), both included, oldest first (read in one query and made known), or undefined
+   * when `toId` is not an ancestor of `fromId`.
    */
   async path(threadKey: number, fromId: string, toId: string): Promise<StoredRow[] | undefined> {
     const cp = this.#context.tables.checkpoints;
@@ -319,7 +331,9 @@ export class ChainReader {
         [threadKey, encodeId(fromId), encodeId(toId)],
       )
     ).map(storedRowOf);
-    if (rows[0]?.checkpointId !== toId) return undefined;
+    const first = rows[0];
+    if (first === undefined || (toId === '' ? first.parentId !== undefined : first.checkpointId !== toId))
+      return undefined;
     this.add(...rows);
     return rows;
   }
@@ -344,9 +358,16 @@ export class ChainReader {
     return rows;
   }
 
-  /** A reader on the same storage that shares nothing decoded with this one (bounds what a long walk keeps). */
+  /**
+   * A reader on the same storage that shares this one's rows and decoded writes but not its
+   * decoded records (with their chain texts, the bulk of a long walk): a replay of many rows
+   * keeps only their writes, and a second replay of the same rows (another channel) decodes nothing.
+   */
   fork(options: { cache?: boolean } = {}): ChainReader {
-    return new ChainReader(this.#context, this.#executor, options.cache ? this.#cache : undefined);
+    return new ChainReader(this.#context, this.#executor, options.cache ? this.#cache : undefined, {
+      rows: this.#rows,
+      writes: this.#writes,
+    });
   }
 
   async #parentText(row: StoredRow, count: number): Promise<ChainText> {

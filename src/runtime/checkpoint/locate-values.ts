@@ -101,7 +101,7 @@ export async function storedSnapshot(
     items = await decodeSnapshotDiff(value[1], baseItems);
   } else if (value[0] === SNAPSHOT_REF_TYPE) {
     const ref = parseSnapshotRef(value[1]);
-    const base = await baseItems(ref.base);
+    const base = ref.base === '' ? { key: ref.key ?? undefined, items: [] } : await baseItems(ref.base);
     // A reader of its own: a cold load replays each segment once and keeps none of it decoded.
     const appended = await appendedItems(reader.fork(), threadKey, ref.from, ref.base, channel, ref.key ?? undefined);
     if (appended === undefined) {
@@ -155,8 +155,8 @@ export async function appendedItems(
 
 /**
  * The latest stored snapshot of `channel` on the path from `fromId` back to the thread's
- * start: the checkpoint whose record stores it and its items; undefined when none, or when
- * it was moved into another record (prune) or is no list.
+ * start: the checkpoint whose record stores it and its items — id `''` and no items when the
+ * path holds none; undefined when it was moved into another record (prune) or is no list.
  */
 export async function previousSnapshot(
   context: SaverContext,
@@ -164,6 +164,7 @@ export async function previousSnapshot(
   threadKey: number,
   fromId: string,
   channel: string,
+  key: string | undefined,
 ): Promise<{ checkpointId: string; snapshot: SnapshotItems } | undefined> {
   let cursor: string | undefined = fromId;
   while (cursor !== undefined) {
@@ -182,6 +183,7 @@ export async function previousSnapshot(
       };
     }
     const last: StoredRow | undefined = rows.at(-1);
+    if (last !== undefined && last.parentId === undefined) return { checkpointId: '', snapshot: { key, items: [] } };
     cursor = rows.length === 256 ? last?.parentId : undefined;
   }
   return undefined;

@@ -115,12 +115,13 @@ export async function pruneThread(options: {
       message: `${what} of the snapshot of channel ${channel} at checkpoint ${id} is missing`,
       path: channel,
     });
-  /** The rows from `fromId` back to `baseId`, oldest first (undefined: not an ancestor). */
+  /** The rows from `fromId` back to `baseId` (`''`: the first checkpoint), oldest first (undefined: not an ancestor). */
   const pathRows = (fromId: string, baseId: string): RowContent[] | undefined => {
     const out: RowContent[] = [];
     for (let at = contents.get(fromId); at !== undefined; at = contents.get(at.row.parentId ?? '')) {
       out.push(at);
-      if (at.row.checkpointId === baseId) return out.reverse();
+      if (at.row.checkpointId === baseId || (baseId === '' && at.row.parentId === undefined))
+        return out.reverse();
     }
     return undefined;
   };
@@ -148,7 +149,8 @@ export async function pruneThread(options: {
           appended.push(...own);
         }
       }
-      return decodeSnapshotRef(ref, await baseItems(ref.base), appended);
+      const base = ref.base === '' ? { key: ref.key ?? undefined, items: [] } : await baseItems(ref.base);
+      return decodeSnapshotRef(ref, base, appended);
     }
     const items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
     if (items === undefined) {

@@ -115,7 +115,7 @@ export async function decodeSnapshotDiff(
 
 /** The header of a stored reference ({@link SNAPSHOT_REF_TYPE}). */
 export interface SnapshotRef {
-  /** Checkpoint whose stored snapshot of the channel the reference extends (all its items). */
+  /** Checkpoint whose stored snapshot of the channel the reference extends (all its items); `''`: none, the writes from the thread's first checkpoint. */
   base: string;
   /** The snapshot's parent: the writes of `base` … `from` (along parents) are the appended items. */
   from: string;

@@ -174,6 +174,27 @@ describe.each(kinds)('$name', ({ open, payloadBytes }) => {
     expect(ratio).toBeLessThan(6);
   });
 
+  it('stores a snapshot as a reference to the writes it summarises, not a copy of them', async () => {
+    const saver = open('reference');
+    // Snapshots every 40 updates (2 a turn) against none: each copies 20 turns of messages, far
+    // beyond the chain's 24 KiB dictionary; a reference costs a few bytes.
+    await chat(saver, 'reference-a', 60, { snapshotFrequency: 40 });
+    await chat(saver, 'reference-b', 60);
+    const hot = await chat(saver, 'reference-a', 1, { snapshotFrequency: 40, firstTurn: 60 });
+    const expected = await hot.app.getState(hot.config);
+    await saver.close();
+    const ratio =
+      (await payloadBytes('reference', 'reference-a')) / (await payloadBytes('reference', 'reference-b'));
+    expect(ratio).toBeLessThan(1.08);
+    // A fresh saver replays the writes behind each reference, back to the first whole snapshot.
+    const fresh = open('reference');
+    const cold = await chat(fresh, 'reference-a', 0, { snapshotFrequency: 40 });
+    const state = await cold.app.getState(cold.config);
+    expect(state.values).toEqual(expected.values);
+    expect(state.values.messages).toHaveLength(122);
+    await fresh.close();
+  });
+
   it('re-encodes the checkpoints chained to one that is put again with another record', async () => {
     const saver = open('reput');
     const { config } = await chat(saver, 'reput', 3);

@@ -375,15 +375,13 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       }));
       const merged = mergeWrites(log, incoming, taskPath);
       if (merged.length === log.length && merged.every((write, index) => write === log[index])) return;
+      const own = row.data === undefined ? undefined : await reader.record(row);
       const data = encodeWritesRecord({
         writes: merged,
         compression: this.#compression,
-        ...(row.data === undefined
+        ...(own === undefined
           ? {}
-          : await (async () => {
-              const { text, record } = await reader.record(row);
-              return { dictionary: dictionaryOf(text), ...optionalIds(taskIdsOf(checkpointId, record)) };
-            })()),
+          : { dictionary: dictionaryOf(own.text), ...optionalIds(taskIdsOf(checkpointId, own.record)) }),
       });
       // The next put (a child) reads these writes: keep them decoded.
       reader.rememberWrites({ ...row, writes: data }, merged);
@@ -492,7 +490,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const base =
         latest !== undefined && latest.checkpointId !== checkpointId
           ? latest
-          : await previousSnapshot(this.#context, reader, threadKey, parentId, channel);
+          : await previousSnapshot(this.#context, reader, threadKey, parentId, channel, items.key);
       if (base !== undefined) {
         const appended = await appendedItems(
           reader.fork({ cache: true }),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digestOf } from 'node:crypto';
 import { decodeRecord, encodeRecord, type RecordCompression } from './record-codec.ts';
 
 /** One stored pending write with its task. */
@@ -56,7 +56,11 @@ function uuidBytes(uuid: string): Buffer {
 
 /** RFC 4122 version-5 UUID, as LangGraph's `uuid5` (node:crypto's SHA-1: ~30× faster than its JavaScript one). */
 export function uuid5(name: string, namespace: string): string {
-  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
+  const space = uuidBytes(namespace);
+  const input = Buffer.allocUnsafe(16 + Buffer.byteLength(name, 'utf8'));
+  space.copy(input, 0);
+  input.write(name, 16, 'utf8');
+  const hash = digestOf('sha1', input, 'buffer');
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
