@@ -190,21 +190,22 @@ export class ChainReader {
   readonly #context: SaverContext;
   readonly #executor: SqlExecutor;
   readonly #cache: ChainCache | undefined;
-  readonly #rows: Map<string, StoredRow>;
+  readonly #rows = new Map<string, StoredRow>();
   readonly #records = new Map<string, ChainRecord>();
-  readonly #writes: Map<string, StoredWrite[]>;
+  readonly #writes = new Map<string, StoredWrite[]>();
+  /** Decoded writes shared with this reader's forks, keyed by row and checked against the stored bytes. */
+  readonly #replayed: Map<string, { data: Uint8Array; value: StoredWrite[] }>;
 
   constructor(
     context: SaverContext,
     executor: SqlExecutor,
     cache?: ChainCache,
-    shared?: { rows: Map<string, StoredRow>; writes: Map<string, StoredWrite[]> },
+    replayed?: Map<string, { data: Uint8Array; value: StoredWrite[] }>,
   ) {
     this.#context = context;
     this.#executor = executor;
     this.#cache = cache;
-    this.#rows = shared?.rows ?? new Map();
-    this.#writes = shared?.writes ?? new Map();
+    this.#replayed = replayed ?? new Map();
   }
 
   /** Makes rows known (a row put again replaces the one known before). */
@@ -263,6 +264,16 @@ export class ChainReader {
     const key = rowKey(row.threadKey, row.checkpointId);
     this.#writes.set(key, writes);
     if (row.writes !== undefined) this.#cache?.setWrites(key, row.writes, writes);
+  }
+
+  /** The decoded writes of a row, decoded by this reader's family in a replay (see {@link fork}). */
+  async replayedWrites(row: StoredRow): Promise<StoredWrite[]> {
+    const key = rowKey(row.threadKey, row.checkpointId);
+    const known = this.#replayed.get(key);
+    if (known !== undefined && row.writes !== undefined && sameBytes(known.data, row.writes)) return known.value;
+    const writes = await this.writes(row);
+    if (row.writes !== undefined) this.#replayed.set(key, { data: row.writes, value: writes });
+    return writes;
   }
 
   /** Decodes a row's pending writes, in log order (empty when none). */
@@ -359,15 +370,18 @@ export class ChainReader {
   }
 
   /**
-   * A reader on the same storage that shares this one's rows and decoded writes but not its
-   * decoded records (with their chain texts, the bulk of a long walk): a replay of many rows
-   * keeps only their writes, and a second replay of the same rows (another channel) decodes nothing.
+   * A reader on the same storage that shares the writes its family decoded in replays (checked
+   * against the stored bytes) but not its decoded records (with their chain texts, the bulk of
+   * a long walk): a replay of many rows keeps only their writes, and a second replay of the
+   * same rows (another channel) decodes nothing.
    */
   fork(options: { cache?: boolean } = {}): ChainReader {
-    return new ChainReader(this.#context, this.#executor, options.cache ? this.#cache : undefined, {
-      rows: this.#rows,
-      writes: this.#writes,
-    });
+    return new ChainReader(
+      this.#context,
+      this.#executor,
+      options.cache ? this.#cache : undefined,
+      this.#replayed,
+    );
   }
 
   async #parentText(row: StoredRow, count: number): Promise<ChainText> {

@@ -5,7 +5,7 @@ import type { CheckpointRecord } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
 import type { SaverContext } from './saver-context.ts';
-import { sortedWrites } from './pending-writes.ts';
+import { sortWrites } from './pending-writes.ts';
 import {
   decodeSnapshotDiff,
   decodeSnapshotRef,
@@ -143,7 +143,7 @@ export async function appendedItems(
   if (rows === undefined) return undefined;
   const items: string[] = [];
   for (const row of rows) {
-    for (const write of await sortedWrites(reader, row)) {
+    for (const write of sortWrites(await reader.replayedWrites(row))) {
       if (write.channel !== channel) continue;
       const own = writeItems(write.type, write.bytes, key);
       if (own === undefined) return undefined;
