@@ -270,7 +270,8 @@ export class ChainReader {
   async replayedWrites(row: StoredRow): Promise<StoredWrite[]> {
     const key = rowKey(row.threadKey, row.checkpointId);
     const known = this.#replayed.get(key);
-    if (known !== undefined && row.writes !== undefined && sameBytes(known.data, row.writes)) return known.value;
+    if (known !== undefined && row.writes !== undefined && sameBytes(known.data, row.writes))
+      return known.value;
     const writes = await this.writes(row);
     if (row.writes !== undefined) this.#replayed.set(key, { data: row.writes, value: writes });
     return writes;

@@ -4,8 +4,8 @@ import type { ChainReader } from './chain-reader.ts';
 import type { CheckpointRecord } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import type { CheckpointTables } from './checkpoint-schema.ts';
-import type { SaverContext } from './saver-context.ts';
 import { sortWrites } from './pending-writes.ts';
+import type { SaverContext } from './saver-context.ts';
 import {
   decodeSnapshotDiff,
   decodeSnapshotRef,
@@ -103,7 +103,14 @@ export async function storedSnapshot(
     const ref = parseSnapshotRef(value[1]);
     const base = ref.base === '' ? { key: ref.key ?? undefined, items: [] } : await baseItems(ref.base);
     // A reader of its own: a cold load replays each segment once and keeps none of it decoded.
-    const appended = await appendedItems(reader.fork(), threadKey, ref.from, ref.base, channel, ref.key ?? undefined);
+    const appended = await appendedItems(
+      reader.fork(),
+      threadKey,
+      ref.from,
+      ref.base,
+      channel,
+      ref.key ?? undefined,
+    );
     if (appended === undefined) {
       throw new CtxloomError({
         code: 'storage-error',
@@ -175,15 +182,18 @@ export async function previousSnapshot(
       if (location === undefined) continue;
       const value = record.values.get(channel);
       if (location !== '' || value === undefined) return undefined;
-      if (value[0] !== 'json' && value[0] !== SNAPSHOT_DIFF_TYPE && value[0] !== SNAPSHOT_REF_TYPE) return undefined;
-      if (value[0] === 'json' && snapshotItems(Buffer.from(value[1]).toString('utf8')) === undefined) return undefined;
+      if (value[0] !== 'json' && value[0] !== SNAPSHOT_DIFF_TYPE && value[0] !== SNAPSHOT_REF_TYPE)
+        return undefined;
+      if (value[0] === 'json' && snapshotItems(Buffer.from(value[1]).toString('utf8')) === undefined)
+        return undefined;
       return {
         checkpointId: row.checkpointId,
         snapshot: await storedSnapshot(context, reader, threadKey, row.checkpointId, channel, value),
       };
     }
     const last: StoredRow | undefined = rows.at(-1);
-    if (last !== undefined && last.parentId === undefined) return { checkpointId: '', snapshot: { key, items: [] } };
+    if (last !== undefined && last.parentId === undefined)
+      return { checkpointId: '', snapshot: { key, items: [] } };
     cursor = rows.length === 256 ? last?.parentId : undefined;
   }
   return undefined;

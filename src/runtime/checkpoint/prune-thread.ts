@@ -3,8 +3,8 @@ import { ChainReader } from './chain-reader.ts';
 import { type RowContent, rewriteRows } from './chain-rewrite.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
-import type { SaverContext } from './saver-context.ts';
 import { sortWrites } from './pending-writes.ts';
+import type { SaverContext } from './saver-context.ts';
 import {
   decodeSnapshotDiff,
   decodeSnapshotRef,

@@ -144,7 +144,8 @@ export function encodeSnapshotRef(options: {
   if (base.key !== snapshot.key) return undefined;
   const keep = base.items.length;
   if (snapshot.items.length !== keep + appended.length) return undefined;
-  for (let index = 0; index < keep; index += 1) if (base.items[index] !== snapshot.items[index]) return undefined;
+  for (let index = 0; index < keep; index += 1)
+    if (base.items[index] !== snapshot.items[index]) return undefined;
   for (let index = 0; index < appended.length; index += 1)
     if (appended[index] !== snapshot.items[keep + index]) return undefined;
   const header: SnapshotRef = {
@@ -161,7 +162,9 @@ export function encodeSnapshotRef(options: {
 
 /** The header of a stored reference. */
 export function parseSnapshotRef(bytes: Uint8Array): SnapshotRef {
-  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as SnapshotRef;
+  return JSON.parse(
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+  ) as SnapshotRef;
 }
 
 /**
@@ -207,7 +210,8 @@ export function writeItems(type: string, bytes: Uint8Array, key: string | undefi
     return undefined;
   }
   if (key !== undefined) {
-    const list = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    const list =
+      value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
     return Array.isArray(list) ? list.map((item) => JSON.stringify(item)) : undefined;
   }
   return Array.isArray(value) ? value.map((item) => JSON.stringify(item)) : [JSON.stringify(value)];

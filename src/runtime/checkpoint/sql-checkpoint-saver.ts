@@ -225,7 +225,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       await lockThreadKey(executor, postgres, threadKey);
       this.#histories.invalidate(threadKey, checkpoint.id, true);
       for (const channel of snapshotChannels) {
-        await this.#storeSnapshotCompactly(executor, threadKey, checkpoint.id, parentId, channel, values, snapshots);
+        await this.#storeSnapshotCompactly(
+          executor,
+          threadKey,
+          checkpoint.id,
+          parentId,
+          channel,
+          values,
+          snapshots,
+        );
       }
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
