@@ -247,6 +247,7 @@ export async function runRealProcesses(options: {
       'LoCoMo has ~514 000 characters (~514 turns of 2 × 500): later turns start over from its beginning, beyond the 24 KiB chain dictionary and DEFLATE window',
       'cold load: graph.getState on a fresh saver instance (no process cache) over the same storage at each mark, median of 3',
       'turn latency: the whole submitInput turn (lease, getState, invoke with its puts and writes), median of turns 1–10 and of turns 191–200 on the same thread, same process',
+      'cold-load-cpu and turn-cpu: CPU time of the bench process (process.cpuUsage, user + system, all its threads) over the same intervals: unlike wall time it does not grow with other load on the machine',
       `cost of each run (wall, this machine): ${costs.join('; ')}`,
     );
   } finally {
