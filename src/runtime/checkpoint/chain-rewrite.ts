@@ -11,6 +11,13 @@ export interface RowContent {
   row: StoredRow;
   record: Pick<CheckpointRecord, 'header' | 'metadata' | 'values'>;
   writes: StoredWrite[];
+  /**
+   * Store the header whole, not as a patch of the parent's: for a row whose header changed
+   * (prune moved values into it or re-pointed them). As a patch it could encode to the very
+   * bytes it had when its parent's header changed the same way — and another process's cache
+   * of decoded rows, keyed by the stored bytes, would keep the old header.
+   */
+  wholeHeader?: boolean;
 }
 
 /**
@@ -31,9 +38,10 @@ export async function encodeRow(
     parent.checkpointId !== row.checkpointId;
   const count = chained ? regularWriteCount(await reader.writes(parent)) : undefined;
   const prefix = chained && count !== undefined ? await reader.childText(parent, count) : undefined;
-  const parentRecord = chained
-    ? { id: parent.checkpointId, record: (await reader.record(parent)).record }
-    : undefined;
+  const parentRecord =
+    chained && content.wholeHeader !== true
+      ? { id: parent.checkpointId, record: (await reader.record(parent)).record }
+      : undefined;
   const { bytes, record: decoded } = encodeCheckpointRecordWithRecord({
     checkpoint: record.header.checkpoint,
     metadata: [record.header.metadataType, record.metadata],

@@ -212,7 +212,11 @@ export async function pruneThread(options: {
     survivors,
     keptRows
       .filter((row) => rewrite.has(row.checkpointId))
-      .map((row) => contents.get(row.checkpointId) as RowContent),
+      .map((row) => ({
+        ...(contents.get(row.checkpointId) as RowContent),
+        // Its header changed: new bytes, so no process keeps the old header cached (see RowContent).
+        wholeHeader: changed.has(row.checkpointId),
+      })),
   );
   return { deletedCheckpoints: deleted.length, deletedWrites };
 }
