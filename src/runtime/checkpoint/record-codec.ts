@@ -136,13 +136,7 @@ export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): Dec
     const expected = Buffer.from(bytes.buffer, bytes.byteOffset + 2, 4).readUInt32LE(0);
     if (expected !== crc32(preset)) throw new Error('record chain changed since the record was written');
   }
-  // Output chunks sized to the record (records inflate to a few times their size), not
-  // zlib's 16 KiB default: a cold read inflates thousands of records.
-  return decodeBody<H>(
-    flags & FLAG_DEFLATE
-      ? inflateRawSync(raw, { dictionary: preset, chunkSize: Math.max(1024, raw.byteLength * 4) })
-      : raw,
-  );
+  return decodeBody<H>(flags & FLAG_DEFLATE ? inflateRawSync(raw, { dictionary: preset }) : raw);
 }
 
 function decodeBody<H>(body: Buffer): DecodedRecord<H> {
@@ -186,25 +180,18 @@ function leb128(value: number): number[] {
   return out;
 }
 
-/**
- * Memory holding dictionaries that already start with {@link STATIC_DICTIONARY} at offset 0
- * (the buffer `dictionaryOf` writes into): marking the memory, not each view, keeps a cold
- * read from filling a WeakSet with thousands of short-lived views.
- */
-const prefixed = new WeakSet<ArrayBufferLike>();
+/** Dictionaries that already start with {@link STATIC_DICTIONARY} (built by `dictionaryOf`). */
+const prefixed = new WeakSet<Uint8Array>();
 
-/** Marks memory whose views from offset 0 are the static dictionary followed by a chain's text (no second copy). */
+/** Marks a dictionary built as the static dictionary followed by a chain's text (no second copy). */
 export function withStaticPrefix(dictionary: Uint8Array): Uint8Array {
-  if (dictionary.byteOffset === 0) prefixed.add(dictionary.buffer);
+  prefixed.add(dictionary);
   return dictionary;
 }
 
 function dictionaryFor(dictionary: Uint8Array | undefined): Uint8Array {
   if (dictionary === undefined) return STATIC_DICTIONARY;
-  const combined =
-    dictionary.byteOffset === 0 && prefixed.has(dictionary.buffer)
-      ? dictionary
-      : Buffer.concat([STATIC_DICTIONARY, dictionary]);
+  const combined = prefixed.has(dictionary) ? dictionary : Buffer.concat([STATIC_DICTIONARY, dictionary]);
   return combined.byteLength > MAX_DICTIONARY_BYTES
     ? combined.subarray(combined.byteLength - MAX_DICTIONARY_BYTES)
     : combined;
