@@ -180,7 +180,12 @@ function leb128(value: number): number[] {
   return out;
 }
 
-/** Dictionaries that already start with {@link STATIC_DICTIONARY} (built by `dictionaryOf`). */
+/**
+ * Dictionaries that already start with {@link STATIC_DICTIONARY} (built by `dictionaryOf`).
+ * The views are marked, not their memory: the buffer `dictionaryOf` writes into may lie inside
+ * Buffer's pool at an offset (it does under vitest), and a check that missed it in one process
+ * only would prefix the static dictionary twice there — another chain, a CRC error.
+ */
 const prefixed = new WeakSet<Uint8Array>();
 
 /** Marks a dictionary built as the static dictionary followed by a chain's text (no second copy). */
