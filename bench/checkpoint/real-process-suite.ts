@@ -6,7 +6,7 @@ import { PostgresSaver as OfficialPostgresSaver } from '@langchain/langgraph-che
 import { SqliteSaver as OfficialSqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { PostgresSaver, SqliteSaver } from '../../src/runtime/index.ts';
+import { PostgresSaver, type SnapshotStorage, SqliteSaver } from '../../src/runtime/index.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { REAL_PROCESSES, type RealProcess, realProcess } from './real-processes.ts';
 import { median } from './timed-saver.ts';
@@ -40,6 +40,9 @@ interface SaverUnderTest {
   reopen(): Promise<{ saver: BaseCheckpointSaver; close(): Promise<void> }>;
   close(): Promise<void>;
 }
+
+/** How ctxloom's savers store delta-channel snapshots in this run (`BENCH_SNAPSHOTS`; default `difference`). */
+const SNAPSHOTS: SnapshotStorage = process.env.BENCH_SNAPSHOTS === 'reference' ? 'reference' : 'difference';
 
 const SAVERS = ['ctxloom-sqlite', 'official-sqlite', 'ctxloom-postgres', 'official-postgres'] as const;
 type SaverKind = (typeof SAVERS)[number];
@@ -162,7 +165,7 @@ export async function runRealProcesses(options: {
       files.push(path);
       const make = () => {
         if (kind === 'ctxloom-sqlite') {
-          const saver = new SqliteSaver({ path, durability: 'normal' });
+          const saver = new SqliteSaver({ path, durability: 'normal', snapshots: SNAPSHOTS });
           return { saver, close: () => saver.close() };
         }
         const db = new Database(path);
@@ -180,13 +183,13 @@ export async function runRealProcesses(options: {
     const schema = `${kind.replace('-', '_')}_${suffix}_${counter}`;
     schemas.push(schema);
     if (kind === 'ctxloom-postgres') {
-      const saver = new PostgresSaver({ pool, schema });
+      const saver = new PostgresSaver({ pool, schema, snapshots: SNAPSHOTS });
       await saver.setup();
       return {
         saver,
         size: () => schemaBytes(pool, schema),
         reopen: async () => {
-          const fresh = new PostgresSaver({ pool, schema });
+          const fresh = new PostgresSaver({ pool, schema, snapshots: SNAPSHOTS });
           return { saver: fresh, close: () => fresh.close() };
         },
         close: () => saver.close(),
@@ -245,6 +248,7 @@ export async function runRealProcesses(options: {
       'official SqliteSaver: @langchain/langgraph-checkpoint-sqlite unmodified, on bench/checkpoint/better-sqlite3-on-node-sqlite (the five better-sqlite3 calls it makes, over node:sqlite; better-sqlite3 itself is a native addon this project does not install); WAL, synchronous=NORMAL like ctxloom SQLite in these runs',
       'bytes: SQLite pages in use (page_count − freelist_count, after a WAL checkpoint); PostgreSQL every relation of the saver schema',
       'LoCoMo has ~514 000 characters (~514 turns of 2 × 500): later turns start over from its beginning, beyond the 24 KiB chain dictionary and DEFLATE window',
+      `ctxloom savers store delta-channel snapshots as ${SNAPSHOTS === 'reference' ? 'references to the writes they summarise (BENCH_SNAPSHOTS=reference)' : 'differences to the previous one (the default; BENCH_SNAPSHOTS=reference for references)'}`,
       'cold load: graph.getState on a fresh saver instance (no process cache) over the same storage at each mark, median of 3',
       'turn latency: the whole submitInput turn (lease, getState, invoke with its puts and writes), median of turns 1–10 and of turns 191–200 on the same thread, same process',
       'cold-load-cpu and turn-cpu: CPU time of the bench process (process.cpuUsage, user + system, all its threads) over the same intervals: unlike wall time it does not grow with other load on the machine',

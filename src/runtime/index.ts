@@ -28,6 +28,7 @@ export {
   type SqlCheckpointSaverOptions,
 } from './checkpoint/sql-checkpoint-saver.ts';
 export type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './checkpoint/sql-driver.ts';
+export type { SnapshotStorage } from './checkpoint/sql-saver-options.ts';
 export type { SqliteDurability } from './checkpoint/sqlite-driver.ts';
 export { SqliteSaver, type SqliteSaverOptions } from './checkpoint/sqlite-saver.ts';
 export {

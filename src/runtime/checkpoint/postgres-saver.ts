@@ -4,6 +4,7 @@ import { checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import type { RecordCompression } from './record-codec.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
+import type { SnapshotStorage } from './sql-saver-options.ts';
 import {
   type AcquireThreadOptions,
   postgresLeases,
@@ -22,6 +23,8 @@ export interface PostgresSaverOptions {
   prefix?: string;
   /** Record compression. Default `deflate`. */
   compression?: RecordCompression;
+  /** How delta-channel snapshots are stored: `difference` (default; bounded cold load) or `reference` (each message stored once; cold load grows with the thread). */
+  snapshots?: SnapshotStorage;
   serde?: SerializerProtocol;
 }
 
@@ -60,6 +63,7 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
       tables: checkpointTables({ schema, prefix: options.prefix ?? 'ctxloom_cp_' }),
       schema,
       ...(options.compression === undefined ? {} : { compression: options.compression }),
+      ...(options.snapshots === undefined ? {} : { snapshots: options.snapshots }),
       ...(options.serde === undefined ? {} : { serde: options.serde }),
     });
     this.#schema = schema;

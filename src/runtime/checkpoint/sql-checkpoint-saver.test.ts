@@ -21,6 +21,7 @@ import { createPostgresDriver } from './postgres-driver.ts';
 import { PostgresSaver } from './postgres-saver.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
 import { type SqlDriver, type SqlParam, type SqlRow, toPostgresPlaceholders } from './sql-driver.ts';
+import type { SnapshotStorage } from './sql-saver-options.ts';
 import { createSqliteDriver } from './sqlite-driver.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
 import { NAME_ROW_ID, nameRowsQuery, threadName } from './thread-keys.ts';
@@ -53,13 +54,14 @@ function payloadQuery(tables: CheckpointTables, threadId: string): { sql: string
 
 const kinds: {
   name: string;
-  open: (name: string) => SizedSaver;
+  open: (name: string, options?: { snapshots?: SnapshotStorage }) => SizedSaver;
   /** Bytes of the records stored for one thread (data + writes columns), no page or index overhead. */
   payloadBytes: (name: string, threadId: string) => Promise<number>;
 }[] = [
   {
     name: 'SqliteSaver',
-    open: (name) => new SqliteSaver({ path: join(directory, `${name}.db`), durability: 'normal' }),
+    open: (name, options = {}) =>
+      new SqliteSaver({ path: join(directory, `${name}.db`), durability: 'normal', ...options }),
     payloadBytes: async (name, threadId) => {
       const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
       try {
@@ -73,7 +75,7 @@ const kinds: {
   },
   {
     name: 'PostgresSaver',
-    open: (name) => new PostgresSaver({ pool, schema, prefix: `${name}_` }),
+    open: (name, options = {}) => new PostgresSaver({ pool, schema, prefix: `${name}_`, ...options }),
     payloadBytes: async (name, threadId) => {
       const query = payloadQuery(checkpointTables({ schema, prefix: `${name}_` }), threadId);
       const result = await pool.query(toPostgresPlaceholders(query.sql), [...query.params]);
@@ -174,8 +176,8 @@ describe.each(kinds)('$name', ({ open, payloadBytes }) => {
     expect(ratio).toBeLessThan(6);
   });
 
-  it('stores a snapshot as a reference to the writes it summarises, not a copy of them', async () => {
-    const saver = open('reference');
+  it('with snapshots: reference, stores a snapshot as a reference to the writes it summarises, not a copy of them', async () => {
+    const saver = open('reference', { snapshots: 'reference' });
     // Snapshots every 40 updates (2 a turn) against none: each copies 20 turns of messages, far
     // beyond the chain's 24 KiB dictionary; a reference costs a few bytes.
     await chat(saver, 'reference-a', 60, { snapshotFrequency: 40 });
@@ -187,7 +189,7 @@ describe.each(kinds)('$name', ({ open, payloadBytes }) => {
       (await payloadBytes('reference', 'reference-a')) / (await payloadBytes('reference', 'reference-b'));
     expect(ratio).toBeLessThan(1.08);
     // A fresh saver replays the writes behind each reference, back to the first whole snapshot.
-    const fresh = open('reference');
+    const fresh = open('reference', { snapshots: 'reference' });
     const cold = await chat(fresh, 'reference-a', 0, { snapshotFrequency: 40 });
     const state = await cold.app.getState(cold.config);
     expect(state.values).toEqual(expected.values);

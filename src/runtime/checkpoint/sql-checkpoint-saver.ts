@@ -38,7 +38,12 @@ import {
 } from './snapshot-diff.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 import { rowBytes } from './sql-driver.ts';
-import type { PruneOptions, PruneResult, SqlCheckpointSaverOptions } from './sql-saver-options.ts';
+import type {
+  PruneOptions,
+  PruneResult,
+  SnapshotStorage,
+  SqlCheckpointSaverOptions,
+} from './sql-saver-options.ts';
 import {
   findThreadKey,
   lockThreadKey,
@@ -70,6 +75,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   protected readonly driver: SqlDriver;
   protected readonly tables: CheckpointTables;
   readonly #compression: RecordCompression;
+  readonly #snapshotStorage: SnapshotStorage;
   readonly #schema: string | undefined;
   #ready: Promise<void> | undefined;
   readonly #context: SaverContext;
@@ -82,6 +88,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     this.driver = options.driver;
     this.tables = options.tables;
     this.#compression = options.compression ?? 'deflate';
+    this.#snapshotStorage = options.snapshots ?? 'difference';
     this.#schema = options.schema;
     this.#context = {
       tables: this.tables,
@@ -492,7 +499,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     if (items === undefined) return;
     snapshots.set(channel, items);
     const latest = this.#snapshots.latest(threadKey, channel);
-    if (parentId && parentId !== checkpointId) {
+    if (this.#snapshotStorage === 'reference' && parentId && parentId !== checkpointId) {
       // Under the thread lock: a prune cannot delete the base or the rows between before the commit.
       const reader = this.#reader(executor);
       const base =

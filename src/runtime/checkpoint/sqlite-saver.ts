@@ -2,6 +2,7 @@ import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { checkpointTables } from './checkpoint-schema.ts';
 import type { RecordCompression } from './record-codec.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
+import type { SnapshotStorage } from './sql-saver-options.ts';
 import { createSqliteDriver, type SqliteDurability } from './sqlite-driver.ts';
 import {
   type AcquireThreadOptions,
@@ -24,6 +25,8 @@ export interface SqliteSaverOptions {
   prefix?: string;
   /** Record compression. Default `deflate`. */
   compression?: RecordCompression;
+  /** How delta-channel snapshots are stored: `difference` (default; bounded cold load) or `reference` (each message stored once; cold load grows with the thread). */
+  snapshots?: SnapshotStorage;
   /** Milliseconds to wait for a lock held by another process. Default 5000. */
   busyTimeoutMs?: number;
   serde?: SerializerProtocol;
@@ -56,6 +59,7 @@ export class SqliteSaver extends SqlCheckpointSaver implements ThreadLeases {
       driver,
       tables: checkpointTables({ prefix: options.prefix ?? 'ctxloom_cp_' }),
       ...(options.compression === undefined ? {} : { compression: options.compression }),
+      ...(options.snapshots === undefined ? {} : { snapshots: options.snapshots }),
       ...(options.serde === undefined ? {} : { serde: options.serde }),
     });
     this.#driver = driver;
