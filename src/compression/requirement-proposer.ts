@@ -87,14 +87,8 @@ export function createModelRequirementProposer(
       counter,
       ...(options.window === undefined ? {} : { window: options.window }),
       maxOutputTokens: PROPOSAL_MAX_OUTPUT_TOKENS,
+      what: "the requirement proposal's request",
     });
-    if (!compiled.report.fits) {
-      throw new CtxloomError({
-        code: 'over-budget',
-        message: `the requirement proposal's request (${compiled.report.totalTokens} tokens) does not fit the model's window`,
-        path: 'window',
-      });
-    }
     await onCall?.(compiled);
     const call = toStepCall(compiled);
     try {

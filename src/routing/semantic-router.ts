@@ -71,14 +71,8 @@ export function createModelRouter(options: ModelRouterOptions): SemanticRouter {
         counter,
         ...(options.window === undefined ? {} : { window: options.window }),
         maxOutputTokens: ROUTER_MAX_OUTPUT_TOKENS,
+        what: "the router's request",
       });
-      if (!compiled.report.fits) {
-        throw new CtxloomError({
-          code: 'over-budget',
-          message: `the router's request (${compiled.report.totalTokens} tokens) does not fit the model's window`,
-          path: 'window',
-        });
-      }
       await routeOptions?.onCall?.(compiled);
       const call = toStepCall(compiled);
       try {

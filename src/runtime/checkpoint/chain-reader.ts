@@ -331,17 +331,11 @@ export class ChainReader {
   async path(threadKey: number, fromId: string, toId: string): Promise<StoredRow[] | undefined> {
     const cp = this.#context.tables.checkpoints;
     const rows = (
-      await this.#executor.all(
-        `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
-       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
-       UNION ALL
-       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
-         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
-         WHERE chain.checkpoint_id <> ?
-     )
-     SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM chain ORDER BY level DESC`,
-        [threadKey, encodeId(fromId), encodeId(toId)],
-      )
+      await this.#executor.all(walkBackSql(cp, 'chain.checkpoint_id <> ?', 'DESC'), [
+        threadKey,
+        encodeId(fromId),
+        encodeId(toId),
+      ])
     ).map(storedRowOf);
     const first = rows[0];
     if (first === undefined || (toId === '' ? first.parentId !== undefined : first.checkpointId !== toId))
@@ -354,17 +348,11 @@ export class ChainReader {
   async ancestors(threadKey: number, fromId: string, levels: number): Promise<StoredRow[]> {
     const cp = this.#context.tables.checkpoints;
     const rows = (
-      await this.#executor.all(
-        `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
-       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
-       UNION ALL
-       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
-         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
-         WHERE chain.level < ?
-     )
-     SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM chain ORDER BY level`,
-        [threadKey, encodeId(fromId), levels],
-      )
+      await this.#executor.all(walkBackSql(cp, 'chain.level < ?', 'ASC'), [
+        threadKey,
+        encodeId(fromId),
+        levels,
+      ])
     ).map(storedRowOf);
     this.add(...rows);
     return rows;
@@ -417,4 +405,19 @@ function missing(checkpointId: string, what: string): CtxloomError {
     message: `${what} of checkpoint ${checkpointId} is missing from storage`,
     path: checkpointId,
   });
+}
+
+/**
+ * A walk from one stored checkpoint back along its parents (rows with a record only), while
+ * `condition` holds for the row reached; parameters: thread, start id, then the condition's.
+ */
+function walkBackSql(cp: string, condition: string, order: 'ASC' | 'DESC'): string {
+  return `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
+       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
+       UNION ALL
+       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
+         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
+         WHERE ${condition}
+     )
+     SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM chain ORDER BY level ${order}`;
 }
