@@ -23,7 +23,7 @@ export interface PostgresSaverOptions {
   prefix?: string;
   /** Record compression. Default `deflate`. */
   compression?: RecordCompression;
-  /** How delta-channel snapshots are stored: `difference` (default; bounded cold load) or `reference` (each message stored once; cold load grows with the thread). */
+  /** How delta-channel snapshots are stored: `difference` (default; ~2 × raw, fast cold load) or `reference` (each message stored once; a cold load replays the whole thread). */
   snapshots?: SnapshotStorage;
   serde?: SerializerProtocol;
 }

@@ -22,11 +22,12 @@ export interface SqlCheckpointSaverOptions {
  * updates) is stored (decision 035):
  * - `difference` — the items appended since the previous snapshot. Each message is stored
  *   twice (its write and one snapshot): about 2 × raw on long threads, and a cold load (a new
- *   process's first read of a thread) replays only the rows since the last snapshot — bounded,
- *   whatever the thread's length.
+ *   process's first read of a thread) replays only the rows since the last snapshot, then
+ *   reads the list from the chain of differences (dynamic process: ~0.1 s of CPU at 1 000
+ *   turns, ~1 s at 5 000 here).
  * - `reference` — a ~200-byte reference to the writes the snapshot summarises: each message
  *   is stored once (1.1–1.9 × raw), and a cold load replays every row of the thread — it grows
- *   with the thread (about 1 s of CPU per 1 000 turns of a dynamic process here). Later reads
+ *   with the thread's rows (about 1.2 s of CPU at 1 000 turns, 7.6 s at 5 000). Later reads
  *   in the same process use the cached head either way.
  */
 export type SnapshotStorage = 'difference' | 'reference';

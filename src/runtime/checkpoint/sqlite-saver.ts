@@ -25,7 +25,7 @@ export interface SqliteSaverOptions {
   prefix?: string;
   /** Record compression. Default `deflate`. */
   compression?: RecordCompression;
-  /** How delta-channel snapshots are stored: `difference` (default; bounded cold load) or `reference` (each message stored once; cold load grows with the thread). */
+  /** How delta-channel snapshots are stored: `difference` (default; ~2 × raw, fast cold load) or `reference` (each message stored once; a cold load replays the whole thread). */
   snapshots?: SnapshotStorage;
   /** Milliseconds to wait for a lock held by another process. Default 5000. */
   busyTimeoutMs?: number;
