@@ -57,15 +57,8 @@ describe('compressSession', () => {
       },
     });
     const summarizer = createModelSummarizer({ model, name: 'model recording', counter, window: 4000 });
-    const result = await compressSession({
-      store,
-      sessionId: 's1',
-      counter,
-      summarizer,
-      keepLast: 4,
-      maxTokens: 300,
-      turnId: 'c1',
-    });
+    const options = { store, sessionId: 's1', counter, summarizer, keepLast: 4, maxTokens: 300 };
+    const result = await compressSession({ ...options, turnId: 'c1' });
     // 296 messages of ~25 tokens do not fit a 4,000-token window: the summary covers a prefix.
     const summary = result.summary;
     expect(summary?.requested).toBe(296);
@@ -86,14 +79,7 @@ describe('compressSession', () => {
     expect(prompt).not.toContain(`orders_${covered + 1} `);
 
     // The next /compress goes on from there.
-    const next = await compressSession({
-      store,
-      sessionId: 's1',
-      counter,
-      summarizer,
-      keepLast: 4,
-      maxTokens: 300,
-    });
+    const next = await compressSession(options);
     expect(next.summary?.summary?.coveredCount).toBeGreaterThan(covered);
   });
 
