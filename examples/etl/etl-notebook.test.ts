@@ -36,6 +36,13 @@ describe('the notebook on the ETL session (same engine as examples/etl)', async 
   });
   const streamed = await chat.text();
   const calls = await get<{ calls: CallRecord[] }>('/calls');
+  const shown = await get<{
+    messages: {
+      id: string;
+      role: string;
+      metadata?: { context?: { callId?: string; callIds?: string[] } };
+    }[];
+  }>('');
   const stored = await session.messages();
   afterAll(() => saver.close());
 
@@ -54,5 +61,13 @@ describe('the notebook on the ETL session (same engine as examples/etl)', async 
     expect(turnCalls.map((call) => call.agentId)).toEqual(['router', 'planner']);
     expect(stored.filter((message) => message.id === 'human:window-1:u2')).toHaveLength(1);
     expect(stored.at(-1)?.role).toBe('assistant');
+  });
+
+  it('shows the answer with its turn’s calls, as a chat answer (the chip opens the agent’s call)', () => {
+    const turnCalls = calls.calls.filter((call) => call.turnId === 'human:window-1:u2');
+    const answer = shown.messages.at(-1);
+    expect(answer?.role).toBe('assistant');
+    expect(answer?.metadata?.context?.callId).toBe(turnCalls.at(-1)?.id);
+    expect(answer?.metadata?.context?.callIds).toEqual(turnCalls.map((call) => call.id));
   });
 });

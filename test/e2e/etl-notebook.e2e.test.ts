@@ -87,7 +87,20 @@ describe('the notebook on the ETL session', () => {
           headers: { authorization: `Bearer ${server.token}` },
         })
       ).json()) as { calls: CallRecord[] };
-      expect(calls.calls.at(-1)?.agentId).toBe('tester');
+      const tester = calls.calls.at(-1);
+      expect(tester?.agentId).toBe('tester');
+
+      // After a reload the answer carries its turn's calls: its chip opens the tester's call.
+      await page.reload();
+      const chip = page.locator('.message.assistant').last().locator('button[data-call]');
+      await poll(() => chip.getAttribute('data-call'), { timeout: 20_000 }).toBe(tester?.id);
+      await chip.click();
+      const report = page.getByTestId('call-report');
+      await poll(() => report.getAttribute('data-call-id')).toBe(tester?.id);
+      await poll(() => report.getByTestId('call-total').getAttribute('data-tokens')).toBe(
+        String(tester?.report.totalTokens),
+      );
+      await screenshot(page, 'etl-call');
     } catch (error) {
       await screenshot(page, 'etl-failure');
       throw error;

@@ -97,7 +97,15 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
         <>
           <p className="call-meta">
             {t('callMeta', { at: formatTime(call.at), model: call.model })} ·{' '}
-            {t('callStep', { n: call.step + 1, of: turn.length })}
+            {call.agentId !== undefined && `${call.agentId} · `}
+            {t('callStep', {
+              n:
+                Math.max(
+                  0,
+                  turn.findIndex((step) => step.id === call.id),
+                ) + 1,
+              of: turn.length,
+            })}
           </p>
           {turn.length > 1 && (
             <TabList
@@ -105,7 +113,14 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
               label={t('stepsLabel')}
               idPrefix="call-step"
               controls={panelId}
-              tabs={turn.map((step) => ({ id: step.id, label: t('stepTab', { n: step.step + 1 }) }))}
+              tabs={turn.map((step) => ({
+                id: step.id,
+                // A process's turn has several callers (router, agents): name them.
+                label:
+                  step.agentId === undefined
+                    ? t('stepTab', { n: step.step + 1 })
+                    : `${step.agentId}${step.step > 0 ? ` ${step.step + 1}` : ''}`,
+              }))}
               selected={call.id}
               onSelect={setStepId}
             />

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import type { CallRecord, Message } from '../../core/index.ts';
 import { OFFLINE_HINT } from '../../llm/index.ts';
 import { toUiMessages } from '../../stream/index.ts';
 import { foldCurationEvents, sessionRecordSchema } from '../../workspace/index.ts';
@@ -60,7 +61,11 @@ export function sessionRoutes(context: NotebookContext): Hono {
         },
       ]),
     );
-    return c.json({ session, messages: toUiMessages(messages, { curation: statuses }) });
+    // Answers a runtime process stored carry no call summary: take it from the call log.
+    const shown = messages.some(isUnsummarisedAnswer)
+      ? withCallSummaries(messages, await context.store.listCalls(sessionId, { limit: 1000 }))
+      : messages;
+    return c.json({ session, messages: toUiMessages(shown, { curation: statuses }) });
   });
 
   app.patch('/api/sessions/:id', async (c) => {
@@ -104,4 +109,58 @@ function defaultConfig() {
     injections: [],
     budget: { window: 16000, outputReserve: 0.25 },
   };
+}
+
+function isUnsummarisedAnswer(message: Message): boolean {
+  return message.role === 'assistant' && message.metadata?.context === undefined;
+}
+
+/**
+ * Gives the last answer of each turn that has none the turn's call summary, from the call log
+ * (calls are logged with the turn's user message id): the answering call — the last one not
+ * made by the router or the proposer — and every call of the turn, in order. What a runtime
+ * process stored then opens its calls in the notebook like a chat answer.
+ */
+function withCallSummaries(messages: readonly Message[], calls: readonly CallRecord[]): Message[] {
+  const byTurn = new Map<string, CallRecord[]>();
+  for (const call of calls) {
+    const list = byTurn.get(call.turnId) ?? [];
+    list.push(call);
+    byTurn.set(call.turnId, list);
+  }
+  const out = [...messages];
+  let turn: string | undefined;
+  let answer: number | undefined;
+  const close = () => {
+    const turnCalls = turn === undefined ? undefined : byTurn.get(turn);
+    if (answer === undefined || turnCalls === undefined || turnCalls.length === 0) return;
+    const answering =
+      turnCalls.findLast((call) => call.agentId !== 'router' && call.agentId !== 'proposer') ??
+      (turnCalls.at(-1) as CallRecord);
+    const message = out[answer] as Message;
+    out[answer] = {
+      ...message,
+      metadata: {
+        ...message.metadata,
+        context: {
+          totalTokens: answering.report.totalTokens,
+          inputBudget: answering.report.inputBudget,
+          references: [],
+          callId: answering.id,
+          callIds: turnCalls.map((call) => call.id),
+        },
+      },
+    };
+  };
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'user') {
+      close();
+      turn = message.id;
+      answer = undefined;
+    } else if (message.role === 'assistant') {
+      answer = isUnsummarisedAnswer(message) ? index : undefined;
+    }
+  }
+  close();
+  return out;
 }
