@@ -11,6 +11,7 @@ const src = (area: string) => fileURLToPath(new URL(`./src/${area}/index.ts`, im
 const INTEGRATION = [
   'test/**/*.test.ts',
   'src/runtime/checkpoint/sql-checkpoint-saver.test.ts',
+  'src/runtime/checkpoint/thread-keys.test.ts',
   'src/runtime/checkpoint/postgres-saver.validation.test.ts',
 ];
 /**

@@ -3,28 +3,20 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
-import {
-  type CheckpointMetadata,
-  type CheckpointTuple,
-  DeltaValue,
-  emptyCheckpoint,
-  messagesDeltaReducer,
-  StateGraph,
-  StateSchema,
-} from '@langchain/langgraph';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import type { CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
 import { type CheckpointTables, checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import { PostgresSaver } from './postgres-saver.ts';
+import { chat, count } from './saver-scenarios.test-support.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
 import { type SqlDriver, type SqlParam, type SqlRow, toPostgresPlaceholders } from './sql-driver.ts';
 import type { SnapshotStorage } from './sql-saver-options.ts';
 import { createSqliteDriver } from './sqlite-driver.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
-import { NAME_ROW_ID, nameRowsQuery, threadName } from './thread-keys.ts';
+import { nameRowsQuery } from './thread-keys.ts';
 
 const url = inject('pgUrl');
 const schema = `ctxloom_saver_${process.pid}_${Date.now().toString(36)}`;
@@ -83,70 +75,6 @@ const kinds: {
     },
   },
 ];
-
-/** Deterministic, barely compressible words, so compression cannot hide what a store repeats. */
-function prose(seed: number, characters: number): string {
-  let state = seed * 2654435761 + 1;
-  const words: string[] = [];
-  let length = 0;
-  while (length < characters) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = state.toString(36);
-    words.push(word);
-    length += word.length + 1;
-  }
-  return words.join(' ');
-}
-
-function chatGraph(snapshotFrequency: number) {
-  const State = new StateSchema({
-    messages: new DeltaValue(
-      z.array(z.custom<BaseMessage>()).default(() => []),
-      {
-        reducer: messagesDeltaReducer as (state: BaseMessage[], writes: BaseMessage[][]) => BaseMessage[],
-        snapshotFrequency,
-      },
-    ),
-    turns: z.number().default(0),
-  });
-  return new StateGraph(State)
-    .addNode('reply', (state) => ({
-      messages: [
-        new AIMessage({
-          content: `reply ${state.messages.length} ${prose(state.messages.length, 200)}`,
-          id: `ai-${state.messages.length}`,
-        }),
-      ],
-    }))
-    .addNode('count', (state) => ({ turns: state.turns + 1 }))
-    .addEdge('__start__', 'reply')
-    .addEdge('reply', 'count')
-    .addEdge('count', '__end__');
-}
-
-async function chat(
-  saver: SqlCheckpointSaver,
-  threadId: string,
-  turns: number,
-  { snapshotFrequency = 1000, firstTurn = 0 } = {},
-) {
-  const app = chatGraph(snapshotFrequency).compile({ checkpointer: saver });
-  const config = { configurable: { thread_id: threadId } };
-  for (let turn = firstTurn; turn < firstTurn + turns; turn += 1) {
-    await app.invoke(
-      {
-        messages: [
-          new HumanMessage({
-            content: `question ${turn} ${prose(100_000 + turn, 200)}`,
-            id: `human-${threadId}-${turn}`,
-          }),
-        ],
-      },
-      config,
-    );
-  }
-  return { app, config };
-}
 
 describe.each(kinds)('$name', ({ open, payloadBytes }) => {
   it('restores a graph in a new saver instance with every message once', async () => {
@@ -391,116 +319,4 @@ describe('SqliteSaver', () => {
     expect(statSync(path).size).toBeLessThan(before);
     await saver.close();
   });
-});
-
-async function count(saver: SqlCheckpointSaver, threadId: string): Promise<number> {
-  let total = 0;
-  for await (const _ of saver.list({ configurable: { thread_id: threadId } })) total += 1;
-  return total;
-}
-
-describe('thread keys (layout 3)', () => {
-  for (const kind of drivers) {
-    const openSaver = (prefix: string) => {
-      const { driver, schema: pgSchema } = kind.open();
-      const tables = checkpointTables({ prefix, ...(pgSchema === undefined ? {} : { schema: pgSchema }) });
-      const saver = new SqlCheckpointSaver({
-        driver,
-        tables,
-        ...(pgSchema === undefined ? {} : { schema: pgSchema }),
-      });
-      /** Writes the name row of another (thread, namespace) at `key`: what a hash collision leaves. */
-      const occupy = async (key: number, intruder: string) => {
-        await saver.setup();
-        await driver.run(
-          `INSERT INTO ${tables.checkpoints} (thread, depth, checkpoint_id, writes) VALUES (?, 0, ?, ?)`,
-          [key, NAME_ROW_ID, threadName(intruder, '').bytes],
-        );
-      };
-      const keysOf = async (threadId: string) => {
-        const query = nameRowsQuery(tables, { threadId });
-        return (await driver.all(query.sql, query.params)).map((row) => Number(row.thread));
-      };
-      return { saver, occupy, keysOf };
-    };
-
-    it(`takes the next slot when another name holds a thread's home key (${kind.name})`, async () => {
-      const { saver, occupy, keysOf } = openSaver(`collide_${kind.name}_`);
-      const home = threadName('collide', '').keys;
-      await occupy(home[0] as number, 'intruder');
-      const { app, config } = await chat(saver, 'collide', 2);
-      expect(await keysOf('collide')).toEqual([home[1]]);
-      expect((await app.getState(config)).values.turns).toBe(2);
-      expect(await count(saver, 'collide')).toBeGreaterThan(0);
-      await saver.deleteThread('collide');
-      expect(await keysOf('collide')).toEqual([]);
-      // The other name's row is untouched; the thread starts afresh at the free slot.
-      expect(await keysOf('intruder')).toEqual([]);
-      const { app: again, config: againConfig } = await chat(saver, 'collide', 1);
-      expect((await again.getState(againConfig)).values.turns).toBe(1);
-      await saver.close();
-    });
-
-    it(`refuses a put when all four slots hold other names (${kind.name})`, async () => {
-      const { saver, occupy } = openSaver(`full_${kind.name}_`);
-      for (const [index, key] of threadName('crowded', '').keys.entries())
-        await occupy(key, `other-${index}`);
-      await expect(chat(saver, 'crowded', 1)).rejects.toMatchObject({
-        code: 'storage-error',
-        message: expect.stringContaining('no free key for thread "crowded"'),
-      });
-      await saver.close();
-    });
-
-    it(`lists and deletes by thread across namespaces, and by namespace across threads (${kind.name})`, async () => {
-      const { saver } = openSaver(`ns_${kind.name}_`);
-      const put = (threadId: string, namespace: string, id: string) =>
-        saver.put(
-          { configurable: { thread_id: threadId, checkpoint_ns: namespace } },
-          { ...emptyCheckpoint(), id },
-          { source: 'input', step: -1, parents: {} },
-          {},
-        );
-      const ids = ['1ef4f797-8335-6428-8001-8a1503f9b875', '1ef4f797-8335-6428-8001-8a1503f9b876'];
-      for (const id of ids) {
-        await put('a', '', id);
-        await put('a', 'child:1', id);
-        await put('b', 'child:1', id);
-      }
-      const listed = async (configurable: Record<string, string>) => {
-        const seen: string[] = [];
-        for await (const tuple of saver.list({ configurable })) {
-          seen.push(`${tuple.config.configurable?.thread_id}/${tuple.config.configurable?.checkpoint_ns}`);
-        }
-        return seen;
-      };
-      expect(await listed({ thread_id: 'a' })).toEqual(['a/', 'a/', 'a/child:1', 'a/child:1']);
-      expect(await listed({ checkpoint_ns: 'child:1' })).toEqual([
-        'a/child:1',
-        'a/child:1',
-        'b/child:1',
-        'b/child:1',
-      ]);
-      expect(await listed({})).toHaveLength(6);
-      await saver.deleteThread('a');
-      expect(await listed({})).toEqual(['b/child:1', 'b/child:1']);
-      await expect(
-        saver.getTuple({ configurable: { thread_id: 'b', checkpoint_ns: 'child:1' } }),
-      ).resolves.toMatchObject({ checkpoint: { id: ids[1] } });
-      await saver.close();
-    });
-
-    it(`refuses a NUL in a thread id or namespace, naming the field (${kind.name})`, async () => {
-      const { saver } = openSaver(`nul_${kind.name}_`);
-      await expect(
-        saver.put(
-          { configurable: { thread_id: 'a\u0000b' } },
-          emptyCheckpoint(),
-          { source: 'input', step: -1, parents: {} },
-          {},
-        ),
-      ).rejects.toMatchObject({ code: 'invalid-argument', path: 'configurable.thread_id' });
-      await saver.close();
-    });
-  }
 });
