@@ -399,6 +399,14 @@ function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolea
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
+/**
+ * A record or value a decoded record points at is missing from storage — what a record
+ * decoded earlier (this process's cache) looks like after another process's prune moved it.
+ */
+export function isMissingFromStorage(error: unknown): boolean {
+  return CtxloomError.is(error, 'storage-error') && / is missing /u.test((error as Error).message);
+}
+
 function missing(checkpointId: string, what: string): CtxloomError {
   return new CtxloomError({
     code: 'storage-error',

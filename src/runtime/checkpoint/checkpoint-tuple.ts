@@ -7,13 +7,25 @@ import {
   TASKS,
 } from '@langchain/langgraph-checkpoint';
 import type { ChainReader } from './chain-reader.ts';
-import type { StoredRow } from './checkpoint-rows.ts';
+import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
+import type { CheckpointTables } from './checkpoint-schema.ts';
 import { loadChannelValues } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
+import { rowBytes, type SqlRow } from './sql-driver.ts';
+import { parseThreadName } from './thread-keys.ts';
 
 /** A checkpoint row with the thread id and namespace its thread key stands for. */
 export type NamedRow = StoredRow & { threadId: string; namespace: string };
+
+/** Checkpoint rows `c` with the name row `t` of their (thread, namespace), as `name`. */
+export const SELECT_NAMED = (tables: CheckpointTables) =>
+  `SELECT ${ROW_COLUMNS}, t.writes AS name FROM ${tables.checkpoints} c JOIN ${tables.checkpoints} t ON t.thread = c.thread AND t.checkpoint_id = ?`;
+
+/** A row of {@link SELECT_NAMED} with its thread id and namespace. */
+export function parseNamedRow(row: SqlRow): NamedRow {
+  return { ...storedRowOf(row), ...parseThreadName(rowBytes(row, 'name') ?? new Uint8Array()) };
+}
 
 /**
  * The `CheckpointTuple` of a stored checkpoint: its record, channel values (read from the

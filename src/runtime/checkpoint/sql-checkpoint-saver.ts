@@ -14,30 +14,22 @@ import {
   WRITES_IDX_MAP,
 } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
-import { ChainCache, ChainReader, dictionaryOf } from './chain-reader.ts';
+import { ChainCache, ChainReader, dictionaryOf, isMissingFromStorage } from './chain-reader.ts';
 import { encodeRow, optionalIds, rechainChildren } from './chain-rewrite.ts';
 import { taskIdsOf } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
-import { checkpointTuple, type NamedRow } from './checkpoint-tuple.ts';
+import { checkpointTuple, type NamedRow, parseNamedRow, SELECT_NAMED } from './checkpoint-tuple.ts';
 import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
-import { decodeId, encodeId } from './id-codec.ts';
-import { appendedItems, locateValues, previousSnapshot } from './locate-values.ts';
+import { encodeId } from './id-codec.ts';
+import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import {
-  encodeSnapshotDiff,
-  encodeSnapshotRef,
-  SNAPSHOT_DIFF_TYPE,
-  SNAPSHOT_REF_TYPE,
-  type SnapshotItems,
-  SnapshotMemo,
-  snapshotItems,
-} from './snapshot-diff.ts';
-import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
-import { rowBytes } from './sql-driver.ts';
+import { type SnapshotItems, SnapshotMemo } from './snapshot-diff.ts';
+import { storeSnapshotCompactly } from './snapshot-storage.ts';
+import type { SqlDriver, SqlExecutor, SqlParam } from './sql-driver.ts';
 import type {
   PruneOptions,
   PruneResult,
@@ -49,17 +41,12 @@ import {
   lockThreadKey,
   NAME_ROW_ID,
   nameRowsQuery,
-  parseThreadName,
   threadKeyFor,
   threadName,
 } from './thread-keys.ts';
 import { encodeWritesRecord, mergeWrites, type StoredWrite } from './writes-record.ts';
 
 export type { PruneOptions, PruneResult, SqlCheckpointSaverOptions } from './sql-saver-options.ts';
-
-/** Checkpoint rows `c` with the name row `t` of their (thread, namespace), as `name`. */
-const SELECT_NAMED = (tables: CheckpointTables) =>
-  `SELECT ${ROW_COLUMNS}, t.writes AS name FROM ${tables.checkpoints} c JOIN ${tables.checkpoints} t ON t.thread = c.thread AND t.checkpoint_id = ?`;
 
 /**
  * A complete LangGraph `BaseCheckpointSaver` over SQL (SQLite or PostgreSQL through a
@@ -232,15 +219,18 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       await lockThreadKey(executor, postgres, threadKey);
       this.#histories.invalidate(threadKey, checkpoint.id, true);
       for (const channel of snapshotChannels) {
-        await this.#storeSnapshotCompactly(
+        await storeSnapshotCompactly({
+          context: this.#context,
+          reader: this.#reader(executor),
           executor,
+          storage: this.#snapshotStorage,
           threadKey,
-          checkpoint.id,
+          checkpointId: checkpoint.id,
           parentId,
           channel,
           values,
           snapshots,
-        );
+        });
       }
       const reader = this.#reader(executor);
       // This checkpoint (when put again, or its writes came first) and its parent, in one query.
@@ -256,35 +246,15 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         parentRow === undefined
           ? undefined
           : { row: parentRow, record: (await reader.record(parentRow)).record };
-      const locate = (from: ChainReader, base: typeof parent) =>
-        locateValues(this.#context, executor, from, {
-          threadKey,
-          parent: base,
-          channelVersions: checkpoint.channel_versions,
-          newVersions,
-          stored: values,
-        });
-      let located = await locate(reader, parent);
-      if (
-        parentRow !== undefined &&
-        (await missingLocations(executor, this.tables, threadKey, located)).length > 0
-      ) {
-        // The parent decoded from this process's cache points at a row another process's
-        // prune deleted (it moved the value; the parent's own bytes did not change): decode it
-        // again from the rows as stored now, never chaining to a deleted row.
-        this.#cache.clear();
-        const fresh = new ChainReader(this.#context, executor);
-        fresh.add(...rows);
-        located = await locate(fresh, { row: parentRow, record: (await fresh.record(parentRow)).record });
-        const missing = await missingLocations(executor, this.tables, threadKey, located);
-        if (missing.length > 0) {
-          throw new CtxloomError({
-            code: 'storage-error',
-            message: `the parent of checkpoint ${checkpoint.id} points at missing checkpoints ${missing.join(', ')}`,
-            path: 'checkpoint_id',
-          });
-        }
-      }
+      // A cached parent record is current: prune stores whole every header it changes, so a
+      // row's bytes change with its meaning (decision 035, point 7).
+      const located = await locateValues(this.#context, executor, reader, {
+        threadKey,
+        parent,
+        channelVersions: checkpoint.channel_versions,
+        newVersions,
+        stored: values,
+      });
       // Put again: a value found in this checkpoint's previous record must move into the new one.
       for (const [channel, location] of Object.entries(located)) {
         if (location !== checkpoint.id) continue;
@@ -477,70 +447,6 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     await this.driver.close();
   }
 
-  /**
-   * Stores a delta channel's `DeltaSnapshot` without copying what is stored already: as a
-   * reference to the writes since the previous snapshot on its path (the usual case: nothing
-   * but appends since), else as a difference against the last snapshot this saver wrote for
-   * the thread and channel (when that row still exists), else whole. `snapshots` collects the
-   * items to remember on commit.
-   */
-  async #storeSnapshotCompactly(
-    executor: SqlExecutor,
-    threadKey: number,
-    checkpointId: string,
-    parentId: string | undefined,
-    channel: string,
-    values: Map<string, [string, Uint8Array]>,
-    snapshots: Map<string, SnapshotItems>,
-  ): Promise<void> {
-    const stored = values.get(channel);
-    if (stored === undefined || stored[0] !== 'json') return;
-    const items = snapshotItems(Buffer.from(stored[1]).toString('utf8'));
-    if (items === undefined) return;
-    snapshots.set(channel, items);
-    const latest = this.#snapshots.latest(threadKey, channel);
-    if (this.#snapshotStorage === 'reference' && parentId && parentId !== checkpointId) {
-      // Under the thread lock: a prune cannot delete the base or the rows between before the commit.
-      const reader = this.#reader(executor);
-      const base =
-        latest !== undefined && latest.checkpointId !== checkpointId
-          ? latest
-          : await previousSnapshot(this.#context, reader, threadKey, parentId, channel, items.key);
-      if (base !== undefined) {
-        const appended = await appendedItems(
-          reader.fork({ cache: true }),
-          threadKey,
-          parentId,
-          base.checkpointId,
-          channel,
-          items.key,
-        );
-        const ref =
-          appended === undefined
-            ? undefined
-            : encodeSnapshotRef({
-                baseId: base.checkpointId,
-                fromId: parentId,
-                base: base.snapshot,
-                snapshot: items,
-                appended,
-              });
-        if (ref !== undefined) {
-          values.set(channel, [SNAPSHOT_REF_TYPE, ref]);
-          return;
-        }
-      }
-    }
-    if (latest === undefined || latest.checkpointId === checkpointId) return;
-    const base = await executor.all(
-      `SELECT 1 AS found FROM ${this.tables.checkpoints} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL`,
-      [threadKey, encodeId(latest.checkpointId)],
-    );
-    if (base.length === 0) return;
-    const diff = encodeSnapshotDiff({ baseId: latest.checkpointId, base: latest.snapshot, snapshot: items });
-    if (diff !== undefined) values.set(channel, [SNAPSHOT_DIFF_TYPE, diff]);
-  }
-
   #reader(executor: SqlExecutor): ChainReader {
     return new ChainReader(this.#context, executor, this.#cache);
   }
@@ -559,7 +465,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     try {
       return await work(reader);
     } catch (error) {
-      if (!isStaleRead(error)) throw error;
+      if (!isMissingFromStorage(error)) throw error;
       this.#cache.clear();
       return work(new ChainReader(this.#context, executor));
     }
@@ -575,33 +481,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   }
 }
 
-function parseNamedRow(row: SqlRow): NamedRow {
-  return { ...storedRowOf(row), ...parseThreadName(rowBytes(row, 'name') ?? new Uint8Array()) };
-}
-
 function configString(config: RunnableConfig, key: string): string | undefined {
   const value: unknown = config.configurable?.[key];
   return value === undefined || value === null ? undefined : String(value);
-}
-
-/** A value or row a decoded record points at is gone: what a stale cached decode looks like. */
-function isStaleRead(error: unknown): boolean {
-  return CtxloomError.is(error, 'storage-error') && / is missing /u.test((error as Error).message);
-}
-
-/** The checkpoints among `located`'s locations that the thread no longer stores. */
-async function missingLocations(
-  executor: SqlExecutor,
-  tables: CheckpointTables,
-  threadKey: number,
-  located: Record<string, string>,
-): Promise<string[]> {
-  const ids = [...new Set(Object.values(located).filter((id) => id !== ''))];
-  if (ids.length === 0) return [];
-  const found = await executor.all(
-    `SELECT checkpoint_id FROM ${tables.checkpoints} WHERE thread = ? AND data IS NOT NULL AND checkpoint_id IN (${ids.map(() => '?').join(', ')})`,
-    [threadKey, ...ids.map(encodeId)],
-  );
-  const present = new Set(found.map((row) => decodeId(rowBytes(row, 'checkpoint_id') ?? new Uint8Array())));
-  return ids.filter((id) => !present.has(id));
 }
