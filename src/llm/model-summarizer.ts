@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel } from 'ai';
+import { compilePromptCall } from '../ai-sdk/compile-prompt-call.ts';
 import { toStepCall } from '../ai-sdk/recompile-each-step.ts';
-import { CtxloomError, compileContext, type Summarizer, type TokenCounter } from '../core/index.ts';
+import { type CompiledContext, CtxloomError, type Summarizer, type TokenCounter } from '../core/index.ts';
 import { messageParts, partText } from '../core/message.ts';
 import { createO200kCounter } from '../tokenizers/index.ts';
 
@@ -39,16 +40,20 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
       const lines = input.messages.map(
         (message) => `${message.role}: ${messageParts(message).map(partText).join(' ')}\n`,
       );
-      // The oldest turns that fit: the request without turns, then one line at a time.
-      const compile = (count: number) =>
-        compileContext(
-          {
-            systemPrompt: SUMMARY_INSTRUCTIONS,
-            query: { id: 'summary-request', role: 'user', content: head + lines.slice(0, count).join('') },
-          },
-          { counter, window, outputReserveRatio: Math.min(0.9, input.maxTokens / window) },
-        );
-      const empty = await compile(0);
+      if (lines.length === 0) return { text: input.previousSummary ?? '', coveredCount: 0 };
+      const request = (count: number) =>
+        compilePromptCall({
+          instructions: SUMMARY_INSTRUCTIONS,
+          prompt: head + lines.slice(0, count).join(''),
+          id: 'summary-request',
+          counter,
+          window,
+          maxOutputTokens: input.maxTokens,
+          what: 'the summary request',
+        });
+      // The oldest turns that fit: the request without turns (an `over-budget` error when even
+      // that does not fit), then one line at a time.
+      const empty = await request(0);
       let room = empty.report.inputBudget - empty.report.totalTokens;
       let count = 0;
       while (count < lines.length) {
@@ -57,19 +62,17 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Summariz
         room -= cost;
         count++;
       }
-      if (count === 0) {
-        if (lines.length === 0 || empty.report.totalTokens > empty.report.inputBudget) {
-          throw new CtxloomError({
-            code: 'over-budget',
-            message: `the summary request does not fit the ${window}-token window`,
-            path: 'window',
-          });
+      if (count === 0) return { text: input.previousSummary ?? '', coveredCount: 0 };
+      // Lines counted alone can cost a token more joined: drop turns until the request fits.
+      let compiled: CompiledContext | undefined;
+      while (compiled === undefined) {
+        try {
+          compiled = await request(count);
+        } catch (error) {
+          if (!CtxloomError.is(error, 'over-budget') || count === 1) throw error;
+          count--;
         }
-        return { text: input.previousSummary ?? '', coveredCount: 0 };
       }
-      let compiled = await compile(count);
-      // Lines counted alone can cost a token more joined: drop turns until the compile fits.
-      while (!compiled.report.fits && count > 1) compiled = await compile(--count);
       await input.onCall?.(compiled);
       const call = toStepCall(compiled);
       const { text } = await generateText({
