@@ -130,6 +130,16 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
     })) as { isError?: boolean; content: { text: string }[] };
     expect(again.isError).toBe(true);
     expect(again.content[0]?.text).toMatch(/conflict/);
+    // A bad argument is refused by the schema and runs nothing.
+    const stored = async () => (await readFile(join(root, 'raft-consensus', 'messages.json'), 'utf8')).length;
+    const before = await stored();
+    const bad = (await client.callTool({
+      name: 'send_message',
+      arguments: { text: '', messageId: '../x' },
+    })) as unknown as { isError?: boolean; content: { text: string }[] };
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]?.text).toMatch(/text|messageId/);
+    expect(await stored()).toBe(before);
     const command = (await client.callTool({
       name: 'send_message',
       arguments: { text: '/compress' },

@@ -28,6 +28,19 @@ const route = (raw: unknown, text = 'SQL 里把 amount 改成 paid_amount') =>
   });
 
 describe('routeUserMessage', () => {
+  it('refuses a router request that does not fit the model’s window, before anything is sent', async () => {
+    const model = mockJsonModel({ targetAgent: 'tester', confidence: 0.9, actions: [] });
+    const huge = input('加一个空值校验', { globalTodoView: '- G1 '.repeat(20_000) });
+    await expect(
+      routeUserMessage({
+        input: huge,
+        router: createModelRouter({ model, counter: createO200kCounter(), window: 4000 }),
+        config: DEFAULT_ROUTER_CONFIG,
+      }),
+    ).rejects.toMatchObject({ code: 'over-budget' });
+    expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
   it('compiles the router’s call through core and hands it to onCall before it is sent: the report is what the provider received', async () => {
     const model = mockJsonModel({ targetAgent: 'tester', confidence: 0.9, actions: [] });
     const counter = createO200kCounter();
