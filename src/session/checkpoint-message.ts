@@ -9,8 +9,7 @@ import {
 import { type Message, messageText, type Part } from '../core/index.ts';
 import { toolOutputText } from '../core/message.ts';
 
-/** Key of `additional_kwargs` holding what a LangChain message cannot say of a ctxloom message. */
-export const CTXLOOM_KWARG = 'ctxloom';
+import { CTXLOOM_KWARG } from '../runtime/agents/session-history.ts';
 
 /** What {@link toCheckpointMessage} keeps beside the LangChain fields, only when needed. */
 interface CtxloomExtras {

@@ -16,8 +16,11 @@ import { fromLangChain } from './from-langchain.ts';
  */
 export const CURATION_LOG_KEY = 'session_curation';
 
-/** Key of `additional_kwargs` where a session store keeps what LangChain cannot say of a message. */
-const CTXLOOM_KWARG = 'ctxloom';
+/**
+ * Key of `additional_kwargs` where the checkpoint session store keeps what a LangChain message
+ * cannot say of a ctxloom message (exact parts, name, metadata such as `command`).
+ */
+export const CTXLOOM_KWARG = 'ctxloom';
 
 /**
  * The history an agent compiles from the Blackboard's `messages`: chat commands (`/compress`
