@@ -12,11 +12,9 @@ import {
   parseSnapshotRef,
   SNAPSHOT_DIFF_TYPE,
   SNAPSHOT_REF_TYPE,
-  type SnapshotItems,
-  snapshotItems,
-  snapshotJson,
   writeItems,
 } from './snapshot-diff.ts';
+import { type SnapshotItems, snapshotItems, snapshotJson, storedSnapshotItems } from './snapshot-list.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /**
@@ -120,7 +118,7 @@ export async function storedSnapshot(
     }
     items = decodeSnapshotRef(ref, base, appended);
   } else {
-    items = snapshotItems(Buffer.from(value[1]).toString('utf8'));
+    items = storedSnapshotItems(value[1]);
     if (items === undefined) {
       throw new CtxloomError({
         code: 'storage-error',

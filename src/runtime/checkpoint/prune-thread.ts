@@ -11,12 +11,10 @@ import {
   parseSnapshotRef,
   SNAPSHOT_DIFF_TYPE,
   SNAPSHOT_REF_TYPE,
-  type SnapshotItems,
   snapshotDiffBase,
-  snapshotItems,
-  snapshotJson,
   writeItems,
 } from './snapshot-diff.ts';
+import { type SnapshotItems, snapshotItems, snapshotJson } from './snapshot-list.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 
 /**

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { CtxloomError } from '../../core/errors.ts';
+import {
+  COMMA,
+  canonicalSnapshot,
+  countOf,
+  itemsCrc,
+  ListSnapshot,
+  listParts,
+  type SnapshotItems,
+  scanList,
+} from './snapshot-list.ts';
 
 /**
  * Serde type of a delta-channel snapshot stored as a difference: the first `keep` items of
@@ -25,48 +36,18 @@ export const SNAPSHOT_REF_TYPE = 'ctxloom-snapshot-ref';
 /** Fewest shared items worth a difference (below it the snapshot is stored whole). */
 const MIN_KEEP = 4;
 
-/** A snapshot's list: its items as JSON text, and the key holding the list (`{ entries }`) if any. */
-export interface SnapshotItems {
-  key: string | undefined;
-  items: string[];
-}
-
-/** The items of a serialised `DeltaSnapshot` whose value is a list (or `{ <key>: list }`); otherwise undefined. */
-export function snapshotItems(json: string): SnapshotItems | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  const snapshot = parsed as { lc?: unknown; type?: unknown; value?: unknown };
-  if (snapshot?.lc !== 2 || snapshot.type !== 'delta_snapshot') return undefined;
-  const value = snapshot.value;
-  if (Array.isArray(value)) return { key: undefined, items: value.map((item) => JSON.stringify(item)) };
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value);
-    const list = (value as Record<string, unknown>)[keys[0] ?? ''];
-    if (keys.length === 1 && Array.isArray(list)) {
-      return { key: keys[0], items: list.map((item) => JSON.stringify(item)) };
-    }
-  }
-  return undefined;
-}
-
-/** The serialised `DeltaSnapshot` of a list, as JsonPlusSerializer writes it. */
-export function snapshotJson(snapshot: SnapshotItems): Uint8Array {
-  const list = `[${snapshot.items.join(',')}]`;
-  const value = snapshot.key === undefined ? list : `{${JSON.stringify(snapshot.key)}:${list}}`;
-  return Buffer.from(`{"lc":2,"type":"delta_snapshot","value":${value}}`, 'utf8');
-}
-
 /** The header of a stored difference. */
 interface DiffHeader {
   base: string;
   keep: number;
   key: string | null;
-  /** SHA-256 prefix of the kept items: a changed base is an error, never silent garbage. */
-  hash: string;
+  /**
+   * CRC-32 of the kept items ({@link itemsCrc}): a changed base is an error, never silent
+   * garbage. Extends along a chain of differences, so a cold read checks each item once.
+   */
+  crc?: number;
+  /** SHA-256 prefix of the kept items (each followed by U+0000): what readers before `crc` check; read only when `crc` is absent. */
+  hash?: string;
 }
 
 /**
@@ -88,6 +69,8 @@ export function encodeSnapshotDiff(options: {
     base: options.baseId,
     keep,
     key: snapshot.key ?? null,
+    crc: itemsCrc(base, keep),
+    // For readers before `crc` (a rolling upgrade): they check this instead.
     hash: prefixHash(base.items, keep),
   };
   return Buffer.from(`${JSON.stringify(header)}\n[${snapshot.items.slice(keep).join(',')}]`, 'utf8');
@@ -98,19 +81,36 @@ export async function decodeSnapshotDiff(
   bytes: Uint8Array,
   load: (baseId: string) => Promise<SnapshotItems>,
 ): Promise<SnapshotItems> {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const newline = text.indexOf('\n');
-  const header = JSON.parse(text.slice(0, newline)) as DiffHeader;
-  const tail = (JSON.parse(text.slice(newline + 1)) as unknown[]).map((item) => JSON.stringify(item));
-  const base = await load(header.base);
-  if (base.items.length < header.keep || prefixHash(base.items, header.keep) !== header.hash) {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const newline = buffer.indexOf(0x0a);
+  const header = JSON.parse(buffer.toString('utf8', 0, newline)) as DiffHeader;
+  // The tail is the list `[item,item,…]` after the header line.
+  const added = scanList(buffer, newline + 1, false).count;
+  const tail = buffer.subarray(newline + 2, buffer.byteLength - 1);
+  const loaded = await load(header.base);
+  const keeps = (base: SnapshotItems) =>
+    countOf(base) >= header.keep &&
+    (header.crc !== undefined
+      ? itemsCrc(base, header.keep) === header.crc
+      : prefixHash(base.items, header.keep) === header.hash);
+  let base = loaded;
+  if (!keeps(base) && base instanceof ListSnapshot && base.raw) base = canonicalSnapshot(base);
+  if (!keeps(base)) {
     throw new CtxloomError({
       code: 'storage-error',
       message: `snapshot base ${header.base} changed since a snapshot was stored against it`,
       path: header.base,
     });
   }
-  return { key: header.key ?? undefined, items: [...base.items.slice(0, header.keep), ...tail] };
+  const parts = [...listParts(base, header.keep)];
+  if (added > 0) parts.push(...(header.keep > 0 ? [COMMA, tail] : [tail]));
+  const crc =
+    header.crc === undefined
+      ? undefined
+      : added === 0
+        ? header.crc
+        : crc32(tail, header.keep === 0 ? 0 : crc32(COMMA, header.crc));
+  return new ListSnapshot(header.key ?? undefined, parts, header.keep + added, crc);
 }
 
 /** The header of a stored reference ({@link SNAPSHOT_REF_TYPE}). */
@@ -176,7 +176,10 @@ export function decodeSnapshotRef(
   base: SnapshotItems,
   appended: readonly string[],
 ): SnapshotItems {
-  if (base.items.length < ref.keep || prefixHash(base.items, ref.keep) !== ref.hash) {
+  const keeps = (candidate: SnapshotItems) =>
+    countOf(candidate) >= ref.keep && prefixHash(candidate.items, ref.keep) === ref.hash;
+  if (!keeps(base) && base instanceof ListSnapshot && base.raw) base = canonicalSnapshot(base);
+  if (!keeps(base)) {
     throw new CtxloomError({
       code: 'storage-error',
       message: `snapshot base ${ref.base} changed since a snapshot was stored against it`,

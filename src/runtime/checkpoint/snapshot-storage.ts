@@ -7,9 +7,8 @@ import {
   encodeSnapshotRef,
   SNAPSHOT_DIFF_TYPE,
   SNAPSHOT_REF_TYPE,
-  type SnapshotItems,
-  snapshotItems,
 } from './snapshot-diff.ts';
+import { type SnapshotItems, snapshotItems } from './snapshot-list.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 import type { SnapshotStorage } from './sql-saver-options.ts';
 

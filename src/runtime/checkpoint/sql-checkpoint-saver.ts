@@ -27,7 +27,8 @@ import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import { type SnapshotItems, SnapshotMemo } from './snapshot-diff.ts';
+import { SnapshotMemo } from './snapshot-diff.ts';
+import type { SnapshotItems } from './snapshot-list.ts';
 import { storeSnapshotCompactly } from './snapshot-storage.ts';
 import type { SqlDriver, SqlExecutor, SqlParam } from './sql-driver.ts';
 import type {
