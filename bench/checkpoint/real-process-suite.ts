@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
@@ -38,6 +38,10 @@ interface SaverUnderTest {
   size(): Promise<number>;
   /** A new saver instance on the same storage: no process-local cache. */
   reopen(): Promise<{ saver: BaseCheckpointSaver; close(): Promise<void> }>;
+  /** SQLite: keeps a copy of the storage as it is at `mark` turns, for {@link interleavedColdLoads}. */
+  keepAt?(mark: number): Promise<void>;
+  /** Opens a new saver instance on the copy kept at `mark`; undefined when none was kept. */
+  openerAt?(mark: number): (() => { saver: BaseCheckpointSaver; close(): Promise<void> }) | undefined;
   close(): Promise<void>;
 }
 
@@ -113,6 +117,7 @@ async function drive(
     rawBytes += Buffer.byteLength(texts[turn * 2] ?? '') + Buffer.byteLength(texts[turn * 2 + 1] ?? '');
     if (!marks.includes(turn + 1)) continue;
     const bytes = await opened.size();
+    await opened.keepAt?.(turn + 1);
     result.bytes.set(turn + 1, bytes);
     result.raw.set(turn + 1, rawBytes);
     const loads: number[] = [];
@@ -163,20 +168,32 @@ export async function runRealProcesses(options: {
     if (kind === 'ctxloom-sqlite' || kind === 'official-sqlite') {
       const path = join(tmpdir(), `ctxloom-bench-real-${suffix}-${counter}.db`);
       files.push(path);
-      const make = () => {
+      const make = (file: string) => {
         if (kind === 'ctxloom-sqlite') {
-          const saver = new SqliteSaver({ path, durability: 'normal', snapshots: SNAPSHOTS });
+          const saver = new SqliteSaver({ path: file, durability: 'normal', snapshots: SNAPSHOTS });
           return { saver, close: () => saver.close() };
         }
-        const db = new Database(path);
+        const db = new Database(file);
         db.pragma('synchronous = NORMAL');
         return { saver: new OfficialSqliteSaver(db), close: async () => db.close() };
       };
-      const first = make();
+      const first = make(path);
+      const kept = new Map<number, string>();
       return {
         saver: first.saver,
         size: async () => sqliteBytes(path),
-        reopen: async () => make(),
+        reopen: async () => make(path),
+        // After size()'s WAL checkpoint the main file holds everything, and no write is in flight.
+        keepAt: async (mark) => {
+          const copy = `${path}.turn-${mark}.db`;
+          copyFileSync(path, copy);
+          files.push(copy);
+          kept.set(mark, copy);
+        },
+        openerAt: (mark) => {
+          const copy = kept.get(mark);
+          return copy === undefined ? undefined : () => make(copy);
+        },
         close: first.close,
       };
     }
@@ -215,6 +232,7 @@ export async function runRealProcesses(options: {
       const make = (saver: BaseCheckpointSaver) =>
         realProcess({ kind: processKind, saver, texts, thread: `bench-${processKind}` });
       const results = new Map<SaverKind, RunResult>();
+      const finished = new Map<SaverKind, SaverUnderTest>();
       for (const kind of SAVERS) {
         if (!selected(`${processKind}.${kind}`)) continue;
         const marks = kind.startsWith('official') ? MARKS.filter((mark) => mark <= PEER_MAX_TURNS) : MARKS;
@@ -224,9 +242,29 @@ export async function runRealProcesses(options: {
         try {
           const result = await drive(opened, make, texts, marks, log);
           results.set(kind, result);
+          finished.set(kind, opened);
           costs.push(`${processKind} on ${kind} to ${Math.max(...marks)} turns: ${result.seconds} s`);
         } finally {
           await opened.close();
+        }
+      }
+      const mine = finished.get('ctxloom-sqlite');
+      const theirs = finished.get('official-sqlite');
+      if (mine !== undefined && theirs !== undefined) {
+        for (const mark of MARKS.filter((turns) => turns <= PEER_MAX_TURNS)) {
+          const cpu = await interleavedColdLoads(mine, theirs, mark, make);
+          if (cpu === undefined) continue;
+          log(
+            `  cold getState at turn ${mark}, interleaved: ctxloom ${cpu.mine} ms CPU, official ${cpu.theirs} ms`,
+          );
+          metrics.push({
+            name: `real.${processKind}.ctxloom-sqlite.cold-load-cpu-interleaved.turn-${mark}`,
+            value: cpu.mine,
+            unit: 'ms',
+            peer: { name: 'official SqliteSaver', value: cpu.theirs },
+            target: '≤ peer',
+            better: 'lower',
+          });
         }
       }
       for (const [ours, peer, peerName] of [
@@ -261,6 +299,44 @@ export async function runRealProcesses(options: {
       for (const end of ['', '-wal', '-shm']) rmSync(`${path}${end}`, { force: true });
   }
   return { metrics, notes };
+}
+
+/** Rounds of {@link interleavedColdLoads} per saver. */
+const INTERLEAVED_ROUNDS = 9;
+
+/**
+ * CPU time of a cold `getState` on both savers' copies kept at `mark` turns, alternating
+ * (ABBA…) so drift in the machine's speed falls on both alike; the store is opened inside the
+ * measured time (the official saver opens its file eagerly, ctxloom's on first use). Medians
+ * of {@link INTERLEAVED_ROUNDS}, ms; undefined when either copy is missing.
+ */
+async function interleavedColdLoads(
+  mine: SaverUnderTest,
+  theirs: SaverUnderTest,
+  mark: number,
+  make: (saver: BaseCheckpointSaver) => RealProcess,
+): Promise<{ mine: number; theirs: number } | undefined> {
+  const openMine = mine.openerAt?.(mark);
+  const openTheirs = theirs.openerAt?.(mark);
+  if (openMine === undefined || openTheirs === undefined) return undefined;
+  const cpu = { mine: [] as number[], theirs: [] as number[] };
+  const once = async (open: typeof openMine) => {
+    globalThis.gc?.();
+    const start = process.cpuUsage();
+    const opened = open();
+    await make(opened.saver).load();
+    const used = process.cpuUsage(start);
+    await opened.close();
+    return (used.user + used.system) / 1000;
+  };
+  // One unmeasured round each: the first load in a process also compiles the code.
+  await once(openMine);
+  await once(openTheirs);
+  for (let index = 0; index < INTERLEAVED_ROUNDS; index += 1) {
+    const order = index % 2 === 0 ? (['mine', 'theirs'] as const) : (['theirs', 'mine'] as const);
+    for (const side of order) cpu[side].push(await once(side === 'mine' ? openMine : openTheirs));
+  }
+  return { mine: round(median(cpu.mine)), theirs: round(median(cpu.theirs)) };
 }
 
 function compare(
