@@ -30,6 +30,13 @@ async function decodeChain(stored: Map<string, [string, Uint8Array]>, id: string
   return decodeSnapshotDiff(bytes, (baseId) => decodeChain(stored, baseId));
 }
 
+/** The list a–d, and the text of its difference to a–e. */
+function abcdPlusE(): { base: SnapshotItems; diff: string } {
+  const base = { key: undefined, items: items(['a', 'b', 'c', 'd']) };
+  const snapshot = { key: undefined, items: [...base.items, '"e"'] };
+  return { base, diff: text(encodeSnapshotDiff({ baseId: 'a', base, snapshot }) as Uint8Array) };
+}
+
 describe('snapshot differences', () => {
   it('decode to the items they were encoded from, through a chain, without reparsing an item', async () => {
     const first = { key: undefined, items: items(tricky) };
@@ -128,14 +135,7 @@ describe('snapshot differences', () => {
   });
 
   it('carry the SHA-256 check too, so a reader from before the CRC reads a new difference', async () => {
-    const base = { key: undefined, items: items(['a', 'b', 'c', 'd']) };
-    const diff = text(
-      encodeSnapshotDiff({
-        baseId: 'a',
-        base,
-        snapshot: { key: undefined, items: [...base.items, '"e"'] },
-      }) as Uint8Array,
-    );
+    const { base, diff } = abcdPlusE();
     const [line, tail] = diff.split('\n') as [string, string];
     const { crc: _crc, ...older } = JSON.parse(line) as Record<string, unknown>;
     const decoded = await decodeSnapshotDiff(
@@ -146,14 +146,7 @@ describe('snapshot differences', () => {
   });
 
   it('refuse a tail that is not a JSON list with a storage error', async () => {
-    const base = { key: undefined, items: items(['a', 'b', 'c', 'd']) };
-    const diff = text(
-      encodeSnapshotDiff({
-        baseId: 'a',
-        base,
-        snapshot: { key: undefined, items: [...base.items, '"e"'] },
-      }) as Uint8Array,
-    );
+    const { base, diff } = abcdPlusE();
     for (const broken of [
       diff.replace('["e"]', '["e"'),
       diff.replace('["e"]', '["e]'),
