@@ -3,6 +3,8 @@ import { type CheckpointRecord, encodeCheckpointRecordWithRecord, taskIdsOf } fr
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import { SNAPSHOT_DIFF_TYPE, SNAPSHOT_REF_TYPE } from './snapshot-diff.ts';
+import { isSnapshotJson } from './snapshot-list.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 import { encodeWritesRecord, regularWriteCount, type StoredWrite } from './writes-record.ts';
 
@@ -22,8 +24,11 @@ export interface RowContent {
 
 /**
  * Encodes a checkpoint row against its chain: chained to its parent when the parent is
- * stored and the chain is shorter than {@link MAX_CHAIN_DEPTH}, self-contained otherwise.
- * The parent must be known to `reader`. Returns the new row (not yet written).
+ * stored, the chain is shorter than {@link MAX_CHAIN_DEPTH} and the row holds no delta-channel
+ * snapshot; self-contained otherwise. A snapshot's row is read on its own by every cold load
+ * after it (as the base of the list): self-contained, that read decodes one row instead of
+ * its chain back to a self-contained one (decision 037). The parent must be known to
+ * `reader`. Returns the new row (not yet written).
  */
 export async function encodeRow(
   context: SaverContext,
@@ -35,7 +40,8 @@ export async function encodeRow(
   const chained =
     parent?.data !== undefined &&
     parent.depth + 1 < MAX_CHAIN_DEPTH &&
-    parent.checkpointId !== row.checkpointId;
+    parent.checkpointId !== row.checkpointId &&
+    !holdsSnapshot(record.values);
   const count = chained ? regularWriteCount(await reader.writes(parent)) : undefined;
   const prefix = chained && count !== undefined ? await reader.childText(parent, count) : undefined;
   const parentRecord =
@@ -143,4 +149,17 @@ export async function rechainChildren(
 /** `{ ids }` when defined (exact optional properties). */
 export function optionalIds<T>(ids: T | undefined): { ids: T } | Record<string, never> {
   return ids === undefined ? {} : { ids };
+}
+
+/** True when a record stores a delta channel's snapshot (whole, as a difference or as a reference). */
+function holdsSnapshot(values: ReadonlyMap<string, [string, Uint8Array]>): boolean {
+  for (const [type, bytes] of values.values()) {
+    if (
+      type === SNAPSHOT_DIFF_TYPE ||
+      type === SNAPSHOT_REF_TYPE ||
+      (type === 'json' && isSnapshotJson(bytes))
+    )
+      return true;
+  }
+  return false;
 }

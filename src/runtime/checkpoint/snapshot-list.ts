@@ -90,7 +90,7 @@ export function snapshotItems(json: string): SnapshotItems | undefined {
  */
 export function storedSnapshotItems(bytes: Uint8Array): SnapshotItems | undefined {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.subarray(0, SNAPSHOT_HEAD.byteLength).equals(SNAPSHOT_HEAD)) {
+  if (isSnapshotJson(buffer)) {
     let start = SNAPSHOT_HEAD.byteLength;
     let key: string | undefined;
     if (buffer[start] === 0x7b) {
@@ -118,6 +118,14 @@ export function storedSnapshotItems(bytes: Uint8Array): SnapshotItems | undefine
 }
 
 const SNAPSHOT_HEAD = Buffer.from('{"lc":2,"type":"delta_snapshot","value":');
+
+/** True when serialised JSON starts as the serialiser writes a `DeltaSnapshot`. */
+export function isSnapshotJson(bytes: Uint8Array): boolean {
+  return (
+    bytes.byteLength > SNAPSHOT_HEAD.byteLength &&
+    Buffer.from(bytes.buffer, bytes.byteOffset, SNAPSHOT_HEAD.byteLength).equals(SNAPSHOT_HEAD)
+  );
+}
 
 /** A snapshot read raw, with its items as `JSON.stringify` writes them. */
 export function canonicalSnapshot(snapshot: SnapshotItems): SnapshotItems {

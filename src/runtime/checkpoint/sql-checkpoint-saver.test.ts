@@ -47,6 +47,8 @@ function payloadQuery(tables: CheckpointTables, threadId: string): { sql: string
 const kinds: {
   name: string;
   open: (name: string, options?: { snapshots?: SnapshotStorage }) => SizedSaver;
+  /** Checkpoint rows of the saver `name` stored self-contained (depth 0, the version and name rows left out). */
+  selfContainedRows: (name: string) => Promise<number>;
   /** Bytes of the records stored for one thread (data + writes columns), no page or index overhead. */
   payloadBytes: (name: string, threadId: string) => Promise<number>;
 }[] = [
@@ -64,6 +66,15 @@ const kinds: {
         database.close();
       }
     },
+    selfContainedRows: async (name) => {
+      const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
+      try {
+        const row = database.prepare(SELF_CONTAINED_SQL('ctxloom_cp_checkpoints')).get() as { rows: number };
+        return Number(row.rows);
+      } finally {
+        database.close();
+      }
+    },
   },
   {
     name: 'PostgresSaver',
@@ -73,10 +84,19 @@ const kinds: {
       const result = await pool.query(toPostgresPlaceholders(query.sql), [...query.params]);
       return Number(result.rows[0]?.bytes ?? 0);
     },
+    selfContainedRows: async (name) => {
+      const tables = checkpointTables({ schema, prefix: `${name}_` });
+      const result = await pool.query(SELF_CONTAINED_SQL(tables.checkpoints));
+      return Number(result.rows[0]?.rows ?? 0);
+    },
   },
 ];
 
-describe.each(kinds)('$name', ({ open, payloadBytes }) => {
+/** Counts rows with a record stored self-contained (`depth` 0) in a checkpoints table. */
+const SELF_CONTAINED_SQL = (table: string) =>
+  `SELECT COUNT(*) AS rows FROM ${table} WHERE depth = 0 AND thread >= 0 AND data IS NOT NULL`;
+
+describe.each(kinds)('$name', ({ open, payloadBytes, selfContainedRows }) => {
   it('restores a graph in a new saver instance with every message once', async () => {
     const first = open('restore');
     await chat(first, 'restore', 6);
@@ -123,6 +143,22 @@ describe.each(kinds)('$name', ({ open, payloadBytes }) => {
     expect(state.values).toEqual(expected.values);
     expect(state.values.messages).toHaveLength(122);
     await fresh.close();
+  });
+
+  it('stores each snapshot in a self-contained row, read on its own by a cold load', async () => {
+    const saver = open('snapshotrows');
+    // A snapshot of `messages` every 8 updates (2 a turn): 9 in 40 turns; without them a
+    // chain restarts only every 64 rows.
+    await chat(saver, 'snapshotrows-a', 40, { snapshotFrequency: 8 });
+    const hot = await chat(saver, 'snapshotrows-a', 0, { snapshotFrequency: 8 });
+    const expected = await hot.app.getState(hot.config);
+    await saver.close();
+    const fresh = open('snapshotrows');
+    const cold = await chat(fresh, 'snapshotrows-a', 0, { snapshotFrequency: 8 });
+    expect((await cold.app.getState(cold.config)).values).toEqual(expected.values);
+    await fresh.close();
+    const selfContained = await selfContainedRows('snapshotrows');
+    expect(selfContained).toBeGreaterThanOrEqual(10);
   });
 
   it('re-encodes the checkpoints chained to one that is put again with another record', async () => {
