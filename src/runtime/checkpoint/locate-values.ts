@@ -63,7 +63,16 @@ export async function loadValue(
     return context.serde.loadsTyped(value[0], value[1]);
   const holderId = location === '' ? row.checkpointId : location;
   const items = await storedSnapshot(context, reader, row.threadKey, holderId, channel, value);
-  return context.serde.loadsTyped('json', snapshotJson(items));
+  try {
+    return await context.serde.loadsTyped('json', snapshotJson(items));
+  } catch (error) {
+    // A difference's tail is not parsed when decoded (decision 037): a broken one shows here.
+    throw new CtxloomError({
+      code: 'storage-error',
+      message: `the snapshot of channel ${channel} at checkpoint ${holderId} does not parse: ${(error as Error).message}`,
+      path: channel,
+    });
+  }
 }
 
 /**

@@ -136,7 +136,17 @@ export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): Dec
     const expected = Buffer.from(bytes.buffer, bytes.byteOffset + 2, 4).readUInt32LE(0);
     if (expected !== crc32(preset)) throw new Error('record chain changed since the record was written');
   }
-  return decodeBody<H>(flags & FLAG_DEFLATE ? inflateRawSync(raw, { dictionary: preset }) : raw);
+  return decodeBody<H>(flags & FLAG_DEFLATE ? inflateRawSync(raw, inflateOptions(raw, preset)) : raw);
+}
+
+/** Output chunks zlib gathers for a large record: about its size, so a snapshot's body is not stitched from 16 KiB pieces. */
+function inflateOptions(
+  raw: Uint8Array,
+  dictionary: Uint8Array,
+): { dictionary: Uint8Array; chunkSize?: number } {
+  return raw.byteLength < 8 * 1024
+    ? { dictionary }
+    : { dictionary, chunkSize: Math.min(raw.byteLength * 4, 8 * 1024 * 1024) };
 }
 
 function decodeBody<H>(body: Buffer): DecodedRecord<H> {

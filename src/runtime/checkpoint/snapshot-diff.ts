@@ -8,6 +8,7 @@ import {
   itemsCrc,
   ListSnapshot,
   listParts,
+  notAList,
   type SnapshotItems,
   scanList,
 } from './snapshot-list.ts';
@@ -48,6 +49,8 @@ interface DiffHeader {
   crc?: number;
   /** SHA-256 prefix of the kept items (each followed by U+0000): what readers before `crc` check; read only when `crc` is absent. */
   hash?: string;
+  /** How many items the tail holds (absent in differences stored before it: the tail is scanned). */
+  add?: number;
 }
 
 /**
@@ -72,6 +75,7 @@ export function encodeSnapshotDiff(options: {
     crc: itemsCrc(base, keep),
     // For readers before `crc` (a rolling upgrade): they check this instead.
     hash: prefixHash(base.items, keep),
+    add: snapshot.items.length - keep,
   };
   return Buffer.from(`${JSON.stringify(header)}\n[${snapshot.items.slice(keep).join(',')}]`, 'utf8');
 }
@@ -85,7 +89,11 @@ export async function decodeSnapshotDiff(
   const newline = buffer.indexOf(0x0a);
   const header = JSON.parse(buffer.toString('utf8', 0, newline)) as DiffHeader;
   // The tail is the list `[item,item,…]` after the header line.
-  const added = scanList(buffer, newline + 1, false).count;
+  if (buffer[newline + 1] !== 0x5b || buffer[buffer.byteLength - 1] !== 0x5d) throw notAList();
+  const added =
+    header.add !== undefined && Number.isSafeInteger(header.add) && header.add >= 0
+      ? header.add
+      : scanList(buffer, newline + 1, false).count;
   const tail = buffer.subarray(newline + 2, buffer.byteLength - 1);
   const loaded = await load(header.base);
   const keeps = (base: SnapshotItems) =>

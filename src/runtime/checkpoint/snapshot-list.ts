@@ -210,7 +210,7 @@ export function closingQuote(bytes: Buffer, open: number, end: number): number {
   }
 }
 
-function notAList(): CtxloomError {
+export function notAList(): CtxloomError {
   return new CtxloomError({
     code: 'storage-error',
     message: 'a stored snapshot difference is not a JSON list',
