@@ -169,6 +169,10 @@ describe('snapshot differences', () => {
       storedSnapshotItems(Buffer.from('{"lc":2,"type":"delta_snapshot","value":{"a":1,"b":[]}}')),
     ).toBeUndefined();
     expect(storedSnapshotItems(Buffer.from('[1,2]'))).toBeUndefined();
+    // Two keys: the first list closes before the value does.
+    expect(
+      storedSnapshotItems(Buffer.from('{"lc":2,"type":"delta_snapshot","value":{"a":[1],"b":[2]}}')),
+    ).toBeUndefined();
     expect(snapshotItems('{"lc":2,"type":"delta_snapshot","value":{"entries":["x"]}}')).toEqual({
       key: 'entries',
       items: ['"x"'],

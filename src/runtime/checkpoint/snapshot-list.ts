@@ -186,8 +186,11 @@ export function scanList(bytes: Buffer, start: number, split: boolean): { count:
     if (code === 0x22) {
       index = closingQuote(bytes, index, end);
     } else if (code === 0x5b || code === 0x7b) depth += 1;
-    else if (code === 0x5d || code === 0x7d) depth -= 1;
-    else if (code === 0x2c && depth === 0) {
+    else if (code === 0x5d || code === 0x7d) {
+      depth -= 1;
+      // The list closed before its last byte: `[1],"b":[2]` is no list.
+      if (depth < 0) throw notAList();
+    } else if (code === 0x2c && depth === 0) {
       count += 1;
       if (split) items.push(bytes.toString('utf8', itemStart, index));
       itemStart = index + 1;
