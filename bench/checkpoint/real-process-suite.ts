@@ -185,6 +185,8 @@ export async function runRealProcesses(options: {
         reopen: async () => make(path),
         // After size()'s WAL checkpoint the main file holds everything, and no write is in flight.
         keepAt: async (mark) => {
+          // Only marks the official savers reach are compared.
+          if (mark > PEER_MAX_TURNS) return;
           const copy = `${path}.turn-${mark}.db`;
           copyFileSync(path, copy);
           files.push(copy);

@@ -161,7 +161,22 @@ describe('snapshot differences', () => {
     }
   });
 
+  it('refuse a difference without a header line, or with a header that is not JSON, with a storage error', async () => {
+    const { base, diff } = abcdPlusE();
+    const tail = diff.slice(diff.indexOf('\n') + 1);
+    for (const broken of [tail, `{"base":"a",\n${tail}`, `\n${tail}`, '']) {
+      const error = await decodeSnapshotDiff(Buffer.from(broken), async () => base).catch(
+        (caught: unknown) => caught,
+      );
+      expect(CtxloomError.is(error, 'storage-error')).toBe(true);
+    }
+  });
+
   it('parse a stored whole snapshot of another shape the slow way, and refuse what is no list snapshot', () => {
+    // A key whose escape is not JSON: not thrown as a raw SyntaxError, refused by the slow path.
+    expect(
+      storedSnapshotItems(Buffer.from('{"lc":2,"type":"delta_snapshot","value":{"\\x":["a"]}}')),
+    ).toBeUndefined();
     expect(storedSnapshotItems(Buffer.from('{"type":"delta_snapshot","lc":2,"value":["a"]}'))?.items).toEqual(
       ['"a"'],
     );

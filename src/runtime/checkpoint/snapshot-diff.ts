@@ -87,7 +87,13 @@ export async function decodeSnapshotDiff(
 ): Promise<SnapshotItems> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const newline = buffer.indexOf(0x0a);
-  const header = JSON.parse(buffer.toString('utf8', 0, newline)) as DiffHeader;
+  if (newline < 0) throw notAList();
+  let header: DiffHeader;
+  try {
+    header = JSON.parse(buffer.toString('utf8', 0, newline)) as DiffHeader;
+  } catch {
+    throw notAList();
+  }
   // The tail is the list `[item,item,…]` after the header line.
   if (buffer[newline + 1] !== 0x5b || buffer[buffer.byteLength - 1] !== 0x5d) throw notAList();
   const added =
@@ -96,14 +102,15 @@ export async function decodeSnapshotDiff(
       : scanList(buffer, newline + 1, false).count;
   const tail = buffer.subarray(newline + 2, buffer.byteLength - 1);
   const loaded = await load(header.base);
-  const keeps = (base: SnapshotItems) =>
-    countOf(base) >= header.keep &&
-    (header.crc !== undefined
-      ? itemsCrc(base, header.keep) === header.crc
-      : prefixHash(base.items, header.keep) === header.hash);
-  let base = loaded;
-  if (!keeps(base) && base instanceof ListSnapshot && base.raw) base = canonicalSnapshot(base);
-  if (!keeps(base)) {
+  const base = keptBase(
+    loaded,
+    (candidate) =>
+      countOf(candidate) >= header.keep &&
+      (header.crc !== undefined
+        ? itemsCrc(candidate, header.keep) === header.crc
+        : prefixHash(candidate.items, header.keep) === header.hash),
+  );
+  if (base === undefined) {
     throw new CtxloomError({
       code: 'storage-error',
       message: `snapshot base ${header.base} changed since a snapshot was stored against it`,
@@ -184,10 +191,11 @@ export function decodeSnapshotRef(
   base: SnapshotItems,
   appended: readonly string[],
 ): SnapshotItems {
-  const keeps = (candidate: SnapshotItems) =>
-    countOf(candidate) >= ref.keep && prefixHash(candidate.items, ref.keep) === ref.hash;
-  if (!keeps(base) && base instanceof ListSnapshot && base.raw) base = canonicalSnapshot(base);
-  if (!keeps(base)) {
+  const kept = keptBase(
+    base,
+    (candidate) => countOf(candidate) >= ref.keep && prefixHash(candidate.items, ref.keep) === ref.hash,
+  );
+  if (kept === undefined) {
     throw new CtxloomError({
       code: 'storage-error',
       message: `snapshot base ${ref.base} changed since a snapshot was stored against it`,
@@ -203,7 +211,7 @@ export function decodeSnapshotRef(
   }
   return {
     key: ref.key ?? undefined,
-    items: [...base.items.slice(0, ref.keep), ...appended.slice(0, ref.count)],
+    items: [...kept.items.slice(0, ref.keep), ...appended.slice(0, ref.count)],
   };
 }
 
@@ -292,4 +300,19 @@ function bounded<T>(map: Map<string, T>, key: string, value: T, limit: number): 
     const oldest = map.keys().next().value;
     if (oldest !== undefined) map.delete(oldest);
   }
+}
+
+/**
+ * The base a stored difference or reference extends, when `keeps` accepts it — else, for a
+ * whole snapshot read raw, the same list with its items as `JSON.stringify` writes them (the
+ * text the check was computed over); undefined when neither is accepted.
+ */
+function keptBase(
+  base: SnapshotItems,
+  keeps: (candidate: SnapshotItems) => boolean,
+): SnapshotItems | undefined {
+  if (keeps(base)) return base;
+  if (!(base instanceof ListSnapshot && base.raw)) return undefined;
+  const canonical = canonicalSnapshot(base);
+  return keeps(canonical) ? canonical : undefined;
 }

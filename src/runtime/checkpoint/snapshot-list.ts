@@ -96,8 +96,8 @@ export function storedSnapshotItems(bytes: Uint8Array): SnapshotItems | undefine
     if (buffer[start] === 0x7b) {
       const colon = buffer[start + 1] === 0x22 ? closingQuote(buffer, start + 1, buffer.byteLength) + 1 : -1;
       if (colon > 0 && buffer[colon] === 0x3a) {
-        key = JSON.parse(buffer.toString('utf8', start + 1, colon)) as string;
-        start = colon + 1;
+        key = keyOf(buffer.toString('utf8', start + 1, colon));
+        if (key !== undefined) start = colon + 1;
       }
     }
     const close = buffer.byteLength - (key === undefined ? 1 : 2);
@@ -115,6 +115,15 @@ export function storedSnapshotItems(bytes: Uint8Array): SnapshotItems | undefine
     }
   }
   return snapshotItems(buffer.toString('utf8'));
+}
+
+/** A quoted JSON key, or undefined when its escapes are not JSON (the slow path then decides). */
+function keyOf(quoted: string): string | undefined {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 const SNAPSHOT_HEAD = Buffer.from('{"lc":2,"type":"delta_snapshot","value":');
@@ -216,6 +225,6 @@ export function closingQuote(bytes: Buffer, open: number, end: number): number {
 export function notAList(): CtxloomError {
   return new CtxloomError({
     code: 'storage-error',
-    message: 'a stored snapshot difference is not a JSON list',
+    message: 'a stored snapshot difference is not a header line and a JSON list',
   });
 }
