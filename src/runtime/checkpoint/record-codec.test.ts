@@ -1,3 +1,4 @@
+import { deflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeId, encodeId } from './id-codec.ts';
@@ -69,6 +70,49 @@ describe('encodeRecord', () => {
       }),
       { numRuns: 100, seed: 9 },
     );
+  });
+});
+
+describe('large self-contained records', () => {
+  // Words in a random order: text that compresses like prose, with one long repeat.
+  const words = 'the of and to in we you it was that for on with my so what about how'.split(' ');
+  const [prose = ''] = fc.sample(
+    fc
+      .array(fc.constantFrom(...words), { minLength: 12_000, maxLength: 12_000 })
+      .map((list) => list.join(' ')),
+    { numRuns: 1, seed: 11 },
+  );
+  const quote = prose.slice(0, 20_000);
+  const header = { values: [['messages', 'json']] };
+  const payloads = [bytes(prose), bytes(quote)];
+
+  it('are stored with Brotli, which reaches a repeat DEFLATE cannot see, and read back exactly', () => {
+    const record = encodeRecord({ header, payloads, compression: 'deflate' });
+    expect(record[0]).toBe(4);
+    const decoded = decodeRecord(record);
+    expect(decoded.header).toEqual(header);
+    expect(Buffer.from(decoded.payloads[1] ?? []).toString()).toBe(quote);
+    // The repeat lies beyond DEFLATE's 32 KiB window.
+    expect(record.byteLength).toBeLessThan(deflateRawSync(decoded.body).byteLength * 0.8);
+  });
+
+  it('leave small and chained records in format 3, which older readers read', () => {
+    expect(encodeRecord({ header, payloads: [bytes(quote.slice(0, 4000))], compression: 'deflate' })[0]).toBe(
+      3,
+    );
+    const chained = encodeRecord({ header, payloads, compression: 'deflate', dictionary: bytes(quote) });
+    expect(chained[0]).toBe(3);
+    expect(isChained(chained)).toBe(true);
+    expect(encodeRecord({ header, payloads, compression: 'none' })[0]).toBe(3);
+  });
+
+  it('refuse a format number that does not match the Brotli flag', () => {
+    const record = Buffer.from(encodeRecord({ header, payloads, compression: 'deflate' }));
+    record[0] = 3;
+    expect(() => decodeRecord(record)).toThrow(/not a valid record/);
+    const small = Buffer.from(encodeRecord({ header, payloads: [], compression: 'deflate' }));
+    small[0] = 4;
+    expect(() => decodeRecord(small)).toThrow(/not a valid record/);
   });
 });
 

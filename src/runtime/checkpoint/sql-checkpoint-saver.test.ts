@@ -51,6 +51,8 @@ const kinds: {
   selfContainedRows: (name: string) => Promise<number>;
   /** Bytes of the records stored for one thread (data + writes columns), no page or index overhead. */
   payloadBytes: (name: string, threadId: string) => Promise<number>;
+  /** Checkpoint records of the saver `name` by their format number (the record's first byte). */
+  recordFormats: (name: string) => Promise<Record<number, number>>;
 }[] = [
   {
     name: 'SqliteSaver',
@@ -75,6 +77,19 @@ const kinds: {
         database.close();
       }
     },
+    recordFormats: async (name) => {
+      const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
+      try {
+        const rows = database
+          .prepare(
+            'SELECT unicode(CAST(substr(data, 1, 1) AS TEXT)) AS format, COUNT(*) AS n FROM ctxloom_cp_checkpoints WHERE thread >= 0 AND data IS NOT NULL GROUP BY 1',
+          )
+          .all() as { format: number; n: number }[];
+        return Object.fromEntries(rows.map((row) => [Number(row.format), Number(row.n)]));
+      } finally {
+        database.close();
+      }
+    },
   },
   {
     name: 'PostgresSaver',
@@ -89,6 +104,13 @@ const kinds: {
       const result = await pool.query(SELF_CONTAINED_SQL(tables.checkpoints));
       return Number(result.rows[0]?.rows ?? 0);
     },
+    recordFormats: async (name) => {
+      const tables = checkpointTables({ schema, prefix: `${name}_` });
+      const result = await pool.query(
+        `SELECT get_byte(data, 0) AS format, COUNT(*) AS n FROM ${tables.checkpoints} WHERE thread >= 0 AND data IS NOT NULL GROUP BY 1`,
+      );
+      return Object.fromEntries(result.rows.map((row) => [Number(row.format), Number(row.n)]));
+    },
   },
 ];
 
@@ -96,7 +118,7 @@ const kinds: {
 const SELF_CONTAINED_SQL = (table: string) =>
   `SELECT COUNT(*) AS rows FROM ${table} WHERE depth = 0 AND thread >= 0 AND data IS NOT NULL`;
 
-describe.each(kinds)('$name', ({ open, payloadBytes, selfContainedRows }) => {
+describe.each(kinds)('$name', ({ open, payloadBytes, selfContainedRows, recordFormats }) => {
   it('restores a graph in a new saver instance with every message once', async () => {
     const first = open('restore');
     await chat(first, 'restore', 6);
@@ -159,6 +181,22 @@ describe.each(kinds)('$name', ({ open, payloadBytes, selfContainedRows }) => {
     await fresh.close();
     const selfContained = await selfContainedRows('snapshotrows');
     expect(selfContained).toBeGreaterThanOrEqual(10);
+  });
+
+  it('stores a large snapshot with Brotli (format 4) and every other record in format 3', async () => {
+    const saver = open('brotli');
+    // One snapshot of 120 messages of ~1.2 KB: a body well above the 16 KiB threshold.
+    await chat(saver, 'brotli-a', 61, { snapshotFrequency: 120 });
+    const hot = await chat(saver, 'brotli-a', 0, { snapshotFrequency: 120 });
+    const expected = await hot.app.getState(hot.config);
+    await saver.close();
+    const formats = await recordFormats('brotli');
+    expect(formats[4]).toBe(1);
+    expect(Object.keys(formats).sort()).toEqual(['3', '4']);
+    const fresh = open('brotli');
+    const cold = await chat(fresh, 'brotli-a', 0, { snapshotFrequency: 120 });
+    expect((await cold.app.getState(cold.config)).values).toEqual(expected.values);
+    await fresh.close();
   });
 
   it('re-encodes the checkpoints chained to one that is put again with another record', async () => {
