@@ -19,6 +19,7 @@ import { encodeRow, optionalIds, rechainChildren } from './chain-rewrite.ts';
 import { taskIdsOf } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
+import { CheckpointSerializer } from './checkpoint-serializer.ts';
 import { checkpointTuple, type NamedRow, parseNamedRow, SELECT_NAMED } from './checkpoint-tuple.ts';
 import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
@@ -72,7 +73,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   readonly #snapshots = new SnapshotMemo();
 
   constructor(options: SqlCheckpointSaverOptions) {
-    super(options.serde);
+    super(options.serde ?? new CheckpointSerializer());
     this.driver = options.driver;
     this.tables = options.tables;
     this.#compression = options.compression ?? 'deflate';

@@ -1,0 +1,118 @@
+import { types } from 'node:util';
+import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { DeltaSnapshot, JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CheckpointSerializer } from './checkpoint-serializer.ts';
+
+const official = new JsonPlusSerializer();
+const ours = new CheckpointSerializer();
+
+/** What a value is, class by class, all the way down: `toEqual` alone ignores prototypes. */
+function shape(value: unknown, seen = new Set<unknown>()): unknown {
+  if (value === null || typeof value !== 'object') return value === undefined ? '<undefined>' : value;
+  if (seen.has(value)) return '<cycle>';
+  seen.add(value);
+  const kind = Object.getPrototypeOf(value)?.constructor?.name ?? 'null-prototype';
+  // By internal slots, not `instanceof`: a `__proto__` key can give a plain object a Map's prototype.
+  if (types.isMap(value)) return { kind, entries: [...value].map((entry) => shape(entry, seen)) };
+  if (types.isSet(value)) return { kind, items: [...value].map((item) => shape(item, seen)) };
+  if (types.isUint8Array(value)) return { kind, bytes: [...value] };
+  if (types.isRegExp(value) || types.isNativeError(value)) return { kind, text: String(value) };
+  if (Array.isArray(value)) return value.map((item) => shape(item, seen));
+  return {
+    kind,
+    fields: Object.entries(value).map(([key, field]) => [key, shape(field, seen)]),
+  };
+}
+
+async function both(text: string): Promise<[unknown, unknown]> {
+  const settle = (promise: Promise<unknown>) =>
+    promise.then(
+      (value) => ({ value: shape(value) }),
+      (error: Error) => ({ error: error.message }),
+    );
+  return [await settle(official.loadsTyped('json', text)), await settle(ours.loadsTyped('json', text))];
+}
+
+const text = fc.string({ maxLength: 30 });
+const message = fc.oneof(
+  text.map((content) => new HumanMessage({ content, id: `h-${content.length}` })),
+  fc.tuple(text, fc.array(fc.record({ name: text, args: fc.dictionary(text, fc.integer()), id: text }))).map(
+    ([content, calls]) =>
+      new AIMessage({
+        content,
+        tool_calls: calls.map((call) => ({ ...call, type: 'tool_call' as const })),
+      }),
+  ),
+  fc.tuple(text, text).map(([content, id]) => new ToolMessage({ content, tool_call_id: id })),
+  text.map((content) => new SystemMessage(content)),
+  text.map((id) => new RemoveMessage({ id: id || 'x' })),
+);
+const leaf = fc.oneof(
+  text,
+  fc.integer(),
+  fc.double({ noNaN: true }),
+  fc.boolean(),
+  fc.constant(null),
+  message,
+);
+const { value } = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(text, fc.constantFrom('lc', 'type', 'id', 'value', '__proto__')), tie('value'), {
+      maxKeys: 4,
+    }),
+    tie('value').map((inner) => new Set([inner])),
+    fc.tuple(text, tie('value')).map(([key, inner]) => new Map([[key, inner]])),
+    fc.constant(undefined),
+    text.map((note) => new Error(note)),
+    fc.constant(/a+b/giu),
+    fc.uint8Array({ maxLength: 6 }),
+    fc.array(message, { maxLength: 4 }).map((items) => new DeltaSnapshot(items)),
+  ),
+}));
+
+describe('CheckpointSerializer', () => {
+  it('reads what JsonPlusSerializer writes as JsonPlusSerializer reads it', async () => {
+    await fc.assert(
+      fc.asyncProperty(value, async (input) => {
+        const [, bytes] = await official.dumpsTyped({ input });
+        const [theirs, mine] = await both(new TextDecoder().decode(bytes));
+        expect(mine).toEqual(theirs);
+      }),
+      { numRuns: 300, seed: 38 },
+    );
+  });
+
+  it('writes the same bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(value, async (input) => {
+        expect(await ours.dumpsTyped({ input })).toEqual(await official.dumpsTyped({ input }));
+      }),
+      { numRuns: 100, seed: 39 },
+    );
+  });
+
+  it('reads hand-made records the same way, errors included', async () => {
+    const cases = [
+      '{"lc":2,"type":"undefined","inner":{"lc":1,"type":"constructor","id":["nowhere","Thing"],"kwargs":{}}}',
+      '{"lc":2,"type":"constructor","id":["Set"],"method":null,"args":[[{"lc":2,"type":"undefined"}]],"kwargs":{}}',
+      '{"lc":2,"type":"constructor","id":["Map"],"method":null,"args":[[["k"]]],"kwargs":{}}',
+      '{"lc":2,"type":"constructor","id":["Object"],"method":"keys","args":[{}],"kwargs":{}}',
+      '{"lc":2,"type":"delta_snapshot"}',
+      '{"lc":2,"type":"delta_snapshot","value":[{"lc":2,"type":"undefined"}]}',
+      '{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"hi","id":"1"}}',
+      '{"lc":1,"type":"constructor","id":["nowhere","Thing"],"kwargs":{}}',
+      '{"lc":1,"type":"constructor","id":"not-a-list","kwargs":{}}',
+      '{"__proto__":{"lc":2,"type":"undefined"},"a":[1,{"__proto__":null}]}',
+      '[{"lc":{"lc":2,"type":"undefined"},"type":"constructor","id":["Set"]}]',
+    ];
+    for (const json of cases) {
+      const [theirs, mine] = await both(json);
+      expect(mine, json).toEqual(theirs);
+    }
+  });
+});
