@@ -3,7 +3,7 @@ import { type CheckpointRecord, encodeCheckpointRecordWithRecord, taskIdsOf } fr
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import { SNAPSHOT_DIFF_TYPE, SNAPSHOT_REF_TYPE } from './snapshot-diff.ts';
+import { SNAPSHOT_DIFF_TYPE } from './snapshot-diff.ts';
 import { isSnapshotJson } from './snapshot-list.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 import { encodeWritesRecord, regularWriteCount, type StoredWrite } from './writes-record.ts';
@@ -151,15 +151,14 @@ export function optionalIds<T>(ids: T | undefined): { ids: T } | Record<string, 
   return ids === undefined ? {} : { ids };
 }
 
-/** True when a record stores a delta channel's snapshot (whole, as a difference or as a reference). */
+/**
+ * True when a record stores a delta channel's snapshot whole or as a difference. Not as a
+ * reference: reading one replays the rows it refers to, whose chains a cold load decodes
+ * anyway, so its row stays chained (self-contained it cost ~1 KB per snapshot).
+ */
 function holdsSnapshot(values: ReadonlyMap<string, [string, Uint8Array]>): boolean {
   for (const [type, bytes] of values.values()) {
-    if (
-      type === SNAPSHOT_DIFF_TYPE ||
-      type === SNAPSHOT_REF_TYPE ||
-      (type === 'json' && isSnapshotJson(bytes))
-    )
-      return true;
+    if (type === SNAPSHOT_DIFF_TYPE || (type === 'json' && isSnapshotJson(bytes))) return true;
   }
   return false;
 }

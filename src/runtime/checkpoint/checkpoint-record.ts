@@ -32,6 +32,8 @@ export interface CheckpointRecord {
   header: CheckpointRecordHeader;
   /** The header's JSON bytes (with the metadata: this record's part of its chain's header text). */
   headerBytes: Uint8Array;
+  /** The record's body as stored, uncompressed: its part of its path's history (`chain-reader.ts`). */
+  body: Uint8Array;
   metadata: Uint8Array;
   /** Channel → [serde type, serialised value] stored in this record. */
   values: Map<string, [string, Uint8Array]>;
@@ -153,7 +155,7 @@ function recordOf(decoded: DecodedRecord<StoredHeader>, parent: ParentRecord | u
   header.values.forEach(([channel, type], index) => {
     values.set(channel, [type, payloads[index + 1] ?? new Uint8Array()]);
   });
-  return { header, headerBytes: decoded.headerBytes, metadata, values };
+  return { header, headerBytes: decoded.headerBytes, body: decoded.body, metadata, values };
 }
 
 /** How a record stores its header: whole (versions relative to `versionTop`), or as a patch of its parent's. */

@@ -2,7 +2,7 @@ import { deflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeId, encodeId } from './id-codec.ts';
-import { decodeRecord, encodeRecord, isChained, recordCount } from './record-codec.ts';
+import { decodeRecord, dictionaryKind, encodeRecord, isChained, recordCount } from './record-codec.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -96,14 +96,21 @@ describe('large self-contained records', () => {
     expect(record.byteLength).toBeLessThan(deflateRawSync(decoded.body).byteLength * 0.8);
   });
 
-  it('leave small and chained records in format 3, which older readers read', () => {
+  it('leave small self-contained records in format 3, which older readers read; chained ones are format 5', () => {
     expect(encodeRecord({ header, payloads: [bytes(quote.slice(0, 4000))], compression: 'deflate' })[0]).toBe(
       3,
     );
-    const chained = encodeRecord({ header, payloads, compression: 'deflate', dictionary: bytes(quote) });
-    expect(chained[0]).toBe(3);
-    expect(isChained(chained)).toBe(true);
     expect(encodeRecord({ header, payloads, compression: 'none' })[0]).toBe(3);
+    const chained = encodeRecord({ header, payloads, compression: 'deflate', dictionary: bytes(quote) });
+    expect(chained[0]).toBe(5);
+    expect(isChained(chained)).toBe(true);
+    expect(dictionaryKind(chained)).toBe('history');
+    const legacy = Buffer.from(chained);
+    legacy[0] = 3;
+    expect(dictionaryKind(legacy)).toBe('windows');
+    const unchained = Buffer.from(encodeRecord({ header, payloads: [], compression: 'deflate' }));
+    unchained[0] = 5;
+    expect(() => decodeRecord(unchained)).toThrow(/not a valid record/);
   });
 
   it('refuse a format number that does not match the Brotli flag', () => {

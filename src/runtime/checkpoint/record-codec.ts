@@ -25,7 +25,14 @@ const FORMAT_VERSION = 3;
  * by its number instead of misreading it.
  */
 const BROTLI_FORMAT_VERSION = 4;
-const READABLE_VERSIONS = new Set([2, 3, 4]);
+/**
+ * Version 5: a chained record deflated against its path's history — the last 32 KiB of the
+ * bodies before it along its chain (see `chain-reader.ts`, {@link DictionaryKind}); versions 2
+ * and 3 were deflated against two windows (recent values, recent headers). Only chained
+ * records carry it; version-3 readers refuse it by its number.
+ */
+const HISTORY_FORMAT_VERSION = 5;
+const READABLE_VERSIONS = new Set([2, 3, 4, 5]);
 const FLAG_DEFLATE = 1;
 const FLAG_CHAINED = 2;
 const FLAG_COUNT = 4;
@@ -103,18 +110,8 @@ export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
   bytes: Uint8Array;
   decoded: DecodedRecord<H>;
 } {
-  const headerBytes = Buffer.from(
-    JSON.stringify({ h: options.header, l: options.payloads.map((payload) => payload.byteLength) }),
-  );
-  const total = 4 + headerBytes.byteLength + options.payloads.reduce((sum, p) => sum + p.byteLength, 0);
-  const body = Buffer.allocUnsafe(total);
-  body.writeUInt32LE(headerBytes.byteLength, 0);
-  headerBytes.copy(body, 4);
-  let offset = 4 + headerBytes.byteLength;
-  for (const payload of options.payloads) {
-    body.set(payload, offset);
-    offset += payload.byteLength;
-  }
+  const body = recordBody(options.header, options.payloads);
+  const total = body.byteLength;
   let flags = 0;
   let stored: Uint8Array = body;
   if (options.compression === 'deflate' && options.dictionary === undefined && total >= BROTLI_MIN_BYTES) {
@@ -144,7 +141,12 @@ export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
   // read instead of silently wrong bytes.
   const prefix = 2 + (flags & FLAG_CHAINED ? 4 : 0) + count.length;
   const out = Buffer.allocUnsafe(prefix + stored.byteLength);
-  out[0] = flags & FLAG_BROTLI ? BROTLI_FORMAT_VERSION : FORMAT_VERSION;
+  out[0] =
+    flags & FLAG_BROTLI
+      ? BROTLI_FORMAT_VERSION
+      : flags & FLAG_CHAINED
+        ? HISTORY_FORMAT_VERSION
+        : FORMAT_VERSION;
   out[1] = flags;
   if (flags & FLAG_CHAINED) out.writeUInt32LE(crc32(dictionaryFor(options.dictionary)), 2);
   out.set(count, prefix - count.length);
@@ -152,9 +154,37 @@ export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
   return { bytes: out, decoded: decodeBody<H>(body) };
 }
 
+/** The uncompressed body of a record: `[header length u32 LE][header JSON][payload 0][payload 1]…`. */
+export function recordBody(header: unknown, payloads: readonly Uint8Array[]): Buffer {
+  const headerBytes = Buffer.from(
+    JSON.stringify({ h: header, l: payloads.map((payload) => payload.byteLength) }),
+  );
+  const total = 4 + headerBytes.byteLength + payloads.reduce((sum, p) => sum + p.byteLength, 0);
+  const body = Buffer.allocUnsafe(total);
+  body.writeUInt32LE(headerBytes.byteLength, 0);
+  headerBytes.copy(body, 4);
+  let offset = 4 + headerBytes.byteLength;
+  for (const payload of payloads) {
+    body.set(payload, offset);
+    offset += payload.byteLength;
+  }
+  return body;
+}
+
 /** True when the record was deflated against a chain dictionary and needs it to decode. */
 export function isChained(bytes: Uint8Array): boolean {
   return ((bytes[1] ?? 0) & FLAG_CHAINED) !== 0;
+}
+
+/**
+ * Which chain dictionary a chained record was deflated against: `history` (format 5, what
+ * {@link encodeRecord} writes) or `windows` (formats 2 and 3, still read).
+ */
+export type DictionaryKind = 'history' | 'windows';
+
+/** The {@link DictionaryKind} of a chained record. */
+export function dictionaryKind(bytes: Uint8Array): DictionaryKind {
+  return bytes[0] === HISTORY_FORMAT_VERSION ? 'history' : 'windows';
 }
 
 /** The count stored with {@link encodeRecord}'s `count` option (0 when none). */
@@ -166,7 +196,10 @@ export function recordCount(bytes: Uint8Array): number {
 export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<H> {
   if (!READABLE_VERSIONS.has(bytes[0] ?? 0)) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
   const flags = bytes[1] ?? 0;
-  if ((bytes[0] === BROTLI_FORMAT_VERSION) !== ((flags & FLAG_BROTLI) !== 0))
+  if (
+    (bytes[0] === BROTLI_FORMAT_VERSION) !== ((flags & FLAG_BROTLI) !== 0) ||
+    (bytes[0] === HISTORY_FORMAT_VERSION && (flags & FLAG_CHAINED) === 0)
+  )
     throw new Error(`checkpoint record format ${bytes[0]} with flags ${flags} is not a valid record`);
   const chained = (flags & FLAG_CHAINED) !== 0;
   if (chained && dictionary === undefined) throw new Error('record needs its chain to decode');

@@ -1,5 +1,5 @@
 import { hash as digestOf } from 'node:crypto';
-import { decodeRecord, encodeRecord, type RecordCompression } from './record-codec.ts';
+import { decodeRecord, encodeRecord, type RecordCompression, recordBody } from './record-codec.ts';
 
 /** One stored pending write with its task. */
 export interface StoredWrite {
@@ -108,23 +108,39 @@ export function encodeWritesRecord(options: {
   /** How task ids derive from the checkpoint (omit: every id stored whole). */
   ids?: TaskIds;
 }): Uint8Array {
-  const tasks = new Map<string, number>();
-  const header: WritesRecordHeader = { t: [], w: [] };
-  for (const write of options.writes) {
-    let task = tasks.get(write.taskId);
-    if (task === undefined) {
-      task = header.t.length;
-      tasks.set(write.taskId, task);
-      header.t.push(compactTask(options.ids, write.taskId, write.taskPath));
-    }
-    header.w.push([task, write.idx, write.channel, write.type]);
-  }
   return encodeRecord({
-    header,
+    header: writesHeader(options.writes, options.ids),
     payloads: options.writes.map((write) => write.bytes),
     compression: options.compression,
     ...(options.dictionary === undefined ? {} : { dictionary: options.dictionary }),
   });
+}
+
+/**
+ * The body {@link encodeWritesRecord} compresses for these writes: what a child's chain
+ * includes of its parent's first regular writes (`chain-reader.ts`), so that the next writes
+ * record, much like it, finds it in its dictionary.
+ */
+export function writesBody(writes: readonly StoredWrite[], ids?: TaskIds): Uint8Array {
+  return recordBody(
+    writesHeader(writes, ids),
+    writes.map((write) => write.bytes),
+  );
+}
+
+function writesHeader(writes: readonly StoredWrite[], ids: TaskIds | undefined): WritesRecordHeader {
+  const tasks = new Map<string, number>();
+  const header: WritesRecordHeader = { t: [], w: [] };
+  for (const write of writes) {
+    let task = tasks.get(write.taskId);
+    if (task === undefined) {
+      task = header.t.length;
+      tasks.set(write.taskId, task);
+      header.t.push(compactTask(ids, write.taskId, write.taskPath));
+    }
+    header.w.push([task, write.idx, write.channel, write.type]);
+  }
+  return header;
 }
 
 /** Decodes what {@link encodeWritesRecord} wrote (`ids` as it was given). */
