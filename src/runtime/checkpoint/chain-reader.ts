@@ -9,8 +9,12 @@ import {
 import { chainQuery, rowKey, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';
 import {
+  chainedPiece,
+  type DecodedRecord,
   type DictionaryKind,
+  decodeBodyAt,
   dictionaryKind,
+  inflatePath,
   isChained,
   recordCount,
   STATIC_DICTIONARY,
@@ -18,7 +22,13 @@ import {
 } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
-import { decodeWritesRecord, regularWrites, type StoredWrite, writesBody } from './writes-record.ts';
+import {
+  decodeWritesRecord,
+  regularWrites,
+  type StoredWrite,
+  writesBody,
+  writesOf,
+} from './writes-record.ts';
 
 /** Records between two self-contained ones: bounds the rows a cold read decodes. */
 export const MAX_CHAIN_DEPTH = 64;
@@ -44,6 +54,15 @@ export interface ChainText {
   readonly headers: readonly Uint8Array[];
   readonly bodies: readonly Uint8Array[];
 }
+
+/** A piece of a run {@link ChainReader.prefetch} inflates in one call. */
+interface RunItem {
+  row: StoredRow;
+  kind: 'record' | 'writes';
+  piece: { raw: Uint8Array; crc: number; count: number };
+}
+
+type StoredHeaderOf = Parameters<typeof recordFromStored>[0] extends DecodedRecord<infer H> ? H : never;
 
 /** A decoded checkpoint row. */
 export interface ChainRecord {
@@ -349,6 +368,116 @@ export class ChainReader {
       writes.map((write) => Buffer.from(write.channel)),
       [writesBody(writes, taskIdsOf(parent.checkpointId, record))],
     );
+  }
+
+  /**
+   * Decodes the records and writes of `rows` — one path, oldest first, each row the parent of
+   * the next — in as few zlib calls as it can: format-5 records and writes are pieces of one
+   * DEFLATE stream along their path (`record-codec.ts`), so a run of them inflates in one call
+   * and each piece is checked by its CRC (a replay of 5 000 rows: ~80 calls instead of 10 000,
+   * and no dictionary built per row). A run stops where the stream does not continue — a
+   * self-contained record, a record of an older format, a child that saw fewer of its parent's
+   * writes than are stored, a piece whose CRC fails — and what it did not decode is decoded
+   * row by row when asked for, as before. Rows decoded already are skipped. Returns how many
+   * records and writes records it decoded in bulk.
+   */
+  async prefetch(rows: readonly StoredRow[]): Promise<number> {
+    let run: RunItem[] = [];
+    let before: ChainText | undefined;
+    let decoded = 0;
+    const flush = async () => {
+      if (run.length > 0 && before !== undefined) decoded += await this.#decodeRun(before, run);
+      run = [];
+      before = undefined;
+    };
+    for (const [index, row] of rows.entries()) {
+      const key = rowKey(row.threadKey, row.checkpointId);
+      if (row.data === undefined || (this.#records.has(key) && this.#writes.has(key))) {
+        await flush();
+        continue;
+      }
+      const piece = this.#records.has(key) ? undefined : chainedPiece(row.data);
+      const previous = rows[index - 1];
+      const last = run.at(-1);
+      const continues =
+        piece !== undefined &&
+        previous?.checkpointId === row.parentId &&
+        last !== undefined &&
+        last.row === previous &&
+        // The child's history holds its parent's writes exactly when it saw some of them.
+        (last.kind === 'writes') === piece.count > 0;
+      if (continues) {
+        run.push({ row, kind: 'record', piece });
+      } else {
+        await flush();
+        if (piece !== undefined && row.parentId !== undefined) {
+          before = await this.childText(await this.#parentRow(row), piece.count);
+          run.push({ row, kind: 'record', piece });
+        } else {
+          before = (await this.record(row)).text;
+        }
+      }
+      const writes = row.writes === undefined ? undefined : chainedPiece(row.writes);
+      if (writes !== undefined && !this.#writes.has(key)) run.push({ row, kind: 'writes', piece: writes });
+      else if (row.writes !== undefined) await flush();
+    }
+    await flush();
+    return decoded;
+  }
+
+  /**
+   * Inflates one run of pieces (`before`: the history before its first) and remembers what
+   * each decodes to, up to the first that fails its check. Returns how many it decoded.
+   */
+  async #decodeRun(before: ChainText, run: readonly RunItem[]): Promise<number> {
+    const out = inflatePath(
+      run.map((item) => item.piece.raw),
+      dictionaryOf(before, 'history'),
+    );
+    if (out === undefined) return 0;
+    let done = 0;
+    let offset = 0;
+    // The history before the next piece, and the last record decoded with its own writes' body.
+    let text = before;
+    let writesBodyOf: { row: StoredRow; body: Uint8Array } | undefined;
+    for (const item of run) {
+      let decoded: DecodedRecord<unknown>;
+      try {
+        ({ decoded, end: offset } = decodeBodyAt(out, offset, item.piece.crc));
+      } catch {
+        return done;
+      }
+      done += 1;
+      const { row } = item;
+      if (item.kind === 'record') {
+        if (writesBodyOf !== undefined) {
+          // The parent's writes as this child saw them: the stored body, checked by this record's CRC.
+          const parentText = (await this.record(writesBodyOf.row)).text;
+          const writes = regularWrites(await this.writes(writesBodyOf.row), item.piece.count);
+          text = extendChain(
+            parentText,
+            writes.map((write) => write.bytes),
+            writes.map((write) => Buffer.from(write.channel)),
+            [writesBodyOf.body],
+          );
+          writesBodyOf = undefined;
+        }
+        const stored = decoded as DecodedRecord<StoredHeaderOf>;
+        let parent: { id: string; record: CheckpointRecord } | undefined;
+        if (needsParent(stored)) {
+          const parentRow = await this.#parentRow(row);
+          parent = { id: parentRow.checkpointId, record: (await this.record(parentRow)).record };
+        }
+        const own = chainRecordOf(row, text, recordFromStored(stored, parent));
+        this.remember(row, own);
+        text = own.text;
+      } else {
+        const { record } = await this.record(row);
+        this.rememberWrites(row, writesOf(decoded, taskIdsOf(row.checkpointId, record)));
+        writesBodyOf = { row, body: decoded.body };
+      }
+    }
+    return done;
   }
 
   /** Reads the rows with these ids of one thread that are not known yet. */

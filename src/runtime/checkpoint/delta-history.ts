@@ -15,6 +15,8 @@ import { findThreadKey, threadName } from './thread-keys.ts';
 
 /** Ancestors read to extend a cached history to a newer checkpoint of the same thread. */
 const EXTEND_LEVELS = 32;
+/** Rows from which a history's walk decodes its rows in bulk (`ChainReader.prefetch`). */
+const PREFETCH_ROWS = 8;
 
 /** One channel's history: its seed (when an ancestor holds a value) and its writes, oldest first. */
 interface ChannelHistory {
@@ -185,6 +187,8 @@ export async function deltaChannelHistory(options: {
     const limit = extend ? previous : rows.length - 1;
     // Positions 1..limit: the target's parent first, back to the previous head (or the end).
     const visited = rows.slice(1, limit + 1);
+    // A long walk (a cold read back to the snapshots) decodes in bulk; extending the cached head by a few rows does not need to.
+    if (visited.length > PREFETCH_ROWS) await reader.prefetch(rows.slice(0, limit + 1).reverse());
     const seeds = new Map<string, { value: unknown }>();
     const stopAt = new Map<string, number>();
     const open = new Set(pending);

@@ -155,6 +155,7 @@ export async function appendedItems(
 ): Promise<string[] | undefined> {
   const rows = await reader.path(threadKey, fromId, baseId);
   if (rows === undefined) return undefined;
+  await reader.prefetch(rows);
   const items: string[] = [];
   for (const row of rows) {
     for (const write of sortWrites(await reader.replayedWrites(row))) {

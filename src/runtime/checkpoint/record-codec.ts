@@ -28,8 +28,11 @@ const BROTLI_FORMAT_VERSION = 4;
 /**
  * Version 5: a chained record deflated against its path's history — the last 32 KiB of the
  * bodies before it along its chain (see `chain-reader.ts`, {@link DictionaryKind}); versions 2
- * and 3 were deflated against two windows (recent values, recent headers). Only chained
- * records carry it; version-3 readers refuse it by its number.
+ * and 3 were deflated against two windows (recent values, recent headers). The DEFLATE stream
+ * is sync-flushed and its closing empty stored block (`00 00 FF FF`) left out, and the CRC is
+ * the body's: the records of a path, concatenated, are one DEFLATE stream, inflated in one
+ * call and each checked on its own ({@link chainedPiece}). Only chained records carry it;
+ * version-3 readers refuse it by its number.
  */
 const HISTORY_FORMAT_VERSION = 5;
 const READABLE_VERSIONS = new Set([2, 3, 4, 5]);
@@ -127,18 +130,28 @@ export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
       stored = compressed;
       flags |= FLAG_BROTLI;
     }
+  } else if (options.compression === 'deflate' && options.dictionary !== undefined) {
+    const deflated = deflateRawSync(body, {
+      dictionary: dictionaryFor(options.dictionary),
+      finishFlush: constants.Z_SYNC_FLUSH,
+    });
+    if (!deflated.subarray(-SYNC_TAIL.byteLength).equals(SYNC_TAIL))
+      throw new Error('a sync-flushed DEFLATE stream did not end with an empty stored block');
+    if (deflated.byteLength - SYNC_TAIL.byteLength < total) {
+      stored = deflated.subarray(0, deflated.byteLength - SYNC_TAIL.byteLength);
+      flags |= FLAG_DEFLATE | FLAG_CHAINED;
+    }
   } else if (options.compression === 'deflate') {
-    const deflated = deflateRawSync(body, { dictionary: dictionaryFor(options.dictionary) });
+    const deflated = deflateRawSync(body, { dictionary: dictionaryFor(undefined) });
     if (deflated.byteLength < total) {
       stored = deflated;
       flags |= FLAG_DEFLATE;
-      if (options.dictionary !== undefined) flags |= FLAG_CHAINED;
     }
   }
   const count = options.count === undefined ? [] : leb128(options.count);
   if (options.count !== undefined) flags |= FLAG_COUNT;
-  // A chained record carries its dictionary's CRC-32, so a changed chain is an error on
-  // read instead of silently wrong bytes.
+  // A chained record carries its body's CRC-32, so a changed chain (the body then inflates to
+  // other bytes) is an error on read instead of silently wrong bytes.
   const prefix = 2 + (flags & FLAG_CHAINED ? 4 : 0) + count.length;
   const out = Buffer.allocUnsafe(prefix + stored.byteLength);
   out[0] =
@@ -148,7 +161,7 @@ export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
         ? HISTORY_FORMAT_VERSION
         : FORMAT_VERSION;
   out[1] = flags;
-  if (flags & FLAG_CHAINED) out.writeUInt32LE(crc32(dictionaryFor(options.dictionary)), 2);
+  if (flags & FLAG_CHAINED) out.writeUInt32LE(crc32(body), 2);
   out.set(count, prefix - count.length);
   out.set(stored, prefix);
   return { bytes: out, decoded: decodeBody<H>(body) };
@@ -206,12 +219,92 @@ export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): Dec
   const { end } = readCount(bytes);
   const raw = Buffer.from(bytes.buffer, bytes.byteOffset + end, bytes.byteLength - end);
   const preset = dictionaryFor(chained ? dictionary : undefined);
-  if (chained) {
-    const expected = Buffer.from(bytes.buffer, bytes.byteOffset + 2, 4).readUInt32LE(0);
-    if (expected !== crc32(preset)) throw new Error('record chain changed since the record was written');
+  if (chained && bytes[0] === HISTORY_FORMAT_VERSION) {
+    const body = inflateRawSync(Buffer.concat([raw, SYNC_TAIL]), {
+      ...inflateOptions(raw, preset),
+      finishFlush: constants.Z_SYNC_FLUSH,
+    });
+    if (crc32(body) !== storedCrc(bytes)) throw chainChanged();
+    return decodeBody<H>(body);
   }
+  if (chained && storedCrc(bytes) !== crc32(preset)) throw chainChanged();
   if (flags & FLAG_BROTLI) return decodeBody<H>(brotliDecompressSync(raw));
   return decodeBody<H>(flags & FLAG_DEFLATE ? inflateRawSync(raw, inflateOptions(raw, preset)) : raw);
+}
+
+function chainChanged(): Error {
+  return new Error('record chain changed since the record was written');
+}
+
+function storedCrc(bytes: Uint8Array): number {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + 2, 4).readUInt32LE(0);
+}
+
+/** The empty stored block a sync flush ends with; format 5 records store their stream without it. */
+export const SYNC_TAIL = Buffer.from([0, 0, 0xff, 0xff]);
+
+/**
+ * A format-5 record as one piece of its path's DEFLATE stream: the compressed bytes (without
+ * {@link SYNC_TAIL}), the CRC-32 of the body they inflate to, and the stored count; undefined
+ * for any other record. Pieces of a path concatenated (each record's dictionary being the
+ * bodies before it) inflate in one call; {@link decodeBodyAt} then splits and checks them.
+ */
+export function chainedPiece(bytes: Uint8Array): { raw: Uint8Array; crc: number; count: number } | undefined {
+  if (bytes[0] !== HISTORY_FORMAT_VERSION || ((bytes[1] ?? 0) & FLAG_CHAINED) === 0) return undefined;
+  const { count, end } = readCount(bytes);
+  return { raw: bytes.subarray(end), crc: storedCrc(bytes), count };
+}
+
+/**
+ * The record body starting at `offset` of an inflated path stream, and where it ends; throws
+ * when its CRC-32 is not `crc` (a wrong history) or it does not fit.
+ */
+export function decodeBodyAt<H>(
+  buffer: Buffer,
+  offset: number,
+  crc: number,
+): { decoded: DecodedRecord<H>; end: number } {
+  if (offset + 4 > buffer.byteLength) throw chainChanged();
+  const headerEnd = offset + 4 + buffer.readUInt32LE(offset);
+  if (headerEnd > buffer.byteLength) throw chainChanged();
+  let parsed: { h: H; l: number[] };
+  try {
+    parsed = JSON.parse(buffer.toString('utf8', offset + 4, headerEnd)) as { h: H; l: number[] };
+  } catch {
+    throw chainChanged();
+  }
+  if (!Array.isArray(parsed.l)) throw chainChanged();
+  let end = headerEnd;
+  const payloads: Uint8Array[] = [];
+  for (const length of parsed.l) {
+    if (!Number.isSafeInteger(length) || length < 0 || end + length > buffer.byteLength) throw chainChanged();
+    payloads.push(buffer.subarray(end, end + length));
+    end += length;
+  }
+  const body = buffer.subarray(offset, end);
+  if (crc32(body) !== crc) throw chainChanged();
+  return {
+    decoded: { header: parsed.h, headerBytes: buffer.subarray(offset + 4, headerEnd), body, payloads },
+    end,
+  };
+}
+
+/**
+ * Inflates the pieces of a path ({@link chainedPiece}`.raw`, oldest first) in one call, the
+ * first deflated against `dictionary` (as built for it); undefined when zlib refuses the
+ * stream (a piece whose history was not the pieces before it may not even inflate).
+ */
+export function inflatePath(raws: readonly Uint8Array[], dictionary: Uint8Array): Buffer | undefined {
+  // Each piece's stream ends inside the empty stored block its sync flush began: give back its length bytes.
+  const stream = Buffer.concat(raws.flatMap((raw) => [raw, SYNC_TAIL]));
+  try {
+    return inflateRawSync(stream, {
+      ...inflateOptions(stream, dictionaryFor(dictionary)),
+      finishFlush: constants.Z_SYNC_FLUSH,
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Output chunks zlib gathers for a large record: about its size, so a snapshot's body is not stitched from 16 KiB pieces. */

@@ -1,5 +1,11 @@
 import { hash as digestOf } from 'node:crypto';
-import { decodeRecord, encodeRecord, type RecordCompression, recordBody } from './record-codec.ts';
+import {
+  type DecodedRecord,
+  decodeRecord,
+  encodeRecord,
+  type RecordCompression,
+  recordBody,
+} from './record-codec.ts';
 
 /** One stored pending write with its task. */
 export interface StoredWrite {
@@ -145,7 +151,12 @@ function writesHeader(writes: readonly StoredWrite[], ids: TaskIds | undefined):
 
 /** Decodes what {@link encodeWritesRecord} wrote (`ids` as it was given). */
 export function decodeWritesRecord(bytes: Uint8Array, dictionary?: Uint8Array, ids?: TaskIds): StoredWrite[] {
-  const { header, payloads } = decodeRecord<WritesRecordHeader>(bytes, dictionary);
+  return writesOf(decodeRecord<WritesRecordHeader>(bytes, dictionary), ids);
+}
+
+/** The writes of a decoded writes record (`ids` as it was encoded with). */
+export function writesOf(decoded: DecodedRecord<unknown>, ids?: TaskIds): StoredWrite[] {
+  const { header, payloads } = decoded as DecodedRecord<WritesRecordHeader>;
   const tasks = header.t.map(([id, taskPath, trigger]): [string, string] => {
     if (trigger === undefined) return [id, taskPath];
     if (ids === undefined) throw new Error('writes record needs its checkpoint to decode task ids');

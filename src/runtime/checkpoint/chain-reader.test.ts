@@ -1,0 +1,125 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ChainReader, dictionaryOf } from './chain-reader.ts';
+import { type StoredRow, storedRowOf } from './checkpoint-rows.ts';
+import { checkpointTables } from './checkpoint-schema.ts';
+import { CheckpointSerializer } from './checkpoint-serializer.ts';
+import { chat } from './saver-scenarios.test-support.ts';
+import { createSqliteDriver } from './sqlite-driver.ts';
+import { SqliteSaver } from './sqlite-saver.ts';
+
+const directory = mkdtempSync(join(tmpdir(), 'ctxloom-chain-reader-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+/** Every row of the database's one thread, oldest first (a linear thread: each the parent of the next). */
+function threadRows(path: string): StoredRow[] {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    return (
+      database
+        .prepare(
+          'SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM ctxloom_cp_checkpoints WHERE thread >= 0 AND data IS NOT NULL ORDER BY checkpoint_id',
+        )
+        .all() as Parameters<typeof storedRowOf>[0][]
+    ).map(storedRowOf);
+  } finally {
+    database.close();
+  }
+}
+
+/** What a reader decodes for each row: header, metadata, values, writes and the dictionary a child would use. */
+async function decodeAll(reader: ChainReader, rows: readonly StoredRow[]) {
+  const out: unknown[] = [];
+  for (const row of rows) {
+    const { record, text } = await reader.record(row);
+    const writes = await reader.writes(row);
+    out.push({
+      header: record.header,
+      metadata: Buffer.from(record.metadata).toString('base64'),
+      values: [...record.values].map(([channel, [type, bytes]]) => [
+        channel,
+        type,
+        Buffer.from(bytes).toString('base64'),
+      ]),
+      writes: writes.map((write) => ({ ...write, bytes: Buffer.from(write.bytes).toString('base64') })),
+      history: Buffer.from(dictionaryOf(text)).toString('base64'),
+    });
+  }
+  return out;
+}
+
+async function readers(path: string) {
+  const driver = createSqliteDriver({ path, durability: 'normal' });
+  const context = {
+    tables: checkpointTables({ prefix: 'ctxloom_cp_' }),
+    serde: new CheckpointSerializer(),
+    compression: 'deflate' as const,
+  };
+  return { driver, fresh: () => new ChainReader(context, driver) };
+}
+
+describe('ChainReader.prefetch', () => {
+  it('decodes a path in bulk to exactly what row-by-row decoding gives', async () => {
+    const path = join(directory, 'bulk.db');
+    const saver = new SqliteSaver({ path, durability: 'normal' });
+    await chat(saver, 'bulk', 40, { snapshotFrequency: 16 });
+    await saver.close();
+    const rows = threadRows(path);
+    const { driver, fresh } = await readers(path);
+    const byRow = fresh();
+    byRow.add(...rows);
+    const expected = await decodeAll(byRow, rows);
+    const bulk = fresh();
+    bulk.add(...rows);
+    const pieces = rows.length + rows.filter((row) => row.writes !== undefined).length;
+    // Rows holding a snapshot and every 64th row start their chain again: decoded row by row.
+    expect(await bulk.prefetch(rows)).toBeGreaterThan(pieces * 0.8);
+    expect(await decodeAll(bulk, rows)).toEqual(expected);
+    await driver.close();
+  });
+
+  it('falls back to row-by-row decoding where a child saw fewer of its parent writes than are stored', async () => {
+    const path = join(directory, 'late-write.db');
+    const before = join(directory, 'late-write-before.db');
+    let saver = new SqliteSaver({ path, durability: 'normal' });
+    const { config } = await chat(saver, 'late', 6);
+    const tuples = [];
+    for await (const tuple of saver.list(config)) tuples.push(tuple);
+    await saver.close();
+    copyFileSync(path, before);
+    // A write to an old checkpoint, after its child counted its writes: the stored writes
+    // record is no longer what the child's history holds.
+    const old = tuples.slice(4).find((tuple) => (tuple.pendingWrites?.length ?? 0) > 0);
+    if (old === undefined) throw new Error('no old checkpoint with writes');
+    saver = new SqliteSaver({ path, durability: 'normal' });
+    await saver.putWrites(old.config, [['late_channel', 'late value']], 'late-task');
+    await saver.close();
+    const inBulkBefore = await (async () => {
+      const { driver, fresh } = await readers(before);
+      const reader = fresh();
+      const rows = threadRows(before);
+      reader.add(...rows);
+      const count = await reader.prefetch(rows);
+      await driver.close();
+      return count;
+    })();
+    const rows = threadRows(path);
+    const { driver, fresh } = await readers(path);
+    const byRow = fresh();
+    byRow.add(...rows);
+    const expected = await decodeAll(byRow, rows);
+    const bulk = fresh();
+    bulk.add(...rows);
+    const inBulk = await bulk.prefetch(rows);
+    // The run stops at the child whose history no longer matches; the rest decodes row by row.
+    expect(inBulk).toBeGreaterThan(0);
+    expect(inBulk).toBeLessThan(inBulkBefore);
+    const decoded = await decodeAll(bulk, rows);
+    expect(decoded).toEqual(expected);
+    expect(JSON.stringify(decoded)).toContain('late_channel');
+    await driver.close();
+  });
+});
