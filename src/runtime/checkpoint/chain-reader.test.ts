@@ -51,14 +51,30 @@ async function decodeAll(reader: ChainReader, rows: readonly StoredRow[]) {
   return out;
 }
 
-async function readers(path: string) {
+/**
+ * The thread of the database at `path` decoded twice by fresh readers: row by row, and after
+ * one `prefetch` of the whole path (how many pieces it decoded in bulk).
+ */
+async function bothWays(path: string) {
   const driver = createSqliteDriver({ path, durability: 'normal' });
   const context = {
     tables: checkpointTables({ prefix: 'ctxloom_cp_' }),
     serde: new CheckpointSerializer(),
     compression: 'deflate' as const,
   };
-  return { driver, fresh: () => new ChainReader(context, driver) };
+  try {
+    const rows = threadRows(path);
+    const byRow = new ChainReader(context, driver);
+    byRow.add(...rows);
+    const expected = await decodeAll(byRow, rows);
+    const bulk = new ChainReader(context, driver);
+    bulk.add(...rows);
+    const inBulk = await bulk.prefetch(rows);
+    const pieces = rows.length + rows.filter((row) => row.writes !== undefined).length;
+    return { expected, decoded: await decodeAll(bulk, rows), inBulk, pieces };
+  } finally {
+    await driver.close();
+  }
 }
 
 describe('ChainReader.prefetch', () => {
@@ -67,18 +83,10 @@ describe('ChainReader.prefetch', () => {
     const saver = new SqliteSaver({ path, durability: 'normal' });
     await chat(saver, 'bulk', 40, { snapshotFrequency: 16 });
     await saver.close();
-    const rows = threadRows(path);
-    const { driver, fresh } = await readers(path);
-    const byRow = fresh();
-    byRow.add(...rows);
-    const expected = await decodeAll(byRow, rows);
-    const bulk = fresh();
-    bulk.add(...rows);
-    const pieces = rows.length + rows.filter((row) => row.writes !== undefined).length;
+    const { expected, decoded, inBulk, pieces } = await bothWays(path);
     // Rows holding a snapshot and every 64th row start their chain again: decoded row by row.
-    expect(await bulk.prefetch(rows)).toBeGreaterThan(pieces * 0.8);
-    expect(await decodeAll(bulk, rows)).toEqual(expected);
-    await driver.close();
+    expect(inBulk).toBeGreaterThan(pieces * 0.8);
+    expect(decoded).toEqual(expected);
   });
 
   it('falls back to row-by-row decoding where a child saw fewer of its parent writes than are stored', async () => {
@@ -97,29 +105,12 @@ describe('ChainReader.prefetch', () => {
     saver = new SqliteSaver({ path, durability: 'normal' });
     await saver.putWrites(old.config, [['late_channel', 'late value']], 'late-task');
     await saver.close();
-    const inBulkBefore = await (async () => {
-      const { driver, fresh } = await readers(before);
-      const reader = fresh();
-      const rows = threadRows(before);
-      reader.add(...rows);
-      const count = await reader.prefetch(rows);
-      await driver.close();
-      return count;
-    })();
-    const rows = threadRows(path);
-    const { driver, fresh } = await readers(path);
-    const byRow = fresh();
-    byRow.add(...rows);
-    const expected = await decodeAll(byRow, rows);
-    const bulk = fresh();
-    bulk.add(...rows);
-    const inBulk = await bulk.prefetch(rows);
+    const { inBulk: inBulkBefore } = await bothWays(before);
+    const { expected, decoded, inBulk } = await bothWays(path);
     // The run stops at the child whose history no longer matches; the rest decodes row by row.
     expect(inBulk).toBeGreaterThan(0);
     expect(inBulk).toBeLessThan(inBulkBefore);
-    const decoded = await decodeAll(bulk, rows);
     expect(decoded).toEqual(expected);
     expect(JSON.stringify(decoded)).toContain('late_channel');
-    await driver.close();
   });
 });

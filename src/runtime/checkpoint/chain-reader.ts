@@ -4,6 +4,7 @@ import {
   decodeStoredRecord,
   needsParent,
   recordFromStored,
+  type StoredHeader,
   taskIdsOf,
 } from './checkpoint-record.ts';
 import { chainQuery, rowKey, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
@@ -61,8 +62,6 @@ interface RunItem {
   kind: 'record' | 'writes';
   piece: { raw: Uint8Array; crc: number; count: number };
 }
-
-type StoredHeaderOf = Parameters<typeof recordFromStored>[0] extends DecodedRecord<infer H> ? H : never;
 
 /** A decoded checkpoint row. */
 export interface ChainRecord {
@@ -462,7 +461,7 @@ export class ChainReader {
           );
           writesBodyOf = undefined;
         }
-        const stored = decoded as DecodedRecord<StoredHeaderOf>;
+        const stored = decoded as DecodedRecord<StoredHeader>;
         let parent: { id: string; record: CheckpointRecord } | undefined;
         if (needsParent(stored)) {
           const parentRow = await this.#parentRow(row);

@@ -159,7 +159,7 @@ function recordOf(decoded: DecodedRecord<StoredHeader>, parent: ParentRecord | u
 }
 
 /** How a record stores its header: whole (versions relative to `versionTop`), or as a patch of its parent's. */
-type StoredHeader = RelativeHeader | PatchedHeader;
+export type StoredHeader = RelativeHeader | PatchedHeader;
 
 /**
  * A chained record's header: patches of its parent's header and JSON metadata. With `mj`

@@ -11,7 +11,10 @@ export interface SqlCheckpointSaverOptions {
   schema?: string;
   /** Record compression. Default `deflate`. */
   compression?: RecordCompression;
-  /** Serializer for values and metadata. Default LangGraph's JsonPlusSerializer. */
+  /**
+   * Serializer for values and metadata. Default `CheckpointSerializer`: LangGraph's
+   * JsonPlusSerializer (same bytes, same values) with a synchronous reviver (decision 038).
+   */
   serde?: SerializerProtocol;
   /** How a delta channel's periodic snapshot is stored; see {@link SnapshotStorage}. Default `difference`. */
   snapshots?: SnapshotStorage;
