@@ -21,7 +21,7 @@ import { deflateRawSync } from 'node:zlib';
 import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph';
 import { PostgresSaver as OfficialPostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
-import { CHAIN_VALUES_BYTES } from '../../src/runtime/checkpoint/chain-reader.ts';
+import { CHAIN_VALUES_BYTES } from '../../src/runtime/checkpoint/chain-text.ts';
 import { PostgresSaver, SqliteSaver } from '../../src/runtime/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import type { BenchMetric } from '../lib/result.ts';

@@ -1,4 +1,6 @@
 import { CtxloomError } from '../../core/errors.ts';
+import { type ChainCache, sameBytes } from './chain-cache.ts';
+import { type ChainText, dictionaryOf, extendChain } from './chain-text.ts';
 import {
   type CheckpointRecord,
   decodeStoredRecord,
@@ -12,14 +14,11 @@ import { encodeId } from './id-codec.ts';
 import {
   chainedPiece,
   type DecodedRecord,
-  type DictionaryKind,
   decodeBodyAt,
   dictionaryKind,
   inflatePath,
   isChained,
   recordCount,
-  STATIC_DICTIONARY,
-  withStaticPrefix,
 } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
 import type { SqlExecutor } from './sql-driver.ts';
@@ -33,29 +32,6 @@ import {
 
 /** Records between two self-contained ones: bounds the rows a cold read decodes. */
 export const MAX_CHAIN_DEPTH = 64;
-/** Bytes of a path's history a record is deflated against: all of DEFLATE's window. */
-export const CHAIN_HISTORY_BYTES = 32 * 1024;
-/** Format 2–3 records: bytes of a chain's recent values they were deflated against. */
-export const CHAIN_VALUES_BYTES = 24 * 1024;
-/** Format 2–3 records: bytes of a chain's recent headers they were deflated against. */
-const CHAIN_HEADERS_BYTES = 6 * 1024;
-
-/**
- * A chain's text. A node holds only its own parts and links to its parent's node (back to the
- * chain's first, self-contained record), so decoding many rows keeps no copy of the window
- * per row. `bodies` is the path's history, as a record of format 5 is deflated against it
- * ({@link dictionaryOf} `history`): the static dictionary, then each record's body and the
- * writes its child saw, in order — one window for everything, 18 % fewer bytes than the two
- * windows of formats 2–3 (decision 038). `values` and `headers` are those two windows'
- * streams (stored values; ids, headers and metadata), kept to read records stored before.
- */
-export interface ChainText {
-  readonly parent: ChainText | undefined;
-  readonly values: readonly Uint8Array[];
-  readonly headers: readonly Uint8Array[];
-  readonly bodies: readonly Uint8Array[];
-}
-
 /** A piece of a run {@link ChainReader.prefetch} inflates in one call. */
 interface RunItem {
   row: StoredRow;
@@ -68,149 +44,6 @@ export interface ChainRecord {
   record: CheckpointRecord;
   /** The chain's text up to and including this record. */
   text: ChainText;
-}
-
-/** The one buffer {@link dictionaryOf} writes into. */
-const scratch = Buffer.allocUnsafe(
-  Math.max(CHAIN_HISTORY_BYTES, STATIC_DICTIONARY.byteLength + CHAIN_VALUES_BYTES + CHAIN_HEADERS_BYTES),
-);
-
-/**
- * The dictionary of a chain text for records of `kind` (`history`: the last
- * {@link CHAIN_HISTORY_BYTES} of the static dictionary followed by the path's bodies;
- * `windows`: the static dictionary, the last values, the last headers). It is written into
- * one buffer shared by every call (a cold read builds two per row; allocating them was most
- * of its time and of its garbage): **valid until the next call** — pass it straight to the
- * codec, which copies it.
- */
-export function dictionaryOf(text: ChainText, kind: DictionaryKind = 'history'): Uint8Array {
-  if (kind === 'history') return historyOf(text);
-  scratch.set(STATIC_DICTIONARY, 0);
-  const values = lastParts(text, (node) => node.values, CHAIN_VALUES_BYTES);
-  const headers = lastParts(text, (node) => node.headers, CHAIN_HEADERS_BYTES);
-  let offset = STATIC_DICTIONARY.byteLength;
-  for (const part of [values, headers]) {
-    // Parts are newest first; the oldest may be cut at its start.
-    let end = offset + part.bytes;
-    for (const bytes of part.parts) {
-      const take = Math.min(bytes.byteLength, end - offset);
-      if (take === bytes.byteLength) scratch.set(bytes, end - take);
-      else scratch.set(bytes.subarray(bytes.byteLength - take), end - take);
-      end -= take;
-    }
-    offset += part.bytes;
-  }
-  return withStaticPrefix(scratch.subarray(0, offset));
-}
-
-/** The last {@link CHAIN_HISTORY_BYTES} of the static dictionary followed by the path's bodies. */
-function historyOf(text: ChainText): Uint8Array {
-  const { parts, bytes } = lastParts(text, (node) => node.bodies, CHAIN_HISTORY_BYTES);
-  const fromStatic = Math.min(STATIC_DICTIONARY.byteLength, CHAIN_HISTORY_BYTES - bytes);
-  scratch.set(STATIC_DICTIONARY.subarray(STATIC_DICTIONARY.byteLength - fromStatic), 0);
-  // Parts are newest first; the oldest may be cut at its start.
-  let end = fromStatic + bytes;
-  for (const part of parts) {
-    const take = Math.min(part.byteLength, end - fromStatic);
-    scratch.set(take === part.byteLength ? part : part.subarray(part.byteLength - take), end - take);
-    end -= take;
-  }
-  return withStaticPrefix(scratch.subarray(0, fromStatic + bytes));
-}
-
-/** Appends to a chain text (no copy). */
-export function extendChain(
-  text: ChainText | undefined,
-  values: Uint8Array[],
-  headers: Uint8Array[],
-  bodies: Uint8Array[],
-): ChainText {
-  return { parent: text, values, headers, bodies };
-}
-
-/** The newest parts of one stream, newest first, and how many of their last bytes make `limit`. */
-function lastParts(
-  text: ChainText,
-  stream: (node: ChainText) => readonly Uint8Array[],
-  limit: number,
-): { parts: Uint8Array[]; bytes: number } {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (let node: ChainText | undefined = text; node !== undefined && total < limit; node = node.parent) {
-    const own = stream(node);
-    for (let index = own.length - 1; index >= 0 && total < limit; index -= 1) {
-      const part = own[index] as Uint8Array;
-      parts.push(part);
-      total += part.byteLength;
-    }
-  }
-  return { parts, bytes: Math.min(total, limit) };
-}
-
-/**
- * A small process-local cache of decoded rows, keyed by thread, id and the stored bytes
- * (so a row another process rewrote is a miss, never stale). It keeps `put` and `getTuple`
- * from re-reading a chain on every call.
- */
-export class ChainCache {
-  readonly #entries = new Map<string, { data: Uint8Array; value: ChainRecord }>();
-  readonly #writes = new Map<string, { data: Uint8Array; value: StoredWrite[] }>();
-  readonly #limit: number;
-
-  constructor(limit = 256) {
-    this.#limit = limit;
-  }
-
-  /** The decoded record of a row stored as `data`, if cached. */
-  get(key: string, data: Uint8Array): ChainRecord | undefined {
-    return lookup(this.#entries, key, data);
-  }
-
-  set(key: string, data: Uint8Array, value: ChainRecord): void {
-    store(this.#entries, key, data, value, this.#limit);
-  }
-
-  /** The decoded writes of a row whose writes are stored as `data`, if cached. */
-  getWrites(key: string, data: Uint8Array): StoredWrite[] | undefined {
-    return lookup(this.#writes, key, data);
-  }
-
-  setWrites(key: string, data: Uint8Array, value: StoredWrite[]): void {
-    store(this.#writes, key, data, value, this.#limit);
-  }
-
-  /** Forgets everything (a decoded record turned out stale: see `SqlCheckpointSaver`). */
-  clear(): void {
-    this.#entries.clear();
-    this.#writes.clear();
-  }
-}
-
-function lookup<T>(
-  entries: Map<string, { data: Uint8Array; value: T }>,
-  key: string,
-  data: Uint8Array,
-): T | undefined {
-  const entry = entries.get(key);
-  if (entry === undefined || !sameBytes(entry.data, data)) return undefined;
-  entries.delete(key);
-  entries.set(key, entry);
-  return entry.value;
-}
-
-function store<T>(
-  entries: Map<string, { data: Uint8Array; value: T }>,
-  key: string,
-  data: Uint8Array,
-  value: T,
-  limit: number,
-): void {
-  entries.delete(key);
-  entries.set(key, { data, value });
-  if (entries.size > limit) {
-    const oldest = entries.keys().next().value;
-    if (oldest !== undefined) entries.delete(oldest);
-  }
 }
 
 /** A row's decoded record with its chain text: `prefix` (its chain before it) plus its own. */
@@ -561,11 +394,6 @@ export class ChainReader {
     if (parent?.data === undefined) throw missing(row.parentId, 'chain record');
     return parent;
   }
-}
-
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /**

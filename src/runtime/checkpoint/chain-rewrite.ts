@@ -1,4 +1,5 @@
-import { ChainReader, chainRecordOf, dictionaryOf, MAX_CHAIN_DEPTH } from './chain-reader.ts';
+import { ChainReader, chainRecordOf, MAX_CHAIN_DEPTH } from './chain-reader.ts';
+import { dictionaryOf } from './chain-text.ts';
 import { type CheckpointRecord, encodeCheckpointRecordWithRecord, taskIdsOf } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { encodeId } from './id-codec.ts';

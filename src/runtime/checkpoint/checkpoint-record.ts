@@ -32,7 +32,7 @@ export interface CheckpointRecord {
   header: CheckpointRecordHeader;
   /** The header's JSON bytes (with the metadata: this record's part of its chain's header text). */
   headerBytes: Uint8Array;
-  /** The record's body as stored, uncompressed: its part of its path's history (`chain-reader.ts`). */
+  /** The record's body as stored, uncompressed: its part of its path's history (`chain-text.ts`). */
   body: Uint8Array;
   metadata: Uint8Array;
   /** Channel → [serde type, serialised value] stored in this record. */

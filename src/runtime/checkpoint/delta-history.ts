@@ -4,7 +4,8 @@ import {
   type DeltaChannelHistory,
   getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
-import { type ChainCache, ChainReader } from './chain-reader.ts';
+import type { ChainCache } from './chain-cache.ts';
+import { ChainReader } from './chain-reader.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { decodeId, encodeId } from './id-codec.ts';
 import { loadValue } from './locate-values.ts';

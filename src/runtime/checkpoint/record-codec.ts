@@ -27,7 +27,7 @@ const FORMAT_VERSION = 3;
 const BROTLI_FORMAT_VERSION = 4;
 /**
  * Version 5: a chained record deflated against its path's history — the last 32 KiB of the
- * bodies before it along its chain (see `chain-reader.ts`, {@link DictionaryKind}); versions 2
+ * bodies before it along its chain (see `chain-text.ts`, {@link DictionaryKind}); versions 2
  * and 3 were deflated against two windows (recent values, recent headers). The DEFLATE stream
  * is sync-flushed and its closing empty stored block (`00 00 FF FF`) left out, and the CRC is
  * the body's: the records of a path, concatenated, are one DEFLATE stream, inflated in one
@@ -76,12 +76,13 @@ export const STATIC_DICTIONARY = Buffer.from(
 
 /**
  * A stored record: a JSON header plus opaque byte payloads (serialised channel values).
- * Layout: `[version u8][flags u8]`, then when chained the CRC-32 of the dictionary (u32 LE),
- * then when counted an unsigned LEB128 count, then the (optionally deflated) body
- * `[header length u32 LE][header JSON][payload 0][payload 1]…`; payload lengths live in
- * the header. A chained record is deflated against a dictionary its reader rebuilds from
- * earlier records of the same chain (see `chain-reader.ts`), so it costs only what is new;
- * the count travels outside the deflated body because the dictionary depends on it.
+ * Layout: `[version u8][flags u8]`, then when chained a CRC-32 (u32 LE: of the body in format
+ * 5, of the dictionary in formats 2–3), then when counted an unsigned LEB128 count, then the
+ * (optionally compressed) body `[header length u32 LE][header JSON][payload 0][payload 1]…`;
+ * payload lengths live in the header. A chained record is deflated against a dictionary its
+ * reader rebuilds from earlier records of the same chain (see `chain-text.ts`), so it costs
+ * only what is new; the count travels outside the deflated body because the dictionary
+ * depends on it.
  */
 export interface DecodedRecord<H> {
   header: H;

@@ -14,8 +14,10 @@ import {
   WRITES_IDX_MAP,
 } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
-import { ChainCache, ChainReader, dictionaryOf, isMissingFromStorage } from './chain-reader.ts';
+import { ChainCache } from './chain-cache.ts';
+import { ChainReader, isMissingFromStorage } from './chain-reader.ts';
 import { encodeRow, optionalIds, rechainChildren } from './chain-rewrite.ts';
+import { dictionaryOf } from './chain-text.ts';
 import { taskIdsOf } from './checkpoint-record.ts';
 import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
@@ -56,9 +58,9 @@ export type { PruneOptions, PruneResult, SqlCheckpointSaverOptions } from './sql
  * of channels written at its step and points at the checkpoint holding every other value;
  * delta channels (LangGraph `DeltaValue`, ctxloom's `messages` and `mapreduce_results`)
  * store only their writes plus periodic snapshots. One row per checkpoint holds its record
- * and all its pending writes, both DEFLATE-compressed against the chain of recent
- * ancestors (see `chain-reader.ts`). `getDeltaChannelHistory` walks the parent chain in one
- * recursive query.
+ * and all its pending writes, both DEFLATE-compressed against the history of its path
+ * (see `chain-text.ts`; a path's records inflate in one call, `ChainReader.prefetch`).
+ * `getDeltaChannelHistory` walks the parent chain in one recursive query.
  */
 export class SqlCheckpointSaver extends BaseCheckpointSaver {
   protected readonly driver: SqlDriver;

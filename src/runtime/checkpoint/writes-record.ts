@@ -124,7 +124,7 @@ export function encodeWritesRecord(options: {
 
 /**
  * The body {@link encodeWritesRecord} compresses for these writes: what a child's chain
- * includes of its parent's first regular writes (`chain-reader.ts`), so that the next writes
+ * includes of its parent's first regular writes (`chain-text.ts`), so that the next writes
  * record, much like it, finds it in its dictionary.
  */
 export function writesBody(writes: readonly StoredWrite[], ids?: TaskIds): Uint8Array {
