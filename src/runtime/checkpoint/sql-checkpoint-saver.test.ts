@@ -199,6 +199,36 @@ describe.each(kinds)('$name', ({ open, payloadBytes, selfContainedRows, recordFo
     await fresh.close();
   });
 
+  it('keeps a stored write as it was when its task writes again under another path after a child exists', async () => {
+    const saver = open('latepath');
+    const { app, config } = await chat(saver, 'latepath', 4);
+    const before: CheckpointTuple[] = [];
+    for await (const tuple of saver.list(config)) before.push(tuple);
+    const old = before.slice(3).find((tuple) => (tuple.pendingWrites?.length ?? 0) > 0);
+    const [taskId] = old?.pendingWrites?.[0] ?? [];
+    if (old === undefined || taskId === undefined) throw new Error('no old checkpoint with writes');
+    // The task's indexes so far exist (ignored, as MemorySaver does); the next is new, under
+    // another path. Its child's history holds the task's writes as stored: they must not change.
+    const stored = (old.pendingWrites ?? []).filter(([task]) => task === taskId).length;
+    const writes: [string, unknown][] = Array.from({ length: stored }, () => ['messages', []]);
+    await saver.putWrites(old.config, [...writes, ['late', 'value']], taskId, 'another~path');
+    const hot = await app.getState(config);
+    await saver.close();
+    const fresh = open('latepath');
+    const after: CheckpointTuple[] = [];
+    for await (const tuple of fresh.list(config)) after.push(tuple);
+    expect(after.map((tuple) => tuple.checkpoint)).toEqual(before.map((tuple) => tuple.checkpoint));
+    const late = after.find((tuple) => tuple.checkpoint.id === old.checkpoint.id);
+    // Pending writes come sorted by task path: the late one, under its own path, among them.
+    expect(late?.pendingWrites).toHaveLength((old.pendingWrites?.length ?? 0) + 1);
+    expect(late?.pendingWrites).toEqual(
+      expect.arrayContaining([...(old.pendingWrites ?? []), [taskId, 'late', 'value']]),
+    );
+    const cold = await chat(fresh, 'latepath', 0);
+    expect((await cold.app.getState(cold.config)).values).toEqual(hot.values);
+    await fresh.close();
+  });
+
   it('re-encodes the checkpoints chained to one that is put again with another record', async () => {
     const saver = open('reput');
     const { config } = await chat(saver, 'reput', 3);

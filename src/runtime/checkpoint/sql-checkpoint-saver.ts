@@ -362,7 +362,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
         type,
         bytes,
       }));
-      const merged = mergeWrites(log, incoming, taskPath);
+      const merged = mergeWrites(log, incoming);
       if (merged.length === log.length && merged.every((write, index) => write === log[index])) return;
       const own = row.data === undefined ? undefined : await reader.record(row);
       const data = encodeWritesRecord({

@@ -135,13 +135,15 @@ export function writesBody(writes: readonly StoredWrite[], ids?: TaskIds): Uint8
 }
 
 function writesHeader(writes: readonly StoredWrite[], ids: TaskIds | undefined): WritesRecordHeader {
+  // A task's writes may carry different paths (each keeps the one it was put with): one entry per pair.
   const tasks = new Map<string, number>();
   const header: WritesRecordHeader = { t: [], w: [] };
   for (const write of writes) {
-    let task = tasks.get(write.taskId);
+    const key = `${write.taskId}\u0000${write.taskPath}`;
+    let task = tasks.get(key);
     if (task === undefined) {
       task = header.t.length;
-      tasks.set(write.taskId, task);
+      tasks.set(key, task);
       header.t.push(compactTask(ids, write.taskId, write.taskPath));
     }
     header.w.push([task, write.idx, write.channel, write.type]);
@@ -169,15 +171,13 @@ export function writesOf(decoded: DecodedRecord<unknown>, ids?: TaskIds): Stored
 }
 
 /**
- * Merges incoming writes of one task into a checkpoint's log: regular writes are insert-once
- * per (task, idx) and appended (a retried task must not double them); special writes
- * (errors, interrupts: negative idx) replace the previous one in place.
+ * Merges incoming writes of one task into a checkpoint's log, as LangGraph's `MemorySaver`
+ * does: regular writes are insert-once per (task, idx) and appended (a retried task must not
+ * double them), each keeping the task path it came with; special writes (errors, interrupts:
+ * negative idx) replace the previous one in place. A regular write never changes once stored:
+ * a child's history holds its parent's first regular writes as stored (`chain-text.ts`).
  */
-export function mergeWrites(
-  log: readonly StoredWrite[],
-  incoming: readonly StoredWrite[],
-  taskPath: string | undefined,
-): StoredWrite[] {
+export function mergeWrites(log: readonly StoredWrite[], incoming: readonly StoredWrite[]): StoredWrite[] {
   const out = [...log];
   const position = new Map(out.map((write, index) => [`${write.taskId}\u0000${write.idx}`, index]));
   for (const write of incoming) {
@@ -190,9 +190,7 @@ export function mergeWrites(
     position.set(key, out.length);
     out.push(write);
   }
-  if (taskPath === undefined) return out;
-  const taskId = incoming[0]?.taskId;
-  return out.map((write) => (write.taskId === taskId ? { ...write, taskPath } : write));
+  return out;
 }
 
 /** Number of regular writes (idx ≥ 0) in a log. */
