@@ -1,6 +1,7 @@
 import { deflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CtxloomError } from '../../core/errors.ts';
 import { decodeId, encodeId } from './id-codec.ts';
 import { decodeRecord, dictionaryKind, encodeRecord, isChained, recordCount } from './record-codec.ts';
 
@@ -120,6 +121,32 @@ describe('large self-contained records', () => {
     const small = Buffer.from(encodeRecord({ header, payloads: [], compression: 'deflate' }));
     small[0] = 4;
     expect(() => decodeRecord(small)).toThrow(/not a valid record/);
+  });
+});
+
+describe('decodeRecord on damaged bytes', () => {
+  const base = bytes('{"messages":"some earlier text the record was deflated against, twice over"}');
+  const record = encodeRecord({
+    header: { a: 1, note: 'some earlier text the record was deflated against, and more of its own' },
+    payloads: [bytes('a payload of its own, long enough to compress somewhat, somewhat, somewhat')],
+    compression: 'deflate',
+    dictionary: base,
+  });
+
+  it('answers every flipped byte and every truncation with a storage error, never a raw one', () => {
+    for (let index = 0; index < record.byteLength; index += 1) {
+      for (const damaged of [Buffer.from(record), Buffer.from(record.subarray(0, index))]) {
+        if (damaged.byteLength === record.byteLength) damaged[index] = (damaged[index] ?? 0) ^ 0x5a;
+        let error: unknown;
+        try {
+          decodeRecord(damaged, base);
+        } catch (caught) {
+          error = caught;
+        }
+        // A flip may leave a record that still decodes (a flag bit): then it decodes to itself or fails typed.
+        if (error !== undefined) expect(CtxloomError.is(error, 'storage-error'), String(error)).toBe(true);
+      }
+    }
   });
 });
 

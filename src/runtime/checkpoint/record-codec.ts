@@ -6,6 +6,7 @@ import {
   deflateRawSync,
   inflateRawSync,
 } from 'node:zlib';
+import { CtxloomError } from '../../core/errors.ts';
 
 /**
  * How stored records are compressed. `deflate` (default) uses raw DEFLATE level 6, against a
@@ -165,7 +166,7 @@ export function encodeRecordWithBody<H>(options: EncodeRecordOptions<H>): {
   if (flags & FLAG_CHAINED) out.writeUInt32LE(crc32(body), 2);
   out.set(count, prefix - count.length);
   out.set(stored, prefix);
-  return { bytes: out, decoded: decodeBody<H>(body) };
+  return { bytes: out, decoded: parseBodyAt<H>(body, 0).decoded };
 }
 
 /** The uncompressed body of a record: `[header length u32 LE][header JSON][payload 0][payload 1]…`. */
@@ -206,35 +207,52 @@ export function recordCount(bytes: Uint8Array): number {
   return readCount(bytes).count;
 }
 
-/** Decodes what {@link encodeRecord} wrote. `dictionary` is required when {@link isChained}. */
+/**
+ * Decodes what {@link encodeRecord} wrote. `dictionary` is required when {@link isChained}.
+ * Anything that does not decode — an unknown format, a changed chain, bytes zlib or Brotli
+ * refuse, a body that does not parse — is a `storage-error`.
+ */
 export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<H> {
-  if (!READABLE_VERSIONS.has(bytes[0] ?? 0)) throw new Error(`unknown checkpoint record format ${bytes[0]}`);
+  if (!READABLE_VERSIONS.has(bytes[0] ?? 0))
+    throw storageError(`unknown checkpoint record format ${bytes[0]}`);
   const flags = bytes[1] ?? 0;
   if (
     (bytes[0] === BROTLI_FORMAT_VERSION) !== ((flags & FLAG_BROTLI) !== 0) ||
     (bytes[0] === HISTORY_FORMAT_VERSION && (flags & FLAG_CHAINED) === 0)
   )
-    throw new Error(`checkpoint record format ${bytes[0]} with flags ${flags} is not a valid record`);
+    throw storageError(`checkpoint record format ${bytes[0]} with flags ${flags} is not a valid record`);
   const chained = (flags & FLAG_CHAINED) !== 0;
-  if (chained && dictionary === undefined) throw new Error('record needs its chain to decode');
+  if (chained && dictionary === undefined) throw storageError('record needs its chain to decode');
   const { end } = readCount(bytes);
   const raw = Buffer.from(bytes.buffer, bytes.byteOffset + end, bytes.byteLength - end);
   const preset = dictionaryFor(chained ? dictionary : undefined);
-  if (chained && bytes[0] === HISTORY_FORMAT_VERSION) {
-    const body = inflateRawSync(Buffer.concat([raw, SYNC_TAIL]), {
-      ...inflateOptions(raw, preset),
-      finishFlush: constants.Z_SYNC_FLUSH,
-    });
-    if (crc32(body) !== storedCrc(bytes)) throw chainChanged();
-    return decodeBody<H>(body);
+  if (chained && bytes[0] !== HISTORY_FORMAT_VERSION && storedCrc(bytes) !== crc32(preset))
+    throw chainChanged();
+  let body: Buffer;
+  try {
+    if (chained && bytes[0] === HISTORY_FORMAT_VERSION) {
+      body = inflateRawSync(Buffer.concat([raw, SYNC_TAIL]), {
+        ...inflateOptions(raw, preset),
+        finishFlush: constants.Z_SYNC_FLUSH,
+      });
+    } else if (flags & FLAG_BROTLI) body = brotliDecompressSync(raw);
+    else body = flags & FLAG_DEFLATE ? inflateRawSync(raw, inflateOptions(raw, preset)) : raw;
+  } catch (error) {
+    throw storageError(`checkpoint record does not decompress: ${(error as Error).message}`);
   }
-  if (chained && storedCrc(bytes) !== crc32(preset)) throw chainChanged();
-  if (flags & FLAG_BROTLI) return decodeBody<H>(brotliDecompressSync(raw));
-  return decodeBody<H>(flags & FLAG_DEFLATE ? inflateRawSync(raw, inflateOptions(raw, preset)) : raw);
+  if (chained && bytes[0] === HISTORY_FORMAT_VERSION && crc32(body) !== storedCrc(bytes))
+    throw chainChanged();
+  const { decoded, end: bodyEnd } = parseBodyAt<H>(body, 0);
+  if (bodyEnd !== body.byteLength) throw storageError('checkpoint record body has bytes after its payloads');
+  return decoded;
 }
 
-function chainChanged(): Error {
-  return new Error('record chain changed since the record was written');
+function storageError(message: string): CtxloomError {
+  return new CtxloomError({ code: 'storage-error', message });
+}
+
+function chainChanged(): CtxloomError {
+  return storageError('record chain changed since the record was written');
 }
 
 function storedCrc(bytes: Uint8Array): number {
@@ -265,25 +283,32 @@ export function decodeBodyAt<H>(
   offset: number,
   crc: number,
 ): { decoded: DecodedRecord<H>; end: number } {
-  if (offset + 4 > buffer.byteLength) throw chainChanged();
+  const parsed = parseBodyAt<H>(buffer, offset);
+  if (crc32(parsed.decoded.body) !== crc) throw chainChanged();
+  return parsed;
+}
+
+/** The record body at `offset`: its header parsed, its payloads cut; a `storage-error` when it does not fit. */
+function parseBodyAt<H>(buffer: Buffer, offset: number): { decoded: DecodedRecord<H>; end: number } {
+  const malformed = () => storageError('checkpoint record body is malformed');
+  if (offset + 4 > buffer.byteLength) throw malformed();
   const headerEnd = offset + 4 + buffer.readUInt32LE(offset);
-  if (headerEnd > buffer.byteLength) throw chainChanged();
-  let parsed: { h: H; l: number[] };
+  if (headerEnd > buffer.byteLength) throw malformed();
+  let parsed: { h: H; l: unknown };
   try {
-    parsed = JSON.parse(buffer.toString('utf8', offset + 4, headerEnd)) as { h: H; l: number[] };
+    parsed = JSON.parse(buffer.toString('utf8', offset + 4, headerEnd)) as { h: H; l: unknown };
   } catch {
-    throw chainChanged();
+    throw malformed();
   }
-  if (!Array.isArray(parsed.l)) throw chainChanged();
+  if (!Array.isArray(parsed.l)) throw malformed();
   let end = headerEnd;
   const payloads: Uint8Array[] = [];
   for (const length of parsed.l) {
-    if (!Number.isSafeInteger(length) || length < 0 || end + length > buffer.byteLength) throw chainChanged();
+    if (!Number.isSafeInteger(length) || length < 0 || end + length > buffer.byteLength) throw malformed();
     payloads.push(buffer.subarray(end, end + length));
     end += length;
   }
   const body = buffer.subarray(offset, end);
-  if (crc32(body) !== crc) throw chainChanged();
   return {
     decoded: { header: parsed.h, headerBytes: buffer.subarray(offset + 4, headerEnd), body, payloads },
     end,
@@ -316,19 +341,6 @@ function inflateOptions(
   return raw.byteLength < 8 * 1024
     ? { dictionary }
     : { dictionary, chunkSize: Math.min(raw.byteLength * 4, 8 * 1024 * 1024) };
-}
-
-function decodeBody<H>(body: Buffer): DecodedRecord<H> {
-  const headerLength = body.readUInt32LE(0);
-  const headerBytes = body.subarray(4, 4 + headerLength);
-  const parsed = JSON.parse(headerBytes.toString('utf8')) as { h: H; l: number[] };
-  const payloads: Uint8Array[] = [];
-  let offset = 4 + headerLength;
-  for (const length of parsed.l) {
-    payloads.push(body.subarray(offset, offset + length));
-    offset += length;
-  }
-  return { header: parsed.h, headerBytes, body, payloads };
 }
 
 function readCount(bytes: Uint8Array): { count: number; end: number } {
