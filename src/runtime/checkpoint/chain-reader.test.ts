@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CtxloomError } from '../../core/errors.ts';
 import { ChainReader } from './chain-reader.ts';
 import { dictionaryOf } from './chain-text.ts';
 import { type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { checkpointTables } from './checkpoint-schema.ts';
 import { CheckpointSerializer } from './checkpoint-serializer.ts';
+import { encodeId } from './id-codec.ts';
 import { chat } from './saver-scenarios.test-support.ts';
 import { createSqliteDriver } from './sqlite-driver.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
@@ -113,5 +115,41 @@ describe('ChainReader.prefetch', () => {
     expect(inBulk).toBeLessThan(inBulkBefore);
     expect(decoded).toEqual(expected);
     expect(JSON.stringify(decoded)).toContain('late_channel');
+  });
+
+  it('leaves a damaged row to row-by-row decoding, which answers with a storage error', async () => {
+    const path = join(directory, 'damaged.db');
+    const saver = new SqliteSaver({ path, durability: 'normal' });
+    await chat(saver, 'damaged', 6);
+    await saver.close();
+    const rows = threadRows(path);
+    const victim = rows[Math.floor(rows.length / 2)];
+    if (victim?.data === undefined) throw new Error('no row to damage');
+    const damaged = Buffer.from(victim.data);
+    damaged[damaged.byteLength - 3] = (damaged[damaged.byteLength - 3] ?? 0) ^ 0x5a;
+    const database = new DatabaseSync(path);
+    database
+      .prepare('UPDATE ctxloom_cp_checkpoints SET data = ? WHERE thread = ? AND checkpoint_id = ?')
+      .run(damaged, victim.threadKey, encodeId(victim.checkpointId));
+    database.close();
+    const driver = createSqliteDriver({ path, durability: 'normal' });
+    const reader = new ChainReader(
+      {
+        tables: checkpointTables({ prefix: 'ctxloom_cp_' }),
+        serde: new CheckpointSerializer(),
+        compression: 'deflate',
+      },
+      driver,
+    );
+    const stored = threadRows(path);
+    reader.add(...stored);
+    // The run stops at the damaged piece: no throw, fewer pieces than the path holds.
+    expect(await reader.prefetch(stored)).toBeLessThan(stored.length);
+    const row = stored.find((candidate) => candidate.checkpointId === victim.checkpointId);
+    if (row === undefined) throw new Error('damaged row not read back');
+    await expect(reader.record(row)).rejects.toSatisfy((error: unknown) =>
+      CtxloomError.is(error, 'storage-error'),
+    );
+    await driver.close();
   });
 });

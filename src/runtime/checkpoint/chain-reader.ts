@@ -32,6 +32,16 @@ import {
 
 /** Records between two self-contained ones: bounds the rows a cold read decodes. */
 export const MAX_CHAIN_DEPTH = 64;
+/** A parent's text extended by the writes a child saw (`body`: their writes-record body). */
+function withWrites(text: ChainText, writes: readonly StoredWrite[], body: Uint8Array): ChainText {
+  return extendChain(
+    text,
+    writes.map((write) => write.bytes),
+    writes.map((write) => Buffer.from(write.channel)),
+    [body],
+  );
+}
+
 /** A piece of a run {@link ChainReader.prefetch} inflates in one call. */
 interface RunItem {
   row: StoredRow;
@@ -194,12 +204,7 @@ export class ChainReader {
     const { text, record } = await this.record(parent);
     if (count === 0) return text;
     const writes = regularWrites(await this.writes(parent), count);
-    return extendChain(
-      text,
-      writes.map((write) => write.bytes),
-      writes.map((write) => Buffer.from(write.channel)),
-      [writesBody(writes, taskIdsOf(parent.checkpointId, record))],
-    );
+    return withWrites(text, writes, writesBody(writes, taskIdsOf(parent.checkpointId, record)));
   }
 
   /**
@@ -283,14 +288,12 @@ export class ChainReader {
       const { row } = item;
       if (item.kind === 'record') {
         if (writesBodyOf !== undefined) {
-          // The parent's writes as this child saw them: the stored body, checked by this record's CRC.
-          const parentText = (await this.record(writesBodyOf.row)).text;
-          const writes = regularWrites(await this.writes(writesBodyOf.row), item.piece.count);
-          text = extendChain(
-            parentText,
-            writes.map((write) => write.bytes),
-            writes.map((write) => Buffer.from(write.channel)),
-            [writesBodyOf.body],
+          // The parent's writes as this child saw them: the stored body (what `childText` builds
+          // for these writes, else this record's CRC fails).
+          text = withWrites(
+            (await this.record(writesBodyOf.row)).text,
+            regularWrites(await this.writes(writesBodyOf.row), item.piece.count),
+            writesBodyOf.body,
           );
           writesBodyOf = undefined;
         }

@@ -42,17 +42,7 @@ export function dictionaryOf(text: ChainText, kind: DictionaryKind = 'history'):
   const values = lastParts(text, (node) => node.values, CHAIN_VALUES_BYTES);
   const headers = lastParts(text, (node) => node.headers, CHAIN_HEADERS_BYTES);
   let offset = STATIC_DICTIONARY.byteLength;
-  for (const part of [values, headers]) {
-    // Parts are newest first; the oldest may be cut at its start.
-    let end = offset + part.bytes;
-    for (const bytes of part.parts) {
-      const take = Math.min(bytes.byteLength, end - offset);
-      if (take === bytes.byteLength) scratch.set(bytes, end - take);
-      else scratch.set(bytes.subarray(bytes.byteLength - take), end - take);
-      end -= take;
-    }
-    offset += part.bytes;
-  }
+  for (const part of [values, headers]) offset = place(part, offset);
   return withStaticPrefix(scratch.subarray(0, offset));
 }
 
@@ -61,14 +51,21 @@ function historyOf(text: ChainText): Uint8Array {
   const { parts, bytes } = lastParts(text, (node) => node.bodies, CHAIN_HISTORY_BYTES);
   const fromStatic = Math.min(STATIC_DICTIONARY.byteLength, CHAIN_HISTORY_BYTES - bytes);
   scratch.set(STATIC_DICTIONARY.subarray(STATIC_DICTIONARY.byteLength - fromStatic), 0);
-  // Parts are newest first; the oldest may be cut at its start.
-  let end = fromStatic + bytes;
-  for (const part of parts) {
-    const take = Math.min(part.byteLength, end - fromStatic);
+  return withStaticPrefix(scratch.subarray(0, place({ parts, bytes }, fromStatic)));
+}
+
+/**
+ * Writes the last `bytes` of `parts` (newest first; the oldest may be cut at its start) into
+ * the scratch buffer from `offset`, oldest first; returns where they end.
+ */
+function place(last: { parts: readonly Uint8Array[]; bytes: number }, offset: number): number {
+  let end = offset + last.bytes;
+  for (const part of last.parts) {
+    const take = Math.min(part.byteLength, end - offset);
     scratch.set(take === part.byteLength ? part : part.subarray(part.byteLength - take), end - take);
     end -= take;
   }
-  return withStaticPrefix(scratch.subarray(0, fromStatic + bytes));
+  return offset + last.bytes;
 }
 
 /** Appends to a chain text (no copy). */
