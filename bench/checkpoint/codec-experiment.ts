@@ -74,8 +74,18 @@ try {
   reader.add(...rows);
 
   const chained: Record<DictionaryKind, number> = { windows: 0, history: 0 };
-  const snapshots: { body: number; deflate: number; brotli9: number; brotli11: number; cpuMs: number[][] }[] =
-    [];
+  type Way = 'deflate' | 'brotli9' | 'brotli11';
+  const snapshots: ({ body: number; cpuMs: Record<Way, number> } & Record<Way, number>)[] = [];
+  const cpuMedian = (work: () => unknown) => {
+    const times: number[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const start = process.cpuUsage();
+      work();
+      const used = process.cpuUsage(start);
+      times.push((used.user + used.system) / 1000);
+    }
+    return Math.round(median(times) * 10) / 10;
+  };
   const compressAgainst = (body: Uint8Array, dictionary: Uint8Array) =>
     deflateRawSync(body, { dictionary: dictionary.subarray(-32 * 1024) }).byteLength + FRAMING;
   for (const row of rows) {
@@ -100,22 +110,21 @@ try {
             [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
           },
         }).byteLength;
-      const ways = [() => deflateRawSync(body).byteLength, brotli(9), brotli(11)];
+      const ways: Record<Way, () => number> = {
+        deflate: () => deflateRawSync(body).byteLength,
+        brotli9: brotli(9),
+        brotli11: brotli(11),
+      };
       snapshots.push({
         body: body.byteLength,
-        deflate: ways[0]?.() ?? 0,
-        brotli9: ways[1]?.() ?? 0,
-        brotli11: ways[2]?.() ?? 0,
-        cpuMs: ways.map((way) => {
-          const times: number[] = [];
-          for (let round = 0; round < 5; round += 1) {
-            const start = process.cpuUsage();
-            way();
-            const used = process.cpuUsage(start);
-            times.push((used.user + used.system) / 1000);
-          }
-          return [Math.round(median(times) * 10) / 10];
-        }),
+        deflate: ways.deflate(),
+        brotli9: ways.brotli9(),
+        brotli11: ways.brotli11(),
+        cpuMs: {
+          deflate: cpuMedian(ways.deflate),
+          brotli9: cpuMedian(ways.brotli9),
+          brotli11: cpuMedian(ways.brotli11),
+        },
       });
     }
     if (row.writes !== undefined && isChained(row.writes)) {
@@ -135,14 +144,7 @@ try {
           ...chained,
           saved: `${Math.round((1 - chained.history / chained.windows) * 1000) / 10} %`,
         },
-        snapshots: snapshots.map((snapshot) => ({
-          ...snapshot,
-          cpuMs: {
-            deflate: snapshot.cpuMs[0]?.[0],
-            brotli9: snapshot.cpuMs[1]?.[0],
-            brotli11: snapshot.cpuMs[2]?.[0],
-          },
-        })),
+        snapshots,
       },
       null,
       1,

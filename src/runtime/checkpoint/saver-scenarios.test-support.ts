@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { DeltaValue, messagesDeltaReducer, StateGraph, StateSchema } from '@langchain/langgraph';
 import { z } from 'zod';
@@ -74,4 +75,20 @@ export async function count(saver: SqlCheckpointSaver, threadId: string): Promis
   let total = 0;
   for await (const _ of saver.list({ configurable: { thread_id: threadId } })) total += 1;
   return total;
+}
+
+/** Checkpoint records of a SQLite saver's file by their format number (a record's first byte). */
+export function sqliteRecordFormats(path: string): Record<string, number> {
+  const database = new DatabaseSync(path, { readOnly: true });
+  try {
+    const rows = database
+      .prepare(
+        `SELECT unicode(CAST(substr(data, 1, 1) AS TEXT)) AS format, COUNT(*) AS n
+           FROM ctxloom_cp_checkpoints WHERE thread >= 0 AND data IS NOT NULL GROUP BY 1`,
+      )
+      .all() as { format: number; n: number }[];
+    return Object.fromEntries(rows.map((row) => [String(row.format), Number(row.n)]));
+  } finally {
+    database.close();
+  }
 }

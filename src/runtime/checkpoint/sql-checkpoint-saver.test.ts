@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CheckpointTables, checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import { PostgresSaver } from './postgres-saver.ts';
-import { chat, count } from './saver-scenarios.test-support.ts';
+import { chat, count, sqliteRecordFormats } from './saver-scenarios.test-support.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
 import { type SqlDriver, type SqlParam, type SqlRow, toPostgresPlaceholders } from './sql-driver.ts';
 import type { SnapshotStorage } from './sql-saver-options.ts';
@@ -58,38 +58,18 @@ const kinds: {
     name: 'SqliteSaver',
     open: (name, options = {}) =>
       new SqliteSaver({ path: join(directory, `${name}.db`), durability: 'normal', ...options }),
-    payloadBytes: async (name, threadId) => {
-      const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
-      try {
+    payloadBytes: async (name, threadId) =>
+      readSqlite(name, (database) => {
         const query = payloadQuery(checkpointTables({ prefix: 'ctxloom_cp_' }), threadId);
-        const row = database.prepare(query.sql).get(...query.params) as { bytes: number };
-        return Number(row.bytes);
-      } finally {
-        database.close();
-      }
-    },
-    selfContainedRows: async (name) => {
-      const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
-      try {
-        const row = database.prepare(SELF_CONTAINED_SQL('ctxloom_cp_checkpoints')).get() as { rows: number };
-        return Number(row.rows);
-      } finally {
-        database.close();
-      }
-    },
-    recordFormats: async (name) => {
-      const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
-      try {
-        const rows = database
-          .prepare(
-            'SELECT unicode(CAST(substr(data, 1, 1) AS TEXT)) AS format, COUNT(*) AS n FROM ctxloom_cp_checkpoints WHERE thread >= 0 AND data IS NOT NULL GROUP BY 1',
-          )
-          .all() as { format: number; n: number }[];
-        return Object.fromEntries(rows.map((row) => [Number(row.format), Number(row.n)]));
-      } finally {
-        database.close();
-      }
-    },
+        return Number((database.prepare(query.sql).get(...query.params) as { bytes: number }).bytes);
+      }),
+    selfContainedRows: async (name) =>
+      readSqlite(name, (database) =>
+        Number(
+          (database.prepare(SELF_CONTAINED_SQL('ctxloom_cp_checkpoints')).get() as { rows: number }).rows,
+        ),
+      ),
+    recordFormats: async (name) => sqliteRecordFormats(join(directory, `${name}.db`)),
   },
   {
     name: 'PostgresSaver',
@@ -113,6 +93,16 @@ const kinds: {
     },
   },
 ];
+
+/** Runs `read` on the SQLite saver file `name`, opened read-only. */
+function readSqlite<T>(name: string, read: (database: DatabaseSync) => T): T {
+  const database = new DatabaseSync(join(directory, `${name}.db`), { readOnly: true });
+  try {
+    return read(database);
+  } finally {
+    database.close();
+  }
+}
 
 /** Counts rows with a record stored self-contained (`depth` 0) in a checkpoints table. */
 const SELF_CONTAINED_SQL = (table: string) =>

@@ -1,10 +1,9 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import type { CheckpointTuple } from '@langchain/langgraph';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chat, chatGraph } from './saver-scenarios.test-support.ts';
+import { chat, chatGraph, sqliteRecordFormats } from './saver-scenarios.test-support.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
 
 /**
@@ -16,21 +15,6 @@ import { SqliteSaver } from './sqlite-saver.ts';
 const fixture = new URL('../../../test/fixtures/checkpoint-format-3', import.meta.url).pathname;
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-formats-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-function formats(path: string): Record<string, number> {
-  const database = new DatabaseSync(path, { readOnly: true });
-  try {
-    const rows = database
-      .prepare(
-        `SELECT unicode(CAST(substr(data, 1, 1) AS TEXT)) AS format, COUNT(*) AS n
-           FROM ctxloom_cp_checkpoints WHERE thread >= 0 AND data IS NOT NULL GROUP BY 1`,
-      )
-      .all() as { format: number; n: number }[];
-    return Object.fromEntries(rows.map((row) => [String(row.format), Number(row.n)]));
-  } finally {
-    database.close();
-  }
-}
 
 async function tuples(saver: SqliteSaver): Promise<CheckpointTuple[]> {
   const out: CheckpointTuple[] = [];
@@ -48,7 +32,7 @@ describe('a thread stored by an earlier version (record format 3)', () => {
       checkpointId: string;
       values: unknown;
     };
-    expect(formats(path)).toEqual({ '3': 48 });
+    expect(sqliteRecordFormats(path)).toEqual({ '3': 48 });
 
     const saver = new SqliteSaver({ path, durability: 'normal' });
     const app = chatGraph(6).compile({ checkpointer: saver });
@@ -62,7 +46,7 @@ describe('a thread stored by an earlier version (record format 3)', () => {
     const hot = await app.getState(config);
     const hotTuples = await tuples(saver);
     await saver.close();
-    const stored = formats(path);
+    const stored = sqliteRecordFormats(path);
     expect(stored['3']).toBeGreaterThanOrEqual(48);
     expect(stored['5']).toBeGreaterThan(0);
 
