@@ -4,7 +4,7 @@ export {
   type BlackboardOptions,
   createBlackboard,
 } from './blackboard.ts';
-export { humanMessageId } from './message-ids.ts';
+export { humanMessageId, newLocalId } from './message-ids.ts';
 export { BLACKBOARD_KEYS } from './module-fields.ts';
 export type { CompressionModule } from './modules/compression-module.ts';
 export type { DeliverablesModule } from './modules/deliverables-module.ts';

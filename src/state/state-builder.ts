@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Command } from '@langchain/langgraph';
 import { CtxloomError } from '../core/errors.ts';
 import { Blackboard, type BlackboardDefinition } from './blackboard.ts';
+import { newLocalId } from './message-ids.ts';
 import { CompressionModule } from './modules/compression-module.ts';
 import { DeliverablesModule } from './modules/deliverables-module.ts';
 import { MapReduceModule } from './modules/mapreduce-module.ts';
@@ -21,7 +21,7 @@ export interface StateBuilderOptions {
   blackboard?: Pick<BlackboardDefinition, 'keys' | 'extensionKeys'>;
   /** Epoch-millisecond clock for timeline entries. Default `Date.now`. */
   now?: () => number;
-  /** Id factory for messages appended without an id. Default `crypto.randomUUID`. */
+  /** Id factory for messages appended without an id. Default {@link newLocalId} (time-ordered UUIDv7). */
   newId?: () => string;
 }
 
@@ -67,7 +67,7 @@ export class StateBuilder {
       state: state as ModuleContext['state'],
       buffer: this.#buffer,
       now: options.now ?? Date.now,
-      newId: options.newId ?? randomUUID,
+      newId: options.newId ?? newLocalId,
     };
     this.session = new SessionModule(context);
     this.routing = new RoutingModule(context);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import type { LanguageModel } from 'ai';
 import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
@@ -9,6 +8,7 @@ import type { TokenCounter } from '../../core/tokens.ts';
 import {
   type BlackboardDefinition,
   type FailureKind,
+  newLocalId,
   StateBuilder,
   type StatePatch,
 } from '../../state/index.ts';
@@ -118,7 +118,7 @@ function callLogger(
       records.push(
         toCallRecord({
           compiled,
-          id: randomUUID(),
+          id: newLocalId(),
           turnId,
           step,
           at: new Date(now()),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
 import { generateText, isStepCount } from 'ai';
 import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
@@ -10,7 +9,7 @@ import type { Message } from '../../core/message.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
-import type { StateBuilder } from '../../state/index.ts';
+import { newLocalId, type StateBuilder } from '../../state/index.ts';
 import { collectAgentContext } from './collect-agent-context.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
@@ -165,7 +164,7 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   // Ids are generated here, never taken from the provider's response id: a gateway that
   // repeats a response id would otherwise make one turn's reply replace another's.
   // Every step's messages (tool calls and results too), not only the final step's.
-  const callId = randomUUID();
+  const callId = newLocalId();
   const produced: Message[] = result.responseMessages.map((message, index) => ({
     id: `${agent.id}:${callId}:${index}`,
     role: message.role as Message['role'],

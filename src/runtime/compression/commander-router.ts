@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { isThreadId, type RequirementProposer, type ThreadId } from '../../compression/index.ts';
 import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
@@ -13,6 +12,7 @@ import {
   type RouterConfig,
   type SemanticRouter,
 } from '../../routing/index.ts';
+import { newLocalId } from '../../state/index.ts';
 import { CALL_LOG_KEY } from '../agents/node-factory.ts';
 import type { RouteDecision, RouterView } from '../processes/dynamic.ts';
 import type { CommanderRecord } from './compression-blackboard.ts';
@@ -156,7 +156,7 @@ function controlPlaneCalls(options: CommanderRouterOptions, turnId: string) {
       records.push(
         toCallRecord({
           compiled,
-          id: randomUUID(),
+          id: newLocalId(),
           turnId,
           step: records.length,
           at: new Date(),
