@@ -49,7 +49,7 @@ export async function encodeRow(
     chained && content.wholeHeader !== true
       ? { id: parent.checkpointId, record: (await reader.record(parent)).record }
       : undefined;
-  const { bytes, record: decoded } = encodeCheckpointRecordWithRecord({
+  const { bytes, record: decoded } = await encodeCheckpointRecordWithRecord({
     checkpoint: record.header.checkpoint,
     metadata: [record.header.metadataType, record.metadata],
     values: record.values,
@@ -70,7 +70,7 @@ export async function encodeRow(
   const chainRecord = chainRecordOf(encoded, prefix, decoded);
   reader.remember(encoded, chainRecord);
   if (content.writes.length > 0) {
-    encoded.writes = encodeWritesRecord({
+    encoded.writes = await encodeWritesRecord({
       writes: content.writes,
       compression: context.compression,
       dictionary: dictionaryOf(chainRecord.text),

@@ -40,15 +40,15 @@ export interface CheckpointRecord {
 }
 
 /** Encodes one checkpoint record, deflated against `dictionary` (its chain) when given. */
-export function encodeCheckpointRecord(options: EncodeCheckpointOptions): Uint8Array {
-  return encodeCheckpointRecordWithRecord(options).bytes;
+export async function encodeCheckpointRecord(options: EncodeCheckpointOptions): Promise<Uint8Array> {
+  return (await encodeCheckpointRecordWithRecord(options)).bytes;
 }
 
 /** {@link encodeCheckpointRecord}, also returning the record as decoding it would. */
-export function encodeCheckpointRecordWithRecord(options: EncodeCheckpointOptions): {
+export async function encodeCheckpointRecordWithRecord(options: EncodeCheckpointOptions): Promise<{
   bytes: Uint8Array;
   record: CheckpointRecord;
-} {
+}> {
   const entries = [...options.values];
   const header: CheckpointRecordHeader = {
     checkpoint: options.checkpoint,
@@ -75,7 +75,7 @@ export function encodeCheckpointRecordWithRecord(options: EncodeCheckpointOption
     }
     stored = patched;
   }
-  const { bytes, decoded } = encodeRecordWithBody({
+  const { bytes, decoded } = await encodeRecordWithBody({
     header: stored,
     payloads: [metadata, ...entries.map(([, [, bytes]]) => bytes)],
     compression: options.compression,

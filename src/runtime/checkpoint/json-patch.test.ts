@@ -39,7 +39,7 @@ describe('json patches of record headers', () => {
     });
   });
 
-  it('a chained record stores its header and JSON metadata as a patch of its parent and decodes back', () => {
+  it('a chained record stores its header and JSON metadata as a patch of its parent and decodes back', async () => {
     const checkpoint = (step: number) => ({
       v: 4,
       ts: `2026-11-25T10:00:0${step}.000Z`,
@@ -63,14 +63,14 @@ describe('json patches of record headers', () => {
         }),
       );
     const common = { compression: 'deflate' as const, values: new Map<string, [string, Uint8Array]>() };
-    const parent = encodeCheckpointRecordWithRecord({
+    const parent = await encodeCheckpointRecordWithRecord({
       ...common,
       checkpoint: checkpoint(1),
       metadata: ['json', metadata(1)],
       located: {},
     });
     const parentId = 'f0000000-0000-6000-8000-000000000001';
-    const child = encodeCheckpointRecordWithRecord({
+    const child = await encodeCheckpointRecordWithRecord({
       ...common,
       checkpoint: checkpoint(2),
       metadata: ['json', metadata(2)],
@@ -80,14 +80,14 @@ describe('json patches of record headers', () => {
     expect(child.record.header.checkpoint).toEqual(checkpoint(2));
     expect(child.record.header.located).toEqual({ messages: parentId });
     expect(Buffer.from(child.record.metadata).toString()).toBe(Buffer.from(metadata(2)).toString());
-    const whole = encodeCheckpointRecordWithRecord({
+    const whole = await encodeCheckpointRecordWithRecord({
       ...common,
       compression: 'none',
       checkpoint: checkpoint(2),
       metadata: ['json', metadata(2)],
       located: { messages: parentId },
     });
-    const patched = encodeCheckpointRecordWithRecord({
+    const patched = await encodeCheckpointRecordWithRecord({
       ...common,
       compression: 'none',
       checkpoint: checkpoint(2),
@@ -110,7 +110,7 @@ describe('writes records', () => {
     );
   });
 
-  it("store LangGraph's pull-task ids as node and trigger, and decode them back", () => {
+  it("store LangGraph's pull-task ids as node and trigger, and decode them back", async () => {
     const checkpointId = '1f1e91c5-43a7-67b0-82ed-8fef6464163d';
     const ids = {
       checkpointId,
@@ -126,8 +126,8 @@ describe('writes records', () => {
       { taskId: pull, taskPath: '', idx: 0, channel: 'messages', type: 'json', bytes: bytes('[1]') },
       { taskId: 'other-task', taskPath: '', idx: 0, channel: 'messages', type: 'json', bytes: bytes('[2]') },
     ];
-    const compact = encodeWritesRecord({ writes, compression: 'none', ids });
-    const whole = encodeWritesRecord({ writes, compression: 'none' });
+    const compact = await encodeWritesRecord({ writes, compression: 'none', ids });
+    const whole = await encodeWritesRecord({ writes, compression: 'none' });
     expect(compact.byteLength).toBeLessThan(whole.byteLength);
     expect(Buffer.from(compact).includes(pull)).toBe(false);
     expect(Buffer.from(whole).includes(pull)).toBe(true);

@@ -8,15 +8,15 @@ import { decodeRecord, dictionaryKind, encodeRecord, isChained, recordCount } fr
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe('encodeRecord', () => {
-  it('round-trips a header and payloads, compressed or not', () => {
-    fc.assert(
-      fc.property(
+  it('round-trips a header and payloads, compressed or not', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.json(),
         fc.array(fc.uint8Array({ maxLength: 400 }), { maxLength: 5 }),
         fc.constantFrom('deflate' as const, 'none' as const),
-        (json, payloads, compression) => {
+        async (json, payloads, compression) => {
           const header = JSON.parse(json) as unknown;
-          const decoded = decodeRecord(encodeRecord({ header, payloads, compression }));
+          const decoded = decodeRecord(await encodeRecord({ header, payloads, compression }));
           expect(decoded.header).toEqual(header);
           expect(decoded.payloads.map((payload) => [...payload])).toEqual(
             payloads.map((payload) => [...payload]),
@@ -27,7 +27,7 @@ describe('encodeRecord', () => {
     );
   });
 
-  it('compresses a record against a similar base to a fraction of its size alone', () => {
+  it('compresses a record against a similar base to a fraction of its size alone', async () => {
     // Text without internal repetition: only the base can make it small.
     const letters = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz ');
     const [text = ''] = fc.sample(fc.string({ unit: letters, minLength: 400, maxLength: 400 }), {
@@ -36,16 +36,16 @@ describe('encodeRecord', () => {
     });
     const base = bytes(`{"channel_versions":{"messages":12,"turns":12},"text":"${text}"}`);
     const header = { channel_versions: { messages: 13, turns: 13 }, text };
-    const alone = encodeRecord({ header, payloads: [], compression: 'deflate' });
-    const withBase = encodeRecord({ header, payloads: [], compression: 'deflate', dictionary: base });
+    const alone = await encodeRecord({ header, payloads: [], compression: 'deflate' });
+    const withBase = await encodeRecord({ header, payloads: [], compression: 'deflate', dictionary: base });
     expect(isChained(withBase)).toBe(true);
     expect(withBase.byteLength).toBeLessThan(alone.byteLength / 2);
     expect(decodeRecord(withBase, base).header).toEqual(header);
   });
 
-  it('refuses to decode against a base that changed since the record was written', () => {
+  it('refuses to decode against a base that changed since the record was written', async () => {
     const base = bytes('{"a":1,"b":"some base text that the record refers to"}');
-    const record = encodeRecord({
+    const record = await encodeRecord({
       header: { a: 1, b: 'some base text that the record refers to' },
       payloads: [],
       compression: 'deflate',
@@ -55,11 +55,11 @@ describe('encodeRecord', () => {
     expect(() => decodeRecord(record)).toThrow(/needs its chain/);
   });
 
-  it('stores a count outside the compressed body, readable without the dictionary', () => {
-    fc.assert(
-      fc.property(fc.nat(), fc.boolean(), (count, chained) => {
+  it('stores a count outside the compressed body, readable without the dictionary', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), fc.boolean(), async (count, chained) => {
         const dictionary = chained ? bytes('{"channel":"messages","text":"hello"}') : undefined;
-        const record = encodeRecord({
+        const record = await encodeRecord({
           header: { channel: 'messages', text: 'hello again' },
           payloads: [bytes('payload')],
           compression: 'deflate',
@@ -87,8 +87,8 @@ describe('large self-contained records', () => {
   const header = { values: [['messages', 'json']] };
   const payloads = [bytes(prose), bytes(quote)];
 
-  it('are stored with Brotli, which reaches a repeat DEFLATE cannot see, and read back exactly', () => {
-    const record = encodeRecord({ header, payloads, compression: 'deflate' });
+  it('are stored with Brotli, which reaches a repeat DEFLATE cannot see, and read back exactly', async () => {
+    const record = await encodeRecord({ header, payloads, compression: 'deflate' });
     expect(record[0]).toBe(4);
     const decoded = decodeRecord(record);
     expect(decoded.header).toEqual(header);
@@ -97,41 +97,60 @@ describe('large self-contained records', () => {
     expect(record.byteLength).toBeLessThan(deflateRawSync(decoded.body).byteLength * 0.8);
   });
 
-  it('leave small self-contained records in format 3, which older readers read; chained ones are format 5', () => {
-    expect(encodeRecord({ header, payloads: [bytes(quote.slice(0, 4000))], compression: 'deflate' })[0]).toBe(
-      3,
-    );
-    expect(encodeRecord({ header, payloads, compression: 'none' })[0]).toBe(3);
-    const chained = encodeRecord({ header, payloads, compression: 'deflate', dictionary: bytes(quote) });
+  it('are compressed off the event loop: other work runs while Brotli does', async () => {
+    let ran = false;
+    setImmediate(() => {
+      ran = true;
+    });
+    // A synchronous compression would finish in this turn of the loop, before the immediate.
+    const record = await encodeRecord({ header, payloads, compression: 'deflate' });
+    expect(record[0]).toBe(4);
+    expect(ran).toBe(true);
+  });
+
+  it('leave small self-contained records in format 3, which older readers read; chained ones are format 5', async () => {
+    expect(
+      (await encodeRecord({ header, payloads: [bytes(quote.slice(0, 4000))], compression: 'deflate' }))[0],
+    ).toBe(3);
+    expect((await encodeRecord({ header, payloads, compression: 'none' }))[0]).toBe(3);
+    const chained = await encodeRecord({
+      header,
+      payloads,
+      compression: 'deflate',
+      dictionary: bytes(quote),
+    });
     expect(chained[0]).toBe(5);
     expect(isChained(chained)).toBe(true);
     expect(dictionaryKind(chained)).toBe('history');
     const legacy = Buffer.from(chained);
     legacy[0] = 3;
     expect(dictionaryKind(legacy)).toBe('windows');
-    const unchained = Buffer.from(encodeRecord({ header, payloads: [], compression: 'deflate' }));
+    const unchained = Buffer.from(await encodeRecord({ header, payloads: [], compression: 'deflate' }));
     unchained[0] = 5;
     expect(() => decodeRecord(unchained)).toThrow(/not a valid record/);
   });
 
-  it('refuse a format number that does not match the Brotli flag', () => {
-    const record = Buffer.from(encodeRecord({ header, payloads, compression: 'deflate' }));
+  it('refuse a format number that does not match the Brotli flag', async () => {
+    const record = Buffer.from(await encodeRecord({ header, payloads, compression: 'deflate' }));
     record[0] = 3;
     expect(() => decodeRecord(record)).toThrow(/not a valid record/);
-    const small = Buffer.from(encodeRecord({ header, payloads: [], compression: 'deflate' }));
+    const small = Buffer.from(await encodeRecord({ header, payloads: [], compression: 'deflate' }));
     small[0] = 4;
     expect(() => decodeRecord(small)).toThrow(/not a valid record/);
   });
 });
 
+const damagedBase = bytes('{"messages":"some earlier text the record was deflated against, twice over"}');
+const damagedRecord = await encodeRecord({
+  header: { a: 1, note: 'some earlier text the record was deflated against, and more of its own' },
+  payloads: [bytes('a payload of its own, long enough to compress somewhat, somewhat, somewhat')],
+  compression: 'deflate',
+  dictionary: damagedBase,
+});
+
 describe('decodeRecord on damaged bytes', () => {
-  const base = bytes('{"messages":"some earlier text the record was deflated against, twice over"}');
-  const record = encodeRecord({
-    header: { a: 1, note: 'some earlier text the record was deflated against, and more of its own' },
-    payloads: [bytes('a payload of its own, long enough to compress somewhat, somewhat, somewhat')],
-    compression: 'deflate',
-    dictionary: base,
-  });
+  const base = damagedBase;
+  const record = damagedRecord;
 
   it('answers every flipped byte and every truncation with a storage error, never a raw one', () => {
     for (let index = 0; index < record.byteLength; index += 1) {

@@ -160,7 +160,7 @@ describe.each(kinds)('$name', ({ open, payloadBytes, selfContainedRows, recordFo
   it('stores each snapshot in a self-contained row, read on its own by a cold load', async () => {
     const saver = open('snapshotrows');
     // A snapshot of `messages` every 8 updates (2 a turn): 9 in 40 turns; without them a
-    // chain restarts only every 64 rows.
+    // chain restarts only every 128 rows.
     await chat(saver, 'snapshotrows-a', 40, { snapshotFrequency: 8 });
     const hot = await chat(saver, 'snapshotrows-a', 0, { snapshotFrequency: 8 });
     const expected = await hot.app.getState(hot.config);

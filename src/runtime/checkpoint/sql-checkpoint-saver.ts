@@ -365,7 +365,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       const merged = mergeWrites(log, incoming);
       if (merged.length === log.length && merged.every((write, index) => write === log[index])) return;
       const own = row.data === undefined ? undefined : await reader.record(row);
-      const data = encodeWritesRecord({
+      const data = await encodeWritesRecord({
         writes: merged,
         compression: this.#compression,
         ...(own === undefined

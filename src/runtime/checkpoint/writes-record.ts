@@ -106,14 +106,14 @@ function isUuid(value: string): boolean {
  * only ever appended, so the first n of them are immutable: a child checkpoint's chain
  * dictionary may include them (see {@link regularWriteBytes}).
  */
-export function encodeWritesRecord(options: {
+export async function encodeWritesRecord(options: {
   writes: readonly StoredWrite[];
   compression: RecordCompression;
   /** The checkpoint's chain dictionary including its own record; omit for a placeholder. */
   dictionary?: Uint8Array;
   /** How task ids derive from the checkpoint (omit: every id stored whole). */
   ids?: TaskIds;
-}): Uint8Array {
+}): Promise<Uint8Array> {
   return encodeRecord({
     header: writesHeader(options.writes, options.ids),
     payloads: options.writes.map((write) => write.bytes),
