@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PostgresSaver, type SnapshotStorage, SqliteSaver } from '../../src/runtime/index.ts';
 import type { BenchMetric } from '../lib/result.ts';
+import { postgresBreakdown, schemaBytes } from './postgres-bytes.ts';
 import { REAL_PROCESSES, type RealProcess, realProcess } from './real-processes.ts';
 import { median } from './timed-saver.ts';
 
@@ -36,6 +37,8 @@ const selected = (name: string) => SELECT === undefined || SELECT.includes(name)
 interface SaverUnderTest {
   saver: BaseCheckpointSaver;
   size(): Promise<number>;
+  /** ctxloom PostgreSQL: where the bytes went (relations by fork, rows, payload), logged at each mark. */
+  breakdown?(): Promise<string[]>;
   /** A new saver instance on the same storage: no process-local cache. */
   reopen(): Promise<{ saver: BaseCheckpointSaver; close(): Promise<void> }>;
   /** SQLite: keeps a copy of the storage as it is at `mark` turns, for {@link interleavedColdLoads}. */
@@ -138,6 +141,7 @@ async function drive(
     log(
       `  turn ${turn + 1}: ${bytes} B, ${(bytes / rawBytes).toFixed(3)}× raw, cold getState ${Math.round(median(loads))} ms (CPU ${Math.round(median(cpu))} ms) (${Math.round((performance.now() - started) / 1000)} s)`,
     );
+    for (const line of (await opened.breakdown?.()) ?? []) log(`    ${line}`);
   }
   result.turnFirstMs = median(early);
   result.turn200Ms = median(late);
@@ -207,6 +211,7 @@ export async function runRealProcesses(options: {
       return {
         saver,
         size: () => schemaBytes(pool, schema),
+        breakdown: () => postgresBreakdown(pool, schema),
         reopen: async () => {
           const fresh = new PostgresSaver({ pool, schema, snapshots: SNAPSHOTS });
           return { saver: fresh, close: () => fresh.close() };
@@ -429,17 +434,6 @@ function sqliteBytes(path: string): number {
   } finally {
     db.close();
   }
-}
-
-/** Bytes of every relation in `schema`: tables with all forks, indexes and TOAST, and sequences. */
-async function schemaBytes(pool: pg.Pool, schema: string): Promise<number> {
-  const rows = await pool.query(
-    `SELECT coalesce(sum(CASE WHEN c.relkind = 'r' THEN pg_total_relation_size(c.oid) ELSE pg_relation_size(c.oid) END), 0) AS size
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind IN ('r', 'S')`,
-    [schema],
-  );
-  return Number(rows.rows[0]?.size ?? 0);
 }
 
 function round(value: number): number {
