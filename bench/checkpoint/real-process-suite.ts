@@ -15,7 +15,8 @@ import { median } from './timed-saver.ts';
 /**
  * Turn counts at which bytes and the cold load are measured (`BENCH_CHECKPOINT_TURNS`,
  * comma-separated; default the issue's 200, 1 000 and 5 000). ctxloom's savers run to the
- * largest; the official savers only to marks ≤ {@link PEER_MAX_TURNS}.
+ * largest; the official savers only to marks ≤ {@link PEER_MAX_TURNS} (the PostgresSaver ≤
+ * {@link OFFICIAL_POSTGRES_MAX_TURNS}).
  */
 export const MARKS = (process.env.BENCH_CHECKPOINT_TURNS ?? '200,1000,5000')
   .split(',')
@@ -24,6 +25,14 @@ export const MARKS = (process.env.BENCH_CHECKPOINT_TURNS ?? '200,1000,5000')
   .sort((a, b) => a - b);
 /** The official savers store every checkpoint's channel values whole: they grow with the square of the thread. */
 const PEER_MAX_TURNS = 1_000;
+/**
+ * The official PostgresSaver rebuilds a delta channel with one `getTuple` query per ancestor
+ * back to its last snapshot, each reading whole channel values: on the 2-core bench machine
+ * the dynamic process took 10 min to 200 turns and 32 min to ~312, at ~4 turns a minute
+ * there (2026-11-28) — hours to 1 000. It runs to marks ≤ this (`BENCH_OFFICIAL_POSTGRES_TURNS`;
+ * default 200).
+ */
+const OFFICIAL_POSTGRES_MAX_TURNS = Number(process.env.BENCH_OFFICIAL_POSTGRES_TURNS ?? 200);
 /** Turns the whole run needs texts for. */
 export const MAX_TURNS = Math.max(...MARKS);
 /**
@@ -154,7 +163,8 @@ async function drive(
 /**
  * Real processes (`createSequentialProcess`, `createDynamicProcess` with the compression
  * stage) through `submitInput` on ctxloom's savers up to {@link MAX_TURNS}, and on the
- * official SqliteSaver and PostgresSaver up to {@link PEER_MAX_TURNS}.
+ * official SqliteSaver up to {@link PEER_MAX_TURNS} and PostgresSaver up to
+ * {@link OFFICIAL_POSTGRES_MAX_TURNS}.
  */
 export async function runRealProcesses(options: {
   texts: readonly string[];
@@ -242,7 +252,8 @@ export async function runRealProcesses(options: {
       const finished = new Map<SaverKind, SaverUnderTest>();
       for (const kind of SAVERS) {
         if (!selected(`${processKind}.${kind}`)) continue;
-        const marks = kind.startsWith('official') ? MARKS.filter((mark) => mark <= PEER_MAX_TURNS) : MARKS;
+        const limit = kind === 'official-postgres' ? OFFICIAL_POSTGRES_MAX_TURNS : PEER_MAX_TURNS;
+        const marks = kind.startsWith('official') ? MARKS.filter((mark) => mark <= limit) : MARKS;
         if (marks.length === 0) continue;
         log(`${processKind} on ${kind}, ${marks.join(' / ')} turns`);
         const opened = await open(kind);
@@ -289,7 +300,7 @@ export async function runRealProcesses(options: {
       }
     }
     notes.push(
-      `real processes: createSequentialProcess (one agent) and createDynamicProcess (compression Blackboard, compression compact stage, 6 000-token window), driven through submitInput (thread lease held per turn) to ${MARKS.join(' / ')} turns on ctxloom's savers and to the marks ≤ ${PEER_MAX_TURNS} on the official savers; the model is ai/test's MockLanguageModelV4 replying with the next LoCoMo message (500 characters each way)`,
+      `real processes: createSequentialProcess (one agent) and createDynamicProcess (compression Blackboard, compression compact stage, 6 000-token window), driven through submitInput (thread lease held per turn) to ${MARKS.join(' / ')} turns on ctxloom's savers and to the marks ≤ ${PEER_MAX_TURNS} on the official SqliteSaver and ≤ ${OFFICIAL_POSTGRES_MAX_TURNS} on the official PostgresSaver (one getTuple per ancestor: hours to 1 000 turns; BENCH_OFFICIAL_POSTGRES_TURNS raises it); the model is ai/test's MockLanguageModelV4 replying with the next LoCoMo message (500 characters each way)`,
       'official SqliteSaver: @langchain/langgraph-checkpoint-sqlite unmodified, on bench/checkpoint/better-sqlite3-on-node-sqlite (the five better-sqlite3 calls it makes, over node:sqlite; better-sqlite3 itself is a native addon this project does not install); WAL, synchronous=NORMAL like ctxloom SQLite in these runs',
       'bytes: SQLite pages in use (page_count − freelist_count, after a WAL checkpoint); PostgreSQL every relation of the saver schema',
       'LoCoMo has ~514 000 characters (~514 turns of 2 × 500): later turns start over from its beginning, beyond the 24 KiB chain dictionary and DEFLATE window',
