@@ -57,8 +57,9 @@ const BROTLI_MIN_BYTES = 16 * 1024;
 const BROTLI_QUALITY = 10;
 const brotliCompressAsync = promisify(brotliCompress);
 /**
- * DEFLATE at its highest effort: records are a few hundred bytes to a few KiB, where level 9
- * costs microseconds more than 6 and stores ~1 % less (decision 039). Reading is the same.
+ * DEFLATE at its highest effort: ~1 % fewer bytes than level 6 for ~85 µs more CPU on a
+ * 1.4 KB record against a 32 KiB dictionary (most of it hashing the dictionary) — ~0.7 ms a
+ * turn of the dynamic process (decision 039). Reading is the same.
  */
 const DEFLATE_EFFORT = { level: constants.Z_BEST_COMPRESSION, memLevel: 9 } as const;
 /** Zlib keeps a 32 KiB window; a longer dictionary only wastes time. */
