@@ -140,13 +140,21 @@ export class ChainReader {
       data,
       prefix === undefined ? undefined : dictionaryOf(prefix, dictionaryKind(data)),
     );
+    return this.#complete(row, prefix, stored);
+  }
+
+  /** A row's record from its stored form (its header patched onto its parent's when stored so), remembered. */
+  async #complete(
+    row: StoredRow,
+    prefix: ChainText | undefined,
+    stored: DecodedRecord<StoredHeader>,
+  ): Promise<ChainRecord> {
     let parent: { id: string; record: CheckpointRecord } | undefined;
     if (needsParent(stored)) {
       const parentRow = await this.#parentRow(row);
       parent = { id: parentRow.checkpointId, record: (await this.record(parentRow)).record };
     }
-    const record = recordFromStored(stored, parent);
-    const decoded = chainRecordOf(row, prefix, record);
+    const decoded = chainRecordOf(row, prefix, recordFromStored(stored, parent));
     this.remember(row, decoded);
     return decoded;
   }
@@ -301,15 +309,7 @@ export class ChainReader {
           );
           writesBodyOf = undefined;
         }
-        const stored = decoded as DecodedRecord<StoredHeader>;
-        let parent: { id: string; record: CheckpointRecord } | undefined;
-        if (needsParent(stored)) {
-          const parentRow = await this.#parentRow(row);
-          parent = { id: parentRow.checkpointId, record: (await this.record(parentRow)).record };
-        }
-        const own = chainRecordOf(row, text, recordFromStored(stored, parent));
-        this.remember(row, own);
-        text = own.text;
+        text = (await this.#complete(row, text, decoded as DecodedRecord<StoredHeader>)).text;
       } else {
         const { record } = await this.record(row);
         this.rememberWrites(row, writesOf(decoded, taskIdsOf(row.checkpointId, record)));
@@ -353,15 +353,17 @@ export class ChainReader {
     return rows;
   }
 
-  /** The row `fromId` and up to `levels` of its ancestors, newest first (read in one query and made known). */
-  async ancestors(threadKey: number, fromId: string, levels: number): Promise<StoredRow[]> {
+  /**
+   * The row `fromId` and up to `levels` of its ancestors (all of them when omitted), newest
+   * first (read in one query and made known).
+   */
+  async ancestors(threadKey: number, fromId: string, levels?: number): Promise<StoredRow[]> {
     const cp = this.#context.tables.checkpoints;
     const rows = (
-      await this.#executor.all(walkBackSql(cp, 'chain.level < ?', 'ASC'), [
-        threadKey,
-        encodeId(fromId),
-        levels,
-      ])
+      await this.#executor.all(
+        walkBackSql(cp, levels === undefined ? undefined : 'chain.level < ?', 'ASC'),
+        levels === undefined ? [threadKey, encodeId(fromId)] : [threadKey, encodeId(fromId), levels],
+      )
     ).map(storedRowOf);
     this.add(...rows);
     return rows;
@@ -421,15 +423,15 @@ function missing(checkpointId: string, what: string): CtxloomError {
 
 /**
  * A walk from one stored checkpoint back along its parents (rows with a record only), while
- * `condition` holds for the row reached; parameters: thread, start id, then the condition's.
+ * `condition` (if any) holds for the row reached; parameters: thread, start id, then the
+ * condition's.
  */
-function walkBackSql(cp: string, condition: string, order: 'ASC' | 'DESC'): string {
+function walkBackSql(cp: string, condition: string | undefined, order: 'ASC' | 'DESC'): string {
   return `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
        SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
        UNION ALL
        SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
          FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL
-         WHERE ${condition}
-     )
+${condition === undefined ? '' : `         WHERE ${condition}\n`}     )
      SELECT thread, depth, checkpoint_id, parent_id, data, writes FROM chain ORDER BY level ${order}`;
 }

@@ -6,8 +6,8 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import type { ChainCache } from './chain-cache.ts';
 import { ChainReader } from './chain-reader.ts';
-import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
-import { decodeId, encodeId } from './id-codec.ts';
+import type { StoredRow } from './checkpoint-rows.ts';
+import { decodeId } from './id-codec.ts';
 import { loadValue } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
@@ -127,22 +127,8 @@ export async function deltaChannelHistory(options: {
     return publish(cached, channels);
   }
   const reader = new ChainReader(context, executor, options.chains);
-  const walk = async (levels: number | undefined) =>
-    (
-      await executor.all(
-        `WITH RECURSIVE chain(thread, depth, checkpoint_id, parent_id, data, writes, level) AS (
-       SELECT thread, depth, checkpoint_id, parent_id, data, writes, 0 FROM ${cp} WHERE thread = ? AND checkpoint_id = ? AND data IS NOT NULL
-       UNION ALL
-       SELECT p.thread, p.depth, p.checkpoint_id, p.parent_id, p.data, p.writes, chain.level + 1
-         FROM chain JOIN ${cp} p ON p.thread = chain.thread AND p.checkpoint_id = chain.parent_id AND p.data IS NOT NULL${levels === undefined ? '' : ' WHERE chain.level < ?'}
-     )
-     SELECT ${ROW_COLUMNS.replaceAll('c.', '')} FROM chain ORDER BY level`,
-        levels === undefined ? [threadKey, encodeId(targetId)] : [threadKey, encodeId(targetId), levels],
-      )
-    ).map(storedRowOf);
   // The target and its last ancestors: enough to extend the cached head, or to learn the counters.
-  let rows = await walk(EXTEND_LEVELS);
-  reader.add(...rows);
+  let rows = await reader.ancestors(threadKey, targetId, EXTEND_LEVELS);
   const target = rows[0];
   if (target === undefined) return result;
   const entry: HistoryEntry = { targetId, channels: new Map(), included: new Set() };
@@ -181,8 +167,7 @@ export async function deltaChannelHistory(options: {
         for (const channel of pending) if (record.header.located[channel] !== undefined) found.add(channel);
       }
       if (found.size < pending.size) {
-        rows = await walk(undefined);
-        reader.add(...rows);
+        rows = await reader.ancestors(threadKey, targetId);
       }
     }
     const limit = extend ? previous : rows.length - 1;

@@ -245,12 +245,8 @@ export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): Dec
     throw chainChanged();
   let body: Buffer;
   try {
-    if (chained && bytes[0] === HISTORY_FORMAT_VERSION) {
-      body = inflateRawSync(Buffer.concat([raw, SYNC_TAIL]), {
-        ...inflateOptions(raw, preset),
-        finishFlush: constants.Z_SYNC_FLUSH,
-      });
-    } else if (flags & FLAG_BROTLI) body = brotliDecompressSync(raw);
+    if (chained && bytes[0] === HISTORY_FORMAT_VERSION) body = inflatePieces([raw], preset);
+    else if (flags & FLAG_BROTLI) body = brotliDecompressSync(raw);
     else body = flags & FLAG_DEFLATE ? inflateRawSync(raw, inflateOptions(raw, preset)) : raw;
   } catch (error) {
     throw storageError(`checkpoint record does not decompress: ${(error as Error).message}`);
@@ -336,16 +332,18 @@ function parseBodyAt<H>(buffer: Buffer, offset: number): { decoded: DecodedRecor
  * stream (a piece whose history was not the pieces before it may not even inflate).
  */
 export function inflatePath(raws: readonly Uint8Array[], dictionary: Uint8Array): Buffer | undefined {
-  // Each piece's stream ends inside the empty stored block its sync flush began: give back its length bytes.
-  const stream = Buffer.concat(raws.flatMap((raw) => [raw, SYNC_TAIL]));
   try {
-    return inflateRawSync(stream, {
-      ...inflateOptions(stream, dictionaryFor(dictionary)),
-      finishFlush: constants.Z_SYNC_FLUSH,
-    });
+    return inflatePieces(raws, dictionaryFor(dictionary));
   } catch {
     return undefined;
   }
+}
+
+/** Inflates format-5 pieces, concatenated, against `preset` (a whole zlib dictionary); zlib's errors pass through. */
+function inflatePieces(raws: readonly Uint8Array[], preset: Uint8Array): Buffer {
+  // Each piece's stream ends inside the empty stored block its sync flush began: give back its length bytes.
+  const stream = Buffer.concat(raws.flatMap((raw) => [raw, SYNC_TAIL]));
+  return inflateRawSync(stream, { ...inflateOptions(stream, preset), finishFlush: constants.Z_SYNC_FLUSH });
 }
 
 /** Output chunks zlib gathers for a large record: about its size, so a snapshot's body is not stitched from 16 KiB pieces. */
