@@ -3,6 +3,7 @@ import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } fr
 import { DeltaSnapshot, JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CtxloomError } from '../../core/errors.ts';
 import { CheckpointSerializer } from './checkpoint-serializer.ts';
 
 const official = new JsonPlusSerializer();
@@ -114,5 +115,20 @@ describe('CheckpointSerializer', () => {
       const [theirs, mine] = await both(json);
       expect(mine, json).toEqual(theirs);
     }
+  });
+
+  it('answers a value nested too deeply for the stack with a typed error, writing and reading', async () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 100_000; level += 1) deep = { next: deep };
+    const written = await ours.dumpsTyped(deep).catch((error: unknown) => error);
+    expect(CtxloomError.is(written, 'too-large')).toBe(true);
+    // JSON.parse takes any depth; reviving it recurses.
+    const stored = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const read = await ours.loadsTyped('json', stored).catch((error: unknown) => error);
+    expect(CtxloomError.is(read, 'storage-error')).toBe(true);
+    // A value of ordinary depth is untouched by the check.
+    expect(await ours.loadsTyped(...(await ours.dumpsTyped({ a: [1, { b: 2 }] })))).toEqual({
+      a: [1, { b: 2 }],
+    });
   });
 });

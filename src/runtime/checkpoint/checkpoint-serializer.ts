@@ -1,5 +1,6 @@
 import { load } from '@langchain/core/load';
 import { DeltaSnapshot, JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
+import { CtxloomError } from '../../core/errors.ts';
 
 /**
  * LangGraph's `JsonPlusSerializer` with a synchronous walk where its reviver is asynchronous
@@ -15,6 +16,28 @@ import { DeltaSnapshot, JsonPlusSerializer } from '@langchain/langgraph-checkpoi
  * serializers on generated values (`checkpoint-serializer.test.ts`). Decision record 038.
  */
 export class CheckpointSerializer extends JsonPlusSerializer {
+  /**
+   * As `JsonPlusSerializer`'s, but a value nested too deeply for the stack (several thousand
+   * levels: serialising, like LangGraph's, recurses) is a `too-large` error, not a raw
+   * `RangeError` from inside the put.
+   */
+  override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+    try {
+      return await super.dumpsTyped(value);
+    } catch (error) {
+      throw nestedTooDeep(error, 'too-large', 'a checkpoint value is nested too deeply to store');
+    }
+  }
+
+  /** As `JsonPlusSerializer`'s; a stored value nested too deeply for this stack is a `storage-error`. */
+  override async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+    try {
+      return await super.loadsTyped(type, data);
+    } catch (error) {
+      throw nestedTooDeep(error, 'storage-error', 'a stored checkpoint value is nested too deeply to read');
+    }
+  }
+
   protected override async _loads(data: string): Promise<unknown> {
     return await this.#revive(JSON.parse(data));
   }
@@ -60,4 +83,10 @@ function finish(keys: readonly string[], children: readonly unknown[]): unknown 
   if (revived.lc === 1 && revived.type === 'constructor' && Array.isArray(revived.id))
     return load(JSON.stringify(revived));
   return revived;
+}
+
+/** `error` itself, unless it is the stack overflowing on a deep value: then a typed error saying so. */
+function nestedTooDeep(error: unknown, code: 'too-large' | 'storage-error', message: string): unknown {
+  if (!(error instanceof RangeError) || !/call stack/u.test(error.message)) return error;
+  return new CtxloomError({ code, message: `${message} (the call stack ran out)` });
 }
