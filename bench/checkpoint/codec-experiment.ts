@@ -1,5 +1,5 @@
 /**
- * The measurements behind decision 038, re-runnable: drives `createDynamicProcess` with
+ * The measurements behind decisions 038 and 039, re-runnable: drives `createDynamicProcess` with
  * compression for `BENCH_CHECKPOINT_TURNS` turns (default 1 000) on ctxloom's SQLite saver,
  * then decodes every row of the thread and compresses its bodies again each way:
  *
@@ -8,8 +8,10 @@
  *
  * Prints JSON: the chained records and writes records DEFLATE-d against the two windows of
  * formats 2–3 against the path history of format 5 (bytes, each with the 7 bytes of record
- * framing), and each snapshot row's body DEFLATE-d (level 6) against Brotli (quality 9 and 11),
- * with the CPU time of compressing it (median of 5).
+ * framing), each snapshot row's body DEFLATE-d (level 6) against Brotli (quality 9, 10 and 11),
+ * with the CPU time of compressing it (median of 5), and the chained bodies against their
+ * history at DEFLATE level 6 and at level 9 / memory level 9 (decision 039), with the CPU time
+ * of compressing all of them (median of 5).
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +76,9 @@ try {
   reader.add(...rows);
 
   const chained: Record<DictionaryKind, number> = { windows: 0, history: 0 };
-  type Way = 'deflate' | 'brotli9' | 'brotli11';
+  type Way = 'deflate' | 'brotli9' | 'brotli10' | 'brotli11';
+  /** Chained bodies with their history dictionaries, for the DEFLATE-level comparison. */
+  const histories: { body: Buffer; dictionary: Buffer }[] = [];
   const snapshots: ({ body: number; cpuMs: Record<Way, number> } & Record<Way, number>)[] = [];
   const cpuMedian = (work: () => unknown) => {
     const times: number[] = [];
@@ -86,8 +90,11 @@ try {
     }
     return Math.round(median(times) * 10) / 10;
   };
-  const compressAgainst = (body: Uint8Array, dictionary: Uint8Array) =>
-    deflateRawSync(body, { dictionary: dictionary.subarray(-32 * 1024) }).byteLength + FRAMING;
+  const compressAgainst = (
+    body: Uint8Array,
+    dictionary: Uint8Array,
+    effort: { level?: number; memLevel?: number } = {},
+  ) => deflateRawSync(body, { dictionary: dictionary.subarray(-32 * 1024), ...effort }).byteLength + FRAMING;
   for (const row of rows) {
     const data = row.data as Uint8Array;
     const own = await reader.record(row);
@@ -99,6 +106,7 @@ try {
       const copy = Buffer.from(body);
       for (const kind of ['windows', 'history'] as const)
         chained[kind] += compressAgainst(copy, Buffer.from(dictionaryOf(prefix, kind)));
+      histories.push({ body: copy, dictionary: Buffer.from(dictionaryOf(prefix, 'history')) });
     } else if (data.byteLength > 16 * 1024) {
       const body = Buffer.from(decodeStoredRecord(data).body);
       const brotli = (quality: number) => () =>
@@ -113,16 +121,19 @@ try {
       const ways: Record<Way, () => number> = {
         deflate: () => deflateRawSync(body).byteLength,
         brotli9: brotli(9),
+        brotli10: brotli(10),
         brotli11: brotli(11),
       };
       snapshots.push({
         body: body.byteLength,
         deflate: ways.deflate(),
         brotli9: ways.brotli9(),
+        brotli10: ways.brotli10(),
         brotli11: ways.brotli11(),
         cpuMs: {
           deflate: cpuMedian(ways.deflate),
           brotli9: cpuMedian(ways.brotli9),
+          brotli10: cpuMedian(ways.brotli10),
           brotli11: cpuMedian(ways.brotli11),
         },
       });
@@ -132,9 +143,22 @@ try {
       const copy = Buffer.from(body);
       for (const kind of ['windows', 'history'] as const)
         chained[kind] += compressAgainst(copy, Buffer.from(dictionaryOf(own.text, kind)));
+      histories.push({ body: copy, dictionary: Buffer.from(dictionaryOf(own.text, 'history')) });
     }
   }
   await driver.close();
+  const levels = Object.fromEntries(
+    (
+      [
+        ['level6', {}],
+        ['level9', { level: 9, memLevel: 9 }],
+      ] as const
+    ).map(([name, effort]) => {
+      const all = () =>
+        histories.reduce((sum, { body, dictionary }) => sum + compressAgainst(body, dictionary, effort), 0);
+      return [name, { bytes: all(), cpuMs: cpuMedian(all), records: histories.length }];
+    }),
+  );
   console.log(
     JSON.stringify(
       {
@@ -144,6 +168,7 @@ try {
           ...chained,
           saved: `${Math.round((1 - chained.history / chained.windows) * 1000) / 10} %`,
         },
+        chainedByLevel: levels,
         snapshots,
       },
       null,

@@ -50,16 +50,16 @@ const FLAG_BROTLI = 8;
  */
 const BROTLI_MIN_BYTES = 16 * 1024;
 /**
- * Quality 10 of 11, on the thread pool: on a 471 KB snapshot difference 86.6 KB in ~190 ms of
- * CPU, where 9 stores 93.9 KB in ~40 ms and 11 84.0 KB in ~680 ms — once per few hundred
- * turns (decision 039).
+ * Quality 10 of 11, on the thread pool: a 471 KB snapshot difference in 78.5–81.3 KB and
+ * 213–243 ms of CPU, where 9 takes 85.0–87.9 KB and 33–44 ms, 11 76.4–78.9 KB and 738–947 ms —
+ * once per few hundred turns (`bench/checkpoint/codec-experiment.ts`, decision 039).
  */
 const BROTLI_QUALITY = 10;
 const brotliCompressAsync = promisify(brotliCompress);
 /**
- * DEFLATE at its highest effort: ~1 % fewer bytes than level 6 for ~85 µs more CPU on a
- * 1.4 KB record against a 32 KiB dictionary (most of it hashing the dictionary) — ~0.7 ms a
- * turn of the dynamic process (decision 039). Reading is the same.
+ * DEFLATE at its highest effort: 1.4 % fewer bytes than level 6 for ~11 µs more CPU a record
+ * (the dynamic process's chained records, `bench/checkpoint/codec-experiment.ts`; decision
+ * 039). Reading is the same.
  */
 const DEFLATE_EFFORT = { level: constants.Z_BEST_COMPRESSION, memLevel: 9 } as const;
 /** Zlib keeps a 32 KiB window; a longer dictionary only wastes time. */
