@@ -166,3 +166,89 @@ describe('guardRequests: the per-run token', () => {
     }
   });
 });
+
+describe('guardRequests: the token, whatever the spelling of the path', () => {
+  let guarded: Notebook;
+  beforeEach(async () => {
+    guarded = await createTestNotebook({ token: 'run-token-123' });
+  });
+  afterEach(() => guarded.cleanup());
+  const base = 'http://127.0.0.1:4317';
+  const bearer = { Authorization: 'Bearer run-token-123' };
+  const ids = async () =>
+    (JSON.parse(await readFile(join(guarded.root, 'sessions.json'), 'utf8')) as { id: string }[]).map(
+      (session) => session.id,
+    );
+
+  // Spellings the router decodes to an /api route (URL normalises the dot segments first).
+  const routed = [
+    '/%61pi/sessions',
+    '/a%70i/sessions',
+    '/%61%70%69/sessions',
+    '/api/%73essions',
+    '/./api/sessions',
+    '/x/../api/sessions',
+    '/%2e/api/sessions',
+    '/static/%2e%2e/api/sessions',
+  ];
+  it.each(routed)('GET %s needs the token, and answers with it', async (path) => {
+    const bare = await guarded.app.request(`${base}${path}`);
+    expect(bare.status).toBe(401);
+    expect(await errorOf(bare)).toMatchObject({ code: 'unauthorized' });
+    const withToken = await guarded.app.request(`${base}${path}`, { headers: bearer });
+    expect(withToken.status).toBe(200);
+    expect(((await withToken.json()) as { sessions: unknown[] }).sessions).toHaveLength(1);
+  });
+
+  // Spellings no route matches today: refused before routing all the same (fails closed).
+  it.each(['/API/sessions', '//api/sessions', '/api%2Fsessions', '/%2561pi/sessions', '/Api/sessions'])(
+    'GET %s is guarded too',
+    async (path) => {
+      expect((await guarded.app.request(`${base}${path}`)).status).toBe(401);
+    },
+  );
+
+  it('PUT /%61pi/…/files/x.md writes nothing without the token, and writes with it', async () => {
+    const written = () => readFile(join(guarded.root, 'raft-consensus', 'x.md'), 'utf8').catch(() => null);
+    const put = (headers: Record<string, string>) =>
+      guarded.app.request(`${base}/%61pi/sessions/raft-consensus/files/x.md`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ text: '# pwned\n' }),
+      });
+    expect((await put({})).status).toBe(401);
+    expect(await written()).toBeNull();
+    expect((await put(bearer)).status).toBe(200);
+    expect(await written()).toBe('# pwned\n');
+  });
+
+  it('POST /a%70i/sessions creates nothing without the token, and is JSON-only with it', async () => {
+    const post = (headers: Record<string, string>) =>
+      guarded.app.request(`${base}/a%70i/sessions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ concept: 'attack' }),
+      });
+    expect((await post({ 'content-type': 'application/json' })).status).toBe(401);
+    const plain = await post({ 'content-type': 'text/plain', ...bearer });
+    expect(plain.status).toBe(415);
+    expect(await ids()).toEqual(['raft-consensus']);
+    expect((await post({ 'content-type': 'application/json', ...bearer })).status).toBe(201);
+    expect(await ids()).toHaveLength(2);
+  });
+
+  it('keeps the JSON-only rule on every spelling without a token configured', async () => {
+    const response = await notebook.app.request('/a%70i/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ concept: 'attack' }),
+    });
+    expect(response.status).toBe(415);
+    expect(await sessionIds()).toEqual(['raft-consensus']);
+  });
+
+  it('still serves the token link on a public page', async () => {
+    const open = await guarded.app.request(`${base}/?token=run-token-123`);
+    expect(open.status).toBe(302);
+  });
+});

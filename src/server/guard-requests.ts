@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { CtxloomError } from '../core/index.ts';
+import { isPublicRequest } from './guard-path.ts';
 
 /** Host names every notebook server answers to: the loopback names. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1', '[::1]'] as const;
@@ -15,9 +16,10 @@ export interface GuardRequestsOptions {
    */
   allowedHosts?: readonly string[];
   /**
-   * When set, every `/api` request needs it: `Authorization: Bearer <token>`, or the
-   * `HttpOnly; SameSite=Strict` cookie set by opening any page with `?token=<token>` (the
-   * URL the server prints, as Jupyter does).
+   * When set, every request but a `GET`/`HEAD` of a static UI file needs it (see
+   * {@link isPublicRequest}): `Authorization: Bearer <token>`, or the `HttpOnly;
+   * SameSite=Strict` cookie set by opening any page with `?token=<token>` (the URL the server
+   * prints, as Jupyter does).
    */
   token?: string;
 }
@@ -34,8 +36,10 @@ export function tokenCookieName(url: URL): string {
  * 2. `Origin`, when sent, must have such a host too, and `Sec-Fetch-Site: cross-site` is
  *    refused — else 403 `forbidden` (a page the user visits posting to the server);
  * 3. with a token: `?token=` on a page sets the cookie and redirects to the URL without it;
- *    `/api` requests without the bearer header or the cookie get 401 `unauthorized`;
- * 4. a write (`POST`/`PUT`/`PATCH`/`DELETE`) to `/api` that has a body must be
+ *    every request but a `GET`/`HEAD` of a non-`/api` path ({@link isPublicRequest}, judged on
+ *    the decoded, normalised path the router matches, whatever its spelling) without the
+ *    bearer header or the cookie gets 401 `unauthorized`;
+ * 4. a write (`POST`/`PUT`/`PATCH`/`DELETE`) to any path that has a body must be
  *    `application/json` — else 415 `unsupported-media-type` (HTML forms and `text/plain`
  *    fetches, which browsers send cross-site without a preflight, never qualify).
  */
@@ -69,10 +73,11 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
         path: 'Sec-Fetch-Site',
       });
     }
-    const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    // Judged on the path the router matches (c.req.path, decoded), never on the raw URL.
+    const isPublic = isPublicRequest({ method: c.req.method, routerPath: c.req.path });
     if (expected !== undefined) {
       const given = url.searchParams.get('token');
-      if (given !== null && !isApi && c.req.method === 'GET') {
+      if (given !== null && isPublic && c.req.method === 'GET') {
         if (!matches(expected, given)) {
           throw new CtxloomError({ code: 'unauthorized', message: 'wrong token in the URL', path: 'token' });
         }
@@ -80,7 +85,7 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
         url.searchParams.delete('token');
         return c.redirect(`${url.pathname}${url.search}${url.hash}`, 302);
       }
-      if (isApi && !authorised(c, expected, url)) {
+      if (!isPublic && !authorised(c, expected, url)) {
         c.header('WWW-Authenticate', 'Bearer');
         throw new CtxloomError({
           code: 'unauthorized',
@@ -89,7 +94,7 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
         });
       }
     }
-    if (isApi && isWrite(c.req.method) && hasBody(c) && !isJson(c.req.header('Content-Type'))) {
+    if (isWrite(c.req.method) && hasBody(c) && !isJson(c.req.header('Content-Type'))) {
       throw new CtxloomError({
         code: 'unsupported-media-type',
         message: `${c.req.method} needs Content-Type: application/json`,

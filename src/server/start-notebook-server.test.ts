@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CtxloomError } from '../core/index.ts';
 import { createOfflineModel } from '../llm/index.ts';
@@ -76,6 +78,98 @@ describe('startNotebookServer', () => {
         call.end();
       });
       expect(rebound).toBe(403);
+    } finally {
+      await server.close();
+      await cleanup();
+    }
+  });
+});
+
+/** One HTTP request with the path sent byte for byte (fetch and URL would normalise it). */
+function rawRequest(options: {
+  port: number;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const call = request(
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        method: options.method,
+        path: options.path,
+        headers: {
+          ...(options.body === undefined
+            ? {}
+            : { 'Content-Length': String(Buffer.byteLength(options.body)) }),
+          ...options.headers,
+        },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    call.once('error', reject);
+    call.end(options.body);
+  });
+}
+
+describe('startNotebookServer: the token whatever the spelling of the path', () => {
+  it.each([
+    ['loopback', '127.0.0.1'],
+    ['every interface (--host 0.0.0.0)', '0.0.0.0'],
+  ])('on %s, needs the token on every spelling of an /api path', async (_name, host) => {
+    const { root, workspace, cleanup } = await createTestNotebook();
+    const server = await startNotebookServer({ workspace, model, host, port: 0, token: 'net-token-42' });
+    const send = (method: string, path: string, token: boolean, body?: string) =>
+      rawRequest({
+        port: server.port,
+        method,
+        path,
+        headers: {
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...(token ? { Authorization: 'Bearer net-token-42' } : {}),
+        },
+        ...(body === undefined ? {} : { body }),
+      });
+    const written = () => readFile(join(root, 'raft-consensus', 'x.md'), 'utf8').catch(() => null);
+    const ids = async () =>
+      (JSON.parse(await readFile(join(root, 'sessions.json'), 'utf8')) as { id: string }[]).length;
+    try {
+      for (const path of [
+        '/%61pi/sessions',
+        '/a%70i/sessions',
+        '/%41PI/sessions',
+        '//api/sessions',
+        '/./api/sessions',
+        '/x/../api/sessions',
+        '/%2e/api/sessions',
+        '/x/%2e%2e/api/sessions',
+        '/api%2Fsessions',
+      ]) {
+        expect({ path, status: (await send('GET', path, false)).status }).toEqual({ path, status: 401 });
+      }
+      expect((await send('GET', '/%61pi/sessions', true)).status).toBe(200);
+      expect((await send('GET', '/x/%2e%2e/api/sessions', true)).status).toBe(200);
+
+      const file = JSON.stringify({ text: '# pwned\n' });
+      expect((await send('PUT', '/%61pi/sessions/raft-consensus/files/x.md', false, file)).status).toBe(401);
+      expect(await written()).toBeNull();
+      expect((await send('PUT', '/%61pi/sessions/raft-consensus/files/x.md', true, file)).status).toBe(200);
+      expect(await written()).toBe('# pwned\n');
+
+      const session = JSON.stringify({ concept: 'attack' });
+      expect((await send('POST', '/a%70i/sessions', false, session)).status).toBe(401);
+      expect(await ids()).toBe(1);
+      expect((await send('POST', '/a%70i/sessions', true, session)).status).toBe(201);
+      expect(await ids()).toBe(2);
     } finally {
       await server.close();
       await cleanup();

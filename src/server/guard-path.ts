@@ -1,0 +1,48 @@
+/**
+ * The path the request guard judges: the router's path (Hono's `getPath`, i.e. `c.req.path`:
+ * the URL path after `decodeURI`, which decodes `%61` but keeps `%2F`), then decoded further
+ * until stable (`%2F`, `%252F`, …), backslashes read as slashes, runs of slashes collapsed, dot
+ * segments removed and lower-cased. It is never used to route, only to decide that a request
+ * is guarded, so every way of spelling an `/api` path — one the router matches today or one a
+ * later router, proxy or file server might — is judged as `/api/…`.
+ */
+export function guardPath(routerPath: string): string {
+  let path = routerPath;
+  for (let round = 0; round < 8 && path.includes('%'); round += 1) {
+    const decoded = decodeTolerantly(path);
+    if (decoded === path) break;
+    path = decoded;
+  }
+  const segments: string[] = [];
+  for (const segment of path.replace(/\\/gu, '/').toLowerCase().split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}
+
+/**
+ * True when a request may pass without the token: a `GET`/`HEAD` whose {@link guardPath}
+ * does not start with `/api` (the UI's static files). Everything else — every write, every
+ * other method, every spelling of an `/api` path — is guarded; the rule fails closed.
+ */
+export function isPublicRequest({ method, routerPath }: { method: string; routerPath: string }): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return !guardPath(routerPath).startsWith('/api');
+}
+
+function decodeTolerantly(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    // A stray `%` or a broken UTF-8 sequence: decode the runs that do decode.
+    return path.replace(/(?:%[0-9A-Fa-f]{2})+/gu, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+}
