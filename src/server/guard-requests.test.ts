@@ -252,3 +252,88 @@ describe('guardRequests: the token, whatever the spelling of the path', () => {
     expect(open.status).toBe(302);
   });
 });
+
+describe('guardRequests: state-changing requests come from this origin, whatever their body', () => {
+  const compressionFile = (root: string) =>
+    readFile(join(root, 'raft-consensus', 'compression.json'), 'utf8').catch(() => null);
+  const compress = (app: Notebook['app'], headers: Record<string, string>) =>
+    app.request('http://127.0.0.1:4317/api/sessions/raft-consensus/compress', { method: 'POST', headers });
+
+  it.each([
+    ['another loopback port', { Origin: 'http://127.0.0.1:8080' }],
+    ['another loopback name', { Origin: 'http://localhost:4317' }],
+    ['another scheme', { Origin: 'https://127.0.0.1:4317' }],
+    ['a same-site fetch', { 'Sec-Fetch-Site': 'same-site' }],
+    [
+      'a same-site fetch with this origin',
+      { 'Sec-Fetch-Site': 'same-site', Origin: 'http://127.0.0.1:4317' },
+    ],
+    ['a navigation', { 'Sec-Fetch-Site': 'none' }],
+  ])(
+    'refuses a body-less POST /compress from %s, with the cookie, and writes nothing',
+    async (_name, headers) => {
+      const guarded = await createTestNotebook({ token: 'run-token-123' });
+      try {
+        const before = await compressionFile(guarded.root);
+        const response = await compress(guarded.app, {
+          Cookie: 'ctxloom_token_4317=run-token-123',
+          ...headers,
+        });
+        expect(response.status).toBe(403);
+        expect(await errorOf(response)).toMatchObject({ code: 'forbidden' });
+        expect(await compressionFile(guarded.root)).toBe(before);
+      } finally {
+        await guarded.cleanup();
+      }
+    },
+  );
+
+  it('refuses it without a token configured too, and on DELETE, PUT and PATCH', async () => {
+    const foreign = { Origin: 'http://127.0.0.1:8080' };
+    expect((await compress(notebook.app, foreign)).status).toBe(403);
+    for (const [method, path] of [
+      ['DELETE', '/api/sessions/raft-consensus'],
+      ['DELETE', '/api/sessions/raft-consensus/files/guidance.md'],
+      ['PATCH', '/api/sessions/raft-consensus'],
+      ['PUT', '/api/sessions/raft-consensus/files/x.md'],
+    ] as const) {
+      const response = await notebook.app.request(`http://127.0.0.1:4317${path}`, {
+        method,
+        headers: foreign,
+      });
+      expect({ method, path, status: response.status }).toEqual({ method, path, status: 403 });
+    }
+    expect(await sessionIds()).toEqual(['raft-consensus']);
+    expect(await readFile(join(notebook.root, 'raft-consensus', 'guidance.md'), 'utf8')).toContain('#');
+  });
+
+  it('accepts this origin, Sec-Fetch-Site: same-origin, the bearer header, and non-browser clients', async () => {
+    const guarded = await createTestNotebook({ token: 'run-token-123' });
+    try {
+      const cookie = { Cookie: 'ctxloom_token_4317=run-token-123' };
+      const accepted: Record<string, string>[] = [
+        { ...cookie, Origin: 'http://127.0.0.1:4317' },
+        { ...cookie, Origin: 'HTTP://127.0.0.1:4317' },
+        { ...cookie, 'Sec-Fetch-Site': 'same-origin', Origin: 'http://127.0.0.1:5173' },
+        { Authorization: 'Bearer run-token-123', Origin: 'http://127.0.0.1:8080' },
+        cookie,
+      ];
+      for (const headers of accepted) {
+        expect({ headers, status: (await compress(guarded.app, headers)).status }).toEqual({
+          headers,
+          status: 200,
+        });
+      }
+      expect(await compressionFile(guarded.root)).not.toBeNull();
+      // A wrong bearer does not lift the origin rule.
+      const wrong = await compress(guarded.app, {
+        ...cookie,
+        Authorization: 'Bearer nope',
+        Origin: 'http://127.0.0.1:8080',
+      });
+      expect(wrong.status).toBe(403);
+    } finally {
+      await guarded.cleanup();
+    }
+  });
+});

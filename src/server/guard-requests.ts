@@ -39,7 +39,14 @@ export function tokenCookieName(url: URL): string {
  *    every request but a `GET`/`HEAD` of a non-`/api` path ({@link isPublicRequest}, judged on
  *    the decoded, normalised path the router matches, whatever its spelling) without the
  *    bearer header or the cookie gets 401 `unauthorized`;
- * 4. a write (`POST`/`PUT`/`PATCH`/`DELETE`) to any path that has a body must be
+ * 4. a request that may change state (any method but `GET`/`HEAD`), whatever its body, must
+ *    come from the server's own origin — `Sec-Fetch-Site: same-origin`, or else an `Origin`
+ *    equal to the request's own scheme, host and port — or carry the valid bearer header;
+ *    else 403 `forbidden` (another port of the same host is the same *site*, so its page
+ *    gets the `SameSite` cookie sent). A request with neither header is a non-browser client
+ *    (every browser sends `Origin` on such requests) and passes this step: it still needs the
+ *    token of step 3 (docs/security.md, decision 041);
+ * 5. a write (`POST`/`PUT`/`PATCH`/`DELETE`) to any path that has a body must be
  *    `application/json` — else 415 `unsupported-media-type` (HTML forms and `text/plain`
  *    fetches, which browsers send cross-site without a preflight, never qualify).
  */
@@ -94,6 +101,17 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
         });
       }
     }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const bearer = expected !== undefined && hasValidBearer(c, expected);
+      const refusal = bearer ? undefined : crossOriginRefusal(c, url);
+      if (refusal !== undefined) {
+        throw new CtxloomError({
+          code: 'forbidden',
+          message: `${c.req.method} refused: ${refusal.reason} (send it from this server's own origin, ${url.origin}, or with Authorization: Bearer <token>)`,
+          path: refusal.header,
+        });
+      }
+    }
     if (isWrite(c.req.method) && hasBody(c) && !isJson(c.req.header('Content-Type'))) {
       throw new CtxloomError({
         code: 'unsupported-media-type',
@@ -107,10 +125,43 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
 }
 
 function authorised(c: Context, expected: Buffer, url: URL): boolean {
-  const header = /^Bearer\s+(.+)$/iu.exec(c.req.header('Authorization') ?? '')?.[1]?.trim();
-  if (header !== undefined && matches(expected, header)) return true;
+  if (hasValidBearer(c, expected)) return true;
   const cookie = getCookie(c, tokenCookieName(url));
   return cookie !== undefined && matches(expected, cookie);
+}
+
+function hasValidBearer(c: Context, expected: Buffer): boolean {
+  const header = /^Bearer\s+(.+)$/iu.exec(c.req.header('Authorization') ?? '')?.[1]?.trim();
+  return header !== undefined && matches(expected, header);
+}
+
+/**
+ * Why a state-changing request is not from the server's own origin, or `undefined` when it is
+ * (or when it sends neither `Sec-Fetch-Site` nor `Origin`: a non-browser client).
+ * `Sec-Fetch-Site` is set by the browser alone and survives a proxy that rewrites `Host`, so
+ * it decides when present; `Origin` is compared as scheme, host and port.
+ */
+function crossOriginRefusal(c: Context, url: URL): { reason: string; header: string } | undefined {
+  const site = c.req.header('Sec-Fetch-Site');
+  if (site !== undefined) {
+    return site.trim().toLowerCase() === 'same-origin'
+      ? undefined
+      : { reason: `Sec-Fetch-Site is ${JSON.stringify(site.slice(0, 40))}`, header: 'Sec-Fetch-Site' };
+  }
+  const origin = c.req.header('Origin');
+  if (origin === undefined) return undefined;
+  return serialisedOrigin(origin) === url.origin
+    ? undefined
+    : { reason: `origin ${JSON.stringify(origin.slice(0, 200))} is not this server's`, header: 'Origin' };
+}
+
+function serialisedOrigin(origin: string): string | undefined {
+  try {
+    const parsed = new URL(origin);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+  } catch {
+    return undefined; // `null` and other opaque origins
+  }
 }
 
 /** Compares in time independent of the matching prefix. */
