@@ -85,6 +85,12 @@ export {
 } from './sandbox/index.ts';
 export { type CreateSessionOptions, createSession } from './session/create-session.ts';
 export {
+  foldName,
+  RESERVED_SESSION_NAMES,
+  type ReservedName,
+  reservedNameOf,
+} from './session/reserved-files.ts';
+export {
   appendMessages,
   CURATION_FILE,
   type CurationEventInput,

@@ -1,7 +1,8 @@
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lockNameFor } from '../../workspace/sandbox/file-lock.ts';
 import type { FileListResponse, SearchResponse } from '../api-types.ts';
 import { createTestNotebook } from '../test-workspace.test-support.ts';
 
@@ -75,6 +76,110 @@ describe('file routes', () => {
       await rm(outside, { recursive: true, force: true });
     }
     expect(await (await request(`${base}/files/guidance.md`)).text()).toContain('教学指南');
+  });
+
+  describe('names ctxloom reserves, through any link or spelling', () => {
+    const session = () => join(notebook.root, 'raft-consensus');
+    beforeEach(async () => {
+      await mkdir(join(session(), 'sub'), { recursive: true });
+      await symlink('..', join(session(), 'sub', 'link-up'));
+      await writeFile(join(session(), 'calls-free.md'), 'x\n');
+    });
+    const snapshot = async () => {
+      const names = (await readdir(session(), { recursive: true })).sort();
+      return Promise.all(
+        names.map(async (name) => {
+          const info = await lstat(join(session(), name));
+          return `${name}:${info.isFile() ? await readFile(join(session(), name), 'utf8') : ''}`;
+        }),
+      );
+    };
+    const lock = lockNameFor('messages.json');
+    const reserved = [
+      lock,
+      lock.toUpperCase(),
+      `sub/link-up/${lock}`,
+      `.${process.pid}-abc.ctxloom-tmp`,
+      'calls/head.json',
+      'CALLS/0.json',
+      'compression.json',
+      'Compression.json.',
+      'memory.json',
+      'sub/link-up/memory.json',
+      'sub/link-up/compression.json',
+    ];
+
+    it.each(reserved)('PUT %s is refused and writes nothing', async (path) => {
+      const before = await snapshot();
+      const response = await request(`${base}/files/${path}`, json('PUT', { text: '1\n' }));
+      expect(response.status).toBe(400);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it.each(reserved)('PATCH onto %s is refused and moves nothing', async (path) => {
+      await rm(join(session(), 'memory.json'), { force: true });
+      await rm(join(session(), 'compression.json'), { force: true });
+      const before = await snapshot();
+      const response = await request(`${base}/files/calls-free.md`, json('PATCH', { to: path }));
+      expect(response.status).toBe(400);
+      expect(await snapshot()).toEqual(before);
+      expect((await request(base)).status).toBe(200);
+    });
+
+    it('refuses to rename or delete a reserved file by any spelling or link', async () => {
+      await writeFile(join(session(), lock), `${process.pid}\n`);
+      await symlink('memory.json', join(session(), 'to-memory.md'));
+      const before = await snapshot();
+      for (const path of [
+        'sub/link-up/memory.json',
+        './memory.json',
+        lock,
+        'sub/link-up/messages.json',
+        'to-memory.md',
+      ]) {
+        const moved = await request(`${base}/files/${path}`, json('PATCH', { to: 'elsewhere.md' }));
+        expect({ path, status: moved.status }).toEqual({ path, status: 400 });
+        const deleted = await request(`${base}/files/${path}`, { method: 'DELETE' });
+        expect({ path, status: deleted.status }).toEqual({ path, status: 400 });
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
+  describe('symlinks are renamed and deleted themselves, never their targets', () => {
+    const session = () => join(notebook.root, 'raft-consensus');
+    beforeEach(async () => {
+      await writeFile(join(session(), 'target.md'), 'T\n');
+      await symlink('target.md', join(session(), 'alias.md'));
+    });
+
+    it('moves the link, and leaves the target where it was', async () => {
+      const moved = await request(`${base}/files/alias.md`, json('PATCH', { to: 'renamed.md' }));
+      expect(moved.status).toBe(200);
+      expect((await lstat(join(session(), 'renamed.md'))).isSymbolicLink()).toBe(true);
+      expect(await readlink(join(session(), 'renamed.md'))).toBe('target.md');
+      expect(await readFile(join(session(), 'target.md'), 'utf8')).toBe('T\n');
+      await expect(lstat(join(session(), 'alias.md'))).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+
+    it('refuses a move after which the link would lead nowhere or outside', async () => {
+      const deeper = await request(`${base}/files/alias.md`, json('PATCH', { to: 'deeper/alias.md' }));
+      expect(deeper.status).toBe(403);
+      expect((await errorOf(deeper)).code).toBe('path-escape');
+      expect((await lstat(join(session(), 'alias.md'))).isSymbolicLink()).toBe(true);
+      await mkdir(join(session(), 'a'));
+      await symlink('../guidance.md', join(session(), 'a', 'up.md'));
+      const out = await request(`${base}/files/a/up.md`, json('PATCH', { to: 'up.md' }));
+      expect((await errorOf(out)).code).toBe('path-escape');
+      expect((await lstat(join(session(), 'a', 'up.md'))).isSymbolicLink()).toBe(true);
+    });
+
+    it('deletes the link, not its target', async () => {
+      const deleted = await request(`${base}/files/alias.md`, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      await expect(lstat(join(session(), 'alias.md'))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(await readFile(join(session(), 'target.md'), 'utf8')).toBe('T\n');
+    });
   });
 
   it('answers a mistyped /api path with a JSON 404', async () => {

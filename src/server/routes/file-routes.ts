@@ -1,5 +1,5 @@
-import { link, mkdir, realpath, stat, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { link, lstat, mkdir, readlink, realpath, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -7,9 +7,11 @@ import { CtxloomError } from '../../core/index.ts';
 import {
   CONTEXT_CONFIG_FILE,
   CURATION_FILE,
+  foldName,
   MESSAGES_FILE,
   parseContextConfig,
   parseMessages,
+  reservedNameOf,
   type Sandbox,
 } from '../../workspace/index.ts';
 import type { FileEntry, FileListResponse, FileWriteResponse } from '../api-types.ts';
@@ -17,9 +19,6 @@ import { etagOf, ifMatchAllows } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
-
-/** Files the session's own machinery keeps: they can be edited (validated) but not moved or deleted. */
-const RESERVED_FILES: readonly string[] = [CONTEXT_CONFIG_FILE, MESSAGES_FILE, CURATION_FILE];
 
 const writeBody = z.strictObject({ text: z.string() });
 const renameBody = z.strictObject({ to: z.string().min(1).max(1024) });
@@ -32,14 +31,20 @@ const renameBody = z.strictObject({ to: z.string().min(1).max(1024) });
  * - `PUT /api/sessions/:id/files/*` `{ text }`
  *   (JSON only) creates a file (no `If-Match`; `conflict` when it exists) or replaces one (`If-Match`
  *   with the current tag, `conflict` when stale). Atomic (temp file + rename).
- *   `context-config.json` and `messages.json` are validated first; `memory.json` (the audit
- *   log) is not writable here. Global files are written where they live, the workspace root.
+ *   `context-config.json` and `messages.json` are validated first; the other names ctxloom
+ *   reserves (`memory.json` — the audit log, `compression.json`, `calls/`, lock and temp
+ *   files; `reservedNameOf`) are not writable here. Global files are written where they live,
+ *   the workspace root.
  * - `PATCH /api/sessions/:id/files/*` `{ to }` renames (moves) a file; the target must not
- *   exist (`conflict`). Atomic: a hard link to the new name, then the old name is removed.
- * - `DELETE /api/sessions/:id/files/*` removes a file (`If-Match` optional, checked when sent).
+ *   exist (`conflict`). Atomic: a hard link to the new name, then the old name is removed. A
+ *   symlink is moved itself (never its target), and only when it still leads to a file inside
+ *   the session from its new place.
+ * - `DELETE /api/sessions/:id/files/*` removes a file, or a symlink itself (`If-Match`
+ *   optional, checked when sent).
  *
- * `context-config.json`, `messages.json`, `memory.json` and the global files cannot be
- * renamed or deleted from a session (`invalid-argument`).
+ * Reserved names and global files cannot be renamed, renamed onto or deleted from a session
+ * (`invalid-argument`). Every name is judged where it sits after parent symlinks and where it
+ * leads, case-folded and without trailing dots, so no link or spelling reaches one.
  */
 export function fileRoutes(context: NotebookContext): Hono {
   const app = new Hono();
@@ -68,15 +73,37 @@ export function fileRoutes(context: NotebookContext): Hono {
     const sandbox = workspace.session(sessionId);
     // Where the write lands: `sub/link-up/memory.json` is memory.json.
     const target = await sandbox.canonical(path);
-    if (target === CURATION_FILE) {
+    const reserved = reservedNameOf(target) ?? reservedNameOf(await sandbox.locate(path));
+    if (reserved === CURATION_FILE) {
       throw new CtxloomError({
         code: 'invalid-argument',
         message: 'memory.json is the append-only curation log; use POST /api/sessions/:id/curation',
         path,
       });
     }
-    if (target === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
-    if (target === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
+    if (reserved !== undefined && reserved !== CONTEXT_CONFIG_FILE && reserved !== MESSAGES_FILE) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `${target} is kept by ctxloom (${reserved}) and cannot be written through the file routes`,
+        path,
+      });
+    }
+    if (reserved === CONTEXT_CONFIG_FILE && foldName(target) !== CONTEXT_CONFIG_FILE) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `write ${CONTEXT_CONFIG_FILE} by its name`,
+        path,
+      });
+    }
+    if (reserved === MESSAGES_FILE && foldName(target) !== MESSAGES_FILE) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `write ${MESSAGES_FILE} by its name`,
+        path,
+      });
+    }
+    if (reserved === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
+    if (reserved === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
     const owner = await sandbox.owner(target);
     const written = await writeChecked(owner, target, text, c.req.header('If-Match'));
     c.header('ETag', etagOf(written));
@@ -93,12 +120,17 @@ export function fileRoutes(context: NotebookContext): Hono {
     const from = filePath(c, sessionId);
     const { to } = await readJsonBody(c, renameBody);
     const sandbox = workspace.session(sessionId);
-    await requireMovable(sandbox, from);
-    if (RESERVED_FILES.includes(to) || workspace.globalFiles.includes(to)) {
-      throw new CtxloomError({ code: 'invalid-argument', message: `${to} is a reserved name`, path: to });
+    const source = await requireMovable(sandbox, from);
+    // The destination after links: `sub/link-up/memory.json` with `link-up → ..` is memory.json.
+    const landing = await sandbox.canonical(to);
+    const globals = new Set(workspace.globalFiles.map(foldName));
+    for (const name of [landing, await sandbox.locate(to)]) {
+      if (reservedNameOf(name) !== undefined || globals.has(foldName(name))) {
+        throw new CtxloomError({ code: 'invalid-argument', message: `${to} is a reserved name`, path: to });
+      }
     }
-    const source = await sandbox.resolve(from);
     const target = await sandbox.resolve(to, { forWrite: true });
+    if ((await lstat(source)).isSymbolicLink()) await requireLinkInside(sandbox, source, target, to);
     await mkdir(dirname(target), { recursive: true });
     // Re-resolve after mkdir: a parent swapped for a symlink meanwhile must not redirect the move.
     const checked = await sandbox.resolve(to, { forWrite: true });
@@ -131,7 +163,7 @@ export function fileRoutes(context: NotebookContext): Hono {
     await requireSession(workspace, sessionId);
     const path = filePath(c, sessionId);
     const sandbox = workspace.session(sessionId);
-    await requireMovable(sandbox, path);
+    const entry = await requireMovable(sandbox, path);
     const ifMatch = c.req.header('If-Match');
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, await sandbox.readText(path))) {
       throw new CtxloomError({
@@ -140,7 +172,7 @@ export function fileRoutes(context: NotebookContext): Hono {
         path,
       });
     }
-    await unlink(await sandbox.resolve(path));
+    await unlink(entry); // a symlink itself, never its target
     return c.body(null, 204);
   });
   return app;
@@ -163,12 +195,18 @@ export async function listSessionFiles(context: NotebookContext, sessionId: stri
   return files;
 }
 
-/** A session's own, existing, regular file that is not one of the reserved files. */
-async function requireMovable(sandbox: Sandbox, path: string): Promise<void> {
-  if (RESERVED_FILES.includes(path)) {
+/**
+ * A session's own entry that is a file, or a symlink to one inside the session, and is not a
+ * reserved name (where it sits, parent links resolved; or where it leads). Returns the
+ * entry's absolute path: the link itself for a symlink, so a rename or a delete acts on it.
+ */
+async function requireMovable(sandbox: Sandbox, path: string): Promise<string> {
+  const entry = await sandbox.locate(path);
+  const reserved = reservedNameOf(entry) ?? reservedNameOf(await sandbox.canonical(path));
+  if (reserved !== undefined) {
     throw new CtxloomError({
       code: 'invalid-argument',
-      message: `${path} belongs to the session and cannot be renamed or deleted`,
+      message: `${path} is kept by ctxloom (${reserved}) and cannot be renamed or deleted`,
       path,
     });
   }
@@ -182,6 +220,30 @@ async function requireMovable(sandbox: Sandbox, path: string): Promise<void> {
   const real = await sandbox.resolve(path);
   if (!(await stat(real)).isFile()) {
     throw new CtxloomError({ code: 'invalid-argument', message: 'is a folder, not a file', path });
+  }
+  return join(await sandbox.resolve(''), ...entry.split('/'));
+}
+
+/**
+ * A symlink moved from `source` to `target` keeps its text, so a relative one points
+ * elsewhere from there: it must still lead to an existing file inside the session.
+ */
+async function requireLinkInside(
+  sandbox: Sandbox,
+  source: string,
+  target: string,
+  to: string,
+): Promise<void> {
+  const text = await readlink(source);
+  const root = await sandbox.resolve('');
+  const leadsTo = await realpath(resolve(dirname(target), text)).catch(() => undefined);
+  const inside = leadsTo !== undefined && (leadsTo === root || leadsTo.startsWith(`${root}${sep}`));
+  if (!inside || !(await stat(leadsTo).then((info) => info.isFile()))) {
+    throw new CtxloomError({
+      code: 'path-escape',
+      message: `${to}: the symlink would no longer lead to a file inside the session from there`,
+      path: to,
+    });
   }
 }
 

@@ -98,6 +98,12 @@ export interface Sandbox {
    * Compare this, not the path as given, against protected names.
    */
   canonical(path: string): Promise<string>;
+  /**
+   * Where the entry `path` names sits, relative to the real root (`/`-separated): its parent
+   * folders' symlinks resolved, its last segment not followed, so a symlink names the link
+   * itself. What a rename or a delete acts on; compare it, too, against protected names.
+   */
+  locate(path: string): Promise<string>;
   /** UTF-8 text of a file; throws `not-found`, `too-large`, `parse-error` (bad UTF-8), `unsupported` (binary). */
   readText(path: string): Promise<string>;
   /** True when `path` names an existing file or folder inside the sandbox. */
@@ -328,6 +334,21 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         return resolveLocal(path, resolveOptions.forWrite ?? false);
       }),
     canonical: (path) => guarded(path, async () => (await writeSegments(path)).join('/')),
+    locate: (path) =>
+      guarded(path, async () => {
+        const segments = validateRelativePath(path, validate);
+        const name = segments.at(-1);
+        if (name === undefined) {
+          throw new CtxloomError({
+            code: 'invalid-argument',
+            message: 'the root folder is not an entry',
+            file: path,
+          });
+        }
+        const root = await getRoot();
+        const parent = await resolveLocal(segments.slice(0, -1).join('/'), true);
+        return [...relative(root, parent).split(sep), name].filter((segment) => segment !== '').join('/');
+      }),
     readText: (path) =>
       guarded(path, async () => {
         const global = await globalFor(path);

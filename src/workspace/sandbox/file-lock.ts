@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { constants, open, readdir, readFile, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CtxloomError } from '../../core/index.ts';
@@ -34,12 +36,61 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** Who holds a lock, as its file says. */
+export interface LockOwner {
+  pid: number;
+  /** Host name of the owner; absent in locks written before owners were recorded. */
+  host?: string;
+  /** The owner's start time (Linux: clock ticks after boot, `/proc/<pid>/stat`); absent when unknown. */
+  start?: string;
+}
+
+/**
+ * The start time of process `pid` on Linux (field 22 of `/proc/<pid>/stat`, clock ticks after
+ * boot), or `undefined` where there is no `/proc` or the process is gone. A pid and its start
+ * time name one process: a reused pid has another start.
+ */
+export function processStartOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces and parentheses) start at field 3.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of a lock file owned by `pid` on this host (default: this process). */
+export function formatLockOwner(pid: number = process.pid): string {
+  return `${pid} ${hostname()} ${processStartOf(pid) ?? '-'}\n`;
+}
+
+/**
+ * Whether the owner a lock names still holds it: `'alive'` (this host, the pid runs, and its
+ * start time matches when both are known), `'dead'` (this host and the pid is gone or now
+ * another process), `'unknown'` (another host, or a lock without host and start — written by
+ * an older version or by anyone else — whose pid runs: nothing proves it is ours).
+ */
+export function judgeLockOwner(owner: LockOwner): 'alive' | 'dead' | 'unknown' {
+  if (owner.host !== undefined && owner.host !== hostname()) return 'unknown';
+  if (!isProcessAlive(owner.pid)) return 'dead';
+  if (owner.host === undefined) return 'unknown';
+  const start = processStartOf(owner.pid);
+  if (owner.start !== undefined && start !== undefined && owner.start !== start) return 'dead';
+  return 'alive';
+}
+
 /**
  * Runs `task` holding the cross-process write lock of `name` in `dir`: a lock file created
- * with `O_EXCL` that holds the owner's pid. A lock whose owner is dead (kill -9) or is this
+ * with `O_EXCL` that holds the owner's pid, host name and start time ({@link formatLockOwner}).
+ * A lock is taken over at once when its owner is dead or is a reused pid (kill -9), or is this
  * process (every write of a file in one process is already serialised, so it is a leftover of
- * an earlier process with the same pid) is taken over. Another live owner is waited for up to
- * `timeoutMs`, then `conflict` is thrown naming `shown`.
+ * an earlier process with the same pid). A live owner on this host is waited for up to
+ * `timeoutMs`, then `conflict` is thrown naming `shown`. A lock that cannot be judged — no
+ * host and start (an older version's, or a file anyone wrote holding, say, pid 1), or an empty
+ * one — is waited for up to `timeoutMs` too, then broken: it never blocks a file for good.
+ * A lock naming another host is waited for, then `conflict` (shared network folders are not
+ * supported; docs/security.md).
  */
 export async function withFileLock<T>(
   dir: VerifiedDir,
@@ -57,7 +108,7 @@ export async function withFileLock<T>(
         0o644,
       );
       try {
-        await handle.writeFile(`${process.pid}\n`);
+        await handle.writeFile(formatLockOwner());
       } finally {
         await handle.close();
       }
@@ -67,19 +118,26 @@ export async function withFileLock<T>(
     }
     const owner = await readOwner(lockPath);
     if (owner === undefined) continue; // released between our open and read
-    // -1: an empty lock file, being created right now — or left by a process killed in between.
-    const stale =
-      owner === -1 ? waitedMs >= options.timeoutMs : owner === process.pid || !isProcessAlive(owner);
-    if (stale) {
+    const timedOut = waitedMs >= options.timeoutMs;
+    // undefined pid: an empty or unreadable lock file, being created right now — or left by a
+    // process killed in between, or written by someone else.
+    const state =
+      owner.pid === undefined
+        ? 'unknown'
+        : owner.pid === process.pid
+          ? 'dead'
+          : judgeLockOwner(owner as LockOwner);
+    const foreignHost = owner.host !== undefined && owner.host !== hostname();
+    if (state === 'dead' || (state === 'unknown' && timedOut && !foreignHost)) {
       await unlink(lockPath).catch(() => undefined);
       continue;
     }
-    if (waitedMs >= options.timeoutMs) {
+    if (timedOut) {
       throw new CtxloomError({
         code: 'conflict',
-        message: `the file is being written by another process (pid ${owner}); try again`,
+        message: `the file is being written by another process (pid ${owner.pid ?? '?'}${foreignHost ? ` on ${owner.host}` : ''}); try again`,
         file: options.shown,
-        details: { pid: owner },
+        details: { pid: owner.pid ?? -1, ...(foreignHost ? { host: owner.host } : {}) },
       });
     }
     const delayMs = Math.min(100, 5 * 2 ** Math.min(attempt, 5));
@@ -93,15 +151,25 @@ export async function withFileLock<T>(
   }
 }
 
-async function readOwner(lockPath: string): Promise<number | undefined> {
+/** The owner a lock file names (`pid` undefined for an empty or unparsable one), or `undefined` when it is gone. */
+async function readOwner(lockPath: string): Promise<Partial<LockOwner> | undefined> {
+  let text: string;
   try {
-    const pid = Number.parseInt((await readFile(lockPath, 'utf8')).trim(), 10);
-    // An empty file is a lock being created right now: treat it as held by an unknown live owner.
-    return Number.isNaN(pid) ? -1 : pid;
+    text = await readFile(lockPath, 'utf8');
   } catch (error) {
     if (fsErrorCode(error) === 'ENOENT') return undefined;
     throw error;
   }
+  return parseLockOwner(text);
+}
+
+/** Reads `pid host start` (this version) or a bare `pid` (older versions). */
+export function parseLockOwner(text: string): Partial<LockOwner> {
+  const match = /^(\d{1,10})(?: (\S{1,255}) (\d{1,20}|-))?\s*$/u.exec(text.trim());
+  if (match === null) return {};
+  const pid = Number(match[1]);
+  if (match[2] === undefined) return { pid };
+  return { pid, host: match[2], ...(match[3] === '-' ? {} : { start: match[3] }) };
 }
 
 /**
@@ -140,7 +208,7 @@ async function isStale(full: string, name: string): Promise<boolean> {
   }
   if (name.endsWith(LOCK_SUFFIX)) {
     const owner = await readOwner(full).catch(() => undefined);
-    return owner !== undefined && owner !== -1 && !isProcessAlive(owner);
+    return owner?.pid !== undefined && judgeLockOwner(owner as LockOwner) === 'dead';
   }
   return false;
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { CtxloomError } from 'ctxloom';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './create-sandbox.ts';
-import { isProcessAlive, lockNameFor } from './file-lock.ts';
+import { formatLockOwner, isProcessAlive, lockNameFor, parseLockOwner, processStartOf } from './file-lock.ts';
 
 let base: string;
 let session: string;
@@ -84,7 +84,7 @@ describe('cross-process write lock', () => {
   it('waits for a live foreign owner, then refuses with conflict naming its pid', async () => {
     const owner = await startIdleProcess();
     try {
-      await writeFile(join(session, lockNameFor('messages.json')), `${owner.pid}\n`);
+      await writeFile(join(session, lockNameFor('messages.json')), formatLockOwner(owner.pid as number));
       const impatient = createSandbox({ root: session, lockTimeoutMs: 30, cleanStaleFiles: false });
       await expect(impatient.update('messages.json', () => '[]')).rejects.toMatchObject({
         code: 'conflict',
@@ -100,6 +100,44 @@ describe('cross-process write lock', () => {
     const next = createSandbox({ root: session, lockTimeoutMs: 30, cleanStaleFiles: false });
     expect(await next.update('messages.json', () => '[1]')).toBe('[1]');
     expect((await readdir(session)).filter((name) => name.endsWith('.ctxloom-lock'))).toEqual([]);
+  });
+
+  it('breaks a lock that names a live pid it cannot prove is a ctxloom process, after the wait', async () => {
+    // What an agent could write before reserved names: pid 1 (always alive), no host or start.
+    await writeFile(join(session, lockNameFor('messages.json')), '1\n');
+    const impatient = createSandbox({ root: session, lockTimeoutMs: 30, cleanStaleFiles: false });
+    expect(await impatient.update('messages.json', () => '[1]')).toBe('[1]');
+    expect((await readdir(session)).filter((name) => name.endsWith('.ctxloom-lock'))).toEqual([]);
+  });
+
+  // Needs /proc (Linux) to tell one process with a pid from another.
+  it.skipIf(processStartOf(1) === undefined)(
+    'takes over at once a lock whose pid runs but is another process (a reused pid)',
+    async () => {
+      const [pid, host] = formatLockOwner(1).split(' ');
+      await writeFile(join(session, lockNameFor('messages.json')), `${pid} ${host} 1\n`);
+      // A long wait would fail the test's own timeout: the owner is judged, not waited for.
+      const patient = createSandbox({ root: session, lockTimeoutMs: 60_000, cleanStaleFiles: false });
+      expect(await patient.update('messages.json', () => '[2]')).toBe('[2]');
+    },
+  );
+
+  it('waits for a lock of another host, then refuses with conflict naming it', async () => {
+    await writeFile(join(session, lockNameFor('messages.json')), '4242 build-box-7 12345\n');
+    const impatient = createSandbox({ root: session, lockTimeoutMs: 30, cleanStaleFiles: false });
+    await expect(impatient.update('messages.json', () => '[]')).rejects.toMatchObject({
+      code: 'conflict',
+      details: { pid: 4242, host: 'build-box-7' },
+    });
+  });
+
+  it('records pid, host and start time in the lock, and reads older bare-pid locks', () => {
+    const own = parseLockOwner(formatLockOwner());
+    expect(own.pid).toBe(process.pid);
+    expect(own.host).toBeTypeOf('string');
+    expect(parseLockOwner('123\n')).toEqual({ pid: 123 });
+    expect(parseLockOwner('')).toEqual({});
+    expect(parseLockOwner('x y z')).toEqual({});
   });
 
   it('two processes appending to one session lose no message', async () => {

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,8 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileWorkspaceContext } from '../compile/compile-workspace-context.ts';
+import { lockNameFor } from '../sandbox/file-lock.ts';
+import { appendMessages } from '../session/session-store.ts';
 import { openWorkspace, type Workspace } from '../workspace.ts';
 import { createWorkspaceTools } from './create-workspace-tools.ts';
 import { createWorkspaceToolset, type WorkspaceToolset } from './create-workspace-toolset.ts';
@@ -70,6 +72,60 @@ describe('workspace tools', () => {
     );
     await expect(tools.write_file.run({ path: '../profile.md', content: 'x' })).rejects.toMatchObject({
       code: 'path-escape',
+    });
+  });
+
+  describe('write_file refuses every name ctxloom reserves, through any link or spelling', () => {
+    const lock = lockNameFor('messages.json');
+    const reserved = [
+      lock,
+      `./${lock}`,
+      lock.toUpperCase(),
+      `${lock}.`,
+      `notes/${lockNameFor('a.md')}`,
+      `.${process.pid}-abc123.ctxloom-tmp`,
+      'calls/head.json',
+      'calls/0.json',
+      'Calls/head.json',
+      'compression.json',
+      'Compression.JSON',
+      'memory.json.',
+      'MESSAGES.json',
+      'context-config.json ',
+      'sub/link-up/compression.json',
+      `sub/link-up/${lock}`,
+      'sub/link-up/calls/head.json',
+      'to-memory.md',
+    ];
+    it.each(reserved)('%s', async (path) => {
+      const session = join(root, sessionId);
+      await mkdir(join(session, 'sub'), { recursive: true });
+      await symlink('..', join(session, 'sub', 'link-up'));
+      await symlink('memory.json', join(session, 'to-memory.md'));
+      const before = await readdir(session, { recursive: true });
+      const memory = await readFile(join(session, 'memory.json'), 'utf8');
+      await expect(tools.write_file.run({ path, content: '1\n' })).rejects.toMatchObject({
+        code: 'path-escape',
+      });
+      expect(await readdir(session, { recursive: true })).toEqual(before);
+      expect(await readFile(join(session, 'memory.json'), 'utf8')).toBe(memory);
+    });
+
+    it('so an agent cannot lock its session: the next append is not held up', async () => {
+      await expect(tools.write_file.run({ path: lock, content: '1\n' })).rejects.toMatchObject({
+        code: 'path-escape',
+      });
+      const box = workspace.session(sessionId);
+      await appendMessages(box, [{ id: 'after-lock', role: 'user', content: 'still here' }]);
+      expect(await box.readText('messages.json')).toContain('after-lock');
+    });
+
+    it('still writes ordinary files whose names only look alike', async () => {
+      for (const path of ['calls.md', 'notes/calls/x.md', 'notes/memory.json', 'ctxloom-lock.md']) {
+        expect(await tools.write_file.run({ path, content: 'ok\n' })).toBe(`wrote ${path}: 1 lines`);
+      }
+      await writeFile(join(root, sessionId, 'plain.md'), 'x');
+      expect(await tools.write_file.run({ path: 'plain.md', content: 'y' })).toBe('wrote plain.md: 1 lines');
     });
   });
 

@@ -29,7 +29,11 @@ export interface WorkspaceToolsOptions {
    * Default {@link DEFAULT_MAX_SEARCH_WORK} (32 M); past it the search stops and says where.
    */
   maxSearchWork?: number;
-  /** Files tools may not write. Default `messages.json`, `memory.json`. */
+  /**
+   * More files tools may not write (compared case-folded, after symlinks). Default
+   * `DEFAULT_READ_ONLY_FILES`. The names ctxloom reserves (`RESERVED_SESSION_NAMES`, lock and
+   * temp files) are never writable, whatever this says.
+   */
   readOnlyFiles?: readonly string[];
   /**
    * Where `dismiss_memory` stores the model's dismissals: the session store the session is kept

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
 import { validateRelativePath } from '../sandbox/validate-path.ts';
+import { foldName, reservedNameOf } from '../session/reserved-files.ts';
 import { capOutput } from './cap-output.ts';
 import type { ToolContext } from './tool-context.ts';
 import type { listFilesInput, readFileInput, writeFileInput } from './tool-schemas.ts';
@@ -54,15 +55,21 @@ export async function writeFileTool(
   input: z.infer<typeof writeFileInput>,
 ): Promise<string> {
   validateRelativePath(input.path);
-  // Where the write lands after symlinks (`sub/link-up/messages.json` is `messages.json`).
+  // Where the write lands after symlinks (`sub/link-up/messages.json` is `messages.json`), and
+  // where the entry itself sits: either may be a name ctxloom keeps (a lock file, calls/, …).
   const name = await context.sandbox.canonical(input.path);
-  if (context.readOnlyFiles.includes(name)) {
-    throw new CtxloomError({
-      code: 'path-escape',
-      message: `${name} is managed by ctxloom and read-only for tools`,
-      file: input.path,
-      details: { protected: name },
-    });
+  const entry = await context.sandbox.locate(input.path);
+  const readOnly = new Set(context.readOnlyFiles.map(foldName));
+  for (const landing of [name, entry]) {
+    const reserved = reservedNameOf(landing) ?? (readOnly.has(foldName(landing)) ? landing : undefined);
+    if (reserved !== undefined) {
+      throw new CtxloomError({
+        code: 'path-escape',
+        message: `${landing} is managed by ctxloom (${reserved}) and read-only for tools`,
+        file: input.path,
+        details: { protected: reserved },
+      });
+    }
   }
   const owner = await context.sandbox.owner(name);
   if (owner !== context.sandbox) {
