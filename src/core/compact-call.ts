@@ -107,7 +107,7 @@ export async function compactCall(input: {
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
   const dropped = [
-    ...call.excluded,
+    ...withRecalled(call.excluded, selection.kept),
     ...(summarizedIds.size === 0
       ? selection.dropped
       : selection.dropped.map(
@@ -118,4 +118,24 @@ export async function compactCall(input: {
         )),
   ];
   return { selection, dropped, covered, chunked, actions: trimmed.actions };
+}
+
+/**
+ * Covered history a kept block names (`metadata.messageId`, e.g. a long session's recall) was
+ * sent after all: reported `recalled` into that block's layer (decision 040).
+ */
+function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextBlock[]): DroppedBlock[] {
+  const named = new Map<string, string>();
+  for (const block of kept) {
+    const id = block.metadata.messageId;
+    if (typeof id === 'string' && block.layer !== 'history') named.set(id, block.layer);
+  }
+  if (named.size === 0) return [...excluded];
+  return excluded.map((entry) => {
+    if (entry.block.layer !== 'history') return entry;
+    const reason = entry.reason.type;
+    if (reason !== 'summarized' && reason !== 'recallable') return entry;
+    const into = named.get((entry.block.metadata as HistoryBlockMetadata).message.id);
+    return into === undefined ? entry : { block: entry.block, reason: { type: 'recalled', into } };
+  });
 }

@@ -3,7 +3,7 @@ import type { BudgetManager } from './budget.ts';
 import type { ComposePolicy } from './compose.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
-import type { CompileReport } from './report.ts';
+import type { CompactionAction, CompileReport } from './report.ts';
 import type { DroppedBlock } from './select.ts';
 import type { ContextSource, TaskPhase } from './source.ts';
 import type { CompressionSummary, Summarizer } from './summarizer.ts';
@@ -33,8 +33,20 @@ export interface CompileRequest {
    * and its results are one group — and are compiled under the same budget.
    */
   steps?: readonly Message[];
-  /** The persisted summary from `compression__context`, and the newest message it covers. */
-  compression?: { summary: string; throughMessageId?: string };
+  /**
+   * The persisted summary from `compression__context`, and the newest message it covers (a
+   * long session's cut, decision 040). Covered messages are not sent; each is reported
+   * `recalled` when a kept block names it (`metadata.messageId`), `recallable` (via
+   * `recallTool`) when its id is in `uncarried` (no summary text that is sent carries it),
+   * else `summarized`. `actions` are what the caller's compaction did before this call.
+   */
+  compression?: {
+    summary: string;
+    throughMessageId?: string;
+    uncarried?: ReadonlySet<string>;
+    recallTool?: string;
+    actions?: readonly CompactionAction[];
+  };
   phase?: TaskPhase;
   /** 0..1; the adaptive budget derives the phase from it when `phase` is absent. */
   progress?: number;

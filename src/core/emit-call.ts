@@ -27,7 +27,12 @@ export async function emitCall(input: {
 }): Promise<CompiledContext> {
   const { call, gathered, request, options, compacted, composed, summary } = input;
   const { selection, covered } = compacted;
-  const actions: CompactionAction[] = [...call.placeholderActions, ...summary.actions, ...input.retries];
+  const actions: CompactionAction[] = [
+    ...(request.compression?.actions ?? []),
+    ...call.placeholderActions,
+    ...summary.actions,
+    ...input.retries,
+  ];
   if (compacted.chunked.length > 0) {
     actions.push({
       type: 'chunked',

@@ -118,6 +118,10 @@ export function describeReason(reason: DropReason): string {
       return 'shared context disabled';
     case 'summarized':
       return `summarised into ${reason.into}`;
+    case 'recalled':
+      return `recalled into ${reason.into}`;
+    case 'recallable':
+      return `behind the cut, recallable with ${reason.tool}`;
   }
 }
 
@@ -135,6 +139,8 @@ function describeAction(action: CompileReport['compaction'][number]): string {
       return `kept ${action.toolName} output of ${action.blockId} as artifact ${action.handle} (${action.reason}): ${action.fromTokens} → ${action.toTokens} tokens`;
     case 'chunked':
       return `dropped ${action.messages} more message(s) (${action.tokens} tokens) to a ${action.chunkTokens}-token chunk boundary, so the cached prefix holds`;
+    case 'compacted':
+      return `compacted (${action.trigger}): ${action.messages} message(s) passed the cut into the rolling summary (${action.summaryTokens} tokens, ${action.summarizer})`;
     case 'summarizer-failed':
       return `summariser ${action.summarizer} failed (${action.error}); used ${action.fallback}`;
   }

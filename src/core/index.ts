@@ -68,6 +68,7 @@ export {
   type ToolResultPart,
 } from './message.ts';
 export { createOrchestrator, type Orchestrator } from './orchestrator.ts';
+export { type PlanHistoryCutInput, planHistoryCut } from './plan-history-cut.ts';
 export type {
   BlockSummary,
   CompactionAction,
@@ -79,6 +80,14 @@ export type {
   SourceReport,
 } from './report.ts';
 export { droppedCount } from './report.ts';
+export {
+  type RolledSummary,
+  type RollSummaryInput,
+  renderSummary,
+  rollSummary,
+  type SummaryPeriod,
+  uncarriedIds,
+} from './rolling-summary.ts';
 export type { DroppedBlock, DropReason } from './select.ts';
 export type { CollectRequest, ContextSource, TaskPhase, TokenBudget } from './source.ts';
 export {

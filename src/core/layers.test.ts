@@ -3,7 +3,7 @@ import { CtxloomError } from './errors.ts';
 import { assertContextKey, createLayerRegistry, DEFAULT_LAYERS } from './layers.ts';
 
 describe('layer registry', () => {
-  it('holds the eight default layers in seed 000 order with their lifecycles', () => {
+  it("holds seed 000's eight layers in its order, with a long session's recall before the history", () => {
     expect(DEFAULT_LAYERS.map((layer) => layer.name)).toEqual([
       'system',
       'framework__context',
@@ -11,6 +11,7 @@ describe('layer registry', () => {
       'knowledge__context',
       'todo__context',
       'compression__context',
+      'recall__context',
       'history',
       'query',
     ]);

@@ -28,7 +28,7 @@ export interface LayerDefinition {
   title?: string;
 }
 
-/** The eight default layers, in seed 000's order. */
+/** The default layers: seed 000's eight, in its order, and a long session's recall before the history. */
 export const DEFAULT_LAYERS: readonly LayerDefinition[] = [
   { name: 'system', kind: 'system', lifecycle: 'runtime', shared: false, compactable: false, stable: true },
   {
@@ -75,6 +75,16 @@ export const DEFAULT_LAYERS: readonly LayerDefinition[] = [
     compactable: true,
     stable: false,
     title: 'Summary of earlier conversation',
+  },
+  {
+    // A long session's recall (decision 040): older messages picked for this call's query.
+    name: 'recall__context',
+    kind: 'context',
+    lifecycle: 'runtime',
+    shared: false,
+    compactable: true,
+    stable: false,
+    title: 'Earlier messages relevant to this question',
   },
   {
     name: 'history',

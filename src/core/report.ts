@@ -95,6 +95,18 @@ export type CompactionAction =
       chunkTokens: number;
     }
   | {
+      /**
+       * A long session's cut moved forward before this call (decision 040): `messages` passed
+       * it and joined the rolling summary (now `summaryTokens`); `trigger` says why.
+       */
+      type: 'compacted';
+      trigger: 'soft-limit' | 'overflow' | 'command';
+      messages: number;
+      throughMessageId: string;
+      summaryTokens: number;
+      summarizer: string;
+    }
+  | {
       /** The configured summariser threw; the extractive one stood in. */
       type: 'summarizer-failed';
       summarizer: string;

@@ -8,7 +8,7 @@ import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegis
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
 import { resolveBudget } from './resolve-budget.ts';
-import type { DroppedBlock } from './select.ts';
+import type { DroppedBlock, DropReason } from './select.ts';
 import type { TokenCounter } from './tokens.ts';
 import { countToolDefinitions, type ToolDefinition } from './tool-definitions.ts';
 import { placeholderToolResults } from './tool-result-placeholders.ts';
@@ -160,7 +160,15 @@ export function resolveCall(
     firstStep,
     isStep,
   } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
-  for (const block of covered) excluded.push({ block, reason: SUMMARIZED_REASON });
+  const uncarried = request.compression?.uncarried;
+  const recallable: DropReason = {
+    type: 'recallable',
+    tool: request.compression?.recallTool ?? 'search_history',
+  };
+  for (const block of covered) {
+    const id = (block.metadata as { message: Message }).message.id;
+    excluded.push({ block, reason: uncarried?.has(id) === true ? recallable : SUMMARIZED_REASON });
+  }
   const tools = options.tools ?? [];
   const toolTokens = countToolDefinitions(tools, counter);
 

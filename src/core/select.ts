@@ -9,7 +9,14 @@ export type DropReason =
   | { type: 'history-window'; maxMessages: number }
   | { type: 'pinned-over-budget'; budgetTokens: number }
   | { type: 'share-disabled' }
-  | { type: 'summarized'; into: string };
+  | { type: 'summarized'; into: string }
+  /** Behind a long session's cut and sent anyway: recalled for this query into `into` (decision 040). */
+  | { type: 'recalled'; into: string }
+  /**
+   * Behind a long session's cut, carried by no summary text that is sent, and not recalled for
+   * this query: in the session's conversation index, found by the model's `tool` (decision 040).
+   */
+  | { type: 'recallable'; tool: string };
 
 /** A block that did not make it, with its reason. */
 export interface DroppedBlock {

@@ -40,6 +40,12 @@ export interface Summarizer {
    * return a {@link SummaryResult} to claim only a prefix.
    */
   summarize(input: SummarizeInput): Promise<string | SummaryResult>;
+  /**
+   * A per-message summariser's line for one message (`- role: …`), or `undefined` when the
+   * message carries no text. When present, a rolling summary (decision 040) builds and
+   * condenses its periods line by line, so it knows which messages each text carries.
+   */
+  summarizeMessage?(message: Message): string | undefined;
 }
 
 /** The text and coverage of a {@link Summarizer.summarize} result for `messageCount` messages. */
@@ -88,12 +94,8 @@ export function createExtractiveSummarizer(options: { counter: TokenCounter }): 
       let tokens = counter.countText([header, ...lines].join('\n'));
       let coveredCount = 0;
       for (const message of input.messages) {
-        const text = messageParts(message).map(partText).join(' ').replace(/\s+/gu, ' ').trim();
-        if (text.length > 0) {
-          const sentences = sentencesOf(text);
-          const picked = sentences.filter((sentence, index) => index === 0 || CUE.test(sentence));
-          const joined = picked.join(' ');
-          const line = `- ${message.role}: ${joined.length > MAX_LINE_CHARS ? `${joined.slice(0, MAX_LINE_CHARS - 1)}…` : joined}`;
+        const line = extractiveLine(message);
+        if (line !== undefined) {
           const cost = counter.countText(`\n${line}`);
           if (tokens + cost > input.maxTokens) break;
           tokens += cost;
@@ -103,7 +105,18 @@ export function createExtractiveSummarizer(options: { counter: TokenCounter }): 
       }
       return { text: lines.length === 0 ? '' : [header, ...lines].join('\n'), coveredCount };
     },
+    summarizeMessage: extractiveLine,
   };
+}
+
+/** The extractive summariser's line for a message: its first sentence and those with a cue. */
+function extractiveLine(message: Message): string | undefined {
+  const text = messageParts(message).map(partText).join(' ').replace(/\s+/gu, ' ').trim();
+  if (text.length === 0) return undefined;
+  const sentences = sentencesOf(text);
+  const picked = sentences.filter((sentence, index) => index === 0 || CUE.test(sentence));
+  const joined = picked.join(' ');
+  return `- ${message.role}: ${joined.length > MAX_LINE_CHARS ? `${joined.slice(0, MAX_LINE_CHARS - 1)}…` : joined}`;
 }
 
 function sentencesOf(text: string): string[] {

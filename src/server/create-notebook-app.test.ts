@@ -320,7 +320,7 @@ describe('context routes', () => {
     };
     expect(body.summary.newlyCovered).toBeGreaterThan(5);
     expect(body.summary.summary.coveredCount).toBe(body.summary.newlyCovered);
-    expect(body.summary.summary.text).toContain('extractive summary');
+    expect(body.summary.summary.text).toContain('Summary of messages 1–');
     expect(body.tokensAfter).toBeLessThan(body.tokensBefore);
     const preview = (await (await request('/api/sessions/raft-consensus/context-preview')).json()) as {
       report: { layers: { layer: string; tokens: number }[] };

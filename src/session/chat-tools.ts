@@ -1,4 +1,5 @@
-import type { ToolSet } from 'ai';
+import { type ToolSet, tool } from 'ai';
+import { z } from 'zod';
 import { openArtifactTool, toolDefinitions } from '../ai-sdk/index.ts';
 import { type ArtifactHandleStore, createInMemoryArtifactStore, type ToolDefinition } from '../core/index.ts';
 import {
@@ -19,13 +20,34 @@ export interface ChatToolsContext {
   curate?: (sessionId: string, request: DismissRequest) => Promise<readonly CurationEvent[]>;
   now: () => Date;
   createId: () => string;
+  /**
+   * Searches the session's whole conversation (decision 040): the `search_history` tool.
+   * Default: no such tool.
+   */
+  searchHistory?: (sessionId: string, query: string, limit: number) => Promise<HistoryHit[]>;
 }
+
+/** One message `search_history` found. */
+export interface HistoryHit {
+  /** 1-based position in the conversation. */
+  position: number;
+  id: string;
+  role: string;
+  createdAt?: string;
+  text: string;
+}
+
+const searchHistoryInput = z.strictObject({
+  query: z.string().min(1).max(500).describe('Words to look for (any language).'),
+  limit: z.int().min(1).max(20).optional().describe('Most messages returned (default 8).'),
+});
 
 const cache = new WeakMap<ChatToolsContext, Map<string, WorkspaceTools>>();
 
 /**
  * The tools a chat model may call: the workspace tools (`read_file`, `write_file`,
- * `list_files`, `search`, `read_block`, `dismiss_memory`), all inside the session sandbox.
+ * `list_files`, `search`, `read_block`, `dismiss_memory`), all inside the session sandbox,
+ * and `search_history` when the context can search the session's conversation.
  * Built once per context and session (the tools hold no per-request state; building converts
  * their zod schemas to JSON Schema, which is not free): create the context once.
  */
@@ -45,6 +67,18 @@ export function createChatTools(context: ChatToolsContext, sessionId: string): W
       now: context.now,
       createId: context.createId,
     });
+    const search = context.searchHistory;
+    if (search !== undefined) {
+      tools = {
+        ...tools,
+        search_history: tool({
+          description:
+            'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time.',
+          inputSchema: searchHistoryInput,
+          execute: async (input) => search(sessionId, input.query, input.limit ?? 8),
+        }),
+      } as WorkspaceTools;
+    }
     if (sessions.size >= 1000) sessions.delete(sessions.keys().next().value as string);
     sessions.set(sessionId, tools);
   }

@@ -1,5 +1,6 @@
 import { createCompressionSource } from '../compression/index.ts';
 import type {
+  CompactionAction,
   ContextSource,
   Message,
   Summarizer,
@@ -7,15 +8,22 @@ import type {
   ToolDefinition,
   ToolResultPolicy,
 } from '../core/index.ts';
+import { countMessage, messageText, renderSummary, uncarriedIds } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
+  type ContextConfig,
   DEFAULT_MODEL,
+  foldCurationEvents,
+  formatHistory,
+  type LoadedSession,
   loadSession,
   prepareLoadedSession,
   type Workspace,
   type WorkspaceContext,
 } from '../workspace/index.ts';
-import type { SessionState, SessionStore } from './session-store.ts';
+import { isCommandMessage } from './session-commands.ts';
+import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
+import type { SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
 /** Options of {@link compileSession}. */
 export interface CompileSessionOptions {
@@ -34,6 +42,12 @@ export interface CompileSessionOptions {
   counter?: TokenCounter;
   /** The session state when the caller already loaded it. */
   state?: SessionState;
+  /** Compiles with this compression state instead of the stored one (a compaction not stored yet). */
+  compression?: SessionCompression;
+  /** What a compaction did before this call, for the report (decision 040). */
+  actions?: readonly CompactionAction[];
+  /** The engine's conversation indexes: with them, a long session recalls older messages (decision 040). */
+  indexes?: SessionIndexes;
   /** Tool definitions the call offers (counted in the budget). */
   tools?: readonly ToolDefinition[];
   /** Where oversized and earlier-turn tool outputs go (placeholders naming artifact handles). */
@@ -46,9 +60,35 @@ export interface SessionStepOptions {
   steps?: readonly Message[];
 }
 
+/** How a session that outgrows its window divides the history budget (decision 040). */
+export interface LongSessionSettings {
+  recallRatio: number;
+  summaryRatio: number;
+  keepRatio: number;
+  softLimitRatio: number;
+}
+
+/** The defaults of {@link LongSessionSettings}, chosen by `npm run bench -- long-session` (decision 040). */
+export const DEFAULT_LONG_SESSION: Readonly<LongSessionSettings> = Object.freeze({
+  recallRatio: 0.35,
+  summaryRatio: 0.1,
+  keepRatio: 0.6,
+  softLimitRatio: 0.9,
+});
+
 /** A session loaded once for the calls of one turn (see {@link prepareSessionCompile}). */
 export interface PreparedSession {
   state: SessionState;
+  /** The compression state compiled with (the stored one unless overridden). */
+  compression: SessionCompression;
+  config: ContextConfig;
+  counter: TokenCounter;
+  /** The conversation as the model sees it (commands left out, curation applied), oldest first. */
+  conversation: readonly Message[];
+  /** How many conversation messages are behind the cut (the summary's coverage). */
+  cutCount: number;
+  /** The long-session settings; `undefined` for a `last-n` session (its window is a choice). */
+  longSession: LongSessionSettings | undefined;
   /** Compiles one model call of the turn: the first with no steps, later ones with the loop's messages. */
   compile(step?: SessionStepOptions): Promise<SessionCompile>;
 }
@@ -62,8 +102,9 @@ export interface SessionCompile extends WorkspaceContext {
  * The compile of one model call of a session — the only one: the notebook preview and chat,
  * `ctxloom compile`/`preview`, the MCP preview and library users all reach it through the
  * session engine. Reads the manifest and files through the session sandbox, and messages,
- * curation and compression through the {@link SessionStore}; the history summary enters
- * `compression__context` with its coverage (covered messages are reported `summarized`),
+ * curation and compression through the {@link SessionStore}; the rolling summary enters
+ * `compression__context` with its coverage (covered messages are reported `summarized`,
+ * `recalled` or `recallable`), older messages relevant to the query enter `recall__context`,
  * and seed 004's requirement TODO and artifact index enter `todo__context`.
  */
 export async function compileSession(options: CompileSessionOptions): Promise<SessionCompile> {
@@ -78,34 +119,225 @@ export async function compileSession(options: CompileSessionOptions): Promise<Se
 export async function prepareSessionCompile(options: CompileSessionOptions): Promise<PreparedSession> {
   const { workspace, store, sessionId } = options;
   const state = options.state ?? (await store.load(sessionId));
+  const compression = options.compression ?? state.compression;
+  const evidence = requirementEvidence(compression);
   const loaded = await loadSession({
     workspace,
     sessionId,
     ...(options.query === undefined ? {} : { query: options.query }),
     record: { messages: state.messages, curation: state.curation },
   });
-  const counter = options.counter ?? getTokenCounter(loaded.config.budget.model ?? DEFAULT_MODEL);
-  const structured = state.compression.structured;
+  // Seed 004 §2: the requirement TODO is the compressed form of the user's requirement
+  // messages it quotes — they are sent as a pointer to it, not a second time in full.
+  if (evidence.size > 0) {
+    loaded.messages = withTodoPointers(
+      loaded.messages,
+      evidence,
+      loaded.config.chatHistory.placeholderLocale,
+    );
+  }
+  const { config } = loaded;
+  const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
+  const structured = compression.structured;
+  const history = sessionHistory({ loaded, state, compression, options, counter, evidence });
   const sources: ContextSource[] = [
     ...(structured === null ? [] : [createCompressionSource({ load: () => structured })]),
+    ...history.sources,
     ...(options.sources ?? []),
   ];
-  const summary = state.compression.summary;
   const prepared = prepareLoadedSession(loaded, {
     counter,
     sources,
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
-    ...(summary === null
-      ? {}
-      : { compression: { summary: summary.text, throughMessageId: summary.throughMessageId } }),
+    ...(history.compression === undefined ? {} : { compression: history.compression }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
   });
   return {
     state,
+    compression,
+    config,
+    counter,
+    conversation: history.conversation,
+    cutCount: history.cutCount,
+    longSession: history.settings,
     async compile(step = {}) {
       return { ...(await prepared.compile(step.steps)), state };
     },
   };
+}
+
+/** The resolved long-session settings of a manifest (`undefined` under `last-n`). */
+export function longSessionSettings(config: ContextConfig): LongSessionSettings | undefined {
+  if (config.chatHistory.strategy === 'last-n') return undefined;
+  const set = config.chatHistory.longSession ?? {};
+  return {
+    recallRatio: set.recallRatio ?? DEFAULT_LONG_SESSION.recallRatio,
+    summaryRatio: set.summaryRatio ?? DEFAULT_LONG_SESSION.summaryRatio,
+    keepRatio: set.keepRatio ?? DEFAULT_LONG_SESSION.keepRatio,
+    softLimitRatio: set.softLimitRatio ?? DEFAULT_LONG_SESSION.softLimitRatio,
+  };
+}
+
+/** Input budget of a manifest: window − output reserve. */
+export function inputBudgetOf(config: ContextConfig): number {
+  return config.budget.window - Math.floor(config.budget.window * config.budget.outputReserve);
+}
+
+/** The summary, its coverage and the recall of a session's compile (decision 040). */
+function sessionHistory(input: {
+  loaded: LoadedSession;
+  state: SessionState;
+  compression: SessionCompression;
+  options: CompileSessionOptions;
+  counter: TokenCounter;
+  evidence: ReadonlyMap<string, string[]>;
+}) {
+  const { loaded, state, compression, options, evidence } = input;
+  const { config } = loaded;
+  const settings = longSessionSettings(config);
+  const conversation = formatHistory({
+    messages: loaded.messages,
+    curation: state.curation,
+    chatHistory: config.chatHistory,
+  });
+  const summary = compression.summary;
+  const cutCount = summary === null ? 0 : coveredCount(state.messages, summary.throughMessageId);
+  const through = cutCount === 0 ? undefined : conversation[cutCount - 1]?.id;
+  const curated = foldCurationEvents(state.curation);
+  const sources: ContextSource[] = [];
+  if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
+    const raw = loaded.messages.filter((message) => !isCommandMessage(message));
+    const index = options.indexes.sync(options.sessionId, raw);
+    const byId = new Map<string, { message: Message; position: number }>();
+    conversation.forEach((message, position) => {
+      byId.set(message.id, { message, position: position + 1 });
+    });
+    sources.push(
+      createRecallSource({
+        index,
+        messages: byId,
+        eligible: (id) => {
+          const entry = byId.get(id);
+          return entry !== undefined && entry.position <= cutCount && !curated.has(id) && !evidence.has(id);
+        },
+        maxTokens: recallTokens({
+          ratio: settings.recallRatio,
+          config,
+          covered: conversation.slice(0, cutCount),
+          summary: summary?.text ?? '',
+          todo: (compression.structured?.requirements.global.items ?? [])
+            .filter((item) => item.status !== 'cancelled')
+            .map((item) => `- ${item.id} [${item.priority} · ${item.type}] ${item.text}`),
+          counter: input.counter,
+        }),
+      }),
+    );
+  }
+  if (summary === null) {
+    return {
+      conversation,
+      cutCount,
+      settings,
+      sources,
+      compression: options.actions === undefined ? undefined : { summary: '', actions: options.actions },
+    };
+  }
+  // A summarised message curated afterwards shows as its placeholder, never as its old text.
+  const periods = summary.periods;
+  const text =
+    periods === undefined
+      ? summary.text
+      : renderSummary(periods, {
+          replace: (id) => {
+            if (!curated.has(id)) return undefined;
+            const message = conversation.find((candidate) => candidate.id === id);
+            return message === undefined ? null : `- ${message.role}: ${messageText(message)}`;
+          },
+        });
+  return {
+    conversation,
+    cutCount,
+    settings,
+    sources,
+    compression: {
+      summary: text,
+      ...(through === undefined ? {} : { throughMessageId: through }),
+      ...(periods === undefined ? {} : { uncarried: uncarriedIds(periods, conversation) }),
+      recallTool: SEARCH_HISTORY_TOOL,
+      ...(options.actions === undefined ? {} : { actions: options.actions }),
+    },
+  };
+}
+
+/** Ids of the user messages the requirement TODO quotes (open and done items), with the items' ids. */
+function requirementEvidence(compression: SessionCompression): Map<string, string[]> {
+  const byMessage = new Map<string, string[]>();
+  for (const item of compression.structured?.requirements.global.items ?? []) {
+    if (item.status === 'cancelled') continue;
+    for (const anchor of item.evidence) {
+      const items = byMessage.get(anchor.messageId) ?? [];
+      if (!items.includes(item.id)) items.push(item.id);
+      byMessage.set(anchor.messageId, items);
+    }
+  }
+  return byMessage;
+}
+
+/** The record with each user message the TODO quotes replaced by a pointer to its items. */
+function withTodoPointers(
+  messages: readonly Message[],
+  evidence: ReadonlyMap<string, string[]>,
+  locale: 'zh' | 'en',
+): Message[] {
+  return messages.map((message, index) => {
+    const items = evidence.get(message.id);
+    if (items === undefined || message.role !== 'user') return message;
+    const content =
+      locale === 'en'
+        ? `[user message #${index + 1} — in the requirement TODO as ${items.join(', ')}]`
+        : `[用户消息 #${index + 1} — 已记入需求 TODO：${items.join('、')}]`;
+    return { ...message, content };
+  });
+}
+
+/**
+ * The recall slot: `ratio` of the input budget, but never more than what the messages behind
+ * the cut would cost verbatim, less the summary and the requirement TODO standing for them
+ * (and the layers' frames) — so moving the cut never makes a call larger than sending everything would, and
+ * `/compress` never grows the next call.
+ */
+function recallTokens(input: {
+  ratio: number;
+  config: ContextConfig;
+  covered: readonly Message[];
+  summary: string;
+  /** The requirement TODO's lines: the other compressed form of older messages. */
+  todo: readonly string[];
+  counter: TokenCounter;
+}): number {
+  const { counter } = input;
+  let verbatim = 0;
+  for (const message of input.covered) verbatim += countMessage(counter, message);
+  let compressed = input.summary === '' ? 0 : counter.countText(input.summary);
+  for (const line of input.todo) compressed += counter.countText(`${line}\n`);
+  const slot = Math.floor(input.ratio * inputBudgetOf(input.config));
+  return Math.max(0, Math.min(slot, verbatim - compressed - LAYER_FRAMES_TOKENS));
+}
+
+/** What the summary's and the recall's layer messages cost around their text, at most. */
+const LAYER_FRAMES_TOKENS = 32;
+
+/**
+ * How many conversation messages (commands left out) are at or before `throughId` in the
+ * stored record: a summary whose run ends on a chat command still covers what precedes it.
+ */
+function coveredCount(stored: readonly Message[], throughId: string): number {
+  let count = 0;
+  for (const message of stored) {
+    if (!isCommandMessage(message)) count++;
+    if (message.id === throughId) return count;
+  }
+  return 0;
 }

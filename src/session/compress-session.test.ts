@@ -59,54 +59,63 @@ describe('compressSession', () => {
     const summarizer = createModelSummarizer({ model, name: 'model recording', counter, window: 4000 });
     const options = { store, sessionId: 's1', counter, summarizer, keepLast: 4, maxTokens: 300 };
     const result = await compressSession({ ...options, turnId: 'c1' });
-    // 296 messages of ~25 tokens do not fit a 4,000-token window: the summary covers a prefix.
+    // 296 messages of ~25 tokens do not fit one 4,000-token request: the model summarises them
+    // in runs, then the runs are merged into a summary under the cap — every message covered.
     const summary = result.summary;
     expect(summary?.requested).toBe(296);
-    expect(summary?.newlyCovered).toBeGreaterThan(50);
-    expect(summary?.notCovered).toBe(296 - (summary?.newlyCovered ?? 0));
-    expect(summary?.notCovered).toBeGreaterThan(0);
-    const [call] = await store.listCalls('s1');
-    expect(call).toMatchObject({ turnId: 'c1', step: 0, agentId: 'summarizer', model: 'model recording' });
-    expect(model.doGenerateCalls).toHaveLength(1);
-    const sent = model.doGenerateCalls[0]!;
-    // The report is what was sent, and it fits the window with the summary's reserve.
-    expect(countCallTokens(sent, counter)).toBe(call?.report.totalTokens);
-    expect(call?.report.totalTokens).toBeLessThanOrEqual(4000 - 300);
-    expect(sent.maxOutputTokens).toBe(300);
-    const prompt = JSON.stringify(sent.prompt);
-    const covered = summary?.newlyCovered ?? 0;
-    expect(prompt).toContain(`orders_${covered} `);
-    expect(prompt).not.toContain(`orders_${covered + 1} `);
-
-    // The next /compress goes on from there.
-    const next = await compressSession(options);
-    expect(next.summary?.summary?.coveredCount).toBeGreaterThan(covered);
+    expect(summary?.newlyCovered).toBe(296);
+    expect(summary?.notCovered).toBe(0);
+    expect(summary?.tokens).toBeLessThanOrEqual(300);
+    const calls = await store.listCalls('s1');
+    expect(calls.length).toBe(model.doGenerateCalls.length);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls[0]).toMatchObject({
+      turnId: 'c1',
+      step: 0,
+      agentId: 'summarizer',
+      model: 'model recording',
+    });
+    for (const [index, sent] of model.doGenerateCalls.entries()) {
+      // The report is what was sent, and it fits the window with the summary's reserve.
+      expect(countCallTokens(sent, counter)).toBe(calls[index]?.report.totalTokens);
+      expect(calls[index]?.report.totalTokens).toBeLessThanOrEqual(4000);
+    }
+    // The first request holds the oldest turns, in order.
+    const prompt = JSON.stringify(model.doGenerateCalls[0]?.prompt);
+    expect(prompt).toContain('orders_1 ');
+    // A model's period claims its whole run: the next compile reports all 296 summarised.
+    const compiled = await compileSession({ workspace, store, sessionId: 's1', counter });
+    const summarised = compiled.report.layers
+      .flatMap((layer) => layer.dropped)
+      .filter((entry) => entry.reason.type === 'summarized')
+      .reduce((sum, entry) => sum + (entry.run?.count ?? 1), 0);
+    expect(summarised).toBe(296);
   });
 
-  it('covers only what its summary holds, and says how much did not fit', async () => {
+  it('covers every message it was asked to, and claims only the lines its text carries', async () => {
     await store.appendMessages('s1', turns(40));
     const result = await compressSession({ store, sessionId: 's1', counter, keepLast: 4, maxTokens: 120 });
     const summary = result.summary;
     expect(summary?.requested).toBe(36);
-    expect(summary?.newlyCovered).toBeGreaterThan(0);
-    expect(summary?.notCovered).toBe(36 - (summary?.newlyCovered ?? 0));
-    expect(summary?.notCovered).toBeGreaterThan(0);
+    expect(summary?.newlyCovered).toBe(36);
+    expect(summary?.notCovered).toBe(0);
     const covered = summary?.summary;
     expect(covered?.fromMessageId).toBe('m001');
-    expect(covered?.coveredCount).toBe(summary?.newlyCovered);
-    // Every covered message is in the text; the first uncovered one is not.
-    for (let index = 1; index <= (covered?.coveredCount ?? 0); index++) {
-      expect(covered?.text).toContain(`orders_${index} `);
-    }
-    expect(covered?.text).not.toContain(`orders_${(covered?.coveredCount ?? 0) + 1} `);
+    expect(covered?.throughMessageId).toBe('m036');
     expect(summary?.tokens).toBeLessThanOrEqual(120);
+    // The periods say which messages their lines carry; each carried line is in the text.
+    const carried = new Set(covered?.periods?.flatMap((period) => period.carried ?? []));
+    expect(carried.size).toBeGreaterThan(0);
+    expect(carried.size).toBeLessThan(36);
+    for (const id of carried) expect(covered?.text).toContain(`orders_${Number(id.slice(1))} `);
 
-    // The next compile skips exactly the covered run, reported as summarised.
+    // The next compile skips exactly the covered run: carried ones summarised, the rest recallable.
     const compiled = await compileSession({ workspace, store, sessionId: 's1', counter });
-    const summarised = compiled.report.layers
-      .flatMap((layer) => layer.dropped)
-      .filter((dropped) => dropped.reason.type === 'summarized');
-    expect(summarised).toHaveLength(covered?.coveredCount ?? -1);
+    const dropped = compiled.report.layers.flatMap((layer) => layer.dropped);
+    const summarised = dropped.filter((entry) => entry.reason.type === 'summarized');
+    const recallable = dropped.filter((entry) => entry.reason.type === 'recallable');
+    expect(summarised).toHaveLength(carried.size);
+    expect(recallable).toHaveLength(36 - carried.size);
   });
 
   it('extends the previous summary incrementally instead of starting over', async () => {

@@ -23,13 +23,14 @@ import {
   type TokenCounter,
 } from '../core/index.ts';
 import { messageParts } from '../core/message.ts';
-import { toSummaryResult } from '../core/summarizer.ts';
+import { rollSummary } from '../core/rolling-summary.ts';
 import {
   applyCuration,
   type CurationStatus,
   foldCurationEvents,
   type PlaceholderLocale,
 } from '../workspace/index.ts';
+import { periodsOf } from './fit-session-call.ts';
 import { isCommandMessage } from './session-commands.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
@@ -80,6 +81,8 @@ export interface SummaryOutcome {
   notCovered: number;
   /** Tokens of the summary text. */
   tokens: number;
+  /** The configured summariser's error when it failed and the extractive one stood in (said in the answer). */
+  summarizerFailure?: string;
 }
 
 /** Result of {@link compressSession}. */
@@ -165,65 +168,63 @@ async function extendSummary(input: {
   statuses: Map<string, CurationStatus>;
   now: () => Date;
 }): Promise<SummaryOutcome> {
-  const { options, stored, statuses } = input;
+  const { options, statuses } = input;
   const previous = input.state.compression.summary;
-  const previousEnd =
-    previous === null ? -1 : stored.findIndex((message) => message.id === previous.throughMessageId);
-  const start = previousEnd + 1;
-  let end = stored.length - Math.min(1000, Math.max(0, options.keepLast ?? DEFAULT_KEEP_LAST));
-  // Never end a run between a tool call and its result.
-  while (end > start && stored[end]?.role === 'tool') end--;
+  // The conversation the model sees (commands are never conversation; they never break coverage).
+  const conversation = applyCuration(
+    input.stored.filter((message) => !isCommandMessage(message)),
+    statuses,
+    options.placeholderLocale ?? 'zh',
+  );
+  const throughAt = previous === null ? -1 : position(input.stored, previous.throughMessageId);
+  let cutCount = 0;
+  for (const message of input.stored.slice(0, throughAt + 1)) if (!isCommandMessage(message)) cutCount++;
+  // The new cut: before the kept tail, at the start of a turn (never between a call and its result).
+  let end = conversation.length - Math.min(1000, Math.max(0, options.keepLast ?? DEFAULT_KEEP_LAST));
+  while (end > cutCount && end < conversation.length && conversation[end]?.role !== 'user') end--;
+  const counter = options.counter;
   const unchanged = (requested: number): SummaryOutcome => ({
     summary: previous,
     requested,
     newlyCovered: 0,
     notCovered: requested,
-    tokens: previous === null ? 0 : options.counter.countText(previous.text),
+    tokens: previous === null ? 0 : counter.countText(previous.text),
   });
-  if (end <= start) return unchanged(0);
-
-  const curated = applyCuration(stored, statuses, options.placeholderLocale ?? 'zh');
-  const range = curated.slice(start, end);
-  const candidates = range.filter(
-    (message) => statuses.get(message.id)?.state !== 'excluded' && !isCommandMessage(message),
-  );
-  const summarizer = options.summarizer ?? createExtractiveSummarizer({ counter: options.counter });
+  if (end <= cutCount) return unchanged(0);
+  const summarizer = options.summarizer ?? createExtractiveSummarizer({ counter });
   const maxTokens = Math.min(8000, Math.max(64, options.maxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS));
-  const { text, coveredCount } = toSummaryResult(
-    candidates.length === 0
-      ? { text: previous?.text ?? '', coveredCount: 0 }
-      : await summarizer.summarize({
-          ...(previous === null ? {} : { previousSummary: previous.text }),
-          messages: candidates,
-          maxTokens,
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          onCall: logModelCall(options, summarizer.name, 'summarizer', input.now),
-        }),
-    candidates.length,
-  );
-  // The run ends just before the first candidate the summary does not hold.
-  const firstUncovered = candidates[coveredCount];
-  let through =
-    firstUncovered === undefined ? end - 1 : stored.findIndex((m) => m.id === firstUncovered.id) - 1;
-  while (through >= start && stored[through + 1]?.role === 'tool') through--;
-  const requested = end - start;
-  if (through < start || text.length === 0) return unchanged(requested);
-  const first = stored[0] as Message;
-  const last = stored[through] as Message;
+  const rolled = await rollSummary({
+    periods: periodsOf(previous, cutCount),
+    messages: conversation.slice(cutCount, end),
+    from: cutCount + 1,
+    capTokens: maxTokens,
+    counter,
+    summarizer,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onCall: logModelCall(options, summarizer.name, 'summarizer', input.now),
+  });
+  const through = conversation[end - 1] as Message;
+  const first = conversation[0] as Message;
   return {
     summary: {
-      text,
+      text: rolled.text,
       fromMessageId: first.id,
-      throughMessageId: last.id,
-      coveredCount: through + 1,
-      summarizer: summarizer.name,
+      throughMessageId: through.id,
+      coveredCount: position(input.stored, through.id) + 1,
+      summarizer: rolled.summarizer,
       createdAt: input.now().toISOString(),
+      periods: rolled.periods,
     },
-    requested,
-    newlyCovered: through + 1 - start,
-    notCovered: end - 1 - through,
-    tokens: options.counter.countText(text),
+    requested: end - cutCount,
+    newlyCovered: end - cutCount,
+    notCovered: 0,
+    tokens: rolled.tokens,
+    ...(rolled.failure === undefined ? {} : { summarizerFailure: rolled.failure }),
   };
+}
+
+function position(stored: readonly Message[], id: string): number {
+  return stored.findIndex((message) => message.id === id);
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError } from '../core/index.ts';
 import { parseJsonTree } from '../workspace/json/parse-json-tree.ts';
-import type { SessionCompression } from './session-store.ts';
+import type { HistorySummary, SessionCompression } from './session-store.ts';
 
 /** File in a session folder holding its {@link SessionCompression}. */
 export const COMPRESSION_FILE = 'compression.json';
@@ -16,7 +16,27 @@ const historySummarySchema = z.strictObject({
   createdAt: z.string(),
 });
 
-/** Version 2 of {@link COMPRESSION_FILE}: the summary with its coverage, and seed 004's state. */
+const summaryPeriodSchema = z.strictObject({
+  from: z.int().min(1),
+  count: z.int().min(1),
+  fromMessageId: z.string().min(1),
+  throughMessageId: z.string().min(1),
+  level: z.int().min(0),
+  text: z.string(),
+  carried: z.array(z.string()).optional(),
+  summarizer: z.string(),
+});
+
+/** Version 3: the summary's rolling periods (decision 040). */
+const compressionFileV3 = z.strictObject({
+  version: z.literal(3),
+  revision: z.int().min(0),
+  summary: historySummarySchema.extend({ periods: z.array(summaryPeriodSchema).optional() }).nullable(),
+  structured: CompressionStateSchema.nullable(),
+  processedThrough: z.strictObject({ requirements: z.string().nullable(), artifacts: z.string().nullable() }),
+});
+
+/** Version 2 of {@link COMPRESSION_FILE}: the summary with its coverage, and seed 004's state (read; version 3 is written). */
 const compressionFileV2 = z.strictObject({
   version: z.literal(2),
   revision: z.int().min(0),
@@ -50,6 +70,11 @@ export const EMPTY_COMPRESSION: SessionCompression = Object.freeze({
  */
 export function parseCompressionFile(text: string, messageIds: readonly string[]): SessionCompression {
   const tree = parseJsonTree(text, COMPRESSION_FILE);
+  const v3 = compressionFileV3.safeParse(tree.value);
+  if (v3.success) {
+    const { version: _version, summary, ...rest } = v3.data;
+    return { ...rest, summary: summary === null ? null : (withoutUndefined(summary) as HistorySummary) };
+  }
   const v2 = compressionFileV2.safeParse(tree.value);
   if (v2.success) {
     const { version: _version, ...compression } = v2.data;
@@ -76,17 +101,28 @@ export function parseCompressionFile(text: string, messageIds: readonly string[]
       processedThrough: { requirements: null, artifacts: null },
     };
   }
-  const issue = v2.error.issues[0];
+  const issue = (isVersion(tree.value, 3) ? v3 : v2).error?.issues[0];
   throw new CtxloomError({
     code: 'invalid-config',
     message: `invalid compression file: ${issue?.message ?? 'unknown problem'}`,
     file: COMPRESSION_FILE,
     path: (issue?.path ?? []).map(String).join('.'),
-    cause: v2.error,
+    cause: isVersion(tree.value, 3) ? v3.error : v2.error,
   });
 }
 
 /** The text of {@link COMPRESSION_FILE} for `compression`. */
 export function formatCompressionFile(compression: SessionCompression): string {
-  return `${JSON.stringify({ version: 2, ...compression }, null, 2)}\n`;
+  return `${JSON.stringify({ version: 3, ...compression }, null, 2)}\n`;
+}
+
+function isVersion(value: unknown, version: number): boolean {
+  return typeof value === 'object' && value !== null && (value as { version?: unknown }).version === version;
+}
+
+/** The summary with its optional fields present only when set (`exactOptionalPropertyTypes`). */
+function withoutUndefined<T extends { periods?: unknown }>(summary: T): T {
+  if (summary.periods !== undefined) return summary;
+  const { periods: _periods, ...rest } = summary;
+  return rest as T;
 }

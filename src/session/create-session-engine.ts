@@ -1,8 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { CtxloomError, type TokenCounter } from '../core/index.ts';
+import { toCallRecord } from '../core/call-record.ts';
+import {
+  type CompactionAction,
+  type CompiledContext,
+  CtxloomError,
+  createExtractiveSummarizer,
+  messageText,
+  type Summarizer,
+  type TokenCounter,
+} from '../core/index.ts';
+import { createModelSummarizer } from '../llm/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { type CurationEvent, DEFAULT_MODEL, emitWorkspaceContext, loadSession } from '../workspace/index.ts';
-import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
+import {
+  type CurationEvent,
+  DEFAULT_MODEL,
+  emitWorkspaceContext,
+  foldCurationEvents,
+  loadSession,
+} from '../workspace/index.ts';
+import {
+  type ChatToolsContext,
+  createChatTools,
+  type HistoryHit,
+  type TurnTools,
+  turnTools,
+} from './chat-tools.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
   type CompileSessionOptions,
@@ -11,11 +33,13 @@ import {
   type SessionCompile,
 } from './compile-session.ts';
 import { compressSession } from './compress-session.ts';
+import { compileWithinBudget, type FittedCall } from './fit-session-call.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
-import { parseSessionCommand } from './session-commands.ts';
+import { isCommandMessage, parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
-import type { SessionStore } from './session-store.ts';
+import { createSessionIndexes } from './session-recall.ts';
+import type { SessionCompression, SessionStore } from './session-store.ts';
 
 /**
  * Creates the session engine over a workspace (manifests and files) and a
@@ -38,15 +62,29 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const chatTools: ChatToolsContext = {
     workspace,
     curate: (sessionId, request) => engine.curate(sessionId, request),
+    searchHistory: (sessionId, query, limit) => searchHistory(sessionId, query, limit),
     now,
     createId,
   };
   const toolsOf = options.tools ?? ((sessionId: string) => createChatTools(chatTools, sessionId));
 
+  // One conversation index per session, kept for the engine's life (decision 040).
+  const indexes = createSessionIndexes();
+  // One summariser for every entry point: the model's when a real model is set, else the
+  // extractive one for the session's tokenizer (decision 040).
+  const modelSummarizer =
+    options.summarizer ??
+    (options.model === undefined || options.model.offline
+      ? undefined
+      : createModelSummarizer({ model: options.model.model, name: options.model.spec }));
+  const summarizerFor = (counter: TokenCounter): Summarizer =>
+    modelSummarizer ?? createExtractiveSummarizer({ counter });
+
   /** Loads a session for one turn's calls: the same tools, counted, in the preview and every step. */
   async function prepare(
     sessionId: string,
     compileOptions: Pick<CompileSessionOptions, 'query' | 'queryId'> = {},
+    override: { compression?: SessionCompression; actions?: readonly CompactionAction[] } = {},
   ): Promise<{ prepared: PreparedSession; tools: TurnTools }> {
     await requireFolder(sessionId);
     const tools = await turnTools(toolsOf(sessionId));
@@ -55,6 +93,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       store,
       sessionId,
       ...compileOptions,
+      indexes,
+      ...(override.compression === undefined ? {} : { compression: override.compression }),
+      ...(override.actions === undefined ? {} : { actions: override.actions }),
       ...(options.counter === undefined ? {} : { counter: options.counter }),
       ...(tools.definitions.length === 0
         ? {}
@@ -63,9 +104,81 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     return { prepared, tools };
   }
 
+  /**
+   * Compiles a call within the session's budget, moving the cut first when it must (decision
+   * 040): stored before a call that is sent (`turnId` set), in memory for a preview.
+   */
+  async function fitCall(
+    sessionId: string,
+    compileOptions: Pick<CompileSessionOptions, 'query' | 'queryId'>,
+    prepared: PreparedSession,
+    steps: readonly import('../core/index.ts').Message[] | undefined,
+    turnId: string | undefined,
+  ): Promise<FittedCall> {
+    const summarizer = summarizerFor(prepared.counter);
+    let step = 0;
+    return compileWithinBudget(
+      {
+        store,
+        sessionId,
+        summarizer,
+        persist: turnId !== undefined,
+        prepare: async (override) => (await prepare(sessionId, compileOptions, override)).prepared,
+        ...(turnId === undefined
+          ? {}
+          : {
+              onSummarizerCall: async (compiled: CompiledContext) => {
+                await store.appendCall(
+                  sessionId,
+                  toCallRecord({
+                    compiled,
+                    id: createId(),
+                    turnId,
+                    step: step++,
+                    at: now(),
+                    model: summarizer.name,
+                    agentId: 'summarizer',
+                  }),
+                );
+              },
+            }),
+        now,
+      },
+      prepared,
+      steps,
+    );
+  }
+
+  /** `search_history`: the session's conversation index, every message (curated ones as placeholders). */
+  async function searchHistory(sessionId: string, query: string, limit: number): Promise<HistoryHit[]> {
+    const state = await store.load(sessionId);
+    const conversation = state.messages.filter((message) => !isCommandMessage(message));
+    const index = indexes.sync(sessionId, conversation);
+    const curated = foldCurationEvents(state.curation);
+    const hits = index.lexical.search(query, { limit, filter: (id) => !curated.has(id) });
+    const positions = new Map(conversation.map((message, position) => [message.id, position] as const));
+    return hits.flatMap((hit) => {
+      const position = positions.get(hit.id);
+      const message = position === undefined ? undefined : conversation[position];
+      if (message === undefined || position === undefined) return [];
+      const createdAt = message.metadata?.createdAt;
+      const text = messageText(message);
+      return [
+        {
+          position: position + 1,
+          id: message.id,
+          role: message.role,
+          ...(typeof createdAt === 'string' ? { createdAt } : {}),
+          text: text.length > 1200 ? `${text.slice(0, 1199)}…` : text,
+        },
+      ];
+    });
+  }
+
   const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
     if (processStore !== undefined) return compileProcessCall(sessionId, compileOptions.query);
-    return (await prepare(sessionId, compileOptions)).prepared.compile();
+    const { prepared } = await prepare(sessionId, compileOptions);
+    return (await fitCall(sessionId, compileOptions, prepared, undefined, undefined)).compiled;
   };
 
   /**
@@ -135,7 +248,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
           { process: options.process, store: processStore, createId },
         );
       }
-      return runTurn(input, { options, engine, prepare, now, createId });
+      return runTurn(input, { options, engine, prepare, fitCall, now, createId });
     },
     async compress(sessionId, compressOptions = {}) {
       await requireFolder(sessionId);

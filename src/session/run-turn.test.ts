@@ -203,7 +203,7 @@ describe('runTurn', () => {
     await readAll(turn.stream);
     const sent = JSON.stringify((model.doStreamCalls[0] as LanguageModelV4CallOptions).prompt);
     expect(sent).not.toContain('/compress');
-    expect(sent).toContain('extractive summary');
+    expect(sent).toContain('Summary of messages 1–');
   });
 
   it('refuses a stored message id before storing anything', async () => {

@@ -10,6 +10,7 @@ import {
 } from '../stream/index.ts';
 import type { TurnTools } from './chat-tools.ts';
 import type { CompileSessionOptions, PreparedSession, SessionCompile } from './compile-session.ts';
+import type { FittedCall } from './fit-session-call.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type {
   CompressOutcome,
@@ -27,6 +28,14 @@ interface TurnContext {
     sessionId: string,
     options: Pick<CompileSessionOptions, 'query' | 'queryId'>,
   ) => Promise<{ prepared: PreparedSession; tools: TurnTools }>;
+  /** Compiles a call within the budget, moving the session's cut first when it must (stored: `turnId`). */
+  fitCall: (
+    sessionId: string,
+    options: Pick<CompileSessionOptions, 'query' | 'queryId'>,
+    prepared: PreparedSession,
+    steps: readonly Message[] | undefined,
+    turnId: string | undefined,
+  ) => Promise<FittedCall>;
   now: () => Date;
   createId: () => string;
 }
@@ -50,15 +59,20 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
       path: 'model',
     });
   }
-  const { prepared, tools } = await context.prepare(input.sessionId, { query: text, queryId: userId });
-  const compiled = await prepared.compile();
-  if (compiled.state.messages.some((message) => message.id === userId)) {
+  const compileOptions = { query: text, queryId: userId };
+  const loaded = await context.prepare(input.sessionId, compileOptions);
+  const { tools } = loaded;
+  if (loaded.prepared.state.messages.some((message) => message.id === userId)) {
     throw new CtxloomError({
       code: 'conflict',
       message: `message id "${userId}" is already stored`,
       path: userId,
     });
   }
+  // The cut moves (stored) before the call when the session outgrew its budget (decision 040).
+  const fitted = await context.fitCall(input.sessionId, compileOptions, loaded.prepared, undefined, userId);
+  let prepared = fitted.prepared;
+  const compiled = fitted.compiled;
   const userMessage: Message = {
     id: userId,
     role: 'user',
@@ -118,7 +132,10 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
         maxOutputTokens: compiled.report.outputReserve,
         // Each later step of the tool loop is compiled again, under the same budget, and logged.
         prepareStep: recompileEachStep(async (steps, stepNumber) => {
-          const next = await prepared.compile({ steps });
+          // A step that no longer fits moves the cut forward (stored), never back.
+          const step = await context.fitCall(input.sessionId, compileOptions, prepared, steps, userId);
+          prepared = step.prepared;
+          const next = step.compiled;
           callIds.push((await logCall(next, stepNumber)).id);
           return next.compiled;
         }),

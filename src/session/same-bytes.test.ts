@@ -124,7 +124,7 @@ describe.each(['files', 'sqlite'] as const)('one session, the same bytes everywh
     expect(JSON.stringify(preview.messages.at(-1)?.content)).toContain('ground-truth.md');
     // The summary's covered messages are out; the summary is in compression__context.
     expect(preview.messages.some((message) => message.id === covered?.id)).toBe(false);
-    expect(JSON.stringify(preview.messages)).toContain('extractive summary');
+    expect(JSON.stringify(preview.messages)).toContain('Summary of messages 1–');
     // The text reports agree with the JSON one (same totals, same layers).
     const report = formatReport(cli.report, { color: false });
     expect(previewText).toContain(report);

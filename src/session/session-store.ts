@@ -1,5 +1,5 @@
 import type { CompressionState } from '../compression/index.ts';
-import type { CallRecord as CoreCallRecord, Message } from '../core/index.ts';
+import type { CallRecord as CoreCallRecord, Message, SummaryPeriod } from '../core/index.ts';
 import type { CurationEvent } from '../workspace/index.ts';
 
 /** One curation decision (defined in `ctxloom/workspace`). */
@@ -24,6 +24,11 @@ export interface HistorySummary {
   summarizer: string;
   /** ISO-8601 time it was written. */
   createdAt: string;
+  /**
+   * The rolling summary's periods, oldest first (decision 040); `text` is their rendering.
+   * Absent in summaries written before rolling summaries (one period: the whole run).
+   */
+  periods?: SummaryPeriod[];
 }
 
 /**

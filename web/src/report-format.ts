@@ -37,6 +37,10 @@ export function describeReason(reason: DropReason, t: Translate): string {
       return t('reasonShareDisabled');
     case 'summarized':
       return t('reasonSummarized', { into: reason.into });
+    case 'recalled':
+      return t('reasonRecalled', { into: reason.into });
+    case 'recallable':
+      return t('reasonRecallable', { tool: reason.tool });
   }
 }
 
@@ -71,6 +75,13 @@ export function describeAction(action: CompactionAction, t: Translate): string {
       });
     case 'chunked':
       return t('actionChunked', { n: action.messages, tokens: formatTokens(action.tokens) });
+    case 'compacted':
+      return t('actionCompacted', {
+        n: action.messages,
+        tokens: formatTokens(action.summaryTokens),
+        summarizer: action.summarizer,
+        trigger: action.trigger,
+      });
     case 'summarizer-failed':
       return t('actionSummarizerFailed', {
         summarizer: action.summarizer,

@@ -33,8 +33,8 @@ export interface WorkspaceCompileOptions {
   sources?: readonly ContextSource[];
   /** Summariser for history that does not fit; default: the core omission notice. */
   summarizer?: Summarizer;
-  /** The persisted `compression__context` summary, when the session has one. */
-  compression?: { summary: string; throughMessageId?: string };
+  /** The persisted `compression__context` summary and its coverage, when the session has one. */
+  compression?: CompileRequest['compression'];
   /** Id of the query message; default `query-<history length + 1>-<hash of its text>`. */
   queryId?: string;
   /** The turn's tool-loop messages after the query so far (a later step of the turn). */

@@ -50,6 +50,22 @@ export const contextConfigSchema = z.strictObject({
       lastN: z.int().min(1).max(10_000).optional(),
       /** Language of curation placeholders. Default `zh`. */
       placeholderLocale: z.enum(['zh', 'en']).default('zh'),
+      /**
+       * How a session that outgrows its window divides the history's budget (decision 040;
+       * every strategy but `last-n`). Shares are of the input budget (window − output reserve).
+       */
+      longSession: z
+        .strictObject({
+          /** Share for older messages recalled for the query (`recall__context`), 0..0.8; 0 turns recall off. Default 0.35. */
+          recallRatio: z.number().min(0).max(0.8).optional(),
+          /** Most of the budget the rolling summary takes, 0.02..0.5. Default 0.1. */
+          summaryRatio: z.number().min(0.02).max(0.5).optional(),
+          /** Share of the recent slot the history keeps when the cut moves, 0.1..1. Default 0.6. */
+          keepRatio: z.number().min(0.1).max(1).optional(),
+          /** Compaction runs before a call passes this share of the input budget, 0.5..1. Default 0.9. */
+          softLimitRatio: z.number().min(0.5).max(1).optional(),
+        })
+        .optional(),
     })
     .refine((value) => value.strategy !== 'last-n' || value.lastN !== undefined, {
       message: 'strategy "last-n" needs lastN',

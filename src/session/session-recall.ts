@@ -1,0 +1,121 @@
+import {
+  type ContextBlock,
+  type ContextSource,
+  createBlock,
+  type Message,
+  messageText,
+} from '../core/index.ts';
+import { type ConversationIndex, createConversationIndex } from '../retrieval/index.ts';
+
+/** The layer a long session's recalled messages fill (decision 040). */
+export const RECALL_LAYER = 'recall__context';
+/** The model's tool for searching a session's history (decision 040). */
+export const SEARCH_HISTORY_TOOL = 'search_history';
+/** Most hits a recall ranks before packing (the slot is usually full long before). */
+const RECALL_CANDIDATES = 400;
+
+/**
+ * The conversation indexes of an engine's sessions (decision 040): one per session, built on
+ * a session's first call in this process and appended to on later calls, over every message
+ * of the conversation (commands and system messages left out).
+ */
+export interface SessionIndexes {
+  /** The session's index, brought up to `conversation` (rebuilt when the record changed under it). */
+  sync(sessionId: string, conversation: readonly Message[]): ConversationIndex;
+  /** Forgets a session (deleted). */
+  drop(sessionId: string): void;
+}
+
+/** Creates the per-engine {@link SessionIndexes}. */
+export function createSessionIndexes(): SessionIndexes {
+  const indexes = new Map<string, { index: ConversationIndex; ids: string[] }>();
+  return {
+    sync(sessionId, conversation) {
+      let entry = indexes.get(sessionId);
+      const indexed = entry?.ids.length ?? 0;
+      // The record only grows; anything else (a session deleted and made again) rebuilds.
+      const stale =
+        entry === undefined ||
+        indexed > conversation.length ||
+        (indexed > 0 && conversation[indexed - 1]?.id !== entry.ids[indexed - 1]) ||
+        (indexed > 0 && conversation[0]?.id !== entry.ids[0]);
+      if (entry === undefined || stale) {
+        entry = { index: createConversationIndex({ name: 'session' }), ids: [] };
+        indexes.set(sessionId, entry);
+      }
+      const fresh = conversation.slice(entry.ids.length);
+      if (fresh.length > 0) {
+        entry.index.append(fresh.map((message) => ({ id: message.id, text: messageText(message) })));
+        for (const message of fresh) entry.ids.push(message.id);
+      }
+      return entry.index;
+    },
+    drop(sessionId) {
+      indexes.delete(sessionId);
+    },
+  };
+}
+
+/** Options of {@link createRecallSource}. */
+export interface RecallSourceOptions {
+  index: ConversationIndex;
+  /** The conversation as the model sees it (curated), by id, with 1-based positions: what a recalled block shows. */
+  messages: ReadonlyMap<string, { message: Message; position: number }>;
+  /** Whether a message may be recalled: behind the cut, not curated away. */
+  eligible: (messageId: string) => boolean;
+  /** Most tokens of recalled blocks (the recall slot). */
+  maxTokens: number;
+}
+
+/**
+ * The recall of a long session (decision 040): the messages behind the cut most relevant to
+ * the call's query (BM25 over the session's conversation index, each message indexed with
+ * its neighbours), packed by rank until `maxTokens` is full, one block per message naming it
+ * (`metadata.messageId`, so the report marks it `recalled`), sent in conversation order.
+ */
+export function createRecallSource(options: RecallSourceOptions): ContextSource {
+  return {
+    name: 'recall',
+    layer: RECALL_LAYER,
+    priority: 0.85,
+    async collect(request) {
+      const query = request.query.trim();
+      if (query === '' || options.maxTokens <= 0) return [];
+      const hits = options.index.lexical.search(query, {
+        limit: RECALL_CANDIDATES,
+        filter: options.eligible,
+      });
+      const picked: { block: ContextBlock; position: number }[] = [];
+      let used = 0;
+      for (const [rank, hit] of hits.entries()) {
+        const entry = options.messages.get(hit.id);
+        if (entry === undefined) continue;
+        const { message, position } = entry;
+        const block = createBlock(
+          {
+            id: `recall:${message.id}`,
+            layer: RECALL_LAYER,
+            source: 'recall',
+            content: formatRecalled(message, position),
+            priority: Math.max(0.01, 1 - rank / RECALL_CANDIDATES),
+            metadata: { messageId: message.id, score: hit.score },
+          },
+          request.counter,
+        );
+        // Separator between blocks of one layer: one token (select-call's SEPARATOR_TOKENS).
+        if (used + block.tokens + 1 > options.maxTokens) continue;
+        used += block.tokens + 1;
+        picked.push({ block, position });
+        if (options.maxTokens - used < 8) break;
+      }
+      return picked.sort((a, b) => a.position - b.position).map((entry) => entry.block);
+    },
+  };
+}
+
+/** `[#12 · 2026-05-08 14:03] user: text` — the position and time let the model place it. */
+function formatRecalled(message: Message, position: number): string {
+  const at = typeof message.metadata?.createdAt === 'string' ? message.metadata.createdAt : undefined;
+  const when = at === undefined ? '' : ` · ${at.slice(0, 16).replace('T', ' ')}`;
+  return `[#${position}${when}] ${message.role}: ${messageText(message)}`;
+}
