@@ -14,6 +14,7 @@ import {
 } from '../compression/index.ts';
 import { toCallRecord } from '../core/call-record.ts';
 import type { CompiledContext } from '../core/compile-types.ts';
+import { isModelMessage } from '../core/conversation-messages.ts';
 import {
   CtxloomError,
   createExtractiveSummarizer,
@@ -30,7 +31,6 @@ import {
   foldCurationEvents,
   type PlaceholderLocale,
 } from '../workspace/index.ts';
-import { isCommandMessage } from './session-commands.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
 /** Default recent messages `/compress` leaves verbatim. */
@@ -185,7 +185,7 @@ async function extendSummary(input: {
   const curated = applyCuration(stored, statuses, options.placeholderLocale ?? 'zh');
   const range = curated.slice(start, end);
   const candidates = range.filter(
-    (message) => statuses.get(message.id)?.state !== 'excluded' && !isCommandMessage(message),
+    (message) => statuses.get(message.id)?.state !== 'excluded' && isModelMessage(message),
   );
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ counter: options.counter });
   const maxTokens = Math.min(8000, Math.max(64, options.maxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS));
@@ -263,7 +263,7 @@ function unprocessed(
   statuses: Map<string, CurationStatus>,
 ): Message[] {
   const start = throughId === null ? 0 : stored.findIndex((message) => message.id === throughId) + 1;
-  return stored.slice(start).filter((message) => !statuses.has(message.id) && !isCommandMessage(message));
+  return stored.slice(start).filter((message) => !statuses.has(message.id) && isModelMessage(message));
 }
 
 async function updateRequirements(input: {
