@@ -3,6 +3,7 @@ import { createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { openSessionStore } from '../session/open-session-store.ts';
 import type { Workspace } from '../workspace/index.ts';
 import { parseStoreOption } from './commands/serve.ts';
+import { createModelErrorLog, modelTimeoutFromEnv } from './model-error-log.ts';
 import { openSessionDir } from './session-dir.ts';
 
 /** Options of {@link openSessionEngine}. */
@@ -10,6 +11,8 @@ export interface OpenSessionEngineOptions {
   /** The `--store` spec: `files` (default), `sqlite:<path>` or a PostgreSQL URL. */
   store?: string;
   env?: Record<string, string | undefined>;
+  /** Where a failed model call's full error goes with `CTXLOOM_DEBUG=1` (the command's stderr). */
+  stderr?: (text: string) => void;
 }
 
 /**
@@ -29,10 +32,14 @@ export async function openSessionEngine(
   const resolved = resolveModel(env.CTXLOOM_MODEL, env);
   const now = () => new Date();
   const createId = () => crypto.randomUUID();
+  // `ctxloom chat` prints the stream's one-line error; CTXLOOM_DEBUG=1 adds the provider's full error.
+  const onModelError = createModelErrorLog({ write: options.stderr ?? (() => {}), env, summary: false });
   const engine = createSessionEngine({
     workspace,
     store,
     model: resolved,
+    ...modelTimeoutFromEnv(env),
+    ...(onModelError === undefined ? {} : { onModelError }),
     now,
     createId,
   });

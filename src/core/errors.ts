@@ -19,7 +19,9 @@
  * - `over-budget` — compaction could not bring a request under its window.
  * - `reducer-violation` — a state patch broke a reducer rule.
  * - `unknown-state-key` — a state patch named a field the schema does not have.
- * - `model-error` — a model call failed or returned output that does not validate.
+ * - `model-error` — a model call failed or returned output that does not validate; a turn's
+ *   failure says why in `details.reason` (`provider` with `status`, `invalid-response`, or
+ *   `timeout` with `timeoutMs`: the model was silent longer than the engine's `modelTimeoutMs`).
  * - `storage-error` — a checkpoint or memory store failed.
  * - `unsupported` — the operation is not supported by this implementation.
  * - `missing-dependency` — an optional peer package the feature needs is not installed

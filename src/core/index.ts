@@ -22,6 +22,12 @@ export { compileContext } from './compile.ts';
 export { createStepCompiler, type StepCompiler, type StepCompilerInput } from './compile-step.ts';
 export type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 export type { ComposePolicy } from './compose.ts';
+export {
+  conversationMessages,
+  isModelMessage,
+  type TurnError,
+  turnErrorOf,
+} from './conversation-messages.ts';
 export { type DiffBlock, diffReports, type ReportDiff } from './diff-reports.ts';
 export {
   type AiSdkMessage,

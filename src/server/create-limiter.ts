@@ -5,6 +5,8 @@ export interface Limiter {
   readonly active: number;
   /** Tasks waiting. */
   readonly waiting: number;
+  /** True when a task given now would wait (every slot is taken). */
+  readonly busy: boolean;
 }
 
 /**
@@ -26,6 +28,9 @@ export function createLimiter(concurrency: number): Limiter {
     },
     get waiting() {
       return queue.length;
+    },
+    get busy() {
+      return active >= limit;
     },
     async run(task) {
       if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));

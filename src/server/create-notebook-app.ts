@@ -8,6 +8,7 @@ import { CtxloomError, type Summarizer } from '../core/index.ts';
 import {
   createFileSessionStore,
   createSessionEngine,
+  type SessionEngineOptions,
   type SessionProcess,
   type SessionStore,
 } from '../session/index.ts';
@@ -57,6 +58,10 @@ export interface NotebookAppOptions {
   maxBodyBytes?: number;
   /** Most model steps per chat request (1..50). Default {@link DEFAULT_MAX_STEPS}. */
   maxSteps?: number;
+  /** Longest silence of the model in ms, see `SessionEngineOptions.modelTimeoutMs`. Default 120 000. */
+  modelTimeoutMs?: number;
+  /** Called for every turn whose model call failed (`SessionEngineOptions.onModelError`). Default: none. */
+  onModelError?: SessionEngineOptions['onModelError'];
   /** Chat compiles run at once (1..64); more wait inside their stream. Default 4. */
   maxConcurrentCompiles?: number;
   /** Summariser of `/compress`; default the core extractive summariser. */
@@ -95,6 +100,8 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
     store,
     model: options.model,
     maxSteps,
+    ...(options.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: options.modelTimeoutMs }),
+    ...(options.onModelError === undefined ? {} : { onModelError: options.onModelError }),
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
     ...(options.process === undefined ? {} : { process: options.process }),

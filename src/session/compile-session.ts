@@ -1,4 +1,5 @@
 import { createCompressionSource } from '../compression/index.ts';
+import { conversationMessages } from '../core/conversation-messages.ts';
 import type {
   CompactionAction,
   ContextSource,
@@ -21,7 +22,6 @@ import {
   type Workspace,
   type WorkspaceContext,
 } from '../workspace/index.ts';
-import { isCommandMessage } from './session-commands.ts';
 import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
@@ -208,7 +208,7 @@ function sessionHistory(input: {
   const curated = foldCurationEvents(state.curation);
   const sources: ContextSource[] = [];
   if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
-    const raw = loaded.messages.filter((message) => !isCommandMessage(message));
+    const raw = conversationMessages(loaded.messages);
     const index = options.indexes.sync(options.sessionId, raw);
     const byId = new Map<string, { message: Message; position: number }>();
     conversation.forEach((message, position) => {
@@ -330,14 +330,15 @@ function recallTokens(input: {
 const LAYER_FRAMES_TOKENS = 32;
 
 /**
- * How many conversation messages (commands left out) are at or before `throughId` in the
- * stored record: a summary whose run ends on a chat command still covers what precedes it.
+ * How many conversation messages (`conversationMessages`: commands, error records and failed
+ * questions left out) are at or before `throughId` in the stored record: a summary whose run
+ * ends on a chat command still covers what precedes it.
  */
-function coveredCount(stored: readonly Message[], throughId: string): number {
+export function coveredCount(stored: readonly Message[], throughId: string): number {
+  const at = stored.findIndex((message) => message.id === throughId);
+  if (at < 0) return 0;
+  const kept = new Set(conversationMessages(stored).map((message) => message.id));
   let count = 0;
-  for (const message of stored) {
-    if (!isCommandMessage(message)) count++;
-    if (message.id === throughId) return count;
-  }
-  return 0;
+  for (const message of stored.slice(0, at + 1)) if (kept.has(message.id)) count++;
+  return count;
 }

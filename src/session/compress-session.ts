@@ -14,6 +14,7 @@ import {
 } from '../compression/index.ts';
 import { toCallRecord } from '../core/call-record.ts';
 import type { CompiledContext } from '../core/compile-types.ts';
+import { conversationMessages, isModelMessage } from '../core/conversation-messages.ts';
 import {
   CtxloomError,
   createExtractiveSummarizer,
@@ -30,8 +31,8 @@ import {
   foldCurationEvents,
   type PlaceholderLocale,
 } from '../workspace/index.ts';
+import { coveredCount } from './compile-session.ts';
 import { periodsOf } from './fit-session-call.ts';
-import { isCommandMessage } from './session-commands.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
 /** Default recent messages `/compress` leaves verbatim. */
@@ -172,13 +173,11 @@ async function extendSummary(input: {
   const previous = input.state.compression.summary;
   // The conversation the model sees (commands are never conversation; they never break coverage).
   const conversation = applyCuration(
-    input.stored.filter((message) => !isCommandMessage(message)),
+    conversationMessages(input.stored),
     statuses,
     options.placeholderLocale ?? 'zh',
   );
-  const throughAt = previous === null ? -1 : position(input.stored, previous.throughMessageId);
-  let cutCount = 0;
-  for (const message of input.stored.slice(0, throughAt + 1)) if (!isCommandMessage(message)) cutCount++;
+  const cutCount = previous === null ? 0 : coveredCount(input.stored, previous.throughMessageId);
   // The new cut: before the kept tail, at the start of a turn (never between a call and its result).
   let end = conversation.length - Math.min(1000, Math.max(0, options.keepLast ?? DEFAULT_KEEP_LAST));
   while (end > cutCount && end < conversation.length && conversation[end]?.role !== 'user') end--;
@@ -264,7 +263,7 @@ function unprocessed(
   statuses: Map<string, CurationStatus>,
 ): Message[] {
   const start = throughId === null ? 0 : stored.findIndex((message) => message.id === throughId) + 1;
-  return stored.slice(start).filter((message) => !statuses.has(message.id) && !isCommandMessage(message));
+  return stored.slice(start).filter((message) => !statuses.has(message.id) && isModelMessage(message));
 }
 
 async function updateRequirements(input: {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { toCallRecord } from '../core/call-record.ts';
+import { conversationMessages } from '../core/conversation-messages.ts';
 import {
   type CompactionAction,
   type CompiledContext,
@@ -152,7 +153,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   /** `search_history`: the session's conversation index, every message (curated ones as placeholders). */
   async function searchHistory(sessionId: string, query: string, limit: number): Promise<HistoryHit[]> {
     const state = await store.load(sessionId);
-    const conversation = state.messages.filter((message) => !isCommandMessage(message));
+    const conversation = conversationMessages(state.messages);
     const index = indexes.sync(sessionId, conversation);
     const curated = foldCurationEvents(state.curation);
     const hits = index.lexical.search(query, { limit, filter: (id) => !curated.has(id) });

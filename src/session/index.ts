@@ -16,16 +16,18 @@ export {
 } from './open-session-store.ts';
 export { createSessionBlackboard, type SessionBlackboardOptions } from './session-channels.ts';
 export { parseSessionCommand, type SessionCommand } from './session-commands.ts';
-export type {
-  CompressOptions,
-  CompressOutcome,
-  CurateInput,
-  EngineModel,
-  SessionEngine,
-  SessionEngineOptions,
-  SessionProcess,
-  Turn,
-  TurnInput,
+export {
+  type CompressOptions,
+  type CompressOutcome,
+  type CurateInput,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  type EngineModel,
+  type ModelErrorEvent,
+  type SessionEngine,
+  type SessionEngineOptions,
+  type SessionProcess,
+  type Turn,
+  type TurnInput,
 } from './session-engine.ts';
 export {
   CALL_LOG_CAPACITY,

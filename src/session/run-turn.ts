@@ -12,13 +12,16 @@ import type { TurnTools } from './chat-tools.ts';
 import type { CompileSessionOptions, PreparedSession, SessionCompile } from './compile-session.ts';
 import type { FittedCall } from './fit-session-call.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type {
-  CompressOutcome,
-  SessionEngine,
-  SessionEngineOptions,
-  Turn,
-  TurnInput,
+import {
+  type CompressOutcome,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  type SessionEngine,
+  type SessionEngineOptions,
+  type Turn,
+  type TurnInput,
 } from './session-engine.ts';
+import { toModelError } from './to-model-error.ts';
+import { turnErrorRecord } from './turn-error-record.ts';
 
 interface TurnContext {
   options: SessionEngineOptions;
@@ -59,6 +62,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
       path: 'model',
     });
   }
+  const timeoutMs = modelTimeoutOf(context.options);
   const compileOptions = { query: text, queryId: userId };
   const loaded = await context.prepare(input.sessionId, compileOptions);
   const { tools } = loaded;
@@ -123,6 +127,15 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
           callId: call.id,
         },
       });
+      let providerError: unknown;
+      // A provider silent for `modelTimeoutMs` (no headers, or a stalled stream) is stopped.
+      const silence = new AbortController();
+      let silent: ReturnType<typeof setTimeout> | undefined;
+      const listen = () => {
+        clearTimeout(silent);
+        silent = setTimeout(() => silence.abort(), timeoutMs);
+      };
+      listen();
       const result = streamText({
         model: model.model,
         instructions: compiled.aiSdk.instructions,
@@ -139,7 +152,11 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
           callIds.push((await logCall(next, stepNumber)).id);
           return next.compiled;
         }),
-        abortSignal: abort.signal,
+        abortSignal: AbortSignal.any([abort.signal, silence.signal]),
+        // Replaces the SDK's default `console.error` of the whole error object: the failure is typed below.
+        onError: ({ error }) => {
+          providerError ??= error;
+        },
       });
       let response: NotebookUIMessage | undefined;
       let aborted = false;
@@ -152,12 +169,31 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
           response = { ...responseMessage, id: responseMessage.id || assistantId };
           aborted = isAborted;
         },
-        onError: (error) => (error instanceof Error ? error.message : 'the model call failed'),
+        onError: (error) => {
+          providerError ??= error;
+          return toModelError({ error, spec: model.spec }).message;
+        },
       });
-      for await (const chunk of parts) {
-        if (chunk.type === 'error') failed = true;
-        writer.write(chunk);
+      try {
+        for await (const chunk of parts) {
+          listen();
+          if (chunk.type === 'error') failed = true;
+          writer.write(chunk);
+        }
+      } finally {
+        clearTimeout(silent);
       }
+      const timedOut = silence.signal.aborted && !abort.signal.aborted;
+      const failure =
+        timedOut || failed
+          ? toModelError({
+              error: providerError,
+              spec: model.spec,
+              ...(timedOut ? { timeoutMs } : {}),
+            })
+          : undefined;
+      if (timedOut && !failed && failure !== undefined)
+        writer.write({ type: 'error', errorText: failure.message });
       // Persist, then finish: a client that saw `finish` can rely on the answer being stored.
       const partial = aborted || failed || abort.signal.aborted;
       const createdAt = now().toISOString();
@@ -167,7 +203,20 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
         partial,
         metadata: { context: turnContext },
       });
-      if (answer.length === 0 && partial) {
+      if (failure !== undefined) {
+        // The failure is a record of the turn, not a model message: nothing of it is sent again.
+        answer.push(
+          turnErrorRecord({
+            id: answer.length === 0 ? assistantId : `${assistantId}.${answer.length}`,
+            uiMessageId: assistantId,
+            turnId: userId,
+            error: failure,
+            createdAt,
+            ...(answer.length === 0 ? { metadata: { context: turnContext } } : {}),
+          }),
+        );
+        context.options.onModelError?.({ sessionId: input.sessionId, turnId: userId, error: failure });
+      } else if (answer.length === 0 && partial) {
         answer = [
           {
             id: assistantId,
@@ -309,6 +358,19 @@ export function reportedReferences(compiled: SessionCompile): ReportedReference[
     endLine: reference.endLine,
     ...(reference.blockId === undefined ? {} : { block: reference.blockId }),
   }));
+}
+
+/** The engine's `modelTimeoutMs`, checked: a bad value is a typed error before anything is stored. */
+function modelTimeoutOf(options: SessionEngineOptions): number {
+  const timeoutMs = options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000) {
+    throw new CtxloomError({
+      code: 'invalid-config',
+      message: `modelTimeoutMs must be an integer in 1..3600000 (ms), got ${timeoutMs}`,
+      path: 'modelTimeoutMs',
+    });
+  }
+  return timeoutMs;
 }
 
 function deferred<T>() {

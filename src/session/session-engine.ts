@@ -1,6 +1,6 @@
 import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
 import type { CompressScope, RequirementProposer } from '../compression/index.ts';
-import type { CompiledContext, Message, Summarizer, TokenCounter } from '../core/index.ts';
+import type { CompiledContext, CtxloomError, Message, Summarizer, TokenCounter } from '../core/index.ts';
 import type { InvokableGraph } from '../runtime/index.ts';
 import type { CurationEvent, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
@@ -38,6 +38,18 @@ export interface SessionProcess {
   preview?: (sessionId: string, query?: string) => Promise<CompiledContext>;
 }
 
+/** Default {@link SessionEngineOptions.modelTimeoutMs}: two minutes of silence. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+
+/** What {@link SessionEngineOptions.onModelError} is told of a failed turn. */
+export interface ModelErrorEvent {
+  sessionId: string;
+  /** Id of the turn's user message. */
+  turnId: string;
+  /** The `model-error` the turn stored (one-line `message`; the provider's error as `cause`). */
+  error: CtxloomError;
+}
+
 /** Options of {@link createSessionEngine}. */
 export interface SessionEngineOptions {
   workspace: Workspace;
@@ -55,6 +67,18 @@ export interface SessionEngineOptions {
   tools?: (sessionId: string) => ToolSet;
   /** Most model steps per turn (tool call + answer = 2), 1..50. Default 5. */
   maxSteps?: number;
+  /**
+   * Longest silence of the model, in ms (1..3 600 000): until the first output of each step
+   * and between two outputs. A model silent for longer is stopped and the turn fails with
+   * `model-error` (`details.reason: 'timeout'`). Default {@link DEFAULT_MODEL_TIMEOUT_MS}.
+   */
+  modelTimeoutMs?: number;
+  /**
+   * Called once for every turn whose model call failed (after the provider SDK's own
+   * retries), with the typed error the turn stores and streams; `error.cause` is the
+   * provider's full error. The engine itself logs nothing. Default: none.
+   */
+  onModelError?: (event: ModelErrorEvent) => void;
   /** Summariser of `/compress`; default the extractive one (offline). */
   summarizer?: Summarizer;
   /** Proposer of requirement ops for `/compress`; default the model's (or the offline heuristic with the offline model). */

@@ -51,6 +51,8 @@ export interface NotebookMessageMetadata {
   createdAt?: string;
   /** True when the stream ended before the answer finished (client disconnected). */
   partial?: boolean;
+  /** Set on an answer whose model call failed: the stored error (`code`, one-line `message`). */
+  error?: { code: string; message: string };
   /** Ids of the stored `messages.json` entries this UI message renders (dismiss targets). */
   storedIds?: string[];
   /** Set when the message (or one of its stored entries) is dismissed or excluded. */

@@ -1,4 +1,4 @@
-import type { Message, Part } from '../core/index.ts';
+import { type Message, type Part, turnErrorOf } from '../core/index.ts';
 import type {
   MessageContextSummary,
   MessageCuration,
@@ -18,7 +18,8 @@ export interface ToUiMessagesOptions {
  * Converts stored `messages.json` entries into AI SDK UI messages, the inverse of
  * `toStoredMessages`: an assistant message and the `tool` messages after it (up to the next
  * user message) become one UI message whose steps start with `step-start`, tool calls become
- * `tool-<name>` parts with their output or error. System messages are left out. Pure.
+ * `tool-<name>` parts with their output or error; a failed turn's error record
+ * (`metadata.turnError`) becomes the answer's `metadata.error`. System messages are left out. Pure.
  */
 export function toUiMessages(
   messages: readonly Message[],
@@ -50,7 +51,11 @@ export function toUiMessages(
     current.metadata?.storedIds?.push(message.id);
     mergeCuration(current, options.curation?.get(message.id));
     if (message.metadata?.partial === true && current.metadata !== undefined) current.metadata.partial = true;
-    if (message.role === 'assistant') {
+    const turnError = turnErrorOf(message);
+    if (turnError !== undefined) {
+      if (current.metadata !== undefined)
+        current.metadata.error = { code: turnError.code, message: turnError.message };
+    } else if (message.role === 'assistant') {
       current.parts.push({ type: 'step-start' }, ...toParts(message.content));
     } else {
       applyResults(current, message.content);

@@ -53,13 +53,18 @@ export function ChatPanel(props: {
     const load = ++loads.current;
     const { messages } = await api.getSession(sessionId);
     if (load === loads.current) setMessages(messages);
+    return messages;
   };
   const { messages, sendMessage, status, stop, setMessages, error, clearError } = useChat<NotebookUIMessage>({
     id: sessionId,
     transport,
-    onFinish: () => {
+    onFinish: ({ isError }) => {
       // Stored ids and curation states come from the server's record.
-      void reload().then(onChanged);
+      void reload().then((stored) => {
+        // A failed turn's error is stored and shown with its answer: not a second time below.
+        if (isError && stored.at(-1)?.metadata?.error !== undefined) clearError();
+        onChanged();
+      });
     },
   });
   const [loaded, setLoaded] = useState(false);

@@ -41,7 +41,9 @@ export function MessageView(props: {
             {new Date(message.metadata.createdAt).toLocaleString(locale === 'zh' ? 'zh-CN' : 'en-US')}
           </time>
         )}
-        {message.metadata?.partial && <span className="badge warn">{t('partial')}</span>}
+        {message.metadata?.partial && !message.metadata.error && (
+          <span className="badge warn">{t('partial')}</span>
+        )}
         {curation && (
           <span className="badge muted" title={curation.summary}>
             {curation.state === 'excluded' ? t('excluded') : t('dismissed')}
@@ -78,6 +80,11 @@ export function MessageView(props: {
             openCallId={props.openCallId}
           />
         ))}
+        {message.metadata?.error && (
+          <p className="chat-error turn-error" data-testid="turn-error" title={t('turnFailed')}>
+            {message.metadata.error.message}
+          </p>
+        )}
       </div>
     </article>
   );

@@ -11,7 +11,10 @@ budget, call the model (CTXLOOM_MODEL, offline by default) with the workspace to
 question and the answer. "/compress", "/compress requirement" and "/compress artifacts" are
 commands, answered without a model call. The answer goes to stdout; the call's token total
 and tool calls to stderr. A message whose references cannot be resolved is refused before
-anything is stored, with every bad reference named on stderr (exit 1).
+anything is stored, with every bad reference named on stderr (exit 1). A failed model call
+(HTTP 429/500, a bad reply, silence past CTXLOOM_MODEL_TIMEOUT_MS, default 120000) is one line
+on stderr (exit 1), stored with the turn and never sent to the model again; CTXLOOM_DEBUG=1
+prints the provider's full error too.
 
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
@@ -38,6 +41,7 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
   if (dir === undefined || text === '') throw usageError('chat takes <session-dir> and a message');
   const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
+    stderr: io.stderr,
   });
   try {
     const turn = await engine.runTurn({

@@ -1,9 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CtxloomError } from '../../core/index.ts';
 import { resolveModel } from '../../llm/index.ts';
-import { createWorkspaceMcpServer } from '../../mcp/index.ts';
+import { createWorkspaceMcpServer, LimitedStdioServerTransport } from '../../mcp/index.ts';
 import { createSessionEngine } from '../../session/index.ts';
 import { openSessionStore } from '../../session/open-session-store.ts';
 import { openWorkspace } from '../../workspace/workspace.ts';
@@ -68,10 +67,11 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
   const model = resolveModel(env.CTXLOOM_MODEL, env);
   const engine = createSessionEngine({ workspace, store, model });
   const server = createWorkspaceMcpServer({ workspace, sessionId, engine, model });
-  const transport = new StdioServerTransport(
-    io.stdin as NodeJS.ReadStream | undefined,
-    io.stdoutStream as NodeJS.WriteStream | undefined,
-  );
+  // Not the SDK's StdioServerTransport: it closes (and so this process exits) on a message over 10 MiB.
+  const transport = new LimitedStdioServerTransport({
+    ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
+    ...(io.stdoutStream === undefined ? {} : { stdout: io.stdoutStream }),
+  });
   const closed = new Promise<void>((resolveClosed) => {
     transport.onclose = () => resolveClosed();
     io.stdin?.once('end', () => resolveClosed());

@@ -12,6 +12,7 @@ import {
 } from '../../session/open-session-store.ts';
 import { openWorkspace } from '../../workspace/index.ts';
 import type { CliIo } from '../io.ts';
+import { createModelErrorLog, modelTimeoutFromEnv } from '../model-error-log.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom serve`. */
@@ -37,6 +38,8 @@ Environment:
                   the printed URL (…/?token=…), which sets it as an HttpOnly cookie
   CTXLOOM_ALLOWED_HOSTS  extra host names accepted in Host/Origin, comma-separated (a reverse
                   proxy's name); loopback and the bound host are always accepted
+  CTXLOOM_MODEL_TIMEOUT_MS  longest silence of the model before a turn fails (default 120000)
+  CTXLOOM_DEBUG=1 a failed model call prints the provider's full error, not one line
 `;
 
 /** `ctxloom serve <workspace>`: runs until SIGINT/SIGTERM. */
@@ -84,6 +87,8 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     .split(',')
     .map((host) => host.trim())
     .filter((host) => host !== '');
+  // One line per failed model call; CTXLOOM_DEBUG=1 adds the provider's full error.
+  const onModelError = createModelErrorLog({ write: io.stderr, env: process.env, summary: true });
   const server = await startNotebookServer({
     workspace,
     store,
@@ -93,6 +98,8 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     ...(token === undefined || token === '' ? {} : { token }),
     allowedHosts,
     ...(webRoot === undefined ? {} : { webRoot }),
+    ...modelTimeoutFromEnv(process.env),
+    ...(onModelError === undefined ? {} : { onModelError }),
     // A real model also writes the compression summaries; offline, the extractive one does.
     ...(resolved.offline
       ? {}

@@ -1,4 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
+import { isModelMessage } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
@@ -24,23 +25,24 @@ export const CTXLOOM_KWARG = 'ctxloom';
 
 /**
  * The history an agent compiles from the Blackboard's `messages`: chat commands (`/compress`
- * and its answer, stored with `metadata.command` by the session engine) are left out — they
- * are for ctxloom, never for a model — and, on a session thread, the session's curation is
+ * and its answer, stored with `metadata.command` by the session engine), failed turns' error
+ * records (`metadata.turnError`) and empty assistant messages are left out — they are for
+ * ctxloom and its reader, never for a model — and, on a session thread, the session's curation is
  * applied (dismissed and excluded messages become placeholders), exactly as the session
  * engine's compile does for the same thread.
  */
 export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale = 'zh'): Message[] {
   const stored = sb.messages.snapshot();
-  const conversation = stored.some(isCommand) ? stored.filter((message) => !isCommand(message)) : stored;
-  const history = fromLangChain(conversation);
+  const conversation = stored.some(isForReader) ? stored.filter((message) => !isForReader(message)) : stored;
+  const history = fromLangChain(conversation).filter(isModelMessage);
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
   const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];
   return events.length === 0 ? history : applyCuration(history, foldCurationEvents(events), locale);
 }
 
-function isCommand(message: BaseMessage): boolean {
+function isForReader(message: BaseMessage): boolean {
   const extras = message.additional_kwargs?.[CTXLOOM_KWARG] as
-    | { metadata?: { command?: unknown } }
+    | { metadata?: { command?: unknown; turnError?: unknown } }
     | undefined;
-  return extras?.metadata?.command !== undefined;
+  return extras?.metadata?.command !== undefined || extras?.metadata?.turnError !== undefined;
 }

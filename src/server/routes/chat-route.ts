@@ -1,9 +1,10 @@
-import { createUIMessageStreamResponse } from 'ai';
+import { createUIMessageStream, createUIMessageStreamResponse } from 'ai';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
 import { CONTEXT_CONFIG_FILE, parseContextConfig, type Sandbox } from '../../workspace/index.ts';
 import { createLimiter } from '../create-limiter.ts';
+import { toErrorResponse } from '../error-response.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
@@ -29,6 +30,11 @@ const chatBody = z.looseObject({
  * an already stored message id) are refused with an HTTP error before anything is stored;
  * `/compress …` is a command, answered without a model call. The stream's `finish` comes
  * after the answer is stored; a disconnect stores what arrived, marked `partial`.
+ *
+ * Compiles run at most `maxConcurrentCompiles` at once. When every slot is taken, the response
+ * does not wait for one: its headers and a `start` chunk go out at once and the turn runs when
+ * a slot frees; what its compile refuses then (references, a stored message id) is the
+ * stream's `error` chunk whose text is the JSON error body the HTTP error would have carried.
  */
 export function chatRoute(context: NotebookContext): Hono {
   const app = new Hono();
@@ -50,15 +56,29 @@ export function chatRoute(context: NotebookContext): Hono {
       });
     }
     await checkConfig(context.workspace.session(sessionId));
-    const turn = await limiter.run(() =>
-      context.engine.runTurn({
-        sessionId,
-        text,
-        ...(last.id === undefined || last.id === '' ? {} : { messageId: last.id }),
-        signal: c.req.raw.signal,
-      }),
-    );
-    return createUIMessageStreamResponse({ stream: turn.stream });
+    const run = () =>
+      limiter.run(() =>
+        context.engine.runTurn({
+          sessionId,
+          text,
+          ...(last.id === undefined || last.id === '' ? {} : { messageId: last.id }),
+          signal: c.req.raw.signal,
+        }),
+      );
+    if (!limiter.busy) return createUIMessageStreamResponse({ stream: (await run()).stream });
+    // Every compile slot is taken: answer now (headers and a `start`), compile when a slot frees.
+    // What the compile refuses then arrives as the stream's error, carrying the HTTP error body.
+    const stream = createUIMessageStream({
+      execute: async ({ writer }) => {
+        writer.write({ type: 'start' });
+        try {
+          writer.merge((await run()).stream);
+        } catch (error) {
+          writer.write({ type: 'error', errorText: await toErrorResponse(error).text() });
+        }
+      },
+    });
+    return createUIMessageStreamResponse({ stream });
   });
   return app;
 }

@@ -1,4 +1,4 @@
-import type { Message } from '../../core/index.ts';
+import { conversationMessages, type Message } from '../../core/index.ts';
 import type { ContextConfig } from '../config/context-config-schema.ts';
 import { applyCuration } from '../curation/apply-curation.ts';
 import { type CurationEvent, foldCurationEvents } from '../curation/curation-event.ts';
@@ -13,16 +13,17 @@ export interface FormatHistoryOptions {
 
 /**
  * Stage 4a of the workspace compiler (seed 003 "Format"): the stored messages as the model
- * will see them. Chat commands (`metadata.command`, e.g. `/compress` and its answer) are not
- * conversation and never reach the model. `full` keeps the record as is; `curated`, `last-n` and `budget` replace
+ * will see them. Chat commands (`metadata.command`, e.g. `/compress` and its answer) and failed
+ * turns (the question and its error record, `metadata.turnError`) are not conversation and
+ * never reach the model (core's `conversationMessages`). `full` keeps the record as is; `curated`, `last-n` and `budget` replace
  * dismissed and excluded messages by placeholders. Nothing is cut here: `last-n`'s window and
  * the token budget are applied by the core pipeline (`maxHistoryMessages`), which reports
  * what they leave out. Pure.
  */
 export function formatHistory(options: FormatHistoryOptions): Message[] {
   const { strategy, placeholderLocale } = options.chatHistory;
-  // Commands typed in the chat (`/compress`) and their answers are for ctxloom, not the model.
-  const conversation = options.messages.filter((message) => message.metadata?.command === undefined);
+  // Commands typed in the chat (`/compress`) and failed turns are for the reader, not the model.
+  const conversation = conversationMessages(options.messages);
   return strategy === 'full'
     ? conversation
     : applyCuration(conversation, foldCurationEvents(options.curation), placeholderLocale);

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileSessionStore, type SessionStore } from '../../session/index.ts';
+import { createTestNotebook } from '../test-workspace.test-support.ts';
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+});
+
+const body = (text: string, id: string) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    id: 'raft-consensus',
+    trigger: 'submit-message',
+    messages: [{ id, role: 'user', parts: [{ type: 'text', text }] }],
+  }),
+});
+
+const events = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((line) => line.startsWith('data: {'))
+    .map((line) => JSON.parse(line.slice(6)) as { type: string; errorText?: string });
+
+describe('chat route with every compile slot taken', () => {
+  it('sends headers and a start before the slot frees, then runs the turn; refusals come in the stream', async () => {
+    const order: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // The first turn's compile holds the only slot until the gate opens (its store load waits).
+    let held = false;
+    const gated = (store: SessionStore): SessionStore => ({
+      ...store,
+      kind: store.kind,
+      load: async (sessionId) => {
+        if (!held) {
+          held = true;
+          order.push('slot taken');
+          await gate;
+          order.push('slot freed');
+        }
+        return store.load(sessionId);
+      },
+    });
+    const notebook = await createTestNotebook({ maxConcurrentCompiles: 1 }, (workspace) =>
+      gated(createFileSessionStore({ workspace })),
+    );
+    cleanup = notebook.cleanup;
+    const first = notebook.app.request('/api/sessions/raft-consensus/chat', body('What is a term?', 'q-1'));
+    while (!held) await new Promise((resolve) => setImmediate(resolve));
+
+    const second = await notebook.app.request('/api/sessions/raft-consensus/chat', body('And a log?', 'q-2'));
+    order.push('second headers');
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const reader = second.body?.getReader();
+    const firstChunk = new TextDecoder().decode((await reader?.read())?.value);
+    order.push('second start');
+    expect(events(firstChunk)[0]?.type).toBe('start');
+    // A third, refused by its compile (an id already stored), is refused inside its stream.
+    const third = await notebook.app.request('/api/sessions/raft-consensus/chat', body('again', 'm001'));
+    expect(third.status).toBe(200);
+    open();
+
+    let rest = '';
+    for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader?.read()) {
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    expect(order).toEqual(['slot taken', 'second headers', 'second start', 'slot freed']);
+    const types = events(firstChunk + rest).map((event) => event.type);
+    expect(types).toContain('data-context-report');
+    expect(types.at(-1)).toBe('finish');
+    expect((await first).status).toBe(200);
+    const refused = events(await third.text()).find((event) => event.type === 'error');
+    expect(JSON.parse(refused?.errorText ?? '{}')).toMatchObject({ error: { code: 'conflict' } });
+  });
+});
