@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { CtxloomError, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { type CurationEvent, DEFAULT_MODEL, emitWorkspaceContext, loadSession } from '../workspace/index.ts';
+import {
+  type CurationEvent,
+  DEFAULT_MODEL,
+  describeReadFileParts,
+  emitWorkspaceContext,
+  loadSession,
+} from '../workspace/index.ts';
 import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
@@ -58,7 +64,10 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       ...(options.counter === undefined ? {} : { counter: options.counter }),
       ...(tools.definitions.length === 0
         ? {}
-        : { tools: tools.definitions, toolResults: { store: tools.store } }),
+        : {
+            tools: tools.definitions,
+            toolResults: { store: tools.store, describeParts: describeReadFileParts },
+          }),
     });
     return { prepared, tools };
   }
