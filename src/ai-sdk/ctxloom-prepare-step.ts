@@ -5,30 +5,49 @@ import {
   type SystemModelMessage,
   type ToolSet,
 } from 'ai';
+import { OPEN_ARTIFACT_TOOL } from '../core/artifact-handles.ts';
 import { type ArtifactHandleStore, type Message, type ToolDefinition, toAiSdk } from '../core/index.ts';
 import { type CtxloomHookOptions, compileModelCall, hookStore } from './compile-model-call.ts';
 import { type AnyModelMessage, fromModelMessages } from './from-model-messages.ts';
+import { openArtifactTool } from './open-artifact-tool.ts';
 
 /** Options of {@link ctxloomPrepareStep}: the compile options plus the tools the call offers. */
 export interface CtxloomPrepareStepOptions<TOOLS extends ToolSet = ToolSet> extends CtxloomHookOptions {
-  /** The same tool set passed to `generateText`/`streamText`; their schemas count in the budget. */
+  /** Your tools; `prepareStep.tools` adds `open_artifact` to them, and all their schemas count. */
   tools?: TOOLS;
+}
+
+/** A `prepareStep` with what to pass beside it. */
+export interface CtxloomPrepareStep<TOOLS extends ToolSet = ToolSet> {
+  /** Where the tool outputs kept out of the prompt go (`tools.open_artifact` reads it). */
+  readonly store: ArtifactHandleStore;
+  /**
+   * The tools to pass to `generateText`/`streamText` with it: yours plus `open_artifact`
+   * (bound to `store`) unless you have one — exactly the tools every step counts.
+   */
+  readonly tools: TOOLS & ToolSet;
 }
 
 /**
  * A `prepareStep` for `generateText`/`streamText`/`ToolLoopAgent` that compiles every step
  * through ctxloom: the initial instructions and messages plus the loop's response messages
- * so far are compiled under the budget (tool schemas counted), and the step gets the
- * compiled `instructions`, `messages` and the output reserve as `maxOutputTokens`.
+ * so far are compiled under the budget (the schemas of `prepareStep.tools` counted), and the
+ * step gets the compiled `instructions`, `messages` and the output reserve as
+ * `maxOutputTokens`. Pass `prepareStep.tools` as the call's tools: they are yours plus the
+ * `open_artifact` tool the placeholders name, and what the budget counts.
  * @example
  * const prepareStep = ctxloomPrepareStep({ counter, window: 128_000, tools });
- * await generateText({ model, tools, prepareStep, stopWhen: stepCountIs(8), messages });
+ * await generateText({ model, tools: prepareStep.tools, prepareStep, stopWhen: stepCountIs(8), messages });
  */
 export function ctxloomPrepareStep<TOOLS extends ToolSet = ToolSet>(
   options: CtxloomPrepareStepOptions<TOOLS>,
-): PrepareStepFunction<TOOLS> & { readonly store: ArtifactHandleStore } {
+): PrepareStepFunction<TOOLS> & CtxloomPrepareStep<TOOLS> {
   const store = hookStore(options);
-  const { tools: toolSet, ...hookOptions } = options;
+  const { tools: own, ...hookOptions } = options;
+  const toolSet = {
+    ...own,
+    ...(own?.[OPEN_ARTIFACT_TOOL] === undefined ? { [OPEN_ARTIFACT_TOOL]: openArtifactTool(store) } : {}),
+  } as TOOLS & ToolSet;
   let definitions: Promise<ToolDefinition[]> | undefined;
   const prepare = async ({
     initialInstructions,
@@ -39,7 +58,7 @@ export function ctxloomPrepareStep<TOOLS extends ToolSet = ToolSet>(
     initialMessages: ModelMessage[];
     responseMessages: ModelMessage[];
   }) => {
-    definitions ??= toolDefinitions(toolSet ?? {});
+    definitions ??= toolDefinitions(toolSet);
     const system = instructionMessages(initialInstructions);
     const { messages } = fromModelMessages([
       ...system,
@@ -61,7 +80,7 @@ export function ctxloomPrepareStep<TOOLS extends ToolSet = ToolSet>(
       maxOutputTokens: compiled.maxOutputTokens,
     };
   };
-  return Object.assign(prepare as unknown as PrepareStepFunction<TOOLS>, { store });
+  return Object.assign(prepare as unknown as PrepareStepFunction<TOOLS>, { store, tools: toolSet });
 }
 
 function instructionMessages(

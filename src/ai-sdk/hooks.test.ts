@@ -196,15 +196,19 @@ describe('ctxloomPrepareStep', () => {
     await generateText({
       model: base,
       instructions: 'Review files.',
-      tools,
+      tools: prepareStep.tools,
       prepareStep,
       stopWhen: stepCountIs(6),
       messages: [{ role: 'user', content: 'Read three files.' }],
     });
     expect(base.doGenerateCalls).toHaveLength(4);
     expect(await toolDefinitions(tools)).toHaveLength(1);
+    expect(Object.keys(prepareStep.tools)).toEqual(['read_file', 'open_artifact']);
     for (const [index, call] of base.doGenerateCalls.entries()) {
       const report = compiled[index]?.report;
+      // What the provider received, open_artifact's schema included, is what the report counts.
+      expect(call.tools?.map((tool) => tool.name)).toEqual(['read_file', 'open_artifact']);
+      expect(report?.tools?.names).toEqual(['read_file', 'open_artifact']);
       expect(sentTokens(call)).toBe(report?.totalTokens);
       expect(sentTokens(call)).toBeLessThanOrEqual(WINDOW - (report?.outputReserve ?? 0));
       expect(call.maxOutputTokens).toBe(report?.outputReserve);

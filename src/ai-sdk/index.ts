@@ -3,6 +3,7 @@ export { type CompilePromptCallOptions, compilePromptCall } from './compile-prom
 export { countCallTokens } from './count-call-tokens.ts';
 export { ctxloomMiddleware } from './ctxloom-middleware.ts';
 export {
+  type CtxloomPrepareStep,
   type CtxloomPrepareStepOptions,
   ctxloomPrepareStep,
   toolDefinitions,

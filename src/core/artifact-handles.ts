@@ -105,9 +105,19 @@ export function describeArtifact(input: {
 /** The name of the tool that re-opens an artifact. */
 export const OPEN_ARTIFACT_TOOL = 'open_artifact';
 
-/** The placeholder text that stands for a tool output kept as an artifact. */
-export function artifactPlaceholder(entry: ArtifactHandle): string {
-  return `[${entry.toolName} output kept as artifact ${entry.handle} (${entry.length} chars, hash ${entry.hash}). Preview: ${entry.preview} — call ${OPEN_ARTIFACT_TOOL} with {"handle":"${entry.handle}"} to read it.]`;
+/**
+ * The placeholder text that stands for a tool output kept as an artifact: what it is, how
+ * big, a preview, and how to read it — by pages with `open_artifact`, or as `parts` says
+ * (e.g. `read_file` line ranges).
+ */
+export function artifactPlaceholder(
+  entry: ArtifactHandle,
+  detail: { tokens?: number; parts?: string } = {},
+): string {
+  const size =
+    detail.tokens === undefined ? `${entry.length} chars` : `${entry.length} chars, ${detail.tokens} tokens`;
+  const parts = detail.parts === undefined ? '' : `; or ${detail.parts}`;
+  return `[${entry.toolName} output kept as artifact ${entry.handle} (${size}, hash ${entry.hash}). Preview: ${entry.preview} — call ${OPEN_ARTIFACT_TOOL} with {"handle":"${entry.handle}"} to read it page by page (each page fits the call and says where the next starts)${parts}.]`;
 }
 
 /**
@@ -117,60 +127,23 @@ export function artifactPlaceholder(entry: ArtifactHandle): string {
 export const OPEN_ARTIFACT_DEFINITION = {
   name: OPEN_ARTIFACT_TOOL,
   description:
-    'Re-open a tool output that was kept out of the prompt as an artifact (its placeholder names the handle). Returns up to maxChars characters from offset.',
+    'Read a tool output that was kept out of the prompt as an artifact (its placeholder names the handle), one page at a time. A page fits the room the conversation has left; its first line gives the range and the arguments for the next page.',
   inputSchema: {
     type: 'object',
     properties: {
       handle: { type: 'string', description: 'The artifact handle, e.g. art_0123456789abcd' },
-      offset: { type: 'integer', minimum: 0, description: 'First character to return; default 0' },
-      maxChars: { type: 'integer', minimum: 1, description: 'Most characters to return; default 8000' },
+      offset: {
+        type: 'integer',
+        minimum: 0,
+        description: 'First character to return (the next page offset of the previous page); default 0',
+      },
+      maxTokens: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Most tokens the page may take; default the room left',
+      },
     },
     required: ['handle'],
     additionalProperties: false,
   },
 } as const;
-
-/** Input of {@link readArtifact}. */
-export interface ReadArtifactInput {
-  handle: string;
-  offset?: number;
-  maxChars?: number;
-}
-
-/**
- * Reads a slice of an artifact for the `open_artifact` tool. Throws `not-found` for an
- * unknown handle and `invalid-argument` for a bad offset.
- */
-export function readArtifact(
-  store: ArtifactHandleStore,
-  input: ReadArtifactInput,
-): { handle: string; offset: number; text: string; length: number; more: boolean } {
-  const content = store.get(input.handle);
-  if (content === undefined) {
-    throw new CtxloomError({
-      code: 'not-found',
-      message: `no artifact "${input.handle}" (unknown or evicted)`,
-      path: 'handle',
-    });
-  }
-  const offset = input.offset ?? 0;
-  const maxChars = Math.min(input.maxChars ?? 8000, 100_000);
-  if (!Number.isInteger(offset) || offset < 0 || offset > content.length) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: `offset must be an integer within 0..${content.length}`,
-      path: 'offset',
-    });
-  }
-  if (!Number.isInteger(maxChars) || maxChars < 1) {
-    throw new CtxloomError({ code: 'invalid-argument', message: 'maxChars must be ≥ 1', path: 'maxChars' });
-  }
-  const text = content.slice(offset, offset + maxChars);
-  return {
-    handle: input.handle,
-    offset,
-    text,
-    length: content.length,
-    more: offset + text.length < content.length,
-  };
-}

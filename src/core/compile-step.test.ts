@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { readArtifact } from './artifact-handles.ts';
+import { readArtifact } from './artifact-pages.ts';
 import { createBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import { createStepCompiler } from './compile-step.ts';
@@ -90,8 +90,19 @@ describe('createStepCompiler', () => {
     const handle = action?.type === 'placeholder' ? action.handle : '';
     const sentTool = compiled.steps.find((message) => message.role === 'tool');
     expect(JSON.stringify(sentTool?.content)).toContain(handle);
-    expect(readArtifact(steps.store, { handle }).text).toBe(big.slice(0, 8000));
-    expect(readArtifact(steps.store, { handle, offset: 8000 }).more).toBe(big.length > 16000);
+    // Its pages fit what the call left, in the call's tokens, and together are the output.
+    const room = compiled.report.inputBudget - compiled.report.totalTokens;
+    const whole = readArtifact(steps.store, { handle });
+    expect(whole.tokens).toBeLessThanOrEqual(room);
+    expect([whole.text, whole.nextOffset]).toEqual([big, undefined]);
+    let read = '';
+    for (let offset: number | undefined = 0; offset !== undefined; ) {
+      const page = readArtifact(steps.store, { handle, offset, maxTokens: 400 });
+      expect(page.tokens).toBeLessThanOrEqual(400);
+      read += page.text;
+      offset = page.nextOffset;
+    }
+    expect(read).toBe(big);
   });
 
   it('keeps a tool call and its result together, and earlier turns’ outputs as placeholders', async () => {

@@ -106,7 +106,7 @@ export interface CompileOptions {
   toolResults?: ToolResultPolicy;
   /**
    * When history must go, drop it up to the next boundary of chunks of this share of the
-   * input budget, so the kept history (a prompt cache's prefix) changes rarely. Default 0.25;
+   * input budget, so the kept history (a prompt cache's prefix) changes rarely. Default 1/3;
    * 0 drops only what does not fit (the oldest message nearly every turn once the window is full).
    */
   historyChunkRatio?: number;

@@ -1,3 +1,4 @@
+import { recordArtifactPageBudget } from './artifact-pages.ts';
 import { compactCall, type SummaryState } from './compact-call.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { composeCall } from './compose-call.ts';
@@ -30,6 +31,21 @@ export async function compileContext(
   request: CompileRequest,
   options: CompileOptions,
 ): Promise<CompiledContext> {
+  const compiled = await compileCall(request, options);
+  const store = options.toolResults?.store;
+  if (store !== undefined) {
+    // `open_artifact` sizes the next page to what this call leaves.
+    const { inputBudget, totalTokens } = compiled.report;
+    recordArtifactPageBudget(store, {
+      counter: options.counter,
+      inputBudget,
+      remainingTokens: inputBudget - totalTokens,
+    });
+  }
+  return compiled;
+}
+
+async function compileCall(request: CompileRequest, options: CompileOptions): Promise<CompiledContext> {
   const squeezable =
     options.toolResults !== undefined && (request.steps ?? []).some((message) => message.role === 'tool');
   if (!squeezable) return compileOnce(request, options, false);

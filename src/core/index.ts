@@ -8,7 +8,14 @@ export {
   type ArtifactHandleStore,
   createInMemoryArtifactStore,
   type InMemoryArtifactStoreOptions,
+  OPEN_ARTIFACT_DEFINITION,
 } from './artifact-handles.ts';
+export {
+  type ArtifactPage,
+  type ReadArtifactInput,
+  type ReadArtifactOptions,
+  readArtifact,
+} from './artifact-pages.ts';
 export { type ContextBlock, type CreateBlockInput, createBlock, type Provenance } from './block.ts';
 export {
   type AllocateInput,

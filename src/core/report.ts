@@ -85,7 +85,8 @@ export type CompactionAction =
       handle: string;
       fromTokens: number;
       toTokens: number;
-      reason: 'oversized' | 'earlier-turn';
+      /** `page-shrunk`: an `open_artifact` page cut to fit the call, or left as a stub naming its range. */
+      reason: 'oversized' | 'earlier-turn' | 'page-shrunk';
     }
   | {
       /** History dropped up to a chunk boundary, so the kept prefix changes rarely (prompt caches). */

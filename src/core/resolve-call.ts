@@ -14,6 +14,9 @@ import { countToolDefinitions, type ToolDefinition } from './tool-definitions.ts
 import { placeholderToolResults } from './tool-result-placeholders.ts';
 import { prepareHistory, turnHistoryBlocks } from './turn-history.ts';
 
+/** Tokens the current turn's `open_artifact` pages leave free (the count of joined layers may move). */
+const PAGE_SLACK_TOKENS = 16;
+
 /** What the resolve stage settles before any source runs (see {@link resolveCall}). */
 export interface ResolvedCall {
   counter: TokenCounter;
@@ -137,6 +140,19 @@ export function resolveCall(
     throughMessageId,
     maxMessages: options.maxHistoryMessages,
   });
+  const tools = options.tools ?? [];
+  const toolTokens = countToolDefinitions(tools, counter);
+  const fixedMessages = compose({
+    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+    contexts: fixedContexts,
+    ...(query === undefined ? {} : { query: prepared.queryInHistory ?? query }),
+    policy,
+  });
+  const layerFrame = counter.overhead.perMessage + counter.countText('system');
+  const contextLayers = new Set(
+    layers.list().filter((layer) => layer.kind === 'context' && included(layer.name)),
+  );
+  const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame + toolTokens;
   const warnings: CompileWarning[] = [...prepared.warnings];
   const placeholderActions: CompactionAction[] = [...prepared.actions];
   let turnSteps = steps;
@@ -148,6 +164,9 @@ export function resolveCall(
       policy: toolResults,
       maxTokens: maxPlaceholderTokens,
       counter,
+      // `open_artifact` pages may fill what the fixed part leaves (they are sized to it).
+      pageTokens:
+        Math.min(budgetPreview, options.maxInputTokens ?? budgetPreview) - fixedTokens - PAGE_SLACK_TOKENS,
     });
     turnSteps = replaced.messages;
     placeholderActions.push(...replaced.actions);
@@ -169,20 +188,6 @@ export function resolveCall(
     const id = (block.metadata as { message: Message }).message.id;
     excluded.push({ block, reason: uncarried?.has(id) === true ? recallable : SUMMARIZED_REASON });
   }
-  const tools = options.tools ?? [];
-  const toolTokens = countToolDefinitions(tools, counter);
-
-  const fixedMessages = compose({
-    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
-    contexts: fixedContexts,
-    ...(query === undefined ? {} : { query: prepared.queryInHistory ?? query }),
-    policy,
-  });
-  const layerFrame = counter.overhead.perMessage + counter.countText('system');
-  const contextLayers = new Set(
-    layers.list().filter((layer) => layer.kind === 'context' && included(layer.name)),
-  );
-  const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame + toolTokens;
   return {
     counter,
     layers,

@@ -15,6 +15,7 @@ import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type CurationEvent,
   DEFAULT_MODEL,
+  describeReadFileParts,
   emitWorkspaceContext,
   foldCurationEvents,
   loadSession,
@@ -100,7 +101,10 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       ...(options.counter === undefined ? {} : { counter: options.counter }),
       ...(tools.definitions.length === 0
         ? {}
-        : { tools: tools.definitions, toolResults: { store: tools.store } }),
+        : {
+            tools: tools.definitions,
+            toolResults: { store: tools.store, describeParts: describeReadFileParts },
+          }),
     });
     return { prepared, tools };
   }

@@ -111,6 +111,7 @@ export {
   type CurateMessages,
   createWorkspaceTools,
   type DismissRequest,
+  describeReadFileParts,
   dismissMemoryInput,
   type WorkspaceTools,
   type WorkspaceToolsOptions,

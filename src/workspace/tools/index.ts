@@ -7,6 +7,7 @@ export {
   type WorkspaceToolset,
   type WorkspaceToolsOptions,
 } from './create-workspace-toolset.ts';
+export { describeReadFileParts } from './describe-read-file-parts.ts';
 export { splitLines } from './file-tools.ts';
 export { createMatcher, DEFAULT_MAX_SEARCH_WORK, type LineMatcher, snippet } from './search-tool.ts';
 export { type CurateMessages, DEFAULT_READ_ONLY_FILES, type DismissRequest } from './tool-context.ts';

@@ -1,0 +1,97 @@
+import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { type CompiledContext, withTokenCache } from '../core/index.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { countCallTokens } from './count-call-tokens.ts';
+import { ctxloomMiddleware } from './ctxloom-middleware.ts';
+import {
+  chineseFile,
+  hasEveryLine,
+  nextArtifactCall,
+  toolResultTexts,
+} from './follow-placeholders.test-support.ts';
+import { openArtifactTool } from './open-artifact-tool.ts';
+
+const counter = withTokenCache(getTokenCounter('gpt-4o'));
+const USAGE = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 0, text: 0, reasoning: 0 },
+};
+
+/** A model that reads one file, then calls `open_artifact` as the newest tool result says. */
+function followingModel() {
+  return new MockLanguageModelV4({
+    doGenerate: async ({ prompt }): Promise<LanguageModelV4GenerateResult> => {
+      const hasResult = toolResultTexts(prompt).length > 0;
+      const artifact = nextArtifactCall(prompt);
+      if (!hasResult || artifact !== undefined) {
+        return {
+          content: [
+            {
+              type: 'tool-call',
+              toolCallId: `call-${prompt.length}`,
+              toolName: hasResult ? 'open_artifact' : 'read_file',
+              input: JSON.stringify(hasResult ? artifact : { path: 'raft.md' }),
+            },
+          ],
+          finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+          usage: USAGE,
+          warnings: [],
+        };
+      }
+      return {
+        content: [{ type: 'text', text: 'Read.' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: USAGE,
+        warnings: [],
+      };
+    },
+  });
+}
+
+describe('a large tool output through ctxloomMiddleware', () => {
+  it('puts a 5,500-token Chinese file in the model input within 3 calls, with a 16k window', async () => {
+    const file = chineseFile(counter, 5500);
+    const compiled: CompiledContext[] = [];
+    const middleware = ctxloomMiddleware({
+      counter,
+      window: 16_000,
+      onCompile: (entry) => void compiled.push(entry),
+    });
+    const base = followingModel();
+    await generateText({
+      model: wrapLanguageModel({ model: base, middleware }),
+      instructions: 'You review design notes.',
+      tools: {
+        read_file: tool({
+          description: 'Read a file',
+          inputSchema: jsonSchema<{ path: string }>({
+            type: 'object',
+            properties: { path: { type: 'string' } },
+            required: ['path'],
+          }),
+          execute: async () => file,
+        }),
+        open_artifact: openArtifactTool(middleware.store),
+      },
+      stopWhen: stepCountIs(8),
+      prompt: 'Read raft.md and summarise it.',
+    });
+    const calls = base.doGenerateCalls as LanguageModelV4CallOptions[];
+    // The file is larger than 40 % of the input budget: the read becomes a placeholder first.
+    expect(JSON.stringify(calls[1]?.prompt)).toContain('call open_artifact with');
+    const first = calls.findIndex((call) => hasEveryLine([call.prompt], file));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(3);
+    // Never a placeholder of a page: no handle but the file's is ever named.
+    const handles = new Set(JSON.stringify(calls.map((call) => call.prompt)).match(/art_[0-9a-f]+/gu));
+    expect(handles.size).toBe(1);
+    for (const [index, call] of calls.entries()) {
+      const report = compiled[index]?.report;
+      expect(countCallTokens(call, counter)).toBe(report?.totalTokens);
+      expect(report?.totalTokens).toBeLessThanOrEqual(report?.inputBudget ?? 0);
+    }
+  });
+});
