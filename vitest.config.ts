@@ -19,7 +19,13 @@ const INTEGRATION = [
  * module graph of their own, so they run in the `unit-isolated` project.
  */
 const ISOLATED = ['src/workspace/sandbox/write-race.test.ts'];
-const ALL = ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'];
+const ALL = [
+  'src/**/*.test.ts',
+  'test/**/*.test.ts',
+  'examples/**/*.test.ts',
+  'bench/**/*.test.ts',
+  'scripts/**/*.test.ts',
+];
 
 export default defineConfig({
   resolve: {

@@ -8,9 +8,18 @@
 //      plain Node ESM, both shipped vocabularies count, every other subpath fails only for
 //      want of a declared optional peer, `ctxloom --help` and `ctxloom demo` work and
 //      `ctxloom mcp` names the package to install;
-//   3. with every optional peer installed: every subpath in `exports` imports, and a consumer
+//   3. the README's install table, row by row: for each row a scratch consumer with the tarball
+//      and exactly the packages the row names ("install with it"), which imports the row's
+//      subpaths (and runs `ctxloom serve --help` for the `serve` row); every subpath is in one
+//      row; the README's MCP install line is run as written and the README's MCP client entry
+//      (Claude Desktop / Cursor JSON) is started as written and answers `initialize`;
+//   4. with every optional peer installed: every subpath in `exports` imports, and a consumer
 //      importing all of them type-checks under `nodenext` and `bundler` (skipLibCheck off;
 //      diagnostics in ctxloom's own declarations or the consumer fail the check).
+// The tarball's package.json must have no install-time script (preinstall, install,
+// postinstall), and `npm install` of it prints no warning but npm's install-scripts notice
+// about `prepare`, which npm prints for a local tarball only (a registry install never runs
+// `prepare` and does not print it; decision 046).
 //
 //   node scripts/check-packed-install.mjs [--skip-build] [--node <version>] [--keep]
 //
@@ -18,7 +27,7 @@
 // it); without it `npm pack` runs `prepare`. --node <version> also runs the CLI and the
 // imports on that Node.js release (from the `node` npm package) and reports whether they
 // work — how `engines.node` was measured. Exits non-zero on the first failed check.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -62,14 +71,65 @@ function check(ok, what, detail = '') {
 function run(command, args, options = {}) {
   return spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
 }
-function npmRun(args, cwd) {
+function npmRun(args, cwd, { loglevel = 'error' } = {}) {
   const result = run(npm[0], [...npm.slice(1), ...args], {
     cwd,
-    env: { ...process.env, npm_config_loglevel: 'error' },
+    env: { ...process.env, npm_config_loglevel: loglevel },
   });
   if (result.status !== 0)
     throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
+  return loglevel === 'error' ? result.stdout : result;
+}
+/** `npm <args>` in `cwd` without blocking, so a few installs share the machine's waits. */
+function npmRunAsync(args, cwd) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(npm[0], [...npm.slice(1), ...args], {
+      cwd,
+      env: { ...process.env, npm_config_loglevel: 'error' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (status) =>
+      status === 0 ? resolvePromise() : reject(new Error(`npm ${args.join(' ')} failed:\n${output}`)),
+    );
+  });
+}
+/** Runs `tasks` (functions returning promises) at most `limit` at a time; their promises in order. */
+function limited(tasks, limit) {
+  const results = [];
+  const slots = Array.from({ length: limit }, () => Promise.resolve());
+  tasks.forEach((task, index) => {
+    const slot = index % limit;
+    slots[slot] = slots[slot].catch(() => undefined).then(task);
+    results.push(slots[slot]);
+  });
+  return results;
+}
+/** A scratch consumer project (ESM) in `scratch/<name>`. */
+function makeConsumer(name) {
+  const dir = join(scratch, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  return dir;
+}
+/** Starts `command args` as an MCP client would, sends `initialize`; the parsed first stdout line. */
+function mcpHandshake(command, args, cwd) {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'check', version: '1' } },
+  };
+  const server = run(command, args, { cwd, input: `${JSON.stringify(initialize)}\n`, timeout: 60_000 });
+  const firstLine = server.stdout.split('\n')[0] ?? '';
+  try {
+    return { answer: JSON.parse(firstLine), server };
+  } catch {
+    return { answer: undefined, server };
+  }
 }
 /** Sum of the apparent sizes of the files under `dir` (symlinks counted once, not followed). */
 function bytesUnder(dir) {
@@ -96,6 +156,28 @@ function importAll(node, cwd, subpaths) {
     return Object.fromEntries(subpaths.map((s) => [s, `exit ${result.status}: ${result.stderr.trim()}`]));
   return JSON.parse(result.stdout);
 }
+/** The rows of README.md's install table: subpaths, CLI commands and the packages named. */
+export function readInstallTable(readme) {
+  const lines = readme.split('\n');
+  const header = lines.findIndex((line) => /^\| subpath \| install with it \|/u.test(line));
+  if (header === -1) throw new Error('README.md has no "| subpath | install with it |" table');
+  const rows = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break;
+    const [, first, second] = line.split('|');
+    const names = (cell) => [...cell.matchAll(/`([^`]+)`/gu)].map((match) => match[1]);
+    rows.push({
+      subpaths: names(first)
+        .filter((name) => /^ctxloom(\/[a-z-]+)?$/u.test(name))
+        .map((name) => (name === 'ctxloom' ? '.' : `./${name.slice('ctxloom/'.length)}`)),
+      commands: names(first).filter((name) => /^ctxloom [a-z]+$/u.test(name)),
+      packages: names(second),
+      text: line,
+    });
+  }
+  return rows;
+}
+
 /** The version of `name` the repository's lockfile installs (so the offline cache has it). */
 function lockedVersion(name) {
   return lock.packages[`node_modules/${name}`]?.version ?? manifest.devDependencies[name];
@@ -165,7 +247,23 @@ try {
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
   );
-  npmRun(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer);
+  const installed = npmRun(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer, {
+    loglevel: 'warn',
+  });
+  const shippedScripts =
+    JSON.parse(readFileSync(join(consumer, 'node_modules/ctxloom/package.json'), 'utf8')).scripts ?? {};
+  const installScripts = ['preinstall', 'install', 'postinstall'].filter((name) => name in shippedScripts);
+  check(installScripts.length === 0, 'the package has no install-time script', installScripts.join(', '));
+  const warnings = `${installed.stdout}\n${installed.stderr}`
+    .split('\n')
+    .filter((line) => /^npm warn/u.test(line))
+    .filter((line) => !/^npm warn install-scripts( |$)/u.test(line));
+  const scriptNotice = `${installed.stderr}`.match(/^npm warn install-scripts {3}(\S+) \((\w+):/mu);
+  check(
+    warnings.length === 0 && (scriptNotice === null || scriptNotice[2] === 'prepare'),
+    'npm install <tarball> prints no warning (but the local-tarball-only notice about `prepare`)',
+    [...warnings, scriptNotice?.[0] ?? ''].filter(Boolean).join('\n'),
+  );
   const packages = readdirSync(join(consumer, 'node_modules'), { withFileTypes: true }).flatMap((entry) =>
     entry.name.startsWith('@')
       ? readdirSync(join(consumer, 'node_modules', entry.name)).map((name) => `${entry.name}/${name}`)
@@ -237,6 +335,113 @@ try {
     mcp.stderr.trim(),
   );
 
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const rows = readInstallTable(readme);
+  const rowOf = new Map(rows.flatMap((row) => row.subpaths.map((subpath) => [subpath, row])));
+  check(
+    subpaths.every((subpath) => rowOf.has(subpath)) &&
+      rows.flatMap((row) => row.subpaths).length === rowOf.size,
+    "every subpath is in exactly one row of README.md's install table",
+    subpaths.filter((subpath) => !rowOf.has(subpath)).join(', '),
+  );
+  // One consumer per distinct package set (rows naming the same packages share it), installed
+  // three at a time from the shared npm cache.
+  const declared = (row) => row.packages.every((name) => name in manifest.peerDependencies);
+  const sets = [...new Set(rows.filter(declared).map((row) => [...row.packages].sort().join(' ')))];
+  const installs = new Map(
+    limited(
+      sets.map((set, index) => async () => {
+        const dir = makeConsumer(`row-set-${index + 1}`);
+        const names = set === '' ? [] : set.split(' ');
+        await npmRunAsync(
+          [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            tarball,
+            ...names.map((name) => `${name}@${lockedVersion(name)}`),
+          ],
+          dir,
+        );
+        return dir;
+      }),
+      3,
+    ).map((promise, index) => [sets[index], promise]),
+  );
+  for (const promise of installs.values()) promise.catch(() => undefined);
+  for (const [index, row] of rows.entries()) {
+    const label = row.subpaths.map((subpath) => `ctxloom${subpath.slice(1)}`).join(', ');
+    step(`README row ${index + 1}: ${label} with ${row.packages.join(' ') || 'nothing more'}`);
+    const unknown = row.packages.filter((name) => !(name in manifest.peerDependencies));
+    if (!check(unknown.length === 0, 'the row names only declared peers', unknown.join(', '))) continue;
+    const dir = await installs.get([...row.packages].sort().join(' '));
+    const imported = importAll(nodeHere, dir, row.subpaths);
+    for (const subpath of row.subpaths)
+      check(
+        imported[subpath] === 'ok',
+        `import ctxloom${subpath.slice(1)}`,
+        imported[subpath] === 'ok' ? '' : imported[subpath],
+      );
+    for (const command of row.commands.filter((name) => name !== 'ctxloom mcp')) {
+      const cli = run(
+        process.execPath,
+        [join(dir, 'node_modules/.bin/ctxloom'), command.split(' ')[1], '--help'],
+        {
+          cwd: dir,
+        },
+      );
+      check(
+        cli.status === 0 && cli.stderr.trim() === '',
+        `${command} --help`,
+        `exit ${cli.status} ${cli.stderr.trim()}`,
+      );
+    }
+  }
+
+  step("README's MCP install line and client entry, as written");
+  const installLine = /^npm install ctxloom @modelcontextprotocol\/sdk[^\n]*$/mu.exec(readme)?.[0];
+  const mcpRow = rowOf.get('./mcp');
+  if (
+    check(
+      installLine !== undefined &&
+        mcpRow !== undefined &&
+        installLine.split(' ').slice(3).sort().join(' ') === [...mcpRow.packages].sort().join(' '),
+      "README's MCP install line installs the ctxloom/mcp row's packages",
+      installLine ?? 'no `npm install ctxloom @modelcontextprotocol/sdk …` line',
+    )
+  ) {
+    const project = makeConsumer('mcp-project');
+    npmRun(
+      [
+        'install',
+        ...installLine
+          .split(' ')
+          .slice(2)
+          .map((word) => (word === 'ctxloom' ? tarball : `${word}@${lockedVersion(word)}`)),
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+      ],
+      project,
+    );
+    mkdirSync(join(project, 'workspace', 'notes'), { recursive: true });
+    writeFileSync(join(project, 'workspace', 'notes', 'context-config.json'), '{ "query": "hello" }\n');
+    const entryText = /```json\n(\{\s*"mcpServers"[\s\S]*?)```/u.exec(readme)?.[1];
+    const entry = entryText === undefined ? undefined : JSON.parse(entryText).mcpServers?.ctxloom;
+    if (check(entry !== undefined, 'README has the MCP client entry (mcpServers.ctxloom)')) {
+      const args = entry.args.map((arg) => arg.replaceAll('/path/to/project', project));
+      const { answer, server } = mcpHandshake(entry.command, args, tmpdir());
+      check(
+        answer?.id === 1 && answer?.result?.serverInfo !== undefined,
+        `the entry as written (${entry.command} ${entry.args.join(' ')}) answers initialize over stdio`,
+        answer === undefined
+          ? `stdout: ${server.stdout.slice(0, 200)} stderr: ${server.stderr.slice(0, 300)}`
+          : '',
+      );
+    }
+  }
+
   step('npm install every optional peer, then import every subpath');
   const installable = peers.filter((name) => !name.startsWith('@energetic-ai/') && name !== 'vitest');
   npmRun(
@@ -261,24 +466,7 @@ try {
   const workspace = join(consumer, 'workspace');
   mkdirSync(join(workspace, 'notes'), { recursive: true });
   writeFileSync(join(workspace, 'notes', 'context-config.json'), '{ "query": "hello" }\n');
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'check', version: '1' } },
-  };
-  const server = run(process.execPath, [bin, 'mcp', workspace], {
-    cwd: consumer,
-    input: `${JSON.stringify(initialize)}\n`,
-    timeout: 60_000,
-  });
-  const firstLine = server.stdout.split('\n')[0] ?? '';
-  let answer;
-  try {
-    answer = JSON.parse(firstLine);
-  } catch {
-    answer = undefined;
-  }
+  const { answer, server } = mcpHandshake(process.execPath, [bin, 'mcp', workspace], consumer);
   check(
     answer?.id === 1 && answer?.result?.serverInfo !== undefined,
     'ctxloom mcp answers initialize over stdio with JSON only',

@@ -4,11 +4,16 @@
  * the package entry (`ctxloom`, `ctxloom/<area>`, or a relative import of `src/<area>/index.ts`)
  * from outside the area's own folder: other areas' src, examples/, bench/, test/, web/,
  * scripts/ — and the names README.md, docs/*.md (not decisions, not the spec digest) and
- * examples' READMEs show in code. A name nobody uses that way is a candidate for removal.
+ * examples' READMEs show in code. A name nobody uses that way is a candidate for removal —
+ * except a function the specification names as an interface (a `function name(` in a code block
+ * of docs/spec.md, the seeds' digest): its user is `spec`, so it is never "unused", and a spec
+ * name no subpath exports is flagged (`--check-spec` exits 1 on one) unless a decision record
+ * replaced it (SPEC_DEPARTURES).
  *
- *   node scripts/list-exports.mjs            per subpath: every name and its users
- *   node scripts/list-exports.mjs --unused   only the names nobody uses
- *   node scripts/list-exports.mjs --counts   one line per subpath: exports, unused
+ *   node scripts/list-exports.mjs               per subpath: every name and its users
+ *   node scripts/list-exports.mjs --unused      only the names nobody uses
+ *   node scripts/list-exports.mjs --counts      one line per subpath: exports, unused
+ *   node scripts/list-exports.mjs --check-spec  only the spec-named functions; exit 1 if one is not exported
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -16,7 +21,12 @@ import { parseArgs } from 'node:util';
 import ts from 'typescript';
 
 const { values: flags } = parseArgs({
-  options: { unused: { type: 'boolean' }, counts: { type: 'boolean' }, json: { type: 'boolean' } },
+  options: {
+    unused: { type: 'boolean' },
+    counts: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'check-spec': { type: 'boolean' },
+  },
 });
 const root = resolve(new URL('..', import.meta.url).pathname);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -148,12 +158,28 @@ for (const file of docFiles) {
   for (const match of text.matchAll(/```[^\n]*\n([\s\S]*?)```|`([^`\n]+)`/g))
     for (const word of (match[1] ?? match[2]).matchAll(/[A-Za-z_$][\w$]*/g)) documented.add(word[0]);
 }
+// Functions the specification names as an interface (seed code blocks in docs/spec.md).
+const specText = readFileSync(join(root, 'docs/spec.md'), 'utf8');
+/** name → line of docs/spec.md. */
+const specNamed = new Map();
+for (const block of specText.matchAll(/```[^\n]*\n([\s\S]*?)```/g)) {
+  const startLine = specText.slice(0, block.index).split('\n').length + 1;
+  block[1].split('\n').forEach((line, index) => {
+    const name = /^\s*(?:export\s+)?(?:async\s+)?function\s+([A-Za-z_$][\w$]*)\s*\(/.exec(line)?.[1];
+    if (name !== undefined && !specNamed.has(name)) specNamed.set(name, startLine + index);
+  });
+}
+/** Spec-named functions a decision replaced on purpose: name → the decision that did. */
+const SPEC_DEPARTURES = {
+  createPartAccumulator: 'docs/decisions/011 (the AI SDK UI message stream is the part accumulator)',
+};
 // check:packed reads some names off a namespace (`t.createO200kCounter()`).
 const packed = readFileSync(join(root, 'scripts/check-packed-install.mjs'), 'utf8');
 
 const usersOf = (subpath, name) => {
   const kinds = new Set([...(users.get(subpath).get(name) ?? []), ...(users.get(subpath).get('*') ?? [])]);
   if (documented.has(name)) kinds.add('docs');
+  if (specNamed.has(name)) kinds.add('spec');
   if (new RegExp(`\\.${name}\\b`).test(packed)) kinds.add('check:packed');
   return kinds;
 };
@@ -232,7 +258,26 @@ for (const [subpath, names] of exported) {
   report.push({ subpath, rows });
 }
 
-if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+const exportedAnywhere = new Set([...exported.values()].flat());
+const specMissing = [...specNamed].filter(
+  ([name]) => !exportedAnywhere.has(name) && SPEC_DEPARTURES[name] === undefined,
+);
+for (const [name, line] of specMissing)
+  process.stderr.write(
+    `spec: docs/spec.md:${line} names function ${name} as an interface, but no subpath exports it — export it again (or record the departure in a decision and SPEC_DEPARTURES)\n`,
+  );
+
+if (flags['check-spec']) {
+  for (const [name, line] of specNamed) {
+    const where = report.flatMap(({ subpath, rows }) =>
+      rows.some((row) => row.name === name) ? [subpath] : [],
+    );
+    process.stdout.write(
+      `${name.padEnd(24)} docs/spec.md:${String(line).padEnd(5)} ${where.length > 0 ? `exported from ${where.join(', ')}` : (SPEC_DEPARTURES[name] ?? 'NOT EXPORTED')}\n`,
+    );
+  }
+  if (specMissing.length > 0) process.exitCode = 1;
+} else if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else if (flags.counts) {
   let total = 0;
   let unused = 0;

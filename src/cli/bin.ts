@@ -9,6 +9,15 @@ if (!isSupportedNode(process.versions.node)) {
   process.exit(1);
 }
 
+// Node 22.13–22.x marks `node:sqlite` experimental and prints a warning when it loads: on
+// every command, about a module ctxloom chose, not the user. Only that one warning is dropped.
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  const text = typeof warning === 'string' ? warning : warning.message;
+  if (text.startsWith('SQLite is an experimental feature')) return;
+  (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
+}) as typeof process.emitWarning;
+
 const { main } = await import('./main.ts');
 const { createProcessIo } = await import('./io.ts');
 // `ctxloom … | head` closes the pipe early; that is not an error.

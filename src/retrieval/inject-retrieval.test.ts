@@ -3,7 +3,7 @@ import { fingerprintContent } from '../core/fingerprint.ts';
 import { createCharCounter } from '../testing/index.ts';
 import type { RankedCandidate } from './candidate.ts';
 import { injectRetrieval } from './inject-retrieval.ts';
-import { makeCandidate } from './test-candidates.ts';
+import { makeCandidate } from './test-candidates.test-support.ts';
 
 const counter = createCharCounter();
 

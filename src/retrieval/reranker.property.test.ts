@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createAnalyzer } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
 import { createReranker } from './reranker.ts';
-import { makeCandidate } from './test-candidates.ts';
+import { makeCandidate } from './test-candidates.test-support.ts';
 
 const analyzer = createAnalyzer();
 

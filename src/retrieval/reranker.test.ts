@@ -7,7 +7,7 @@ import {
   createVectorScoreSignal,
 } from './rerank-signals.ts';
 import { createReranker } from './reranker.ts';
-import { makeCandidate } from './test-candidates.ts';
+import { makeCandidate } from './test-candidates.test-support.ts';
 
 describe('createReranker', () => {
   it('uses the seed weights .40/.35/.15/.10 by default', () => {

@@ -3,7 +3,7 @@ import { createCharCounter } from '../testing/index.ts';
 import { createKnowledgeBase } from './knowledge-base.ts';
 import type { RecallSource } from './recall-source.ts';
 import { createRetriever } from './retriever.ts';
-import { makeCandidate } from './test-candidates.ts';
+import { makeCandidate } from './test-candidates.test-support.ts';
 
 const counter = createCharCounter();
 

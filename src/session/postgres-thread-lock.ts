@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { CtxloomError } from '../core/index.ts';
+import { requirePeer } from '../llm/require-peer.ts';
 import { createProcessThreadLock, type ThreadLock } from './thread-lock.ts';
 
 /** Options of {@link createPostgresThreadLock}. */
@@ -24,7 +25,10 @@ export interface PostgresThreadLockOptions {
  * The pool is the lock's own: a write waiting for the lock never starves the saver's pool.
  */
 export function createPostgresThreadLock(options: PostgresThreadLockOptions): ThreadLock {
-  const pool = new pg.Pool({
+  // Loaded here, not at import: `ctxloom/session` (and the server, MCP and CLI above it) must
+  // load without `pg` for the files and SQLite stores; `pg` is needed for a PostgreSQL store.
+  const { Pool } = requirePeer<typeof pg>({ name: 'pg', feature: 'a PostgreSQL session store' });
+  const pool = new Pool({
     connectionString: options.connectionString,
     max: Math.min(64, Math.max(1, options.maxConnections ?? 4)),
   });

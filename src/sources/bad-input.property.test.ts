@@ -5,7 +5,7 @@ import { createL1RecentSource } from './l1-recent-source.ts';
 import { openMemoryStore } from './memory-store.ts';
 import { openSharedPool } from './shared-pool.ts';
 import { createSharedPoolSource } from './shared-pool-source.ts';
-import { makeBudget, makeRequest } from './test-request.ts';
+import { makeBudget, makeRequest } from './test-request.test-support.ts';
 import { createUnifiedRetrievalSource } from './unified-retrieval-source.ts';
 
 const nasty = fc.oneof(

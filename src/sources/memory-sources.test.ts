@@ -5,7 +5,7 @@ import { createInheritedSource } from './inherited-source.ts';
 import { createL1RecentSource } from './l1-recent-source.ts';
 import { createL2ImportantSource } from './l2-important-source.ts';
 import { openMemoryStore } from './memory-store.ts';
-import { makeBudget, makeRequest } from './test-request.ts';
+import { makeBudget, makeRequest } from './test-request.test-support.ts';
 
 async function memoryWith(messages: Message[]) {
   const memory = openMemoryStore({ agentId: 'parent', sessionId: 's' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openSharedPool } from './shared-pool.ts';
 import { createSharedPoolSource } from './shared-pool-source.ts';
-import { makeBudget, makeRequest } from './test-request.ts';
+import { makeBudget, makeRequest } from './test-request.test-support.ts';
 
 describe('openSharedPool', () => {
   it('shares only what was published, per namespace, with versions', () => {

@@ -11,7 +11,7 @@ import { createPromptSource } from './prompt-source.ts';
 import { openSharedPool } from './shared-pool.ts';
 import { createSharedPoolSource } from './shared-pool-source.ts';
 import { createSkillSource } from './skill-source.ts';
-import { makeBudget, makeRequest } from './test-request.ts';
+import { makeBudget, makeRequest } from './test-request.test-support.ts';
 import { createToolSource } from './tool-source.ts';
 import { createUnifiedRetrievalSource } from './unified-retrieval-source.ts';
 import { createUserSource } from './user-source.ts';

@@ -3,7 +3,7 @@ import { CtxloomError, type Message } from '../core/index.ts';
 import { createAgentSource } from './agent-source.ts';
 import { createPromptSource } from './prompt-source.ts';
 import { createSkillSource } from './skill-source.ts';
-import { makeBudget, makeRequest } from './test-request.ts';
+import { makeBudget, makeRequest } from './test-request.test-support.ts';
 import { createToolSource } from './tool-source.ts';
 import { createUserSource } from './user-source.ts';
 

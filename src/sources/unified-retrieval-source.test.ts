@@ -3,7 +3,7 @@ import { compileContext, type Message } from '../core/index.ts';
 import { createKnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { openMemoryStore } from './memory-store.ts';
-import { makeBudget, makeRequest } from './test-request.ts';
+import { makeBudget, makeRequest } from './test-request.test-support.ts';
 import { createUnifiedRetrievalSource } from './unified-retrieval-source.ts';
 
 async function setup() {

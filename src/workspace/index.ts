@@ -4,6 +4,8 @@ export {
   type BlockSidecar,
   type BlockSource,
   findChunkCuts,
+  flattenBlocks,
+  getBlockById,
   parseJsonBlocks,
   parseMarkdownBlocks,
   type ResolveBlockOptions,
