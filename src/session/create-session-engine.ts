@@ -38,7 +38,7 @@ import { compressSession } from './compress-session.ts';
 import { compileWithinBudget, type FittedCall } from './fit-session-call.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
-import { isCommandMessage, parseSessionCommand } from './session-commands.ts';
+import { parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
 import { createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
