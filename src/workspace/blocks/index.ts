@@ -21,8 +21,11 @@ export {
 } from './parse-markdown-blocks.ts';
 export {
   type BlockMatch,
+  type BlockSearchBudget,
   type ClosestBlock,
+  createBlockSearchBudget,
   DEFAULT_CLOSEST_BLOCK_WORK,
+  DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK,
   findClosestBlock,
   MAX_FUZZY_BLOCK_ID_CHARS,
   type ResolveBlockOptions,
