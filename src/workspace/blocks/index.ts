@@ -3,6 +3,7 @@ export { disambiguateSegments, splitBlockId, toIdSegment } from './block-path.ts
 export {
   BLOCK_SIDECAR_VERSION,
   type BlockSidecar,
+  DEFAULT_RENAME_WORK,
   parseBlockSidecar,
   type SyncBlockSidecarOptions,
   sidecarPathFor,
