@@ -3,7 +3,9 @@ import { syncBlockSidecar } from '../../src/workspace/blocks/block-sidecar.ts';
 import { parseJsonBlocks } from '../../src/workspace/blocks/parse-json-blocks.ts';
 import { parseMarkdownDocument } from '../../src/workspace/blocks/parse-markdown-blocks.ts';
 import { mergeReferences } from '../../src/workspace/compile/merge-references.ts';
+import { parseJsonTree, parseJsonTreeByHand } from '../../src/workspace/json/parse-json-tree.ts';
 import type { BenchContext, BenchMetric, BenchSuiteOutput } from '../lib/index.ts';
+import { measureInterleaved } from '../lib/index.ts';
 import { deepLists, manyHeadings, manyMissingReferences, wideJsonObject, wideTable } from './cases.ts';
 
 const round = (value: number) => Math.round(value);
@@ -58,5 +60,21 @@ export async function run(context: BenchContext): Promise<BenchSuiteOutput> {
   record('references.missing-300', () =>
     mergeReferences({ query: manyMissingReferences('big.md'), references: [], lookup }),
   );
+  // Issue #29: the JSON tree parser (JSON.parse + a position walk) against the hand-written one.
+  const json = wideJsonObject();
+  const [native, hand] = measureInterleaved(
+    [
+      { name: 'JSON.parse + walk', run: () => parseJsonTree(json, 'keys.json').children?.length },
+      { name: 'hand-written', run: () => parseJsonTreeByHand(json, 'keys.json').children?.length },
+    ],
+    { runs: context.runs },
+  );
+  if (native === undefined || hand === undefined) throw new Error('measurement missing');
+  metrics.push({
+    name: 'json.tree-100000-keys',
+    value: Math.round(native.medianMs),
+    unit: 'ms',
+    peer: { name: 'hand-written parser (errors only)', value: Math.round(hand.medianMs) },
+  });
   return { metrics, notes };
 }

@@ -28,6 +28,7 @@ export {
   DEFAULT_CLOSEST_BLOCK_WORK,
   DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK,
   findClosestBlock,
+  indexBlocks,
   MAX_FUZZY_BLOCK_ID_CHARS,
   type ResolveBlockOptions,
   type ResolvedBlock,

@@ -1,5 +1,6 @@
 import type { Message } from '../../core/index.ts';
-import { type BlockSearchBudget, createBlockSearchBudget } from '../blocks/resolve-block.ts';
+import type { Block } from '../blocks/block.ts';
+import { type BlockSearchBudget, createBlockSearchBudget, indexBlocks } from '../blocks/resolve-block.ts';
 import type { ConfigReference } from '../config/context-config-schema.ts';
 import {
   type BadReference,
@@ -111,13 +112,23 @@ export function mergeReferences(options: MergeReferencesOptions): MergedQuery {
   const attached: string[] = [];
   const warnings: string[] = [];
   const budget = options.budget ?? createBlockSearchBudget();
+  // Each file's blocks are indexed once, however many references name it.
+  const indexes = new Map<LoadedFile, Map<string, Block>>();
+  const index = (file: LoadedFile): Map<string, Block> => {
+    let found = indexes.get(file);
+    if (found === undefined) {
+      found = indexBlocks(file.blocks ?? []);
+      indexes.set(file, found);
+    }
+    return found;
+  };
   for (const { reference, site, key } of entries) {
     const written = formatReference(reference);
     let outcome = outcomes.get(written);
     if (outcome === undefined) {
       try {
         if (options.failures?.has(reference.path)) throw options.failures.get(reference.path);
-        const result = resolveReference(reference, options.lookup, { budget });
+        const result = resolveReference(reference, options.lookup, { budget, index });
         if (result.warning !== undefined) warnings.push(result.warning);
         resolved.push(result);
         outcome = result;

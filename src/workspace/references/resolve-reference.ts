@@ -29,12 +29,13 @@ export interface ResolvedReference {
  * block references find the block (V1 path, V2 short id, else closest match with a warning)
  * and read its whole section. Throws `not-found` naming the missing file, block or range (with
  * the file's length, or the closest block); pure. `options.budget` bounds the closest-block
- * searches of a batch of references together (see `resolveBlock`).
+ * searches of a batch of references together (see `resolveBlock`); `options.index` gives a
+ * file's blocks by id (`indexBlocks`, built once per file for a batch).
  */
 export function resolveReference(
   reference: Reference,
   lookup: (path: string) => LoadedFile | undefined,
-  options: { budget?: BlockSearchBudget } = {},
+  options: { budget?: BlockSearchBudget; index?: (file: LoadedFile) => ReadonlyMap<string, Block> } = {},
 ): ResolvedReference {
   const file = lookup(reference.path);
   const written = formatReference(reference);
@@ -69,6 +70,7 @@ export function resolveReference(
   const resolved = resolveBlock(file.blocks ?? [], reference.block, {
     file: reference.path,
     ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.index === undefined ? {} : { index: options.index(file) }),
   });
   const { startLine, sectionEndLine } = resolved.block.source;
   const result: ResolvedReference = {
