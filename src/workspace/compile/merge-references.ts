@@ -113,12 +113,12 @@ export function mergeReferences(options: MergeReferencesOptions): MergedQuery {
   const warnings: string[] = [];
   const budget = options.budget ?? createBlockSearchBudget();
   // Each file's blocks are indexed once, however many references name it.
-  const indexes = new Map<LoadedFile, Map<string, Block>>();
+  const indexes = new Map<string, Map<string, Block>>();
   const index = (file: LoadedFile): Map<string, Block> => {
-    let found = indexes.get(file);
+    let found = indexes.get(file.path);
     if (found === undefined) {
       found = indexBlocks(file.blocks ?? []);
-      indexes.set(file, found);
+      indexes.set(file.path, found);
     }
     return found;
   };
