@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBlockSidecar, sidecarPathFor, syncBlockSidecar } from './block-sidecar.ts';
-import { getBlockById } from './flatten-blocks.ts';
+import { DEFAULT_RENAME_WORK, parseBlockSidecar, sidecarPathFor, syncBlockSidecar } from './block-sidecar.ts';
+import { flattenBlocks, getBlockById } from './flatten-blocks.ts';
 import { parseMarkdownBlocks } from './parse-markdown-blocks.ts';
 
 const before = '# 基本信息\n25岁\n## 教育背景\n本科: 软件工程\n# 学习目标\n分布式系统\n';
@@ -51,5 +51,28 @@ describe('syncBlockSidecar', () => {
     expect(() => parseBlockSidecar('{', 'profile.blocks.json')).toThrow(
       /invalid JSON: .*profile.blocks.json:1:2/u,
     );
+  });
+
+  it('syncs 20,000 blocks whose headings and bodies all changed within its rename work limit', () => {
+    // Issue #27: every vanished entry was compared with every new block (15–60 s here).
+    const text = Array.from({ length: 20_000 }, (_, index) => `## Heading ${index}\nbody ${index}\n`).join(
+      '\n',
+    );
+    const { sidecar } = syncBlockSidecar({ file: 'big.md', blocks: parseMarkdownBlocks(text, 'big.md') });
+    const changed = parseMarkdownBlocks(
+      text.replace(/Heading/gu, 'Titel').replace(/body/gu, 'text'),
+      'big.md',
+    );
+    const synced = syncBlockSidecar({ file: 'big.md', blocks: changed, previous: sidecar });
+    expect(synced.renameWork).toBeGreaterThan(0);
+    expect(synced.renameWork).toBeLessThanOrEqual(DEFAULT_RENAME_WORK + 100);
+    const ids = flattenBlocks(changed).map((block) => block.shortId);
+    expect(new Set(ids).size).toBe(20_000);
+    // Unchanged paths are found without any rename search, whatever the size.
+    const same = parseMarkdownBlocks(text, 'big.md');
+    expect(syncBlockSidecar({ file: 'big.md', blocks: same, previous: sidecar })).toMatchObject({
+      changed: false,
+      renameWork: 0,
+    });
   });
 });

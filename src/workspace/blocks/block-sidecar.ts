@@ -4,7 +4,7 @@ import { CtxloomError } from '../../core/index.ts';
 import { parseJsonText } from '../json/parse-json-text.ts';
 import type { Block } from './block.ts';
 import { flattenBlocks } from './flatten-blocks.ts';
-import { similarity } from './similarity.ts';
+import { similarity, similarityBound, similarityCost } from './similarity.ts';
 
 /** Version of the sidecar format written by {@link syncBlockSidecar}. */
 export const BLOCK_SIDECAR_VERSION = 1;
@@ -61,46 +61,80 @@ export interface SyncBlockSidecarOptions {
   createId?: (path: string, attempt: number) => string;
   /** Lowest heading similarity (0..1) that still counts as a rename. Default 0.5. */
   minRenameSimilarity?: number;
+  /**
+   * Work limit of the rename search by similar heading, in word operations of the distance
+   * (`similarityCost`), ≥ 0. Default {@link DEFAULT_RENAME_WORK}.
+   */
+  maxRenameWork?: number;
 }
+
+/**
+ * Default work limit of the rename search of one sync: about 0.1–0.3 s. Past it, blocks whose
+ * path and content both changed get new short ids instead of a renamed block's.
+ */
+export const DEFAULT_RENAME_WORK = 4_000_000;
 
 /**
  * Gives every block a persistent short id (V2) and returns the updated sidecar. A block keeps
  * its id when its heading path is unchanged, else when its content fingerprint matches a
  * vanished entry (a rename), else when a vanished entry at the same level has a similar
- * heading. New blocks get new ids. Mutates `blocks` (sets `shortId`); otherwise pure.
+ * heading (compared within a work limit, `maxRenameWork`). New blocks get new ids. Linear in
+ * blocks and entries apart from that bounded search. Mutates `blocks` (sets `shortId`); otherwise pure.
  */
 export function syncBlockSidecar(options: SyncBlockSidecarOptions): {
   sidecar: BlockSidecar;
   changed: boolean;
+  /** Word operations the rename search spent (at most `maxRenameWork` plus one comparison). */
+  renameWork: number;
 } {
   const createId =
     options.createId ??
     ((path, attempt) => hashText(`${options.file}\u0000${path}\u0000${attempt}`).slice(-6));
   const minRename = options.minRenameSimilarity ?? 0.5;
   const flat = flattenBlocks(options.blocks);
-  const unused = [...(options.previous?.blocks ?? [])];
-  const taken = new Set(unused.map((entry) => entry.id));
+  const previous = options.previous?.blocks ?? [];
+  const taken = new Set(previous.map((entry) => entry.id));
+  const claimed = new Set<number>();
   const assigned = new Map<Block, string>();
-  const claim = (block: Block, index: number): void => {
-    const [entry] = unused.splice(index, 1);
-    if (entry !== undefined) assigned.set(block, entry.id);
+  // Unclaimed entries by a key, in sidecar order: each lookup takes the first still unclaimed.
+  const queues = (keyOf: (entry: (typeof previous)[number]) => string) => {
+    const byKey = new Map<string, number[]>();
+    previous.forEach((entry, index) => {
+      const queue = byKey.get(keyOf(entry));
+      if (queue === undefined) byKey.set(keyOf(entry), [index]);
+      else queue.push(index);
+    });
+    return (key: string): number | undefined => {
+      const queue = byKey.get(key);
+      while (queue !== undefined && queue.length > 0 && claimed.has(queue[0] as number)) queue.shift();
+      return queue?.[0];
+    };
+  };
+  const claim = (block: Block, index: number | undefined): void => {
+    if (index === undefined) return;
+    claimed.add(index);
+    assigned.set(block, (previous[index] as (typeof previous)[number]).id);
   };
   const fingerprints = new Map(flat.map((block) => [block, fingerprintContent(`${block.content}`)]));
-  for (const block of flat) {
-    const index = unused.findIndex((entry) => entry.path === block.id);
-    if (index >= 0) claim(block, index);
-  }
+  const byPath = queues((entry) => entry.path);
+  for (const block of flat) claim(block, byPath(block.id));
+  const byFingerprint = queues((entry) => entry.fingerprint);
   for (const block of flat) {
     if (assigned.has(block) || block.content.trim() === '') continue;
-    const index = unused.findIndex((entry) => entry.fingerprint === fingerprints.get(block));
-    if (index >= 0) claim(block, index);
+    claim(block, byFingerprint(fingerprints.get(block) ?? ''));
   }
+  // Renames by similar heading: every pair at the same level would be quadratic (20,000
+  // renamed headings took 15–60 s), so the comparisons share a work limit; blocks left over get new ids.
+  const maxWork = options.maxRenameWork ?? DEFAULT_RENAME_WORK;
+  let work = maxWork;
   for (const block of flat) {
-    if (assigned.has(block)) continue;
+    if (assigned.has(block) || work <= 0) continue;
     let bestIndex = -1;
     let bestScore = minRename;
-    unused.forEach((entry, index) => {
-      if (entry.level !== block.level) return;
+    previous.forEach((entry, index) => {
+      if (claimed.has(index) || entry.level !== block.level || work <= 0) return;
+      if (similarityBound(entry.heading.trim().length, block.heading.trim().length) < bestScore) return;
+      work -= similarityCost(entry.heading, block.heading);
       const score = similarity(entry.heading, block.heading);
       if (score >= bestScore) {
         bestScore = score;
@@ -129,5 +163,5 @@ export function syncBlockSidecar(options: SyncBlockSidecarOptions): {
   }
   const sidecar: BlockSidecar = { version: BLOCK_SIDECAR_VERSION, file: options.file, blocks: entries };
   const changed = JSON.stringify(sidecar) !== JSON.stringify(options.previous);
-  return { sidecar, changed };
+  return { sidecar, changed, renameWork: maxWork - work };
 }

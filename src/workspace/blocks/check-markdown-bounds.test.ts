@@ -33,15 +33,15 @@ describe('Markdown bounds, checked before parsing', () => {
   });
 
   it('refuses many lines that each open nested containers, in one section', () => {
-    // Each `- - x` line adds one line and two markers: n lines cost n × 2n.
+    // Each `  - - x` line (under one root item) adds one line and two markers: n lines cost n × 2n.
     const first = Math.floor(Math.sqrt(MAX_NESTED_MARKER_WORK / 2)) + 1;
-    expect(() => parseMarkdownBlocks('- - x\n'.repeat(first + 100), 'deep.md')).toThrow(
-      expect.objectContaining({ code: 'too-large', file: 'deep.md', line: first }),
+    expect(() => parseMarkdownBlocks(`- a\n${'  - - x\n'.repeat(first + 100)}`, 'deep.md')).toThrow(
+      expect.objectContaining({ code: 'too-large', file: 'deep.md', line: first + 1 }),
     );
     // The same lines split by headings are separate pieces, each within the limit.
     const sections = Array.from(
       { length: 4 },
-      (_, index) => `# s${index}\n\n${'- - x\n'.repeat(Math.ceil((first + 100) / 4))}`,
+      (_, index) => `# s${index}\n\n- a\n${'  - - x\n'.repeat(Math.ceil((first + 100) / 4))}`,
     );
     expect(parseMarkdownBlocks(sections.join('\n'), 'deep.md').map((block) => block.id)).toEqual([
       's0',

@@ -13,6 +13,14 @@ export const MAX_MARKDOWN_NESTING = 32;
  */
 export const MAX_NESTED_MARKER_WORK = 1_000_000;
 
+/**
+ * Most lines opening a list item or quote one parse piece may hold. Root list items start
+ * pieces of their own (see `findChunkCuts`), so this bounds items nested under one root item
+ * and long quotes: micromark spends ~0.4 ms an item on a busy 2-core machine (8,000 nested
+ * items took 3.2 s), so 3,000 is about a second.
+ */
+export const MAX_CONTAINER_LINES = 3000;
+
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/u;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/u;
 
@@ -73,7 +81,8 @@ export interface CheckMarkdownBoundsOptions {
  * than linearly with container nesting (`- ` × 5,000 on one line took 83 s, then overflowed
  * the stack). Throws `too-large` naming file, line and column when one line nests deeper than
  * {@link MAX_MARKDOWN_NESTING}, or when the piece's nested-marker work passes
- * {@link MAX_NESTED_MARKER_WORK}. Lines inside a root fenced code block are skipped. Linear
+ * {@link MAX_NESTED_MARKER_WORK}, or when it holds more than {@link MAX_CONTAINER_LINES} lines
+ * opening a list item or quote. Lines inside a root fenced code block are skipped. Linear
  * in the piece: each line is scanned only up to its first content character.
  */
 export function checkMarkdownBounds(options: CheckMarkdownBoundsOptions): void {
@@ -81,6 +90,7 @@ export function checkMarkdownBounds(options: CheckMarkdownBoundsOptions): void {
   let fence: string | undefined;
   let nestedLines = 0;
   let nestedMarkers = 0;
+  let containerLines = 0;
   for (const [index, line] of options.lines.entries()) {
     const fenceMatch = FENCE.exec(line);
     if (fence !== undefined) {
@@ -100,6 +110,14 @@ export function checkMarkdownBounds(options: CheckMarkdownBoundsOptions): void {
         file: options.file,
         line: firstLine + index,
         column: nesting.column,
+      });
+    if (nesting.markers > 0 && ++containerLines > MAX_CONTAINER_LINES)
+      throw new CtxloomError({
+        code: 'too-large',
+        message: `Markdown has more than ${MAX_CONTAINER_LINES} lines opening list items or quotes in one section (nested under one root list item, or in one quote); the limit is ${MAX_CONTAINER_LINES}`,
+        file: options.file,
+        line: firstLine + index,
+        column: 1,
       });
     if (nesting.markers < 2) continue;
     nestedLines++;
@@ -123,4 +141,37 @@ export function checkMarkdownSize(content: string, file: string): void {
       message: `Markdown of ${content.length} characters is over the ${MAX_MARKDOWN_CHARS}-character limit`,
       file,
     });
+}
+
+/**
+ * Most table cells (`|`-separated, counted on the lines handed to the parser after body rows
+ * are collapsed) one parse piece may hold. micromark tokenizes each cell (~25 µs on a busy
+ * 2-core machine), so 40,000 is about a second; a single header and delimiter row of 20,000
+ * columns each reaches it.
+ */
+export const MAX_TABLE_CELLS = 40_000;
+
+/**
+ * Throws `too-large` naming file, line and the limit when the lines of one parse piece hold
+ * more than {@link MAX_TABLE_CELLS} `|` characters on lines that may be table rows (lines
+ * holding a `|`). Linear in the piece.
+ */
+export function checkTableWidth(options: CheckMarkdownBoundsOptions): void {
+  const firstLine = options.firstLine ?? 1;
+  let cells = 0;
+  for (const [index, line] of options.lines.entries()) {
+    let at = line.indexOf('|');
+    while (at >= 0) {
+      cells++;
+      at = line.indexOf('|', at + 1);
+    }
+    if (cells > MAX_TABLE_CELLS)
+      throw new CtxloomError({
+        code: 'too-large',
+        message: `Markdown has more than ${MAX_TABLE_CELLS} table cells (\`|\`) in one section, outside collapsible table rows; the limit is ${MAX_TABLE_CELLS}`,
+        file: options.file,
+        line: firstLine + index,
+        column: 1,
+      });
+  }
 }

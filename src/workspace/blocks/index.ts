@@ -3,6 +3,7 @@ export { disambiguateSegments, splitBlockId, toIdSegment } from './block-path.ts
 export {
   BLOCK_SIDECAR_VERSION,
   type BlockSidecar,
+  DEFAULT_RENAME_WORK,
   parseBlockSidecar,
   type SyncBlockSidecarOptions,
   sidecarPathFor,
@@ -21,9 +22,13 @@ export {
 } from './parse-markdown-blocks.ts';
 export {
   type BlockMatch,
+  type BlockSearchBudget,
   type ClosestBlock,
+  createBlockSearchBudget,
   DEFAULT_CLOSEST_BLOCK_WORK,
+  DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK,
   findClosestBlock,
+  indexBlocks,
   MAX_FUZZY_BLOCK_ID_CHARS,
   type ResolveBlockOptions,
   type ResolvedBlock,

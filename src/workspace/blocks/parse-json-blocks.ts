@@ -5,16 +5,16 @@ import { toIdSegment } from './block-path.ts';
 /**
  * Splits a JSON file into blocks by key path (seed 003): each object member or array element
  * is a block whose id is its key path (`chatHistory/strategy`, `references/0`), whose `level`
- * is its depth and whose `content` is the JSON text of a scalar (empty for objects and arrays,
+ * is its depth and whose `content` is the JSON text of a scalar (a number as written; empty for objects and arrays,
  * whose members are the children). Line ranges cover the member's key through its value.
  * Throws `parse-error` with line and column for invalid JSON.
  */
 export function parseJsonBlocks(content: string, file: string): Block[] {
   const root = parseJsonTree(content, file);
-  return toBlocks(root, '', 1, file);
+  return toBlocks(root, '', 1, file, content);
 }
 
-function toBlocks(node: JsonNode, prefix: string, level: number, file: string): Block[] {
+function toBlocks(node: JsonNode, prefix: string, level: number, file: string, text: string): Block[] {
   return (node.children ?? []).map(({ key, keyStart, node: child }) => {
     const segment = toIdSegment(String(key));
     const id = prefix === '' ? segment : `${prefix}/${segment}`;
@@ -24,8 +24,14 @@ function toBlocks(node: JsonNode, prefix: string, level: number, file: string): 
       id,
       heading: String(key),
       level,
-      content: scalar ? JSON.stringify(child.value) : '',
-      children: toBlocks(child, id, level + 1, file),
+      // A number as written: `JSON.stringify` would round a long one (or turn it into null).
+      content:
+        child.kind === 'number'
+          ? text.slice(child.start.offset, child.end.offset)
+          : scalar
+            ? JSON.stringify(child.value)
+            : '',
+      children: toBlocks(child, id, level + 1, file, text),
       source: {
         file,
         startLine: keyStart.line,

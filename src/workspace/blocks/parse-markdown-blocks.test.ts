@@ -223,6 +223,24 @@ describe('parseMarkdownDocument in pieces', () => {
       '    # code',
       'a | b',
       '--|--',
+      '- a',
+      '* b',
+      '+ c',
+      '-',
+      '- - -',
+      '* * *',
+      '  - nested',
+      '    - deeper',
+      '1. one',
+      '2. two',
+      '3) three',
+      '  continued',
+      '<div>',
+      '</div>',
+      '| t |',
+      '|---|',
+      '- # in list',
+      '1. # in list',
     ),
     fc.string({ maxLength: 8 }),
   );
@@ -235,7 +253,7 @@ describe('parseMarkdownDocument in pieces', () => {
         const pieces = parseMarkdownDocument(content, 'f.md', { chunkChars });
         expect(pieces.blocks).toEqual(whole.blocks);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });

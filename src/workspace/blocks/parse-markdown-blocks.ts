@@ -4,7 +4,8 @@ import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import type { Block } from './block.ts';
 import { disambiguateSegments, toIdSegment } from './block-path.ts';
-import { checkMarkdownBounds, checkMarkdownSize } from './check-markdown-bounds.ts';
+import { checkMarkdownBounds, checkMarkdownSize, checkTableWidth } from './check-markdown-bounds.ts';
+import { collapseTableRows } from './collapse-table-rows.ts';
 import { findChunkCuts } from './split-markdown-chunks.ts';
 
 /** Text before the first heading of a Markdown file, with its line range (empty when none). */
@@ -47,6 +48,11 @@ export interface ParseMarkdownOptions {
    * characters, ≥ 0; default 0 (cut at every safe heading). The block tree is the same for any value.
    */
   chunkChars?: number;
+  /**
+   * Collapse table body rows before parsing (see `collapseTableRows`). Default true; the block
+   * tree is the same either way, only the work differs (false is for tests comparing the two).
+   */
+  collapseTableRows?: boolean;
 }
 
 /** {@link parseMarkdownBlocks} plus the preamble, the front matter and the lines. */
@@ -62,7 +68,7 @@ export function parseMarkdownDocument(
   // underline; line endings are normalised so pieces can be cut by line index.
   const frontEnd = frontMatter?.endLine ?? 0;
   const parsed = lines.map((line, index) => (index < frontEnd ? '' : line)).join('\n');
-  const headings = findHeadings(parsed, options.chunkChars, file);
+  const headings = findHeadings(parsed, options.chunkChars, file, options.collapseTableRows ?? true);
   const lastLine = lines.length;
   const firstContentLine = frontMatter === undefined ? 1 : frontMatter.endLine + 1;
 
@@ -172,8 +178,27 @@ const STRUCTURE_ONLY = {
   },
 };
 
-// Any line that could be a root heading: ATX-like or a setext underline.
-const MAYBE_HEADING = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)/u;
+const ATX_START = /^#{1,6}(?:[ \t]|$)/u;
+
+/**
+ * Whether a piece (after a cut) may hold a root heading other than a column-0 ATX heading on
+ * its first line: an ATX-like line anywhere else, or a setext-like underline right after a
+ * non-blank line (after a blank line, or first in the piece, there is no paragraph to underline).
+ */
+function mayHoldHeading(lines: readonly string[]): boolean {
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (MAYBE_ATX.test(line)) {
+      if (index > 0 || !ATX_START.test(line)) return true;
+    } else if (MAYBE_UNDERLINE.test(line) && index > 0 && (lines[index - 1] as string).trim() !== '') {
+      return true;
+    }
+  }
+  return false;
+}
+
+const MAYBE_ATX = /^ {0,3}#{1,6}(?:[ \t]|$)/u;
+const MAYBE_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/u;
 
 /** The heading on a cut line (a column-0 ATX heading, by construction of the cuts). */
 function cutHeading(line: string, lineNumber: number): HeadingInfo {
@@ -184,7 +209,7 @@ function cutHeading(line: string, lineNumber: number): HeadingInfo {
     .trim();
   let text = raw;
   if (INLINE_MARKUP.test(raw)) {
-    const first = fromMarkdown(line, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
+    const first = fromMarkdown(line, { extensions: FULL_EXTENSIONS, mdastExtensions: MDAST_EXTENSIONS })
       .children[0];
     if (first?.type === 'heading') text = headingText(first);
   }
@@ -208,52 +233,139 @@ const INLINE_MARKUP = /[*_`[\]\\&<~!:@]|www\./u;
  * at safe cuts; heading text from a full parse of the heading's own source when it may
  * contain inline markup.
  */
-function findHeadings(source: string, chunkChars: number | undefined, file: string): HeadingInfo[] {
+function findHeadings(
+  source: string,
+  chunkChars: number | undefined,
+  file: string,
+  collapseRows: boolean,
+): HeadingInfo[] {
   const lines = source.split('\n');
   const cuts = findChunkCuts(lines, chunkChars);
   const headings: HeadingInfo[] = [];
   const bounds = [0, ...cuts, lines.length];
-  // Every piece is checked before any is parsed, so a bad file fails fast and whole.
-  for (let piece = 0; piece + 1 < bounds.length; piece++) {
-    const from = bounds[piece] as number;
-    checkMarkdownBounds({ lines: lines.slice(from, bounds[piece + 1]), file, firstLine: from + 1 });
-  }
+  // Every piece is checked before any is parsed, so a bad file fails fast and whole. A piece
+  // after a cut starts with a root ATX heading; when no other line could be a root heading
+  // (ATX- or setext-like), that heading is the piece's only one: no parse needed. Table body
+  // rows are collapsed (their cells never change structure) and the cells left are bounded.
+  const pieces: {
+    from: number;
+    pieceLines: string[];
+    parse: { lines: string[]; collapsed: number[] } | undefined;
+    heading: boolean;
+  }[] = [];
   for (let piece = 0; piece + 1 < bounds.length; piece++) {
     const from = bounds[piece] as number;
     const pieceLines = lines.slice(from, bounds[piece + 1]);
-    // A piece after a cut starts with a root ATX heading; when no other line could be a root
-    // heading (ATX- or setext-like), that heading is the piece's only one: no parse needed.
-    if (piece > 0 && !pieceLines.some((line, index) => index > 0 && MAYBE_HEADING.test(line))) {
-      headings.push(cutHeading(pieceLines[0] as string, from + 1));
+    checkMarkdownBounds({ lines: pieceLines, file, firstLine: from + 1 });
+    if (piece > 0 && !mayHoldHeading(pieceLines)) {
+      pieces.push({ from, pieceLines, parse: undefined, heading: ATX_START.test(pieceLines[0] as string) });
       continue;
     }
-    const text = pieceLines.join('\n');
-    const tree: Root = fromMarkdown(text, {
-      extensions: [gfm(), STRUCTURE_ONLY],
-      mdastExtensions: [gfmFromMarkdown()],
-    });
-    for (const node of tree.children) {
-      if (node.type !== 'heading') continue;
-      const raw = headingText(node);
-      let title = raw;
-      const start = node.position?.start.offset;
-      const end = node.position?.end.offset;
-      if (INLINE_MARKUP.test(raw) && start !== undefined && end !== undefined) {
-        const alone = fromMarkdown(text.slice(start, end), {
-          extensions: [gfm()],
-          mdastExtensions: [gfmFromMarkdown()],
-        });
-        const first = alone.children[0];
-        if (first?.type === 'heading') title = headingText(first);
-      }
-      const startLine = (node.position?.start.line ?? 1) + from;
-      headings.push({
-        depth: node.depth,
-        startLine,
-        endLine: (node.position?.end.line ?? 1) + from,
-        text: title,
-      });
+    const parse = collapseRows ? collapseTableRows(pieceLines) : { lines: pieceLines, collapsed: [] };
+    checkTableWidth({ lines: parse.lines, file, firstLine: from + 1 });
+    pieces.push({ from, pieceLines, parse, heading: false });
+  }
+  // Consecutive pieces that need a parse are parsed together up to PARSE_GROUP_CHARS or
+  // PARSE_GROUP_UNDERLINES (a cut is safe wherever it falls; one call per tiny piece costs
+  // ~0.3–0.6 ms, and micromark's setext resolver is quadratic in the underlines of one parse).
+  let group: ParseGroup | undefined;
+  const flush = (): void => {
+    if (group !== undefined) headings.push(...parseGroup(group));
+    group = undefined;
+  };
+  for (const { from, pieceLines, parse, heading } of pieces) {
+    if (parse === undefined) {
+      // A piece without a parse does not end the group (the headings are sorted at the end).
+      if (heading) headings.push(cutHeading(pieceLines[0] as string, from + 1));
+      continue;
     }
+    if (
+      group !== undefined &&
+      (group.chars >= PARSE_GROUP_CHARS || group.underlines >= PARSE_GROUP_UNDERLINES)
+    )
+      flush();
+    const current: ParseGroup = group ?? {
+      from,
+      original: [],
+      parsed: [],
+      collapsed: [],
+      chars: 0,
+      underlines: 0,
+    };
+    group = current;
+    // Lines of skipped pieces since the group's last piece become closed HTML comments (at
+    // column 0 one closes every container and paragraph, as the skipped piece's cut did): the
+    // line numbers stay, and the next piece starts with nothing open.
+    while (current.from + current.original.length < from) {
+      current.original.push('<!-- -->');
+      current.parsed.push('<!-- -->');
+    }
+    for (const index of parse.collapsed) current.collapsed.push(index + current.original.length);
+    for (const line of pieceLines) current.original.push(line);
+    for (const line of parse.lines) {
+      current.parsed.push(line);
+      current.chars += line.length + 1;
+      if (MAYBE_UNDERLINE.test(line)) current.underlines++;
+    }
+  }
+  flush();
+  return headings.sort((a, b) => a.startLine - b.startLine);
+}
+
+/** Smallest text, in characters, parsed at once when consecutive pieces need a parse. */
+const PARSE_GROUP_CHARS = 8192;
+/** Most setext-like underlines parsed at once when consecutive pieces need a parse. */
+const PARSE_GROUP_UNDERLINES = 64;
+
+const STRUCTURE_EXTENSIONS = [gfm(), STRUCTURE_ONLY];
+const FULL_EXTENSIONS = [gfm()];
+const MDAST_EXTENSIONS = [gfmFromMarkdown()];
+
+/** Consecutive pieces parsed at once: lines `from`… of the file, table rows collapsed in `parsed`. */
+interface ParseGroup {
+  from: number;
+  original: string[];
+  parsed: string[];
+  /** 0-based indexes (in the group) of collapsed lines. */
+  collapsed: number[];
+  chars: number;
+  underlines: number;
+}
+
+/**
+ * Root headings of a group, with heading text from the original lines where a heading spans
+ * a collapsed row or may hold inline markup.
+ */
+function parseGroup({ original, parsed, collapsed, from }: ParseGroup): HeadingInfo[] {
+  const headings: HeadingInfo[] = [];
+  const text = parsed.join('\n');
+  const tree: Root = fromMarkdown(text, {
+    extensions: STRUCTURE_EXTENSIONS,
+    mdastExtensions: MDAST_EXTENSIONS,
+  });
+  const collapsedLines = new Set(collapsed.map((index) => index + 1));
+  for (const node of tree.children) {
+    if (node.type !== 'heading') continue;
+    const raw = headingText(node);
+    let title = raw;
+    const firstLine = node.position?.start.line ?? 1;
+    const lastLine = node.position?.end.line ?? 1;
+    let spansCollapsed = false;
+    for (let line = firstLine; line <= lastLine && !spansCollapsed; line++)
+      spansCollapsed = collapsedLines.has(line);
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
+    const source = spansCollapsed
+      ? original.slice(firstLine - 1, lastLine).join('\n')
+      : INLINE_MARKUP.test(raw) && start !== undefined && end !== undefined
+        ? text.slice(start, end)
+        : undefined;
+    if (source !== undefined) {
+      const first = fromMarkdown(source, { extensions: FULL_EXTENSIONS, mdastExtensions: MDAST_EXTENSIONS })
+        .children[0];
+      if (first?.type === 'heading') title = headingText(first);
+    }
+    headings.push({ depth: node.depth, startLine: firstLine + from, endLine: lastLine + from, text: title });
   }
   return headings;
 }

@@ -4,6 +4,7 @@ import { parseMarkdownBlocks } from './parse-markdown-blocks.ts';
 import {
   DEFAULT_CLOSEST_BLOCK_WORK,
   findClosestBlock,
+  indexBlocks,
   MAX_FUZZY_BLOCK_ID_CHARS,
   resolveBlock,
 } from './resolve-block.ts';
@@ -80,5 +81,22 @@ describe('resolveBlock on pathological ids', () => {
       file: 'a.md',
     });
     expect(resolved.warning).not.toContain('work limit');
+  });
+});
+
+describe('indexBlocks', () => {
+  it('finds every block by id or short id as the unindexed lookup does, first in document order winning', () => {
+    const blocks = parseMarkdownBlocks('# a\n## b\n# c\n## b\n# a\n', 'i.md');
+    const [first, second] = blocks;
+    if (first === undefined || second === undefined) throw new Error('expected blocks');
+    first.shortId = 'c'; // a short id equal to a later V1 id: the earlier block wins, as getBlockById
+    second.shortId = 'zz01';
+    const index = indexBlocks(blocks);
+    for (const id of ['a', 'a/b', 'c', 'c/b', 'a~2', 'zz01']) {
+      expect(resolveBlock(blocks, id, { file: 'i.md', index }).block).toBe(
+        resolveBlock(blocks, id, { file: 'i.md' }).block,
+      );
+    }
+    expect(index.get('c')).toBe(first);
   });
 });

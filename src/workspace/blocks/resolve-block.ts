@@ -22,6 +22,27 @@ export interface ResolveBlockOptions {
   minSimilarity?: number;
   /** When false, a missing id is an error even if a close block exists. Default true. */
   fallback?: boolean;
+  /**
+   * Work shared by several lookups (all references of one message): the closest-block search
+   * spends from it, and once it is spent a missing id is `not-found` without a search.
+   * Default: none (each search is bounded by {@link DEFAULT_CLOSEST_BLOCK_WORK} alone).
+   */
+  budget?: BlockSearchBudget;
+  /** The blocks by V1 id and V2 short id ({@link indexBlocks}), when several ids are looked up in them. */
+  index?: ReadonlyMap<string, Block>;
+}
+
+/**
+ * The blocks of a tree by V1 id and V2 short id, the first in document order winning (as
+ * `getBlockById` finds them): one pass, so many lookups in one file cost one flatten.
+ */
+export function indexBlocks(blocks: readonly Block[]): Map<string, Block> {
+  const index = new Map<string, Block>();
+  for (const block of flattenBlocks(blocks)) {
+    if (!index.has(block.id)) index.set(block.id, block);
+    if (block.shortId !== undefined && !index.has(block.shortId)) index.set(block.shortId, block);
+  }
+  return index;
 }
 
 /** Longest id {@link resolveBlock} searches for a closest block, in UTF-16 units. */
@@ -33,6 +54,24 @@ export const MAX_FUZZY_BLOCK_ID_CHARS = 500;
  * ones; about 0.1–0.25 s at worst.
  */
 export const DEFAULT_CLOSEST_BLOCK_WORK = 2_000_000;
+
+/** Closest-block search work left for a batch of lookups (see {@link createBlockSearchBudget}). */
+export interface BlockSearchBudget {
+  /** Word operations left, ≥ 0. */
+  remainingWork: number;
+}
+
+/**
+ * Default closest-block work of one message's references together: two full searches' worth
+ * ({@link DEFAULT_CLOSEST_BLOCK_WORK} each), about 0.2–0.5 s at worst. Without it, 300 missing
+ * block ids in one message searched a 20,000-heading file 300 times (17 s; issue #27).
+ */
+export const DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK = 2 * DEFAULT_CLOSEST_BLOCK_WORK;
+
+/** A {@link BlockSearchBudget} of `maxWork` word operations (default {@link DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK}). */
+export function createBlockSearchBudget(maxWork = DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK): BlockSearchBudget {
+  return { remainingWork: Math.max(0, maxWork) };
+}
 
 /** Result of {@link findClosestBlock}. */
 export interface ClosestBlock {
@@ -91,14 +130,15 @@ export function findClosestBlock(
  * to the closest block above `minSimilarity` and says so in `warning`. Throws `not-found`
  * naming the file and id, with the closest existing id in the message and `details.closest`.
  * An id over {@link MAX_FUZZY_BLOCK_ID_CHARS} that matches nothing exactly throws `too-large`
- * without a fuzzy search, and the search itself is bounded (see {@link findClosestBlock}).
+ * without a fuzzy search, and the search itself is bounded (see {@link findClosestBlock}), and
+ * by `budget` when one is shared: once it is spent, a missing id is `not-found` with no search.
  */
 export function resolveBlock(
   blocks: readonly Block[],
   id: string,
   options: ResolveBlockOptions,
 ): ResolvedBlock {
-  const exact = getBlockById(blocks, id);
+  const exact = options.index === undefined ? getBlockById(blocks, id) : options.index.get(id);
   if (exact !== undefined) return { block: exact, match: exact.id === id ? 'id' : 'short-id' };
   if (id.length > MAX_FUZZY_BLOCK_ID_CHARS)
     throw new CtxloomError({
@@ -107,7 +147,26 @@ export function resolveBlock(
       file: options.file,
       path: `${id.slice(0, 80)}…`,
     });
-  const closest = findClosestBlock(blocks, id);
+  const budget = options.budget;
+  if (budget !== undefined && budget.remainingWork <= 0)
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `block "${id}" not found in ${options.file} (no closest-block search: the work limit of this batch of lookups is spent)`,
+      file: options.file,
+      path: id,
+      details: { block: id, searchSkipped: true },
+    });
+  const closest = findClosestBlock(
+    blocks,
+    id,
+    budget === undefined ? {} : { maxWork: Math.min(DEFAULT_CLOSEST_BLOCK_WORK, budget.remainingWork) },
+  );
+  // A search cut short by the shared limit spends it: later lookups of the batch skip theirs.
+  if (budget !== undefined)
+    budget.remainingWork =
+      closest?.complete === false || (closest === undefined && blocks.length > 0)
+        ? 0
+        : budget.remainingWork - (closest?.work ?? 0);
   const minSimilarity = options.minSimilarity ?? 0.6;
   if (closest !== undefined && options.fallback !== false && closest.score >= minSimilarity) {
     return {
@@ -117,7 +176,11 @@ export function resolveBlock(
     };
   }
   const hint =
-    closest === undefined ? ' (the file has no blocks)' : `; closest block is "${closest.block.id}"`;
+    closest !== undefined
+      ? `; closest block is "${closest.block.id}"`
+      : blocks.length === 0
+        ? ' (the file has no blocks)'
+        : ' (no closest block searched within the work limit)';
   throw new CtxloomError({
     code: 'not-found',
     message: `block "${id}" not found in ${options.file}${hint}`,
@@ -125,7 +188,7 @@ export function resolveBlock(
     path: id,
     details:
       closest === undefined
-        ? { block: id }
+        ? { block: id, ...(blocks.length > 0 ? { searchSkipped: true } : {}) }
         : { block: id, closest: closest.block.id, similarity: closest.score },
   });
 }

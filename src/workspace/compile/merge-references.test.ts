@@ -1,6 +1,11 @@
 import { CtxloomError, type Message } from 'ctxloom';
 import { describe, expect, it } from 'vitest';
 import { parseMarkdownDocument } from '../blocks/parse-markdown-blocks.ts';
+import {
+  createBlockSearchBudget,
+  DEFAULT_CLOSEST_BLOCK_WORK,
+  DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK,
+} from '../blocks/resolve-block.ts';
 import { badReferencesOf } from '../references/bad-reference.ts';
 import type { LoadedFile } from '../references/resolve-reference.ts';
 import { deliveredManifestReferences, manifestReferenceKey, mergeReferences } from './merge-references.ts';
@@ -137,5 +142,39 @@ describe('mergeReferences', () => {
     expect(merged.text).not.toContain('先讲直觉');
     // The message that carried them, compiled again (a later model step), still carries them.
     expect(deliveredManifestReferences(history, 'u1').size).toBe(0);
+  });
+
+  it('bounds the closest-block searches of 300 missing block ids together, naming every one', () => {
+    // Issue #27: each missing id searched the whole file; 300 of them over 20,000 headings took 17 s.
+    const big = load(
+      'big.md',
+      Array.from({ length: 20_000 }, (_, index) => `${'#'.repeat((index % 6) + 1)} Heading ${index}\n`).join(
+        '\n',
+      ),
+    );
+    const query = Array.from({ length: 300 }, (_, index) => `[big.md#Section about thing ${index}]`).join(
+      ' ',
+    );
+    const budget = createBlockSearchBudget();
+    const error = refusal(() =>
+      mergeReferences({
+        query,
+        references: [],
+        lookup: (path) => (path === 'big.md' ? big : undefined),
+        budget,
+      }),
+    );
+    const bad = badReferencesOf(error) ?? [];
+    expect(bad).toHaveLength(300);
+    expect(bad.every((reference) => reference.reason === 'missing-block')).toBe(true);
+    // The work spent is the message's limit at most: a few searches, then none.
+    const spent = DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK - budget.remainingWork;
+    expect(spent).toBeLessThanOrEqual(DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK);
+    const searched = bad.filter((reference) => reference.closestBlock !== undefined);
+    expect(searched.length).toBeGreaterThan(0);
+    // Each search spends up to DEFAULT_CLOSEST_BLOCK_WORK; here five partial searches use the limit up.
+    expect(searched.length).toBeLessThanOrEqual(5);
+    expect(spent).toBeGreaterThan(DEFAULT_CLOSEST_BLOCK_WORK);
+    expect(bad.at(-1)?.message).toContain("this message's search limit is spent");
   });
 });

@@ -1,4 +1,6 @@
 import type { Message } from '../../core/index.ts';
+import type { Block } from '../blocks/block.ts';
+import { type BlockSearchBudget, createBlockSearchBudget, indexBlocks } from '../blocks/resolve-block.ts';
 import type { ConfigReference } from '../config/context-config-schema.ts';
 import {
   type BadReference,
@@ -73,6 +75,8 @@ export interface MergeReferencesOptions {
   delivered?: ReadonlySet<string>;
   /** Errors of referenced files that could not be loaded, by path (missing, outside the session…). */
   failures?: ReadonlyMap<string, unknown>;
+  /** Closest-block work all the references share; default `createBlockSearchBudget()`. */
+  budget?: BlockSearchBudget;
 }
 
 /**
@@ -82,7 +86,9 @@ export interface MergeReferencesOptions {
  * file and lines. A passage is sent once: the same reference written twice, a block and a
  * line range that resolve to the same lines, or a range inside another reference's range of
  * the same file. When any reference cannot be resolved, throws one `invalid-reference` error
- * listing every one (see `invalidReferenceError`). Pure.
+ * listing every one (see `invalidReferenceError`). The closest-block searches of all the
+ * references share one work limit (`DEFAULT_MESSAGE_CLOSEST_BLOCK_WORK`), so a message of
+ * many missing block ids costs a few searches, not one each. Pure.
  * @example
  * mergeReferences({ query: '这段是什么意思 [guidance.md:12:30]', references: [], lookup }).text
  * // → '这段是什么意思 [guidance.md:12:30]\n\n<reference source="guidance.md:12-30">\n…\n</reference>'
@@ -105,13 +111,24 @@ export function mergeReferences(options: MergeReferencesOptions): MergedQuery {
   const resolved: ResolvedReference[] = [];
   const attached: string[] = [];
   const warnings: string[] = [];
+  const budget = options.budget ?? createBlockSearchBudget();
+  // Each file's blocks are indexed once, however many references name it.
+  const indexes = new Map<string, Map<string, Block>>();
+  const index = (file: LoadedFile): Map<string, Block> => {
+    let found = indexes.get(file.path);
+    if (found === undefined) {
+      found = indexBlocks(file.blocks ?? []);
+      indexes.set(file.path, found);
+    }
+    return found;
+  };
   for (const { reference, site, key } of entries) {
     const written = formatReference(reference);
     let outcome = outcomes.get(written);
     if (outcome === undefined) {
       try {
         if (options.failures?.has(reference.path)) throw options.failures.get(reference.path);
-        const result = resolveReference(reference, options.lookup);
+        const result = resolveReference(reference, options.lookup, { budget, index });
         if (result.warning !== undefined) warnings.push(result.warning);
         resolved.push(result);
         outcome = result;

@@ -2,11 +2,12 @@ import { CtxloomError } from 'ctxloom';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseBlockSidecar } from '../blocks/block-sidecar.ts';
+import { parseJsonBlocks } from '../blocks/parse-json-blocks.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
 import { parseCurationLog, parseMessages } from '../session/session-store.ts';
 import { parseSessionsIndex } from '../session/sessions-index.ts';
 import { parseJsonText } from './parse-json-text.ts';
-import { parseJsonTree } from './parse-json-tree.ts';
+import { MAX_JSON_DEPTH, parseJsonTree, parseJsonTreeByHand } from './parse-json-tree.ts';
 
 /** Every parser of a file ctxloom reads, by the file it names in errors. */
 const parsers: [string, (text: string) => unknown][] = [
@@ -97,6 +98,46 @@ describe('JSON parsers', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('reads numbers of any length, as JSON.parse does, and keeps them as written in blocks', () => {
+    // Issue #29: numbers longer than 400 digits were refused.
+    const long = `1${'2'.repeat(600)}.5e-3`;
+    const text = `{"big": ${long}, "neg": -${'9'.repeat(1000)}}`;
+    expect(parseJsonTree(text, 'n.json').value).toEqual(JSON.parse(text));
+    expect(parseJsonTreeByHand(text, 'n.json').value).toEqual(JSON.parse(text));
+    expect(parseJsonBlocks(text, 'n.json')[0]?.content).toBe(long);
+  });
+
+  it('builds the same tree, positions included, through JSON.parse and by hand (property)', () => {
+    const spaced = fc
+      .tuple(fc.json(), fc.constantFrom(0, 1, 2, '\t'))
+      .map(([json, indent]) => JSON.stringify(JSON.parse(json), null, indent));
+    fc.assert(
+      fc.property(fc.oneof(fc.json(), spaced), (text) => {
+        expect(parseJsonTree(text, 'x.json')).toEqual(parseJsonTreeByHand(text, 'x.json'));
+      }),
+      { numRuns: 1000 },
+    );
+    const duplicates = '{\n "a": 1,\n "b": [1, {"c": 2}],\n "a": {"d": "\\u00e9"},\n "__proto__": 3\n}';
+    expect(parseJsonTree(duplicates, 'd.json')).toEqual(parseJsonTreeByHand(duplicates, 'd.json'));
+    expect(parseJsonTree(duplicates, 'd.json').children?.map((child) => child.key)).toEqual([
+      'b',
+      'a',
+      '__proto__',
+    ]);
+  });
+
+  it('refuses nesting deeper than its limit with a located parse-error', () => {
+    const text = `${'['.repeat(MAX_JSON_DEPTH + 5)}${']'.repeat(MAX_JSON_DEPTH + 5)}`;
+    expect(() => parseJsonTree(text, 'deep.json')).toThrow(
+      expect.objectContaining({
+        code: 'parse-error',
+        file: 'deep.json',
+        line: 1,
+        column: MAX_JSON_DEPTH + 2,
+      }),
     );
   });
 });

@@ -1,4 +1,5 @@
 import { CtxloomError } from '../../core/index.ts';
+import { walkJsonPositions } from './walk-json-positions.ts';
 
 /** A position in a text: 0-based offset, 1-based line and column (UTF-16 code units). */
 export interface TextPosition {
@@ -32,14 +33,36 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 /** Deepest nesting accepted before `parse-error` (keeps adversarial input off the stack). */
 export const MAX_JSON_DEPTH = 256;
 
+// A literal at a position (sticky): no length cap, so numbers of any length are read.
+const LITERAL = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
 /**
  * Parses strict JSON (RFC 8259) into a {@link JsonNode} tree that remembers the line and column
  * of every value and key, so schema errors can point into the file. Syntax errors throw
  * `parse-error` with `file`, `line` and `column` — invalid escapes (`\x`, `\2`, `\u12`)
  * included, pointing at the backslash; nothing else escapes. Duplicate keys keep the last
- * value, as `JSON.parse` does.
+ * value, as `JSON.parse` does; numbers of any length are accepted (as `Number` reads them).
+ *
+ * Valid text is parsed by `JSON.parse` and its positions found by one lexical walk
+ * (`walkJsonPositions`): 1.2–2.3× faster than the hand-written parser below, measured on a
+ * 100,000-key object, a 2,000-record array and the example session's files (decision 043).
+ * Invalid text goes to the hand-written parser, which names the line and column.
  */
 export function parseJsonTree(text: string, file: string): JsonNode {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parseJsonTreeByHand(text, file); // throws the located parse-error
+  }
+  return walkJsonPositions(text, value, file, MAX_JSON_DEPTH);
+}
+
+/**
+ * The hand-written strict JSON parser behind {@link parseJsonTree}'s errors: same tree, and a
+ * `parse-error` with line and column for any invalid text.
+ */
+export function parseJsonTreeByHand(text: string, file: string): JsonNode {
   let index = 0;
   let line = 1;
   let lineStart = 0;
@@ -162,9 +185,8 @@ export function parseJsonTree(text: string, file: string): JsonNode {
       }
     }
     if (char === '"') return { kind: 'string', value: readString(), start, end: here() };
-    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/u.exec(
-      text.slice(index, index + 400),
-    );
+    LITERAL.lastIndex = index;
+    const literal = LITERAL.exec(text);
     if (literal === null)
       return fail(
         index >= text.length ? 'unexpected end of input' : `unexpected character ${JSON.stringify(char)}`,

@@ -94,7 +94,9 @@ export function toBadReference(reference: Reference, site: BadReferenceSite, thr
       message:
         typeof closest === 'string'
           ? `block "${reference.block}" not found in ${reference.path}; closest block is "${closest}"`
-          : `block "${reference.block}" not found in ${reference.path}`,
+          : error.details?.searchSkipped === true
+            ? `block "${reference.block}" not found in ${reference.path} (no closest block searched: this message's search limit is spent)`
+            : `block "${reference.block}" not found in ${reference.path}`,
       ...(typeof closest === 'string' ? { closestBlock: closest } : {}),
     };
   }

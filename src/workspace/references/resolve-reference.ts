@@ -1,6 +1,6 @@
 import { CtxloomError } from '../../core/index.ts';
 import type { Block } from '../blocks/block.ts';
-import { resolveBlock } from '../blocks/resolve-block.ts';
+import { type BlockSearchBudget, resolveBlock } from '../blocks/resolve-block.ts';
 import { formatReference, type Reference } from './reference.ts';
 
 /** A file as the reference resolver sees it: already loaded, split into lines, maybe parsed. */
@@ -28,11 +28,14 @@ export interface ResolvedReference {
  * Resolves one reference against loaded files. Line references read the lines directly;
  * block references find the block (V1 path, V2 short id, else closest match with a warning)
  * and read its whole section. Throws `not-found` naming the missing file, block or range (with
- * the file's length, or the closest block); pure.
+ * the file's length, or the closest block); pure. `options.budget` bounds the closest-block
+ * searches of a batch of references together (see `resolveBlock`); `options.index` gives a
+ * file's blocks by id (`indexBlocks`, built once per file for a batch).
  */
 export function resolveReference(
   reference: Reference,
   lookup: (path: string) => LoadedFile | undefined,
+  options: { budget?: BlockSearchBudget; index?: (file: LoadedFile) => ReadonlyMap<string, Block> } = {},
 ): ResolvedReference {
   const file = lookup(reference.path);
   const written = formatReference(reference);
@@ -64,7 +67,11 @@ export function resolveReference(
       text: file.lines.slice(reference.startLine - 1, reference.endLine).join('\n'),
     };
   }
-  const resolved = resolveBlock(file.blocks ?? [], reference.block, { file: reference.path });
+  const resolved = resolveBlock(file.blocks ?? [], reference.block, {
+    file: reference.path,
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.index === undefined ? {} : { index: options.index(file) }),
+  });
   const { startLine, sectionEndLine } = resolved.block.source;
   const result: ResolvedReference = {
     reference,
