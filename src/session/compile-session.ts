@@ -71,7 +71,7 @@ export interface LongSessionSettings {
 /** The defaults of {@link LongSessionSettings}, chosen by `npm run bench -- long-session` (decision 040). */
 export const DEFAULT_LONG_SESSION: Readonly<LongSessionSettings> = Object.freeze({
   recallRatio: 0.35,
-  summaryRatio: 0.1,
+  summaryRatio: 0.05,
   keepRatio: 0.6,
   softLimitRatio: 0.9,
 });
@@ -303,7 +303,7 @@ function withTodoPointers(
 }
 
 /**
- * The recall slot: `ratio` of the input budget, but never more than what the messages behind
+ * The recall offered: up to the input budget, but never more than what the messages behind
  * the cut would cost verbatim, less the summary and the requirement TODO standing for them
  * (and the layers' frames) — so moving the cut never makes a call larger than sending everything would, and
  * `/compress` never grows the next call.
@@ -322,7 +322,10 @@ function recallTokens(input: {
   for (const message of input.covered) verbatim += countMessage(counter, message);
   let compressed = input.summary === '' ? 0 : counter.countText(input.summary);
   for (const line of input.todo) compressed += counter.countText(`${line}\n`);
-  const slot = Math.floor(input.ratio * inputBudgetOf(input.config));
+  // Recall is elastic: it is offered the whole input budget and selection keeps what the rest
+  // of the call leaves (it sits after the history, so its size never moves a cached prefix);
+  // `ratio` is the share the cut's planning keeps free for it (fit-session-call.ts).
+  const slot = inputBudgetOf(input.config);
   return Math.max(0, Math.min(slot, verbatim - compressed - LAYER_FRAMES_TOKENS));
 }
 

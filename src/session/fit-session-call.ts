@@ -61,7 +61,11 @@ export async function compileWithinBudget(
   const settings = prepared.longSession;
   if (settings === undefined) return { prepared, compiled };
   for (let move = 0; move < MAX_MOVES; move++) {
-    const trigger = triggerOf(compiled, settings.softLimitRatio);
+    const trigger = triggerOf(
+      compiled,
+      settings.softLimitRatio,
+      Math.floor(settings.recallRatio * compiled.report.inputBudget),
+    );
     const live = liveHistory(prepared, compiled);
     if (trigger === undefined || live.length === 0) break;
     if (!context.persist && context.summarizer.summarizeMessage === undefined) {
@@ -72,8 +76,10 @@ export async function compileWithinBudget(
     }
     const budget = compiled.report.inputBudget;
     const liveTokens = live.map((message) => countMessage(prepared.counter, message));
+    // The room is counted under the soft limit, so after a move the history grows for
+    // (1 − keepRatio) of it before the next move: the cut stays put for many turns.
     const room =
-      budget -
+      Math.floor(settings.softLimitRatio * budget) -
       fixedTokens(compiled, new Set(live.map((message) => message.id))) -
       Math.floor(settings.summaryRatio * budget) -
       Math.floor(settings.recallRatio * budget);
@@ -116,12 +122,25 @@ function liveHistory(prepared: PreparedSession, compiled: SessionCompile): reado
   return live.at(-1)?.id === queryId && queryId !== undefined ? live.slice(0, -1) : live;
 }
 
-function triggerOf(compiled: SessionCompile, softLimitRatio: number): 'overflow' | 'soft-limit' | undefined {
+/**
+ * Why the cut must move: history dropped for lack of room, or the call past the soft limit —
+ * counting recall only up to its planned slot (`recallSlot`): beyond it, recall merely fills
+ * what the rest leaves.
+ */
+function triggerOf(
+  compiled: SessionCompile,
+  softLimitRatio: number,
+  recallSlot: number,
+): 'overflow' | 'soft-limit' | undefined {
   const dropped = compiled.compiled.dropped.some(
     (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',
   );
   if (dropped) return 'overflow';
-  if (compiled.report.totalTokens > softLimitRatio * compiled.report.inputBudget) return 'soft-limit';
+  let recall = 0;
+  for (const block of compiled.compiled.kept)
+    if (block.layer === 'recall__context') recall += block.tokens + 1;
+  const firm = compiled.report.totalTokens - Math.max(0, recall - recallSlot);
+  if (firm > softLimitRatio * compiled.report.inputBudget) return 'soft-limit';
   return undefined;
 }
 
