@@ -190,7 +190,7 @@ export function prepareLoadedSession(
     window: config.budget.window,
     outputReserveRatio: config.budget.outputReserve,
     enableShareContext: config.layers.enableShareContext,
-    policy: { merge: config.layers.merge },
+    policy: { merge: config.layers.merge, order: config.layers.order },
     // `last-n` is core's history window: what it leaves out is reported, not sliced away here.
     ...(config.chatHistory.strategy === 'last-n' && config.chatHistory.lastN !== undefined
       ? { maxHistoryMessages: config.chatHistory.lastN }
