@@ -38,6 +38,8 @@ export interface BuildReportInput {
   actions: readonly CompactionAction[];
   layers: LayerRegistry;
   share: boolean;
+  /** The composition order used. */
+  order: 'default' | 'cache-friendly';
   /** Tool definitions sent with the call and their tokens (in `total`). */
   tools?: readonly ToolDefinition[];
   toolTokens?: number;
@@ -156,6 +158,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
     fits: input.total <= plan.inputBudget,
     overflowTokens: Math.max(0, input.total - plan.inputBudget),
     shareContext: input.share,
+    order: input.order,
     layers,
     sources,
     compaction: [...input.actions],

@@ -81,6 +81,7 @@ export async function emitCall(input: {
     actions,
     layers: call.layers,
     share: call.share,
+    order: call.policy.order ?? 'cache-friendly',
     tools: call.tools,
     toolTokens: call.toolTokens,
     warnings: call.warnings,

@@ -11,6 +11,12 @@ export interface FormatReportOptions {
   verbose?: boolean;
 }
 
+/** How each composition order reads in the report. */
+const ORDER_TEXT = {
+  'cache-friendly': 'cache-friendly (volatile layers after the history)',
+  default: "seed 000's (every context layer before the history)",
+} as const;
+
 const ANSI = {
   dim: '\u001b[2m',
   red: '\u001b[31m',
@@ -42,6 +48,7 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
   lines.push(
     `used ${number(report.totalTokens)} / ${number(report.inputBudget)} (${percent(used)}) ${bar(used, width)} ${status}`,
   );
+  if (report.order !== undefined) lines.push(paint('dim', `order ${ORDER_TEXT[report.order]}`));
   lines.push('');
   const nameWidth = Math.max(8, ...report.layers.map((layer) => layer.layer.length));
   lines.push(

@@ -159,6 +159,12 @@ export interface CompileReport {
   overflowTokens: number;
   phase?: TaskPhase;
   shareContext: boolean;
+  /**
+   * The composition order the call was sent in: `cache-friendly` (volatile layers after the
+   * history, decision 021) or `default` (seed 000's: every context layer before the history).
+   * Absent in reports logged before it was recorded.
+   */
+  order?: 'default' | 'cache-friendly';
   layers: LayerReport[];
   sources: SourceReport[];
   compaction: CompactionAction[];

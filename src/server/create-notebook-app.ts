@@ -8,6 +8,7 @@ import { CtxloomError, type Summarizer } from '../core/index.ts';
 import {
   createFileSessionStore,
   createSessionEngine,
+  type SessionEngine,
   type SessionEngineOptions,
   type SessionProcess,
   type SessionStore,
@@ -34,8 +35,22 @@ export const DEFAULT_MAX_STEPS = 5;
 /** Options of {@link createNotebookApp}. */
 export interface NotebookAppOptions {
   workspace: Workspace;
+  /**
+   * The session engine to serve, built by the caller (`ctxloom serve` builds it with the CLI's
+   * one set-up, `openSessionEngine`, as `chat` and `mcp` do). With it, the engine's own options
+   * — `store`, `process`, `summarizer`, `proposer`, `maxSteps`, `modelTimeoutMs`,
+   * `onModelError` — are the engine's business: passing one here too is `invalid-config`.
+   * Default: an engine built here from those options.
+   */
+  engine?: SessionEngine;
+  /**
+   * Follows the engine's stored writes to a session, for the live updates (`observeSessionStore`'s
+   * `subscribe`; with `engine` over a checkpoint store). Default: nothing to follow.
+   */
+  subscribeStore?: NotebookContext['subscribeStore'];
   /** Where sessions are kept. Default: the workspace files (`createFileSessionStore`). */
   store?: SessionStore;
+  /** The model the engine answers with (shown by the API; with `engine`, the one it was built with). */
   model: NotebookModel;
   /**
    * Runs every chat turn through this LangGraph process (`store` must be the checkpoint
@@ -64,7 +79,7 @@ export interface NotebookAppOptions {
   onModelError?: SessionEngineOptions['onModelError'];
   /** Chat compiles run at once (1..64); more wait inside their stream. Default 4. */
   maxConcurrentCompiles?: number;
-  /** Summariser of `/compress`; default the core extractive summariser. */
+  /** The engine's summariser (automatic compaction and `/compress`); default the model's for a real model, else the extractive one. */
   summarizer?: Summarizer;
   /** Proposer of requirement ops for `/compress`; default the model's (the offline heuristic with the offline model). */
   proposer?: RequirementProposer;
@@ -89,32 +104,14 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   const now = options.now ?? (() => new Date());
   const createId = options.createId ?? randomUUID;
   const maxSteps = clamp(options.maxSteps ?? DEFAULT_MAX_STEPS, 1, 50);
-  // Observed, so the live updates (GET …/events) see writes of a store that changes no file.
-  const observed = observeSessionStore(
-    options.store ?? createFileSessionStore({ workspace: options.workspace }),
-  );
-  const store = observed.store;
-  // The engine's default tools are the workspace tools; the model's dismissals go through it.
-  const engine = createSessionEngine({
-    workspace: options.workspace,
-    store,
-    model: options.model,
-    maxSteps,
-    ...(options.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: options.modelTimeoutMs }),
-    ...(options.onModelError === undefined ? {} : { onModelError: options.onModelError }),
-    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-    ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
-    ...(options.process === undefined ? {} : { process: options.process }),
-    now,
-    createId,
-  });
+  const { engine, subscribeStore } = notebookEngine(options, { maxSteps, now, createId });
   const context: NotebookContext = {
     workspace: options.workspace,
-    store,
+    store: engine.store,
     model: options.model,
     maxSteps,
     maxConcurrentCompiles: clamp(options.maxConcurrentCompiles ?? 4, 1, 64),
-    subscribeStore: observed.subscribe,
+    subscribeStore,
     engine,
     now,
     createId,
@@ -164,6 +161,54 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   }
   return app;
 }
+
+/** The engine given, or one built over the options' store (observed for the live updates). */
+function notebookEngine(
+  options: NotebookAppOptions,
+  defaults: { maxSteps: number; now: () => Date; createId: () => string },
+): { engine: SessionEngine; subscribeStore: NotebookContext['subscribeStore'] } {
+  if (options.engine !== undefined) {
+    const clash = ENGINE_OPTIONS.find((name) => options[name] !== undefined);
+    if (clash !== undefined) {
+      throw new CtxloomError({
+        code: 'invalid-config',
+        message: `"${clash}" is an option of the session engine given as "engine": set it where the engine is built`,
+        path: clash,
+      });
+    }
+    return { engine: options.engine, subscribeStore: options.subscribeStore ?? (() => () => {}) };
+  }
+  // Observed, so the live updates (GET …/events) see writes of a store that changes no file.
+  const observed = observeSessionStore(
+    options.store ?? createFileSessionStore({ workspace: options.workspace }),
+  );
+  // The engine's default tools are the workspace tools; the model's dismissals go through it.
+  const engine = createSessionEngine({
+    workspace: options.workspace,
+    store: observed.store,
+    model: options.model,
+    maxSteps: defaults.maxSteps,
+    ...(options.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: options.modelTimeoutMs }),
+    ...(options.onModelError === undefined ? {} : { onModelError: options.onModelError }),
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+    ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
+    ...(options.process === undefined ? {} : { process: options.process }),
+    now: defaults.now,
+    createId: defaults.createId,
+  });
+  return { engine, subscribeStore: observed.subscribe };
+}
+
+/** Options that belong to the engine: refused beside a ready `engine`. */
+const ENGINE_OPTIONS = [
+  'store',
+  'process',
+  'summarizer',
+  'proposer',
+  'maxSteps',
+  'modelTimeoutMs',
+  'onModelError',
+] as const;
 
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Math.floor(value)));

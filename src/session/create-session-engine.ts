@@ -267,7 +267,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(compressOptions.scope === undefined ? {} : { scope: compressOptions.scope }),
         ...(compressOptions.keepLast === undefined ? {} : { keepLast: compressOptions.keepLast }),
         ...(compressOptions.maxTokens === undefined ? {} : { maxTokens: compressOptions.maxTokens }),
-        ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+        // The engine's one summariser, as automatic compaction uses (decision 040).
+        summarizer: summarizerFor(counter),
         ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
         ...(options.model === undefined || options.model.offline ? {} : { model: options.model.model }),
         ...(before === undefined ? {} : { placeholderLocale: before.config.chatHistory.placeholderLocale }),

@@ -6,7 +6,8 @@ export type FakeReply = 'ok' | '429' | '500' | 'bad-json' | 'hang';
 
 /**
  * A real HTTP server that speaks the OpenAI chat-completions protocol (streamed, as the AI
- * SDK's `@ai-sdk/openai-compatible` calls it) and fails on request: each request takes the
+ * SDK's `@ai-sdk/openai-compatible` calls it; a request that does not stream gets the same answer
+ * whole) and fails on request: each request takes the
  * next reply of `replies` (the last one repeats). Every request body is kept, parsed.
  */
 export async function startFakeOpenAiProvider(replies: FakeReply[]) {
@@ -20,8 +21,13 @@ export async function startFakeOpenAiProvider(replies: FakeReply[]) {
       raw += chunk;
     });
     request.on('end', () => {
-      bodies.push(JSON.parse(raw));
+      const body = JSON.parse(raw);
+      bodies.push(body);
       const reply = replies[Math.min(index++, replies.length - 1)] ?? 'ok';
+      if (reply === 'ok' && body.stream !== true) {
+        answerWhole(response);
+        return;
+      }
       answer(reply, response, hanging);
     });
   });
@@ -37,6 +43,27 @@ export async function startFakeOpenAiProvider(replies: FakeReply[]) {
       await new Promise<void>((done) => server.close(() => done()));
     },
   };
+}
+
+/** The same answer as one JSON completion, for a request that does not stream (`generateText`). */
+function answerWhole(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(
+    JSON.stringify({
+      id: 'c1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'fake',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'A term is a logical clock.' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 6, total_tokens: 7 },
+    }),
+  );
 }
 
 function answer(reply: FakeReply, response: ServerResponse, hanging: Set<ServerResponse>): void {

@@ -79,7 +79,10 @@ export interface SessionEngineOptions {
    * provider's full error. The engine itself logs nothing. Default: none.
    */
   onModelError?: (event: ModelErrorEvent) => void;
-  /** Summariser of `/compress`; default the extractive one (offline). */
+  /**
+   * The engine's one summariser, for automatic compaction and `/compress` alike (decision
+   * 040). Default: the model's when `model` is a real one, else the extractive one.
+   */
   summarizer?: Summarizer;
   /** Proposer of requirement ops for `/compress`; default the model's (or the offline heuristic with the offline model). */
   proposer?: RequirementProposer;

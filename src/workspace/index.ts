@@ -15,9 +15,6 @@ export {
   syncBlockSidecar,
 } from './blocks/index.ts';
 export {
-  type CompileWorkspaceContextOptions,
-  compileLoadedSession,
-  compileWorkspaceContext,
   DEFAULT_MODEL,
   type PreparedWorkspaceCompile,
   prepareLoadedSession,

@@ -36,6 +36,14 @@ export function ReportView(props: {
         <div className="budget-meta">
           {t('window')} {formatTokens(report.window)} · {t('reserve')} {formatTokens(report.outputReserve)} ·{' '}
           {report.counter} ({report.exact ? t('exact') : t('estimate')})
+          {report.order === undefined ? null : (
+            <>
+              {' · '}
+              <span data-testid={`${props.idPrefix}-order`} data-order={report.order}>
+                {report.order === 'default' ? t('orderSeed') : t('orderCacheFriendly')}
+              </span>
+            </>
+          )}
         </div>
       </div>
       <div className="stack" role="img" aria-label={`${formatTokens(used)} / ${formatTokens(report.window)}`}>

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type DiffBlock, diffReports, formatReport } from '../../core/index.ts';
 import type { CliIo } from '../io.ts';
-import { openSessionEngine } from '../open-session-engine.ts';
+import { openSessionDirEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom calls`. */
@@ -42,7 +42,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
   if (dir === undefined || extra.length > 0) throw usageError('calls takes exactly one <session-dir>');
   const limit = values.limit === undefined ? 200 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw usageError('--limit takes a positive integer', '--limit');
-  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+  const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
   });
   try {

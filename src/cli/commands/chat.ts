@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.ts';
-import { openSessionEngine } from '../open-session-engine.ts';
+import { openSessionDirEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom chat`. */
@@ -39,7 +39,7 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
   const [dir, ...words] = positionals;
   const text = words.join(' ').trim();
   if (dir === undefined || text === '') throw usageError('chat takes <session-dir> and a message');
-  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+  const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
     stderr: io.stderr,
   });

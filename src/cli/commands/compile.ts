@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type EmitFormat, selectEmitFormat } from '../../workspace/compile/emit-workspace-context.ts';
 import type { CliIo } from '../io.ts';
-import { openSessionEngine } from '../open-session-engine.ts';
+import { openSessionDirEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 const FORMATS: readonly EmitFormat[] = ['ai-sdk', 'openai', 'anthropic', 'json'];
@@ -43,7 +43,7 @@ export async function runCompile(args: string[], io: CliIo): Promise<number> {
   const format = values.format as EmitFormat;
   if (!FORMATS.includes(format))
     throw usageError(`unknown --format "${values.format}"; use ${FORMATS.join(', ')}`, '--format');
-  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+  const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
   });
   try {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { foldCurationEvents } from '../../workspace/curation/curation-event.ts';
 import type { CliIo } from '../io.ts';
-import { openSessionEngine } from '../open-session-engine.ts';
+import { openSessionDirEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom curation`. */
@@ -42,7 +42,7 @@ export async function runCuration(args: string[], io: CliIo): Promise<number> {
   if (action !== 'list' && action !== 'exclude' && action !== 'restore')
     throw usageError(`unknown action "${action}"; use list, exclude or restore`);
   if (action !== 'list' && messageId === undefined) throw usageError(`${action} needs a <message-id>`);
-  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+  const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
   });
   try {

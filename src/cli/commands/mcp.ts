@@ -1,14 +1,11 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CtxloomError } from '../../core/index.ts';
-import { resolveModel } from '../../llm/index.ts';
 import { createWorkspaceMcpServer, LimitedStdioServerTransport } from '../../mcp/index.ts';
-import { createSessionEngine } from '../../session/index.ts';
-import { openSessionStore } from '../../session/open-session-store.ts';
 import { openWorkspace } from '../../workspace/workspace.ts';
 import type { CliIo } from '../io.ts';
+import { openSessionEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
-import { parseStoreOption } from './serve.ts';
 
 /** Help text of `ctxloom mcp`. */
 export const MCP_HELP = `Usage: ctxloom mcp <workspace> [--session <id>] [--store <spec>]
@@ -61,11 +58,14 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
       file: sessionId,
     });
   }
-  const cwd = io.cwd ?? process.cwd();
-  const env = process.env;
-  const store = await openSessionStore(parseStoreOption(values.store, cwd), { workspace, cwd });
-  const model = resolveModel(env.CTXLOOM_MODEL, env);
-  const engine = createSessionEngine({ workspace, store, model });
+  // The engine `serve` and `chat` build: same store, model, summariser, proposer and tools.
+  const { engine, model, close } = await openSessionEngine({
+    workspace,
+    cwd: io.cwd ?? process.cwd(),
+    ...(values.store === undefined ? {} : { store: values.store }),
+    stderr: io.stderr,
+    errorLines: true,
+  });
   const server = createWorkspaceMcpServer({ workspace, sessionId, engine, model });
   // Not the SDK's StdioServerTransport: it closes (and so this process exits) on a message over 10 MiB.
   const transport = new LimitedStdioServerTransport({
@@ -80,6 +80,6 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
   io.stderr(`ctxloom mcp: serving session "${sessionId}" of ${root} over stdio\n`);
   await closed;
   await server.close();
-  await store.close();
+  await close();
   return 0;
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatReport, messageText } from '../../core/index.ts';
 import type { CliIo } from '../io.ts';
-import { openSessionEngine } from '../open-session-engine.ts';
+import { openSessionDirEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom preview`. */
@@ -37,7 +37,7 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
   }
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0) throw usageError('preview takes exactly one <session-dir>');
-  const { engine, sessionId, close } = await openSessionEngine(dir, io.cwd ?? process.cwd(), {
+  const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
   });
   try {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../main.ts';
-import { parseStoreOption, runServe } from './serve.ts';
+import { parseStoreOption } from '../store-option.ts';
+import { runServe } from './serve.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/notebook', import.meta.url));
 

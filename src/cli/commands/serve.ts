@@ -2,17 +2,13 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createModelSummarizer, OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
+import { OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
 import { ensureWebBuild } from '../../server/ensure-web-build.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startNotebookServer } from '../../server/index.ts';
-import {
-  openSessionStore,
-  parseSessionStoreSpec,
-  type SessionStoreSpec,
-} from '../../session/open-session-store.ts';
 import { openWorkspace } from '../../workspace/index.ts';
 import type { CliIo } from '../io.ts';
-import { createModelErrorLog, modelTimeoutFromEnv } from '../model-error-log.ts';
+import { openSessionEngine } from '../open-session-engine.ts';
+import { describeStore, parseStoreOption } from '../store-option.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom serve`. */
@@ -78,34 +74,37 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
       io.stderr(`serving ${root} (a copy of ${source}; delete it to start over)\n`);
     }
   }
-  const resolved = resolveModel(process.env.CTXLOOM_MODEL, process.env);
+  // A bad CTXLOOM_MODEL fails before the web build.
+  resolveModel(process.env.CTXLOOM_MODEL, process.env);
   const webRoot = await ensureWebBuild(io.stderr);
   const token = process.env.CTXLOOM_TOKEN;
   const workspace = openWorkspace({ root });
-  const store = await openSessionStore(storeSpec, { workspace });
+  // The engine `chat` and `mcp` build: same store, model, summariser, proposer and tools.
+  const opened = await openSessionEngine({
+    workspace,
+    cwd,
+    ...(values.store === undefined ? {} : { store: values.store }),
+    env: process.env,
+    stderr: io.stderr,
+    errorLines: true,
+  });
+  const resolved = opened.model;
   const allowedHosts = (process.env.CTXLOOM_ALLOWED_HOSTS ?? '')
     .split(',')
     .map((host) => host.trim())
     .filter((host) => host !== '');
-  // One line per failed model call; CTXLOOM_DEBUG=1 adds the provider's full error.
-  const onModelError = createModelErrorLog({ write: io.stderr, env: process.env, summary: true });
   const server = await startNotebookServer({
     workspace,
-    store,
-    model: { model: resolved.model, spec: resolved.spec, offline: resolved.offline },
+    engine: opened.engine,
+    subscribeStore: opened.subscribeStore,
+    model: resolved,
     ...(values.host === undefined ? {} : { host: values.host }),
     port,
     ...(token === undefined || token === '' ? {} : { token }),
     allowedHosts,
     ...(webRoot === undefined ? {} : { webRoot }),
-    ...modelTimeoutFromEnv(process.env),
-    ...(onModelError === undefined ? {} : { onModelError }),
-    // A real model also writes the compression summaries; offline, the extractive one does.
-    ...(resolved.offline
-      ? {}
-      : { summarizer: createModelSummarizer({ model: resolved.model, name: resolved.spec }) }),
   }).catch(async (error: unknown) => {
-    await store.close();
+    await opened.close();
     throw error;
   });
   io.stdout(`ctxloom notebook: ${server.browserUrl}\n`);
@@ -125,26 +124,6 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     signal?.addEventListener('abort', stop, { once: true });
   });
   await server.close();
-  await store.close();
+  await opened.close();
   return 0;
-}
-
-/** Parses `--store` (see `parseSessionStoreSpec`); a bad spec is a usage error. */
-export function parseStoreOption(spec: string | undefined, cwd: string): SessionStoreSpec {
-  try {
-    return parseSessionStoreSpec(spec, { cwd });
-  } catch (error) {
-    throw usageError(`--store: ${error instanceof Error ? error.message : String(error)}`, 'store');
-  }
-}
-
-function describeStore(spec: SessionStoreSpec): string {
-  switch (spec.kind) {
-    case 'files':
-      return 'files (the workspace folder)';
-    case 'sqlite':
-      return `sqlite ${spec.path}`;
-    case 'postgres':
-      return `postgres schema ${spec.schema}`;
-  }
 }

@@ -78,9 +78,11 @@ export interface CompileWorkspaceContextOptions extends WorkspaceCompileOptions 
  * and query — through the core `compileContext` (budget, compaction, composition), and emit
  * for every target. Named apart from core's `compileContext`, which it feeds
  * (docs/decisions/005-workspace-compile-name.md).
- * @example
- * const workspace = openWorkspace({ root: 'examples/notebook' });
- * const { aiSdk, report } = await compileWorkspaceContext({ workspace, sessionId: 'raft-consensus' });
+ *
+ * Internal (not exported from `ctxloom/workspace`, decision 047): it leaves out the session's
+ * state — summary and cut, recall, requirement TODO, tools — so it is not the call any entry
+ * point sends; the stage tests and the workspace bench use it. Users compile with the session
+ * engine: `createSessionEngine({ workspace, store }).compile(sessionId)`.
  */
 export async function compileWorkspaceContext(
   options: CompileWorkspaceContextOptions,
@@ -188,7 +190,7 @@ export function prepareLoadedSession(
     window: config.budget.window,
     outputReserveRatio: config.budget.outputReserve,
     enableShareContext: config.layers.enableShareContext,
-    policy: { merge: config.layers.merge },
+    policy: { merge: config.layers.merge, order: config.layers.order },
     // `last-n` is core's history window: what it leaves out is reported, not sliced away here.
     ...(config.chatHistory.strategy === 'last-n' && config.chatHistory.lastN !== undefined
       ? { maxHistoryMessages: config.chatHistory.lastN }

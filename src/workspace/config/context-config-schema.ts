@@ -120,8 +120,14 @@ export const contextConfigSchema = z.strictObject({
       merge: z.boolean().default(false),
       /** Inject shared `__context` layers (seed 000). Default true. */
       enableShareContext: z.boolean().default(true),
+      /**
+       * Composition order: `cache-friendly` (stable layers, the history, then the volatile
+       * layers as user text before the query — prompt caches keep the history; decision 021)
+       * or `default` (seed 000's: every context layer before the history). Default `cache-friendly`.
+       */
+      order: z.enum(['cache-friendly', 'default']).default('cache-friendly'),
     })
-    .default({ merge: false, enableShareContext: true }),
+    .default({ merge: false, enableShareContext: true, order: 'cache-friendly' }),
 });
 
 /** A validated `context-config.json`, defaults filled in. */
