@@ -184,12 +184,13 @@ describe('compileContext correctness', () => {
     expect(compiled.report.warnings?.[0]?.code).toBe('query-repeated');
   });
 
-  it('leaves out a history copy of the query id, with a warning', async () => {
+  it('keeps an earlier message whose id the query reuses, and sends the query under a fresh id', async () => {
     const query: Message = { id: 'q', role: 'user', content: 'Why?' };
     const history: Message[] = [query, { id: 'a', role: 'assistant', content: 'Because.' }];
     const compiled = await compileContext({ history, query }, { counter, window: 4000 });
-    expect(compiled.messages.filter((message) => message.id === 'q')).toHaveLength(1);
-    expect(compiled.report.warnings?.[0]?.code).toBe('query-in-history');
+    expect(compiled.messages.map((message) => message.id).slice(-3)).toEqual(['q', 'a', 'q:2']);
+    expect(compiled.query?.id).toBe('q:2');
+    expect(compiled.report.warnings?.[0]?.code).toBe('query-id-taken');
   });
 
   it('falls back to the extractive summariser when the summariser throws, and says so', async () => {

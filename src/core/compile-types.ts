@@ -22,9 +22,12 @@ export interface CompileRequest {
   /** The checkpoint messages, oldest first. */
   history?: readonly Message[];
   /**
-   * The current input. It enters once: a history ending with it (same id, or for a string
-   * query the same text) is not repeated, and a copy elsewhere in the history is left out
-   * (both with a report warning).
+   * The current input. It enters once, by id and by content: a history ending with it (the
+   * same id, or — for any form of query — a user message of the same content) is not
+   * repeated (a repeat under another id is warned `query-repeated`). A string gets the id
+   * `query:<hash of its text>`. No id collision removes an earlier message: when the query's
+   * id is taken by an earlier history message (a second "yes"), that message stays and the
+   * query is sent as `<id>:<n>` (a message query's reuse is warned `query-id-taken`).
    */
   query?: Message | string;
   /**
@@ -123,6 +126,7 @@ export interface CompiledContext {
   history: Message[];
   /** The tool-loop messages that were sent after the query. */
   steps: Message[];
+  /** The query as sent: the history's stored copy when it ended with it, or under a fresh id when its id was taken. */
   query: Message | undefined;
   /** The output reserve: send it as the model's output limit (`maxOutputTokens`, `max_tokens`). */
   maxOutputTokens: number;

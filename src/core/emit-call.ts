@@ -93,7 +93,7 @@ export async function emitCall(input: {
     contexts: composed.contexts,
     history: composed.history,
     steps: composed.steps,
-    query: call.query,
+    query: call.queryInHistory ?? call.query,
     maxOutputTokens: firstPlan.outputReserve,
     report,
     kept: selection.kept,

@@ -114,7 +114,9 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
 export function describeReason(reason: DropReason): string {
   switch (reason.type) {
     case 'duplicate':
-      return `duplicate of ${reason.of}`;
+      return reason.messageId === undefined
+        ? `duplicate of ${reason.of} (same content)`
+        : `duplicate of ${reason.of} (same message ${reason.messageId})`;
     case 'over-budget':
       return `over budget (layer grant ${Math.floor(reason.grantTokens).toLocaleString('en-US')})`;
     case 'history-window':

@@ -1,8 +1,11 @@
 import type { ContextBlock } from './block.ts';
 import type { AllocateInput, BudgetPlan } from './budget.ts';
+import { closestName } from './closest-name.ts';
 import { collectBlocks, type SourceResult } from './collector.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
+import { CtxloomError } from './errors.ts';
 import { HISTORY_SOURCE } from './history.ts';
+import type { LayerRegistry } from './layers.ts';
 import { messageText } from './message.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { ContextSource } from './source.ts';
@@ -38,6 +41,8 @@ export async function gatherBlocks(
   options: CompileOptions,
 ): Promise<GatheredBlocks> {
   const { counter, included, candidates, historyCandidates, query, layers } = call;
+  // Checked before the share filter: a misspelt layer is an error, not a layer sharing left out.
+  for (const source of options.sources ?? []) assertSourceLayer(source, layers);
   const activeSources = (options.sources ?? []).filter((source) => included(source.layer));
   const skippedSources = (options.sources ?? []).filter((source) => !included(source.layer));
   const names = new Set<string>();
@@ -96,6 +101,18 @@ export async function gatherBlocks(
     // History goes last (selection ranks within a layer, so its position changes nothing).
     selectable: candidates.concat(reachable),
   };
+}
+
+/** A source must fill a registered layer: `unknown-layer` naming it, with the closest name. */
+function assertSourceLayer(source: ContextSource, layers: LayerRegistry): void {
+  if (layers.has(source.layer)) return;
+  const names = layers.list().map((layer) => layer.name);
+  const hint = closestName(source.layer, names);
+  throw new CtxloomError({
+    code: 'unknown-layer',
+    message: `source "${source.name}" fills the unknown layer "${source.layer}"${hint === undefined ? '' : ` — did you mean "${hint}"?`}; registered layers: ${names.join(', ')}`,
+    path: `sources.${source.name}.layer`,
+  });
 }
 
 function phaseOf(request: CompileRequest) {

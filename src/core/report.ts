@@ -117,7 +117,12 @@ export type CompactionAction =
 
 /** Something the caller should know about its input (the compile went on). */
 export interface CompileWarning {
-  code: 'query-repeated' | 'query-in-history';
+  /**
+   * `query-repeated`: the history ended with the query's content under another id (sent
+   * once). `query-id-taken`: a message query reused the id of an earlier history message,
+   * which stays; the query was sent under a fresh id `<id>:<n>`.
+   */
+  code: 'query-repeated' | 'query-id-taken';
   message: string;
   /** The history message concerned. */
   messageId?: string;

@@ -43,7 +43,7 @@ export interface ResolvedCall {
   addBlock: (block: ContextBlock) => void;
   previousSummary: string | undefined;
   query: Message | undefined;
-  /** The history's copy of the query, sent as the query. */
+  /** What is sent as the query when it is not `query` itself: the history's copy, or the query under a fresh id. */
   queryInHistory: Message | undefined;
   warnings: CompileWarning[];
   /** Tool outputs kept as artifacts behind placeholders. */

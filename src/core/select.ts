@@ -3,7 +3,11 @@ import type { BudgetPlan } from './budget.ts';
 
 /** Why a block was left out. Every dropped block carries exactly one. */
 export type DropReason =
-  | { type: 'duplicate'; of: string }
+  /**
+   * Another block of the same fact is kept: `of` is its id. `messageId` when both name that
+   * memory entry or message (a history block always wins then); absent for equal content.
+   */
+  | { type: 'duplicate'; of: string; messageId?: string }
   | { type: 'over-budget'; grantTokens: number }
   /** Older than the history window: only the newest `maxMessages` messages are sent (`maxHistoryMessages`). */
   | { type: 'history-window'; maxMessages: number }
@@ -79,6 +83,8 @@ interface Unit {
  *
  * 1. Blocks of the same fact are one block: the higher priority (then the earlier) copy
  *    stays. The same fact is the same memory entry or message id, else equal fingerprints.
+ *    A history block is never dropped as a duplicate, and a message the history carries is
+ *    sent there: other layers' blocks naming it are dropped as its duplicates.
  * 2. Blocks sharing a `group` form one unit (kept or dropped together).
  * 3. Pinned units are kept first, highest priority first, within `pinnedBudget`.
  * 4. Each layer's grant is the sum of its sources' allocations. A layer that needs less
@@ -197,6 +203,8 @@ export function selectBlocks(input: SelectInput): Selection {
   return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
 }
 
+const MESSAGE_KEY = 'message:';
+
 /**
  * What makes two blocks the same fact: the memory entry or message they were made from
  * (`metadata.messageId`, or the id of `metadata.message`) when they name one — L1, L2,
@@ -204,9 +212,9 @@ export function selectBlocks(input: SelectInput): Selection {
  */
 export function dedupKey(block: ContextBlock): string {
   const { messageId, message } = block.metadata;
-  if (typeof messageId === 'string' && messageId.length > 0) return `message:${messageId}`;
+  if (typeof messageId === 'string' && messageId.length > 0) return `${MESSAGE_KEY}${messageId}`;
   if (typeof message === 'object' && message !== null && typeof (message as { id?: unknown }).id === 'string')
-    return `message:${(message as { id: string }).id}`;
+    return `${MESSAGE_KEY}${(message as { id: string }).id}`;
   return block.fingerprint;
 }
 
@@ -214,12 +222,24 @@ function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): Conte
   // History turns are never deduplicated (two "yes" answers are two turns), so they skip the map.
   const best = new Map<string, ContextBlock>();
   const keys = new Map<ContextBlock, string>();
+  let byMessage = false;
   for (const block of blocks) {
     if (block.layer === 'history') continue;
     const key = dedupKey(block);
     keys.set(block, key);
+    if (key.startsWith(MESSAGE_KEY)) byMessage = true;
     const current = best.get(key);
     if (current === undefined || outranks(block, current)) best.set(key, block);
+  }
+  // A message sent in the history is that fact's copy: the history block wins over every
+  // knowledge block naming the same message (L2, inherited, retrieval) — it is the message
+  // itself, in its place in the conversation, kept or dropped with its turn.
+  if (byMessage) {
+    for (const block of blocks) {
+      if (block.layer !== 'history') continue;
+      const key = dedupKey(block);
+      if (best.has(key)) best.set(key, block);
+    }
   }
   const unique: ContextBlock[] = [];
   for (const block of blocks) {
@@ -227,11 +247,18 @@ function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): Conte
       unique.push(block);
       continue;
     }
-    const winner = best.get(keys.get(block) ?? block.fingerprint);
+    const key = keys.get(block) ?? block.fingerprint;
+    const winner = best.get(key);
     if (winner === block) unique.push(block);
-    else if (winner !== undefined) dropped.push({ block, reason: { type: 'duplicate', of: winner.id } });
+    else if (winner !== undefined) dropped.push({ block, reason: duplicateOf(winner, key) });
   }
   return unique;
+}
+
+function duplicateOf(winner: ContextBlock, key: string): DropReason {
+  return key.startsWith(MESSAGE_KEY)
+    ? { type: 'duplicate', of: winner.id, messageId: key.slice(MESSAGE_KEY.length) }
+    : { type: 'duplicate', of: winner.id };
 }
 
 function outranks(a: ContextBlock, b: ContextBlock): boolean {

@@ -3,10 +3,20 @@ import { type Message, messageText } from './message.ts';
 import type { CompileWarning } from './report.ts';
 
 /**
- * Finds the query in the history so it enters once: a message with the query's id at the
- * end is taken out (it is sent as the query); a string query equal to the last user
- * message is that message (warned: the caller passed it twice); a message with the query's
- * id elsewhere is removed (warned).
+ * Finds the query in the history so it enters once, by id and by content, and so no id
+ * collision ever removes an earlier message:
+ * - a history ending with a message of the query's id ends with the query: that message is
+ *   taken out and sent as the query;
+ * - a history ending with a user message of the query's content (any form of query: a
+ *   string, or a message under another id) is the query passed twice: the history's copy is
+ *   taken out (warned `query-repeated`); a string query is sent as that stored message, a
+ *   message query as itself;
+ * - a message with the query's id earlier in the history is another message (two "yes"
+ *   answers are two turns): it stays, and the query is sent under the first free id
+ *   `<id>:<n>` (n ≥ 2). A string query's id is derived from its text, so that is expected and
+ *   not warned; a message query that reuses a stored id is warned `query-id-taken`.
+ *
+ * Mutates `history`; returns the message to send as the query when it is not `query` itself.
  */
 export function takeQuery(
   history: Message[],
@@ -14,30 +24,39 @@ export function takeQuery(
   raw: CompileRequest['query'],
   warnings: CompileWarning[],
 ): Message | undefined {
-  let taken: Message | undefined;
   const last = history.at(-1);
-  if (last?.id === query.id) taken = history.pop();
-  else if (
-    typeof raw === 'string' &&
-    last !== undefined &&
-    last.role === 'user' &&
-    messageText(last) === raw
-  ) {
+  if (last?.id === query.id) return history.pop();
+  if (last !== undefined && last.role === 'user' && sameContent(last, query)) {
     warnings.push({
       code: 'query-repeated',
       message: `the query equals the last history message "${last.id}"; it is sent once`,
       messageId: last.id,
     });
-    taken = history.pop();
+    history.pop();
+    if (typeof raw === 'string') return last;
   }
-  const at = history.findIndex((message) => message.id === query.id);
-  if (at >= 0) {
+  const ids = new Set(history.map((message) => message.id));
+  if (!ids.has(query.id)) return undefined;
+  let n = 2;
+  while (ids.has(`${query.id}:${n}`)) n++;
+  const sent: Message = { ...query, id: `${query.id}:${n}` };
+  if (typeof raw !== 'string') {
     warnings.push({
-      code: 'query-in-history',
-      message: `the query's id "${query.id}" also occurs at history position ${at}; that copy is left out`,
+      code: 'query-id-taken',
+      message: `the query's id "${query.id}" is taken by the message at history position ${history.findIndex((message) => message.id === query.id)}, which stays; the query is sent as "${sent.id}"`,
       messageId: query.id,
     });
-    history.splice(at, 1);
   }
-  return taken;
+  return sent;
+}
+
+/** Equal text and equal non-text parts (an image sent again is not the same message). */
+function sameContent(a: Message, b: Message): boolean {
+  if (typeof a.content === 'string' && typeof b.content === 'string') return a.content === b.content;
+  if (messageText(a) !== messageText(b)) return false;
+  return JSON.stringify(nonText(a)) === JSON.stringify(nonText(b));
+}
+
+function nonText(message: Message): unknown[] {
+  return typeof message.content === 'string' ? [] : message.content.filter((part) => part.type !== 'text');
 }

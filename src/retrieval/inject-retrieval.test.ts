@@ -27,7 +27,7 @@ describe('injectRetrieval', () => {
     });
   });
 
-  it('trims the last block at a sentence boundary and stops', () => {
+  it('trims a block at a sentence boundary', () => {
     const blocks = injectRetrieval({
       candidates: [ranked('a', 'First one. Second one. Third.', 0.9), ranked('b', 'tiny', 0.5)],
       maxTokens: 24,
@@ -35,6 +35,21 @@ describe('injectRetrieval', () => {
     });
     expect(blocks.map((block) => block.content)).toEqual(['First one. Second one.']);
     expect(blocks[0]?.metadata.trimmed).toBe(true);
+  });
+
+  it('goes on packing after a trim: a shorter candidate still fills what the cut left', () => {
+    const blocks = injectRetrieval({
+      candidates: [
+        ranked('a', 'First one. Second one. Third.', 0.9),
+        ranked('b', 'Odd. More text.', 0.6),
+        ranked('c', 'ab', 0.5),
+      ],
+      maxTokens: 28,
+      counter,
+    });
+    expect(blocks.map((block) => block.content)).toEqual(['First one. Second one.', 'Odd.', 'ab']);
+    expect(blocks.map((block) => block.metadata.trimmed)).toEqual([true, true, false]);
+    expect(blocks.reduce((sum, block) => sum + block.tokens, 0)).toBe(28);
   });
 
   it('trims Chinese text at 。', () => {

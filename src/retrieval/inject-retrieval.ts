@@ -17,7 +17,8 @@ export interface InjectRetrievalOptions {
   format?: (candidate: RankedCandidate) => string;
   /**
    * Whether a candidate that does not fit may be cut to its leading whole sentences.
-   * Default true; at most one block is trimmed (after it the budget is full).
+   * Default true. Packing goes on after a cut: what the cut leaves may still hold a shorter
+   * candidate further down (whole, or cut in its turn).
    */
   trimLast?: boolean;
 }
@@ -25,8 +26,8 @@ export interface InjectRetrievalOptions {
 /**
  * Seed 001's RetrievalInjector: turns reranked candidates into `ContextBlock`s within a token
  * budget, highest final score first. A candidate that does not fit is trimmed at a sentence
- * boundary when at least one sentence fits (then injection stops), otherwise skipped so a
- * shorter one further down may still fit. Each block carries the candidate's provenance and,
+ * boundary when at least one sentence fits, otherwise skipped; either way packing goes on, so
+ * a shorter one further down may still fill what is left. Each block carries the candidate's provenance and,
  * in `metadata`, `origin`, `candidateId`, `finalScore`, `signals` and `trimmed`. Block
  * priority is the final score.
  */
@@ -78,7 +79,6 @@ export function injectRetrieval(options: InjectRetrievalOptions): ContextBlock[]
     );
     blocks.push(block);
     remaining -= tokens;
-    if (trimmed) break;
   }
   return blocks;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/index.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createConversationIndex } from './conversation-index.ts';
 import { createKnowledgeBase } from './knowledge-base.ts';
 import type { RecallSource } from './recall-source.ts';
 import { createRetriever } from './retriever.ts';
@@ -69,5 +71,52 @@ describe('createRetriever', () => {
   it('rejects duplicate source names', async () => {
     const kb = await docs();
     expect(() => createRetriever({ sources: [kb, kb] })).toThrow(/duplicate/);
+  });
+});
+
+describe('createRetriever on a long conversation (LoCoMo-like)', () => {
+  // 300 turns of two speakers; 45 of them are about pottery, worded differently, spread out.
+  const subjects = [
+    'the hiking trip',
+    'her new job',
+    'the adoption agency',
+    'a book club',
+    'the charity run',
+  ];
+  const turns = Array.from({ length: 300 }, (_, index) => {
+    const speaker = index % 2 === 0 ? 'Caroline' : 'Melanie';
+    const text =
+      index % 7 === 3
+        ? `${speaker}: I went to my pottery class again on day ${index}; we glazed bowl number ${index % 11}.`
+        : `${speaker}: Let me tell you about ${subjects[index % subjects.length]} — day ${index} was busy but good.`;
+    return { id: `t${index}`, text };
+  });
+  const evidence = turns.filter((turn) => turn.text.includes('pottery')).map((turn) => turn.id);
+
+  it('fills the token budget it is given instead of stopping at recallLimit candidates', async () => {
+    const index = createConversationIndex({ indexContext: 1 });
+    index.append(turns);
+    const tokens = getTokenCounter('gpt-4o');
+    const retrieve = (maxRecallLimit?: number) =>
+      createRetriever({
+        sources: [index],
+        ...(maxRecallLimit === undefined ? {} : { maxRecallLimit }),
+      }).retrieve({ query: 'What did Caroline do in her pottery class?', maxTokens: 2000, counter: tokens });
+    const used = (blocks: readonly { tokens: number }[]) =>
+      blocks.reduce((sum, block) => sum + block.tokens, 0);
+    const recall = (blocks: readonly { metadata: Record<string, unknown> }[]) => {
+      const packed = new Set(blocks.map((block) => block.metadata.candidateId));
+      return evidence.filter((id) => packed.has(id)).length / evidence.length;
+    };
+
+    const oneRound = await retrieve(20);
+    expect(oneRound.blocks.length).toBe(20);
+    expect(recall(oneRound.blocks)).toBeLessThan(0.5);
+
+    const filled = await retrieve();
+    expect(evidence.length).toBe(43);
+    expect(used(filled.blocks)).toBeLessThanOrEqual(2000);
+    expect(used(filled.blocks)).toBeGreaterThan(2000 * 0.95);
+    expect(recall(filled.blocks)).toBe(1);
   });
 });

@@ -17,8 +17,18 @@ export interface RecallSourceConfig {
 /** Options of {@link createRetriever}. */
 export interface RetrieverOptions {
   sources: readonly (RecallSource | RecallSourceConfig)[];
-  /** Default 20 (seed 001), integer ≥ 1. */
+  /**
+   * Candidates recalled per source in the first round; default 20 (seed 001), integer ≥ 1.
+   * When the packed blocks leave room for more and a source returned all it was asked for,
+   * `retrieve` recalls again with a larger limit (see `maxRecallLimit`), so it fills the
+   * token budget it is given rather than stopping at `recallLimit` candidates.
+   */
   recallLimit?: number;
+  /**
+   * Most candidates recalled per source when filling a budget; default 400, integer ≥
+   * `recallLimit`. Equal to `recallLimit`: one round, at most `recallLimit` candidates.
+   */
+  maxRecallLimit?: number;
   /** Default {@link createReranker}(). */
   reranker?: Reranker;
   /** Query rewriting from recent history; `false` turns it off. Defaults 5 messages, top 6. */
@@ -56,7 +66,9 @@ export interface Retriever {
 
 /**
  * Creates the pipeline: QueryRewriter → parallel recall (per-source `recallLimit`,
- * `minScore`) → Reranker (dedup + weighted signals) → RetrievalInjector (budget).
+ * `minScore`) → Reranker (dedup + weighted signals) → RetrievalInjector (budget). When the
+ * packed blocks leave budget unused and a source filled its limit, recall runs again with a
+ * larger limit (up to `maxRecallLimit`, at most 4 rounds): `retrieve` fills the budget.
  * @example
  * const retriever = createRetriever({ sources: [memory.recallSource(), kb] });
  * const { blocks } = await retriever.retrieve({ query: 'auth?', history, maxTokens: 2000, counter });
@@ -68,6 +80,14 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       code: 'invalid-argument',
       message: 'recallLimit must be an integer ≥ 1',
       path: 'recallLimit',
+    });
+  }
+  const maxRecallLimit = options.maxRecallLimit ?? Math.max(recallLimit, DEFAULT_MAX_RECALL_LIMIT);
+  if (!Number.isInteger(maxRecallLimit) || maxRecallLimit < recallLimit) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `maxRecallLimit must be an integer ≥ recallLimit (${recallLimit})`,
+      path: 'maxRecallLimit',
     });
   }
   const configs = options.sources.map((entry) => ('source' in entry ? entry : { source: entry }));
@@ -91,14 +111,19 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         rewrite === false || request.history === undefined
           ? { query: request.query, original: request.query, addedWords: [] }
           : rewriteQuery({ query: request.query, messages: request.history, ...rewrite });
-      const failures: RetrievalResult['failures'] = [];
-      const recallFrom = async (config: RecallSourceConfig): Promise<RetrievalCandidate[]> => {
+      let failures: RetrievalResult['failures'] = [];
+      // Sources that may hold more than they returned (they filled their limit).
+      let more = false;
+      const recallFrom = async (config: RecallSourceConfig, scale: number): Promise<RetrievalCandidate[]> => {
+        const base = config.recallLimit ?? recallLimit;
+        const limit = Math.max(base, Math.min(maxRecallLimit, Math.ceil(base * scale)));
         try {
           const candidates = await config.source.recall({
             query: query.query,
-            limit: config.recallLimit ?? recallLimit,
+            limit,
             ...(request.signal === undefined ? {} : { signal: request.signal }),
           });
+          if (candidates.length >= limit && limit < maxRecallLimit) more = true;
           const minScore = config.minScore ?? 0;
           const passes = (candidate: RetrievalCandidate) => candidate.vectorScore >= minScore;
           return candidates.every(passes) ? candidates : candidates.filter(passes);
@@ -108,24 +133,46 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           return [];
         }
       };
-      // One source needs no Promise.all (nor the copy of flat()).
-      const recalled =
-        configs.length === 1
-          ? await recallFrom(configs[0] as RecallSourceConfig)
-          : (await Promise.all(configs.map(recallFrom))).flat();
-      const ranked = reranker.rerank({
-        query: query.query,
-        candidates: recalled,
-        ...(options.minFinalScore === undefined ? {} : { minScore: options.minFinalScore }),
-      });
-      const blocks = injectRetrieval({
-        candidates: ranked,
-        maxTokens: request.maxTokens,
-        counter: request.counter,
-        ...(request.layer === undefined ? {} : { layer: request.layer }),
-        ...(request.sourceName === undefined ? {} : { source: request.sourceName }),
-      });
-      return { query, ranked, blocks, failures };
+      const round = async (scale: number) => {
+        failures = [];
+        more = false;
+        // One source needs no Promise.all (nor the copy of flat()).
+        const recalled =
+          configs.length === 1
+            ? await recallFrom(configs[0] as RecallSourceConfig, scale)
+            : (await Promise.all(configs.map((config) => recallFrom(config, scale)))).flat();
+        const ranked = reranker.rerank({
+          query: query.query,
+          candidates: recalled,
+          ...(options.minFinalScore === undefined ? {} : { minScore: options.minFinalScore }),
+        });
+        const blocks = injectRetrieval({
+          candidates: ranked,
+          maxTokens: request.maxTokens,
+          counter: request.counter,
+          ...(request.layer === undefined ? {} : { layer: request.layer }),
+          ...(request.sourceName === undefined ? {} : { source: request.sourceName }),
+        });
+        return { ranked, blocks };
+      };
+      let scale = 1;
+      let result = await round(scale);
+      // Fill the budget: while room is left for another block of the packed ones' mean size
+      // and a source may hold more, recall again — sized by the share of the budget the last
+      // round filled (at least double), up to `maxRecallLimit` per source.
+      for (let rounds = 1; rounds < MAX_RECALL_ROUNDS && more; rounds++) {
+        if (result.blocks.length === 0) break;
+        const used = result.blocks.reduce((sum, block) => sum + block.tokens, 0);
+        if (request.maxTokens - used < used / result.blocks.length) break;
+        scale = Math.max(scale * 2, Math.ceil(((scale * request.maxTokens) / used) * 1.25));
+        result = await round(scale);
+      }
+      return { query, ranked: result.ranked, blocks: result.blocks, failures };
     },
   };
 }
+
+/** Per-source candidates recalled at most when filling a budget (`maxRecallLimit`'s default). */
+const DEFAULT_MAX_RECALL_LIMIT = 400;
+/** Recall rounds of one `retrieve` at most: the first, and the budget-filling ones. */
+const MAX_RECALL_ROUNDS = 4;

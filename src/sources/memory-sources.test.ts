@@ -6,6 +6,7 @@ import { createL1RecentSource } from './l1-recent-source.ts';
 import { createL2ImportantSource } from './l2-important-source.ts';
 import { openMemoryStore } from './memory-store.ts';
 import { makeBudget, makeRequest } from './test-request.test-support.ts';
+import { createUnifiedRetrievalSource } from './unified-retrieval-source.ts';
 
 async function memoryWith(messages: Message[]) {
   const memory = openMemoryStore({ agentId: 'parent', sessionId: 's' });
@@ -111,5 +112,61 @@ describe('createL1RecentSource in compileContext', () => {
       },
     );
     expect(compiled.history.map((message) => message.id)).toEqual(['u1', 'a1', 'r1', 'u2', 'a2']);
+  });
+});
+
+describe('one memory through L1, L2, inherited and retrieval', () => {
+  const decisions: Message[] = [
+    { id: 'u1', role: 'user', content: 'first question about the service' },
+    { id: 'a1', role: 'assistant', content: 'sure' },
+    { id: 'u2', role: 'user', content: 'We decided: the API must use JSON' },
+    { id: 'a2', role: 'assistant', content: 'noted, JSON it is' },
+    { id: 'u3', role: 'user', content: 'Important: the deadline is Friday' },
+    { id: 'a3', role: 'assistant', content: 'ok' },
+  ];
+  const sentCopies = (messages: readonly Message[], text: string) =>
+    messages.filter((message) => JSON.stringify(message.content).split(text).length > 1).length;
+
+  it('sends each message once, in the history, and reports the knowledge copies as its duplicates', async () => {
+    const memory = await memoryWith(decisions);
+    const compiled = await compileContext(
+      { systemPrompt: 'sys', query: 'what did we decide about the API JSON deadline?' },
+      {
+        counter: createCharCounter(),
+        window: 4000,
+        sources: [
+          createL1RecentSource({ memory }),
+          createL2ImportantSource({ memory }),
+          createInheritedSource({ parent: memory.view() }),
+          createUnifiedRetrievalSource({ memory }),
+        ],
+      },
+    );
+    expect(compiled.history.map((message) => message.id)).toEqual(['u1', 'a1', 'u2', 'a2', 'u3', 'a3']);
+    expect(sentCopies(compiled.messages, 'the API must use JSON')).toBe(1);
+    expect(sentCopies(compiled.messages, 'the deadline is Friday')).toBe(1);
+    expect(sentCopies(compiled.messages, 'noted, JSON it is')).toBe(1);
+    expect(compiled.contexts.knowledge__context ?? '').toBe('');
+    const duplicates = compiled.dropped.filter((entry) => entry.reason.type === 'duplicate');
+    expect(duplicates.map((entry) => entry.block.id)).toContain('L2_important:u2');
+    expect(duplicates.find((entry) => entry.block.id === 'L2_important:u2')?.reason).toEqual({
+      type: 'duplicate',
+      of: 'L1_recent:u2',
+      messageId: 'u2',
+    });
+  });
+
+  it('leaves out an inherited copy of a message the request history carries', async () => {
+    const memory = await memoryWith(decisions);
+    const compiled = await compileContext(
+      { history: decisions, query: 'and the deadline?' },
+      {
+        counter: createCharCounter(),
+        window: 4000,
+        sources: [createInheritedSource({ parent: memory.view() })],
+      },
+    );
+    expect(sentCopies(compiled.messages, 'the deadline is Friday')).toBe(1);
+    expect(compiled.report.sources.find((source) => source.name === 'INHERITED')?.keptBlocks).toBe(0);
   });
 });

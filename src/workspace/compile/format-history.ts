@@ -15,18 +15,18 @@ export interface FormatHistoryOptions {
  * Stage 4a of the workspace compiler (seed 003 "Format"): the stored messages as the model
  * will see them. Chat commands (`metadata.command`, e.g. `/compress` and its answer) and failed
  * turns (the question and its error record, `metadata.turnError`) are not conversation and
- * never reach the model (core's `conversationMessages`). `full` keeps the record as is; `curated`, `last-n` and `budget` replace
- * dismissed and excluded messages by placeholders. Nothing is cut here: `last-n`'s window and
+ * never reach the model (core's `conversationMessages`). Every strategy replaces dismissed
+ * and excluded messages by placeholders (decision 051: a curation event is an explicit act of
+ * the user or the model, and the strategy says how much history, not whether to honour it);
+ * the stored record itself is never changed. Nothing is cut here: `last-n`'s window and
  * the token budget are applied by the core pipeline (`maxHistoryMessages`), which reports
  * what they leave out. Pure.
  */
 export function formatHistory(options: FormatHistoryOptions): Message[] {
-  const { strategy, placeholderLocale } = options.chatHistory;
+  const { placeholderLocale } = options.chatHistory;
   // Commands typed in the chat (`/compress`) and failed turns are for the reader, not the model.
   const conversation = conversationMessages(options.messages);
-  return strategy === 'full'
-    ? conversation
-    : applyCuration(conversation, foldCurationEvents(options.curation), placeholderLocale);
+  return applyCuration(conversation, foldCurationEvents(options.curation), placeholderLocale);
 }
 
 /** Options of {@link buildQueryMessage}. */

@@ -158,7 +158,7 @@ describe('formatHistory', () => {
     expect(messages[2]?.content).not.toBe(curated[2]?.content);
   });
 
-  it('restores a message after a restore event and keeps the full record for the full strategy', () => {
+  it('restores a message after a restore event', () => {
     const restored = formatHistory({
       messages,
       curation: [
@@ -171,7 +171,19 @@ describe('formatHistory', () => {
     expect((restored[2]!.content as { output: { value: string } }[])[0]!.output.value).toBe(
       '[read ground-truth.md:30-50 — model judged: 与当前问题无关]',
     );
-    expect(formatHistory({ messages, curation, chatHistory: base })).toEqual(messages);
+  });
+
+  it('honours dismissals and exclusions on every strategy, `full` (the default) included', () => {
+    expect(base.strategy).toBe('full');
+    for (const strategy of ['full', 'last-n', 'budget', 'curated'] as const) {
+      const formatted = formatHistory({ messages, curation, chatHistory: { ...base, strategy, lastN: 10 } });
+      const tool = formatted[2]!.content as { output: { value: string } }[];
+      expect(tool[0]?.output.value).toBe('[已读取 ground-truth.md:30-50 — 模型判断：与当前问题无关]');
+      expect(formatted[4]?.content).toBe('[用户消息 #5 — 用户已排除]');
+    }
+    expect(messages[2]?.content).not.toEqual(
+      formatHistory({ messages, curation, chatHistory: base })[2]?.content,
+    );
   });
 
   it('cuts nothing for last-n: core sends the last n without starting on a tool result, and reports the rest', async () => {

@@ -42,8 +42,9 @@ export const contextConfigSchema = z.strictObject({
       /**
        * `full` — every message; `last-n` — the last `lastN` messages (core's history window: the
        * older ones are reported dropped, reason `history-window`); `budget` — as many recent
-       * messages as the history budget holds; `curated` — every message, with dismissed and
-       * excluded ones replaced by placeholders.
+       * messages as the history budget holds; `curated` — every message (the same as `full`,
+       * kept for existing manifests). Every strategy replaces dismissed and excluded messages
+       * by placeholders (decision 051), so `dismiss_memory` works wherever it is offered.
        */
       strategy: z.enum(['full', 'last-n', 'budget', 'curated']).default('full'),
       /** Messages kept by `last-n` (1..10 000). */
