@@ -81,30 +81,22 @@ export async function rollSummary(input: RollSummaryInput): Promise<RolledSummar
     }
     periods.push(made);
   }
-  // Merge the oldest pair until the whole fits; a single period too large is condensed alone.
+  // While the whole exceeds the cap: merge the two oldest periods (three or more), else
+  // condense the older of two alone, else the one period — the newest stays in detail longest.
   for (let guard = 0; guard < 64 && renderedTokens(periods, counter) > input.capTokens; guard++) {
     const [first, second] = periods;
     if (first === undefined) break;
-    const room = Math.max(
-      16,
-      input.capTokens - renderedTokens(periods.slice(second === undefined ? 1 : 2), counter),
-    );
-    const merged =
-      second === undefined
-        ? await condense(
-            input,
-            summarizer,
-            [first],
-            Math.min(room, Math.floor(periodTokens(first, counter) / 2)),
-          )
-        : await condense(
-            input,
-            summarizer,
-            [first, second],
-            Math.min(room, Math.ceil((periodTokens(first, counter) + periodTokens(second, counter)) / 2)),
-          );
-    periods.splice(0, second === undefined ? 1 : 2, merged);
-    if (second === undefined && periodTokens(merged, counter) === 0) break;
+    const parts = periods.length >= 3 && second !== undefined ? [first, second] : [first];
+    const partTokens = parts.reduce((sum, part) => sum + periodTokens(part, counter), 0);
+    const room = Math.max(16, input.capTokens - renderedTokens(periods.slice(parts.length), counter));
+    const merged = await condense(input, summarizer, parts, Math.min(room, Math.floor(partTokens / 2)));
+    periods.splice(0, parts.length, merged);
+    if (parts.length === 1 && periodTokens(merged, counter) === 0) {
+      // Nothing left of the oldest: it joins the next one, or the summary is as small as it gets.
+      if (periods.length === 1) break;
+      const [empty, next] = periods as [SummaryPeriod, SummaryPeriod];
+      periods.splice(0, 2, await condense(input, summarizer, [empty, next], periodTokens(next, counter)));
+    }
   }
   const text = renderSummary(periods);
   return {

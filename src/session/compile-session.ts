@@ -1,4 +1,4 @@
-import { createCompressionSource } from '../compression/index.ts';
+import { createCompressionSource, todoContextBlocks } from '../compression/index.ts';
 import { conversationMessages } from '../core/conversation-messages.ts';
 import type {
   CompactionAction,
@@ -227,9 +227,13 @@ function sessionHistory(input: {
           config,
           covered: conversation.slice(0, cutCount),
           summary: summary?.text ?? '',
-          todo: (compression.structured?.requirements.global.items ?? [])
-            .filter((item) => item.status !== 'cancelled')
-            .map((item) => `- ${item.id} [${item.priority} · ${item.type}] ${item.text}`),
+          todo:
+            compression.structured === null
+              ? []
+              : todoContextBlocks(compression.structured, {
+                  counter: input.counter,
+                  maxTokens: inputBudgetOf(config),
+                }).map((block) => block.content),
           counter: input.counter,
         }),
       }),
@@ -313,7 +317,7 @@ function recallTokens(input: {
   config: ContextConfig;
   covered: readonly Message[];
   summary: string;
-  /** The requirement TODO's lines: the other compressed form of older messages. */
+  /** The requirement TODO and artifact index views: the other compressed forms of older messages. */
   todo: readonly string[];
   counter: TokenCounter;
 }): number {

@@ -153,10 +153,15 @@ export async function compressSession(options: CompressSessionOptions): Promise<
   // Seed 004 §10.1: `/compress` turns on clipping for the session — a runtime process's agents
   // compile every later payload under the soft limit (the notebook's compile is always within
   // the budget).
+  // What was compressed stays compressed: `/compress artifacts` after `/compress requirement`
+  // keeps the requirements compact too (the scope only ever widens).
+  const previousScope = state.compression.structured?.forceContextClipping
+    ? state.compression.structured.clippingScope
+    : null;
   next.structured = {
     ...ensureStructured(state, next.structured),
     forceContextClipping: true,
-    clippingScope: scope,
+    clippingScope: previousScope === null || previousScope === scope ? scope : 'all',
   };
   compression = await store.saveCompression(sessionId, next, { expectedRevision: compression.revision });
   return { scope, summary, requirements, artifacts, compression };

@@ -5,7 +5,9 @@ import {
   type CompactionAction,
   type CompiledContext,
   CtxloomError,
+  countMessage,
   createExtractiveSummarizer,
+  type Message,
   messageText,
   type Summarizer,
   type TokenCounter,
@@ -30,12 +32,13 @@ import {
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
   type CompileSessionOptions,
+  inputBudgetOf,
   type PreparedSession,
   prepareSessionCompile,
   type SessionCompile,
 } from './compile-session.ts';
-import { compressSession } from './compress-session.ts';
-import { compileWithinBudget, type FittedCall } from './fit-session-call.ts';
+import { compressSession, DEFAULT_KEEP_LAST } from './compress-session.ts';
+import { compileWithinBudget, type FittedCall, moveSessionCut } from './fit-session-call.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
@@ -277,7 +280,41 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
         ...(compressOptions.turnId === undefined ? {} : { turnId: compressOptions.turnId }),
       });
-      return { ...result, tokensBefore, tokensAfter: await nextCallTokens(sessionId) };
+      let tokensAfter = await nextCallTokens(sessionId);
+      // `/compress` never makes the next call larger: when the TODO or the artifact index it
+      // added outweighs what it replaced, older turns move behind the cut until it does not.
+      const keep = Math.max(0, compressOptions.keepLast ?? DEFAULT_KEEP_LAST);
+      for (let move = 0; move < 8 && processStore === undefined && tokensAfter > tokensBefore; move++) {
+        const { prepared } = await prepare(sessionId);
+        const settings = prepared.longSession;
+        const live = prepared.conversation.slice(prepared.cutCount);
+        if (settings === undefined || live.length <= keep) break;
+        let passing = 0;
+        let freed = 0;
+        // A summary line costs about half its message: free about twice the excess.
+        while (passing < live.length - keep && freed < 2 * (tokensAfter - tokensBefore)) {
+          freed += countMessage(prepared.counter, live[passing] as Message);
+          passing++;
+        }
+        while (passing < live.length - keep && live[passing]?.role !== 'user') passing++;
+        if (passing === 0) break;
+        await moveSessionCut({
+          context: {
+            store,
+            sessionId,
+            summarizer: summarizerFor(prepared.counter),
+            persist: true,
+            now,
+            ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
+          },
+          prepared,
+          passing,
+          trigger: 'command',
+          capTokens: Math.floor(settings.summaryRatio * inputBudgetOf(prepared.config)),
+        });
+        tokensAfter = await nextCallTokens(sessionId);
+      }
+      return { ...result, tokensBefore, tokensAfter };
     },
     async curate(sessionId, input) {
       await requireFolder(sessionId);

@@ -91,7 +91,7 @@ export async function compileWithinBudget(
     });
     // Over budget although the plan found room (other layers grew): the next turn goes.
     if (passing === 0) passing = nextTurnStart(live);
-    const compaction = await moveCut({
+    const compaction = await moveSessionCut({
       context,
       prepared,
       passing,
@@ -163,12 +163,20 @@ function nextTurnStart(live: readonly Message[]): number {
   return live.length;
 }
 
-/** Moves the cut past `passing` live messages: rolls the summary and stores it (or not, in a preview). */
-async function moveCut(input: {
-  context: FitSessionCallContext;
+/**
+ * Moves a session's cut past `passing` messages after it (decision 040): rolls them into the
+ * summary under `capTokens` and stores it — or, for a preview (`persist` false), only returns
+ * the new state — with the `compacted` action (and `summarizer-failed` when the extractive
+ * summariser stood in) for the next call's report.
+ */
+export async function moveSessionCut(input: {
+  context: Pick<
+    FitSessionCallContext,
+    'store' | 'sessionId' | 'summarizer' | 'persist' | 'onSummarizerCall' | 'now' | 'signal'
+  >;
   prepared: PreparedSession;
   passing: number;
-  trigger: 'overflow' | 'soft-limit';
+  trigger: 'overflow' | 'soft-limit' | 'command';
   capTokens: number;
 }): Promise<{ compression: SessionCompression; actions: CompactionAction[] }> {
   const { context, prepared, passing } = input;

@@ -1,0 +1,248 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countCallTokens } from '../ai-sdk/index.ts';
+import type { CompileReport, Message } from '../core/index.ts';
+import { createTestNotebook } from '../server/test-workspace.test-support.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createSessionEngine } from './create-session-engine.ts';
+import { createFileSessionStore } from './file-session-store.ts';
+
+const SESSION = 'raft-consensus';
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+const counter = getTokenCounter('gpt-4o');
+let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
+
+beforeEach(async () => {
+  notebook = await createTestNotebook();
+});
+afterEach(async () => {
+  await notebook.cleanup();
+});
+
+const TOPICS = ['lighthouse', 'violin', 'glacier', 'marathon', 'orchid', 'telescope', 'pottery', 'sailboat'];
+
+/** A model that answers every call with a scripted text, or a `search_history` call when asked. */
+function scriptedModel(answers: () => string, search?: { query: string }) {
+  let searched = false;
+  return new MockLanguageModelV4({
+    doStream: async (options) => {
+      const prompt = JSON.stringify(options.prompt);
+      if (search !== undefined && !searched && prompt.includes('look it up')) {
+        searched = true;
+        return {
+          stream: simulateReadableStream({
+            chunks: [
+              { type: 'stream-start', warnings: [] },
+              {
+                type: 'tool-call',
+                toolCallId: 'c1',
+                toolName: 'search_history',
+                input: JSON.stringify(search),
+              },
+              { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
+            ] satisfies LanguageModelV4StreamPart[],
+          }),
+        };
+      }
+      const text = answers();
+      return {
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'stream-start', warnings: [] },
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: text },
+            { type: 'text-end', id: 't' },
+            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
+          ] satisfies LanguageModelV4StreamPart[],
+        }),
+      };
+    },
+  });
+}
+
+async function setWindow(window: number) {
+  const path = join(notebook.root, SESSION, 'context-config.json');
+  const config = JSON.parse(await readFile(path, 'utf8'));
+  config.budget.window = window;
+  await writeFile(path, `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/** How a report accounts for each history message: sent, summarised, recalled or recallable. */
+function accounting(report: CompileReport) {
+  const counts: Record<string, number> = {};
+  const history = report.layers.find((layer) => layer.layer === 'history');
+  counts.sent = history?.kept.length ?? 0;
+  for (const layer of report.layers) {
+    for (const dropped of layer.dropped) {
+      if (layer.layer !== 'history') continue;
+      counts[dropped.reason.type] = (counts[dropped.reason.type] ?? 0) + (dropped.run?.count ?? 1);
+    }
+  }
+  return counts;
+}
+
+describe('a long session through engine.runTurn (decision 040)', () => {
+  it('never leaves a message unaccounted for, moves its cut only forward, recalls older turns and sends what it reports', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const model = scriptedModel(() => `Noted: the ${TOPICS[turn % TOPICS.length]} detail number ${turn}.`);
+    let next = 0;
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      createId: () => `t-${++next}`,
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    const firstKept: number[] = [];
+    for (turn = 0; turn < 45; turn++) {
+      const topic = TOPICS[turn % TOPICS.length];
+      const running = await engine.runTurn({
+        sessionId: SESSION,
+        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
+        messageId: `u-${turn}`,
+      });
+      for await (const _ of running.stream);
+      await running.stored;
+      const report = running.compiled?.report as CompileReport;
+      // Nothing is dropped for lack of room: every message is sent, summarised, recalled or recallable.
+      expect(accounting(report)['over-budget'] ?? 0).toBe(0);
+      const kept = report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+      const state = await engine.store.load(SESSION);
+      const positions = new Map(state.messages.map((message, index) => [`history:${message.id}`, index]));
+      firstKept.push(positions.get(kept[0]?.id ?? '') ?? Number.POSITIVE_INFINITY);
+    }
+    // The cut only moves forward, and it moved.
+    for (let index = 1; index < firstKept.length; index++) {
+      expect(firstKept[index]).toBeGreaterThanOrEqual(firstKept[index - 1] as number);
+    }
+    const calls = await engine.listCalls(SESSION, { limit: 1000 });
+    const chatCalls = calls.filter((call) => call.agentId === undefined || call.agentId === 'assistant');
+    expect(
+      chatCalls.some((call) => call.report.compaction.some((action) => action.type === 'compacted')),
+    ).toBe(true);
+    // The report is what the provider received, on every call.
+    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+    expect(received).toHaveLength(chatCalls.length);
+    for (const [index, call] of chatCalls.entries()) {
+      expect(countCallTokens(received[index] as LanguageModelV4CallOptions, counter)).toBe(
+        call.report.totalTokens,
+      );
+      expect(call.report.totalTokens).toBeLessThanOrEqual(call.report.inputBudget);
+    }
+
+    // A question about an early turn: its message is recalled, and the report says so.
+    const preview = await engine.compile(SESSION, { query: 'What was the code word of my glacier story?' });
+    const counts = accounting(preview.report);
+    expect(counts['over-budget'] ?? 0).toBe(0);
+    expect(counts.recalled ?? 0).toBeGreaterThan(0);
+    const state = await engine.store.load(SESSION);
+    const conversation = state.messages.filter((message) => message.metadata?.command === undefined);
+    const total = Object.values(counts).reduce((sum, value) => sum + value, 0);
+    expect(total).toBe(conversation.length);
+    expect(JSON.stringify(preview.messages)).toContain('glacier-14');
+  });
+
+  it('previews exactly the bytes the turn then sends, compaction included', async () => {
+    await setWindow(2500);
+    const model = scriptedModel(() => 'Understood, noted for later.');
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    for (let turn = 0; turn < 30; turn++) {
+      const text = `Item ${turn}: remember the ${TOPICS[turn % TOPICS.length]} number ${turn * 13}.`;
+      const preview = await engine.compile(SESSION, { query: text, queryId: `u-${turn}` });
+      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+      for await (const _ of running.stream);
+      await running.stored;
+      expect(running.compiled?.aiSdk.messages).toEqual(preview.aiSdk.messages);
+    }
+  });
+
+  it('gives the model search_history over the whole conversation', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope' });
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    for (turn = 0; turn < 30; turn++) {
+      const text =
+        turn === 29
+          ? 'Which telescope did I mention? Please look it up.'
+          : `Note ${turn}: the ${TOPICS[turn % TOPICS.length]} one is ${turn * 3}.`;
+      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+    const afterSearch = JSON.stringify(received.at(-1)?.prompt);
+    expect(afterSearch).toContain('search_history');
+    // The tool's result names the earliest telescope note, whatever the cut.
+    expect(afterSearch).toContain('the telescope one is 15');
+    const stored = await engine.store.load(SESSION);
+    const result = stored.messages.findLast((message: Message) => message.role === 'tool');
+    expect(JSON.stringify(result?.content)).toContain('search_history');
+    expect(JSON.stringify(result?.content)).toContain('"position":');
+  });
+});
+
+describe('/compress (decision 040)', () => {
+  for (const scope of ['all', 'requirement', 'artifacts'] as const) {
+    it(`/compress${scope === 'all' ? '' : ` ${scope}`} never makes the next call larger`, async () => {
+      const engine = createSessionEngine({
+        workspace: notebook.workspace,
+        store: createFileSessionStore({ workspace: notebook.workspace }),
+      });
+      const outcome = await engine.compress(SESSION, { scope });
+      expect(outcome.tokensAfter).toBeLessThanOrEqual(outcome.tokensBefore);
+      // Twice in a row, and after the other forms, too.
+      for (const again of ['all', 'requirement', 'artifacts'] as const) {
+        const next = await engine.compress(SESSION, { scope: again });
+        expect(next.tokensAfter).toBeLessThanOrEqual(next.tokensBefore);
+      }
+    });
+  }
+
+  it('a message dismissed after /compress never reaches the model, not even through the summary', async () => {
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+    });
+    await engine.compress(SESSION, { keepLast: 2 });
+    const state = await engine.store.load(SESSION);
+    const periods = state.compression.summary?.periods ?? [];
+    // A user message the summary carries a line for; its words as the summary shows them.
+    const period = periods.find((candidate) =>
+      candidate.carried?.some((id) => state.messages.find((message) => message.id === id)?.role === 'user'),
+    );
+    const index = period?.carried?.findIndex(
+      (id) => state.messages.find((message) => message.id === id)?.role === 'user',
+    );
+    const target = state.messages.find((message) => message.id === period?.carried?.[index ?? -1]);
+    const line = period?.text.split('\n')[index ?? -1] ?? '';
+    const sentence = line.replace(/^- user: /u, '').slice(0, 16);
+    expect(sentence.length).toBe(16);
+    expect(JSON.stringify((await engine.compile(SESSION)).messages)).toContain(sentence);
+    await engine.curate(SESSION, {
+      action: 'dismiss',
+      targetMessageIds: [target?.id as string],
+      summary: 'not needed',
+    });
+    const after = JSON.stringify((await engine.compile(SESSION, { query: '接下来学什么？' })).messages);
+    expect(after).not.toContain(sentence);
+  });
+});
