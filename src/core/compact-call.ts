@@ -75,6 +75,7 @@ export async function compactCall(input: {
         counter,
         droppedTokens: lost.reduce((sum, message) => sum + measureMessage(message, counter).tokens, 0),
         errorLines: errorLines(lost),
+        fromIndex: historyIndexOf(selection.dropped, lost[0]),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
       });
       if (made === undefined || !call.included('compression__context')) break;
@@ -138,4 +139,14 @@ function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextB
     const into = named.get((entry.block.metadata as HistoryBlockMetadata).message.id);
     return into === undefined ? entry : { block: entry.block, reason: { type: 'recalled', into } };
   });
+}
+
+/** Index in the history of a dropped message (0 when unknown). */
+function historyIndexOf(dropped: readonly DroppedBlock[], message: Message | undefined): number {
+  if (message === undefined) return 0;
+  for (const entry of dropped) {
+    const metadata = entry.block.metadata as Partial<HistoryBlockMetadata>;
+    if (entry.block.layer === 'history' && metadata.message?.id === message.id) return metadata.index ?? 0;
+  }
+  return 0;
 }

@@ -3,8 +3,9 @@ import { createBlock } from './block.ts';
 import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
+import { rollSummary, type SummaryPeriod } from './rolling-summary.ts';
 import type { DroppedBlock, DropReason, Selection } from './select.ts';
-import { createExtractiveSummarizer, type Summarizer, toSummaryResult } from './summarizer.ts';
+import type { Summarizer } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
 
@@ -130,46 +131,44 @@ export async function summarizeDropped(input: {
   counter: TokenCounter;
   droppedTokens: number;
   errorLines: readonly string[];
+  /** Index (0-based) in the history of the first message in `messages`. */
+  fromIndex: number;
   signal?: AbortSignal;
 }): Promise<{ block: ContextBlock; actions: CompactionAction[]; coveredCount: number } | undefined> {
   const { counter } = input;
   if (input.messages.length === 0) return undefined;
   if (input.summarizer !== undefined) {
-    const actions: CompactionAction[] = [];
-    const summarizeInput = {
-      ...(input.previousSummary === undefined ? {} : { previousSummary: input.previousSummary }),
+    // A rolling summary (decision 040): the previous summary is the oldest period, the lost
+    // messages a new one; over the cap the oldest periods are condensed — it never freezes.
+    const rolled = await rollSummary({
+      periods:
+        input.previousSummary === undefined || input.previousSummary === '' ? [] : [previousPeriod(input)],
       messages: input.messages,
-      maxTokens: input.maxTokens,
+      from: input.fromIndex + 1,
+      capTokens: input.maxTokens,
+      counter,
+      summarizer: input.summarizer,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
-    };
-    let summarizer = input.summarizer;
-    let result: Awaited<ReturnType<Summarizer['summarize']>>;
-    try {
-      result = await summarizer.summarize(summarizeInput);
-    } catch (error) {
-      // A failing summariser degrades to the extractive one, and the report says so.
-      if (input.signal?.aborted === true) throw error;
-      const fallback = createExtractiveSummarizer({ counter });
+    });
+    const actions: CompactionAction[] = [];
+    if (rolled.failure !== undefined) {
       actions.push({
         type: 'summarizer-failed',
-        summarizer: summarizer.name,
-        error: error instanceof Error ? error.message : String(error),
-        fallback: fallback.name,
+        summarizer: input.summarizer.name,
+        error: rolled.failure,
+        fallback: rolled.summarizer,
       });
-      summarizer = fallback;
-      result = await fallback.summarize(summarizeInput);
     }
-    const { text, coveredCount } = toSummaryResult(result, input.messages.length);
-    if (text.length > 0 && coveredCount > 0) {
-      const block = compressionBlock(text, counter, { summarized: true });
+    if (rolled.text.length > 0) {
+      const block = compressionBlock(rolled.text, counter, { summarized: true });
       actions.push({
         type: 'summarized',
-        summarizer: summarizer.name,
-        messages: coveredCount,
+        summarizer: rolled.summarizer,
+        messages: input.messages.length,
         fromTokens: input.droppedTokens,
         summaryTokens: block.tokens,
       });
-      return { block, actions, coveredCount };
+      return { block, actions, coveredCount: input.messages.length };
     }
   }
   const lines = [
@@ -190,6 +189,26 @@ export async function summarizeDropped(input: {
         errors: input.errorLines.length,
       },
     ],
+  };
+}
+
+/** The stored summary as the oldest period: everything before the first lost message. */
+function previousPeriod(input: {
+  previousSummary?: string | undefined;
+  fromIndex: number;
+  summarizer?: Summarizer | undefined;
+}): SummaryPeriod {
+  const lines = (input.previousSummary ?? '').split('\n');
+  // A rolled summary's heading is written again on top; keep only its body.
+  const body = lines[0]?.startsWith('Summary of messages ') ? lines.slice(1) : lines;
+  return {
+    from: 1,
+    count: Math.max(1, input.fromIndex),
+    fromMessageId: 'history:start',
+    throughMessageId: 'history:summary',
+    level: 1,
+    text: body.join('\n'),
+    summarizer: input.summarizer?.name ?? 'summary',
   };
 }
 

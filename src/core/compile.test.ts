@@ -127,7 +127,7 @@ describe('compileContext', () => {
     const ids = resumed.messages.map((message) => message.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const covered of summary.coveredMessageIds) expect(ids).not.toContain(covered);
-    expect(resumed.contexts.compression__context).toMatch(/^Earlier conversation \(extractive summary\):/);
+    expect(resumed.contexts.compression__context).toMatch(/^Summary of messages 1–\d+:/);
   });
 
   it('trims the best block that did not fit at a sentence boundary and marks it', async () => {

@@ -267,13 +267,16 @@ function periodHeader(period: SummaryPeriod): string {
  */
 export function renderSummary(
   periods: readonly SummaryPeriod[],
-  options: { replace?: (messageId: string) => string | null | undefined } = {},
+  options: {
+    replace?: (messageId: string) => string | null | undefined;
+    /** Added to the heading, e.g. how to find what the summary leaves out. */
+    note?: string;
+  } = {},
 ): string {
   if (periods.length === 0) return '';
   const last = periods.at(-1) as SummaryPeriod;
-  const parts = [
-    `Summary of messages 1–${last.from + last.count - 1} (older periods condensed; search_history finds any earlier message):`,
-  ];
+  const note = options.note === undefined ? '' : ` (${options.note})`;
+  const parts = [`Summary of messages 1–${last.from + last.count - 1}${note}:`];
   const replace = options.replace;
   for (const period of periods) {
     const lines = splitLines(period.text);

@@ -254,6 +254,7 @@ function sessionHistory(input: {
     periods === undefined
       ? summary.text
       : renderSummary(periods, {
+          note: `older periods condensed; ${SEARCH_HISTORY_TOOL} finds any earlier message`,
           replace: (id) => {
             if (!curated.has(id)) return undefined;
             const message = conversation.find((candidate) => candidate.id === id);
