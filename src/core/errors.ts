@@ -121,7 +121,8 @@ export class CtxloomError extends Error {
 
 function formatMessage(options: CtxloomErrorOptions): string {
   const where: string[] = [];
-  if (options.file !== undefined) {
+  // An empty file (the session folder itself) names nothing: never "… ()".
+  if (options.file !== undefined && options.file !== '') {
     let location = options.file;
     if (options.line !== undefined) location += `:${options.line}`;
     if (options.column !== undefined) location += `:${options.column}`;

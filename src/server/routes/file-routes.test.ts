@@ -35,6 +35,18 @@ describe('file routes', () => {
     expect(again.status).toBe(409);
   });
 
+  it('reads and writes the files of a session whose id is not ASCII', async () => {
+    const created = await request('/api/sessions', json('POST', { concept: 'Paxos 入门' }));
+    const { id } = ((await created.json()) as { session: { id: string } }).session;
+    expect(id).toMatch(/入门/u);
+    const files = `/api/sessions/${encodeURIComponent(id)}/files`;
+    const config = await request(`${files}/context-config.json`);
+    expect(config.status).toBe(200);
+    expect(await config.text()).toContain('"profile"');
+    expect((await request(`${files}/笔记.md`, json('PUT', { text: '# 笔记\n' }))).status).toBe(200);
+    expect(await (await request(`${files}/${encodeURIComponent('笔记.md')}`)).text()).toBe('# 笔记\n');
+  });
+
   it('renames a file without overwriting an existing one', async () => {
     await request(`${base}/files/a.md`, json('PUT', { text: 'A' }));
     const moved = await request(`${base}/files/a.md`, json('PATCH', { to: 'archive/b.md' }));

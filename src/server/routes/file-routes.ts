@@ -59,7 +59,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.get('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const path = filePath(c, sessionId);
+    const path = filePath(c);
     const text = await workspace.session(sessionId).readText(path);
     c.header('ETag', etagOf(text));
     c.header('Cache-Control', 'no-store');
@@ -69,7 +69,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.put('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const path = filePath(c, sessionId);
+    const path = filePath(c);
     const { text } = await readJsonBody(c, writeBody);
     const sandbox = workspace.session(sessionId);
     // Where the write lands: `sub/link-up/memory.json` is memory.json.
@@ -118,7 +118,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.patch('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const from = filePath(c, sessionId);
+    const from = filePath(c);
     const { to } = await readJsonBody(c, renameBody);
     const sandbox = workspace.session(sessionId);
     const source = await requireMovable(sandbox, from);
@@ -166,7 +166,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.delete('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const path = filePath(c, sessionId);
+    const path = filePath(c);
     const sandbox = workspace.session(sessionId);
     const entry = await requireMovable(sandbox, path);
     const ifMatch = c.req.header('If-Match');
@@ -261,10 +261,13 @@ async function requireLinkInside(
   }
 }
 
-/** The `*` of a file route, percent-decoded (the sandbox validates it). */
-function filePath(c: Context, sessionId: string): string {
-  const prefix = `/api/sessions/${encodeURIComponent(sessionId)}/files/`;
-  const raw = c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length) : '';
+/**
+ * The `*` of a file route, percent-decoded (the sandbox validates it): everything after
+ * `/api/sessions/<id>/files/`, found by position — a session id with non-ASCII characters
+ * reaches the router encoded however the client chose, so it is never compared as text.
+ */
+function filePath(c: Context): string {
+  const raw = c.req.path.split('/').slice(5).join('/');
   try {
     return decodeURIComponent(raw);
   } catch (cause) {
