@@ -6,11 +6,16 @@ const COLORS: Record<string, string> = {
   framework__context: '#0ea5e9',
   knowledge__context: '#10b981',
   todo__context: '#f59e0b',
+  experience__context: '#84cc16',
   retrieval__context: '#14b8a6',
   compression__context: '#a855f7',
+  recall__context: '#ec4899',
   history: '#64748b',
   query: '#ef4444',
 };
+
+/** The colour of the tool definitions' row and bar segment. */
+export const TOOLS_COLOR = '#78716c';
 
 /** The colour of a layer in the stacked bar and its swatches. */
 export const colorOf = (layer: string): string => COLORS[layer] ?? '#94a3b8';
