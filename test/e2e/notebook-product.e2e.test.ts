@@ -2,7 +2,7 @@
 // stays up with a bad reference, ctxloom's own files protected, a keyboard path to the chat
 // input, dialogs instead of prompt(), and a session list that is live across tabs — at four
 // widths in English and Chinese, with screenshots under test/e2e/artifacts/.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -11,6 +11,7 @@ import { createOfflineModel } from '../../src/llm/index.ts';
 import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
 import {
+  ARTIFACTS,
   ask,
   EXAMPLE,
   launchChromium,
@@ -28,6 +29,8 @@ const VIEWPORTS = [
   { width: 1440, height: 900 },
 ];
 const RAFT = 'raft-consensus';
+/** Tab presses from the page's top to the chat input, per wide layout (written to the artefacts). */
+const TAB_STOPS: { lang: string; width: number; stops: number }[] = [];
 
 let root: string;
 let server: NotebookServer;
@@ -49,6 +52,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await writeFile(join(ARTIFACTS, 'product-tab-stops.json'), `${JSON.stringify(TAB_STOPS, null, 2)}\n`);
   await browser?.close();
   await server?.close();
   if (root) await rm(root, { recursive: true, force: true });
@@ -148,6 +152,16 @@ async function toolsRow(lang: 'en' | 'zh', width: number): Promise<void> {
   await preview.locator('table.layers').scrollIntoViewIfNeeded();
   await shot(`${lang}-${width}-tools`);
   await tools.locator('button').click();
+  // The long session's layers: recalled messages and those behind the cut, with their reasons.
+  if (width === 1440) {
+    const history = preview.locator('tr[data-layer="history"] button');
+    await history.click();
+    const detail = preview.locator('#preview-layer-history');
+    expect(await detail.textContent()).toContain(lang === 'en' ? 'behind the cut' : 'search_history');
+    await detail.scrollIntoViewIfNeeded();
+    await shot(`${lang}-${width}-history-reasons`);
+    await history.click();
+  }
 }
 
 /** A draft with a bad reference: the preview stays up, leaves it out and names it in the page's language. */
@@ -244,6 +258,24 @@ async function keyboardPath(lang: 'en' | 'zh'): Promise<void> {
   const inInput = () =>
     page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'chat-input');
   await poll(inInput).toBe(true);
+  // Without the skip link, Tab still reaches the input past one stop for the whole call log.
+  if (!narrow()) {
+    await openRaft(lang);
+    const where = () =>
+      page.evaluate(() => ({
+        input: document.activeElement?.getAttribute('data-testid') === 'chat-input',
+        callFile: document.activeElement?.closest('.call-log-files') != null,
+      }));
+    let stops = 0;
+    for (; stops < 100; stops++) {
+      await page.keyboard.press('Tab');
+      const at = await where();
+      expect(at.callFile).toBe(false);
+      if (at.input) break;
+    }
+    TAB_STOPS.push({ lang, width: page.viewportSize()?.width ?? 0, stops: stops + 1 });
+    expect(stops + 1).toBeLessThan(40);
+  }
   // `/` from anywhere outside a text field.
   await page.locator('.topbar .brand').click();
   await page.keyboard.press('/');

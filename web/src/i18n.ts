@@ -132,7 +132,7 @@ const en = {
   actionPlaceholder: '{tool} output → artifact {handle}: {from} → {to} ({reason})',
   actionChunked: 'dropped {n} more messages to a chunk boundary ({tokens})',
   actionCompacted:
-    'compacted automatically ({trigger}): {n} messages moved into the rolling summary ({tokens}, {summarizer})',
+    'compacted ({trigger}): {n} messages moved into the rolling summary ({tokens}, {summarizer})',
   actionSummarizerFailed: 'summariser {summarizer} failed: {error}; used {fallback}',
   newFile: 'New file',
   newFilePrompt: 'Name of the new file (e.g. notes.md or notes/today.md)',
@@ -194,6 +194,9 @@ const en = {
   errorNotFound: '{path} does not exist.',
   errorPathEscape: '{path} is outside this session’s folder.',
   errorInvalidReference: 'a reference to {path} cannot be resolved.',
+  triggerSoftLimit: 'automatically, near the soft limit',
+  triggerOverflow: 'automatically, over the window',
+  triggerCommand: 'by /compress',
 };
 
 const zh: typeof en = {
@@ -319,7 +322,7 @@ const zh: typeof en = {
   actionRetry: '重新编译：精确计数超出 {n} token',
   actionPlaceholder: '{tool} 输出 → 工件 {handle}：{from} → {to}（{reason}）',
   actionChunked: '按块边界多丢弃 {n} 条消息（{tokens}）',
-  actionCompacted: '已自动压缩（{trigger}）：{n} 条消息并入滚动摘要（{tokens}，{summarizer}）',
+  actionCompacted: '已压缩（{trigger}）：{n} 条消息并入滚动摘要（{tokens}，{summarizer}）',
   actionSummarizerFailed: '摘要器 {summarizer} 失败：{error}；改用 {fallback}',
   newFile: '新建文件',
   newFilePrompt: '新文件名（例如 notes.md 或 notes/today.md）',
@@ -380,6 +383,9 @@ const zh: typeof en = {
   errorNotFound: '{path} 不存在。',
   errorPathEscape: '{path} 不在本会话的文件夹内。',
   errorInvalidReference: '对 {path} 的引用无法解析。',
+  triggerSoftLimit: '自动：接近软上限',
+  triggerOverflow: '自动：超出窗口',
+  triggerCommand: '由 /compress 触发',
 };
 
 /** Message keys. */

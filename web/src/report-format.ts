@@ -49,6 +49,12 @@ export function describeReason(reason: DropReason, t: Translate): string {
   }
 }
 
+const TRIGGERS = {
+  'soft-limit': 'triggerSoftLimit',
+  overflow: 'triggerOverflow',
+  command: 'triggerCommand',
+} as const;
+
 /** One line per compaction action, in the UI language. */
 export function describeAction(action: CompactionAction, t: Translate): string {
   switch (action.type) {
@@ -85,7 +91,7 @@ export function describeAction(action: CompactionAction, t: Translate): string {
         n: action.messages,
         tokens: formatTokens(action.summaryTokens),
         summarizer: action.summarizer,
-        trigger: action.trigger,
+        trigger: t(TRIGGERS[action.trigger]),
       });
     case 'summarizer-failed':
       return t('actionSummarizerFailed', {
