@@ -18,7 +18,7 @@ import type {
 import type { DroppedBlock, Selection } from './select.ts';
 import type { ContextSource } from './source.ts';
 import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
-import type { ToolDefinition } from './tool-definitions.ts';
+import { type ToolDefinition, toolDefinitionText } from './tool-definitions.ts';
 
 /** Input of {@link buildReport}: everything a compile decided. */
 export interface BuildReportInput {
@@ -169,6 +169,10 @@ export function buildReport(input: BuildReportInput): CompileReport {
       count: input.tools.length,
       tokens: input.toolTokens ?? 0,
       names: input.tools.map((tool) => tool.name),
+      definitions: input.tools.map((tool) => ({
+        name: tool.name,
+        tokens: counter.countText(toolDefinitionText(tool)),
+      })),
     };
   }
   if (input.warnings !== undefined && input.warnings.length > 0) report.warnings = [...input.warnings];

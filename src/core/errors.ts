@@ -13,6 +13,9 @@
  * - `path-escape` — a path tried to leave its sandbox.
  * - `too-large` — an input exceeded a documented size limit.
  * - `conflict` — a write was based on a stale version (ETag mismatch).
+ * - `reserved-name` — a file ctxloom keeps for itself (the record, the curation log, the
+ *   compression state, the call log, lock and temp files) was to be written, renamed, renamed
+ *   onto or deleted through a route that only serves the user's files (`path` names it).
  * - `unauthorized` — a request lacked the required credentials.
  * - `forbidden` — a request came from a foreign site or host (`Origin`/`Host` check).
  * - `unsupported-media-type` — a write request's body is not `application/json`.
@@ -39,6 +42,7 @@ export const ERROR_CODES = [
   'path-escape',
   'too-large',
   'conflict',
+  'reserved-name',
   'unauthorized',
   'forbidden',
   'unsupported-media-type',
@@ -117,7 +121,8 @@ export class CtxloomError extends Error {
 
 function formatMessage(options: CtxloomErrorOptions): string {
   const where: string[] = [];
-  if (options.file !== undefined) {
+  // An empty file (the session folder itself) names nothing: never "… ()".
+  if (options.file !== undefined && options.file !== '') {
     let location = options.file;
     if (options.line !== undefined) location += `:${options.line}`;
     if (options.column !== undefined) location += `:${options.column}`;

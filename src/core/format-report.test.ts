@@ -22,4 +22,41 @@ describe('formatReport', () => {
     expect(text).not.toContain('\u001b[');
     expect(formatReport(report, { color: true })).toContain('\u001b[');
   });
+
+  it('gives every token of the call a row: layers, tool definitions and request overhead add up to the total', async () => {
+    const counter = createCharCounter();
+    const schema = (field: string) => ({ type: 'object', properties: { [field]: { type: 'string' } } });
+    const tools = [
+      { name: 'read_file', description: 'Read a file of the session', inputSchema: schema('path') },
+      { name: 'search', description: 'Search the session files', inputSchema: schema('query') },
+    ];
+    const { report } = await compileContext(
+      {
+        systemPrompt: 'You are a careful tutor.',
+        contexts: { knowledge__context: 'Raft elects one leader per term.', todo__context: '- [ ] read §5' },
+        history: [
+          { id: 'u1', role: 'user', content: 'What is a term?' },
+          { id: 'a1', role: 'assistant', content: 'A logical clock.' },
+        ],
+        query: 'And the log?',
+      },
+      { counter, window: 4000, tools },
+    );
+    expect(report.tools?.definitions?.map((tool) => tool.name)).toEqual(['read_file', 'search']);
+    expect(report.tools?.definitions?.reduce((sum, tool) => sum + tool.tokens, 0)).toBe(report.tools?.tokens);
+
+    const lines = formatReport(report, { verbose: true }).split('\n');
+    const header = lines.findIndex((line) => line.startsWith('layer '));
+    const total = lines.findIndex((line) => line.startsWith('total '));
+    const rows = lines.slice(header + 1, total).filter((line) => !line.startsWith('  - '));
+    const tokensOf = (line: string) => Number(/^\S.*?\s{2,}([\d,]+)/u.exec(line)?.[1]?.replace(/,/gu, ''));
+    expect(rows.map((line) => line.split(/\s{2,}/u)[0])).toEqual([
+      ...report.layers.map((layer) => layer.layer),
+      'tools (2)',
+      ...(report.overheadTokens > 0 ? ['(request overhead)'] : []),
+    ]);
+    expect(rows.reduce((sum, line) => sum + tokensOf(line), 0)).toBe(report.totalTokens);
+    expect(tokensOf(lines[total] ?? '')).toBe(report.totalTokens);
+    expect(lines).toContain(`  - search (${report.tools?.definitions?.[1]?.tokens} tok)`);
+  });
 });

@@ -29,8 +29,9 @@ const ANSI = {
 /**
  * Renders a compile report as a text table for terminals: a header with the window, the
  * output reserve and the exact total, then one row per layer with tokens, share of the
- * input budget, kept / trimmed / dropped counts and a bar, then drop reasons and
- * compaction actions.
+ * input budget, kept / trimmed / dropped counts and a bar, a row for the tool definitions
+ * (each tool listed with `verbose`) and one for the request overhead — the rows add up to
+ * the total, printed last — then drop reasons and compaction actions.
  */
 export function formatReport(report: CompileReport, options: FormatReportOptions = {}): string {
   const paint = (code: keyof typeof ANSI, text: string) =>
@@ -50,26 +51,43 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
   );
   if (report.order !== undefined) lines.push(paint('dim', `order ${ORDER_TEXT[report.order]}`));
   lines.push('');
-  const nameWidth = Math.max(8, ...report.layers.map((layer) => layer.layer.length));
+  const tools = report.tools;
+  const toolsName = tools === undefined ? '' : `tools (${tools.count})`;
+  const nameWidth = Math.max(8, toolsName.length, ...report.layers.map((layer) => layer.layer.length));
   lines.push(
     paint(
       'dim',
       `${'layer'.padEnd(nameWidth)}  ${'tokens'.padStart(8)}  ${'%'.padStart(6)}  kept  trim  drop`,
     ),
   );
+  const row = (name: string, tokens: number, counts: string) => {
+    const share = tokens / Math.max(1, report.inputBudget);
+    return `${name.padEnd(nameWidth)}  ${number(tokens).padStart(8)}  ${percent(share).padStart(6)}  ${counts}  ${paint('cyan', bar(share, width))}`;
+  };
   for (const layer of report.layers) {
-    const share = layer.tokens / Math.max(1, report.inputBudget);
     const trimmed = layer.kept.filter((block) => block.trimmedFromTokens !== undefined).length;
     const dropped = droppedCount(layer);
     lines.push(
-      `${layer.layer.padEnd(nameWidth)}  ${number(layer.tokens).padStart(8)}  ${percent(share).padStart(6)}  ${String(layer.kept.length).padStart(4)}  ${String(trimmed).padStart(4)}  ${dropped > 0 ? paint('yellow', String(dropped).padStart(4)) : '   0'}  ${paint('cyan', bar(share, width))}`,
+      row(
+        layer.layer,
+        layer.tokens,
+        `${String(layer.kept.length).padStart(4)}  ${String(trimmed).padStart(4)}  ${dropped > 0 ? paint('yellow', String(dropped).padStart(4)) : '   0'}`,
+      ),
     );
+  }
+  // Every token of `used` sits in exactly one row: the layers, the tool definitions, the overhead.
+  if (tools !== undefined && tools.tokens > 0) {
+    lines.push(row(toolsName, tools.tokens, `${String(tools.count).padStart(4)}     0     0`));
+    if (options.verbose === true)
+      for (const tool of tools.definitions ?? [])
+        lines.push(paint('dim', `  - ${tool.name} (${number(tool.tokens)} tok)`));
   }
   if (report.overheadTokens > 0) {
     lines.push(
       paint('dim', `${'(request overhead)'.padEnd(nameWidth)}  ${number(report.overheadTokens).padStart(8)}`),
     );
   }
+  lines.push(paint('dim', `${'total'.padEnd(nameWidth)}  ${number(report.totalTokens).padStart(8)}`));
   const reasons = new Map<string, { count: number; tokens: number }>();
   for (const layer of report.layers) {
     for (const block of layer.dropped) {

@@ -91,6 +91,7 @@ export type {
   LayerReport,
   MessageFingerprint,
   SourceReport,
+  ToolTokens,
 } from './report.ts';
 export { droppedCount } from './report.ts';
 export {

@@ -140,6 +140,12 @@ export interface MessageFingerprint {
   breakpoint?: boolean;
 }
 
+/** One tool definition sent with a call and its tokens (as `countToolDefinitions` counts it). */
+export interface ToolTokens {
+  name: string;
+  tokens: number;
+}
+
 /**
  * Everything about one compile: the window, the reserve, the exact total of what is sent,
  * and per layer what was kept, dropped (with reasons) or trimmed. The context preview, the
@@ -174,8 +180,12 @@ export interface CompileReport {
   sources: SourceReport[];
   compaction: CompactionAction[];
   cache?: TokenCacheStats;
-  /** Tool definitions sent with the call (their JSON schemas count against the budget). */
-  tools?: { count: number; tokens: number; names: string[] };
+  /**
+   * Tool definitions sent with the call (their JSON schemas count against the budget):
+   * `tokens` is in `totalTokens`, `definitions` splits it per tool (absent in reports logged
+   * before it existed).
+   */
+  tools?: { count: number; tokens: number; names: string[]; definitions?: ToolTokens[] };
   /** The emitted messages in order, with their cost and a content hash. */
   messages?: MessageFingerprint[];
   warnings?: CompileWarning[];

@@ -5,7 +5,7 @@
 import type { CompileReport, Message, ReportDiff } from '../core/index.ts';
 import type { CallRecord, CompressOutcome, HistorySummary } from '../session/index.ts';
 import type { NotebookUIMessage, ReportedReference } from '../stream/index.ts';
-import type { BadReference, Block, ContextConfig, SessionRecord } from '../workspace/index.ts';
+import type { BadReference, Block, ContextConfig, ReservedName, SessionRecord } from '../workspace/index.ts';
 
 export type { BadReference, SessionRecord };
 /** A block of a parsed file (heading tree or JSON keys). */
@@ -40,6 +40,13 @@ export interface FileEntry {
   size: number;
   /** A workspace global file (`profile.md`, …) read through the session. */
   global: boolean;
+  /**
+   * The name ctxloom keeps this entry under (`messages.json`, `memory.json`,
+   * `compression.json`, `context-config.json`, `calls` for the call log folder and every file
+   * in it): never renamed or deleted through the file routes; only `messages.json` and
+   * `context-config.json` are written (validated). Absent on the user's own files.
+   */
+  reserved?: ReservedName;
 }
 
 /** `GET /api/sessions/:id/files`. */

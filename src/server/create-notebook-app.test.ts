@@ -221,8 +221,8 @@ describe('file routes', () => {
     const messages = await put('messages.json', '[{"id": "x", "role": "robot", "content": "hi"}]');
     expect(messages.status).toBe(422);
     const memory = await put('memory.json', '{"version": 1, "events": []}');
-    expect(memory.status).toBe(400);
-    expect((await errorOf(memory)).path).toBe('memory.json');
+    expect(memory.status).toBe(403);
+    expect(await errorOf(memory)).toMatchObject({ code: 'reserved-name', path: 'memory.json' });
   });
 
   it('answers not-found for a missing file', async () => {

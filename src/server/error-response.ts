@@ -17,6 +17,7 @@ export const STATUS_BY_CODE: Record<
   'path-escape': 403,
   'too-large': 413,
   conflict: 409,
+  'reserved-name': 403,
   unauthorized: 401,
   forbidden: 403,
   'unsupported-media-type': 415,

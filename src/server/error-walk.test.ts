@@ -44,8 +44,8 @@ describe('HTTP error walk: every failure is typed, never a 500, never a server p
       'memory.json through a symlink',
       `${files}/sub/link-up/memory.json`,
       body('{"version":1,"events":[]}'),
-      400,
-      'invalid-argument',
+      403,
+      'reserved-name',
     ],
     [
       'an invalid history through a symlink',

@@ -71,6 +71,18 @@ export function screenshot(page: Page, name: string): Promise<Buffer> {
   return page.screenshot({ path: join(ARTIFACTS, `e2e-${name}.png`) });
 }
 
+/**
+ * Answers the notebook's open dialog (new/rename/delete ask in a modal `<dialog>`, not
+ * `prompt()`): types `value` into its field when given, then confirms.
+ */
+export async function answerDialog(page: Page, value?: string): Promise<void> {
+  const dialog = page.locator('dialog.dialog');
+  await poll(() => dialog.isVisible()).toBe(true);
+  if (value !== undefined) await dialog.locator('input').fill(value);
+  await dialog.locator('button[type="submit"]').click();
+  await poll(() => dialog.count()).toBe(0);
+}
+
 /** Sends one chat message and waits until its answer is stored (the curation button shows). */
 export async function ask(page: Page, text: string, answers: number): Promise<void> {
   const input = page.getByTestId('chat-input');

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ServeProcess, startServeProcess } from '../support/serve-process.ts';
 import {
+  answerDialog,
   ask,
   bodyText,
   EXAMPLE,
@@ -118,8 +119,8 @@ async function sessionFolder(serve: ServeProcess): Promise<string> {
 async function scenario(page: Page, serve: ServeProcess): Promise<Seen> {
   await page.goto(`${serve.url}/?lang=en`);
   await poll(() => previewTokens(page), { timeout: 20_000 }).toBeGreaterThan(0);
-  page.once('dialog', (dialog) => void dialog.accept('Store parity'));
   await page.getByRole('button', { name: '+ New session' }).click();
+  await answerDialog(page, 'Store parity');
   await poll(() => page.locator('.session-list li.active').textContent()).toContain('Store parity');
   await poll(() => page.locator('.messages .empty').isVisible()).toBe(true);
 

@@ -8,6 +8,7 @@ import { type NotebookServer, startNotebookServer } from '../../src/server/index
 import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
 import { callReports } from './call-reports.e2e-steps.ts';
 import {
+  answerDialog,
   EXAMPLE,
   launchChromium,
   openNotebookPage,
@@ -121,9 +122,9 @@ async function journey(): Promise<void> {
     await poll(() => page.getByText('Offline model.').isVisible()).toBe(true);
     await shot('1-start');
 
-    // Create a session (the topic comes from a prompt dialog).
-    page.once('dialog', (dialog) => void dialog.accept('Paxos 入门'));
+    // Create a session (the topic comes from a dialog).
     await page.getByRole('button', { name: '+ New session' }).click();
+    await answerDialog(page, 'Paxos 入门');
     await poll(() => page.locator('.session-list li.active').textContent()).toContain('Paxos 入门');
     // The empty state suggests only files the new session has (it has no guidance.md).
     const empty = page.locator('.messages .empty');
@@ -271,16 +272,16 @@ async function files(): Promise<void> {
   expect(((await miss.json()) as { error: { code: string } }).error.code).toBe('not-found');
 
   // Create, rename and delete a file from the tree.
-  page.once('dialog', (dialog) => void dialog.accept('notes/today.md'));
   await page.getByRole('button', { name: '+ New file' }).click();
+  await answerDialog(page, 'notes/today.md');
   await poll(() => fileButton('today.md').count()).toBe(1);
   await poll(() => page.locator('.editor-path').textContent()).toBe('notes/today.md');
-  page.once('dialog', (dialog) => void dialog.accept('notes/plan.md'));
   await page.getByRole('button', { name: 'Rename notes/today.md' }).click();
+  await answerDialog(page, 'notes/plan.md');
   await poll(() => fileButton('plan.md').count()).toBe(1);
   expect(await fileButton('today.md').count()).toBe(0);
-  page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: 'Delete notes/plan.md' }).click();
+  await answerDialog(page);
   await poll(() => fileButton('plan.md').count()).toBe(0);
   expect((await fetch(apiUrl('/files/notes/plan.md'))).status).toBe(404);
   // The session's own record cannot be deleted from the tree.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DropReason } from '../../src/core/index.ts';
 import { translator } from '../../web/src/i18n.ts';
-import { describeReason } from '../../web/src/report-format.ts';
+import { describeAction, describeReason } from '../../web/src/report-format.ts';
 
 const REASONS: DropReason[] = [
   { type: 'duplicate', of: 'k1' },
@@ -10,6 +10,8 @@ const REASONS: DropReason[] = [
   { type: 'pinned-over-budget', budgetTokens: 800 },
   { type: 'share-disabled' },
   { type: 'summarized', into: 'compression__context' },
+  { type: 'recalled', into: 'recall__context' },
+  { type: 'recallable', tool: 'search_history' },
 ];
 
 describe('describeReason (notebook)', () => {
@@ -25,6 +27,26 @@ describe('describeReason (notebook)', () => {
     );
     expect(describeReason({ type: 'history-window', maxMessages: 6 }, translator('zh'))).toBe(
       '超出历史窗口（仅保留最近 6 条消息）',
+    );
+  });
+});
+
+describe('describeAction (notebook)', () => {
+  it('words an automatic compaction with its trigger in the page language, never the raw value', () => {
+    const action = {
+      type: 'compacted',
+      trigger: 'soft-limit',
+      messages: 12,
+      throughMessageId: 'm12',
+      summaryTokens: 340,
+      summarizer: 'extractive',
+    } as const;
+    expect(describeAction(action, translator('en'))).toBe(
+      'compacted (automatically, near the soft limit): 12 messages moved into the rolling summary (340, extractive)',
+    );
+    expect(describeAction(action, translator('zh'))).toContain('接近软上限');
+    expect(describeAction({ ...action, trigger: 'command' }, translator('en'))).toMatch(
+      /^compacted \(by \/compress\)/u,
     );
   });
 });

@@ -37,11 +37,14 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly path: string | undefined;
-  constructor(status: number, code: string, message: string, path?: string) {
+  /** `invalid-reference`: every bad reference, with why. */
+  readonly references: BadReference[] | undefined;
+  constructor(status: number, code: string, message: string, path?: string, references?: BadReference[]) {
     super(message);
     this.status = status;
     this.code = code;
     this.path = path;
+    this.references = references;
   }
 }
 
@@ -91,7 +94,9 @@ export function authHeaders(): Record<string, string> {
 async function call(path: string, init: RequestInit = {}): Promise<Response> {
   const response = await fetch(path, { ...init, headers: { ...authHeaders(), ...(init.headers ?? {}) } });
   if (!response.ok) {
-    let body: { error?: { code?: string; message?: string; path?: string } } = {};
+    let body: {
+      error?: { code?: string; message?: string; path?: string; references?: BadReference[] };
+    } = {};
     try {
       body = await response.json();
     } catch {
@@ -102,6 +107,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
       body.error?.code ?? 'http',
       body.error?.message ?? response.statusText,
       body.error?.path,
+      Array.isArray(body.error?.references) ? body.error.references : undefined,
     );
   }
   return response;

@@ -1,12 +1,13 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, type FileEntry, type ModelInfo, type SessionRecord } from './api.ts';
 import { BlockPicker } from './block-picker.tsx';
 import { CallReport } from './call-report.tsx';
 import { ChatPanel } from './chat-panel.tsx';
 import { ContextPreview } from './context-preview.tsx';
+import { errorText } from './error-text.ts';
 import { FileEditor } from './file-editor.tsx';
 import { FileSearch } from './file-search.tsx';
-import { FileTree } from './file-tree.tsx';
+import { FileTree, isReadOnly } from './file-tree.tsx';
 import { I18nContext, initialLocale, type Locale, translator } from './i18n.ts';
 import { OfflineBanner } from './offline-banner.tsx';
 import { SessionList } from './session-list.tsx';
@@ -17,8 +18,9 @@ type Panel = 'files' | 'main' | 'context';
 /**
  * The notebook: sessions, files and search on the left, chat or editor in the middle, the
  * context preview and block picker on the right; on narrow screens the three are tabs.
- * Files, blocks and the manifest are re-read when the server says they changed (server-sent
- * events), never on a timer.
+ * Files, blocks, the manifest and the session list are re-read when the server says they
+ * changed (server-sent events), never on a timer. A skip link (the first Tab stop) and the `/`
+ * key go straight to the chat input.
  */
 export function App() {
   const [locale, setLocale] = useState<Locale>(initialLocale);
@@ -43,6 +45,57 @@ export function App() {
   // The logged call an answer's chip opened: the inspector shows it instead of the preview.
   const [openCall, setOpenCall] = useState<string | undefined>();
   const changed = useCallback(() => setVersion((value) => value + 1), []);
+  const tRef = useRef(t);
+  tRef.current = t;
+  const fail = useCallback((cause: unknown) => setError(errorText(cause, tRef.current)), []);
+
+  const loadSessions = useCallback(async () => {
+    try {
+      const result = await api.listSessions();
+      setSessions(result.sessions);
+      setModel(result.model);
+      setSessionId((current) =>
+        current !== undefined && result.sessions.some((session) => session.id === current)
+          ? current
+          : result.sessions[0]?.id,
+      );
+    } catch (cause) {
+      fail(cause);
+    }
+  }, [fail]);
+  useEffect(() => {
+    void loadSessions();
+  }, [loadSessions]);
+
+  /** Switches session with nothing of the previous one left: open file, call, draft, files. */
+  const selectSession = (id: string) => {
+    if (id === sessionId) return;
+    setOpenFile(undefined);
+    setOpenCall(undefined);
+    setDraft('');
+    setFiles([]);
+    setSessionId(id);
+  };
+
+  const focusInput = useCallback(() => {
+    setTab('chat');
+    setPanel('main');
+    requestAnimationFrame(() =>
+      document.querySelector<HTMLElement>('[data-testid="chat-input"]')?.focus({ preventScroll: false }),
+    );
+  }, []);
+  // `/` anywhere outside a text field goes to the chat input (as in many chat apps).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable="true"], dialog') != null) return;
+      event.preventDefault();
+      focusInput();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [focusInput]);
 
   // Files also change outside this page (another editor, an agent over MCP): the server pushes
   // each change; unsaved editor text is never replaced (see FileEditor).
@@ -56,6 +109,7 @@ export function App() {
         opened = true;
       },
       onChange: (change) => {
+        if (change.paths.includes('sessions.json')) void loadSessions();
         changed();
         if (change.paths.some((path) => path === 'messages.json' || path === 'memory.json'))
           setHistoryVersion((value) => value + 1);
@@ -65,45 +119,31 @@ export function App() {
       stop();
       setLive(false);
     };
-  }, [sessionId, changed]);
+  }, [sessionId, changed, loadSessions]);
 
   useEffect(() => {
     document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
     localStorage.setItem('ctxloom-locale', locale);
   }, [locale]);
 
-  const loadSessions = useCallback(async () => {
-    try {
-      const result = await api.listSessions();
-      setSessions(result.sessions);
-      setModel(result.model);
-      setSessionId((current) =>
-        current !== undefined && result.sessions.some((session) => session.id === current)
-          ? current
-          : result.sessions[0]?.id,
-      );
-    } catch (cause) {
-      setError(String(cause));
-    }
-  }, []);
-  useEffect(() => {
-    void loadSessions();
-  }, [loadSessions]);
-
   useEffect(() => {
     if (sessionId === undefined) return;
     const url = new URL(location.href);
     url.searchParams.set('session', sessionId);
     history.replaceState(null, '', url);
-    setOpenFile(undefined);
-    setOpenCall(undefined);
-    setDraft('');
   }, [sessionId]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "files may have changed"
   useEffect(() => {
     if (sessionId === undefined) return;
-    api.listFiles(sessionId).then(setFiles, (cause) => setError(String(cause)));
+    let live = true;
+    api.listFiles(sessionId).then(
+      (list) => live && setFiles(list),
+      (cause) => live && fail(cause),
+    );
+    return () => {
+      live = false;
+    };
   }, [sessionId, version]);
 
   const openInEditor = (path: string, line?: number) => {
@@ -136,6 +176,9 @@ export function App() {
   return (
     <I18nContext.Provider value={i18n}>
       <div className="app">
+        <button type="button" className="skip-link" onClick={focusInput}>
+          {t('skipToInput')}
+        </button>
         <header className="topbar">
           <div className="brand">
             <span className="logo" aria-hidden="true">
@@ -190,7 +233,7 @@ export function App() {
               sessions={sessions}
               current={sessionId}
               onSelect={(id) => {
-                setSessionId(id);
+                selectSession(id);
                 setPanel('main');
               }}
               onChanged={loadSessions}
@@ -243,8 +286,10 @@ export function App() {
                 </div>
                 <div className="tab-panel" role="tabpanel" hidden={tab !== 'editor'}>
                   <FileEditor
+                    key={sessionId}
                     sessionId={sessionId}
                     path={openFile}
+                    readOnly={isReadOnly(files.find((file) => file.path === openFile))}
                     line={openLine}
                     version={version}
                     onSaved={changed}
@@ -257,11 +302,23 @@ export function App() {
             {sessionId && (
               <>
                 {openCall === undefined ? (
-                  <ContextPreview sessionId={sessionId} version={version} draft={draft} onChanged={changed} />
+                  <ContextPreview
+                    key={`preview-${sessionId}`}
+                    sessionId={sessionId}
+                    version={version}
+                    draft={draft}
+                    onChanged={changed}
+                  />
                 ) : (
                   <CallReport sessionId={sessionId} callId={openCall} onClose={closeCallReport} />
                 )}
-                <BlockPicker sessionId={sessionId} version={version} onChanged={changed} onError={setError} />
+                <BlockPicker
+                  key={`picker-${sessionId}`}
+                  sessionId={sessionId}
+                  version={version}
+                  onChanged={changed}
+                  onError={setError}
+                />
               </>
             )}
           </aside>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, type BlockNode } from './api.ts';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 import { profileBlocksOf, setProfileBlocks } from './set-profile-blocks.ts';
 
@@ -31,7 +32,7 @@ export function BlockPicker(props: {
         setBlocks(tree.blocks);
         setSelected(profileBlocksOf(config.text));
       },
-      (cause) => props.onError(String(cause)),
+      (cause) => props.onError(errorText(cause, t)),
     );
     return () => {
       live = false;
@@ -59,7 +60,7 @@ export function BlockPicker(props: {
     } catch (cause) {
       writes.current++;
       setSelected(previous);
-      props.onError(String(cause));
+      props.onError(errorText(cause, t));
     } finally {
       setBusy(false);
     }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, api, type CallDiffResponse, type CallResponse } from './api.ts';
 import { CallDiffView } from './call-diff.tsx';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 import { ReportView } from './report-view.tsx';
 import { TabList } from './tab-list.tsx';
@@ -22,11 +23,7 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
   const [diffs, setDiffs] = useState<Record<string, CallDiffResponse | string>>({});
   const heading = useRef<HTMLHeadingElement>(null);
   const failure = (cause: unknown) =>
-    cause instanceof ApiError && cause.status === 404
-      ? t('callGone')
-      : cause instanceof Error
-        ? cause.message
-        : String(cause);
+    cause instanceof ApiError && cause.status === 404 ? t('callGone') : errorText(cause, t);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `failure` only translates
   useEffect(() => {

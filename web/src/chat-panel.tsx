@@ -11,6 +11,7 @@ import {
 } from './api.ts';
 import { BadReferences } from './bad-references.tsx';
 import { ChatInput, type ChatInputControl } from './chat-input.tsx';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 import { MessageView } from './message-view.tsx';
 import { spansOf } from './remove-references.ts';
@@ -101,7 +102,7 @@ export function ChatPanel(props: {
   useEffect(() => {
     reload().then(
       () => setLoaded(true),
-      (cause) => props.onError(String(cause)),
+      (cause) => props.onError(errorText(cause, t)),
     );
   }, [sessionId]);
 
@@ -160,7 +161,7 @@ export function ChatPanel(props: {
       await reload();
       onChanged();
     } catch (cause) {
-      props.onError(String(cause));
+      props.onError(errorText(cause, t));
     }
   };
 

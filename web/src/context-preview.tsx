@@ -1,14 +1,19 @@
 import { useEffect, useState } from 'react';
-import { api, type PreviewResponse } from './api.ts';
+import { ApiError, api, type BadReference, type PreviewResponse } from './api.ts';
+import { describeBadReference } from './bad-references.tsx';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 import { Markdown } from './markdown.tsx';
 import { MessageText } from './message-text.tsx';
+import { removeSpans, spansOf } from './remove-references.ts';
 import { ReportView } from './report-view.tsx';
 
 /**
  * What the next model call receives: used / input budget / window / reserve, a stacked bar
  * by layer, per-layer rows (tokens, %, kept / trimmed / dropped with reasons) and each
- * layer's text. Refetched whenever blocks, the manifest, files or the draft change.
+ * layer's text. Refetched whenever blocks, the manifest, files or the draft change. A draft
+ * with references that cannot be resolved keeps the preview up: it is compiled without them,
+ * and each is named, with why, in the page's language.
  */
 export function ContextPreview(props: {
   sessionId: string;
@@ -18,7 +23,8 @@ export function ContextPreview(props: {
 }) {
   const { t } = useI18n();
   const [preview, setPreview] = useState<PreviewResponse | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [bad, setBad] = useState<BadReference[]>([]);
   const [note, setNote] = useState<string | undefined>();
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "recompile"
@@ -26,13 +32,18 @@ export function ContextPreview(props: {
     let live = true;
     const timer = setTimeout(
       () => {
-        api.preview(props.sessionId, props.draft).then(
+        previewWithout(props.sessionId, props.draft.trim()).then(
           (result) => {
             if (!live) return;
-            setPreview(result);
+            setPreview(result.preview);
+            setBad(result.bad);
             setError(undefined);
           },
-          (cause) => live && setError(cause instanceof Error ? cause.message : String(cause)),
+          (cause: unknown) => {
+            if (!live) return;
+            setError(cause);
+            setBad(cause instanceof ApiError ? (cause.references ?? []) : []);
+          },
         );
       },
       props.draft === '' ? 0 : 350,
@@ -43,10 +54,26 @@ export function ContextPreview(props: {
     };
   }, [props.sessionId, props.version, props.draft]);
 
-  if (error)
+  const badList = bad.length > 0 && (
+    <div className="bad-references preview-bad" role="status" data-testid="preview-bad-references">
+      <p>{t('previewBadReferences', { n: bad.length })}</p>
+      <ul>
+        {bad.map((reference) => (
+          <li
+            key={`${reference.source}-${reference.offset ?? reference.index}`}
+            data-reason={reference.reason}
+          >
+            <code className="bad-reference">{reference.raw}</code> {describeBadReference(reference, t)}
+            {reference.source === 'manifest' && <span className="muted"> ({t('badReferenceManifest')})</span>}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+  if (error !== undefined)
     return (
       <section className="panel preview" role="alert">
-        {error}
+        {bad.length > 0 ? badList : `${t('previewUnavailable')} ${errorText(error, t)}`}
       </section>
     );
   if (!preview) return <section className="panel preview">{t('loading')}</section>;
@@ -62,7 +89,7 @@ export function ContextPreview(props: {
       );
       props.onChanged();
     } catch (cause) {
-      setNote(cause instanceof Error ? cause.message : String(cause));
+      setNote(errorText(cause, t));
     }
   };
 
@@ -81,6 +108,7 @@ export function ContextPreview(props: {
         curationOf={(layer, blockId) => curationOf(preview, layer, blockId)}
       >
         {props.draft.trim() !== '' && <p className="hint">{t('draftNote')}</p>}
+        {badList}
         {note && (
           <p className="hint" role="status">
             {note}
@@ -112,6 +140,27 @@ export function ContextPreview(props: {
       )}
     </section>
   );
+}
+
+/**
+ * The preview of `draft`; when some of its own references cannot be resolved, the preview of
+ * the draft without them, with the ones left out. Manifest references cannot be left out: those
+ * (and any other error) reject.
+ */
+async function previewWithout(
+  sessionId: string,
+  draft: string,
+): Promise<{ preview: PreviewResponse; bad: BadReference[] }> {
+  try {
+    return { preview: await api.preview(sessionId, draft), bad: [] };
+  } catch (cause) {
+    const references = cause instanceof ApiError ? cause.references : undefined;
+    if (references === undefined || references.some((reference) => reference.source !== 'message'))
+      throw cause;
+    const spans = spansOf(draft, references);
+    if (spans.length !== references.length) throw cause;
+    return { preview: await api.preview(sessionId, removeSpans(draft, spans)), bad: references };
+  }
 }
 
 /** A layer's text as the model receives it: the context block's Markdown, or the messages. */

@@ -6,11 +6,13 @@ import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } f
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, api } from './api.ts';
 import { basicEditing } from './editor-commands.ts';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 
 /**
  * CodeMirror 6 Markdown editor over one session file. Saves with `If-Match`; a stale ETag
- * (someone else saved) shows the conflict and lets the user load theirs or overwrite.
+ * (someone else saved) shows the conflict and lets the user load theirs or overwrite. A file
+ * ctxloom keeps (`readOnly`) is shown read-only, without a save button.
  */
 export function FileEditor(props: {
   sessionId: string;
@@ -18,6 +20,8 @@ export function FileEditor(props: {
   /** 1-based line to show and select (a search hit); `at` changes on every jump. */
   line?: { line: number; at: number } | undefined;
   version: number;
+  /** A file ctxloom keeps: shown, never edited or saved. */
+  readOnly?: boolean;
   onSaved: () => void;
 }) {
   const { t } = useI18n();
@@ -52,6 +56,8 @@ export function FileEditor(props: {
           basicEditing(),
           path.endsWith('.json') ? json() : markdown(),
           EditorView.lineWrapping,
+          EditorState.readOnly.of(props.readOnly === true),
+          EditorView.editable.of(props.readOnly !== true),
           keymap.of([
             {
               key: 'Mod-s',
@@ -95,13 +101,13 @@ export function FileEditor(props: {
   useEffect(() => {
     void load().catch((cause) => {
       setStatus('error');
-      setMessage(String(cause));
+      setMessage(errorText(cause, t));
     });
     return () => {
       view.current?.destroy();
       view.current = undefined;
     };
-  }, [sessionId, path]);
+  }, [sessionId, path, props.readOnly]);
 
   // Files change under us (the agent's write_file, another tab): reload when there is no local edit.
   // biome-ignore lint/correctness/useExhaustiveDependencies: only the version bump matters
@@ -123,7 +129,7 @@ export function FileEditor(props: {
   }, [props.version]);
 
   const save = async (force = false) => {
-    if (path === undefined || view.current === undefined) return;
+    if (path === undefined || view.current === undefined || props.readOnly === true) return;
     try {
       let tag = etag.current;
       if (force) tag = (await api.readFile(sessionId, path)).etag;
@@ -136,7 +142,7 @@ export function FileEditor(props: {
         setStatus('conflict');
       } else {
         setStatus('error');
-        setMessage(cause instanceof Error ? cause.message : String(cause));
+        setMessage(errorText(cause, t));
       }
     }
   };
@@ -148,18 +154,31 @@ export function FileEditor(props: {
       <div className="editor-bar">
         <span className="editor-path">{path}</span>
         <span className="editor-state" aria-live="polite">
-          {dirty ? t('unsaved') : status === 'saved' ? `✓ ${t('saved')}` : ''}
+          {props.readOnly === true
+            ? t('readOnly')
+            : dirty
+              ? t('unsaved')
+              : status === 'saved'
+                ? `✓ ${t('saved')}`
+                : ''}
         </span>
-        <button
-          type="button"
-          className="primary"
-          onClick={() => void save()}
-          disabled={!dirty}
-          title={t('saveShortcut')}
-        >
-          {t('save')}
-        </button>
+        {props.readOnly !== true && (
+          <button
+            type="button"
+            className="primary"
+            onClick={() => void save()}
+            disabled={!dirty}
+            title={t('saveShortcut')}
+          >
+            {t('save')}
+          </button>
+        )}
       </div>
+      {props.readOnly === true && (
+        <p className="hint" data-testid="read-only-note">
+          {t('readOnlyNote', { path })}
+        </p>
+      )}
       {status === 'conflict' && (
         <div className="conflict" role="alert">
           <span>⚠ {t('conflict')}</span>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api, type SearchResponse } from './api.ts';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 
 /** Search across the session's files (literal, case-insensitive); a hit opens the file at its line. */
@@ -19,7 +20,7 @@ export function FileSearch(props: {
     try {
       setResult(await api.search(props.sessionId, query.trim()));
     } catch (cause) {
-      props.onError(cause instanceof Error ? cause.message : String(cause));
+      props.onError(errorText(cause, t));
     }
   };
   return (

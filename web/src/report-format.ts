@@ -6,11 +6,16 @@ const COLORS: Record<string, string> = {
   framework__context: '#0ea5e9',
   knowledge__context: '#10b981',
   todo__context: '#f59e0b',
+  experience__context: '#84cc16',
   retrieval__context: '#14b8a6',
   compression__context: '#a855f7',
+  recall__context: '#ec4899',
   history: '#64748b',
   query: '#ef4444',
 };
+
+/** The colour of the tool definitions' row and bar segment. */
+export const TOOLS_COLOR = '#78716c';
 
 /** The colour of a layer in the stacked bar and its swatches. */
 export const colorOf = (layer: string): string => COLORS[layer] ?? '#94a3b8';
@@ -43,6 +48,12 @@ export function describeReason(reason: DropReason, t: Translate): string {
       return t('reasonRecallable', { tool: reason.tool });
   }
 }
+
+const TRIGGERS = {
+  'soft-limit': 'triggerSoftLimit',
+  overflow: 'triggerOverflow',
+  command: 'triggerCommand',
+} as const;
 
 /** One line per compaction action, in the UI language. */
 export function describeAction(action: CompactionAction, t: Translate): string {
@@ -80,7 +91,7 @@ export function describeAction(action: CompactionAction, t: Translate): string {
         n: action.messages,
         tokens: formatTokens(action.summaryTokens),
         summarizer: action.summarizer,
-        trigger: action.trigger,
+        trigger: t(TRIGGERS[action.trigger]),
       });
     case 'summarizer-failed':
       return t('actionSummarizerFailed', {

@@ -1,12 +1,14 @@
 import { type ReactNode, useState } from 'react';
 import type { CompileReport, LayerReport } from '../../src/core/index.ts';
 import { useI18n } from './i18n.ts';
-import { colorOf, describeAction, describeReason, formatTokens } from './report-format.ts';
+import { colorOf, describeAction, describeReason, formatTokens, TOOLS_COLOR } from './report-format.ts';
 
 /**
  * One compile report as the notebook shows it — the context preview's next call and any logged
  * call alike: used / input budget / window / reserve, a stacked bar by layer, per-layer rows
- * (tokens, %, kept / trimmed / dropped with reasons) and what compaction did.
+ * (tokens, %, kept / trimmed / dropped with reasons), a row for the tool definitions (each
+ * tool on expand) and one for the request overhead — the rows add up to the total in the
+ * table's foot — and what compaction did.
  */
 export function ReportView(props: {
   report: CompileReport;
@@ -26,6 +28,8 @@ export function ReportView(props: {
   const [open, setOpen] = useState<Record<string, boolean>>({});
   const { report } = props;
   const used = report.totalTokens;
+  const tools = report.tools;
+  const share = (tokens: number) => (used === 0 ? 0 : ((tokens / used) * 100).toFixed(1));
   return (
     <>
       <div className="budget" data-testid={`${props.idPrefix}-total`} data-tokens={used}>
@@ -55,6 +59,13 @@ export function ReportView(props: {
             style={{ width: `${(layer.tokens / report.window) * 100}%`, background: colorOf(layer.layer) }}
           />
         ))}
+        {tools !== undefined && tools.tokens > 0 && (
+          <span
+            className="stack-part"
+            title={`${t('toolsRow', { n: tools.count })}: ${formatTokens(tools.tokens)}`}
+            style={{ width: `${(tools.tokens / report.window) * 100}%`, background: TOOLS_COLOR }}
+          />
+        )}
         <span
           className="stack-reserve"
           style={{ width: `${(report.outputReserve / report.window) * 100}%` }}
@@ -90,7 +101,37 @@ export function ReportView(props: {
               curationOf={props.curationOf}
             />
           ))}
+          {tools !== undefined && tools.tokens > 0 && (
+            <ToolRows
+              id={`${props.idPrefix}-tools`}
+              tools={tools}
+              share={share}
+              open={open['\u0000tools'] === true}
+              onToggle={() => setOpen((state) => ({ ...state, '\u0000tools': !state['\u0000tools'] }))}
+            />
+          )}
+          {report.overheadTokens > 0 && (
+            <tr className="layer-row overhead-row" data-row="overhead">
+              <th scope="row">
+                <span className="row-name" title={t('overheadNote')}>
+                  <span className="swatch" aria-hidden="true" />
+                  {t('overheadRow')}
+                </span>
+              </th>
+              <td className="num">{formatTokens(report.overheadTokens)}</td>
+              <td className="num">{share(report.overheadTokens)}</td>
+              <td />
+            </tr>
+          )}
         </tbody>
+        <tfoot>
+          <tr className="total-row" data-row="total">
+            <th scope="row">{t('totalRow')}</th>
+            <td className="num">{formatTokens(used)}</td>
+            <td className="num">{used === 0 ? 0 : 100}</td>
+            <td />
+          </tr>
+        </tfoot>
       </table>
       {report.compaction.length > 0 && (
         <div className="compaction">
@@ -131,7 +172,7 @@ function LayerRows(props: {
             onClick={props.onToggle}
           >
             <span className="swatch" style={{ background: colorOf(layer.layer) }} aria-hidden="true" />
-            {layer.layer}
+            <span className="layer-name">{breakable(layer.layer)}</span>
           </button>
         </th>
         <td className="num">{formatTokens(layer.tokens)}</td>
@@ -179,6 +220,69 @@ function LayerRows(props: {
           </td>
         </tr>
       )}
+    </>
+  );
+}
+
+/** The tool definitions sent with the call: one row, each tool with its tokens on expand. */
+function ToolRows(props: {
+  id: string;
+  tools: NonNullable<CompileReport['tools']>;
+  share: (tokens: number) => string | number;
+  open: boolean;
+  onToggle: () => void;
+}) {
+  const { t } = useI18n();
+  const { tools } = props;
+  const definitions = tools.definitions ?? tools.names.map((name) => ({ name, tokens: undefined }));
+  return (
+    <>
+      <tr className="layer-row tools-row" data-row="tools">
+        <th scope="row">
+          <button
+            type="button"
+            className="layer-toggle"
+            aria-expanded={props.open}
+            aria-controls={props.id}
+            onClick={props.onToggle}
+          >
+            <span className="swatch" style={{ background: TOOLS_COLOR }} aria-hidden="true" />
+            {t('toolsRow', { n: tools.count })}
+          </button>
+        </th>
+        <td className="num">{formatTokens(tools.tokens)}</td>
+        <td className="num">{props.share(tools.tokens)}</td>
+        <td>
+          <span className="count kept">{tools.count}</span>
+        </td>
+      </tr>
+      {props.open && (
+        <tr id={props.id} className="layer-detail">
+          <td colSpan={4}>
+            <p className="hint">{t('toolsNote')}</p>
+            <ul className="block-list" data-testid="tool-list">
+              {definitions.map((tool) => (
+                <li key={tool.name} data-tool={tool.name}>
+                  <code>{tool.name}</code> {tool.tokens === undefined ? '' : formatTokens(tool.tokens)}
+                </li>
+              ))}
+            </ul>
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** A layer name that may wrap before its `__context` suffix instead of being clipped. */
+function breakable(name: string): ReactNode {
+  const at = name.indexOf('__');
+  if (at <= 0) return name;
+  return (
+    <>
+      {name.slice(0, at)}
+      <wbr />
+      {name.slice(at)}
     </>
   );
 }

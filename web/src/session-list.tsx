@@ -1,7 +1,9 @@
 import { api, type SessionRecord } from './api.ts';
+import { useDialog } from './dialog.tsx';
+import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 
-/** Sessions: pick, create, rename, delete. */
+/** Sessions: pick, create, rename, delete (each asked in a dialog). */
 export function SessionList(props: {
   sessions: SessionRecord[];
   current: string | undefined;
@@ -10,27 +12,48 @@ export function SessionList(props: {
   onError: (message: string) => void;
 }) {
   const { t } = useI18n();
+  const dialog = useDialog();
   const run = async (action: () => Promise<unknown>) => {
     try {
       await action();
       await props.onChanged();
     } catch (cause) {
-      props.onError(String(cause));
+      props.onError(errorText(cause, t));
     }
   };
-  const create = () => {
-    const concept = prompt(t('newSessionPrompt'));
-    if (concept?.trim())
-      void run(async () => {
-        const session = await api.createSession(concept.trim());
+  const create = async () => {
+    const concept = await dialog.ask({
+      title: t('newSession'),
+      field: { label: t('newSessionPrompt') },
+      confirm: t('create'),
+    });
+    if (concept)
+      await run(async () => {
+        const session = await api.createSession(concept);
         props.onSelect(session.id);
       });
+  };
+  const rename = async (session: SessionRecord) => {
+    const concept = await dialog.ask({
+      title: `${t('rename')} ${session.concept}`,
+      field: { label: t('renamePrompt'), value: session.concept },
+      confirm: t('rename'),
+    });
+    if (concept && concept !== session.concept) await run(() => api.renameSession(session.id, concept));
+  };
+  const remove = async (session: SessionRecord) => {
+    const yes = await dialog.ask({
+      title: t('deleteConfirm', { name: session.concept }),
+      confirm: t('delete'),
+      danger: true,
+    });
+    if (yes !== undefined) await run(() => api.deleteSession(session.id));
   };
   return (
     <section className="panel sessions">
       <div className="panel-head">
         <h2>{t('sessions')}</h2>
-        <button type="button" className="small" onClick={create}>
+        <button type="button" className="small" onClick={() => void create()}>
           + {t('newSession')}
         </button>
       </div>
@@ -52,10 +75,7 @@ export function SessionList(props: {
                 className="icon"
                 aria-label={`${t('rename')} ${session.concept}`}
                 title={t('rename')}
-                onClick={() => {
-                  const concept = prompt(t('renamePrompt'), session.concept);
-                  if (concept?.trim()) void run(() => api.renameSession(session.id, concept.trim()));
-                }}
+                onClick={() => void rename(session)}
               >
                 ✎
               </button>
@@ -64,10 +84,7 @@ export function SessionList(props: {
                 className="icon danger"
                 aria-label={`${t('delete')} ${session.concept}`}
                 title={t('delete')}
-                onClick={() => {
-                  if (confirm(t('deleteConfirm', { name: session.concept })))
-                    void run(() => api.deleteSession(session.id));
-                }}
+                onClick={() => void remove(session)}
               >
                 ✕
               </button>
@@ -75,6 +92,7 @@ export function SessionList(props: {
           </li>
         ))}
       </ul>
+      {dialog.element}
     </section>
   );
 }

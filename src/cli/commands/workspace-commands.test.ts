@@ -99,6 +99,22 @@ describe('ctxloom preview', () => {
     expect(run.out()).not.toContain('\u001b[');
   });
 
+  it('gives the session tools a row, so the rows add up to the used total', async () => {
+    const run = capture();
+    expect(await main(['preview', 'raft-consensus'], run.io)).toBe(0);
+    const lines = run.out().split('\n');
+    const used = Number(/^used ([\d,]+) \//mu.exec(run.out())?.[1]?.replace(/,/gu, ''));
+    const header = lines.findIndex((line) => line.startsWith('layer '));
+    const total = lines.findIndex((line) => line.startsWith('total '));
+    const rows = lines.slice(header + 1, total);
+    expect(rows.some((line) => /^tools \(\d+\)\s+[\d,]+/u.test(line))).toBe(true);
+    const sum = rows.reduce(
+      (value, line) => value + Number(/\s{2,}([\d,]+)/u.exec(line)?.[1]?.replace(/,/gu, '') ?? 0),
+      0,
+    );
+    expect(sum).toBe(used);
+  });
+
   it('colours the report on a terminal', async () => {
     const run = capture(true);
     expect(await main(['preview', 'raft-consensus'], run.io)).toBe(0);

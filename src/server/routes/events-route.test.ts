@@ -47,6 +47,22 @@ describe('events route', () => {
     }
   });
 
+  it('reports a session created, renamed or deleted elsewhere as a sessions.json change', async () => {
+    const events = await open('raft-consensus');
+    try {
+      await events.next();
+      const created = await notebook.app.request('/api/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ concept: 'Paxos' }),
+      });
+      expect(created.status).toBe(201);
+      expect(JSON.parse((await events.next())?.data ?? '{}').paths).toContain('sessions.json');
+    } finally {
+      events.close();
+    }
+  });
+
   it('reports changes made through the API, and hides temp files of atomic writes', async () => {
     const events = await open('raft-consensus');
     try {

@@ -7,7 +7,8 @@ import { createSessionWatcher, type SessionChange } from '../watch-sessions.ts';
 
 /**
  * `GET /api/sessions/:id/events` — server-sent events: `ready` once, then a `change` event
- * (`{ "paths": [...] }`) whenever a file of the session or a global file changes, from any
+ * (`{ "paths": [...] }`) whenever a file of the session, a global file or the session list
+ * (`sessions.json`: a session created, renamed or deleted anywhere) changes, from any
  * writer (this UI, the agent's tools, another editor, the MCP server), and when this process
  * stores messages, curation or compression in a checkpoint store (reported as
  * `messages.json`, `memory.json`, `compression.json`, the records' names) — or another process
@@ -17,7 +18,12 @@ import { createSessionWatcher, type SessionChange } from '../watch-sessions.ts';
  */
 export function eventsRoute(context: NotebookContext): Hono {
   const app = new Hono();
-  const watcher = createSessionWatcher({ workspace: context.workspace, globalFiles: DEFAULT_GLOBAL_FILES });
+  // `sessions.json` too: every open page keeps its session list live (created, renamed or
+  // deleted in another tab, the CLI or another process).
+  const watcher = createSessionWatcher({
+    workspace: context.workspace,
+    globalFiles: [...DEFAULT_GLOBAL_FILES, 'sessions.json'],
+  });
   app.get('/api/sessions/:id/events', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(context.workspace, sessionId);

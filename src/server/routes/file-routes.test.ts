@@ -35,6 +35,18 @@ describe('file routes', () => {
     expect(again.status).toBe(409);
   });
 
+  it('reads and writes the files of a session whose id is not ASCII', async () => {
+    const created = await request('/api/sessions', json('POST', { concept: 'Paxos 入门' }));
+    const { id } = ((await created.json()) as { session: { id: string } }).session;
+    expect(id).toMatch(/入门/u);
+    const files = `/api/sessions/${encodeURIComponent(id)}/files`;
+    const config = await request(`${files}/context-config.json`);
+    expect(config.status).toBe(200);
+    expect(await config.text()).toContain('"profile"');
+    expect((await request(`${files}/笔记.md`, json('PUT', { text: '# 笔记\n' }))).status).toBe(200);
+    expect(await (await request(`${files}/${encodeURIComponent('笔记.md')}`)).text()).toBe('# 笔记\n');
+  });
+
   it('renames a file without overwriting an existing one', async () => {
     await request(`${base}/files/a.md`, json('PUT', { text: 'A' }));
     const moved = await request(`${base}/files/a.md`, json('PATCH', { to: 'archive/b.md' }));
@@ -58,13 +70,19 @@ describe('file routes', () => {
   });
 
   it('refuses to move or delete the session record, global files and paths outside', async () => {
-    for (const path of ['messages.json', 'context-config.json', 'memory.json', 'profile.md']) {
+    for (const [path, code] of [
+      ['messages.json', 'reserved-name'],
+      ['context-config.json', 'reserved-name'],
+      ['memory.json', 'reserved-name'],
+      ['profile.md', 'invalid-argument'],
+    ]) {
       const response = await request(`${base}/files/${path}`, { method: 'DELETE' });
-      expect(response.status).toBe(400);
-      expect((await errorOf(response)).path).toBe(path);
+      expect(response.status).toBe(code === 'reserved-name' ? 403 : 400);
+      expect(await errorOf(response)).toMatchObject({ code, path });
     }
     const renamed = await request(`${base}/files/guidance.md`, json('PATCH', { to: 'messages.json' }));
-    expect(renamed.status).toBe(400);
+    expect(renamed.status).toBe(403);
+    expect(await errorOf(renamed)).toMatchObject({ code: 'reserved-name', path: 'messages.json' });
     const out = await request(`${base}/files/guidance.md`, json('PATCH', { to: '../escaped.md' }));
     expect((await errorOf(out)).code).toBe('path-escape');
     const outside = await mkdtemp(join(tmpdir(), 'ctxloom-outside-'));
@@ -112,7 +130,8 @@ describe('file routes', () => {
     it.each(reserved)('PUT %s is refused and writes nothing', async (path) => {
       const before = await snapshot();
       const response = await request(`${base}/files/${path}`, json('PUT', { text: '1\n' }));
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(403);
+      expect(await errorOf(response)).toMatchObject({ code: 'reserved-name', path });
       expect(await snapshot()).toEqual(before);
     });
 
@@ -121,9 +140,29 @@ describe('file routes', () => {
       await rm(join(session(), 'compression.json'), { force: true });
       const before = await snapshot();
       const response = await request(`${base}/files/calls-free.md`, json('PATCH', { to: path }));
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(403);
+      expect((await errorOf(response)).code).toBe('reserved-name');
       expect(await snapshot()).toEqual(before);
       expect((await request(base)).status).toBe(200);
+    });
+
+    it('lists the files ctxloom keeps with their reserved name, and hides lock and temp files', async () => {
+      await mkdir(join(session(), 'calls'), { recursive: true });
+      await writeFile(join(session(), 'calls', 'head.json'), '{}\n');
+      await writeFile(join(session(), 'compression.json'), '{}\n');
+      await writeFile(join(session(), `notes${lock.slice(1)}`), '1\n');
+      const files = ((await (await request(`${base}/files`)).json()) as FileListResponse).files;
+      const reserved = Object.fromEntries(files.map((file) => [file.path, file.reserved]));
+      expect(reserved).toMatchObject({
+        'messages.json': 'messages.json',
+        'compression.json': 'compression.json',
+        'context-config.json': 'context-config.json',
+        calls: 'calls',
+        'calls/head.json': 'calls',
+        'guidance.md': undefined,
+        'calls-free.md': undefined,
+      });
+      expect(files.some((file) => file.path.endsWith('.ctxloom-lock'))).toBe(false);
     });
 
     it('refuses to rename or delete a reserved file by any spelling or link', async () => {
@@ -138,9 +177,9 @@ describe('file routes', () => {
         'to-memory.md',
       ]) {
         const moved = await request(`${base}/files/${path}`, json('PATCH', { to: 'elsewhere.md' }));
-        expect({ path, status: moved.status }).toEqual({ path, status: 400 });
+        expect({ path, status: moved.status }).toEqual({ path, status: 403 });
         const deleted = await request(`${base}/files/${path}`, { method: 'DELETE' });
-        expect({ path, status: deleted.status }).toEqual({ path, status: 400 });
+        expect({ path, status: deleted.status }).toEqual({ path, status: 403 });
       }
       expect(await snapshot()).toEqual(before);
     });

@@ -33,7 +33,7 @@ const renameBody = z.strictObject({ to: z.string().min(1).max(1024) });
  *   with the current tag, `conflict` when stale). Atomic (temp file + rename).
  *   `context-config.json` and `messages.json` are validated first; the other names ctxloom
  *   reserves (`memory.json` — the audit log, `compression.json`, `calls/`, lock and temp
- *   files; `reservedNameOf`) are not writable here. Global files are written where they live,
+ *   files; `reservedNameOf`) are not writable here (`reserved-name`, 403). Global files are written where they live,
  *   the workspace root.
  * - `PATCH /api/sessions/:id/files/*` `{ to }` renames (moves) a file; the target must not
  *   exist (`conflict`). Atomic: a hard link to the new name, then the old name is removed. A
@@ -42,9 +42,10 @@ const renameBody = z.strictObject({ to: z.string().min(1).max(1024) });
  * - `DELETE /api/sessions/:id/files/*` removes a file, or a symlink itself (`If-Match`
  *   optional, checked when sent).
  *
- * Reserved names and global files cannot be renamed, renamed onto or deleted from a session
- * (`invalid-argument`). Every name is judged where it sits after parent symlinks and where it
- * leads, case-folded and without trailing dots, so no link or spelling reaches one.
+ * Reserved names cannot be renamed, renamed onto or deleted (`reserved-name`, 403); global
+ * files cannot be renamed or deleted from a session (`invalid-argument`). Every name is
+ * judged where it sits after parent symlinks and where it leads, case-folded and without
+ * trailing dots, so no link or spelling reaches one.
  */
 export function fileRoutes(context: NotebookContext): Hono {
   const app = new Hono();
@@ -58,7 +59,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.get('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const path = filePath(c, sessionId);
+    const path = filePath(c);
     const text = await workspace.session(sessionId).readText(path);
     c.header('ETag', etagOf(text));
     c.header('Cache-Control', 'no-store');
@@ -68,7 +69,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.put('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const path = filePath(c, sessionId);
+    const path = filePath(c);
     const { text } = await readJsonBody(c, writeBody);
     const sandbox = workspace.session(sessionId);
     // Where the write lands: `sub/link-up/memory.json` is memory.json.
@@ -76,14 +77,14 @@ export function fileRoutes(context: NotebookContext): Hono {
     const reserved = reservedNameOf(target) ?? reservedNameOf(await sandbox.locate(path));
     if (reserved === CURATION_FILE) {
       throw new CtxloomError({
-        code: 'invalid-argument',
+        code: 'reserved-name',
         message: 'memory.json is the append-only curation log; use POST /api/sessions/:id/curation',
         path,
       });
     }
     if (reserved !== undefined && reserved !== CONTEXT_CONFIG_FILE && reserved !== MESSAGES_FILE) {
       throw new CtxloomError({
-        code: 'invalid-argument',
+        code: 'reserved-name',
         message: `${target} is kept by ctxloom (${reserved}) and cannot be written through the file routes`,
         path,
       });
@@ -117,7 +118,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.patch('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const from = filePath(c, sessionId);
+    const from = filePath(c);
     const { to } = await readJsonBody(c, renameBody);
     const sandbox = workspace.session(sessionId);
     const source = await requireMovable(sandbox, from);
@@ -126,7 +127,11 @@ export function fileRoutes(context: NotebookContext): Hono {
     const globals = new Set(workspace.globalFiles.map(foldName));
     for (const name of [landing, await sandbox.locate(to)]) {
       if (reservedNameOf(name) !== undefined || globals.has(foldName(name))) {
-        throw new CtxloomError({ code: 'invalid-argument', message: `${to} is a reserved name`, path: to });
+        throw new CtxloomError({
+          code: 'reserved-name',
+          message: `${to} is a name ctxloom keeps for itself or a workspace file`,
+          path: to,
+        });
       }
     }
     const target = await sandbox.resolve(to, { forWrite: true });
@@ -161,7 +166,7 @@ export function fileRoutes(context: NotebookContext): Hono {
   app.delete('/api/sessions/:id/files/*', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const path = filePath(c, sessionId);
+    const path = filePath(c);
     const sandbox = workspace.session(sessionId);
     const entry = await requireMovable(sandbox, path);
     const ifMatch = c.req.header('If-Match');
@@ -178,14 +183,23 @@ export function fileRoutes(context: NotebookContext): Hono {
   return app;
 }
 
-/** The session's files (dot-files hidden) plus the global files it reads, sorted by path. */
+/**
+ * The session's files (dot-files, lock and temp files hidden) plus the global files it reads,
+ * sorted by path; each file ctxloom keeps for itself carries its `reserved` name.
+ */
 export async function listSessionFiles(context: NotebookContext, sessionId: string): Promise<FileEntry[]> {
   await requireSession(context.workspace, sessionId);
   const sandbox = context.workspace.session(sessionId);
   const local = await sandbox.list('', { recursive: true });
-  const files: FileEntry[] = local
-    .filter((entry) => !entry.path.split('/').some((segment) => segment.startsWith('.')))
-    .map((entry) => ({ path: entry.path, kind: entry.kind, size: entry.size, global: false }));
+  const files: FileEntry[] = [];
+  for (const entry of local) {
+    if (entry.path.split('/').some((segment) => segment.startsWith('.'))) continue;
+    const reserved = reservedNameOf(entry.path);
+    if (reserved === 'lock file' || reserved === 'temp file') continue;
+    const file: FileEntry = { path: entry.path, kind: entry.kind, size: entry.size, global: false };
+    if (reserved !== undefined) file.reserved = reserved;
+    files.push(file);
+  }
   for (const name of context.workspace.globalFiles) {
     if (files.some((file) => file.path === name)) continue;
     const info = await sandbox.stat(name);
@@ -205,7 +219,7 @@ async function requireMovable(sandbox: Sandbox, path: string): Promise<string> {
   const reserved = reservedNameOf(entry) ?? reservedNameOf(await sandbox.canonical(path));
   if (reserved !== undefined) {
     throw new CtxloomError({
-      code: 'invalid-argument',
+      code: 'reserved-name',
       message: `${path} is kept by ctxloom (${reserved}) and cannot be renamed or deleted`,
       path,
     });
@@ -247,10 +261,13 @@ async function requireLinkInside(
   }
 }
 
-/** The `*` of a file route, percent-decoded (the sandbox validates it). */
-function filePath(c: Context, sessionId: string): string {
-  const prefix = `/api/sessions/${encodeURIComponent(sessionId)}/files/`;
-  const raw = c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length) : '';
+/**
+ * The `*` of a file route, percent-decoded (the sandbox validates it): everything after
+ * `/api/sessions/<id>/files/`, found by position — a session id with non-ASCII characters
+ * reaches the router encoded however the client chose, so it is never compared as text.
+ */
+function filePath(c: Context): string {
+  const raw = c.req.path.split('/').slice(5).join('/');
   try {
     return decodeURIComponent(raw);
   } catch (cause) {
