@@ -1,6 +1,7 @@
 import { createTokenCounter, OPENAI_MESSAGE_OVERHEAD, type TokenCounter } from '../core/index.ts';
 import { type BpeTextCounter, createBpeTextCounter } from './bpe-counter.ts';
 import { type EncodingName, loadEncodingTables, splitPatternOf } from './encodings.ts';
+import { isSplitPoint } from './split-points.ts';
 import { loadWasmEncoding, prefersWasm, type WasmEncoding } from './wasm-counter.ts';
 
 /** Options of {@link createExactCounter}. */
@@ -58,6 +59,7 @@ export function createExactCounter(options: ExactCounterOptions): ExactTokenCoun
     exact: true,
     countText,
     overhead: OPENAI_MESSAGE_OVERHEAD,
+    isSplitPoint,
   });
   return { ...counter, bpe };
 }
