@@ -1,12 +1,20 @@
-import type { ContextBlock, Message, TokenCounter } from '../../src/core/index.ts';
+import type { ContextBlock, ContextSource, Message, TokenCounter } from '../../src/core/index.ts';
 import { createBlock } from '../../src/core/index.ts';
 import { loadCmrcParagraphs, loadLocomoTurns } from '../lib/data.ts';
+
+/** One knowledge paragraph before it is a block (a source makes the block at compile time). */
+export interface KnowledgeText {
+  id: string;
+  content: string;
+  priority: number;
+}
 
 /** A realistic long session: LoCoMo turns as history, CMRC 2018 paragraphs as knowledge. */
 export interface BenchSession {
   systemPrompt: string;
   history: Message[];
-  knowledge: ContextBlock[];
+  /** Chinese knowledge paragraphs, as a source receives them (not yet counted). */
+  knowledge: KnowledgeText[];
   query: Message;
   /** Tokens of all history and knowledge text (o200k), before any selection. */
   tokens: number;
@@ -15,7 +23,7 @@ export interface BenchSession {
 /**
  * Builds a session of about `targetTokens` (o200k): every LoCoMo conversation's turns in
  * order (the first speaker as `user`, the other as `assistant`) up to ~85% of the target,
- * and Chinese knowledge paragraphs from CMRC 2018 for the rest.
+ * and Chinese knowledge paragraphs from CMRC 2018 for the rest. `counter` only sizes it.
  */
 export function buildSession(counter: TokenCounter, targetTokens = 128_000): BenchSession {
   const history: Message[] = [];
@@ -36,22 +44,12 @@ export function buildSession(counter: TokenCounter, targetTokens = 128_000): Ben
     });
     tokens += counter.countText(content);
   }
-  const knowledge: ContextBlock[] = [];
+  const knowledge: KnowledgeText[] = [];
   for (const paragraph of loadCmrcParagraphs()) {
     if (tokens >= targetTokens) break;
     const content = `# ${paragraph.title}\n${paragraph.context}`;
-    const block = createBlock(
-      {
-        id: `cmrc:${paragraph.id}`,
-        layer: 'knowledge__context',
-        source: 'knowledge',
-        content,
-        priority: 0.5 + (knowledge.length % 10) / 20,
-      },
-      counter,
-    );
-    knowledge.push(block);
-    tokens += block.tokens;
+    knowledge.push({ id: `cmrc:${paragraph.id}`, content, priority: 0.5 + (knowledge.length % 10) / 20 });
+    tokens += counter.countText(content);
   }
   return {
     systemPrompt:
@@ -64,5 +62,31 @@ export function buildSession(counter: TokenCounter, targetTokens = 128_000): Ben
       content: 'What did we talk about last week, and what did you decide?',
     },
     tokens,
+  };
+}
+
+/**
+ * A source returning the knowledge paragraphs as blocks made with the compile's counter —
+ * what a retrieval or workspace source does, so the compile pays for counting them.
+ */
+export function knowledgeSource(knowledge: readonly KnowledgeText[]): ContextSource {
+  return {
+    name: 'knowledge',
+    layer: 'knowledge__context',
+    priority: 0.6,
+    async collect(request): Promise<ContextBlock[]> {
+      return knowledge.map((text) =>
+        createBlock(
+          {
+            id: text.id,
+            layer: 'knowledge__context',
+            source: 'knowledge',
+            content: text.content,
+            priority: text.priority,
+          },
+          request.counter,
+        ),
+      );
+    },
   };
 }

@@ -8,6 +8,8 @@ export interface QueryLatency {
   p50: Map<string, number>;
   /** 90th-percentile per-query latency in microseconds, by engine name. */
   p90: Map<string, number>;
+  /** 99th-percentile per-query latency in microseconds, by engine name. */
+  p99: Map<string, number>;
   /** 1-minute load average when the timed rounds started and when they ended. */
   loadAverage: { start: number; end: number };
 }
@@ -45,6 +47,7 @@ export async function queryLatency(engines: Engine[], corpus: EvalCorpus, rounds
   return {
     p50: new Map(sorted.map(([name, values]) => [name, quantile(values, 0.5)])),
     p90: new Map(sorted.map(([name, values]) => [name, quantile(values, 0.9)])),
+    p99: new Map(sorted.map(([name, values]) => [name, quantile(values, 0.99)])),
     loadAverage: { start, end },
   };
 }

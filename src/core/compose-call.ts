@@ -2,12 +2,16 @@ import type { ContextBlock } from './block.ts';
 import { renderContexts } from './collector.ts';
 import type { CompileRequest } from './compile-types.ts';
 import { compose, layerOf } from './compose.ts';
+import { countJoined } from './count-joined.ts';
 import { type HistoryBlockMetadata, measureMessage } from './history.ts';
 import type { ContextKey } from './layers.ts';
 import type { Message } from './message.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { Selection } from './select.ts';
 import { countMessage } from './tokens.ts';
+
+/** What `renderContexts` puts between two blocks of a layer. */
+const CONTEXT_SEPARATOR = '\n\n';
 
 /** The messages of one call and what they cost (see {@link composeCall}). */
 export interface ComposedCall {
@@ -41,7 +45,8 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       keptContext.push(block);
     }
   }
-  const contexts = { ...call.fixedContexts, ...renderContexts(keptContext) };
+  const rendered = renderContexts(keptContext);
+  const contexts = { ...call.fixedContexts, ...rendered };
   const messages = compose({
     ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
     contexts,
@@ -53,11 +58,35 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   // Count what is emitted: every message is a separate API field, so the request costs the
   // request overhead plus each message's own cost (memoised per message, exact).
   let historyIndex = 0;
-  const costs = messages.map((message) =>
-    layerOf(message) === 'history'
-      ? (historyCosts[historyIndex++] ?? measureMessage(message, counter).tokens)
-      : countMessage(counter, message),
-  );
+  const costs = messages.map((message) => {
+    const layer = layerOf(message);
+    if (layer === 'history') return historyCosts[historyIndex++] ?? measureMessage(message, counter).tokens;
+    // A layer sent from its blocks is counted from the blocks' counts (each block's text was
+    // counted when it was made), not tokenised a second time; only the joins are.
+    const text = layer === undefined ? undefined : rendered[layer as ContextKey];
+    const content = message.content;
+    const at = text === undefined || typeof content !== 'string' ? -1 : content.indexOf(text);
+    if (text === undefined || at < 0 || counter.isSplitPoint === undefined)
+      return countMessage(counter, message);
+    const blocks = keptContext.filter((block) => block.layer === layer);
+    const layerText = {
+      text,
+      tokens: countJoined(
+        counter,
+        blocks.map((block) => ({ text: block.content, tokens: block.tokens })),
+        CONTEXT_SEPARATOR,
+      ),
+    };
+    // The text may be wrapped (a late layer travels as `<context layer="…">` user text).
+    const prefix = (content as string).slice(0, at);
+    const suffix = (content as string).slice(at + text.length);
+    const parts = [
+      ...(prefix === '' ? [] : [{ text: prefix, tokens: counter.countText(prefix) }]),
+      layerText,
+      ...(suffix === '' ? [] : [{ text: suffix, tokens: counter.countText(suffix) }]),
+    ];
+    return countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
+  });
   const total =
     (messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0)) +
     call.toolTokens;

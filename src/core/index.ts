@@ -35,6 +35,7 @@ export {
   type TurnError,
   turnErrorOf,
 } from './conversation-messages.ts';
+export { type CountedText, countJoined } from './count-joined.ts';
 export { type DiffBlock, diffReports, type ReportDiff } from './diff-reports.ts';
 export {
   type AiSdkMessage,

@@ -16,6 +16,14 @@ export interface TokenCounter {
   readonly overhead: MessageOverhead;
   /** Tokens of a list of messages as sent: content plus the family's per-message overhead. */
   countMessages(messages: readonly Message[]): number;
+  /**
+   * Optional. True when `countText(text) === countText(text.slice(0, index)) +
+   * countText(text.slice(index))` for every text with the same two characters at `index − 1`
+   * and `index` (so it may look at those two only). Lets {@link countJoined} count a joined
+   * text from its parts' counts plus the few characters around each join; a counter without
+   * it has joined texts counted in full. Never true where a token could span `index`.
+   */
+  readonly isSplitPoint?: (text: string, index: number) => boolean;
 }
 
 /**
@@ -51,6 +59,8 @@ export interface CreateTokenCounterOptions {
   countText: (text: string) => number;
   /** Per-message framing; default {@link OPENAI_MESSAGE_OVERHEAD}. */
   overhead?: MessageOverhead;
+  /** See {@link TokenCounter.isSplitPoint}; absent when unknown. */
+  isSplitPoint?: (text: string, index: number) => boolean;
 }
 
 /** Builds a {@link TokenCounter} from a text counter and the family's message overhead. */
@@ -63,6 +73,7 @@ export function createTokenCounter(options: CreateTokenCounterOptions): TokenCou
     overhead,
     countText,
     countMessages: (messages) => countMessagesWith(countText, overhead, messages),
+    ...(options.isSplitPoint === undefined ? {} : { isSplitPoint: options.isSplitPoint }),
   };
   perMessage.set(counter, (message) => countMessageWith(countText, overhead, message));
   return counter;
@@ -225,6 +236,7 @@ export function withTokenCache(counter: TokenCounter, options: TokenCacheOptions
     overhead,
     countText,
     countMessages: (messages) => countMessagesWith(countText, overhead, messages),
+    ...(counter.isSplitPoint === undefined ? {} : { isSplitPoint: counter.isSplitPoint }),
     stats: () => ({ hits, misses, entries: cache.size, characters }),
     clear: () => {
       cache.clear();

@@ -11,5 +11,7 @@ export function createCharCounter(): TokenCounter {
     exact: true,
     countText: (text) => text.length,
     overhead: NO_MESSAGE_OVERHEAD,
+    // One token per unit: every position splits a count.
+    isSplitPoint: () => true,
   });
 }

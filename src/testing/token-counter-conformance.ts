@@ -47,7 +47,8 @@ const AWKWARD_TEXTS = [
  * ordinary text without throwing; lone surrogates, emoji sequences and a 1 MB string count
  * without throwing; concatenation counts at least its largest part (exact counters);
  * `countMessages` is 0 for no messages and at least the sum of its content counts plus the
- * declared overhead; `withTokenCache` returns identical counts on first and repeated calls.
+ * declared overhead; `withTokenCache` returns identical counts on first and repeated calls;
+ * a counter declaring `isSplitPoint` splits its counts there (and keeps it when cached).
  * Requires Vitest (an optional peer dependency of ctxloom).
  *
  * @example
@@ -167,6 +168,20 @@ export function describeTokenCounterConformance(
         content: text,
       }));
       expect(cached.countMessages(messages)).toBe(counter.countMessages(messages));
+    });
+
+    it('splits counts where it declares split points, and keeps them through withTokenCache', () => {
+      const isSplitPoint = counter.isSplitPoint;
+      expect(withTokenCache(factory()).isSplitPoint === undefined).toBe(isSplitPoint === undefined);
+      if (isSplitPoint === undefined) return;
+      for (const text of [...SAMPLES, ...SPECIAL_TOKEN_TEXTS, ...AWKWARD_TEXTS]) {
+        for (let index = 1; index < text.length; index++) {
+          if (!isSplitPoint(text, index)) continue;
+          expect(counter.countText(text)).toBe(
+            counter.countText(text.slice(0, index)) + counter.countText(text.slice(index)),
+          );
+        }
+      }
     });
   });
 }

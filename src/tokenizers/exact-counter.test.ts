@@ -98,3 +98,22 @@ describe('exact counter backends', () => {
     for (const text of texts) expect(auto.countText(text)).toBe(js.countText(text));
   });
 });
+
+describe('createExactCounter on CJK-heavy texts', () => {
+  const paragraph = (seed: number) =>
+    `第${seed}段：上下文工程把每次模型调用的输入编译出来，并且在预算之内。每个块只统计一次。`.repeat(3);
+
+  it('counts a remembered text as it counted it first, within any cache bound', () => {
+    const reference = createExactCounter({ encoding: 'o200k_base', backend: 'js' });
+    for (const maxCachedCjkCharacters of [0, 200, 1 << 20]) {
+      const counter = createExactCounter({ encoding: 'o200k_base', maxCachedCjkCharacters });
+      for (let round = 0; round < 3; round++) {
+        for (let seed = 0; seed < 8; seed++) {
+          expect(counter.countText(paragraph(seed))).toBe(reference.countText(paragraph(seed)));
+        }
+      }
+      counter.bpe.clearCaches();
+      expect(counter.countText(paragraph(1))).toBe(reference.countText(paragraph(1)));
+    }
+  });
+});
