@@ -66,6 +66,7 @@ export {
 } from './processes/dynamic.ts';
 export { createHierarchicalProcess, type HierarchicalProcessOptions } from './processes/hierarchical.ts';
 export { createMapReduceProcess, type MapReduceProcessOptions } from './processes/mapreduce.ts';
+export { type GuardNodeOptions, guardNode } from './processes/node-guard.ts';
 export type { CompiledProcess, ProcessGraph } from './processes/process-graph.ts';
 export type { ProcessOptions } from './processes/process-options.ts';
 export { createReactProcess, type ReactProcessOptions } from './processes/react.ts';
