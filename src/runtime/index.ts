@@ -19,6 +19,7 @@ export {
 } from './agents/run-agent.ts';
 export { createTodoTool } from './agents/todo-tool.ts';
 export type { CheckpointTables } from './checkpoint/checkpoint-schema.ts';
+export { CheckpointVersionError, type CheckpointVersionKind } from './checkpoint/checkpoint-version-error.ts';
 export { PostgresSaver, type PostgresSaverOptions } from './checkpoint/postgres-saver.ts';
 export type { RecordCompression } from './checkpoint/record-codec.ts';
 export {
