@@ -47,8 +47,12 @@ async function crashStore(name: string, specOf: (root: string) => string): Promi
   const root = join(directory, name);
   cpSync(EXAMPLE, root, { recursive: true });
   const spec = specOf(root);
-  // 0-250 ms after the child is ready (mid-start-up, mid-first-turn) or acknowledged a turn.
+  // A third of the kills 0-250 ms after the child is ready (mid-start-up, mid-first-turn), a
+  // third 0-250 ms after its first acknowledged turn; on a SQL store the last third is the child's
+  // own SIGKILL right after its k-th putWrites commits (k = 1-9: the three writes of three
+  // turns), before the checkpoint that follows — elsewhere another kill after an ack.
   const delays = fc.sample(fc.integer({ min: 0, max: 250 }), { numRuns: KILLS, seed: SEED });
+  const writes = fc.sample(fc.integer({ min: 1, max: 9 }), { numRuns: KILLS, seed: SEED + 1 });
   const acknowledged: string[] = [];
   const tally: Tally = {
     kills: 0,
@@ -59,12 +63,14 @@ async function crashStore(name: string, specOf: (root: string) => string): Promi
     lostAnswers: [],
   };
   for (const [run, delay] of delays.entries()) {
+    const selfKill = run % 3 === 2 && name !== 'files' ? (writes[run] ?? 1) : 0;
     acknowledged.push(
       ...(await runAndKill({
         script: new URL('./session-child.ts', import.meta.url),
-        args: [root, spec, `r${run}`],
-        runMs: delay,
-        after: run % 2 === 0 ? 'ready' : 'ack',
+        args: [root, spec, `r${run}`, String(selfKill)],
+        // A child that kills itself is killed anyway if it has not by then.
+        runMs: selfKill > 0 ? 10_000 : delay,
+        after: run % 3 === 0 ? 'ready' : 'ack',
       })),
     );
     tally.kills += 1;
