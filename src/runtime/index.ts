@@ -19,6 +19,7 @@ export {
 } from './agents/run-agent.ts';
 export { createTodoTool } from './agents/todo-tool.ts';
 export type { CheckpointTables } from './checkpoint/checkpoint-schema.ts';
+export { CheckpointVersionError, type CheckpointVersionKind } from './checkpoint/checkpoint-version-error.ts';
 export { PostgresSaver, type PostgresSaverOptions } from './checkpoint/postgres-saver.ts';
 export type { RecordCompression } from './checkpoint/record-codec.ts';
 export {
@@ -66,6 +67,7 @@ export {
 } from './processes/dynamic.ts';
 export { createHierarchicalProcess, type HierarchicalProcessOptions } from './processes/hierarchical.ts';
 export { createMapReduceProcess, type MapReduceProcessOptions } from './processes/mapreduce.ts';
+export { type GuardNodeOptions, guardNode } from './processes/node-guard.ts';
 export type { CompiledProcess, ProcessGraph } from './processes/process-graph.ts';
 export type { ProcessOptions } from './processes/process-options.ts';
 export { createReactProcess, type ReactProcessOptions } from './processes/react.ts';

@@ -296,6 +296,43 @@ describe('createCheckpointSessionStore', () => {
     expect((await stores[0]?.load(id))?.messages.map((message) => message.id).sort()).toEqual(ids);
   });
 
+  // Issue 27, item 6: a kill between a write's pending writes and its checkpoint left writes on
+  // the head under the task id the next update derives from that head, so the next write's
+  // messages were dropped as duplicates (a fresh reader lost the question, kept the answer).
+  for (const [name, saver, storeLock] of [
+    ['sqlite', sqlite, undefined],
+    ['postgres', postgres, lock],
+  ] as const) {
+    it(`keeps every write after one was cut off between its writes and its checkpoint (${name})`, async () => {
+      let cut = false;
+      // The saver as a killed process left it: the write's pending writes are stored, its checkpoint is not.
+      const cutting = new Proxy(saver, {
+        get(target, key) {
+          if (key === 'put' && cut) return async () => Promise.reject(new Error('killed before put'));
+          const value: unknown = Reflect.get(target, key);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const options = storeLock === undefined ? {} : { lock: storeLock };
+      const killed = createCheckpointSessionStore({ saver: cutting, ...options });
+      const id = newSession();
+      await killed.appendMessages(id, [{ id: 'u1', role: 'user', content: 'one' }]);
+      cut = true;
+      await expect(killed.appendCall(id, call('c1'))).rejects.toThrow('killed before put');
+      cut = false;
+      // A new process: its own store and head cache.
+      const next = createCheckpointSessionStore({ saver, ...options });
+      await next.appendMessages(id, [{ id: 'u2', role: 'user', content: 'two' }]);
+      await next.appendCall(id, call('c2'));
+      await next.appendMessages(id, [{ id: 'a2', role: 'assistant', content: 'answer' }]);
+      const fresh = createCheckpointSessionStore({ saver, ...options });
+      expect((await fresh.load(id)).messages.map((message) => message.id)).toEqual(['u1', 'u2', 'a2']);
+      // The cut-off write stored nothing: no reader saw it, and the call log holds only c2.
+      expect((await fresh.listCalls(id)).map((record) => record.id)).toEqual(['c2']);
+      expect(await fresh.load(id)).toEqual(await next.load(id));
+    });
+  }
+
   it('maps sessions to threads with threadIdOf', async () => {
     const store = createCheckpointSessionStore({ saver: sqlite, threadIdOf: (id) => `notebook:${id}` });
     const id = newSession();

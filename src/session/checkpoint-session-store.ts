@@ -164,8 +164,17 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     const threadId = threadIdOf(sessionId);
     await lock.run(threadId, async () => {
       const config = configOf(sessionId);
-      const tuple = await options.saver.getTuple(config);
+      let tuple = await options.saver.getTuple(config);
       assertKnownChannels(sessionId, tuple);
+      if (cutOff(tuple)) {
+        // An update stores its writes on the head, then the checkpoint after it. One cut off
+        // in between (kill -9, a failed put) left writes under the task id the next update
+        // derives from the same head, and a saver keeps the first write of a task and index:
+        // the next update's writes — a user message — would be dropped, silently. Seal the head
+        // first: LangGraph's empty update forks past its pending writes, which no reader saw.
+        await graph.updateState(config, null);
+        tuple = await options.saver.getTuple(config);
+      }
       const settled = tuple === undefined || (tuple.pendingWrites ?? []).length === 0;
       const cached =
         tuple === undefined ? {} : settled ? cache.get(threadId, tuple.checkpoint.id) : undefined;
@@ -364,6 +373,22 @@ function currentSummary(
     createdAt: '',
   };
 }
+
+/**
+ * Whether the head holds the pending writes of an update that never put its checkpoint: an
+ * update (`updateState`, this store's writes) leaves none behind when it completes but the
+ * `Send`s it schedules (LangGraph's push channel), unlike a graph run, whose head keeps the
+ * writes of a step it will resume.
+ */
+function cutOff(tuple: CheckpointTuple | undefined): boolean {
+  return (
+    tuple?.metadata?.source === 'update' &&
+    (tuple.pendingWrites ?? []).some(([, channel]) => channel !== PUSH_CHANNEL)
+  );
+}
+
+/** LangGraph's channel of `Send`s (`PUSH`, not exported by the package). */
+const PUSH_CHANNEL = '__pregel_push';
 
 /** One process lock per saver, so two stores over one saver in this process queue together. */
 const PROCESS_LOCKS = new WeakMap<BaseCheckpointSaver, ThreadLock>();

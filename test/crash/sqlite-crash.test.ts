@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,68 +6,23 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlackboardState } from '../../src/state/index.ts';
 import { openChat } from './chat-graph.ts';
+import { runAndKill } from './run-and-kill.ts';
 
 /**
  * The suite is sized by time, not by a count: each lane keeps killing and resuming its
  * database until this budget is spent (at least {@link MIN_RUNS} kills per lane), so a busy
- * machine runs fewer kills instead of hitting the timeout. `CTXLOOM_CRASH_BUDGET_MS` overrides.
+ * machine runs fewer kills instead of hitting the timeout. `CTXLOOM_CRASH_BUDGET_MS` overrides;
+ * `CTXLOOM_CRASH_KILLS` (as in `session-crash.test.ts`) runs that many kills instead, half per lane.
  */
-const BUDGET_MS = Number(process.env.CTXLOOM_CRASH_BUDGET_MS ?? 40_000);
-const MIN_RUNS = 3;
+const KILLS =
+  process.env.CTXLOOM_CRASH_KILLS === undefined ? undefined : Number(process.env.CTXLOOM_CRASH_KILLS);
+const BUDGET_MS = KILLS === undefined ? Number(process.env.CTXLOOM_CRASH_BUDGET_MS ?? 40_000) : Infinity;
+const MIN_RUNS = KILLS === undefined ? 3 : Math.ceil(KILLS / 2);
 /** Upper bound on kills per lane; the seeded kill moments are drawn for this many. */
-const MAX_RUNS = 1_000;
+const MAX_RUNS = Math.max(1_000, MIN_RUNS);
 const SEED = 20_261_122;
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-crash-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-/**
- * Starts the child and kills it with SIGKILL `runMs` after a mark: `ready` (it may die before
- * its first turn, mid-resume) or `ack` (its first acknowledged turn this run, so the run
- * makes progress however slow the machine is).
- */
-function runAndKill(path: string, from: number, runMs: number, after: 'ready' | 'ack'): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=ctxloom-source',
-        '--no-warnings',
-        new URL('./chat-child.ts', import.meta.url).pathname,
-        path,
-        String(from),
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const acked: number[] = [];
-    let scheduled = false;
-    const killLater = () => {
-      if (scheduled) return;
-      scheduled = true;
-      setTimeout(() => child.kill('SIGKILL'), runMs);
-    };
-    let buffered = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line === 'ready' && after === 'ready') killLater();
-        else if (line.startsWith('ack ')) {
-          acked.push(Number(line.slice(4)));
-          if (after === 'ack') killLater();
-        }
-      }
-    });
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve(acked);
-      else reject(new Error(`child exited with ${code}: ${stderr}`));
-    });
-  });
-}
 
 /**
  * One lane: a database killed and resumed with the next delay until `deadline` (and at least
@@ -79,14 +33,23 @@ async function lane(
   path: string,
   delays: readonly number[],
   deadline: number,
-): Promise<{ acknowledged: number; runs: number }> {
+): Promise<{ acknowledged: number; runs: number; questions: number; answers: number }> {
   let acknowledged = 0;
   let runs = 0;
+  let questions = 0;
+  let answers = 0;
   for (const [run, delay] of delays.entries()) {
-    if (run >= MIN_RUNS && performance.now() >= deadline) break;
+    if (run >= MIN_RUNS && (KILLS !== undefined || performance.now() >= deadline)) break;
     runs += 1;
     // Even runs die anywhere from start-up on; odd runs only after a turn of their own.
-    const acked = await runAndKill(path, acknowledged, delay, run % 2 === 0 ? 'ready' : 'ack');
+    const acked = (
+      await runAndKill({
+        script: new URL('./chat-child.ts', import.meta.url),
+        args: [path, String(acknowledged)],
+        runMs: delay,
+        after: run % 2 === 0 ? 'ready' : 'ack',
+      })
+    ).map(Number);
     if (acked.length > 0) {
       expect(acked[0]).toBe(acknowledged);
       acknowledged = (acked.at(-1) ?? 0) + 1;
@@ -99,6 +62,12 @@ async function lane(
     expect(new Set(ids).size, `run ${run}: duplicate message ids`).toBe(ids.length);
     expect(new Set(ledger).size).toBe(ledger.length);
     // Nothing acknowledged is lost: each acked input has its message and its reply.
+    questions = Array.from({ length: acknowledged }, (_, turn) => `human:s:in-${turn}`).filter((id) =>
+      ids.includes(id),
+    ).length;
+    answers = Array.from({ length: acknowledged }, (_, turn) => `ai:human:s:in-${turn}`).filter((id) =>
+      ids.includes(id),
+    ).length;
     for (let turn = 0; turn < acknowledged; turn += 1) {
       expect(ids, `run ${run}: lost turn ${turn}`).toContain(`human:s:in-${turn}`);
       expect(ids).toContain(`ai:human:s:in-${turn}`);
@@ -110,21 +79,27 @@ async function lane(
     }
     await saver.close();
   }
-  return { acknowledged, runs };
+  return { acknowledged, runs, questions, answers };
 }
 
 describe('SqliteSaver under SIGKILL', () => {
   it(
-    `keeps every acknowledged turn exactly once across seeded kills for ${BUDGET_MS / 1000} s`,
+    `keeps every acknowledged turn exactly once across seeded kills (${KILLS === undefined ? `${BUDGET_MS / 1000} s` : `${KILLS} kills`})`,
     async () => {
       // Kill moments: 0-250 ms after the child is ready or has acknowledged a turn (mid-step, mid-commit, between turns).
       const delays = fc.sample(fc.integer({ min: 0, max: 250 }), { numRuns: 2 * MAX_RUNS, seed: SEED });
       const deadline = performance.now() + BUDGET_MS;
+      const started = performance.now();
       // Two independent lanes in parallel, each with its own seeded kill moments.
       const lanes = await Promise.all([
         lane(join(directory, 'lane-a.db'), delays.slice(0, MAX_RUNS), deadline),
         lane(join(directory, 'lane-b.db'), delays.slice(MAX_RUNS), deadline),
       ]);
+      const total = (key: 'runs' | 'acknowledged' | 'questions' | 'answers') =>
+        lanes.reduce((sum, one) => sum + one[key], 0);
+      process.stdout.write(
+        `sqlite crash (runtime graph): ${JSON.stringify({ kills: total('runs'), acknowledged: total('acknowledged'), questions: total('questions'), answers: total('answers'), seconds: Math.round((performance.now() - started) / 1000) })}\n`,
+      );
       // The kills hit a chat that was making progress, not one stuck at start-up.
       for (const { acknowledged, runs } of lanes) {
         expect(runs).toBeGreaterThanOrEqual(MIN_RUNS);
@@ -132,6 +107,6 @@ describe('SqliteSaver under SIGKILL', () => {
       }
       // The timeout only guards against a hang: the budget ends the loop, plus one kill in flight per lane.
     },
-    BUDGET_MS + 300_000,
+    KILLS === undefined ? BUDGET_MS + 300_000 : KILLS * 30_000,
   );
 });

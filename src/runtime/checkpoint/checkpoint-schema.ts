@@ -1,12 +1,20 @@
 import { CtxloomError } from '../../core/errors.ts';
+import { CheckpointVersionError } from './checkpoint-version-error.ts';
+import { RECORD_FORMAT_VERSION } from './record-codec.ts';
 import type { SqlDriver, SqlExecutor } from './sql-driver.ts';
 import { NAME_ROW_ID } from './thread-keys.ts';
 
 /** Version of the table layout; stored in the checkpoints table's version row and checked on open. */
 export const SCHEMA_VERSION = 3;
 
-/** Thread key of the version row: negative, so never a (thread, namespace)'s key. */
+/** Thread key of the version rows: negative, so never a (thread, namespace)'s key. */
 const VERSION_ROW_THREAD = -1;
+/**
+ * `checkpoint_id` of the row whose `depth` is the newest record format a process opened the
+ * database with (since issue 27; a database without it holds formats ≤ 5). Layout 3 readers
+ * before it read only the layout row (`NAME_ROW_ID`), so adding it is not a new layout.
+ */
+const FORMAT_ROW_ID = Uint8Array.of(1);
 
 /** Fully qualified table names for one saver instance. */
 export interface CheckpointTables {
@@ -39,9 +47,12 @@ export function checkpointTables(options: { schema?: string; prefix: string }): 
  *   checkpoint is put. Checkpoint ids are stored as bytes (`encodeId`: 16 for a UUID);
  * - a name row per (thread, namespace): `checkpoint_id` 0x00, the name in `writes`
  *   (`thread-keys.ts`), which also says how `thread` is derived from the name;
- * - the version row: `thread` −1, `checkpoint_id` 0x00, `depth` = {@link SCHEMA_VERSION}.
+ * - the version rows: `thread` −1, `checkpoint_id` 0x00, `depth` = {@link SCHEMA_VERSION};
+ *   `checkpoint_id` 0x01, `depth` = the newest record format a process opened it with.
  *
- * Layouts 1 and 2 (a `meta` table beside the checkpoints) are refused with a clear error.
+ * A newer layout or record format than this ctxloom's is a {@link CheckpointVersionError},
+ * before anything is read or written; layouts 1 and 2 (a `meta` table beside the
+ * checkpoints) are refused with a clear error.
  */
 export async function ensureCheckpointSchema(options: {
   driver: SqlDriver;
@@ -64,17 +75,39 @@ export async function ensureCheckpointSchema(options: {
       `CREATE TABLE IF NOT EXISTS ${tables.checkpoints} (thread ${integer} NOT NULL, depth SMALLINT NOT NULL, checkpoint_id ${bytes} NOT NULL, parent_id ${bytes}, data ${bytes}, writes ${bytes}, PRIMARY KEY (thread, checkpoint_id))${postgres ? '' : ' WITHOUT ROWID'}`,
     );
     const rows = await executor.all(
-      `SELECT depth FROM ${tables.checkpoints} WHERE thread = ? AND checkpoint_id = ?`,
-      [VERSION_ROW_THREAD, NAME_ROW_ID],
+      `SELECT checkpoint_id, depth FROM ${tables.checkpoints} WHERE thread = ? AND checkpoint_id IN (?, ?)`,
+      [VERSION_ROW_THREAD, NAME_ROW_ID, FORMAT_ROW_ID],
     );
-    const stored = rows[0] === undefined ? undefined : Number(rows[0].depth);
-    if (stored === undefined) {
-      await executor.run(
-        `INSERT INTO ${tables.checkpoints} (thread, depth, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO NOTHING`,
-        [VERSION_ROW_THREAD, SCHEMA_VERSION, NAME_ROW_ID],
-      );
-    } else if (stored !== SCHEMA_VERSION) {
-      throw layoutError(tables, stored, tables.checkpoints);
+    const version = (id: Uint8Array) => {
+      const row = rows.find((candidate) => Buffer.from(candidate.checkpoint_id as Uint8Array).equals(id));
+      return row === undefined ? undefined : Number(row.depth);
+    };
+    const layout = version(NAME_ROW_ID);
+    const format = version(FORMAT_ROW_ID);
+    // Newer data first, before anything is read or written: one clear error naming both versions.
+    if (layout !== undefined && layout > SCHEMA_VERSION) {
+      throw new CheckpointVersionError({
+        kind: 'layout',
+        stored: layout,
+        supported: SCHEMA_VERSION,
+        where: tables.checkpoints,
+      });
+    }
+    if (layout !== undefined && layout !== SCHEMA_VERSION)
+      throw layoutError(tables, layout, tables.checkpoints);
+    if (format !== undefined && format > RECORD_FORMAT_VERSION) {
+      throw new CheckpointVersionError({
+        kind: 'record-format',
+        stored: format,
+        supported: RECORD_FORMAT_VERSION,
+        where: tables.checkpoints,
+      });
+    }
+    const upsert = `INSERT INTO ${tables.checkpoints} (thread, depth, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (thread, checkpoint_id) DO UPDATE SET depth = excluded.depth`;
+    if (layout === undefined) await executor.run(upsert, [VERSION_ROW_THREAD, SCHEMA_VERSION, NAME_ROW_ID]);
+    // This process writes records up to its own format from now on: say so, so older processes refuse at start-up.
+    if (format === undefined || format < RECORD_FORMAT_VERSION) {
+      await executor.run(upsert, [VERSION_ROW_THREAD, RECORD_FORMAT_VERSION, FORMAT_ROW_ID]);
     }
   });
 }

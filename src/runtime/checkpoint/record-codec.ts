@@ -8,6 +8,7 @@ import {
   inflateRawSync,
 } from 'node:zlib';
 import { CtxloomError } from '../../core/errors.ts';
+import { CheckpointVersionError } from './checkpoint-version-error.ts';
 
 /**
  * How stored records are compressed. `deflate` (default) uses raw DEFLATE (level 9), against a
@@ -38,6 +39,12 @@ const BROTLI_FORMAT_VERSION = 4;
  */
 const HISTORY_FORMAT_VERSION = 5;
 const READABLE_VERSIONS = new Set([2, 3, 4, 5]);
+/**
+ * The newest record format this ctxloom writes and reads. A database records the newest
+ * format any process opened it with (`checkpoint-schema.ts`), so a process older than its data
+ * refuses it at start-up instead of at its first unreadable row. Raise it with every new format.
+ */
+export const RECORD_FORMAT_VERSION = HISTORY_FORMAT_VERSION;
 const FLAG_DEFLATE = 1;
 const FLAG_CHAINED = 2;
 const FLAG_COUNT = 4;
@@ -228,8 +235,17 @@ export function recordCount(bytes: Uint8Array): number {
  * refuse, a body that does not parse — is a `storage-error`.
  */
 export function decodeRecord<H>(bytes: Uint8Array, dictionary?: Uint8Array): DecodedRecord<H> {
-  if (!READABLE_VERSIONS.has(bytes[0] ?? 0))
+  if (!READABLE_VERSIONS.has(bytes[0] ?? 0)) {
+    if ((bytes[0] ?? 0) > RECORD_FORMAT_VERSION) {
+      throw new CheckpointVersionError({
+        kind: 'record-format',
+        stored: bytes[0] ?? 0,
+        supported: RECORD_FORMAT_VERSION,
+        where: 'a checkpoint record',
+      });
+    }
     throw storageError(`unknown checkpoint record format ${bytes[0]}`);
+  }
   const flags = bytes[1] ?? 0;
   if (
     (bytes[0] === BROTLI_FORMAT_VERSION) !== ((flags & FLAG_BROTLI) !== 0) ||

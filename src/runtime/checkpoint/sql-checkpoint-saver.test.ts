@@ -396,7 +396,9 @@ describe('SqliteSaver', () => {
     const saver = new SqliteSaver({ path });
     await expect(saver.setup()).rejects.toMatchObject({
       code: 'storage-error',
-      message: expect.stringContaining('layout version 9; this ctxloom reads layout 3'),
+      message: expect.stringContaining(
+        'newer ctxloom: table layout 9, and this ctxloom reads table layout 3 at most',
+      ),
       path: 'ctxloom_cp_checkpoints',
     });
     await saver.close();

@@ -1,16 +1,30 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { isCommand, Overwrite } from '@langchain/langgraph';
 import { CtxloomError } from '../../core/errors.ts';
+import { Blackboard, type BlackboardDefinition } from '../../state/index.ts';
 
 /** Delta channels of the Blackboard: never overwritten by a node (except `mapreduce.initPlan`'s `Overwrite([])`). */
 const APPEND_ONLY = new Set(['messages', 'processed_inputs', 'timeline']);
 /** Arrays of the input state a node must not change in place (the checkpoint would never see it). */
 const WATCHED = ['messages', 'mapreduce_results'] as const;
 
-type NodeFunction<R> = (state: Record<string, unknown>, config?: RunnableConfig) => R | Promise<R>;
+/** Options of {@link guardNode}. */
+export interface GuardNodeOptions<S, R> {
+  /** The node's name, for the errors (LangGraph does not tell a node its own name). */
+  name: string;
+  /** The node: a plain LangGraph node function over the Blackboard's state. */
+  node: (state: S, config?: RunnableConfig) => R | Promise<R>;
+  /** The Blackboard of the graph (its field names). Default {@link Blackboard}. */
+  blackboard?: Pick<BlackboardDefinition, 'keys'>;
+  /** The field names an update may use, if not a Blackboard's. Default `blackboard.keys`. */
+  keys?: ReadonlySet<string>;
+}
 
 /**
- * Wraps a process node so the Blackboard's conventions hold at run time, not only by review:
+ * Wraps a node so seed 002's rules for the Blackboard hold at run time, not only by review.
+ * Every node of ctxloom's processes is wrapped; wrap the nodes of your own `StateGraph` over
+ * the Blackboard the same way (LangGraph itself ignores an unknown key and applies an
+ * `Overwrite` of `messages`):
  * - the node's input state is frozen outside production (`NODE_ENV !== 'production'`): the
  *   state object and its arrays, so `state.messages.push(…)` or an assignment to a state field throws at the
  *   line that does it; in every mode the arrays of `messages` and `mapreduce_results` are
@@ -20,15 +34,32 @@ type NodeFunction<R> = (state: Record<string, unknown>, config?: RunnableConfig)
  *   the Blackboard (`unknown-state-key`), and may not `Overwrite` `messages`,
  *   `processed_inputs` or `timeline`, nor `mapreduce_results` with anything but `[]`
  *   (`reducer-violation`).
+ *
+ * Guards check one node's work; they do not make two writers safe: `graph.invoke` on one
+ * thread from two processes can fork it (only `submitInput` takes the thread's lease).
+ *
+ * @example
+ * const graph = new StateGraph(Blackboard.schema)
+ *   .addNode('agent', guardNode({ name: 'agent', node: (state: BlackboardState) => {
+ *     const sb = new StateBuilder(state);
+ *     sb.messages.append([new AIMessage('hi')]);
+ *     return sb.patch();
+ *   } }))
+ *   .addEdge(START, 'agent')
+ *   .compile({ checkpointer: new SqliteSaver({ path: 'state.db' }) });
  */
-export function guardNode<R>(options: { name: string; node: NodeFunction<R>; keys: ReadonlySet<string> }) {
-  const { name, node, keys } = options;
+export function guardNode<S extends object = Record<string, unknown>, R = unknown>(
+  options: GuardNodeOptions<S, R>,
+): (state: S, config?: RunnableConfig) => Promise<R> {
+  const { name, node } = options;
+  const keys = options.keys ?? (options.blackboard ?? Blackboard).keys;
   const freeze = process.env.NODE_ENV !== 'production';
-  return async (state: Record<string, unknown>, config?: RunnableConfig): Promise<R> => {
+  return async (input: S, config?: RunnableConfig): Promise<R> => {
+    const state = input as Record<string, unknown>;
     const before = WATCHED.map((key) => fingerprint(state[key]));
     let result: R;
     try {
-      result = await node(freeze ? frozen(state) : state, config);
+      result = await node((freeze ? frozen(state) : state) as S, config);
     } catch (error) {
       if (
         freeze &&
