@@ -17,6 +17,13 @@ export interface ArtifactContextViewOptions {
   maxEvidencePerJob?: number;
   /** Entries per agent in the recent section. Default 3. */
   recentPerAgent?: number;
+  /**
+   * Newest tool results that support no artifact (a chat's `read_file`, `search`…), listed in
+   * their own section with handle, outcome, length, hash and preview. Default 0 (none).
+   */
+  toolEvidence?: number;
+  /** Leaves out sections with nothing in them (a chat session has no anchors or jobs). Default false. */
+  omitEmptySections?: boolean;
 }
 
 /** The rendered view and which artifact ids it shows. */
@@ -57,10 +64,13 @@ export function buildArtifactContextView(
   const groups: LineGroup[] = [];
 
   const anchors = newestFirst.filter((entry) => entry.status === 'active' && anchorKinds.has(entry.kind));
-  groups.push({
-    key: '#anchors',
-    lines: ['### Global anchors', ...(anchors.length === 0 ? ['(none)'] : [])],
-  });
+  const omitEmpty = options.omitEmptySections === true;
+  if (!(omitEmpty && anchors.length === 0)) {
+    groups.push({
+      key: '#anchors',
+      lines: ['### Global anchors', ...(anchors.length === 0 ? ['(none)'] : [])],
+    });
+  }
   for (const entry of anchors) {
     shown.add(entry.id);
     groups.push({ key: entry.id, lines: [entryLine(entry)], fallback: [shortLine(entry)] });
@@ -74,7 +84,9 @@ export function buildArtifactContextView(
     .filter((entry) => entry.status === 'active' && jobKinds.has(entry.kind))
     .sort((a, b) => focusRank(a) - focusRank(b))
     .slice(0, options.maxFocusJobs ?? 5);
-  groups.push({ key: '#jobs', lines: ['### Focus jobs', ...(jobs.length === 0 ? ['(none)'] : [])] });
+  if (!(omitEmpty && jobs.length === 0)) {
+    groups.push({ key: '#jobs', lines: ['### Focus jobs', ...(jobs.length === 0 ? ['(none)'] : [])] });
+  }
   for (const entry of jobs) {
     shown.add(entry.id);
     // Not slice(-maxEvidence): slice(-0) is the whole list.
@@ -101,8 +113,17 @@ export function buildArtifactContextView(
     for (const entry of entries) groups.push({ key: entry.id, lines: [`  ${shortLine(entry)}`] });
   }
 
+  const loose = index.evidence.filter((item) => item.artifactId === null);
+  const toolEvidence = loose.slice(Math.max(0, loose.length - (options.toolEvidence ?? 0))).reverse();
+  if (toolEvidence.length > 0) {
+    groups.push({ key: '#tool-evidence', lines: ['### Tool results (newest first; call the tool again to read one)'] });
+    for (const item of toolEvidence) groups.push({ key: item.id, lines: [toolEvidenceLine(item)] });
+  }
+
   const fitted = fitLines({
-    header: [`## Artifacts — ${index.artifacts.filter((entry) => entry.status === 'active').length} active`],
+    header: [
+      `## Artifacts — ${index.artifacts.filter((entry) => entry.status === 'active').length} active, ${index.evidence.length} tool results indexed`,
+    ],
     groups,
     maxTokens: options.maxTokens,
     counter: options.counter,
@@ -130,6 +151,10 @@ function entryLine(entry: ArtifactEntry): string {
 function shortLine(entry: ArtifactEntry): string {
   const reason = entry.invalidation === undefined ? '' : ` (${entry.invalidation.reason})`;
   return `- ${entry.id} [${entry.status}${reason}] sha256:${entry.sha256.slice(0, 12)}`;
+}
+
+function toolEvidenceLine(evidence: ToolEvidence): string {
+  return `- ${evidence.id} ${evidence.toolName} ${evidence.ok ? 'ok' : 'FAILED'} · ${evidence.outputLength} chars · sha256:${evidence.outputSha256.slice(0, 12)} | ${evidence.preview}`;
 }
 
 function evidenceLine(evidence: ToolEvidence): string {

@@ -16,6 +16,11 @@ export interface TodoContextBlocksOptions {
   maxEvidence?: number;
   /** Source name on the blocks. Default `compression`. */
   source?: string;
+  /**
+   * Newest tool results without an artifact shown in the artifact view (a chat session's
+   * `/compress artifacts`), which then leaves out its empty sections. Default: none.
+   */
+  toolEvidence?: number;
 }
 
 /**
@@ -61,7 +66,10 @@ export function todoContextBlocks(
     maxEvidence,
     maxTokens: globalBudget,
   });
-  push(`${state.threadId}:todo:global`, global.text, global.tokens, 0.95, { omittedIds: global.omittedIds });
+  // Empty views produce no block: a TODO with no requirement says nothing.
+  if (state.requirements.global.items.length > 0) {
+    push(`${state.threadId}:todo:global`, global.text, global.tokens, 0.95, { omittedIds: global.omittedIds });
+  }
   const scoped = options.agentId === undefined ? undefined : state.requirements.scoped[options.agentId];
   if (scoped !== undefined) {
     // Its own share plus whatever the global view left unused.
@@ -75,11 +83,15 @@ export function todoContextBlocks(
       omittedIds: view.omittedIds,
     });
   }
-  if (state.artifacts.index.artifacts.length > 0) {
+  if (
+    state.artifacts.index.artifacts.length > 0 ||
+    (options.toolEvidence !== undefined && options.toolEvidence > 0 && state.artifacts.index.evidence.length > 0)
+  ) {
     const view = buildArtifactContextView(state.artifacts.index, {
       counter,
       maxTokens: Math.max(0, remaining),
       ...(compactArtifacts ? { recentPerAgent: 0, maxEvidencePerJob: 0 } : {}),
+      ...(options.toolEvidence === undefined ? {} : { toolEvidence: options.toolEvidence, omitEmptySections: true }),
     });
     push(`${state.threadId}:artifacts`, view.text, view.tokens, 0.7, { omittedIds: view.omittedIds });
   }

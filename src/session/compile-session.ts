@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createCompressionSource, todoContextBlocks } from '../compression/index.ts';
 import { conversationMessages } from '../core/conversation-messages.ts';
 import type {
@@ -24,6 +25,9 @@ import {
 } from '../workspace/index.ts';
 import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionState, SessionStore } from './session-store.ts';
+
+/** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
+const TOOL_EVIDENCE_SHOWN = 8;
 
 /** Options of {@link compileSession}. */
 export interface CompileSessionOptions {
@@ -141,7 +145,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const structured = compression.structured;
   const history = sessionHistory({ loaded, state, compression, options, counter, evidence });
   const sources: ContextSource[] = [
-    ...(structured === null ? [] : [createCompressionSource({ load: () => structured })]),
+    ...(structured === null ? [] : [createCompressionSource({ load: () => structured, toolEvidence: TOOL_EVIDENCE_SHOWN })]),
     ...history.sources,
     ...(options.sources ?? []),
   ];
@@ -231,6 +235,7 @@ function sessionHistory(input: {
             compression.structured === null
               ? []
               : todoContextBlocks(compression.structured, {
+                  toolEvidence: TOOL_EVIDENCE_SHOWN,
                   counter: input.counter,
                   maxTokens: inputBudgetOf(config),
                 }).map((block) => block.content),
@@ -303,6 +308,29 @@ function withTodoPointers(
       locale === 'en'
         ? `[user message #${index + 1} — in the requirement TODO as ${items.join(', ')}]`
         : `[用户消息 #${index + 1} — 已记入需求 TODO：${items.join('、')}]`;
+    return { ...message, content };
+  });
+}
+
+/** The record with each successful tool output the artifact index holds replaced by its handle. */
+function withEvidencePointers(messages: Message[], compression: SessionCompression): Message[] {
+  const through = compression.processedThrough.artifacts;
+  const indexed = compression.structured?.artifacts.index.evidence ?? [];
+  if (through === null || indexed.length === 0) return messages;
+  const byHash = new Map(indexed.filter((item) => item.ok).map((item) => [item.outputSha256, item]));
+  const end = messages.findIndex((message) => message.id === through);
+  return messages.map((message, index) => {
+    if (index > end || typeof message.content === 'string') return message;
+    if (!message.content.some((part) => part.type === 'tool-result')) return message;
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-result' || !('value' in part.output)) return part;
+      const value = part.output.value;
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      const item = byHash.get(createHash('sha256').update(text).digest('hex'));
+      if (item === undefined) return part;
+      const pointer = `[${part.toolName} output indexed as ${item.id} (${item.outputLength} chars, sha256:${item.outputSha256.slice(0, 12)}); see the artifact index, call ${part.toolName} again to read it]`;
+      return { ...part, output: { type: 'text' as const, value: pointer } };
+    });
     return { ...message, content };
   });
 }

@@ -6,6 +6,7 @@ import {
   type CurationLog,
   curationLogSchema,
 } from '../curation/curation-event.ts';
+import { parseJsonText } from '../json/parse-json-text.ts';
 import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
 import { messagesFileSchema } from './messages-schema.ts';
@@ -20,9 +21,11 @@ export const CURATION_FILE = 'memory.json';
  * `invalid-config` (a message of the wrong shape, with its index path and line).
  */
 export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
-  const tree = parseJsonTree(text, file);
-  const result = messagesFileSchema.safeParse(tree.value);
+  // Positions are found only for a file that fails validation: a session's record is read
+  // every turn, and the walk for positions grew with it (decision 040's turn-time bench).
+  const result = messagesFileSchema.safeParse(parseJsonText(text, file));
   if (result.success) return result.data as Message[];
+  const tree = parseJsonTree(text, file);
   const issue = result.error.issues[0];
   const path = (issue?.path ?? []).map((key) => (typeof key === 'symbol' ? String(key) : key));
   const { node } = locateJsonPath(tree, path);
