@@ -25,7 +25,14 @@ export async function openSessionEngine(
   dir: string,
   cwd: string,
   options: OpenSessionEngineOptions = {},
-): Promise<{ engine: SessionEngine; workspace: Workspace; sessionId: string; close: () => Promise<void> }> {
+): Promise<{
+  engine: SessionEngine;
+  workspace: Workspace;
+  sessionId: string;
+  /** The `CTXLOOM_MODEL` model the engine calls. */
+  model: { spec: string; modelId: string; offline: boolean };
+  close: () => Promise<void>;
+}> {
   const env = options.env ?? process.env;
   const { workspace, sessionId } = await openSessionDir(dir, cwd);
   const store = await openSessionStore(parseStoreOption(options.store, cwd), { workspace, cwd });
@@ -43,5 +50,11 @@ export async function openSessionEngine(
     now,
     createId,
   });
-  return { engine, workspace, sessionId, close: () => store.close() };
+  return {
+    engine,
+    workspace,
+    sessionId,
+    model: { spec: resolved.spec, modelId: resolved.modelId, offline: resolved.offline },
+    close: () => store.close(),
+  };
 }

@@ -215,6 +215,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       queryMessage: undefined,
       warnings: [],
       config: loaded.config,
+      // The process's agents offer their own tools per call (they are in each call's report).
+      tools: [],
       state,
     };
   }
