@@ -12,7 +12,10 @@
  *   lists every one (what was written, where, the file, the lines or block, and why).
  * - `path-escape` — a path tried to leave its sandbox.
  * - `too-large` — an input exceeded a documented size limit.
- * - `conflict` — a write was based on a stale version (ETag mismatch).
+ * - `conflict` — a write collides with what exists (a name taken, a message id already stored).
+ * - `precondition-failed` — a write was based on a stale version (`If-Match` names another ETag).
+ * - `precondition-required` — a write would replace a file without saying which version it read
+ *   (no `If-Match`).
  * - `unauthorized` — a request lacked the required credentials.
  * - `forbidden` — a request came from a foreign site or host (`Origin`/`Host` check).
  * - `unsupported-media-type` — a write request's body is not `application/json`.
@@ -39,6 +42,8 @@ export const ERROR_CODES = [
   'path-escape',
   'too-large',
   'conflict',
+  'precondition-failed',
+  'precondition-required',
   'unauthorized',
   'forbidden',
   'unsupported-media-type',
