@@ -66,6 +66,21 @@ describe('the offline model on the example workspace', () => {
     expect(count(text, COMMIT_RULE)).toBe(1);
   });
 
+  it('leads with the sections under a heading the question names, not a passage sharing one word', async () => {
+    const text = await answer('日志复制是怎么工作的？');
+    const labels = Array.from(text.matchAll(/^— \*(.+)\*$/gmu), (match) => match[1]);
+    expect(labels).toEqual([
+      'guidance.md › 教学指南：Raft 共识 › 讲解路线 › 第四步：日志复制',
+      'ground-truth.md › Raft 知识要点（ground truth） › 日志复制 › AppendEntries RPC',
+    ]);
+  });
+
+  it('answers a Chinese question with an English term in Chinese', async () => {
+    const text = await answer('什么是 Leader Completeness？');
+    expect(text.startsWith('**[离线模型 — 未配置 LLM]**')).toBe(true);
+    expect(text).not.toContain('The most relevant');
+  });
+
   it('writes its hint so Markdown shows the model placeholders', async () => {
     const zh = await answer('提交规则是什么？');
     expect(zh).toContain('`openai:<模型>`');

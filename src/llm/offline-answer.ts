@@ -58,35 +58,60 @@ export function parseQuery(text: string): ParsedQuery {
   return { question: question.trim(), references, attached };
 }
 
-/** Chinese when the question has more CJK ideographs than Latin letters, else English. */
+/**
+ * Chinese when the question has at least as many CJK ideographs as Latin words ("什么是 Leader
+ * Completeness？" is Chinese, "What does 任期 mean?" English), else English.
+ */
 export function detectLanguage(text: string): AnswerLanguage {
   const cjk = text.match(/\p{Script=Han}/gu)?.length ?? 0;
-  const latin = text.match(/[A-Za-z]/gu)?.length ?? 0;
-  return cjk > 0 && cjk * 2 >= latin ? 'zh' : 'en';
+  const latinWords = text.match(/[A-Za-z]+/gu)?.length ?? 0;
+  return cjk > 0 && cjk >= latinWords ? 'zh' : 'en';
 }
 
 /**
  * The `limit` passages most relevant to `question`, by the same BM25 index and analyzer
  * retrieval uses (NFKC, zh/en stopwords, CJK n-grams) over each passage's label and text, so
  * Chinese questions match Chinese passages without a segmenter. A passage whose own heading
- * the question names ("提交规则是什么？" → `… › 提交规则`) comes first: it is the passage the
- * question asks for. Passages that share no term with the question are left out.
+ * the question names ("提交规则是什么？" → `… › 提交规则`) comes first — it is the passage the
+ * question asks for — then those under a named heading. Passages that share no term with the
+ * question, or (unless named) score under 60 % of the best match, are left out.
  */
 export function rankPassages(question: string, passages: readonly Passage[], limit = 3): Passage[] {
   const index = createBm25Index();
   passages.forEach((passage, position) => {
     index.add(String(position), `${passage.label}\n${passage.text}`);
   });
-  const ranked = index
-    .search(question, { limit: Math.max(limit, passages.length) })
-    .map((hit) => passages[Number(hit.id)])
-    .filter((passage): passage is Passage => passage !== undefined);
+  const hits = index.search(question, { limit: Math.max(limit, passages.length) });
+  // 2: the question names the passage's own heading; 1: a heading above it; 0: neither. A
+  // heading is named whole or by its part after a colon ("第四步：日志复制" by "日志复制").
+  const names = (heading: string | undefined) =>
+    heading !== undefined &&
+    [heading, heading.split(/[:：]/u).at(-1) ?? ''].some(
+      (name) => name.trim().length >= 2 && question.includes(name.trim()),
+    );
   const named = (passage: Passage) => {
-    const heading = passage.label.split(' › ').at(-1)?.trim() ?? '';
-    return heading.length >= 2 && question.includes(heading);
+    const headings = passage.label.split(' › ').map((heading) => heading.trim());
+    if (names(headings.at(-1))) return 2;
+    return headings.slice(0, -1).some(names) ? 1 : 0;
   };
-  return [...ranked.filter(named), ...ranked.filter((passage) => !named(passage))].slice(0, limit);
+  const top = hits[0]?.score ?? 0;
+  const ranked = hits.flatMap((hit) => {
+    const passage = passages[Number(hit.id)];
+    return passage === undefined ? [] : [{ passage, rank: named(passage), score: hit.score }];
+  });
+  // Named passages come first; any other far behind the best match is noise beside them (a
+  // long checklist sharing one word).
+  return [
+    ...ranked.filter((hit) => hit.rank === 2),
+    ...ranked.filter((hit) => hit.rank === 1),
+    ...ranked.filter((hit) => hit.rank === 0 && hit.score >= top * MIN_RELATIVE_SCORE),
+  ]
+    .slice(0, limit)
+    .map((hit) => hit.passage);
 }
+
+/** Share of the best BM25 score a passage needs to be quoted beside it (0..1). */
+const MIN_RELATIVE_SCORE = 0.6;
 
 const BLOCK_MARKER = /^\[([^\]\n#]+)#([^\]\n]+)\]$/u;
 
