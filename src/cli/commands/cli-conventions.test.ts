@@ -35,7 +35,7 @@ describe('ctxloom compile --format openai|anthropic', () => {
       model: string;
       messages: unknown[];
       tools: { type: string; function: { name: string; parameters: { type: string } } }[];
-      max_completion_tokens: number;
+      max_tokens: number;
     };
     expect(body.model).toBe('gpt-4o');
     expect(body.messages.length).toBeGreaterThan(1);
@@ -44,7 +44,7 @@ describe('ctxloom compile --format openai|anthropic', () => {
     expect(
       body.tools.every((tool) => tool.type === 'function' && tool.function.parameters.type === 'object'),
     ).toBe(true);
-    expect(body.max_completion_tokens).toBe(report.outputReserve);
+    expect(body.max_tokens).toBe(report.outputReserve);
   });
 
   it('prints the whole Anthropic body, with --model naming the model', async () => {

@@ -12,8 +12,8 @@ export const COMPILE_HELP = `Usage: ctxloom compile <session-dir> [options]
 
 Compile the session's context-config.json into the exact input of one model call and print it
 as JSON on stdout. --format openai and anthropic print the whole request body the chat would
-send: model, messages, the tools it offers and the output limit (max_completion_tokens /
-max_tokens = the report's output reserve).
+send: model, messages, the tools it offers and the output limit (max_tokens, the report's
+output reserve).
 
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…

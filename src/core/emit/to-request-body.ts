@@ -18,7 +18,7 @@ export interface OpenAIChatRequest {
   model: string;
   messages: OpenAIChatMessage[];
   tools?: { type: 'function'; function: { name: string; description?: string; parameters: unknown } }[];
-  max_completion_tokens: number;
+  max_tokens: number;
 }
 
 /** An Anthropic Messages request body. */
@@ -30,8 +30,9 @@ export interface AnthropicMessagesRequest extends AnthropicRequest {
 
 /**
  * The whole OpenAI Chat Completions body of a compiled call — `model`, `messages`, `tools`
- * (function tools with their JSON schemas) and `max_completion_tokens` — ready to POST to
- * `/v1/chat/completions`.
+ * (function tools with their JSON schemas) and `max_tokens`, the field the AI SDK's OpenAI and
+ * OpenAI-compatible providers send (servers such as vLLM and Ollama read it) — ready to POST
+ * to `/v1/chat/completions`.
  */
 export function toOpenAIRequest(
   messages: readonly Message[],
@@ -53,7 +54,7 @@ export function toOpenAIRequest(
             },
           })),
         }),
-    max_completion_tokens: options.maxOutputTokens,
+    max_tokens: options.maxOutputTokens,
   };
 }
 
