@@ -40,6 +40,8 @@ describe('the offline model on the example workspace', () => {
     const first = text.indexOf('> ');
     expect(text.indexOf(COMMIT_RULE)).toBeLessThan(text.indexOf('\n— *', first));
     expect(text).toContain('— *ground-truth.md › Raft 知识要点（ground truth） › 提交规则*');
+    // Its own paragraph: a label right after a quote line would continue the quote in Markdown.
+    expect(text).toContain('违反安全性。\n\n— *ground-truth.md');
     // The session's standing references are not presented as the user's own.
     expect(text).not.toContain('你引用的段落');
     expect(text).not.toContain('薄弱环节');

@@ -231,7 +231,8 @@ export function composeOfflineAnswer(input: OfflineAnswerInput): string {
   const quote = (passage: Passage) => {
     quoted.push(essence(passage.text));
     const body = passage.text.length > 700 ? `${passage.text.slice(0, 699)}…` : passage.text;
-    lines.push('', body.replace(/^/gmu, '> '), `— *${passage.label}*`);
+    // A blank line before the label: right after a quote it would continue the quote's paragraph.
+    lines.push('', body.replace(/^/gmu, '> '), '', `— *${passage.label}*`);
   };
   if (input.query.references.length > 0) {
     lines.push('', `### ${text.attached}`);
