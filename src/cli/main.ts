@@ -4,7 +4,7 @@ import type { CliIo } from './io.ts';
 const HELP = `ctxloom — compile the exact input of every LLM call
 
 usage:
-  ctxloom demo [dir]                      compile the example in dir (default: the bundled example) and print the report
+  ctxloom demo [dir] [--json]             compile the example in dir (default: the bundled example) and print the report
   ctxloom compile <session-dir> [--format ai-sdk|openai|anthropic|json]
                                           compile a workspace session's context-config.json
   ctxloom preview <session-dir>           per-layer token bars, kept/dropped blocks with reasons
@@ -30,7 +30,10 @@ type Command = (args: string[], io: CliIo) => Promise<number>;
  * `@modelcontextprotocol/sdk`, `serve` needs `hono`, …) says which package to install.
  */
 const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> = {
-  demo: async () => ({ run: (await import('./commands/demo.ts')).runDemo }),
+  demo: async () => {
+    const { runDemo, DEMO_HELP } = await import('./commands/demo.ts');
+    return { run: runDemo, help: DEMO_HELP };
+  },
   compile: async () => {
     const { runCompile, COMPILE_HELP } = await import('./commands/compile.ts');
     return { run: runCompile, help: COMPILE_HELP };

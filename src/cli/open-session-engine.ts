@@ -1,6 +1,5 @@
 import { resolveModel } from '../llm/index.ts';
 import { observeSessionStore } from '../server/observe-session-store.ts';
-import type { SessionChange } from '../server/watch-sessions.ts';
 import {
   createSessionEngine,
   type EngineModel,
@@ -9,6 +8,7 @@ import {
 } from '../session/index.ts';
 import { openSessionStore, type SessionStoreSpec } from '../session/open-session-store.ts';
 import type { Workspace } from '../workspace/index.ts';
+import type { SessionChange } from '../workspace/watch-sessions.ts';
 import { createModelErrorLog, modelTimeoutFromEnv } from './model-error-log.ts';
 import { openSessionDir } from './session-dir.ts';
 import { parseStoreOption } from './store-option.ts';
@@ -39,6 +39,8 @@ export interface OpenedSessionEngine {
   storeSpec: SessionStoreSpec;
   /** The `CTXLOOM_MODEL` model (offline by default). */
   model: EngineModel;
+  /** The provider's id of that model (what a request body names). */
+  modelId: string;
   /** Follows this process's stored writes to a session; returns the unsubscribe function. */
   subscribeStore(sessionId: string, listener: (change: SessionChange) => void): () => void;
   /** Releases the store. */
@@ -80,6 +82,7 @@ export async function openSessionEngine(options: OpenSessionEngineOptions): Prom
     store: observed.store,
     storeSpec,
     model: { model: model.model, spec: model.spec, offline: model.offline },
+    modelId: model.modelId,
     subscribeStore: observed.subscribe,
     close: () => opened.close(),
   };

@@ -116,7 +116,10 @@ export function buildArtifactContextView(
   const loose = index.evidence.filter((item) => item.artifactId === null);
   const toolEvidence = loose.slice(Math.max(0, loose.length - (options.toolEvidence ?? 0))).reverse();
   if (toolEvidence.length > 0) {
-    groups.push({ key: '#tool-evidence', lines: ['### Tool results (newest first; call the tool again to read one)'] });
+    groups.push({
+      key: '#tool-evidence',
+      lines: ['### Tool results (newest first; call the tool again to read one)'],
+    });
     for (const item of toolEvidence) groups.push({ key: item.id, lines: [toolEvidenceLine(item)] });
   }
 

@@ -68,7 +68,9 @@ export function todoContextBlocks(
   });
   // Empty views produce no block: a TODO with no requirement says nothing.
   if (state.requirements.global.items.length > 0) {
-    push(`${state.threadId}:todo:global`, global.text, global.tokens, 0.95, { omittedIds: global.omittedIds });
+    push(`${state.threadId}:todo:global`, global.text, global.tokens, 0.95, {
+      omittedIds: global.omittedIds,
+    });
   }
   const scoped = options.agentId === undefined ? undefined : state.requirements.scoped[options.agentId];
   if (scoped !== undefined) {
@@ -85,13 +87,17 @@ export function todoContextBlocks(
   }
   if (
     state.artifacts.index.artifacts.length > 0 ||
-    (options.toolEvidence !== undefined && options.toolEvidence > 0 && state.artifacts.index.evidence.length > 0)
+    (options.toolEvidence !== undefined &&
+      options.toolEvidence > 0 &&
+      state.artifacts.index.evidence.length > 0)
   ) {
     const view = buildArtifactContextView(state.artifacts.index, {
       counter,
       maxTokens: Math.max(0, remaining),
       ...(compactArtifacts ? { recentPerAgent: 0, maxEvidencePerJob: 0 } : {}),
-      ...(options.toolEvidence === undefined ? {} : { toolEvidence: options.toolEvidence, omitEmptySections: true }),
+      ...(options.toolEvidence === undefined
+        ? {}
+        : { toolEvidence: options.toolEvidence, omitEmptySections: true }),
     });
     push(`${state.threadId}:artifacts`, view.text, view.tokens, 0.7, { omittedIds: view.omittedIds });
   }

@@ -12,7 +12,10 @@
  *   lists every one (what was written, where, the file, the lines or block, and why).
  * - `path-escape` — a path tried to leave its sandbox.
  * - `too-large` — an input exceeded a documented size limit.
- * - `conflict` — a write was based on a stale version (ETag mismatch).
+ * - `conflict` — a write collides with what exists (a name taken, a message id already stored).
+ * - `precondition-failed` — a write was based on a stale version (`If-Match` names another ETag).
+ * - `precondition-required` — a write would replace a file without saying which version it read
+ *   (no `If-Match`).
  * - `reserved-name` — a file ctxloom keeps for itself (the record, the curation log, the
  *   compression state, the call log, lock and temp files) was to be written, renamed, renamed
  *   onto or deleted through a route that only serves the user's files (`path` names it).
@@ -43,6 +46,8 @@ export const ERROR_CODES = [
   'too-large',
   'conflict',
   'reserved-name',
+  'precondition-failed',
+  'precondition-required',
   'unauthorized',
   'forbidden',
   'unsupported-media-type',

@@ -137,9 +137,8 @@ function plan(options: LanguageModelV4CallOptions): LanguageModelV4Content[] {
       },
     ];
   }
-  return [
-    { type: 'text', text: composeOfflineAnswer({ query, passages: passagesOf(prompt, language), language }) },
-  ];
+  const { context, messages } = passagesOf(prompt, language);
+  return [{ type: 'text', text: composeOfflineAnswer({ query, passages: context, messages, language }) }];
 }
 
 const FENCE_LANGUAGES: Record<string, string> = {
@@ -211,19 +210,32 @@ function afterTool(
   return lines.join('\n');
 }
 
-/** Context passages: every system message but the first (the instructions) and earlier messages. */
-function passagesOf(prompt: LanguageModelV4Prompt, language: AnswerLanguage): Passage[] {
+const CONTEXT_ELEMENT = /^<context layer="[^"]*">\n([\s\S]*)\n<\/context>$/u;
+
+/**
+ * The passages an answer may quote: the context (every system message but the first, the
+ * instructions, and the `<context layer="…">` texts that carry late layers) and, apart, the
+ * earlier messages of the conversation.
+ */
+function passagesOf(
+  prompt: LanguageModelV4Prompt,
+  language: AnswerLanguage,
+): { context: Passage[]; messages: Passage[] } {
   const text = offlineText(language);
-  const passages: Passage[] = [];
+  const context: Passage[] = [];
+  const messages: Passage[] = [];
   for (const [index, message] of prompt.entries()) {
-    if (message.role === 'system' && index > 0)
-      passages.push(...splitPassages(text.context, message.content));
+    if (message.role === 'system' && index > 0) context.push(...splitPassages(text.context, message.content));
     if ((message.role === 'user' || message.role === 'assistant') && index < prompt.length - 1) {
-      for (const part of message.content)
-        if (part.type === 'text') passages.push(...splitPassages(text.message(message.role), part.text));
+      for (const part of message.content) {
+        if (part.type !== 'text') continue;
+        const layer = message.role === 'user' ? CONTEXT_ELEMENT.exec(part.text.trim())?.[1] : undefined;
+        if (layer !== undefined) context.push(...splitPassages(text.context, layer));
+        else messages.push(...splitPassages(text.message(message.role), part.text));
+      }
     }
   }
-  return passages;
+  return { context, messages };
 }
 
 function lastUserText(prompt: LanguageModelV4Prompt): string {

@@ -12,6 +12,7 @@ import {
 } from '../workspace/tools/create-workspace-toolset.ts';
 import { DEFAULT_READ_ONLY_FILES } from '../workspace/tools/tool-context.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import { notifyResourceChanges } from './notify-resource-changes.ts';
 import { RESOURCE_NOT_FOUND, toMcpError, toolErrorText } from './to-mcp-error.ts';
 
 /** Hints of each workspace tool (MCP tool annotations): what it changes, and how. */
@@ -52,6 +53,14 @@ export interface WorkspaceMcpServerOptions {
   engine?: SessionEngine;
   /** The model `send_message` turns go to, as the engine has it (shown in the tool's description). */
   model?: { spec: string; offline: boolean };
+  /**
+   * Watch the session folder and global files and notify clients of every change they can see
+   * (resources list changed, subscribed resources updated), whoever made it. Default `true`;
+   * `false` notifies only of files this server's `write_file` adds.
+   */
+  watch?: boolean;
+  /** Changes within this many milliseconds are one notification (0..10000). Default 40. */
+  watchSettleMs?: number;
 }
 
 /** Hints of `send_message`: it stores the turn and calls the session's model (outside this server). */
@@ -155,8 +164,10 @@ export function blockResourceUri(file: string, blockId: string): string {
  * (`ctxloom://blocks/{file}/{id}`; the record files' blocks are not listed), the
  * compiled-context preview (`ctxloom://preview`) and the compiled context as the prompt
  * `context` (a slash command in Claude Code). Tools carry annotations (read-only,
- * destructive, idempotent); a `write_file` that adds a file sends
- * `notifications/resources/list_changed`; errors use the spec's codes (`-32002` missing
+ * destructive, idempotent); any change a client can see — a file created, deleted or edited
+ * by anyone, a block added — sends `notifications/resources/list_changed` when the listed
+ * resources differ and `notifications/resources/updated` for subscribed resources
+ * ({@link notifyResourceChanges}); errors use the spec's codes (`-32002` missing
  * resource, `-32602` refused path or bad argument) and never name server paths. All access
  * goes through the session sandbox. Connect it to a transport, e.g. stdio.
  */
@@ -173,6 +184,7 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
     curate: (request) => engine.curate(sessionId, request),
   });
 
+  const watching = options.watch ?? true;
   const register = (name: string, definition: WorkspaceToolDefinition) => {
     server.registerTool(
       name,
@@ -183,7 +195,9 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
       },
       async (input: unknown, extra): Promise<CallToolResult> => {
         try {
-          const added = name === 'write_file' && !(await fileExists((input as { path: string }).path));
+          // Without the watcher, this server tells of the files its own write_file adds.
+          const added =
+            !watching && name === 'write_file' && !(await fileExists((input as { path: string }).path));
           const text = await definition.run(input, { toolCallId: String(extra.requestId) });
           if (added) await server.sendResourceListChanged();
           return { content: [{ type: 'text', text }] };
@@ -209,6 +223,47 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
     return files;
   };
 
+  const listBlocks = async () => {
+    const resources: { uri: string; name: string; mimeType: string; description: string }[] = [];
+    const listed = (await sessionFiles()).filter(
+      (file) =>
+        hasBlockParser(file) && !UNLISTED_BLOCK_FILES.includes(file) && !file.endsWith('.blocks.json'),
+    );
+    for (const file of listed) {
+      let blocks: ReturnType<typeof flattenBlocks>;
+      try {
+        blocks = flattenBlocks((await workspace.readParsed(sandbox, file)).blocks);
+      } catch {
+        continue;
+      }
+      for (const block of blocks) {
+        if (resources.length >= (options.maxListedBlocks ?? 1000)) break;
+        resources.push({
+          uri: blockResourceUri(file, block.id),
+          name: `${file}#${block.id}`,
+          mimeType: 'text/markdown',
+          description: `lines ${block.source.startLine}-${block.source.sectionEndLine}`,
+        });
+      }
+    }
+    return resources;
+  };
+  if (watching) {
+    notifyResourceChanges({
+      server,
+      workspace,
+      sessionId,
+      listUris: async () => [
+        ...(await sessionFiles()).map(fileResourceUri),
+        ...(await listBlocks()).map((resource) => resource.uri),
+      ],
+      fileOf: fileOfUri,
+      ...(options.watchSettleMs === undefined
+        ? {}
+        : { settleMs: Math.min(10_000, Math.max(0, options.watchSettleMs)) }),
+    });
+  }
+
   server.registerResource(
     'session-file',
     new ResourceTemplate('ctxloom://files/{+path}', {
@@ -232,31 +287,7 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   server.registerResource(
     'block',
     new ResourceTemplate('ctxloom://blocks/{file}/{+id}', {
-      list: async () => {
-        const resources: { uri: string; name: string; mimeType: string; description: string }[] = [];
-        const listed = (await sessionFiles()).filter(
-          (file) =>
-            hasBlockParser(file) && !UNLISTED_BLOCK_FILES.includes(file) && !file.endsWith('.blocks.json'),
-        );
-        for (const file of listed) {
-          let blocks: ReturnType<typeof flattenBlocks>;
-          try {
-            blocks = flattenBlocks((await workspace.readParsed(sandbox, file)).blocks);
-          } catch {
-            continue;
-          }
-          for (const block of blocks) {
-            if (resources.length >= (options.maxListedBlocks ?? 1000)) break;
-            resources.push({
-              uri: blockResourceUri(file, block.id),
-              name: `${file}#${block.id}`,
-              mimeType: 'text/markdown',
-              description: `lines ${block.source.startLine}-${block.source.sectionEndLine}`,
-            });
-          }
-        }
-        return { resources };
-      },
+      list: async () => ({ resources: await listBlocks() }),
     }),
     { description: 'One block of a Markdown or JSON file, by heading path or short id' },
     reading(async (uri, variables) => {
@@ -365,6 +396,19 @@ function reading<Args extends unknown[], Result>(
       throw toMcpError(error);
     }
   };
+}
+
+/** The session file a resource URI shows; `undefined` for the preview (it shows every file). */
+function fileOfUri(uri: string): string | undefined {
+  const match = /^ctxloom:\/\/(files|blocks|outline)\/(.+)$/u.exec(uri);
+  if (match === null) return undefined;
+  const [, kind, rest = ''] = match;
+  try {
+    if (kind === 'files') return rest.split('/').map(decodeURIComponent).join('/');
+    return decodeURIComponent(rest.split('/')[0] ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 function mimeTypeOf(path: string): string {

@@ -20,6 +20,8 @@ beforeEach(async () => {
   const server = createWorkspaceMcpServer({
     workspace: openWorkspace({ root }),
     sessionId: 'raft-consensus',
+    // No watcher: these tests count what the server itself sends (mcp-notifications.test.ts covers the watcher).
+    watch: false,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   client = new Client({ name: 'ctxloom-protocol-test', version: '1.0.0' });

@@ -157,8 +157,8 @@ describe('file routes', () => {
       method: 'PUT',
       ...text('# other editor\n', { 'If-Match': etag }),
     });
-    expect(stale.status).toBe(409);
-    expect((await errorOf(stale)).code).toBe('conflict');
+    expect(stale.status).toBe(412);
+    expect((await errorOf(stale)).code).toBe('precondition-failed');
     expect(await (await request('/api/sessions/raft-consensus/files/guidance.md')).text()).toBe(
       '# new guidance\n',
     );
@@ -169,7 +169,8 @@ describe('file routes', () => {
       method: 'PUT',
       ...text('x'),
     });
-    expect(blind.status).toBe(409);
+    expect(blind.status).toBe(428);
+    expect((await errorOf(blind)).code).toBe('precondition-required');
     const created = await request('/api/sessions/raft-consensus/files/notes/%E7%AC%94%E8%AE%B0.md', {
       method: 'PUT',
       ...text('# 笔记\n'),

@@ -156,8 +156,9 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   );
   const webRoot = options.webRoot;
   if (webRoot !== undefined && existsSync(webRoot)) {
-    app.use('/*', serveStatic({ root: webRoot }));
-    app.get('/*', serveStatic({ root: webRoot, path: 'index.html' }));
+    // The build writes .br and .gz beside each asset (web/precompress.ts): sent as the client accepts.
+    app.use('/*', serveStatic({ root: webRoot, precompressed: true }));
+    app.get('/*', serveStatic({ root: webRoot, path: 'index.html', precompressed: true }));
   }
   return app;
 }

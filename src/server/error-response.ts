@@ -4,7 +4,7 @@ import { type BadReference, badReferencesOf, mapFsError } from '../workspace/ind
 /** HTTP status of every {@link CtxloomErrorCode}: the one place errors map to HTTP. */
 export const STATUS_BY_CODE: Record<
   CtxloomErrorCode,
-  400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 501 | 502
+  400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 428 | 500 | 501 | 502
 > = {
   'invalid-argument': 400,
   'invalid-context-key': 400,
@@ -18,6 +18,8 @@ export const STATUS_BY_CODE: Record<
   'too-large': 413,
   conflict: 409,
   'reserved-name': 403,
+  'precondition-failed': 412,
+  'precondition-required': 428,
   unauthorized: 401,
   forbidden: 403,
   'unsupported-media-type': 415,

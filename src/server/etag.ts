@@ -11,3 +11,13 @@ export function ifMatchAllows(header: string, current: string | undefined): bool
   if (tags.includes('*')) return current !== undefined;
   return current !== undefined && tags.includes(etagOf(current));
 }
+
+/**
+ * True when an `If-None-Match` header value names `etag` (or is `*`): the client's copy is
+ * current and a GET answers `304 Not Modified`. Weak comparison, as RFC 9110 asks for GET.
+ */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const tags = header.split(',').map((tag) => tag.trim().replace(/^W\//u, ''));
+  return tags.includes('*') || tags.includes(etag);
+}

@@ -1,7 +1,7 @@
 import type { LanguageModel } from 'ai';
 import type { SessionEngine, SessionStore } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
-import type { SessionChange } from './watch-sessions.ts';
+import type { SessionChange } from '../workspace/watch-sessions.ts';
 
 /** The model a notebook server answers with. */
 export interface NotebookModel {

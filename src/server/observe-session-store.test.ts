@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
 import { createCheckpointSessionStore } from '../session/index.ts';
+import type { SessionChange } from '../workspace/watch-sessions.ts';
 import { observeSessionStore } from './observe-session-store.ts';
-import type { SessionChange } from './watch-sessions.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-observe-'));
 const path = join(directory, 'sessions.db');

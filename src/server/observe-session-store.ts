@@ -1,6 +1,6 @@
 import { COMPRESSION_FILE, type SessionStore } from '../session/index.ts';
 import { CURATION_FILE, MESSAGES_FILE } from '../workspace/index.ts';
-import type { SessionChange } from './watch-sessions.ts';
+import type { SessionChange } from '../workspace/watch-sessions.ts';
 
 /** A session store whose writes this process can follow. */
 export interface ObservedSessionStore {

@@ -145,7 +145,9 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const structured = compression.structured;
   const history = sessionHistory({ loaded, state, compression, options, counter, evidence });
   const sources: ContextSource[] = [
-    ...(structured === null ? [] : [createCompressionSource({ load: () => structured, toolEvidence: TOOL_EVIDENCE_SHOWN })]),
+    ...(structured === null
+      ? []
+      : [createCompressionSource({ load: () => structured, toolEvidence: TOOL_EVIDENCE_SHOWN })]),
     ...history.sources,
     ...(options.sources ?? []),
   ];

@@ -45,6 +45,7 @@ import { parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
 import { createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
+import { globalCallTracer } from './trace-calls.ts';
 
 /**
  * Creates the session engine over a workspace (manifests and files) and a
@@ -58,6 +59,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const { workspace, store } = options;
   const now = options.now ?? (() => new Date());
   const createId = options.createId ?? randomUUID;
+  // Resolved once: the optional peer is looked up at most once per engine.
+  const tracer = options.tracer === false ? undefined : (options.tracer ?? globalCallTracer());
   const counterFor = (model: string | undefined): TokenCounter =>
     model === undefined && options.counter !== undefined
       ? options.counter
@@ -218,6 +221,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       queryMessage: undefined,
       warnings: [],
       config: loaded.config,
+      // The process's agents offer their own tools per call (they are in each call's report).
+      tools: [],
       state,
     };
   }
@@ -256,7 +261,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
           { process: options.process, store: processStore, createId },
         );
       }
-      return runTurn(input, { options, engine, prepare, fitCall, now, createId });
+      return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
     },
     async compress(sessionId, compressOptions = {}) {
       await requireFolder(sessionId);

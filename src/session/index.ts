@@ -1,4 +1,12 @@
 export {
+  type CallOutcome,
+  type CallSpanInput,
+  callOutcomeAttributes,
+  callSpanAttributes,
+  type SpanAttributes,
+  type SpanAttributeValue,
+} from './call-span-attributes.ts';
+export {
   type CheckpointSessionStore,
   type CheckpointSessionStoreOptions,
   createCheckpointSessionStore,
@@ -40,3 +48,11 @@ export {
   type SessionStore,
 } from './session-store.ts';
 export type { ThreadLock } from './thread-lock.ts';
+export {
+  type CallSpan,
+  type CallSpans,
+  type CallTracer,
+  globalCallTracer,
+  type TraceCallsOptions,
+  traceCalls,
+} from './trace-calls.ts';

@@ -21,6 +21,7 @@ import {
   type TurnInput,
 } from './session-engine.ts';
 import { toModelError } from './to-model-error.ts';
+import { type CallSpans, type CallTracer, traceCalls } from './trace-calls.ts';
 import { turnErrorRecord } from './turn-error-record.ts';
 
 interface TurnContext {
@@ -41,6 +42,8 @@ interface TurnContext {
   ) => Promise<FittedCall>;
   now: () => Date;
   createId: () => string;
+  /** The tracer model calls become spans in (resolved once per engine); none: no spans. */
+  tracer: CallTracer | undefined;
 }
 
 /** The body of {@link SessionEngine.runTurn}: a command, or compile → model steps → persist. */
@@ -97,6 +100,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
     await engine.store.appendCall(input.sessionId, record);
     return record;
   };
+  const spans = await openCallSpans(context, input.sessionId, model);
   const call = await logCall(compiled, 0);
   const callIds = [call.id];
 
@@ -136,6 +140,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
         silent = setTimeout(() => silence.abort(), timeoutMs);
       };
       listen();
+      spans?.start(call);
       const result = streamText({
         model: model.model,
         instructions: compiled.aiSdk.instructions,
@@ -149,10 +154,19 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
           const step = await context.fitCall(input.sessionId, compileOptions, prepared, steps, userId);
           prepared = step.prepared;
           const next = step.compiled;
-          callIds.push((await logCall(next, stepNumber)).id);
+          const record = await logCall(next, stepNumber);
+          callIds.push(record.id);
+          spans?.start(record);
           return next.compiled;
         }),
         abortSignal: AbortSignal.any([abort.signal, silence.signal]),
+        onStepEnd: (step) => {
+          spans?.end({
+            usage: step.usage,
+            finishReason: step.finishReason,
+            response: { id: step.response.id, modelId: step.response.modelId },
+          });
+        },
         // Replaces the SDK's default `console.error` of the whole error object: the failure is typed below.
         onError: ({ error }) => {
           providerError ??= error;
@@ -194,6 +208,8 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
           : undefined;
       if (timedOut && !failed && failure !== undefined)
         writer.write({ type: 'error', errorText: failure.message });
+      if (failure !== undefined) spans?.fail(failure);
+      spans?.close();
       // Persist, then finish: a client that saw `finish` can rely on the answer being stored.
       const partial = aborted || failed || abort.signal.aborted;
       const createdAt = now().toISOString();
@@ -247,6 +263,25 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
     },
   });
   return { stream, compiled, userMessageId: userId, stored: stored.promise };
+}
+
+/** The turn's call spans, with the session's last call before the turn for the first one's cache share. */
+async function openCallSpans(
+  context: TurnContext,
+  sessionId: string,
+  model: NonNullable<SessionEngineOptions['model']>,
+): Promise<CallSpans | undefined> {
+  if (context.tracer === undefined) return undefined;
+  const [last] = await context.engine.listCalls(sessionId, { limit: 1 });
+  const provider = typeof model.model === 'string' ? (model.model.split(':')[0] ?? '') : model.model.provider;
+  const modelId = typeof model.model === 'string' ? model.model : model.model.modelId;
+  return traceCalls({
+    tracer: context.tracer,
+    sessionId,
+    provider,
+    modelId,
+    ...(last === undefined ? {} : { previous: last.report }),
+  });
 }
 
 async function runCommand(args: {

@@ -6,6 +6,7 @@ import type { CurationEvent, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
 import type { CompressSessionResult } from './compress-session.ts';
 import type { CallRecord, ListCallsOptions, SessionStore } from './session-store.ts';
+import type { CallTracer } from './trace-calls.ts';
 
 /** The model a session engine calls. */
 export interface EngineModel {
@@ -79,6 +80,14 @@ export interface SessionEngineOptions {
    * provider's full error. The engine itself logs nothing. Default: none.
    */
   onModelError?: (event: ModelErrorEvent) => void;
+  /**
+   * Where every model call of a turn becomes an OpenTelemetry span (`chat {model}`, with the
+   * GenAI semantic-convention attributes and the call's report: `docs/telemetry.md`). An
+   * `@opentelemetry/api` tracer (`trace.getTracer('my-app')`) fits as is. Default: the global
+   * tracer of `@opentelemetry/api` when that optional peer is installed (a no-op until the
+   * application registers a tracer provider); `false`: no spans.
+   */
+  tracer?: CallTracer | false;
   /**
    * The engine's one summariser, for automatic compaction and `/compress` alike (decision
    * 040). Default: the model's when `model` is a real one, else the extractive one.

@@ -138,7 +138,7 @@ export function FileEditor(props: {
       setStatus('saved');
       props.onSaved();
     } catch (cause) {
-      if (cause instanceof ApiError && cause.code === 'conflict') {
+      if (cause instanceof ApiError && cause.code === 'precondition-failed') {
         setStatus('conflict');
       } else {
         setStatus('error');

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type DiffBlock, diffReports, formatReport } from '../../core/index.ts';
 import type { CliIo } from '../io.ts';
+import { joinNegativeValues } from '../join-negative-values.ts';
 import { openSessionDirEngine } from '../open-session-engine.ts';
 import { usageError } from '../usage-error.ts';
 
@@ -12,10 +13,10 @@ the model, and the tokens sent. Every call's full report is kept.
 
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
-  --show <n>    print the full report of call n (1 = oldest listed; --show=-1 = newest)
+  --show <n>    print the full report of call n (1 = oldest listed; -1 = newest)
   --diff <n>    what changed from the call before n to call n: blocks added, removed (why),
                 trimmed, summarised, and the tokens a prompt cache could serve
-  --json        print the records as JSON
+  --json        print JSON: the records, the one --show names, or the --diff
   --limit <n>   most calls listed (default 200)
   -h, --help    show this help
 `;
@@ -23,7 +24,7 @@ Options:
 /** `ctxloom calls <session-dir>`: the session's call log. */
 export async function runCalls(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
-    args,
+    args: joinNegativeValues(args, ['--show', '--diff']),
     allowPositionals: true,
     options: {
       show: { type: 'string' },
@@ -47,7 +48,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
   });
   try {
     const calls = await engine.listCalls(sessionId, { limit });
-    if (values.json) {
+    if (values.json && values.show === undefined && values.diff === undefined) {
       io.stdout(`${JSON.stringify(calls, null, 2)}\n`);
       return 0;
     }
@@ -60,6 +61,10 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
         throw usageError(`--diff needs a call with one before it (${calls.length} listed)`, '--diff');
       }
       const diff = diffReports(previous.report, current.report);
+      if (values.json) {
+        io.stdout(`${JSON.stringify({ from: previous.id, to: current.id, ...diff }, null, 2)}\n`);
+        return 0;
+      }
       const line = (block: DiffBlock) =>
         `    ${block.layer.padEnd(20)} ${block.id} (${block.tokens} tokens)${block.reason === undefined ? '' : ` — ${block.reason.type}`}\n`;
       io.stdout(
@@ -83,6 +88,10 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
       const index = Number(values.show);
       const call = Number.isInteger(index) ? calls.at(index > 0 ? index - 1 : index) : undefined;
       if (call === undefined) throw usageError(`no call ${values.show} (${calls.length} listed)`, '--show');
+      if (values.json) {
+        io.stdout(`${JSON.stringify(call, null, 2)}\n`);
+        return 0;
+      }
       io.stdout(`call ${call.id} · turn ${call.turnId} step ${call.step} · ${call.model} · ${call.at}\n`);
       io.stdout(`${formatReport(call.report, { color: io.color })}\n`);
       return 0;

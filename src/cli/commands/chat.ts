@@ -19,6 +19,8 @@ prints the provider's full error too.
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
   --id <id>    id of the user message (a retry with the same id is refused, not repeated)
+  --json       print one JSON object when the turn ends: { answer, userMessageId,
+               storedMessageIds, calls: [{ id, step, totalTokens }], error? }
   -h, --help   show this help
 
 Example:
@@ -30,7 +32,12 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { id: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      id: { type: 'string' },
+      store: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     io.stdout(CHAT_HELP);
@@ -49,22 +56,38 @@ export async function runChat(args: string[], io: CliIo): Promise<number> {
       text,
       ...(values.id === undefined ? {} : { messageId: values.id }),
     });
-    if (turn.compiled !== undefined) {
+    if (turn.compiled !== undefined && !values.json) {
       const { report } = turn.compiled;
       io.stderr(`context: ${report.totalTokens} of ${report.inputBudget} tokens\n`);
     }
-    let failed = false;
+    let error: string | undefined;
+    let answer = '';
     for await (const chunk of turn.stream) {
-      if (chunk.type === 'text-delta') io.stdout(chunk.delta);
-      else if (chunk.type === 'tool-input-available') io.stderr(`[tool ${chunk.toolName}]\n`);
+      if (chunk.type === 'text-delta') {
+        answer += chunk.delta;
+        if (!values.json) io.stdout(chunk.delta);
+      } else if (chunk.type === 'tool-input-available' && !values.json)
+        io.stderr(`[tool ${chunk.toolName}]\n`);
       else if (chunk.type === 'error') {
-        failed = true;
+        error = chunk.errorText;
         io.stderr(`error: ${chunk.errorText}\n`);
       }
     }
-    io.stdout('\n');
-    await turn.stored;
-    return failed ? 1 : 0;
+    const stored = await turn.stored;
+    if (values.json) {
+      const calls = (await engine.listCalls(sessionId)).filter((call) => call.turnId === turn.userMessageId);
+      const result = {
+        answer,
+        userMessageId: turn.userMessageId,
+        storedMessageIds: stored.map((message) => message.id),
+        calls: calls.map((call) => ({ id: call.id, step: call.step, totalTokens: call.report.totalTokens })),
+        ...(error === undefined ? {} : { error }),
+      };
+      io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      io.stdout('\n');
+    }
+    return error === undefined ? 0 : 1;
   } finally {
     await close();
   }

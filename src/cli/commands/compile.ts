@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_MODEL } from '../../workspace/compile/compile-workspace-context.ts';
 import { type EmitFormat, selectEmitFormat } from '../../workspace/compile/emit-workspace-context.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionDirEngine } from '../open-session-engine.ts';
@@ -10,11 +11,15 @@ const FORMATS: readonly EmitFormat[] = ['ai-sdk', 'openai', 'anthropic', 'json']
 export const COMPILE_HELP = `Usage: ctxloom compile <session-dir> [options]
 
 Compile the session's context-config.json into the exact input of one model call and print it
-as JSON on stdout.
+as JSON on stdout. --format openai and anthropic print the whole request body the chat would
+send: model, messages, the tools it offers and the output limit (max_tokens, the report's
+output reserve).
 
 Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
   --format <f>   ai-sdk | openai | anthropic | json (default json: systemPrompt, messages, report)
+  --model <id>   the model id in a request body (default: CTXLOOM_MODEL's, else the
+                 manifest's budget.model)
   --query <text> use this user message instead of the manifest's "query"
   -h, --help     show this help
 
@@ -30,6 +35,7 @@ export async function runCompile(args: string[], io: CliIo): Promise<number> {
     options: {
       format: { type: 'string', default: 'json' },
       query: { type: 'string' },
+      model: { type: 'string' },
       store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -43,13 +49,21 @@ export async function runCompile(args: string[], io: CliIo): Promise<number> {
   const format = values.format as EmitFormat;
   if (!FORMATS.includes(format))
     throw usageError(`unknown --format "${values.format}"; use ${FORMATS.join(', ')}`, '--format');
-  const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
-    ...(values.store === undefined ? {} : { store: values.store }),
-  });
+  const { engine, sessionId, close, model, modelId } = await openSessionDirEngine(
+    dir,
+    io.cwd ?? process.cwd(),
+    {
+      ...(values.store === undefined ? {} : { store: values.store }),
+    },
+  );
   try {
     const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
     for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-    io.stdout(`${JSON.stringify(selectEmitFormat(result, format), null, 2)}\n`);
+    const target = {
+      model: values.model ?? (model.offline ? (result.config.budget.model ?? DEFAULT_MODEL) : modelId),
+      tools: result.tools,
+    };
+    io.stdout(`${JSON.stringify(selectEmitFormat(result, format, target), null, 2)}\n`);
     return 0;
   } finally {
     await close();

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   type ContextBlock,
@@ -15,6 +16,7 @@ import {
 import { partText } from '../../core/message.ts';
 import { getTokenCounter } from '../../tokenizers/index.ts';
 import type { CliIo } from '../io.ts';
+import { usageError } from '../usage-error.ts';
 
 const requestSchema = z.strictObject({
   $comment: z.string().optional(),
@@ -31,13 +33,36 @@ const requestSchema = z.strictObject({
  */
 export const DEMO_DIR = fileURLToPath(new URL('../../../examples/demo', import.meta.url));
 
+/** Help text of `ctxloom demo`. */
+export const DEMO_HELP = `Usage: ctxloom demo [dir] [options]
+
+Compile the example in dir (default: the bundled examples/demo) — request.json, a system
+prompt, a chat history and knowledge files — and print the messages that would be sent and
+the per-layer report. Exits 2 when the example does not fit its window.
+
+Options:
+  --json      print { messages, report } as JSON instead
+  -h, --help  show this help
+`;
+
 /**
- * `ctxloom demo [dir]`: compiles the example in `dir` (default {@link DEMO_DIR}) — a system
+ * `ctxloom demo [dir] [--json]`: compiles the example in `dir` (default {@link DEMO_DIR}) — a system
  * prompt, a chat history, knowledge files and a query — and prints the messages that would
  * be sent and the per-layer report.
  */
 export async function runDemo(args: readonly string[], io: CliIo): Promise<number> {
-  const dir = args[0] === undefined ? DEMO_DIR : resolve(io.cwd ?? process.cwd(), args[0]);
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.stdout(DEMO_HELP);
+    return 0;
+  }
+  const [given, ...extra] = positionals;
+  if (extra.length > 0) throw usageError('demo takes at most one [dir]');
+  const dir = given === undefined ? DEMO_DIR : resolve(io.cwd ?? process.cwd(), given);
   const request = requestSchema.safeParse(await readJson(join(dir, 'request.json')));
   if (!request.success) {
     const issue = request.error.issues[0];
@@ -81,6 +106,10 @@ export async function runDemo(args: readonly string[], io: CliIo): Promise<numbe
     },
   );
 
+  if (values.json) {
+    io.stdout(`${JSON.stringify({ messages: compiled.messages, report: compiled.report }, null, 2)}\n`);
+    return compiled.report.fits ? 0 : 2;
+  }
   io.stdout(`ctxloom demo — ${dir}\nmodel ${model}, tokenizer ${counter.name}\n\n`);
   io.stdout('messages that would be sent:\n');
   compiled.messages.forEach((message, index) => {

@@ -14,6 +14,7 @@ Options:
   --store <spec>  where the session is kept: files (default), sqlite:<path>, postgres://…
   --query <text>  preview with this user message instead of the manifest's "query"
   --verbose       list every dropped block and the first line of each message
+  --json          print { report, references, warnings } as JSON
   --no-color      plain text even on a terminal
   -h, --help      show this help
 `;
@@ -26,6 +27,7 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
     options: {
       query: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
       'no-color': { type: 'boolean', default: false },
       store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -42,6 +44,11 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
   });
   try {
     const result = await engine.compile(sessionId, values.query === undefined ? {} : { query: values.query });
+    if (values.json) {
+      const { report, references, warnings } = result;
+      io.stdout(`${JSON.stringify({ report, references, warnings }, null, 2)}\n`);
+      return 0;
+    }
     const color = io.color && !values['no-color'];
     io.stdout(`session ${sessionId} · ${result.messages.length} messages\n`);
     io.stdout(`${formatReport(result.report, { color, verbose: values.verbose })}\n`);

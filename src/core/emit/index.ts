@@ -8,3 +8,10 @@ export {
 export { cacheBreakpoints, MAX_CACHE_BREAKPOINTS } from './breakpoints.ts';
 export { type OpenAIChatMessage, type OpenAIUserContent, toOpenAI } from './openai.ts';
 export { contextAsUserText, layerNames, splitInstructions } from './stable.ts';
+export {
+  type AnthropicMessagesRequest,
+  type OpenAIChatRequest,
+  type RequestBodyOptions,
+  toAnthropicRequest,
+  toOpenAIRequest,
+} from './to-request-body.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { reportedReferences } from '../../session/run-turn.ts';
 import { CONTEXT_CONFIG_FILE, type ContextConfig, parseContextConfig } from '../../workspace/index.ts';
 import type { BlocksResponse, PreviewResponse } from '../api-types.ts';
-import { etagOf } from '../etag.ts';
+import { etagOf, ifNoneMatchHits } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
@@ -42,6 +42,7 @@ export function contextRoutes(context: NotebookContext): Hono {
     await requireSession(workspace, sessionId);
     const { text, config } = await readConfig(context, sessionId);
     c.header('ETag', etagOf(text));
+    if (ifNoneMatchHits(c.req.header('If-None-Match'), etagOf(text))) return c.body(null, 304);
     return c.json({ config, raw: JSON.parse(text) as unknown, etag: etagOf(text) });
   });
 

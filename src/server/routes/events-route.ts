@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { DEFAULT_GLOBAL_FILES } from '../../workspace/index.ts';
+import { createSessionWatcher, type SessionChange } from '../../workspace/watch-sessions.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { requireSession } from '../session-records.ts';
-import { createSessionWatcher, type SessionChange } from '../watch-sessions.ts';
 
 /**
  * `GET /api/sessions/:id/events` — server-sent events: `ready` once, then a `change` event

@@ -32,7 +32,7 @@ describe('file routes', () => {
     expect(await (await request(`${base}/files/notes/todo.md`)).text()).toBe('# 待办\n');
     expect(await paths()).toContain('notes/todo.md');
     const again = await request(`${base}/files/notes/todo.md`, json('PUT', { text: 'other' }));
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(428);
   });
 
   it('reads and writes the files of a session whose id is not ASCII', async () => {
@@ -62,7 +62,7 @@ describe('file routes', () => {
   it('deletes a file, checking If-Match when sent', async () => {
     await request(`${base}/files/c.md`, json('PUT', { text: 'C' }));
     const stale = await request(`${base}/files/c.md`, { method: 'DELETE', headers: { 'If-Match': '"x"' } });
-    expect(stale.status).toBe(409);
+    expect(stale.status).toBe(412);
     const etag = (await request(`${base}/files/c.md`)).headers.get('ETag') ?? '';
     const deleted = await request(`${base}/files/c.md`, { method: 'DELETE', headers: { 'If-Match': etag } });
     expect(deleted.status).toBe(204);

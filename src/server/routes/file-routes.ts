@@ -15,7 +15,7 @@ import {
   type Sandbox,
 } from '../../workspace/index.ts';
 import type { FileEntry, FileListResponse, FileWriteResponse } from '../api-types.ts';
-import { etagOf, ifMatchAllows } from '../etag.ts';
+import { etagOf, ifMatchAllows, ifNoneMatchHits } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
@@ -61,8 +61,10 @@ export function fileRoutes(context: NotebookContext): Hono {
     await requireSession(workspace, sessionId);
     const path = filePath(c);
     const text = await workspace.session(sessionId).readText(path);
-    c.header('ETag', etagOf(text));
+    const etag = etagOf(text);
+    c.header('ETag', etag);
     c.header('Cache-Control', 'no-store');
+    if (ifNoneMatchHits(c.req.header('If-None-Match'), etag)) return c.body(null, 304);
     return c.text(text);
   });
 
@@ -172,7 +174,7 @@ export function fileRoutes(context: NotebookContext): Hono {
     const ifMatch = c.req.header('If-Match');
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, await sandbox.readText(path))) {
       throw new CtxloomError({
-        code: 'conflict',
+        code: 'precondition-failed',
         message: 'the file changed since you read it (stale ETag)',
         path,
       });
@@ -290,14 +292,14 @@ export async function writeChecked(
   return sandbox.update(path, (current) => {
     if (current !== undefined && ifMatch === undefined) {
       throw new CtxloomError({
-        code: 'conflict',
+        code: 'precondition-required',
         message: 'the file exists; send If-Match with the ETag you read',
         path,
       });
     }
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, current)) {
       throw new CtxloomError({
-        code: 'conflict',
+        code: 'precondition-failed',
         message: 'the file changed since you read it (stale ETag)',
         path,
         details: current === undefined ? {} : { etag: etagOf(current) },

@@ -56,6 +56,8 @@ export interface WorkspaceContext extends EmittedContext {
   /** Closest-match fallbacks and missing prompt files. */
   warnings: string[];
   config: ContextConfig;
+  /** The tool definitions the call offers (counted in its report); empty when none. */
+  tools: readonly ToolDefinition[];
 }
 
 /** Model whose tokenizer counts when neither a counter nor `budget.model` is given. */
@@ -230,6 +232,7 @@ export function prepareLoadedSession(
         queryMessage,
         warnings,
         config,
+        tools: options.tools ?? [],
       };
     },
   };

@@ -6,9 +6,12 @@ import {
   type CompileReport,
   type Message,
   type OpenAIChatMessage,
+  type ToolDefinition,
   toAiSdk,
   toAnthropic,
+  toAnthropicRequest,
   toOpenAI,
+  toOpenAIRequest,
 } from '../../core/index.ts';
 
 /** The targets {@link emitWorkspaceContext} renders for. */
@@ -44,15 +47,40 @@ export function emitWorkspaceContext(compiled: CompiledContext): EmittedContext 
   };
 }
 
-/** The value printed for one format: the target's request body, or everything as JSON. */
-export function selectEmitFormat(emitted: EmittedContext, format: EmitFormat): unknown {
+/** What {@link selectEmitFormat} adds to a provider's request body. */
+export interface RequestBodyTarget {
+  /** The provider's model id. */
+  model: string;
+  /** The tools the call offers. Default none. */
+  tools?: readonly ToolDefinition[];
+}
+
+/**
+ * The value printed for one format: `openai` and `anthropic` are the whole request body the
+ * call sends (model, messages, tools, the output limit — the report's `outputReserve`) when a
+ * `target` is given, else their messages; `ai-sdk` the `instructions` and `messages` for
+ * `generateText`; `json` everything.
+ */
+export function selectEmitFormat(
+  emitted: EmittedContext,
+  format: EmitFormat,
+  target?: RequestBodyTarget,
+): unknown {
+  const body =
+    target === undefined
+      ? undefined
+      : {
+          model: target.model,
+          maxOutputTokens: emitted.report.outputReserve,
+          ...(target.tools === undefined ? {} : { tools: target.tools }),
+        };
   switch (format) {
     case 'ai-sdk':
       return emitted.aiSdk;
     case 'openai':
-      return emitted.openai;
+      return body === undefined ? emitted.openai : toOpenAIRequest(emitted.messages, body);
     case 'anthropic':
-      return emitted.anthropic;
+      return body === undefined ? emitted.anthropic : toAnthropicRequest(emitted.messages, body);
     case 'json':
       return { systemPrompt: emitted.systemPrompt, messages: emitted.messages, report: emitted.report };
   }

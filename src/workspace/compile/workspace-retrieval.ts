@@ -10,9 +10,9 @@ import type { ParsedFile } from '../workspace.ts';
 export const WORKSPACE_RETRIEVAL_SOURCE = 'workspace-retrieval';
 
 /**
- * The passages retrieval searches: every block of the given files with its heading path and
- * own text (sub-blocks are passages of their own), with provenance. Blocks without text are
- * skipped. Pure.
+ * The passages retrieval searches: every block of the given files, its text led by the line
+ * `[file.md#heading/path]` — the reference a model cites it by — then its own text (sub-blocks
+ * are passages of their own), with provenance. Blocks without text are skipped. Pure.
  */
 export function buildRetrievalDocuments(files: readonly ParsedFile[]): KnowledgeDocument[] {
   const documents: KnowledgeDocument[] = [];
@@ -21,7 +21,7 @@ export function buildRetrievalDocuments(files: readonly ParsedFile[]): Knowledge
       if (block.content.trim() === '') continue;
       documents.push({
         id: `${file.path}#${block.id}`,
-        text: `${block.id.replace(/\//gu, ' › ')}\n${block.content}`,
+        text: `[${file.path}#${block.id}]\n${block.content}`,
         provenance: { file: file.path, startLine: block.source.startLine, endLine: block.source.endLine },
         metadata: { file: file.path, blockId: block.id },
       });

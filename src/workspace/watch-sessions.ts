@@ -1,5 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs';
-import type { Workspace } from '../workspace/index.ts';
+import type { Workspace } from './workspace.ts';
 
 /** What changed under a session: paths relative to the session folder (global files by name). */
 export interface SessionChange {
