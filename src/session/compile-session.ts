@@ -140,6 +140,8 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
       loaded.config.chatHistory.placeholderLocale,
     );
   }
+  // Seed 004 §2.2: a tool output `/compress artifacts` indexed is sent as its handle.
+  loaded.messages = withEvidencePointers(loaded.messages, compression);
   const { config } = loaded;
   const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
   const structured = compression.structured;

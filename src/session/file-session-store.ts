@@ -10,6 +10,7 @@ import {
   readMessages,
   type Workspace,
 } from '../workspace/index.ts';
+import { parseJsonText } from '../workspace/json/parse-json-text.ts';
 import { parseJsonTree } from '../workspace/json/parse-json-tree.ts';
 import {
   COMPRESSION_FILE,
@@ -135,13 +136,28 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       const limit = Math.min(1000, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
       const sandbox = sandboxOf(sessionId);
       if (!(await sandbox.exists(CALLS_FOLDER))) return [];
+      // The newest `limit` slots, read back from the head: a turn asking for the last call
+      // reads one file, not the whole ring (the ring holds `capacity` records).
+      const head = (await sandbox.exists(CALLS_HEAD)) ? await sandbox.readText(CALLS_HEAD) : undefined;
+      const next =
+        head === undefined ? undefined : Number((parseJsonText(head, CALLS_HEAD) as { next?: unknown }).next);
+      if (next !== undefined && Number.isInteger(next) && next >= 0) {
+        const records: CallRecord[] = [];
+        for (let sequence = next - 1; sequence >= Math.max(0, next - Math.min(limit, capacity)); sequence--) {
+          const path = callPath(sequence % capacity);
+          if (!(await sandbox.exists(path))) continue;
+          const record = parseJsonText(await sandbox.readText(path), path) as StoredCall;
+          if (record.sequence === sequence) records.push(record.call);
+        }
+        return records.reverse();
+      }
       const entries = (await sandbox.list(CALLS_FOLDER)).filter(
         (entry) => entry.kind === 'file' && /\/\d{6}\.json$/u.test(entry.path),
       );
       const records: StoredCall[] = [];
       for (const entry of entries) {
         const text = await sandbox.readText(entry.path);
-        records.push(parseJsonTree(text, entry.path).value as unknown as StoredCall);
+        records.push(parseJsonText(text, entry.path) as StoredCall);
       }
       return records
         .sort((a, b) => a.sequence - b.sequence)

@@ -246,3 +246,24 @@ describe('/compress (decision 040)', () => {
     expect(after).not.toContain(sentence);
   });
 });
+
+describe('/compress artifacts (seed 004 §2.2)', () => {
+  it('shows the model its tool results as an index and sends each indexed output as its handle', async () => {
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+    });
+    const before = JSON.stringify((await engine.compile(SESSION)).messages);
+    expect(before).toContain('AppendEntries RPC');
+    const outcome = await engine.compress(SESSION, { scope: 'artifacts' });
+    expect(outcome.artifacts?.evidence).toBeGreaterThan(0);
+    const after = await engine.compile(SESSION);
+    const todo = after.compiled.contexts.todo__context ?? '';
+    expect(todo).toMatch(
+      /### Tool results[^\n]*\n- ev\d+ read_(file|block) ok · \d+ chars · sha256:[0-9a-f]{12} \| /u,
+    );
+    const history = JSON.stringify(after.compiled.history);
+    expect(history).toMatch(/indexed as ev\d+ \(\d+ chars, sha256:[0-9a-f]{12}\)/u);
+    expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
+  });
+});
