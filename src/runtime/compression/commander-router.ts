@@ -108,7 +108,7 @@ export function createCommanderRouter(
         requestResults: coordination.requestResults,
       },
       stateSummary: options.stateSummary?.(view) ?? summarize(state.artifacts.index.artifacts),
-      ...(review ? { review: { agentId: view.routing.activeAgent ?? 'agent', hop: view.hops } } : {}),
+      ...(review ? { review: { agentId: lastRoutedAgent(view), hop: view.hops } } : {}),
       ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
       ...(calls === undefined ? {} : { onCall: calls.log }),
     });
@@ -152,6 +152,11 @@ export function createCommanderRouter(
     if (text !== undefined) sb.messages.append([commanderMessage(`${messageId}:${suffix}`, text)]);
     return undefined;
   };
+}
+
+/** The agent that ran last (`routing.activeAgent` is cleared when an agent finishes). */
+function lastRoutedAgent(view: RouterView): string {
+  return view.sb.timeline.snapshot().entries.findLast((entry) => entry.kind === 'route')?.agentId ?? 'agent';
 }
 
 function describeNext(record: CommanderRecord): string {
