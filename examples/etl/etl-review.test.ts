@@ -68,6 +68,22 @@ const SCRIPT: ScriptedTurn[] = [
       },
     ],
   },
+  {
+    user: '再检查一下 SQL。',
+    route: { targetAgent: 'sql_developer', confidence: 0.9, actions: [] },
+    reply: SQL_V2,
+    // A review naming an artifact that does not exist: refused as a whole, nothing runs again.
+    reviews: [
+      {
+        targetAgent: 'sql_developer',
+        confidence: 0.9,
+        actions: [
+          { type: 'invalidate_artifact', artifactId: 'sql_job:orders_daily', reason: 'stale' },
+          { type: 'rework', agentId: 'sql_developer', artifactId: 'sql_job:orders_weekly', reason: 'x' },
+        ],
+      },
+    ],
+  },
 ];
 
 describe('the ETL commander reviewing agents’ work (rework, then a gate pass)', async () => {
@@ -84,7 +100,11 @@ describe('the ETL commander reviewing agents’ work (rework, then a gate pass)'
   const sqlTurn = turns[1];
 
   it('runs the SQL developer again on the rework, then ends the turn on the gate pass', () => {
-    expect(turns.map((turn) => turn.commander?.target)).toEqual(['analyst', 'sql_developer']);
+    expect(turns.map((turn) => turn.commander?.target)).toEqual([
+      'analyst',
+      'sql_developer',
+      'sql_developer',
+    ]);
     expect(turns[0]?.reviews?.map((review) => `${review.next} ${review.target}`)).toEqual(['agent null']);
     expect(sqlTurn?.reviews).toEqual([
       expect.objectContaining({
@@ -100,7 +120,7 @@ describe('the ETL commander reviewing agents’ work (rework, then a gate pass)'
     expect(sqlTurn?.reply).toBe('Gate passed (G1): refunds are counted');
     // Two SQL-developer calls in that turn: the first answer and the rework, whose query is the task.
     const agentPrompts = (scripted?.calls ?? []).filter((call) => !call.json).map((call) => call.prompt);
-    expect(agentPrompts).toHaveLength(3);
+    expect(agentPrompts).toHaveLength(4);
     expect(agentPrompts[2]).toMatch(
       /Rework sql_job:orders_daily: refund_flag = 0 drops refunds, G1 says they count\s*$/u,
     );
@@ -116,6 +136,28 @@ describe('the ETL commander reviewing agents’ work (rework, then a gate pass)'
       'rework by sql_developer: refund_flag = 0 drops refunds, G1 says they count',
     );
     expect(state.artifacts.contents['sql_job:orders_daily@v2']).toBe(SQL_V2);
+  });
+
+  it('refuses a review naming an unknown artifact as a whole: nothing invalidated, nobody runs again', () => {
+    const last = turns[2];
+    expect(last?.reviews).toEqual([
+      expect.objectContaining({
+        next: 'clarify',
+        reason: 'invalid-action',
+        target: null,
+        actions: ['invalidate_artifact:rolled-back', 'rework:rejected'],
+      }),
+    ]);
+    expect(last?.reply).toBe(SQL_V2);
+    // The same SQL again is the same version (content-addressed), and the refused
+    // invalidate_artifact left it active.
+    expect(
+      state.artifacts.index.artifacts.find((entry) => entry.id === 'sql_job:orders_daily@v2')?.status,
+    ).toBe('active');
+    const refused = calls.filter((call) => call.turnId === last?.userMessage.id && call.decision?.review);
+    expect(refused.map((call) => call.decision?.actions[1])).toEqual([
+      expect.objectContaining({ status: 'rejected', code: 'not-found', path: 'actions.1.artifactId' }),
+    ]);
   });
 
   it('logs every router call of the turn with the decision it led to', () => {
