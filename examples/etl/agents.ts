@@ -13,7 +13,7 @@ export const ETL_AGENTS: readonly EtlAgent[] = [
     id: 'analyst',
     scope:
       'Requirement analysis: business goal, source and target tables, metric definitions (口径), 需求分析',
-    allowedActions: ['update_scoped_todo', 'propose_global_delta', 'request_clarification'],
+    allowedActions: ['update_scoped_todo', 'propose_global_delta', 'request_clarification', 'rework', 'gate'],
     keywords: ['需求', '口径', '指标', '业务', 'metric', 'definition', 'business', 'analysis', 'requirement'],
     artifactKind: 'analysis',
     systemPrompt:
@@ -27,6 +27,8 @@ export const ETL_AGENTS: readonly EtlAgent[] = [
       'propose_global_delta',
       'request_clarification',
       'invalidate_artifact',
+      'rework',
+      'gate',
     ],
     keywords: ['计划', '调度', '依赖', '分区', 'schedule', 'plan', 'dependency', 'cron', 'partition'],
     artifactKind: 'plan',
@@ -36,7 +38,7 @@ export const ETL_AGENTS: readonly EtlAgent[] = [
   {
     id: 'sql_developer',
     scope: 'Writes and fixes SQL jobs and workflows (写 SQL 脚本 字段 关联)',
-    allowedActions: ['update_scoped_todo', 'request_clarification', 'invalidate_artifact'],
+    allowedActions: ['update_scoped_todo', 'request_clarification', 'invalidate_artifact', 'rework', 'gate'],
     keywords: ['sql', 'join', 'select', 'insert', '字段', '关联', 'column', 'query', '脚本', 'script'],
     artifactKind: 'sql_job',
     systemPrompt:
@@ -45,7 +47,7 @@ export const ETL_AGENTS: readonly EtlAgent[] = [
   {
     id: 'tester',
     scope: 'Data tests and acceptance checks: row counts, nulls, reconciliation (测试 验收 校验)',
-    allowedActions: ['update_scoped_todo', 'request_clarification'],
+    allowedActions: ['update_scoped_todo', 'request_clarification', 'rework', 'gate'],
     keywords: ['测试', '验收', '校验', '空值', 'test', 'null', 'reconcile', 'check', 'acceptance'],
     artifactKind: 'test',
     systemPrompt: 'You are the data tester. Write SQL checks for every acceptance requirement.',

@@ -43,6 +43,11 @@ export interface EtlProcessOptions {
   blackboard: CheckpointSessionStore['blackboard'];
   /** Epoch-millisecond clock for the timeline and artifact index. Default `Date.now`. */
   clock?: () => number;
+  /**
+   * Whether the commander reviews each agent's work (a rework or a failed gate runs an agent
+   * again; see `createCommanderRouter`'s `review`). Default `false`.
+   */
+  review?: boolean;
 }
 
 /**
@@ -86,6 +91,7 @@ export function createEtlProcess(options: EtlProcessOptions): {
       config: options.config,
       counter: options.counter,
       proposer: options.proposer,
+      review: options.review ?? false,
     }),
     agentNode: (agent) => ({
       sources: compressionSources,

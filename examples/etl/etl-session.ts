@@ -30,6 +30,8 @@ export interface EtlTurn {
   accepted: boolean;
   /** The commander's record: outcome, target, confidence, actions. */
   commander: CommanderRecord | undefined;
+  /** The commander's reviews of the agents' work (with `review: true`): rework and gate decisions. */
+  reviews?: CommanderRecord[];
   /** The agent that answered, if any. */
   agentId?: string;
   /** The agent's reply, the clarification question, or the `/compress` notice. */
@@ -248,6 +250,7 @@ function readTurn(input: {
   if (lastTurn?.commander?.messageId === id) {
     turn.commander = lastTurn.commander;
     if (lastTurn.compaction !== null) turn.compaction = lastTurn.compaction;
+    if (lastTurn.reviews !== undefined) turn.reviews = lastTurn.reviews;
   }
   const messages = fromLangChain(sb.messages.snapshot());
   const index = messages.findIndex((message) => message.id === id);

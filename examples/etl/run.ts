@@ -31,6 +31,8 @@ export interface OpenEtlSessionOptions {
   /** The script the scripted model plays. Default {@link ETL_SCRIPT}. */
   script?: readonly ScriptedTurn[];
   threadId?: ThreadId;
+  /** Whether the commander reviews each agent's work (rework, gate). Default `false`. */
+  review?: boolean;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function openEtlSession(options: OpenEtlSessionOptions): Promise<{
       window: options.window ?? 8000,
       config: resolveRouterConfig({ app: 'etl', values: env }),
       clock: () => tick++,
+      review: options.review ?? false,
     },
   });
   return { session, saver, scripted, model, proposer };

@@ -7,6 +7,10 @@ export interface ScriptedTurn {
   route?: unknown;
   /** What the addressed agent answers; omitted when no agent runs. */
   reply?: string;
+  /** What the scripted router returns when it reviews the n-th agent run of this turn (`# Review (hop n)`). */
+  reviews?: readonly unknown[];
+  /** What an agent answers when the commander sends the work back (a rework or a failed gate). */
+  redo?: string;
 }
 
 const add = (type: string, priority: string, text: string, quote: string) => ({
@@ -203,7 +207,17 @@ SELECT dt FROM dw.orders_daily GROUP BY dt HAVING count(*) = 0;`,
 export function createScriptedEtlModel(script: readonly ScriptedTurn[] = ETL_SCRIPT) {
   return createScriptedModel(({ prompt, json }) => {
     const turn = [...script].reverse().find((candidate) => prompt.trimEnd().endsWith(candidate.user));
-    if (turn === undefined) return json ? '{}' : 'I have nothing scripted for that.';
+    const review = /^# Review \(hop (\d+)\)$/mu.exec(prompt)?.[1];
+    if (turn !== undefined && json && review !== undefined) {
+      return JSON.stringify(turn.reviews?.[Number(review) - 1] ?? {});
+    }
+    if (turn === undefined) {
+      // Sent back by the commander: the prompt ends with its task, after the turn's user text.
+      const current = [...script].reverse().find((candidate) => prompt.includes(candidate.user));
+      if (!json && current?.redo !== undefined && /^(Rework |The gate failed)/mu.test(prompt))
+        return current.redo;
+      return json ? '{}' : 'I have nothing scripted for that.';
+    }
     if (json) return typeof turn.route === 'string' ? turn.route : JSON.stringify(turn.route ?? {});
     return turn.reply ?? 'OK.';
   });

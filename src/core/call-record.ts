@@ -21,6 +21,37 @@ export interface CallRecord {
   messageFingerprints: string[];
   /** The agent that made the call, in a multi-agent process. */
   agentId?: string;
+  /** On a router's call: what the commander decided with its output (the notebook's call report shows it). */
+  decision?: CallDecision;
+}
+
+/**
+ * What the commander of a multi-agent process (seed 004 §4) decided with a router call's
+ * output: where control went and what became of each proposed action.
+ */
+export interface CallDecision {
+  /** `routed`, `resume`, `clarification` (the output was not accepted) or `command`. */
+  outcome: string;
+  /** True when the commander judged an agent's work after it ran, not a new user message. */
+  review: boolean;
+  /** Where control went: `agent`, `clarify`, `compress`, `rework` or `gate`. */
+  next: string;
+  /** The agent that runs next, or `null` when the turn ends. */
+  target: string | null;
+  /** Why no agent runs (`low-confidence`, `invalid-action`, `router-asked`, …), else `null`. */
+  reason: string | null;
+  /** The router's confidence (0..1), when its output was accepted. */
+  confidence: number | null;
+  /** A rework: which agent redoes which artifact, and why. */
+  rework?: { agentId: string; artifactId: string; reason: string };
+  /** A gate verdict against requirement ids. */
+  gate?: { verdict: 'pass' | 'fail'; requirementIds: string[]; reason: string };
+  /**
+   * Each proposed action: `applied`, `queued`, `no-op`, `rejected` (with the typed error's
+   * `code` and `path` when a reference was unknown) or `rolled-back` (valid, but the decision
+   * was refused as a whole).
+   */
+  actions: { type: string; status: string; message: string; code?: string; path?: string }[];
 }
 
 /** `role:hash` of each message sent, so two calls can be diffed without storing their text twice. */

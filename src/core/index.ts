@@ -24,7 +24,7 @@ export {
   type BudgetPlan,
   createBudgetManager,
 } from './budget.ts';
-export type { CallRecord } from './call-record.ts';
+export type { CallDecision, CallRecord } from './call-record.ts';
 export { compileContext } from './compile.ts';
 export { createStepCompiler, type StepCompiler, type StepCompilerInput } from './compile-step.ts';
 export type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';

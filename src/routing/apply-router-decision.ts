@@ -10,9 +10,13 @@ import {
   resolveRequirementProposal,
   scopedSnapshotOf,
 } from '../compression/index.ts';
-import type { CommanderActionReport, CommanderPatch } from './commander-patch.ts';
+import { CtxloomError } from '../core/index.ts';
+import type { CommanderActionReport, CommanderNext, CommanderPatch } from './commander-patch.ts';
 import type { RouteOutcome } from './route-user-message.ts';
 import type { RouterConfig } from './router-config.ts';
+import type { AgentDescriptor } from './router-input.ts';
+import type { RouterDecision } from './router-schema.ts';
+import { validateDecisionReferences } from './validate-decision-references.ts';
 
 /** Options of {@link applyRouterDecision}. */
 export interface ApplyRouterDecisionOptions {
@@ -22,6 +26,11 @@ export interface ApplyRouterDecisionOptions {
   config: RouterConfig;
   /** For `resume`: requirement ops for the asking agent's scoped TODO (the answer's content). */
   attributedProposal?: RequirementProposal;
+  /**
+   * The listed agents a `rework` may name. Default: only the decision's target agent (its
+   * descriptor is not needed for anything else).
+   */
+  agents?: readonly AgentDescriptor[];
 }
 
 /**
@@ -31,9 +40,14 @@ export interface ApplyRouterDecisionOptions {
  * - `resume` → the asking agent resumes; its scoped TODO takes `attributedProposal`.
  * - `routed` → every action is applied to a draft: scoped ops to the target's TODO, global ops
  *   to the global TODO at or above `globalDeltaThreshold` (else an open question), artifact
- *   invalidations, clarification questions. All or nothing: if one action fails validation,
- *   the patch only asks for clarification, reports it `rejected` with its cause and every
- *   other action `rolled-back` naming that cause.
+ *   invalidations, clarification questions, a `rework` (its artifact's version invalidated; next
+ *   the named agent redoes it) and a `gate` verdict (a pass ends the turn, a fail sends the work
+ *   back to the target agent). All or nothing: if one action fails validation — first
+ *   `validateDecisionReferences` (an unknown agent, artifact or requirement id is a typed
+ *   `CtxloomError`), then each action's own checks — the patch only asks for clarification,
+ *   reports it `rejected` with its cause (and the error's code and path) and every other
+ *   action `rolled-back` naming that cause; nothing of the decision is written.
+ *   Precedence of `next`: a clarification question, a rework, a gate, the target agent.
  */
 export function applyRouterDecision(options: ApplyRouterDecisionOptions): CommanderPatch {
   const { state, outcome, userMessage } = options;
@@ -61,6 +75,17 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
     return patch;
   }
   const { decision } = outcome;
+  try {
+    validateDecisionReferences(decision, {
+      agents: options.agents ?? [{ id: decision.targetAgent, scope: '', allowedActions: [] }],
+      state,
+    });
+  } catch (error) {
+    if (!(error instanceof CtxloomError)) throw error;
+    return refuse(base, decision, error);
+  }
+  let rework: Extract<CommanderNext, { type: 'rework' }> | undefined;
+  let gate: Extract<CommanderNext, { type: 'gate' }> | undefined;
   const scoped = new Map<string, RequirementTodoSnapshot>();
   let global = state.requirements.global;
   let artifacts = state.artifacts;
@@ -161,6 +186,42 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
         }
         break;
       }
+      case 'rework': {
+        const result = invalidateArtifact(artifacts, {
+          artifactId: action.artifactId,
+          reason: `rework by ${action.agentId}: ${action.reason}`,
+          turnIndex: userMessage.turnIndex,
+        });
+        if (result.status === 'invalidated') artifacts = result.state;
+        rework = {
+          type: 'rework',
+          agentId: action.agentId,
+          artifactId: action.artifactId,
+          reason: action.reason,
+        };
+        reports.push({
+          actionIndex,
+          type: action.type,
+          status: 'applied',
+          message: `${action.agentId} redoes ${action.artifactId}: ${action.reason}`,
+        });
+        break;
+      }
+      case 'gate':
+        gate = {
+          type: 'gate',
+          verdict: action.verdict,
+          requirementIds: action.requirementIds,
+          reason: action.reason,
+          agentId: action.verdict === 'fail' ? decision.targetAgent : null,
+        };
+        reports.push({
+          actionIndex,
+          type: action.type,
+          status: 'applied',
+          message: `${action.verdict} ${action.requirementIds.join(', ')}: ${action.reason}`,
+        });
+        break;
     }
   }
 
@@ -174,7 +235,7 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
       ...base,
       next: {
         type: 'clarify',
-        question: 'I could not apply that safely. Could you rephrase or confirm what should change?',
+        question: REFUSED_QUESTION,
         reason: 'invalid-action',
       },
       actions: reports.map((report) =>
@@ -187,9 +248,9 @@ export function applyRouterDecision(options: ApplyRouterDecisionOptions): Comman
   const patch: CommanderPatch = {
     ...base,
     next:
-      question === undefined
-        ? { type: 'agent', agentId: decision.targetAgent }
-        : { type: 'clarify', question, reason: 'router-asked' },
+      question !== undefined
+        ? { type: 'clarify', question, reason: 'router-asked' }
+        : (rework ?? gate ?? { type: 'agent', agentId: decision.targetAgent }),
     actions: reports,
   };
   const changedScoped = [...scoped].filter(
@@ -237,6 +298,37 @@ function applyScoped(
     },
   };
 }
+
+/** The whole decision refused by a typed error: nothing applied, every action reported. */
+function refuse(
+  base: Pick<CommanderPatch, 'type' | 'threadId' | 'baseRevision'>,
+  decision: RouterDecision,
+  error: CtxloomError,
+): CommanderPatch {
+  const at = error.details?.actionIndex;
+  return {
+    ...base,
+    next: { type: 'clarify', question: REFUSED_QUESTION, reason: 'invalid-action' },
+    actions: decision.actions.map((action, actionIndex) =>
+      actionIndex === at
+        ? {
+            actionIndex,
+            type: action.type,
+            status: 'rejected',
+            message: error.message,
+            error: { code: error.code, path: error.path ?? `actions.${actionIndex}` },
+          }
+        : {
+            actionIndex,
+            type: action.type,
+            status: 'rolled-back',
+            message: `not applied: action ${String(at)} was rejected: ${error.message}`,
+          },
+    ),
+  };
+}
+
+const REFUSED_QUESTION = 'I could not apply that safely. Could you rephrase or confirm what should change?';
 
 function rejected(actionIndex: number, type: string, message: string): CommanderActionReport {
   return { actionIndex, type, status: 'rejected', message };

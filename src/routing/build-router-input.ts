@@ -5,7 +5,7 @@ import {
   type CompressionState,
 } from '../compression/index.ts';
 import type { TokenCounter } from '../core/index.ts';
-import type { AgentDescriptor, CoordinationSnapshot, RouterInput } from './router-input.ts';
+import type { AgentDescriptor, CoordinationSnapshot, RouterInput, RouterReview } from './router-input.ts';
 
 /** Options of {@link buildRouterInput}. */
 export interface BuildRouterInputOptions {
@@ -15,6 +15,8 @@ export interface BuildRouterInputOptions {
   counter: TokenCounter;
   stateSummary?: string;
   coordination?: CoordinationSnapshot;
+  /** Set when the commander reviews an agent's work (see `RouterInput.review`). */
+  review?: RouterReview;
   /** Tokens of the global TODO view. Default 800. */
   globalTodoTokens?: number;
   /** Tokens of each scoped TODO view. Default 300. */
@@ -49,6 +51,7 @@ export function buildRouterInput(options: BuildRouterInputOptions): RouterInput 
       maxTokens: options.artifactTokens ?? 600,
     }).text,
     userMessage: options.userMessage,
+    ...(options.review === undefined ? {} : { review: options.review }),
     todos: state.requirements,
   };
 }

@@ -5,7 +5,7 @@ import type {
   OpenQuestion,
   RequirementTodoSnapshot,
 } from '../compression/index.ts';
-import { CtxloomError } from '../core/index.ts';
+import { CtxloomError, type CtxloomErrorCode } from '../core/index.ts';
 
 /** What the commander did with one action. */
 export interface CommanderActionReport {
@@ -18,16 +18,32 @@ export interface CommanderActionReport {
    */
   status: 'applied' | 'queued' | 'no-op' | 'rejected' | 'rolled-back';
   message: string;
+  /**
+   * For a `rejected` action refused by `validateDecisionReferences`: the typed error's
+   * code and the offending field (`actions.1.artifactId`).
+   */
+  error?: { code: CtxloomErrorCode; path: string };
 }
 
 /**
- * Where control goes next: an agent; back to the user with a question; or the compression
- * step (after `/compress`).
+ * Where control goes next: an agent; back to the user with a question; the compression step
+ * (after `/compress`); an agent redoing an artifact (`rework`, the reason is its task); or a
+ * gate verdict — `pass` ends the turn, `fail` sends the work back to `agentId` (the
+ * decision's target agent) with the failed requirement ids as its task.
  */
 export type CommanderNext =
   | { type: 'agent'; agentId: string }
   | { type: 'clarify'; question: string; reason: string }
-  | { type: 'compress'; scope: CompressScope };
+  | { type: 'compress'; scope: CompressScope }
+  | { type: 'rework'; agentId: string; artifactId: string; reason: string }
+  | {
+      type: 'gate';
+      verdict: 'pass' | 'fail';
+      requirementIds: string[];
+      reason: string;
+      /** The agent the work goes back to on `fail`; `null` on `pass`. */
+      agentId: string | null;
+    };
 
 /**
  * The single write the commander returns for one user message, shaped like a StateBuilder

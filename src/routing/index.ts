@@ -13,9 +13,16 @@ export {
 } from './process-user-message.ts';
 export type { RouteOutcome } from './route-user-message.ts';
 export { DEFAULT_ROUTER_CONFIG, type RouterConfig, resolveRouterConfig } from './router-config.ts';
-export type { AgentDescriptor, CoordinationSnapshot, PendingRequest, RouterInput } from './router-input.ts';
+export type {
+  AgentDescriptor,
+  CoordinationSnapshot,
+  PendingRequest,
+  RouterInput,
+  RouterReview,
+} from './router-input.ts';
 export {
   ROUTER_ACTION_TYPES,
+  type RouterAction,
   type RouterActionType,
   type RouterDecision,
   RouterDecisionSchema,
@@ -26,6 +33,10 @@ export {
   type SemanticRouter,
   type SemanticRouterResult,
 } from './semantic-router.ts';
+export {
+  type ValidateDecisionReferencesOptions,
+  validateDecisionReferences,
+} from './validate-decision-references.ts';
 export {
   type RouterRejectionReason,
   type RouterValidation,

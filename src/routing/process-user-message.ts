@@ -6,13 +6,19 @@ import {
   type RequirementProposer,
   scopedSnapshotOf,
 } from '../compression/index.ts';
-import { type CompiledContext, type Message, messageText, type TokenCounter } from '../core/index.ts';
+import {
+  type CompiledContext,
+  CtxloomError,
+  type Message,
+  messageText,
+  type TokenCounter,
+} from '../core/index.ts';
 import { applyRouterDecision } from './apply-router-decision.ts';
 import { buildRouterInput } from './build-router-input.ts';
 import type { CommanderPatch } from './commander-patch.ts';
 import { type RouteOutcome, routeUserMessage } from './route-user-message.ts';
 import type { RouterConfig } from './router-config.ts';
-import type { AgentDescriptor, CoordinationSnapshot } from './router-input.ts';
+import type { AgentDescriptor, CoordinationSnapshot, RouterReview } from './router-input.ts';
 import type { SemanticRouter } from './semantic-router.ts';
 
 /** Options of {@link processUserMessage}. */
@@ -31,6 +37,11 @@ export interface ProcessUserMessageOptions {
   /** Extracts the answer's requirements when it resumes a pending request. Default: offline heuristic. */
   proposer?: RequirementProposer;
   signal?: AbortSignal;
+  /**
+   * Set when the commander reviews an agent's work on this (already handled) message: no
+   * `/compress` command and no pending-request resume, the router judges the work.
+   */
+  review?: RouterReview;
   /** Receives the compile of each model call (the router's, the proposer's) before it is sent. */
   onCall?: (compiled: CompiledContext, caller: 'router' | 'proposer') => void | Promise<void>;
 }
@@ -50,7 +61,7 @@ export interface ProcessedUserMessage {
 export async function processUserMessage(options: ProcessUserMessageOptions): Promise<ProcessedUserMessage> {
   const { state, onCall } = options;
   const text = messageText(options.userMessage);
-  const command = parseManualCompressCommand(text);
+  const command = options.review === undefined ? parseManualCompressCommand(text) : undefined;
   if (command !== undefined) {
     return {
       outcome: { type: 'command', scope: command.scope },
@@ -72,6 +83,7 @@ export async function processUserMessage(options: ProcessUserMessageOptions): Pr
     counter: options.counter,
     ...(options.coordination === undefined ? {} : { coordination: options.coordination }),
     ...(options.stateSummary === undefined ? {} : { stateSummary: options.stateSummary }),
+    ...(options.review === undefined ? {} : { review: options.review }),
   });
   const outcome = await routeUserMessage({
     input,
@@ -80,8 +92,26 @@ export async function processUserMessage(options: ProcessUserMessageOptions): Pr
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(onCall === undefined ? {} : { onCall: (compiled: CompiledContext) => onCall(compiled, 'router') }),
   });
+  if (outcome.type === 'resume' && options.review !== undefined) {
+    // A review never answers a pending question: only the user's next message does.
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message:
+        'a review cannot run while a human request is pending; drop pending requests from coordination',
+      path: 'coordination.pendingRequests',
+    });
+  }
   if (outcome.type !== 'resume') {
-    return { outcome, patch: applyRouterDecision({ state, outcome, userMessage, config: options.config }) };
+    return {
+      outcome,
+      patch: applyRouterDecision({
+        state,
+        outcome,
+        userMessage,
+        config: options.config,
+        agents: options.agents,
+      }),
+    };
   }
   const proposer = options.proposer ?? createHeuristicRequirementProposer();
   const proposed = await proposer({
@@ -97,6 +127,7 @@ export async function processUserMessage(options: ProcessUserMessageOptions): Pr
       outcome,
       userMessage,
       config: options.config,
+      agents: options.agents,
       ...(proposed.ok ? { attributedProposal: proposed.proposal } : {}),
     }),
   };

@@ -31,6 +31,13 @@ export interface CoordinationSnapshot {
   requestResults: readonly { requestId: string; summary: string }[];
 }
 
+/** An agent's work to review: who just answered the user's message, and which run of the turn it was. */
+export interface RouterReview {
+  agentId: string;
+  /** Agents run since the user's message, 1-based. */
+  hop: number;
+}
+
 /**
  * Everything the router sees (seed 004 §7): agents, a state summary, the coordination
  * snapshot, the bounded global and scoped TODO views, the artifact index view, and the user
@@ -46,6 +53,11 @@ export interface RouterInput {
   scopedTodoViews: Readonly<Record<string, string>>;
   artifactIndexView: string;
   userMessage: CitableMessage;
+  /**
+   * Set when the commander reviews an agent's work on this message (after the agent ran):
+   * the agent that just answered and how many agents ran since the message (1-based).
+   */
+  review?: RouterReview;
   /**
    * The TODO snapshots themselves, for local routers (the offline one deduplicates against
    * them); model routers send only the views.

@@ -10,6 +10,8 @@ Decide which listed agent the user's newest message is addressed to, and propose
   - propose_global_delta: requirement ops that change what every agent must respect (inputs, outputs, metric definitions, acceptance), with its own confidence.
   - request_clarification: a question for the user when the message is ambiguous.
   - invalidate_artifact: an artifact id from the index that the message makes obsolete, with a reason.
+  - rework {agentId, artifactId, reason}: a listed agent redoes an artifact from the index; it runs next with the reason as its task.
+  - gate {verdict: pass|fail, requirementIds, reason}: whether the work meets the named requirement ids (from the TODOs); a fail goes back to targetAgent.
 Requirement ops: add {type, priority, text, quote}, update {id, text|null, type|null, priority|null, status|null, quote}, cancel {id, quote}, reset {quote}.
 Every quote must be copied verbatim from the user's newest message. Use only ids shown in the TODOs or artifact index.
 Output JSON only.`;
@@ -41,6 +43,11 @@ export function formatRouterPrompt(input: RouterInput): string {
     `# Global TODO\n${input.globalTodoView || '(empty)'}`,
     `# Scoped TODOs\n${scoped || '(empty)'}`,
     `# Artifact index\n${input.artifactIndexView || '(empty)'}`,
+    ...(input.review === undefined
+      ? []
+      : [
+          `# Review (hop ${input.review.hop})\n${input.review.agentId} has just answered the message below. Judge its work: a gate (pass or fail, with requirement ids), or a rework of an artifact. Without a rework or a failed gate the turn ends.`,
+        ]),
     `# User's newest message (turn ${input.userMessage.turnIndex}, id ${input.userMessage.id})\n${input.userMessage.text}`,
   ].join('\n\n');
 }

@@ -8,12 +8,18 @@ import { ProposedRequirementOpSchema } from '../compression/index.ts';
  *   global-delta threshold, else turned into an open question.
  * - `request_clarification`: ask the user a question instead of acting.
  * - `invalidate_artifact`: mark an artifact version (or a key's active version) invalid.
+ * - `rework`: an agent redoes an artifact (its version is invalidated; the agent runs next with
+ *   the reason as its task).
+ * - `gate`: a pass/fail verdict against named requirement ids (a pass ends the turn; a fail
+ *   sends the work back to the target agent).
  */
 export const ROUTER_ACTION_TYPES = [
   'update_scoped_todo',
   'propose_global_delta',
   'request_clarification',
   'invalidate_artifact',
+  'rework',
+  'gate',
 ] as const;
 /** One of {@link ROUTER_ACTION_TYPES}. */
 export type RouterActionType = (typeof ROUTER_ACTION_TYPES)[number];
@@ -34,6 +40,21 @@ export const RouterActionSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('invalidate_artifact'),
     artifactId: z.string().min(1),
+    reason: z.string().min(1),
+  }),
+  z.strictObject({
+    type: z.literal('rework'),
+    agentId: z.string().min(1).describe('Id of the listed agent that redoes the artifact.'),
+    artifactId: z.string().min(1).describe('Artifact id or key from the artifact index.'),
+    reason: z.string().min(1).describe('What is wrong with it; becomes the agent’s task.'),
+  }),
+  z.strictObject({
+    type: z.literal('gate'),
+    verdict: z.enum(['pass', 'fail']),
+    requirementIds: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('Ids of the requirements (global or scoped TODO) the verdict is about.'),
     reason: z.string().min(1),
   }),
 ]);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, api, type CallDiffResponse, type CallResponse } from './api.ts';
 import { CallDiffView } from './call-diff.tsx';
+import { describeDecision } from './decision-format.ts';
 import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 import { ReportView } from './report-view.tsx';
@@ -136,7 +137,9 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
           />
           <div id={panelId} role="tabpanel" aria-labelledby={`call-view-${view}`} className="call-view">
             {view === 'report' ? (
-              <ReportView key={call.id} report={call.report} idPrefix="call" />
+              <ReportView key={call.id} report={call.report} idPrefix="call">
+                {call.decision !== undefined && <DecisionView decision={call.decision} />}
+              </ReportView>
             ) : diff === undefined ? (
               <p className="hint">{t('loading')}</p>
             ) : typeof diff === 'string' ? (
@@ -148,6 +151,31 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
             )}
           </div>
         </>
+      )}
+    </section>
+  );
+}
+
+/** What the commander decided with a router call's output (rework, gate, next agent, refusals). */
+function DecisionView(props: { decision: NonNullable<CallResponse['call']['decision']> }) {
+  const { t } = useI18n();
+  const { summary, actions } = describeDecision(props.decision, t);
+  return (
+    <section className="call-decision" data-testid="call-decision" aria-label={t('decisionTitle')}>
+      <h3>{t('decisionTitle')}</h3>
+      <p data-next={props.decision.next}>{summary}</p>
+      {actions.length > 0 && (
+        <ul>
+          {actions.map((line, index) => (
+            <li
+              // biome-ignore lint/suspicious/noArrayIndexKey: actions are a fixed list, in order
+              key={index}
+              className={props.decision.actions[index]?.status === 'rejected' ? 'rejected' : undefined}
+            >
+              {line}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );

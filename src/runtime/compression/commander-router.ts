@@ -6,8 +6,6 @@ import { CtxloomError } from '../../core/errors.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import {
   type AgentDescriptor,
-  type CommanderPatch,
-  type ProcessedUserMessage,
   processUserMessage,
   type RouterConfig,
   type SemanticRouter,
@@ -15,6 +13,7 @@ import {
 import { newLocalId } from '../../state/index.ts';
 import { CALL_LOG_KEY } from '../agents/node-factory.ts';
 import type { RouteDecision, RouterView } from '../processes/dynamic.ts';
+import { callDecision, commanderRecord, routeOf } from './commander-decision.ts';
 import type { CommanderRecord } from './compression-blackboard.ts';
 import { CompressionStateModule } from './compression-state-module.ts';
 
@@ -32,6 +31,13 @@ export interface CommanderRouterOptions {
   proposer?: RequirementProposer;
   /** One-line phase summary for the router (`stateSummary`). Default: artifacts present per kind. */
   stateSummary?: (view: RouterView) => string;
+  /**
+   * Whether the commander judges each agent's work after it ran: the router is asked again
+   * (its prompt has a `# Review` section) and a `rework` or a failed `gate` runs an agent
+   * again; anything else ends the turn. Bounded by the process's `maxHops`. Default `false`:
+   * after an agent the turn ends (one router call per user message).
+   */
+  review?: boolean;
 }
 
 /**
@@ -39,11 +45,15 @@ export interface CommanderRouterOptions {
  * message (`hops === 0`): `/compress` turns on clipping; a pending human request routes the
  * answer to the asking agent deterministically (the semantic router is not called);
  * otherwise the semantic router suggests and the commander applies only whitelisted,
- * confident, valid actions. The commander's `CommanderPatch` is applied to the Blackboard's
- * compression fields through {@link CompressionStateModule} — the router node's one
- * StateBuilder patch. A clarification or `/compress` notice is appended as a `commander`
- * message and the turn ends; after an agent ran, the turn ends (a budget failure is reported
- * to the user). The compression thread id is LangGraph's `thread_id`
+ * confident, valid actions — all or nothing. The commander decides the next agent, a
+ * clarification, a rework (the named agent redoes an artifact, with the reason as its task)
+ * and a gate (a pass ends the turn with a notice; a fail sends the work back to the target
+ * agent). The commander's `CommanderPatch` is applied to the Blackboard's compression fields
+ * through {@link CompressionStateModule} — the router node's one StateBuilder patch; the
+ * decision is kept in the coordination's `lastTurn` and on the router's call record. A
+ * clarification, a gate pass or a `/compress` notice is appended as a `commander` message and
+ * the turn ends. After an agent ran, the turn ends (a failure is reported to the user) unless
+ * `review` is on. The compression thread id is LangGraph's `thread_id`
  * (`<app>:user:{userId}:session:{sessionId}`).
  */
 export function createCommanderRouter(
@@ -51,20 +61,20 @@ export function createCommanderRouter(
 ): (view: RouterView) => Promise<RouteDecision> {
   return async (view) => {
     const { sb } = view;
+    const human = lastHuman(view.messages);
     if (view.hops > 0) {
       if (view.routing.lastAgentStatus === 'failed') {
         const budget = view.routing.lastAgentFailureKind === 'budget';
         const text = budget
           ? `The request does not fit the model's context even after compression. Please narrow the scope (fewer tables, one job at a time). (${view.routing.lastAgentError ?? ''})`
           : `The ${view.routing.activeAgent ?? 'agent'} failed: ${view.routing.lastAgentError ?? 'unknown error'}`;
-        sb.messages.append([
-          commanderMessage(`${lastHuman(view.messages)?.id ?? 'turn'}:failure:${view.hops}`, text),
-        ]);
+        sb.messages.append([commanderMessage(`${human?.id ?? 'turn'}:failure:${view.hops}`, text)]);
+        return undefined;
       }
+      if (options.review !== true || human === undefined) return undefined;
+    } else if (human === undefined || view.messages.at(-1) !== human) {
       return undefined;
     }
-    const human = lastHuman(view.messages);
-    if (human === undefined || view.messages.at(-1) !== human) return undefined;
     const threadId = view.threadId;
     if (threadId === undefined || !isThreadId(threadId)) {
       throw new CtxloomError({
@@ -76,9 +86,15 @@ export function createCommanderRouter(
     const module = new CompressionStateModule(sb);
     const state = module.ensure(threadId as ThreadId);
     const coordination = module.coordination();
-    const turn = module.nextTurn();
+    const pendingRequests = coordination.pendingRequests.filter((request) => request.status === 'pending');
+    const review = view.hops > 0;
+    // The agent asked the user a question: only the user's answer continues the turn.
+    if (review && pendingRequests.some((request) => request.kind === 'human')) return undefined;
+    const turn = review ? Math.max(0, coordination.userTurns - 1) : module.nextTurn();
     const messageId = human.id ?? `turn:${turn}`;
-    const calls = sb.hasExtension(CALL_LOG_KEY) ? controlPlaneCalls(options, messageId) : undefined;
+    const calls = sb.hasExtension(CALL_LOG_KEY)
+      ? controlPlaneCalls(options, messageId, view.hops)
+      : undefined;
     const processed = await processUserMessage({
       state,
       agents: options.agents,
@@ -88,67 +104,69 @@ export function createCommanderRouter(
       config: options.config,
       counter: options.counter,
       coordination: {
-        pendingRequests: coordination.pendingRequests.filter((request) => request.status === 'pending'),
+        pendingRequests: review ? [] : pendingRequests,
         requestResults: coordination.requestResults,
       },
       stateSummary: options.stateSummary?.(view) ?? summarize(state.artifacts.index.artifacts),
+      ...(review ? { review: { agentId: lastRoutedAgent(view), hop: view.hops } } : {}),
       ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
       ...(calls === undefined ? {} : { onCall: calls.log }),
     });
-    // The router's and the proposer's model calls, in the session's call log when it has one.
-    if (calls !== undefined && calls.records.length > 0) sb.setExtension(CALL_LOG_KEY, calls.records);
     const { patch, outcome } = processed;
+    // The router's and the proposer's model calls, in the session's call log when it has one;
+    // the router's carries what the commander decided with its output.
+    if (calls !== undefined && calls.records.length > 0) {
+      const routerCall = calls.records.findLast((record) => record.agentId === 'router');
+      if (routerCall !== undefined) routerCall.decision = callDecision(processed, review);
+      sb.setExtension(CALL_LOG_KEY, calls.records);
+    }
     module.applyCommanderPatch(patch);
     module.resolveRequests(patch.resolvedRequestIds ?? [], human.text);
-    const record = commanderRecord({ messageId, turn, processed });
-    module.recordTurn({ commander: record });
+    const record = commanderRecord({ messageId, turn, processed, review });
+    if (review) {
+      module.recordTurn({ reviews: [...(module.coordination().lastTurn?.reviews ?? []), record] });
+    } else {
+      module.recordTurn({ commander: record });
+    }
     sb.timeline.append([
       {
         kind: 'commander',
-        text: `${messageId} ${record.outcome} ${record.target ?? (record.reason === null ? '' : `(${record.reason})`)}`.trim(),
+        text: `${messageId} ${review ? `review ${view.hops} ` : ''}${record.outcome} ${describeNext(record)}`.trim(),
       },
     ]);
     const next = patch.next;
-    if (next.type === 'agent') return { agentId: next.agentId };
+    const route = routeOf(next, review);
+    if (route !== undefined) return route;
     const text =
       next.type === 'clarify'
-        ? next.question
-        : `Context compression is on (${next.scope}): every later payload of this session is clipped to budget.`;
-    sb.messages.append([commanderMessage(`${messageId}:${outcome.type}`, text)]);
+        ? // A review's rejected output is for the call report, not a question to the user.
+          review && next.reason !== 'router-asked'
+          ? undefined
+          : next.question
+        : next.type === 'compress'
+          ? `Context compression is on (${next.scope}): every later payload of this session is clipped to budget.`
+          : next.type === 'gate'
+            ? `Gate passed (${next.requirementIds.join(', ')}): ${next.reason}`
+            : undefined;
+    const suffix = review ? `review:${view.hops}` : outcome.type;
+    if (text !== undefined) sb.messages.append([commanderMessage(`${messageId}:${suffix}`, text)]);
     return undefined;
   };
 }
 
-function commanderRecord(input: {
-  messageId: string;
-  turn: number;
-  processed: ProcessedUserMessage;
-}): CommanderRecord {
-  const { outcome, patch } = input.processed;
-  return {
-    messageId: input.messageId,
-    turn: input.turn,
-    outcome: outcome.type,
-    reason:
-      outcome.type === 'clarification'
-        ? outcome.reason
-        : patch.next.type === 'clarify'
-          ? patch.next.reason
-          : null,
-    target: targetOf(patch),
-    confidence: outcome.type === 'routed' ? outcome.decision.confidence : null,
-    actions: patch.actions.map((action) => `${action.type}:${action.status}`),
-    actionMessages: patch.actions.map((action) => action.message),
-    resolvedRequestIds: patch.resolvedRequestIds ?? [],
-  };
+/** The agent that ran last (`routing.activeAgent` is cleared when an agent finishes). */
+function lastRoutedAgent(view: RouterView): string {
+  return view.sb.timeline.snapshot().entries.findLast((entry) => entry.kind === 'route')?.agentId ?? 'agent';
 }
 
-function targetOf(patch: CommanderPatch): string | null {
-  return patch.next.type === 'agent' ? patch.next.agentId : null;
+function describeNext(record: CommanderRecord): string {
+  if (record.next === 'rework' || record.next === 'gate')
+    return `${record.next} ${record.target ?? ''}`.trim();
+  return record.target ?? (record.reason === null ? '' : `(${record.reason})`);
 }
 
 /** Collects the call records of the router's and the proposer's model calls for one message. */
-function controlPlaneCalls(options: CommanderRouterOptions, turnId: string) {
+function controlPlaneCalls(options: CommanderRouterOptions, turnId: string, hop: number) {
   const records: CallRecord[] = [];
   return {
     records,
@@ -158,7 +176,8 @@ function controlPlaneCalls(options: CommanderRouterOptions, turnId: string) {
           compiled,
           id: newLocalId(),
           turnId,
-          step: records.length,
+          // A review's router call is the turn's router step `hop` (the first is 0).
+          step: hop + records.length,
           at: new Date(),
           model: caller === 'router' ? options.router.name : (options.proposer?.label ?? 'proposer'),
           agentId: caller,

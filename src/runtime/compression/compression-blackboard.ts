@@ -26,6 +26,7 @@ export const CoordinationStateSchema = z.object({
     .object({
       commander: z.record(z.string(), z.unknown()).nullable(),
       compaction: z.record(z.string(), z.unknown()).nullable(),
+      reviews: z.array(z.record(z.string(), z.unknown())).optional(),
     })
     .optional(),
 });
@@ -42,6 +43,8 @@ export interface CoordinationState {
 export interface LastTurnRecord {
   commander: CommanderRecord | null;
   compaction: CompactionRecord | null;
+  /** The commander's reviews of agents' work on this message, in order (`review: true` only). */
+  reviews?: CommanderRecord[];
 }
 
 /** The commander's record of one routed user message. */
@@ -63,6 +66,8 @@ export interface CommanderRecord {
   /** The commander's message for each action, in the same order: a rejection's cause, what a rollback undid. */
   actionMessages: string[];
   resolvedRequestIds: string[];
+  /** Where control went (`agent`, `clarify`, `compress`, `rework`, `gate`); absent in records written before it existed. */
+  next?: string;
 }
 
 /** What the compact stage decided for one agent call. */
