@@ -33,3 +33,27 @@ describe('the README', () => {
     expect(lines[1]?.length ?? 0).toBeGreaterThan(20);
   });
 });
+
+describe("the README's session example", () => {
+  it("quotes examples/readme/run-a-session.ts whole as 'Run a session', and it runs", async () => {
+    const readme = await readFile(`${REPO}README.md`, 'utf8');
+    const section = readme.slice(readme.indexOf('## Run a session'));
+    const block = /```ts\n([\s\S]*?)```/u.exec(section)?.[1]?.trim();
+    const file = await readFile(`${REPO}examples/readme/run-a-session.ts`, 'utf8');
+    expect(block).toBe(asDocumented(file));
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
+      lines.push(values.join(' '));
+    });
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await import('./run-a-session.ts');
+    } finally {
+      log.mockRestore();
+      write.mockRestore();
+    }
+    expect(lines[0]).toMatch(/^next call: \d+ tokens$/u);
+    // The last logged call is the turn's; /compress made none.
+    expect(Number(lines[1])).toBeGreaterThan(0);
+  });
+});

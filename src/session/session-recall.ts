@@ -115,9 +115,10 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
   };
 }
 
-/** `#12 2026-05-08 user: text` — the position and day let the model place it. */
+/** `2026-05-08 user: text` (or `#12 user: text` without a time) — what places it for the model. */
 function formatRecalled(message: Message, position: number): string {
   const at = typeof message.metadata?.createdAt === 'string' ? message.metadata.createdAt : undefined;
-  const when = at === undefined ? '' : ` ${at.slice(0, 10)}`;
-  return `#${position}${when} ${message.role}: ${messageText(message)}`;
+  // The day places a recalled message (blocks come in conversation order); without one, its position.
+  const where = at === undefined ? `#${position}` : at.slice(0, 10);
+  return `${where} ${message.role}: ${messageText(message)}`;
 }
