@@ -13,6 +13,7 @@ import { openWorkspace } from '../../src/workspace/index.ts';
 import {
   ARTIFACTS,
   ask,
+  bodyText,
   EXAMPLE,
   launchChromium,
   openNotebookPage,
@@ -93,6 +94,20 @@ describe('the notebook as a product, at every width in English and Chinese', () 
       body: '{}',
     });
     expect(compressed.status).toBe(200);
+  }, 120_000);
+
+  it('the offline model answers 「提交规则是什么？」 by quoting the 提交规则 section, once, labelled with its file and heading', async () => {
+    await guarded('offline-answer', async () => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await openRaft('zh');
+      const before = await page.locator('.message.assistant').count();
+      await ask(page, '提交规则是什么？', before + 1);
+      const answer = await bodyText(page.locator('.message.assistant').nth(before));
+      expect(answer).toContain('leader 只在某条目是当前任期的条目且已存储在多数服务器上时');
+      expect(answer.split('leader 只在某条目是当前任期的条目').length - 1).toBe(1);
+      expect(answer).toContain('ground-truth.md › Raft 知识要点（ground truth） › 提交规则');
+      await shot('offline-answer-zh-1440');
+    });
   }, 120_000);
 
   for (const lang of ['en', 'zh'] as const) {
