@@ -9,6 +9,7 @@ import {
   createExtractiveSummarizer,
   type Message,
   messageText,
+  renderSummary,
   type Summarizer,
   type TokenCounter,
 } from '../core/index.ts';
@@ -186,6 +187,66 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     });
   }
 
+  /**
+   * A message curated after a model's summary period took it in: that period is written again
+   * from the messages as they now read (a model's text cannot drop one message's lines), so the
+   * old text never reaches a model again. Per-message periods need nothing: their line is
+   * replaced when the summary is rendered.
+   */
+  async function resummariseCurated(
+    sessionId: string,
+    targets: ReadonlySet<string>,
+    turnId: string,
+  ): Promise<void> {
+    if (processStore !== undefined) return;
+    const { prepared } = await prepare(sessionId);
+    const summary = prepared.compression.summary;
+    const periods = summary?.periods;
+    if (summary === null || periods === undefined) return;
+    const summarizer = summarizerFor(prepared.counter);
+    let step = 0;
+    let changed = false;
+    const next = [];
+    for (const period of periods) {
+      const run = prepared.conversation.slice(period.from - 1, period.from - 1 + period.count);
+      if (period.carried !== undefined || !run.some((message) => targets.has(message.id))) {
+        next.push(period);
+        continue;
+      }
+      const result = await summarizer.summarize({
+        messages: run,
+        maxTokens: Math.max(64, prepared.counter.countText(period.text)),
+        onCall: async (compiled) => {
+          await store.appendCall(
+            sessionId,
+            toCallRecord({
+              compiled,
+              id: createId(),
+              turnId,
+              step: step++,
+              at: now(),
+              model: summarizer.name,
+              agentId: 'summarizer',
+            }),
+          );
+        },
+      });
+      next.push({
+        ...period,
+        text: typeof result === 'string' ? result : result.text,
+        summarizer: summarizer.name,
+      });
+      changed = true;
+    }
+    if (!changed) return;
+    const { revision, ...fields } = prepared.compression;
+    await store.saveCompression(
+      sessionId,
+      { ...fields, summary: { ...summary, periods: next, text: renderSummary(next) } },
+      { expectedRevision: revision },
+    );
+  }
+
   const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
     if (processStore !== undefined) return compileProcessCall(sessionId, compileOptions.query);
     const { prepared } = await prepare(sessionId, compileOptions);
@@ -334,6 +395,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(input.toolCallId === undefined ? {} : { toolCallId: input.toolCallId }),
       }));
       await store.appendCuration(sessionId, events);
+      await resummariseCurated(sessionId, new Set(input.targetMessageIds), events[0]?.id ?? createId());
       return events;
     },
     async listCalls(sessionId, listOptions) {

@@ -5,7 +5,7 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
-import type { CompileReport, Message } from '../core/index.ts';
+import { type CompileReport, type Message, messageText, type Summarizer } from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
@@ -265,5 +265,59 @@ describe('/compress artifacts (seed 004 §2.2)', () => {
     const history = JSON.stringify(after.compiled.history);
     expect(history).toMatch(/indexed as ev\d+ \(\d+ chars, sha256:[0-9a-f]{12}\)/u);
     expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
+  });
+});
+
+describe('a model summary and a later dismissal (decision 040)', () => {
+  it("writes the model's period again without the dismissed message's text", async () => {
+    const seen: string[][] = [];
+    // A summariser without per-message lines, as a model is: it quotes what it is given.
+    const summarizer: Summarizer = {
+      name: 'model recording',
+      async summarize(input) {
+        seen.push(input.messages.map((message) => messageText(message)));
+        return input.messages.map((message) => `- ${messageText(message).slice(0, 60)}`).join('\n');
+      },
+    };
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      summarizer,
+    });
+    await engine.compress(SESSION, { keepLast: 2 });
+    const state = await engine.store.load(SESSION);
+    const period = state.compression.summary?.periods?.[0];
+    expect(period?.carried).toBeUndefined();
+    const target = state.messages.find((message) => message.role === 'user' && message.id !== undefined);
+    const words = messageText(target as Message).slice(0, 24);
+    expect(JSON.stringify((await engine.compile(SESSION)).messages)).toContain(words);
+    const calls = seen.length;
+    await engine.curate(SESSION, { action: 'exclude', targetMessageIds: [target?.id as string] });
+    expect(seen.length).toBe(calls + 1);
+    const after = JSON.stringify((await engine.compile(SESSION, { query: '接下来学什么？' })).messages);
+    expect(after).not.toContain(words);
+  });
+});
+
+describe('/compress with a failing summariser', () => {
+  it('falls back to the extractive summariser, says so in the answer and the report, and stores a summary', async () => {
+    const failing: Summarizer = {
+      name: 'model down',
+      async summarize() {
+        throw new Error('model down');
+      },
+    };
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      summarizer: failing,
+      model: { model: scriptedModel(() => 'ok'), spec: 'recording', offline: true },
+    });
+    const turn = await engine.runTurn({ sessionId: SESSION, text: '/compress' });
+    for await (const _ of turn.stream);
+    const [answer] = await turn.stored;
+    expect(messageText(answer as Message)).toContain('The summariser failed (model down)');
+    const state = await engine.store.load(SESSION);
+    expect(state.compression.summary?.summarizer).toBe('extractive (offline)');
   });
 });

@@ -350,6 +350,11 @@ export function describeCompress(outcome: CompressOutcome): string {
       lines.push(
         `History: ${summary.newlyCovered} of ${summary.requested} older messages summarised (${summary.tokens} tokens); the summary covers the first ${summary.summary?.coveredCount ?? 0} messages.`,
       );
+      if (summary.summarizerFailure !== undefined) {
+        lines.push(
+          `The summariser failed (${summary.summarizerFailure.slice(0, 200)}); the offline extractive summariser wrote this summary instead.`,
+        );
+      }
       if (summary.notCovered > 0) {
         lines.push(
           `${summary.notCovered} messages did not fit the summary and stay in the history as they are.`,
