@@ -74,9 +74,9 @@ export interface LongSessionSettings {
 
 /** The defaults of {@link LongSessionSettings}, chosen by `npm run bench -- long-session` (decision 040). */
 export const DEFAULT_LONG_SESSION: Readonly<LongSessionSettings> = Object.freeze({
-  recallRatio: 0.35,
-  summaryRatio: 0.05,
-  keepRatio: 0.6,
+  recallRatio: 0.55,
+  summaryRatio: 0.04,
+  keepRatio: 0.5,
   softLimitRatio: 0.9,
 });
 

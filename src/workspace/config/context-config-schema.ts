@@ -57,11 +57,11 @@ export const contextConfigSchema = z.strictObject({
        */
       longSession: z
         .strictObject({
-          /** Share for older messages recalled for the query (`recall__context`), 0..0.8; 0 turns recall off. Default 0.35 (recall also fills whatever else the call leaves). */
+          /** Share for older messages recalled for the query (`recall__context`), 0..0.8; 0 turns recall off. Default 0.55 (recall also fills whatever else the call leaves). */
           recallRatio: z.number().min(0).max(0.8).optional(),
-          /** Most of the budget the rolling summary takes, 0.02..0.5. Default 0.05. */
+          /** Most of the budget the rolling summary takes, 0.02..0.5. Default 0.04. */
           summaryRatio: z.number().min(0.02).max(0.5).optional(),
-          /** Share of the recent slot the history keeps when the cut moves, 0.1..1. Default 0.6. */
+          /** Share of the recent slot the history keeps when the cut moves, 0.1..1. Default 0.5. */
           keepRatio: z.number().min(0.1).max(1).optional(),
           /** Compaction runs before a call passes this share of the input budget, 0.5..1. Default 0.9. */
           softLimitRatio: z.number().min(0.5).max(1).optional(),
