@@ -128,6 +128,13 @@ describe('a long session through engine.runTurn (decision 040)', () => {
     expect(
       chatCalls.some((call) => call.report.compaction.some((action) => action.type === 'compacted')),
     ).toBe(true);
+    // The chat shows where it happened: the answer after a compaction carries how many moved.
+    const answers = (await engine.store.load(SESSION)).messages.filter(
+      (message) => message.role === 'assistant',
+    );
+    expect(
+      answers.some((message) => ((message.metadata?.context as { compacted?: number })?.compacted ?? 0) > 0),
+    ).toBe(true);
     // The report is what the provider received, on every call.
     const received = model.doStreamCalls as LanguageModelV4CallOptions[];
     expect(received).toHaveLength(chatCalls.length);

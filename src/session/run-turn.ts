@@ -1,7 +1,7 @@
 import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } from 'ai';
 import { recompileEachStep } from '../ai-sdk/recompile-each-step.ts';
 import { toCallRecord } from '../core/call-record.ts';
-import { CtxloomError, type Message } from '../core/index.ts';
+import { type CompactionAction, CtxloomError, type Message } from '../core/index.ts';
 import {
   type MessageContextSummary,
   type NotebookUIMessage,
@@ -105,11 +105,13 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
   const callIds = [call.id];
 
   const references = reportedReferences(compiled);
+  const compacted = compactedMessages(compiled.report.compaction);
   const summary: MessageContextSummary = {
     totalTokens: compiled.report.totalTokens,
     inputBudget: compiled.report.inputBudget,
     references,
     callId: call.id,
+    ...(compacted === 0 ? {} : { compacted }),
   };
   const assistantId = createId();
   const stored = deferred<Message[]>();
@@ -388,6 +390,13 @@ function brief(outcome: CompressOutcome) {
           notCovered: outcome.summary.notCovered,
         }),
   };
+}
+
+/** Messages a call's compaction moved behind the cut (decision 040), 0 when none. */
+export function compactedMessages(actions: readonly CompactionAction[]): number {
+  let count = 0;
+  for (const action of actions) if (action.type === 'compacted') count += action.messages;
+  return count;
 }
 
 /** The references merged into the query, as the chat stream and the preview report them. */

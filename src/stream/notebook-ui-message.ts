@@ -43,6 +43,8 @@ export interface MessageContextSummary {
   callId?: string;
   /** Ids of every call of the turn, one per step of the tool loop (`callId` first). */
   callIds?: string[];
+  /** Messages that passed the session's cut into the rolling summary before this call (decision 040). */
+  compacted?: number;
 }
 
 /** Metadata of a notebook UI message. */

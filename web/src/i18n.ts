@@ -151,6 +151,7 @@ const en = {
   actionRetry: 'recompiled: the exact count overshot by {n} tokens',
   actionPlaceholder: '{tool} output → artifact {handle}: {from} → {to} ({reason})',
   actionChunked: 'dropped {n} more messages to a chunk boundary ({tokens})',
+  compactedChip: '⤓ compacted: {n} older messages moved into the summary',
   actionCompacted:
     'compacted ({trigger}): {n} messages moved into the rolling summary ({tokens}, {summarizer})',
   actionSummarizerFailed: 'summariser {summarizer} failed: {error}; used {fallback}',
@@ -362,6 +363,7 @@ const zh: typeof en = {
   actionRetry: '重新编译：精确计数超出 {n} token',
   actionPlaceholder: '{tool} 输出 → 工件 {handle}：{from} → {to}（{reason}）',
   actionChunked: '按块边界多丢弃 {n} 条消息（{tokens}）',
+  compactedChip: '⤓ 已压缩：{n} 条较早消息并入摘要',
   actionCompacted: '已压缩（{trigger}）：{n} 条消息并入滚动摘要（{tokens}，{summarizer}）',
   actionSummarizerFailed: '摘要器 {summarizer} 失败：{error}；改用 {fallback}',
   newFile: '新建文件',

@@ -110,7 +110,9 @@ function ReportChip(props: {
   const text = `${t('reportChip', {
     used: summary.totalTokens.toLocaleString('en-US'),
     budget: summary.inputBudget.toLocaleString('en-US'),
-  })}${references.length > 0 ? ` · ${references.join(', ')}` : ''}`;
+  })}${references.length > 0 ? ` · ${references.join(', ')}` : ''}${
+    summary.compacted === undefined ? '' : ` · ${t('compactedChip', { n: summary.compacted })}`
+  }`;
   if (callId === undefined || onOpen === undefined)
     return (
       <div className="report-chip" data-testid="report-chip">
@@ -152,6 +154,7 @@ function PartView(props: {
           inputBudget: report.inputBudget,
           references,
           ...(callId === undefined ? {} : { callId }),
+          ...compactedOf(report.compaction),
         }}
         tabStop={props.tabStop}
         onOpen={props.onOpenCall}
@@ -195,4 +198,11 @@ function toolOf(part: Part): ToolView | undefined {
     return { name: part.type.slice(5), ...tool };
   }
   return undefined;
+}
+
+/** The chat's marker of an automatic compaction before this call (decision 040). */
+function compactedOf(actions: readonly { type: string; messages?: number }[]): { compacted?: number } {
+  let count = 0;
+  for (const action of actions) if (action.type === 'compacted') count += action.messages ?? 0;
+  return count === 0 ? {} : { compacted: count };
 }
