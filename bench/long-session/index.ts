@@ -30,7 +30,7 @@ export async function run(context: BenchContext) {
       const result = await replayConversation({ conversation, window });
       results.push(result);
       context.log(
-        `window ${window} ${conversation.id}: ${result.turns} turns, evidence ${pct(result.present.ctxloom, result.evidence)} (recency ${pct(result.present.recency, result.evidence)}), unaccounted ≤ ${result.maxUnaccounted}, mismatches ${result.reportMismatches}, turn ${result.turnMs.first.toFixed(1)} → ${result.turnMs.last.toFixed(1)} ms, ${((performance.now() - started) / 1000).toFixed(0)} s, load ${loadavg()[0]?.toFixed(1)}`,
+        `window ${window} ${conversation.id}: ${result.turns} turns, evidence ${pct(result.present.ctxloom, result.evidence)} (recency ${pct(result.present.recency, result.evidence)}), unaccounted ≤ ${result.maxUnaccounted}, mismatches ${result.reportMismatches}, turn ${result.turnMs.first.toFixed(1)} → ${result.turnMs.last.toFixed(1)} ms (CPU ${result.turnCpuMs.first.toFixed(1)} → ${result.turnCpuMs.last.toFixed(1)}), ${((performance.now() - started) / 1000).toFixed(0)} s, load ${loadavg()[0]?.toFixed(1)}`,
       );
     }
     const sum = (pick: (result: ReplayResult) => number) =>
@@ -101,6 +101,18 @@ export async function run(context: BenchContext) {
         value: sum((result) => result.tokensPerTurn.mean) / results.length,
         unit: 'tokens',
         better: 'lower',
+      },
+      {
+        name: `turn-cpu.window-${window}.last-vs-first`,
+        value:
+          sum((result) => result.turnCpuMs.last) /
+          Math.max(
+            1e-9,
+            sum((result) => result.turnCpuMs.first),
+          ),
+        unit: 'x',
+        better: 'lower',
+        target: '≤ 2× (CPU time, median of the last ten turns vs the first ten)',
       },
       {
         name: `turn-time.window-${window}.last-vs-first`,

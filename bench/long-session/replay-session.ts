@@ -40,6 +40,8 @@ export interface ReplayResult {
   tokensPerTurn: { mean: number; max: number };
   /** Median turn time (ms) of turns 1–10 and of the last ten turns. */
   turnMs: { first: number; last: number };
+  /** The same in CPU time of this process (less sensitive to a loaded machine). */
+  turnCpuMs: { first: number; last: number };
 }
 
 /**
@@ -100,12 +102,14 @@ export async function replayConversation(input: {
     });
     const idOfDia = new Map<string, string>();
     const turnMs: number[] = [];
+    const turnCpuMs: number[] = [];
     const turns = conversation.turns.slice(0, input.maxTurns ?? conversation.turns.length);
     for (const [index, turn] of turns.entries()) {
       clock = turn.at;
       answer = turn.answer;
       const userId = `u${index + 1}`;
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const running = await engine.runTurn({
         sessionId: conversation.id,
         text: turn.user,
@@ -114,6 +118,8 @@ export async function replayConversation(input: {
       for await (const _ of running.stream);
       const stored = await running.stored;
       turnMs.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      turnCpuMs.push((used.user + used.system) / 1000);
       for (const dia of turn.userDiaIds) idOfDia.set(dia, userId);
       const answerId = stored.at(-1)?.id;
       if (answerId !== undefined) for (const dia of turn.answerDiaIds) idOfDia.set(dia, answerId);
@@ -202,6 +208,7 @@ export async function replayConversation(input: {
         max: Math.max(0, ...totals),
       },
       turnMs: { first: firstTen, last: lastTen },
+      turnCpuMs: { first: median(turnCpuMs.slice(0, 10)), last: median(turnCpuMs.slice(-10)) },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
