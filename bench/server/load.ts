@@ -1,11 +1,19 @@
 /** Result of one chat request under load. */
 export interface ChatSample {
-  /** Milliseconds from sending the request to the first body byte. */
+  /** Milliseconds from sending the request to the response headers. */
+  headersMs: number;
+  /** Milliseconds from sending the request to the first event of the stream (first body byte). */
   ttfbMs: number;
   /** Milliseconds until the `data-context-report` chunk (compile done, user message stored). */
   reportMs: number;
   /** Milliseconds until the stream ended. */
   totalMs: number;
+  /** The question's message id (sent by the client). */
+  questionId: string;
+  /** The answer's message id (the last `start` chunk's `messageId`), when the stream carried one. */
+  answerId?: string;
+  /** True when the turn was acknowledged: status 200 and a `finish` chunk, no `error` chunk. */
+  acknowledged: boolean;
   /** Set when the status was not 200 or the stream carried an error chunk. */
   error?: string;
 }
@@ -20,6 +28,21 @@ export async function sendChat(options: {
   id: string;
 }): Promise<ChatSample> {
   const started = performance.now();
+  const since = () => performance.now() - started;
+  let headersMs: number | undefined;
+  const failed = (error: string, answerId?: string): ChatSample => {
+    const elapsed = since();
+    return {
+      headersMs: headersMs ?? elapsed,
+      ttfbMs: elapsed,
+      reportMs: elapsed,
+      totalMs: elapsed,
+      questionId: options.id,
+      ...(answerId === undefined ? {} : { answerId }),
+      acknowledged: false,
+      error,
+    };
+  };
   try {
     const response = await fetch(`${options.url}/api/sessions/${options.sessionId}/chat`, {
       method: 'POST',
@@ -33,9 +56,9 @@ export async function sendChat(options: {
         messages: [{ id: options.id, role: 'user', parts: [{ type: 'text', text: options.text }] }],
       }),
     });
+    headersMs = since();
     const reader = response.body?.getReader();
-    if (reader === undefined)
-      return { ttfbMs: performance.now() - started, reportMs: 0, totalMs: 0, error: 'no body' };
+    if (reader === undefined) return failed('no body');
     const decoder = new TextDecoder();
     let first: number | undefined;
     let report: number | undefined;
@@ -43,28 +66,29 @@ export async function sendChat(options: {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      first ??= performance.now();
+      first ??= since();
       text += decoder.decode(value, { stream: true });
-      if (report === undefined && text.includes('"data-context-report"')) report = performance.now();
+      if (report === undefined && text.includes('"data-context-report"')) report = since();
     }
-    const reportMs = (report ?? performance.now()) - started;
-    const ttfbMs = (first ?? performance.now()) - started;
-    const totalMs = performance.now() - started;
+    const totalMs = since();
+    const timing = { headersMs, ttfbMs: first ?? totalMs, reportMs: report ?? totalMs, totalMs };
+    const chunks = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; messageId?: string });
+    // The last `start` names the answer (a queued chat's first `start` carries a provisional id
+    // that the AI SDK's reader replaces, as `useChat` does).
+    const answerId = chunks.findLast((chunk) => chunk.type === 'start' && chunk.messageId)?.messageId;
+    const base = { ...timing, questionId: options.id, ...(answerId === undefined ? {} : { answerId }) };
     if (response.status !== 200)
-      return { ttfbMs, reportMs, totalMs, error: `HTTP ${response.status}: ${text.slice(0, 200)}` };
-    if (text.includes('"type":"error"'))
-      return { ttfbMs, reportMs, totalMs, error: text.slice(text.indexOf('"type":"error"'), 300) };
-    if (!text.includes('"type":"finish"'))
-      return { ttfbMs, reportMs, totalMs, error: 'stream ended without finish' };
-    return { ttfbMs, reportMs, totalMs };
+      return { ...base, acknowledged: false, error: `HTTP ${response.status}: ${text.slice(0, 200)}` };
+    const errorAt = text.indexOf('"type":"error"');
+    if (errorAt >= 0) return { ...base, acknowledged: false, error: text.slice(errorAt, errorAt + 300) };
+    if (chunks.at(-1)?.type !== 'finish')
+      return { ...base, acknowledged: false, error: 'stream ended without finish' };
+    return { ...base, acknowledged: true };
   } catch (error) {
-    const elapsed = performance.now() - started;
-    return {
-      ttfbMs: elapsed,
-      reportMs: elapsed,
-      totalMs: elapsed,
-      error: error instanceof Error ? error.message : String(error),
-    };
+    return failed(error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -69,7 +69,9 @@ async function chat(server: ServeProcess, index: number) {
     .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; messageId?: string });
   return {
     status: response.status,
-    answerId: chunks.find((chunk) => chunk.type === 'start')?.messageId,
+    // The last `start` names the answer: a chat queued behind another compile gets a `start` at
+    // once with a provisional id, which the turn's own `start` replaces (as `useChat` reads it).
+    answerId: chunks.findLast((chunk) => chunk.type === 'start' && chunk.messageId)?.messageId,
     finished: chunks.at(-1)?.type === 'finish',
     errors: chunks.filter((chunk) => chunk.type === 'error'),
   };

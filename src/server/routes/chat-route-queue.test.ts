@@ -78,3 +78,46 @@ describe('chat route with every compile slot taken', () => {
     expect(JSON.parse(refused?.errorText ?? '{}')).toMatchObject({ error: { code: 'conflict' } });
   });
 });
+
+describe('chat route beside a running compile', () => {
+  it('sends headers and a start at once even when a compile slot is free', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // Every store load waits for the gate: no compile can finish before it opens.
+    let loads = 0;
+    const gated = (store: SessionStore): SessionStore => ({
+      ...store,
+      kind: store.kind,
+      load: async (sessionId) => {
+        loads++;
+        await gate;
+        return store.load(sessionId);
+      },
+    });
+    const notebook = await createTestNotebook({ maxConcurrentCompiles: 4 }, (workspace) =>
+      gated(createFileSessionStore({ workspace })),
+    );
+    cleanup = notebook.cleanup;
+    const first = notebook.app.request('/api/sessions/raft-consensus/chat', body('What is a term?', 'q-1'));
+    while (loads === 0) await new Promise((resolve) => setImmediate(resolve));
+
+    // Three slots are free, yet the second chat answers before any compile could finish.
+    const second = await notebook.app.request('/api/sessions/raft-consensus/chat', body('And a log?', 'q-2'));
+    expect(second.status).toBe(200);
+    const reader = second.body?.getReader();
+    const firstChunk = new TextDecoder().decode((await reader?.read())?.value);
+    expect(events(firstChunk)[0]?.type).toBe('start');
+    open();
+
+    let rest = '';
+    for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader?.read()) {
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    const types = events(firstChunk + rest).map((event) => event.type);
+    expect(types).toContain('data-context-report');
+    expect(types.at(-1)).toBe('finish');
+    expect((await first).status).toBe(200);
+  });
+});
