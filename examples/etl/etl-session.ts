@@ -19,7 +19,12 @@ import {
   type Turn,
 } from '../../src/session/index.ts';
 import { humanMessageId, StateBuilder, type TimelineEntry } from '../../src/state/index.ts';
-import { createSession, openWorkspace, type Workspace } from '../../src/workspace/index.ts';
+import {
+  createSession,
+  openWorkspace,
+  type PlaceholderLocale,
+  type Workspace,
+} from '../../src/workspace/index.ts';
 import { createEtlProcess, type EtlProcessOptions } from './etl-process.ts';
 
 /** What one user message led to, read back from the checkpointed state. */
@@ -120,14 +125,14 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
   if (!(await workspace.sandbox.exists('profile.md'))) {
     await workspace.sandbox.writeText('profile.md', '# Team\n\nData engineering, orders domain.\n');
   }
-  const preview = async (query?: string) => {
+  const preview = async (query?: string, placeholderLocale?: PlaceholderLocale) => {
     const state = await values();
-    return process.preview(state, currentAgent(state, blackboard), query);
+    return process.preview(state, currentAgent(state, blackboard), query, placeholderLocale);
   };
   const sessionProcess: SessionProcess = {
     graph: process.graph,
     namespace: `${app}:user:${userId}`,
-    preview: (_id, query) => preview(query),
+    preview: (_id, query, previewOptions) => preview(query, previewOptions?.placeholderLocale),
   };
   const engine = createSessionEngine({
     workspace,

@@ -39,6 +39,7 @@ import {
 } from './compile-session.ts';
 import { compressSession, DEFAULT_KEEP_LAST } from './compress-session.ts';
 import { compileWithinBudget, type FittedCall, moveSessionCut } from './fit-session-call.ts';
+import { readSessionManifest } from './read-session-manifest.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
@@ -213,7 +214,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       sessionId,
       record: { messages: state.messages, curation: state.curation },
     });
-    const compiled = await preview(sessionId, query);
+    const compiled = await preview(sessionId, query, {
+      placeholderLocale: loaded.config.chatHistory.placeholderLocale,
+    });
     return {
       ...emitWorkspaceContext(compiled),
       compiled,
@@ -258,7 +261,13 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       ) {
         return runProcessTurn(
           { ...input, text },
-          { process: options.process, store: processStore, createId },
+          {
+            process: options.process,
+            store: processStore,
+            createId,
+            placeholderLocale: (await readSessionManifest({ workspace, sessionId: input.sessionId }))
+              .chatHistory.placeholderLocale,
+          },
         );
       }
       return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
@@ -279,7 +288,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         summarizer: summarizerFor(counter),
         ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
         ...(options.model === undefined || options.model.offline ? {} : { model: options.model.model }),
-        ...(before === undefined ? {} : { placeholderLocale: before.config.chatHistory.placeholderLocale }),
+        placeholderLocale: (before?.config ?? (await readSessionManifest({ workspace, sessionId })))
+          .chatHistory.placeholderLocale,
         now,
         createId,
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),

@@ -124,6 +124,25 @@ describe('engine.runTurn on a runtime process', () => {
     expect(model.doGenerateCalls).toHaveLength(3);
   });
 
+  it('writes the curated history’s placeholders in the language the session manifest names', async () => {
+    const manifest = notebook.workspace.session(SESSION);
+    const config = JSON.parse(await manifest.readText('context-config.json'));
+    config.chatHistory.placeholderLocale = 'en';
+    await manifest.writeText('context-config.json', JSON.stringify(config));
+    const { engine, model } = processEngine((_prompt, index) => `answer ${index}`);
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'my token is hunter2', messageId: 'm1' })).stream,
+    );
+    await engine.curate(SESSION, { action: 'dismiss', targetMessageIds: [`human:${SESSION}:m1`] });
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'what is a term?', messageId: 'm2' })).stream,
+    );
+    const last = prompts(model).at(-1) ?? '';
+    expect(last).toContain('[user message #1 — user judged]');
+    expect(last).not.toContain('用户');
+    expect(last).not.toContain('hunter2');
+  });
+
   it('has no single next call to preview, and needs the checkpoint store', async () => {
     const { engine } = processEngine();
     await expect(engine.compile(SESSION)).rejects.toMatchObject({ code: 'invalid-config' });

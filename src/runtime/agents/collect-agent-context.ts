@@ -1,6 +1,7 @@
 import type { CompileRequest } from '../../core/compile-types.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder, TodoSnapshot } from '../../state/index.ts';
+import type { PlaceholderLocale } from '../../workspace/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
 import { agentHistory } from './session-history.ts';
@@ -15,6 +16,11 @@ export interface CollectAgentContextInput {
   query?: string;
   /** Extra framework rules of the process (e.g. the planner's output contract). */
   framework?: string;
+  /**
+   * Language of the placeholders of curated history (the session manifest's
+   * `chatHistory.placeholderLocale`). Default `zh`, the manifest's default.
+   */
+  placeholderLocale?: PlaceholderLocale;
 }
 
 /**
@@ -26,6 +32,7 @@ export interface CollectAgentContextInput {
  */
 export function collectAgentContext(input: CollectAgentContextInput): CompileRequest {
   const { agent, sb, rule } = input;
+  const locale = input.placeholderLocale ?? 'zh';
   const framework = [agent.framework, input.framework].filter(
     (text) => text !== undefined && text.length > 0,
   );
@@ -41,7 +48,7 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
   const through = sb.compression.coverage();
   if (summary.length > 0)
     request.compression = through === null ? { summary } : { summary, throughMessageId: through };
-  const history = rule.history ? agentHistory(sb) : [];
+  const history = rule.history ? agentHistory(sb, locale) : [];
   if (history.length > 0) request.history = history;
   if (input.query !== undefined) {
     request.query = { id: `query:${agent.id}`, role: 'user', content: input.query };
@@ -49,7 +56,7 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
     const last: Message | undefined = history.at(-1);
     if (last?.role === 'user') request.query = last;
     else if (!rule.history) {
-      const human = agentHistory(sb).findLast((message) => message.role === 'user');
+      const human = agentHistory(sb, locale).findLast((message) => message.role === 'user');
       if (human !== undefined) request.query = human;
     }
   }

@@ -10,9 +10,11 @@ import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import { newLocalId, type StateBuilder } from '../../state/index.ts';
+import type { PlaceholderLocale } from '../../workspace/index.ts';
 import { collectAgentContext } from './collect-agent-context.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
+import { placeholderLocaleOfRun } from './session-history.ts';
 
 /** Input of {@link runAgent}. */
 export interface RunAgentInput {
@@ -33,6 +35,13 @@ export interface RunAgentInput {
    * that does not match throws the SDK's `NoObjectGeneratedError`.
    */
   output?: Parameters<typeof generateText>[0]['output'];
+  /**
+   * Language of the placeholders of curated history (the session manifest's
+   * `chatHistory.placeholderLocale`). Default: the graph run's
+   * `configurable.ctxloom_placeholder_locale` (the session engine sets the manifest's for a
+   * process turn), else `zh`, the manifest's default.
+   */
+  placeholderLocale?: PlaceholderLocale;
   /** Receives every compile that is sent, with its step (0, then one per tool-loop step), before the model call. */
   onCompile?: (compiled: CompiledContext, step: number) => void;
 }
@@ -88,6 +97,7 @@ async function prepareAgentCall(
     rule,
     ...(input.query === undefined ? {} : { query: input.query }),
     ...(input.framework === undefined ? {} : { framework: input.framework }),
+    placeholderLocale: input.placeholderLocale ?? placeholderLocaleOfRun() ?? 'zh',
   });
   if (input.signal !== undefined) request.signal = input.signal;
   const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];

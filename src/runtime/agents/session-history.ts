@@ -1,4 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
+import { getConfig } from '@langchain/langgraph';
 import { isModelMessage } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder } from '../../state/index.ts';
@@ -24,14 +25,29 @@ export const CURATION_LOG_KEY = 'session_curation';
 export const CTXLOOM_KWARG = 'ctxloom';
 
 /**
+ * Key of a graph run's `configurable` holding the placeholder language of the session's
+ * curation (`'zh' | 'en'`): the session engine sets it from the session manifest's
+ * `chatHistory.placeholderLocale` for every process turn, and agent calls made in that run
+ * write their placeholders in it.
+ */
+export const PLACEHOLDER_LOCALE_KEY = 'ctxloom_placeholder_locale';
+
+/** The placeholder language of the graph run this code runs in, when the run says one. */
+export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
+  const value = getConfig()?.configurable?.[PLACEHOLDER_LOCALE_KEY];
+  return value === 'zh' || value === 'en' ? value : undefined;
+}
+
+/**
  * The history an agent compiles from the Blackboard's `messages`: chat commands (`/compress`
  * and its answer, stored with `metadata.command` by the session engine), failed turns' error
  * records (`metadata.turnError`) and empty assistant messages are left out — they are for
  * ctxloom and its reader, never for a model — and, on a session thread, the session's curation is
  * applied (dismissed and excluded messages become placeholders), exactly as the session
- * engine's compile does for the same thread.
+ * engine's compile does for the same thread, in the placeholder language `locale` (the session
+ * manifest's `chatHistory.placeholderLocale`).
  */
-export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale = 'zh'): Message[] {
+export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Message[] {
   const stored = sb.messages.snapshot();
   const conversation = stored.some(isForReader) ? stored.filter((message) => !isForReader(message)) : stored;
   const history = fromLangChain(conversation).filter(isModelMessage);
