@@ -1,7 +1,6 @@
 export { type CollectAgentContextInput, collectAgentContext } from './agents/collect-agent-context.ts';
 export { type CreateReactAgentOptions, createReactAgent } from './agents/create-react-agent.ts';
 export { type AgentDefinition, type AgentInput, defineAgent } from './agents/define-agent.ts';
-export { fromLangChain } from './agents/from-langchain.ts';
 export { type AgentNodeOptions, createAgentNode, type NodeFactoryOptions } from './agents/node-factory.ts';
 export {
   type ProcessRole,

@@ -1,7 +1,7 @@
-import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
-import { isModelMessage } from '../../core/conversation-messages.ts';
+import { conversationMessages } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
+import { fromCheckpointMessage } from '../../langchain/index.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
   applyCuration,
@@ -9,7 +9,6 @@ import {
   foldCurationEvents,
   type PlaceholderLocale,
 } from '../../workspace/index.ts';
-import { fromLangChain } from './from-langchain.ts';
 
 /**
  * The Blackboard field holding a session's curation events (dismiss / exclude / restore), on
@@ -17,12 +16,6 @@ import { fromLangChain } from './from-langchain.ts';
  * the history with them applied, as the notebook's compile does.
  */
 export const CURATION_LOG_KEY = 'session_curation';
-
-/**
- * Key of `additional_kwargs` where the checkpoint session store keeps what a LangChain message
- * cannot say of a ctxloom message (exact parts, name, metadata such as `command`).
- */
-export const CTXLOOM_KWARG = 'ctxloom';
 
 /**
  * Key of a graph run's `configurable` holding the placeholder language of the session's
@@ -39,26 +32,22 @@ export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
 }
 
 /**
- * The history an agent compiles from the Blackboard's `messages`: chat commands (`/compress`
- * and its answer, stored with `metadata.command` by the session engine), failed turns' error
- * records (`metadata.turnError`) and empty assistant messages are left out — they are for
- * ctxloom and its reader, never for a model — and, on a session thread, the session's curation is
+ * The history an agent compiles from the Blackboard's `messages`, decoded by the session
+ * store's exact codec (`fromCheckpointMessage`) and kept as the notebook's compile keeps it
+ * (core's `conversationMessages`): chat commands (`/compress` and its answer, stored with
+ * `metadata.command` by the session engine), failed turns' error records
+ * (`metadata.turnError`) with the question they failed on, and empty assistant messages are
+ * left out — they are for ctxloom and its reader, never for a model — and, on a session thread, the session's curation is
  * applied (dismissed and excluded messages become placeholders), exactly as the session
  * engine's compile does for the same thread, in the placeholder language `locale` (the session
  * manifest's `chatHistory.placeholderLocale`).
  */
 export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Message[] {
-  const stored = sb.messages.snapshot();
-  const conversation = stored.some(isForReader) ? stored.filter((message) => !isForReader(message)) : stored;
-  const history = fromLangChain(conversation).filter(isModelMessage);
+  // The session store's decoder: a message the engine stored reads back exactly as the
+  // notebook's compile reads it (parts, tool results, metadata); an agent's own as LangChain says it.
+  const stored = sb.messages.snapshot().flatMap((message) => fromCheckpointMessage(message) ?? []);
+  const history = conversationMessages(stored);
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
   const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];
   return events.length === 0 ? history : applyCuration(history, foldCurationEvents(events), locale);
-}
-
-function isForReader(message: BaseMessage): boolean {
-  const extras = message.additional_kwargs?.[CTXLOOM_KWARG] as
-    | { metadata?: { command?: unknown; turnError?: unknown } }
-    | undefined;
-  return extras?.metadata?.command !== undefined || extras?.metadata?.turnError !== undefined;
 }
