@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toCallRecord } from '../core/call-record.ts';
+import { createCallLogWriter } from '../core/call-log-writer.ts';
 import { conversationMessages } from '../core/conversation-messages.ts';
 import {
   type CompactionAction,
@@ -128,6 +128,17 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     turnId: string | undefined,
   ): Promise<FittedCall> {
     const summarizer = summarizerFor(prepared.counter);
+    const calls =
+      turnId === undefined
+        ? undefined
+        : createCallLogWriter({
+            turnId,
+            model: summarizer.name,
+            agentId: 'summarizer',
+            createId,
+            now,
+            append: (record) => store.appendCall(sessionId, record),
+          });
     let step = 0;
     return compileWithinBudget(
       {
@@ -136,22 +147,11 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         summarizer,
         persist: turnId !== undefined,
         prepare: async (override) => (await prepare(sessionId, compileOptions, override)).prepared,
-        ...(turnId === undefined
+        ...(calls === undefined
           ? {}
           : {
               onSummarizerCall: async (compiled: CompiledContext) => {
-                await store.appendCall(
-                  sessionId,
-                  toCallRecord({
-                    compiled,
-                    id: createId(),
-                    turnId,
-                    step: step++,
-                    at: now(),
-                    model: summarizer.name,
-                    agentId: 'summarizer',
-                  }),
-                );
+                await calls.log(compiled, step++);
               },
             }),
         now,
