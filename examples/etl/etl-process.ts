@@ -24,7 +24,7 @@ import {
 } from '../../src/runtime/index.ts';
 import type { CheckpointSessionStore } from '../../src/session/index.ts';
 import { StateBuilder } from '../../src/state/index.ts';
-import type { PlaceholderLocale } from '../../src/workspace/index.ts';
+import type { PlaceholderLocale, SessionLayers } from '../../src/workspace/index.ts';
 import { ETL_AGENTS, type EtlAgent } from './agents.ts';
 
 /** Options of {@link createEtlProcess}. */
@@ -69,7 +69,7 @@ export function createEtlProcess(options: EtlProcessOptions): {
     values: Record<string, unknown>,
     agentId: string,
     query?: string,
-    placeholderLocale?: PlaceholderLocale,
+    manifest?: { placeholderLocale: PlaceholderLocale; layers?: SessionLayers },
   ) => Promise<CompiledContext>;
 } {
   // The session thread's Blackboard: every agent call is logged in the thread's call log, and
@@ -114,7 +114,7 @@ export function createEtlProcess(options: EtlProcessOptions): {
   const rule = processRule('dynamic', { enableShareContext: true });
   return {
     graph,
-    async preview(values, agentId, query, placeholderLocale) {
+    async preview(values, agentId, query, manifest) {
       const agent = agents.find((candidate) => candidate.id === agentId) ?? (agents[0] as AgentDefinition);
       const sb = new StateBuilder(values, { blackboard, now: clock });
       return compileAgentCall({
@@ -123,7 +123,8 @@ export function createEtlProcess(options: EtlProcessOptions): {
         rule,
         counter,
         ...(query === undefined ? {} : { query }),
-        ...(placeholderLocale === undefined ? {} : { placeholderLocale }),
+        ...(manifest === undefined ? {} : { placeholderLocale: manifest.placeholderLocale }),
+        ...(manifest?.layers === undefined ? {} : { sessionLayers: manifest.layers }),
         sources: compressionSources(sb),
         compact,
       });

@@ -24,6 +24,7 @@ import {
   createSession,
   openWorkspace,
   type PlaceholderLocale,
+  type SessionLayers,
   type Workspace,
 } from '../../src/workspace/index.ts';
 import { createEtlProcess, type EtlProcessOptions } from './etl-process.ts';
@@ -74,7 +75,8 @@ export interface EtlSession {
   values(): Promise<Record<string, unknown>>;
   /**
    * The first call the session's current agent (the one a pending question waits on, else
-   * the last to answer, else the analyst) would send for `query` — as its node compiles it.
+   * the last to answer, else the analyst) would send for `query` — as its node compiles it,
+   * with the session manifest's layers: the engine's preview (`engine.compile`).
    */
   preview(query?: string): Promise<CompiledContext>;
 }
@@ -126,14 +128,17 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
   if (!(await workspace.sandbox.exists('profile.md'))) {
     await workspace.sandbox.writeText('profile.md', '# Team\n\nData engineering, orders domain.\n');
   }
-  const preview = async (query?: string, placeholderLocale?: PlaceholderLocale) => {
+  const preview = async (
+    query?: string,
+    manifest?: { placeholderLocale: PlaceholderLocale; layers?: SessionLayers },
+  ) => {
     const state = await values();
-    return process.preview(state, currentAgent(state, blackboard), query, placeholderLocale);
+    return process.preview(state, currentAgent(state, blackboard), query, manifest);
   };
   const sessionProcess: SessionProcess = {
     graph: process.graph,
     namespace: `${app}:user:${userId}`,
-    preview: (_id, query, previewOptions) => preview(query, previewOptions?.placeholderLocale),
+    preview: (_id, query, manifest) => preview(query, manifest),
   };
   const engine = createSessionEngine({
     workspace,
@@ -152,7 +157,9 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     process: sessionProcess,
     workspace,
     values,
-    preview,
+    // The engine's preview: the process's guess of the next agent, with the session's manifest.
+    preview: async (query) =>
+      (await engine.compile(sessionId, query === undefined ? {} : { query })).compiled,
     async messages() {
       return decodeMessages(new StateBuilder(await values(), { blackboard }).messages.snapshot());
     },

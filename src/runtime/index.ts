@@ -16,7 +16,7 @@ export {
   type RunAgentInput,
   runAgent,
 } from './agents/run-agent.ts';
-export { PLACEHOLDER_LOCALE_KEY } from './agents/session-history.ts';
+export { PLACEHOLDER_LOCALE_KEY, SESSION_LAYERS_KEY } from './agents/session-history.ts';
 export { createTodoTool } from './agents/todo-tool.ts';
 export type { CheckpointTables } from './checkpoint/checkpoint-schema.ts';
 export { CheckpointVersionError, type CheckpointVersionKind } from './checkpoint/checkpoint-version-error.ts';

@@ -15,12 +15,14 @@ import {
 import { createModelSummarizer } from '../llm/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
+  type ContextConfig,
   type CurationEvent,
   DEFAULT_MODEL,
   describeReadFileParts,
   emitWorkspaceContext,
   foldCurationEvents,
   loadSession,
+  sessionLayers,
 } from '../workspace/index.ts';
 import {
   type ChatToolsContext,
@@ -40,10 +42,10 @@ import {
 import { compressSession, DEFAULT_KEEP_LAST } from './compress-session.ts';
 import { compileWithinBudget, type FittedCall, moveSessionCut } from './fit-session-call.ts';
 import { readSessionManifest } from './read-session-manifest.ts';
-import { runProcessTurn } from './run-process-turn.ts';
+import { type ProcessTurnContext, runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
+import type { SessionEngine, SessionEngineOptions, SessionProcess } from './session-engine.ts';
 import { createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { globalCallTracer } from './trace-calls.ts';
@@ -216,6 +218,10 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     });
     const compiled = await preview(sessionId, query, {
       placeholderLocale: loaded.config.chatHistory.placeholderLocale,
+      layers: sessionLayers(loaded, {
+        counter: manifestCounter(loaded.config),
+        ...(query === undefined ? {} : { query }),
+      }),
     });
     return {
       ...emitWorkspaceContext(compiled),
@@ -247,6 +253,30 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
 
   const processStore = options.process === undefined ? undefined : checkpointStoreOf(store);
 
+  /** The session's counter: the engine's, else the manifest model's tokenizer (as the chat compile counts). */
+  const manifestCounter = (config: ContextConfig): TokenCounter =>
+    options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
+
+  /** What a process turn takes from the session's manifest: the placeholder language and the layers. */
+  async function processTurnContext(sessionId: string, text: string): Promise<ProcessTurnContext> {
+    const process = options.process as SessionProcess;
+    const checkpoints = processStore as CheckpointSessionStore;
+    const state = await checkpoints.load(sessionId);
+    const loaded = await loadSession({
+      workspace,
+      sessionId,
+      query: text,
+      record: { messages: state.messages, curation: state.curation },
+    });
+    return {
+      process,
+      store: checkpoints,
+      createId,
+      placeholderLocale: loaded.config.chatHistory.placeholderLocale,
+      layers: sessionLayers(loaded, { counter: manifestCounter(loaded.config), query: text }),
+    };
+  }
+
   const engine: SessionEngine = {
     store,
     compile,
@@ -259,16 +289,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         text !== '' &&
         parseSessionCommand(text) === undefined
       ) {
-        return runProcessTurn(
-          { ...input, text },
-          {
-            process: options.process,
-            store: processStore,
-            createId,
-            placeholderLocale: (await readSessionManifest({ workspace, sessionId: input.sessionId }))
-              .chatHistory.placeholderLocale,
-          },
-        );
+        return runProcessTurn({ ...input, text }, await processTurnContext(input.sessionId, text));
       }
       return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
     },

@@ -211,6 +211,25 @@ describe('engine.runTurn on a runtime process', () => {
     expect(chatCall.report.totalTokens).toBe(countCallTokens(chatModel.doStreamCalls[0]!, counter));
   });
 
+  it('sends the agent the session manifest’s layers beside its own prompt: prompts, profile blocks, injections', async () => {
+    const { engine, model, counter } = processEngine();
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'm1' })).stream,
+    );
+    const sent = model.doGenerateCalls[0]!;
+    const system = sent.prompt.find((message) => message.role === 'system')?.content ?? '';
+    // The global and session prompts the manifest names, then the agent's private prompt.
+    expect(system).toMatch(/^# 角色 \/ Role/u);
+    expect(system).toContain('本次学习主题：Raft 共识算法');
+    expect(system.indexOf('本次学习主题')).toBeLessThan(system.indexOf('You help.'));
+    const prompt = prompts(model)[0] ?? '';
+    // An `always` injection (the profile's 讲解方式 block) and the milestones file.
+    expect(prompt).toContain('先画图（ASCII 即可）再讲细节');
+    expect(prompt).toContain('Raft 学习里程碑');
+    const [call] = await engine.listCalls(SESSION);
+    expect(call?.report.totalTokens).toBe(countCallTokens(sent, counter));
+  });
+
   it('has no single next call to preview, and needs the checkpoint store', async () => {
     const { engine } = processEngine();
     await expect(engine.compile(SESSION)).rejects.toMatchObject({ code: 'invalid-config' });

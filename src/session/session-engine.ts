@@ -2,7 +2,7 @@ import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
 import type { CompressScope, RequirementProposer } from '../compression/index.ts';
 import type { CompiledContext, CtxloomError, Message, Summarizer, TokenCounter } from '../core/index.ts';
 import type { InvokableGraph } from '../runtime/index.ts';
-import type { CurationEvent, PlaceholderLocale, Workspace } from '../workspace/index.ts';
+import type { CurationEvent, PlaceholderLocale, SessionLayers, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
 import type { CompressSessionResult } from './compress-session.ts';
 import type { CallRecord, ListCallsOptions, SessionStore } from './session-store.ts';
@@ -36,12 +36,13 @@ export interface SessionProcess {
    * compiles, nothing written), used for the token counts `/compress` reports. Optional:
    * which agent answers depends on the route, which only the process knows. `options` carries
    * what the session manifest decides of the call (the placeholder language of curated
-   * history, for `compileAgentCall`'s `placeholderLocale`).
+   * history, for `compileAgentCall`'s `placeholderLocale`; the manifest's layers, for its
+   * `sessionLayers`).
    */
   preview?: (
     sessionId: string,
     query?: string,
-    options?: { placeholderLocale: PlaceholderLocale },
+    options?: { placeholderLocale: PlaceholderLocale; layers?: SessionLayers },
   ) => Promise<CompiledContext>;
 }
 

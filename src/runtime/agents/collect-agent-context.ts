@@ -1,7 +1,7 @@
 import type { CompileRequest } from '../../core/compile-types.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder, TodoSnapshot } from '../../state/index.ts';
-import type { PlaceholderLocale } from '../../workspace/index.ts';
+import type { PlaceholderLocale, SessionLayers } from '../../workspace/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
 import { agentHistory } from './session-history.ts';
@@ -21,6 +21,12 @@ export interface CollectAgentContextInput {
    * `chatHistory.placeholderLocale`). Default `zh`, the manifest's default.
    */
   placeholderLocale?: PlaceholderLocale;
+  /**
+   * The session manifest's layers (prompts, profile and injection blocks): the session's
+   * prompts come before the agent's private prompt in `system`, the blocks enter as pinned
+   * blocks. Default none.
+   */
+  sessionLayers?: Pick<SessionLayers, 'systemPrompt' | 'blocks'>;
 }
 
 /**
@@ -36,8 +42,11 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
   const framework = [agent.framework, input.framework].filter(
     (text) => text !== undefined && text.length > 0,
   );
+  const layers = input.sessionLayers;
+  const systemPrompt = [layers?.systemPrompt ?? '', agent.systemPrompt].filter((text) => text !== '');
   const request: CompileRequest = {
-    systemPrompt: agent.systemPrompt,
+    systemPrompt: systemPrompt.join('\n\n'),
+    ...(layers === undefined || layers.blocks.length === 0 ? {} : { blocks: layers.blocks }),
     contexts: {
       ...(framework.length > 0 ? { framework__context: framework.join('\n\n') } : {}),
       ...renderTodo(sb.todo.snapshot()),

@@ -8,6 +8,7 @@ import {
   type CurationEvent,
   foldCurationEvents,
   type PlaceholderLocale,
+  type SessionLayers,
 } from '../../workspace/index.ts';
 
 /**
@@ -24,6 +25,20 @@ export const CURATION_LOG_KEY = 'session_curation';
  * write their placeholders in it.
  */
 export const PLACEHOLDER_LOCALE_KEY = 'ctxloom_placeholder_locale';
+
+/**
+ * Key of a graph run's `configurable` holding the session's manifest layers
+ * (`SessionLayers` of `ctxloom/workspace`: prompts, profile and injection blocks, retrieval):
+ * the session engine sets it for a process turn of a session that has a workspace, and agent
+ * calls made in that run compile them with their own prompt and Blackboard layers.
+ */
+export const SESSION_LAYERS_KEY = 'ctxloom_session_layers';
+
+/** The session's manifest layers given to the graph run this code runs in, when it has them. */
+export function sessionLayersOfRun(): SessionLayers | undefined {
+  const value = getConfig()?.configurable?.[SESSION_LAYERS_KEY] as SessionLayers | undefined;
+  return value !== undefined && typeof value === 'object' && Array.isArray(value.blocks) ? value : undefined;
+}
 
 /** The placeholder language of the graph run this code runs in, when the run says one. */
 export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
