@@ -46,11 +46,13 @@ describe('the notebook on the ETL session (same engine as examples/etl)', async 
   const stored = await session.messages();
   afterAll(() => saver.close());
 
-  it('previews the current agent’s next call exactly as the agent node compiles it', () => {
+  it('previews the current agent’s next call exactly as the agent node compiles it, with the session manifest’s layers', () => {
     expect(preview.messages).toEqual(direct.messages);
     expect(preview.report.totalTokens).toBe(direct.report.totalTokens);
     expect(preview.report.layers.map((layer) => layer.layer)).toContain('todo__context');
     expect(String(preview.messages[0]?.content)).toContain('analyst');
+    // The session prompt (`session-prompt.md`, named by the manifest) comes before the agent's own.
+    expect(String(preview.messages[0]?.content)).toMatch(/^ETL pipeline \(orders\)\n\n/u);
   });
 
   it('runs a chat turn through the process: routed, answered, logged, stored once', () => {

@@ -24,6 +24,7 @@ import {
 } from '../../src/runtime/index.ts';
 import type { CheckpointSessionStore } from '../../src/session/index.ts';
 import { StateBuilder } from '../../src/state/index.ts';
+import type { PlaceholderLocale, SessionLayers } from '../../src/workspace/index.ts';
 import { ETL_AGENTS, type EtlAgent } from './agents.ts';
 
 /** Options of {@link createEtlProcess}. */
@@ -64,7 +65,12 @@ export function createEtlProcess(options: EtlProcessOptions): {
    * The first call `agentId` would send for `query` on the thread's current `values`,
    * compiled as its node compiles it (nothing written).
    */
-  preview: (values: Record<string, unknown>, agentId: string, query?: string) => Promise<CompiledContext>;
+  preview: (
+    values: Record<string, unknown>,
+    agentId: string,
+    query?: string,
+    manifest?: { placeholderLocale: PlaceholderLocale; layers?: SessionLayers },
+  ) => Promise<CompiledContext>;
 } {
   // The session thread's Blackboard: every agent call is logged in the thread's call log, and
   // agents compile the session's curation, history summary and structured state.
@@ -108,7 +114,7 @@ export function createEtlProcess(options: EtlProcessOptions): {
   const rule = processRule('dynamic', { enableShareContext: true });
   return {
     graph,
-    async preview(values, agentId, query) {
+    async preview(values, agentId, query, manifest) {
       const agent = agents.find((candidate) => candidate.id === agentId) ?? (agents[0] as AgentDefinition);
       const sb = new StateBuilder(values, { blackboard, now: clock });
       return compileAgentCall({
@@ -117,6 +123,8 @@ export function createEtlProcess(options: EtlProcessOptions): {
         rule,
         counter,
         ...(query === undefined ? {} : { query }),
+        ...(manifest === undefined ? {} : { placeholderLocale: manifest.placeholderLocale }),
+        ...(manifest?.layers === undefined ? {} : { sessionLayers: manifest.layers }),
         sources: compressionSources(sb),
         compact,
       });

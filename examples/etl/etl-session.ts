@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
+import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, createCompressionState, type ThreadId } from '../../src/compression/index.ts';
 import { type CompiledContext, CtxloomError, type Message } from '../../src/core/index.ts';
+import { fromCheckpointMessage } from '../../src/langchain/index.ts';
 import type { PendingRequest } from '../../src/routing/index.ts';
 import {
   type CommanderRecord,
   type CompactionRecord,
   CompressionStateModule,
-  fromLangChain,
 } from '../../src/runtime/index.ts';
 import {
   type CheckpointSessionStore,
@@ -19,7 +20,13 @@ import {
   type Turn,
 } from '../../src/session/index.ts';
 import { humanMessageId, StateBuilder, type TimelineEntry } from '../../src/state/index.ts';
-import { createSession, openWorkspace, type Workspace } from '../../src/workspace/index.ts';
+import {
+  createSession,
+  openWorkspace,
+  type PlaceholderLocale,
+  type SessionLayers,
+  type Workspace,
+} from '../../src/workspace/index.ts';
 import { createEtlProcess, type EtlProcessOptions } from './etl-process.ts';
 
 /** What one user message led to, read back from the checkpointed state. */
@@ -68,7 +75,8 @@ export interface EtlSession {
   values(): Promise<Record<string, unknown>>;
   /**
    * The first call the session's current agent (the one a pending question waits on, else
-   * the last to answer, else the analyst) would send for `query` — as its node compiles it.
+   * the last to answer, else the analyst) would send for `query` — as its node compiles it,
+   * with the session manifest's layers: the engine's preview (`engine.compile`).
    */
   preview(query?: string): Promise<CompiledContext>;
 }
@@ -120,14 +128,17 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
   if (!(await workspace.sandbox.exists('profile.md'))) {
     await workspace.sandbox.writeText('profile.md', '# Team\n\nData engineering, orders domain.\n');
   }
-  const preview = async (query?: string) => {
+  const preview = async (
+    query?: string,
+    manifest?: { placeholderLocale: PlaceholderLocale; layers?: SessionLayers },
+  ) => {
     const state = await values();
-    return process.preview(state, currentAgent(state, blackboard), query);
+    return process.preview(state, currentAgent(state, blackboard), query, manifest);
   };
   const sessionProcess: SessionProcess = {
     graph: process.graph,
     namespace: `${app}:user:${userId}`,
-    preview: (_id, query) => preview(query),
+    preview: (_id, query, manifest) => preview(query, manifest),
   };
   const engine = createSessionEngine({
     workspace,
@@ -146,9 +157,11 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     process: sessionProcess,
     workspace,
     values,
-    preview,
+    // The engine's preview: the process's guess of the next agent, with the session's manifest.
+    preview: async (query) =>
+      (await engine.compile(sessionId, query === undefined ? {} : { query })).compiled,
     async messages() {
-      return fromLangChain(new StateBuilder(await values(), { blackboard }).messages.snapshot());
+      return decodeMessages(new StateBuilder(await values(), { blackboard }).messages.snapshot());
     },
     async state() {
       return (await module()).snapshot() ?? createCompressionState({ threadId });
@@ -252,7 +265,7 @@ function readTurn(input: {
     if (lastTurn.compaction !== null) turn.compaction = lastTurn.compaction;
     if (lastTurn.reviews !== undefined) turn.reviews = lastTurn.reviews;
   }
-  const messages = fromLangChain(sb.messages.snapshot());
+  const messages = decodeMessages(sb.messages.snapshot());
   const index = messages.findIndex((message) => message.id === id);
   const reply = messages.slice(index + 1).findLast((message) => message.role === 'assistant');
   if (reply !== undefined) {
@@ -266,4 +279,9 @@ function readTurn(input: {
     .pendingRequests.find((candidate) => candidate.id === `r${turn.commander?.turn ?? -1}`);
   if (request !== undefined) turn.request = request;
   return turn;
+}
+
+/** The Blackboard's `messages` as ctxloom messages, by the session store's exact codec. */
+function decodeMessages(messages: readonly BaseMessage[]): Message[] {
+  return messages.flatMap((message) => fromCheckpointMessage(message) ?? []);
 }

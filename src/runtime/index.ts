@@ -1,7 +1,6 @@
 export { type CollectAgentContextInput, collectAgentContext } from './agents/collect-agent-context.ts';
 export { type CreateReactAgentOptions, createReactAgent } from './agents/create-react-agent.ts';
 export { type AgentDefinition, type AgentInput, defineAgent } from './agents/define-agent.ts';
-export { fromLangChain } from './agents/from-langchain.ts';
 export { type AgentNodeOptions, createAgentNode, type NodeFactoryOptions } from './agents/node-factory.ts';
 export {
   type ProcessRole,
@@ -17,6 +16,7 @@ export {
   type RunAgentInput,
   runAgent,
 } from './agents/run-agent.ts';
+export { PLACEHOLDER_LOCALE_KEY, SESSION_LAYERS_KEY } from './agents/session-history.ts';
 export { createTodoTool } from './agents/todo-tool.ts';
 export type { CheckpointTables } from './checkpoint/checkpoint-schema.ts';
 export { CheckpointVersionError, type CheckpointVersionKind } from './checkpoint/checkpoint-version-error.ts';

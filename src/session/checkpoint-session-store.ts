@@ -4,10 +4,10 @@ import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } f
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
+import { fromCheckpointMessage, toCheckpointMessage } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
-import { fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
 import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';

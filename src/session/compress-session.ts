@@ -12,7 +12,7 @@ import {
   registerToolEvidence,
   updateRequirementTodoSnapshot,
 } from '../compression/index.ts';
-import { toCallRecord } from '../core/call-record.ts';
+import { createCallLogWriter } from '../core/call-log-writer.ts';
 import type { CompiledContext } from '../core/compile-types.ts';
 import { conversationMessages, isModelMessage } from '../core/conversation-messages.ts';
 import {
@@ -243,12 +243,17 @@ function logModelCall(
 ) {
   const turnId = options.turnId ?? `compress:${now().toISOString()}`;
   const createId = options.createId ?? randomUUID;
+  const calls = createCallLogWriter({
+    turnId,
+    model,
+    agentId,
+    createId,
+    now,
+    append: (record) => options.store.appendCall(options.sessionId, record),
+  });
   let step = 0;
   return async (compiled: CompiledContext) => {
-    await options.store.appendCall(
-      options.sessionId,
-      toCallRecord({ compiled, id: createId(), turnId, step: step++, at: now(), model, agentId }),
-    );
+    await calls.log(compiled, step++);
   };
 }
 

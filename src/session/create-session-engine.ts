@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toCallRecord } from '../core/call-record.ts';
+import { createCallLogWriter } from '../core/call-log-writer.ts';
 import { conversationMessages } from '../core/conversation-messages.ts';
 import {
   type CompactionAction,
@@ -16,12 +16,14 @@ import {
 import { createModelSummarizer } from '../llm/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
+  type ContextConfig,
   type CurationEvent,
   DEFAULT_MODEL,
   describeReadFileParts,
   emitWorkspaceContext,
   foldCurationEvents,
   loadSession,
+  sessionLayers,
 } from '../workspace/index.ts';
 import {
   type ChatToolsContext,
@@ -40,10 +42,11 @@ import {
 } from './compile-session.ts';
 import { compressSession, DEFAULT_KEEP_LAST } from './compress-session.ts';
 import { compileWithinBudget, type FittedCall, moveSessionCut } from './fit-session-call.ts';
-import { runProcessTurn } from './run-process-turn.ts';
+import { readSessionManifest } from './read-session-manifest.ts';
+import { type ProcessTurnContext, runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
+import type { SessionEngine, SessionEngineOptions, SessionProcess } from './session-engine.ts';
 import { createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { globalCallTracer } from './trace-calls.ts';
@@ -128,6 +131,17 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     turnId: string | undefined,
   ): Promise<FittedCall> {
     const summarizer = summarizerFor(prepared.counter);
+    const calls =
+      turnId === undefined
+        ? undefined
+        : createCallLogWriter({
+            turnId,
+            model: summarizer.name,
+            agentId: 'summarizer',
+            createId,
+            now,
+            append: (record) => store.appendCall(sessionId, record),
+          });
     let step = 0;
     return compileWithinBudget(
       {
@@ -136,22 +150,11 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         summarizer,
         persist: turnId !== undefined,
         prepare: async (override) => (await prepare(sessionId, compileOptions, override)).prepared,
-        ...(turnId === undefined
+        ...(calls === undefined
           ? {}
           : {
               onSummarizerCall: async (compiled: CompiledContext) => {
-                await store.appendCall(
-                  sessionId,
-                  toCallRecord({
-                    compiled,
-                    id: createId(),
-                    turnId,
-                    step: step++,
-                    at: now(),
-                    model: summarizer.name,
-                    agentId: 'summarizer',
-                  }),
-                );
+                await calls.log(compiled, step++);
               },
             }),
         now,
@@ -204,6 +207,14 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     const periods = summary?.periods;
     if (summary === null || periods === undefined) return;
     const summarizer = summarizerFor(prepared.counter);
+    const calls = createCallLogWriter({
+      turnId,
+      model: summarizer.name,
+      agentId: 'summarizer',
+      createId,
+      now,
+      append: (record) => store.appendCall(sessionId, record),
+    });
     let step = 0;
     let changed = false;
     const next = [];
@@ -217,18 +228,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         messages: run,
         maxTokens: Math.max(64, prepared.counter.countText(period.text)),
         onCall: async (compiled) => {
-          await store.appendCall(
-            sessionId,
-            toCallRecord({
-              compiled,
-              id: createId(),
-              turnId,
-              step: step++,
-              at: now(),
-              model: summarizer.name,
-              agentId: 'summarizer',
-            }),
-          );
+          await calls.log(compiled, step++);
         },
       });
       next.push({
@@ -274,7 +274,13 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       sessionId,
       record: { messages: state.messages, curation: state.curation },
     });
-    const compiled = await preview(sessionId, query);
+    const compiled = await preview(sessionId, query, {
+      placeholderLocale: loaded.config.chatHistory.placeholderLocale,
+      layers: sessionLayers(loaded, {
+        counter: manifestCounter(loaded.config),
+        ...(query === undefined ? {} : { query }),
+      }),
+    });
     return {
       ...emitWorkspaceContext(compiled),
       compiled,
@@ -305,6 +311,30 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
 
   const processStore = options.process === undefined ? undefined : checkpointStoreOf(store);
 
+  /** The session's counter: the engine's, else the manifest model's tokenizer (as the chat compile counts). */
+  const manifestCounter = (config: ContextConfig): TokenCounter =>
+    options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
+
+  /** What a process turn takes from the session's manifest: the placeholder language and the layers. */
+  async function processTurnContext(sessionId: string, text: string): Promise<ProcessTurnContext> {
+    const process = options.process as SessionProcess;
+    const checkpoints = processStore as CheckpointSessionStore;
+    const state = await checkpoints.load(sessionId);
+    const loaded = await loadSession({
+      workspace,
+      sessionId,
+      query: text,
+      record: { messages: state.messages, curation: state.curation },
+    });
+    return {
+      process,
+      store: checkpoints,
+      createId,
+      placeholderLocale: loaded.config.chatHistory.placeholderLocale,
+      layers: sessionLayers(loaded, { counter: manifestCounter(loaded.config), query: text }),
+    };
+  }
+
   const engine: SessionEngine = {
     store,
     compile,
@@ -317,10 +347,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         text !== '' &&
         parseSessionCommand(text) === undefined
       ) {
-        return runProcessTurn(
-          { ...input, text },
-          { process: options.process, store: processStore, createId },
-        );
+        return runProcessTurn({ ...input, text }, await processTurnContext(input.sessionId, text));
       }
       return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
     },
@@ -340,7 +367,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         summarizer: summarizerFor(counter),
         ...(options.proposer === undefined ? {} : { proposer: options.proposer }),
         ...(options.model === undefined || options.model.offline ? {} : { model: options.model.model }),
-        ...(before === undefined ? {} : { placeholderLocale: before.config.chatHistory.placeholderLocale }),
+        placeholderLocale: (before?.config ?? (await readSessionManifest({ workspace, sessionId })))
+          .chatHistory.placeholderLocale,
         now,
         createId,
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),

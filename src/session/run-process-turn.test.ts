@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { UIMessageChunk } from 'ai';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { simulateReadableStream, type UIMessageChunk } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
 import { CtxloomError } from '../core/index.ts';
@@ -122,6 +124,110 @@ describe('engine.runTurn on a runtime process', () => {
     expect(last).not.toContain('/compress');
     expect(last).toContain('what is a term?');
     expect(model.doGenerateCalls).toHaveLength(3);
+  });
+
+  it('writes the curated history’s placeholders in the language the session manifest names', async () => {
+    const manifest = notebook.workspace.session(SESSION);
+    const config = JSON.parse(await manifest.readText('context-config.json'));
+    config.chatHistory.placeholderLocale = 'en';
+    await manifest.writeText('context-config.json', JSON.stringify(config));
+    const { engine, model } = processEngine((_prompt, index) => `answer ${index}`);
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'my token is hunter2', messageId: 'm1' })).stream,
+    );
+    await engine.curate(SESSION, { action: 'dismiss', targetMessageIds: [`human:${SESSION}:m1`] });
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'what is a term?', messageId: 'm2' })).stream,
+    );
+    const last = prompts(model).at(-1) ?? '';
+    expect(last).toContain('[user message #1 — user judged]');
+    expect(last).not.toContain('用户');
+    expect(last).not.toContain('hunter2');
+  });
+
+  it('logs a process turn’s calls and a chat turn’s calls of one session through one writer: same fields, each report what its provider received', async () => {
+    const { engine, store, model, counter } = processEngine();
+    const chatModel = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'stream-start', warnings: [] },
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'Terms order leaders.' },
+            { type: 'text-end', id: 't' },
+            {
+              type: 'finish',
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+            },
+          ] satisfies LanguageModelV4StreamPart[],
+        }),
+      }),
+    });
+    let next = 0;
+    const chat = createSessionEngine({
+      workspace: notebook.workspace,
+      store,
+      counter,
+      model: { model: chatModel, spec: 'mock:chat', offline: false },
+      createId: () => `chat-${++next}`,
+    });
+    const processTurn = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What is a term?',
+      messageId: 'm1',
+    });
+    await chunks(processTurn.stream);
+    const chatTurn = await chat.runTurn({ sessionId: SESSION, text: 'And a leader?', messageId: 'm2' });
+    await chunks(chatTurn.stream);
+    await chatTurn.stored;
+
+    const calls = await engine.listCalls(SESSION);
+    const processCalls = calls.filter((call) => call.turnId === processTurn.userMessageId);
+    const chatCalls = calls.filter((call) => call.turnId === chatTurn.userMessageId);
+    expect(processCalls).toHaveLength(1);
+    expect(chatCalls).toHaveLength(1);
+    const [processCall, chatCall] = [processCalls[0]!, chatCalls[0]!];
+    // The same record: only a process's call names the agent that made it.
+    expect(processCall.agentId).toBe('helper');
+    expect(Object.keys(chatCall).sort()).toEqual(
+      Object.keys(processCall)
+        .filter((key) => key !== 'agentId')
+        .sort(),
+    );
+    for (const call of [processCall, chatCall]) {
+      expect(call.step).toBe(0);
+      expect(Number.isNaN(Date.parse(call.at))).toBe(false);
+      expect(call.messageFingerprints.length).toBeGreaterThan(0);
+    }
+    expect(chatCall.model).toBe('mock:chat');
+    // Each report is what its provider received.
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(chatModel.doStreamCalls).toHaveLength(1);
+    expect(processCall.report.totalTokens).toBe(countCallTokens(model.doGenerateCalls[0]!, counter));
+    expect(chatCall.report.totalTokens).toBe(countCallTokens(chatModel.doStreamCalls[0]!, counter));
+  });
+
+  it('sends the agent the session manifest’s layers beside its own prompt: prompts, profile blocks, injections', async () => {
+    const { engine, model, counter } = processEngine();
+    await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'm1' })).stream,
+    );
+    const sent = model.doGenerateCalls[0]!;
+    const system = sent.prompt.find((message) => message.role === 'system')?.content ?? '';
+    // The global and session prompts the manifest names, then the agent's private prompt.
+    expect(system).toMatch(/^# 角色 \/ Role/u);
+    expect(system).toContain('本次学习主题：Raft 共识算法');
+    expect(system.indexOf('本次学习主题')).toBeLessThan(system.indexOf('You help.'));
+    const prompt = prompts(model)[0] ?? '';
+    // An `always` injection (the profile's 讲解方式 block) and the milestones file.
+    expect(prompt).toContain('先画图（ASCII 即可）再讲细节');
+    expect(prompt).toContain('Raft 学习里程碑');
+    const [call] = await engine.listCalls(SESSION);
+    expect(call?.report.totalTokens).toBe(countCallTokens(sent, counter));
   });
 
   it('has no single next call to preview, and needs the checkpoint store', async () => {

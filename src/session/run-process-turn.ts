@@ -1,8 +1,9 @@
 import { createUIMessageStream, type UIMessageChunk } from 'ai';
 import { CtxloomError, messageText } from '../core/index.ts';
-import { submitInput } from '../runtime/index.ts';
+import { PLACEHOLDER_LOCALE_KEY, SESSION_LAYERS_KEY, submitInput } from '../runtime/index.ts';
 import { humanMessageId } from '../state/index.ts';
 import type { NotebookUIMessage } from '../stream/index.ts';
+import type { PlaceholderLocale, SessionLayers } from '../workspace/index.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import type { SessionProcess, Turn, TurnInput } from './session-engine.ts';
 
@@ -11,13 +12,18 @@ export interface ProcessTurnContext {
   process: SessionProcess;
   store: CheckpointSessionStore;
   createId: () => string;
+  /** The session manifest's `chatHistory.placeholderLocale`: the agents' curated history uses it. */
+  placeholderLocale: PlaceholderLocale;
+  /** The session manifest's layers (prompts, profile and injection blocks, retrieval): every agent call compiles them. */
+  layers: SessionLayers;
 }
 
 /**
  * A turn run by a LangGraph process on the session's thread: the user message enters once
  * through `submitInput` (deterministic id `human:<session>:<messageId>`, processed-input
- * ledger, one writer per thread), the process routes it and its agent nodes compile, log and
- * send their calls; the engine then streams what the process stored — the reports of the
+ * ledger, one writer per thread), the process routes it and its agent nodes compile (curated
+ * history in the manifest's placeholder language, the manifest's layers beside their own), log
+ * and send their calls; the engine then streams what the process stored — the reports of the
  * turn's logged calls and the replies — in the notebook's UI message protocol. Everything is
  * stored before the stream starts. A re-sent message id is a `conflict` (nothing ran).
  */
@@ -25,7 +31,7 @@ export async function runProcessTurn(
   input: TurnInput & { text: string },
   context: ProcessTurnContext,
 ): Promise<Turn> {
-  const { process, store, createId } = context;
+  const { process, store, createId, placeholderLocale, layers } = context;
   const inputId = input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
   const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId });
   const waitMs = Math.min(60_000, Math.max(0, process.waitMs ?? 0));
@@ -33,7 +39,12 @@ export async function runProcessTurn(
     submitInput({
       graph: process.graph,
       config: {
-        configurable: { thread_id: store.threadIdOf(input.sessionId), checkpoint_ns: '' },
+        configurable: {
+          thread_id: store.threadIdOf(input.sessionId),
+          checkpoint_ns: '',
+          [PLACEHOLDER_LOCALE_KEY]: placeholderLocale,
+          [SESSION_LAYERS_KEY]: layers,
+        },
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       },
       input: { inputId, content: input.text },

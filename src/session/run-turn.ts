@@ -1,6 +1,6 @@
 import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } from 'ai';
 import { recompileEachStep } from '../ai-sdk/recompile-each-step.ts';
-import { toCallRecord } from '../core/call-record.ts';
+import { createCallLogWriter } from '../core/call-log-writer.ts';
 import { type CompactionAction, CtxloomError, type Message } from '../core/index.ts';
 import {
   type MessageContextSummary,
@@ -88,18 +88,14 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
   };
   await engine.store.appendMessages(input.sessionId, [userMessage]);
   // Every model call of the turn is logged before it is sent: step 0 here, later steps in prepareStep.
-  const logCall = async (stepCompile: SessionCompile, step: number) => {
-    const record = toCallRecord({
-      compiled: stepCompile,
-      turnId: userId,
-      step,
-      id: createId(),
-      at: now(),
-      model: model.spec,
-    });
-    await engine.store.appendCall(input.sessionId, record);
-    return record;
-  };
+  const calls = createCallLogWriter({
+    turnId: userId,
+    model: model.spec,
+    createId,
+    now,
+    append: (record) => engine.store.appendCall(input.sessionId, record),
+  });
+  const logCall = (stepCompile: SessionCompile, step: number) => calls.log(stepCompile, step);
   const spans = await openCallSpans(context, input.sessionId, model);
   const call = await logCall(compiled, 0);
   const callIds = [call.id];

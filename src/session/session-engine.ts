@@ -2,7 +2,7 @@ import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
 import type { CompressScope, RequirementProposer } from '../compression/index.ts';
 import type { CompiledContext, CtxloomError, Message, Summarizer, TokenCounter } from '../core/index.ts';
 import type { InvokableGraph } from '../runtime/index.ts';
-import type { CurationEvent, Workspace } from '../workspace/index.ts';
+import type { CurationEvent, PlaceholderLocale, SessionLayers, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
 import type { CompressSessionResult } from './compress-session.ts';
 import type { CallRecord, ListCallsOptions, SessionStore } from './session-store.ts';
@@ -34,9 +34,16 @@ export interface SessionProcess {
   /**
    * The next call the process would send for `query` (compiled exactly as its agent node
    * compiles, nothing written), used for the token counts `/compress` reports. Optional:
-   * which agent answers depends on the route, which only the process knows.
+   * which agent answers depends on the route, which only the process knows. `options` carries
+   * what the session manifest decides of the call (the placeholder language of curated
+   * history, for `compileAgentCall`'s `placeholderLocale`; the manifest's layers, for its
+   * `sessionLayers`).
    */
-  preview?: (sessionId: string, query?: string) => Promise<CompiledContext>;
+  preview?: (
+    sessionId: string,
+    query?: string,
+    options?: { placeholderLocale: PlaceholderLocale; layers?: SessionLayers },
+  ) => Promise<CompiledContext>;
 }
 
 /** Default {@link SessionEngineOptions.modelTimeoutMs}: two minutes of silence. */

@@ -1,6 +1,7 @@
 import type { CompileRequest } from '../../core/compile-types.ts';
 import type { Message } from '../../core/message.ts';
 import type { StateBuilder, TodoSnapshot } from '../../state/index.ts';
+import type { PlaceholderLocale, SessionLayers } from '../../workspace/index.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
 import { agentHistory } from './session-history.ts';
@@ -15,6 +16,17 @@ export interface CollectAgentContextInput {
   query?: string;
   /** Extra framework rules of the process (e.g. the planner's output contract). */
   framework?: string;
+  /**
+   * Language of the placeholders of curated history (the session manifest's
+   * `chatHistory.placeholderLocale`). Default `zh`, the manifest's default.
+   */
+  placeholderLocale?: PlaceholderLocale;
+  /**
+   * The session manifest's layers (prompts, profile and injection blocks): the session's
+   * prompts come before the agent's private prompt in `system`, the blocks enter as pinned
+   * blocks. Default none.
+   */
+  sessionLayers?: Pick<SessionLayers, 'systemPrompt' | 'blocks'>;
 }
 
 /**
@@ -26,11 +38,15 @@ export interface CollectAgentContextInput {
  */
 export function collectAgentContext(input: CollectAgentContextInput): CompileRequest {
   const { agent, sb, rule } = input;
+  const locale = input.placeholderLocale ?? 'zh';
   const framework = [agent.framework, input.framework].filter(
     (text) => text !== undefined && text.length > 0,
   );
+  const layers = input.sessionLayers;
+  const systemPrompt = [layers?.systemPrompt ?? '', agent.systemPrompt].filter((text) => text !== '');
   const request: CompileRequest = {
-    systemPrompt: agent.systemPrompt,
+    systemPrompt: systemPrompt.join('\n\n'),
+    ...(layers === undefined || layers.blocks.length === 0 ? {} : { blocks: layers.blocks }),
     contexts: {
       ...(framework.length > 0 ? { framework__context: framework.join('\n\n') } : {}),
       ...renderTodo(sb.todo.snapshot()),
@@ -41,7 +57,7 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
   const through = sb.compression.coverage();
   if (summary.length > 0)
     request.compression = through === null ? { summary } : { summary, throughMessageId: through };
-  const history = rule.history ? agentHistory(sb) : [];
+  const history = rule.history ? agentHistory(sb, locale) : [];
   if (history.length > 0) request.history = history;
   if (input.query !== undefined) {
     request.query = { id: `query:${agent.id}`, role: 'user', content: input.query };
@@ -49,7 +65,7 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
     const last: Message | undefined = history.at(-1);
     if (last?.role === 'user') request.query = last;
     else if (!rule.history) {
-      const human = agentHistory(sb).findLast((message) => message.role === 'user');
+      const human = agentHistory(sb, locale).findLast((message) => message.role === 'user');
       if (human !== undefined) request.query = human;
     }
   }

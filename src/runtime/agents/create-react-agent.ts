@@ -6,8 +6,7 @@ import { ctxloomPrepareStep } from '../../ai-sdk/ctxloom-prepare-step.ts';
 import { openArtifactTool } from '../../ai-sdk/open-artifact-tool.ts';
 import { hashText } from '../../core/fingerprint.ts';
 import { type Message, toAiSdk } from '../../core/index.ts';
-import { toLangChain } from '../../langchain/index.ts';
-import { fromLangChain } from './from-langchain.ts';
+import { fromCheckpointMessage, toLangChain } from '../../langchain/index.ts';
 
 /** Options of {@link createReactAgent}: the model, its tools and how to compile each call. */
 export interface CreateReactAgentOptions extends CtxloomHookOptions {
@@ -41,7 +40,9 @@ export function createReactAgent(options: CreateReactAgentOptions) {
     ...(onCompile === undefined ? {} : { onCompile }),
   });
   const agentNode = async (state: typeof MessagesAnnotation.State) => {
-    const history: Message[] = fromLangChain(state.messages as BaseMessage[]);
+    const history: Message[] = (state.messages as BaseMessage[]).flatMap(
+      (message) => fromCheckpointMessage(message) ?? [],
+    );
     const { instructions, messages } = toAiSdk(history, { cacheControl: false });
     const result = await generateText({
       model,

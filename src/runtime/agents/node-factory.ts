@@ -1,6 +1,7 @@
 import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import type { LanguageModel } from 'ai';
-import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
+import { createCallLogWriter } from '../../core/call-log-writer.ts';
+import type { CallRecord } from '../../core/call-record.ts';
 import type { CompiledContext } from '../../core/compile-types.ts';
 import { CtxloomError } from '../../core/errors.ts';
 import type { ContextSource } from '../../core/source.ts';
@@ -112,20 +113,21 @@ function callLogger(
     `agent:${options.agent.id}`;
   const now = options.now ?? Date.now;
   const records: CallRecord[] = [];
+  // The session engine's writer; the records reach the call log in the node's one patch.
+  const writer = createCallLogWriter({
+    turnId,
+    model: modelName(options.agent.model),
+    agentId: options.agent.id,
+    createId: newLocalId,
+    now: () => new Date(now()),
+    append: (record) => {
+      records.push(record);
+    },
+  });
   return {
     records,
     log: (compiled, step) => {
-      records.push(
-        toCallRecord({
-          compiled,
-          id: newLocalId(),
-          turnId,
-          step,
-          at: new Date(now()),
-          model: modelName(options.agent.model),
-          agentId: options.agent.id,
-        }),
-      );
+      void writer.log(compiled, step);
     },
   };
 }

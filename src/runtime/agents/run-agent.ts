@@ -10,9 +10,11 @@ import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import { newLocalId, type StateBuilder } from '../../state/index.ts';
+import type { PlaceholderLocale, SessionLayers } from '../../workspace/index.ts';
 import { collectAgentContext } from './collect-agent-context.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
+import { placeholderLocaleOfRun, sessionLayersOfRun } from './session-history.ts';
 
 /** Input of {@link runAgent}. */
 export interface RunAgentInput {
@@ -33,6 +35,20 @@ export interface RunAgentInput {
    * that does not match throws the SDK's `NoObjectGeneratedError`.
    */
   output?: Parameters<typeof generateText>[0]['output'];
+  /**
+   * Language of the placeholders of curated history (the session manifest's
+   * `chatHistory.placeholderLocale`). Default: the graph run's
+   * `configurable.ctxloom_placeholder_locale` (the session engine sets the manifest's for a
+   * process turn), else `zh`, the manifest's default.
+   */
+  placeholderLocale?: PlaceholderLocale;
+  /**
+   * The session manifest's layers for this call (`sessionLayers` of `ctxloom/workspace`):
+   * prompts and pinned blocks in the request, retrieval after the agent's sources. Default: the
+   * graph run's `configurable.ctxloom_session_layers` (the session engine sets them for a
+   * process turn of a workspace session), else none.
+   */
+  sessionLayers?: SessionLayers;
   /** Receives every compile that is sent, with its step (0, then one per tool-loop step), before the model call. */
   onCompile?: (compiled: CompiledContext, step: number) => void;
 }
@@ -82,15 +98,18 @@ async function prepareAgentCall(
   input: Omit<RunAgentInput, 'output' | 'onCompile'>,
 ): Promise<PreparedAgentCall> {
   const { agent, sb, rule } = input;
+  const layers = input.sessionLayers ?? sessionLayersOfRun();
   const request = collectAgentContext({
     agent,
     sb,
     rule,
     ...(input.query === undefined ? {} : { query: input.query }),
     ...(input.framework === undefined ? {} : { framework: input.framework }),
+    placeholderLocale: input.placeholderLocale ?? placeholderLocaleOfRun() ?? 'zh',
+    ...(layers === undefined ? {} : { sessionLayers: layers }),
   });
   if (input.signal !== undefined) request.signal = input.signal;
-  const sources = [...(agent.sources ?? []), ...(input.sources ?? [])];
+  const sources = [...(agent.sources ?? []), ...(input.sources ?? []), ...(layers?.sources ?? [])];
   const tools = await toolDefinitions(agent.tools);
   const store = createInMemoryArtifactStore();
   // The request and limits of the last compile the stage made: later steps start from them.

@@ -1,14 +1,15 @@
-import type { BaseMessage } from '@langchain/core/messages';
-import { isModelMessage } from '../../core/conversation-messages.ts';
+import { getConfig } from '@langchain/langgraph';
+import { conversationMessages } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
+import { fromCheckpointMessage } from '../../langchain/index.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
   applyCuration,
   type CurationEvent,
   foldCurationEvents,
   type PlaceholderLocale,
+  type SessionLayers,
 } from '../../workspace/index.ts';
-import { fromLangChain } from './from-langchain.ts';
 
 /**
  * The Blackboard field holding a session's curation events (dismiss / exclude / restore), on
@@ -18,31 +19,50 @@ import { fromLangChain } from './from-langchain.ts';
 export const CURATION_LOG_KEY = 'session_curation';
 
 /**
- * Key of `additional_kwargs` where the checkpoint session store keeps what a LangChain message
- * cannot say of a ctxloom message (exact parts, name, metadata such as `command`).
+ * Key of a graph run's `configurable` holding the placeholder language of the session's
+ * curation (`'zh' | 'en'`): the session engine sets it from the session manifest's
+ * `chatHistory.placeholderLocale` for every process turn, and agent calls made in that run
+ * write their placeholders in it.
  */
-export const CTXLOOM_KWARG = 'ctxloom';
+export const PLACEHOLDER_LOCALE_KEY = 'ctxloom_placeholder_locale';
 
 /**
- * The history an agent compiles from the Blackboard's `messages`: chat commands (`/compress`
- * and its answer, stored with `metadata.command` by the session engine), failed turns' error
- * records (`metadata.turnError`) and empty assistant messages are left out — they are for
- * ctxloom and its reader, never for a model — and, on a session thread, the session's curation is
- * applied (dismissed and excluded messages become placeholders), exactly as the session
- * engine's compile does for the same thread.
+ * Key of a graph run's `configurable` holding the session's manifest layers
+ * (`SessionLayers` of `ctxloom/workspace`: prompts, profile and injection blocks, retrieval):
+ * the session engine sets it for a process turn of a session that has a workspace, and agent
+ * calls made in that run compile them with their own prompt and Blackboard layers.
  */
-export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale = 'zh'): Message[] {
-  const stored = sb.messages.snapshot();
-  const conversation = stored.some(isForReader) ? stored.filter((message) => !isForReader(message)) : stored;
-  const history = fromLangChain(conversation).filter(isModelMessage);
+export const SESSION_LAYERS_KEY = 'ctxloom_session_layers';
+
+/** The session's manifest layers given to the graph run this code runs in, when it has them. */
+export function sessionLayersOfRun(): SessionLayers | undefined {
+  const value = getConfig()?.configurable?.[SESSION_LAYERS_KEY] as SessionLayers | undefined;
+  return value !== undefined && typeof value === 'object' && Array.isArray(value.blocks) ? value : undefined;
+}
+
+/** The placeholder language of the graph run this code runs in, when the run says one. */
+export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
+  const value = getConfig()?.configurable?.[PLACEHOLDER_LOCALE_KEY];
+  return value === 'zh' || value === 'en' ? value : undefined;
+}
+
+/**
+ * The history an agent compiles from the Blackboard's `messages`, decoded by the session
+ * store's exact codec (`fromCheckpointMessage`) and kept as the notebook's compile keeps it
+ * (core's `conversationMessages`): chat commands (`/compress` and its answer, stored with
+ * `metadata.command` by the session engine), failed turns' error records
+ * (`metadata.turnError`) with the question they failed on, and empty assistant messages are
+ * left out — they are for ctxloom and its reader, never for a model — and, on a session thread, the session's curation is
+ * applied (dismissed and excluded messages become placeholders), exactly as the session
+ * engine's compile does for the same thread, in the placeholder language `locale` (the session
+ * manifest's `chatHistory.placeholderLocale`).
+ */
+export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Message[] {
+  // The session store's decoder: a message the engine stored reads back exactly as the
+  // notebook's compile reads it (parts, tool results, metadata); an agent's own as LangChain says it.
+  const stored = sb.messages.snapshot().flatMap((message) => fromCheckpointMessage(message) ?? []);
+  const history = conversationMessages(stored);
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
   const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];
   return events.length === 0 ? history : applyCuration(history, foldCurationEvents(events), locale);
-}
-
-function isForReader(message: BaseMessage): boolean {
-  const extras = message.additional_kwargs?.[CTXLOOM_KWARG] as
-    | { metadata?: { command?: unknown; turnError?: unknown } }
-    | undefined;
-  return extras?.metadata?.command !== undefined || extras?.metadata?.turnError !== undefined;
 }

@@ -1,6 +1,7 @@
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { isThreadId, type RequirementProposer, type ThreadId } from '../../compression/index.ts';
-import { type CallRecord, toCallRecord } from '../../core/call-record.ts';
+import { createCallLogWriter } from '../../core/call-log-writer.ts';
+import type { CallRecord } from '../../core/call-record.ts';
 import type { CompiledContext } from '../../core/compile-types.ts';
 import { CtxloomError } from '../../core/errors.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
@@ -168,21 +169,24 @@ function describeNext(record: CommanderRecord): string {
 /** Collects the call records of the router's and the proposer's model calls for one message. */
 function controlPlaneCalls(options: CommanderRouterOptions, turnId: string, hop: number) {
   const records: CallRecord[] = [];
+  const writerOf = (caller: 'router' | 'proposer') =>
+    createCallLogWriter({
+      turnId,
+      model: caller === 'router' ? options.router.name : (options.proposer?.label ?? 'proposer'),
+      agentId: caller,
+      createId: newLocalId,
+      now: () => new Date(),
+      append: (record) => {
+        records.push(record);
+      },
+    });
+  const writers = { router: writerOf('router'), proposer: writerOf('proposer') };
   return {
     records,
     log: (compiled: CompiledContext, caller: 'router' | 'proposer') => {
-      records.push(
-        toCallRecord({
-          compiled,
-          id: newLocalId(),
-          turnId,
-          // A review's router call is the turn's router step `hop` (the first is 0).
-          step: hop + records.length,
-          at: new Date(),
-          model: caller === 'router' ? options.router.name : (options.proposer?.label ?? 'proposer'),
-          agentId: caller,
-        }),
-      );
+      // A review's router call is the turn's router step `hop` (the first is 0). The records
+      // reach the call log in the router node's one patch.
+      void writers[caller].log(compiled, hop + records.length);
     },
   };
 }

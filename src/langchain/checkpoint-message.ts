@@ -9,7 +9,11 @@ import {
 import { type Message, messageText, type Part } from '../core/index.ts';
 import { toolOutputText } from '../core/message.ts';
 
-import { CTXLOOM_KWARG } from '../runtime/agents/session-history.ts';
+/**
+ * Key of `additional_kwargs` where {@link toCheckpointMessage} keeps what a LangChain message
+ * cannot say of a ctxloom message (exact parts, name, metadata such as `command`).
+ */
+export const CTXLOOM_KWARG = 'ctxloom';
 
 /** What {@link toCheckpointMessage} keeps beside the LangChain fields, only when needed. */
 interface CtxloomExtras {
@@ -36,9 +40,11 @@ export function toCheckpointMessage(message: Message): BaseMessage {
 }
 
 /**
- * A stored LangChain message as a ctxloom message: exact for messages written by
- * {@link toCheckpointMessage}; messages a runtime agent appended are mapped as the compile
- * pipeline sees them (text, tool calls, tool results). `undefined` for other kinds.
+ * A stored LangChain message as a ctxloom message — the one decoder of the Blackboard's
+ * `messages`, for the session store and for runtime agents alike: exact for messages written
+ * by {@link toCheckpointMessage}; messages a runtime agent appended (or any LangChain
+ * message) are mapped as the compile pipeline sees them (text, tool calls, tool results).
+ * `undefined` for other kinds.
  */
 export function fromCheckpointMessage(message: BaseMessage): Message | undefined {
   const role = roleOf(message);
