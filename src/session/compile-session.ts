@@ -366,8 +366,8 @@ function recallTokens(input: {
   return Math.max(0, Math.min(slot, verbatim - compressed - LAYER_FRAMES_TOKENS));
 }
 
-/** What the summary's and the recall's layer messages cost around their text, at most. */
-const LAYER_FRAMES_TOKENS = 32;
+/** What the summary's, the recall's and the TODO's layer messages cost around their text (each `<context layer="…">` user message ~19 tokens), with room to spare. */
+const LAYER_FRAMES_TOKENS = 96;
 
 /**
  * How many conversation messages (`conversationMessages`: commands, error records and failed

@@ -68,6 +68,11 @@ export interface CompressSessionOptions {
   turnId?: string;
   /** Ids of logged calls. Default `randomUUID`. */
   createId?: () => string;
+  /**
+   * Stores the result (default true). False returns the state it would store, at the current
+   * revision, for a caller that decides after compiling with it (the engine's `/compress`).
+   */
+  write?: boolean;
 }
 
 /** What the history summary of a `/compress` covers now, and what this run added. */
@@ -163,7 +168,10 @@ export async function compressSession(options: CompressSessionOptions): Promise<
     forceContextClipping: true,
     clippingScope: previousScope === null || previousScope === scope ? scope : 'all',
   };
-  compression = await store.saveCompression(sessionId, next, { expectedRevision: compression.revision });
+  compression =
+    options.write === false
+      ? { ...next, revision: compression.revision }
+      : await store.saveCompression(sessionId, next, { expectedRevision: compression.revision });
   return { scope, summary, requirements, artifacts, compression };
 }
 

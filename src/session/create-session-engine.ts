@@ -295,6 +295,12 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   }
 
   /** Input tokens of the session's next call: the preview's, or the process's own preview. */
+  /** Input tokens of the session's next call with a compression state not stored yet. */
+  async function tokensWith(sessionId: string, compression: SessionCompression): Promise<number> {
+    const { prepared } = await prepare(sessionId, {}, { compression });
+    return (await fitCall(sessionId, {}, prepared, undefined, undefined)).compiled.report.totalTokens;
+  }
+
   async function nextCallTokens(sessionId: string): Promise<number> {
     if (options.process === undefined) return (await compile(sessionId)).report.totalTokens;
     if (options.process.preview === undefined) return Number.NaN;
@@ -355,11 +361,14 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       await requireFolder(sessionId);
       const tokensBefore = await nextCallTokens(sessionId);
       const before = processStore === undefined ? await compile(sessionId) : undefined;
+      const original = before?.state.compression;
       const counter = options.counter ?? counterFor(before?.config.budget.model);
       const result = await compressSession({
         store,
         sessionId,
         counter,
+        // Compiled before it is stored (below), except for a process session.
+        write: processStore !== undefined,
         ...(compressOptions.scope === undefined ? {} : { scope: compressOptions.scope }),
         ...(compressOptions.keepLast === undefined ? {} : { keepLast: compressOptions.keepLast }),
         ...(compressOptions.maxTokens === undefined ? {} : { maxTokens: compressOptions.maxTokens }),
@@ -374,12 +383,18 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
         ...(compressOptions.turnId === undefined ? {} : { turnId: compressOptions.turnId }),
       });
-      let tokensAfter = await nextCallTokens(sessionId);
-      // `/compress` never makes the next call larger: when the TODO or the artifact index it
-      // added outweighs what it replaced, older turns move behind the cut until it does not.
+      if (processStore !== undefined || original === undefined) {
+        return { ...result, tokensBefore, tokensAfter: await nextCallTokens(sessionId) };
+      }
+      // `/compress` never makes the next call larger (decision 040). The new state is compiled
+      // before it is stored; when the TODO or the artifact index it adds outweighs what it
+      // replaced, older turns move behind the cut (in memory) until it does not; if it still
+      // would, nothing is stored.
+      let next = result.compression;
+      let tokensAfter = await tokensWith(sessionId, next);
       const keep = Math.max(0, compressOptions.keepLast ?? DEFAULT_KEEP_LAST);
-      for (let move = 0; move < 8 && processStore === undefined && tokensAfter > tokensBefore; move++) {
-        const { prepared } = await prepare(sessionId);
+      for (let move = 0; move < 8 && tokensAfter > tokensBefore; move++) {
+        const { prepared } = await prepare(sessionId, {}, { compression: next });
         const settings = prepared.longSession;
         const live = prepared.conversation.slice(prepared.cutCount);
         if (settings === undefined || live.length <= keep) break;
@@ -392,23 +407,36 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         }
         while (passing < live.length - keep && live[passing]?.role !== 'user') passing++;
         if (passing === 0) break;
-        await moveSessionCut({
-          context: {
-            store,
-            sessionId,
-            summarizer: summarizerFor(prepared.counter),
-            persist: true,
-            now,
-            ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
-          },
-          prepared,
-          passing,
-          trigger: 'command',
-          capTokens: Math.floor(settings.summaryRatio * inputBudgetOf(prepared.config)),
-        });
-        tokensAfter = await nextCallTokens(sessionId);
+        next = (
+          await moveSessionCut({
+            context: {
+              store,
+              sessionId,
+              summarizer: summarizerFor(prepared.counter),
+              persist: false,
+              now,
+              ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
+            },
+            prepared,
+            passing,
+            trigger: 'command',
+            capTokens: Math.floor(settings.summaryRatio * inputBudgetOf(prepared.config)),
+          })
+        ).compression;
+        tokensAfter = await tokensWith(sessionId, next);
       }
-      return { ...result, tokensBefore, tokensAfter };
+      if (tokensAfter > tokensBefore) {
+        return {
+          ...result,
+          compression: original,
+          tokensBefore,
+          tokensAfter: tokensBefore,
+          declined: { wouldBe: tokensAfter },
+        };
+      }
+      const { revision: _revision, ...fields } = next;
+      const stored = await store.saveCompression(sessionId, fields, { expectedRevision: original.revision });
+      return { ...result, compression: stored, tokensBefore, tokensAfter };
     },
     async curate(sessionId, input) {
       await requireFolder(sessionId);

@@ -340,6 +340,12 @@ export function describeCompress(outcome: CompressOutcome): string {
         : ' done (the next call depends on the route).'
     }`,
   ];
+  if (outcome.declined !== undefined) {
+    lines.push(
+      `Nothing stored: compressing now would make the next call larger (${outcome.tokensBefore} → ${outcome.declined.wouldBe} tokens), so the history stays as it is.`,
+    );
+    return lines.join('\n');
+  }
   const summary = outcome.summary;
   if (summary !== null) {
     if (summary.requested === 0)

@@ -125,6 +125,11 @@ export interface CompressOutcome extends CompressSessionResult {
   /** Input tokens of the session's next call before and after (the preview's total). */
   tokensBefore: number;
   tokensAfter: number;
+  /**
+   * Set when nothing was kept: the compressed state would have made the next call larger
+   * (`wouldBe` tokens) than it was, so the previous state stays (decision 040).
+   */
+  declined?: { wouldBe: number };
 }
 
 /** Input of {@link SessionEngine.curate}. */

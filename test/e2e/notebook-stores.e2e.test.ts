@@ -129,14 +129,17 @@ async function scenario(page: Page, serve: ServeProcess): Promise<Seen> {
   await poll(() => page.locator('.message.assistant').last().getByTestId('tool-event').count()).toBe(1);
 
   // /compress typed in the chat is a command: answered without the model, and the preview
-  // gets the summary layer.
+  // gets the summary layer — unless it would make the call larger.
   await ask(page, '/compress', QUESTIONS.length + 1);
   const compressReply = await bodyText(page.locator('.message.assistant').last());
   const [, before, after] = /^\/compress: context (\d+) → (\d+) tokens\./u.exec(compressReply) ?? [];
-  expect(Number(after)).toBeLessThan(Number(before));
+  // Never larger (decision 040): three short turns summarise to about their own size, so the
+  // command may keep nothing and say so; otherwise the summary layer appears.
+  expect(Number(after)).toBeLessThanOrEqual(Number(before));
   // The preview shows what the next call would send: the reply's "after".
   await poll(() => previewTokens(page)).toBe(Number(after));
-  expect(await layerTokens(page, 'compression__context')).toBeGreaterThan(0);
+  if (compressReply.includes('Nothing stored')) expect(Number(after)).toBe(Number(before));
+  else expect(await layerTokens(page, 'compression__context')).toBeGreaterThan(0);
   const afterCompress = await previewSeen(page);
   await screenshot(page, `stores-${serve.url.split(':').at(-1)}-compressed`);
 
