@@ -115,7 +115,13 @@ export async function runNotebookPath(input: {
         // read to the end: the answer is stored before `finish`
       }
       const calls = await engine.listCalls(SESSION);
-      logged.push(...calls.filter((call) => call.turnId === result.userMessageId));
+      // The turn's chat calls; a summariser's call (its own, larger window) is logged too.
+      logged.push(
+        ...calls.filter(
+          (call) =>
+            call.turnId === result.userMessageId && call.report.inputBudget <= (input.window ?? 16_000),
+        ),
+      );
     }
     return sent.map((call, index) => ({
       turn: call.turn,
