@@ -8,6 +8,7 @@ import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { measureInterleavedAsync } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
+import { naiveDropOldest, runCacheMatrix } from './cache-matrix.ts';
 import { type RecordedCall, sentBefore, simulateCache } from './cache-share.ts';
 import { runNotebookPath } from './notebook-path.ts';
 import { type CallRecord, loadFiles, loadTurns, readsOf, runToolSession } from './session.ts';
@@ -37,7 +38,14 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   );
 
   const records = await runToolSession({ counter, window: WINDOW, turns, files });
-  const unchunked = await runToolSession({ counter, window: WINDOW, historyChunkRatio: 0, turns, files });
+  const unchunked = await runToolSession({
+    counter,
+    window: WINDOW,
+    historyChunkRatio: 0,
+    historyCut: false,
+    turns,
+    files,
+  });
   const budget = WINDOW - RESERVE;
   const over = records.filter((record) => record.sentTokens > budget).length;
   const mismatched = records.filter(
@@ -112,6 +120,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     counter,
     window: CHAT_WINDOW,
     historyChunkRatio: 0,
+    historyCut: false,
     turns,
     files,
     reads: () => 0,
@@ -162,6 +171,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
   );
 
   const warm = await warmRecompile(context);
+  const matrix = await runCacheMatrix(context, counter);
   const notes = [
     `Window ${WINDOW}, reserve ${RESERVE} (input budget ${budget}); counter o200k_base; ${records.length} model calls over ${turns.length} turns (reads per turn 0,1,2,1 …).`,
     `Without ctxloom the SDK would have sent ${rawOver} of ${records.length} calls over the budget (peak ${peak} tokens).`,
@@ -174,8 +184,9 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     `Warm recompile: ${warm.recompileMs.toFixed(2)} ms with the new result already counted, ${warm.warmMs.toFixed(2)} ms including its tokenisation, per step after one new ${warm.resultTokens}-token tool result on a ${warm.stepTokens}-token step (128k window); cold tokenisation of that step ${warm.tokeniseMs.toFixed(1)} ms; tokenising the new result alone ${warm.newResultMs.toFixed(2)} ms.`,
   ];
   return {
-    notes,
+    notes: [...notes, ...matrix.notes],
     metrics: [
+      ...matrix.metrics,
       {
         name: 'steps.overruns',
         value: over,
@@ -262,23 +273,6 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
       },
     ],
   };
-}
-
-/** The naive approach on the SDK's own prompt: drop the oldest messages until the call fits. */
-function naiveDropOldest(call: RecordedCall, budget: number): RecordedCall {
-  const blocks = call.blocks.map((block) => ({ ...block, breakpoint: false }));
-  let systemCount = 0;
-  while (blocks[systemCount]?.system === true) systemCount++;
-  let total = call.toolTokens + blocks.reduce((sum, block) => sum + block.tokens, 0);
-  while (total > budget && blocks.length > systemCount + 1) {
-    const [removed] = blocks.splice(systemCount, 1);
-    total -= removed?.tokens ?? 0;
-  }
-  const system = blocks[systemCount - 1];
-  if (system !== undefined) system.breakpoint = true;
-  const last = blocks.at(-1);
-  if (last !== undefined) last.breakpoint = true;
-  return { ...call, blocks };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,8 @@ import { countCallTokens } from '../../src/ai-sdk/index.ts';
 import type { TokenCounter } from '../../src/core/index.ts';
 import { type CallRecord, createFileSessionStore, createSessionEngine } from '../../src/session/index.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
-import { readsOf } from './session.ts';
+import type { RecordedCall } from './cache-share.ts';
+import { readsOf, toRecorded } from './session.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
 const SESSION = 'raft-consensus';
@@ -20,6 +21,10 @@ export interface NotebookCall {
   sentTokens: number;
   loggedTokens: number | undefined;
   inputBudget: number | undefined;
+  /** True when the session's cut moved before this call (its report's `compacted` action). */
+  moved: boolean;
+  /** The call as the provider received it (for the cache model). */
+  sent: RecordedCall;
 }
 
 /**
@@ -33,10 +38,21 @@ export async function runNotebookPath(input: {
   counter: TokenCounter;
   turns: { user: string; reply: string }[];
   files: { path: string; text: string }[];
+  /** The session's window (the manifest's `budget.window`); default the example's 16,000. */
+  window?: number;
+  /** Reads per turn; default {@link readsOf}. */
+  reads?: (turn: number) => number;
 }): Promise<NotebookCall[]> {
+  const reads = input.reads ?? readsOf;
   const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-steps-'));
   try {
     await cp(EXAMPLE, root, { recursive: true });
+    if (input.window !== undefined) {
+      const path = join(root, SESSION, 'context-config.json');
+      const config = JSON.parse(await readFile(path, 'utf8'));
+      config.budget.window = input.window;
+      await writeFile(path, JSON.stringify(config, null, 2));
+    }
     const names = input.files.map((file) => file.path.replaceAll('/', '-'));
     for (const [index, file] of input.files.entries()) {
       await writeFile(join(root, SESSION, names[index] as string), file.text);
@@ -44,16 +60,20 @@ export async function runNotebookPath(input: {
     let turn = 0;
     let readsDone = 0;
     let cursor = 0;
-    const sent: { turn: number; tokens: number }[] = [];
+    const sent: { turn: number; tokens: number; call: RecordedCall }[] = [];
     const usage = {
       inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
       outputTokens: { total: 0, text: 0, reasoning: 0 },
     };
     const provider = new MockLanguageModelV4({
       doStream: async (params) => {
-        sent.push({ turn, tokens: countCallTokens(params, input.counter) });
+        sent.push({
+          turn,
+          tokens: countCallTokens(params, input.counter),
+          call: toRecorded(params, input.counter).call,
+        });
         let chunks: LanguageModelV4StreamPart[];
-        if (readsDone < readsOf(turn)) {
+        if (readsDone < reads(turn)) {
           readsDone++;
           const path = names[cursor++ % names.length];
           chunks = [
@@ -95,13 +115,21 @@ export async function runNotebookPath(input: {
         // read to the end: the answer is stored before `finish`
       }
       const calls = await engine.listCalls(SESSION);
-      logged.push(...calls.filter((call) => call.turnId === result.userMessageId));
+      // The turn's chat calls; a summariser's call (its own, larger window) is logged too.
+      logged.push(
+        ...calls.filter(
+          (call) =>
+            call.turnId === result.userMessageId && call.report.inputBudget <= (input.window ?? 16_000),
+        ),
+      );
     }
     return sent.map((call, index) => ({
       turn: call.turn,
       sentTokens: call.tokens,
       loggedTokens: logged[index]?.report.totalTokens,
       inputBudget: logged[index]?.report.inputBudget,
+      moved: logged[index]?.report.compaction.some((action) => action.type === 'compacted') === true,
+      sent: call.call,
     }));
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '../../src/core/index.ts';
-import { loadLocomoTurns } from '../lib/data.ts';
+import { loadCmrcParagraphs, loadLocomoTurns } from '../lib/data.ts';
 import type { CallBlock, RecordedCall } from './cache-share.ts';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
@@ -47,6 +47,36 @@ export function loadFiles(counter: TokenCounter): { path: string; text: string; 
   return files;
 }
 
+/**
+ * Chinese files of 2–4.5k tokens for `read_file`: CMRC 2018 paragraphs (Chinese Wikipedia)
+ * joined in order, article by article, each file titled and named `zh/cmrc-<n>.md`.
+ */
+export function loadChineseFiles(
+  counter: TokenCounter,
+  count = 14,
+): { path: string; text: string; tokens: number }[] {
+  const files: { path: string; text: string; tokens: number }[] = [];
+  let lines: string[] = [];
+  let tokens = 0;
+  for (const paragraph of loadCmrcParagraphs()) {
+    if (files.length >= count) break;
+    const line = `## ${paragraph.title}\n\n${paragraph.context}`;
+    const size = counter.countText(`${line}\n\n`);
+    if (tokens + size > 4500) {
+      if (tokens >= 2000) {
+        const text = lines.join('\n\n');
+        files.push({ path: `zh/cmrc-${files.length + 1}.md`, text, tokens: counter.countText(text) });
+      }
+      lines = [];
+      tokens = 0;
+      if (size > 4500) continue;
+    }
+    lines.push(line);
+    tokens += size;
+  }
+  return files;
+}
+
 /** 50 user turns and scripted replies from the first LoCoMo conversation (speaker A asks, B answers). */
 export function loadTurns(count = 50): { user: string; reply: string }[] {
   const all = loadLocomoTurns();
@@ -57,6 +87,28 @@ export function loadTurns(count = 50): { user: string; reply: string }[] {
     const turn = turns[index];
     const next = turns[index + 1];
     if (turn !== undefined && turn.speaker === first && next !== undefined && next.speaker !== first) {
+      out.push({ user: `${turn.speaker}: ${turn.text}`, reply: `${next.speaker}: ${next.text}` });
+      index++;
+    }
+  }
+  return out;
+}
+
+/**
+ * `count` user turns and scripted replies, conversation after conversation of LoCoMo (in each,
+ * its first speaker asks and the other answers): enough for sessions of 300 turns and more.
+ */
+export function loadLongTurns(count: number): { user: string; reply: string }[] {
+  const all = loadLocomoTurns();
+  const out: { user: string; reply: string }[] = [];
+  const firstOf = new Map<string, string>();
+  for (const turn of all) if (!firstOf.has(turn.sampleId)) firstOf.set(turn.sampleId, turn.speaker);
+  for (let index = 0; index + 1 < all.length && out.length < count; index++) {
+    const turn = all[index];
+    const next = all[index + 1];
+    if (turn === undefined || next === undefined || next.sampleId !== turn.sampleId) continue;
+    const first = firstOf.get(turn.sampleId);
+    if (turn.speaker === first && next.speaker !== first) {
       out.push({ user: `${turn.speaker}: ${turn.text}`, reply: `${next.speaker}: ${next.text}` });
       index++;
     }
@@ -79,7 +131,8 @@ export interface CallRecord {
   compiled: CompiledContext | undefined;
 }
 
-function toRecorded(
+/** A provider call as the cache model sees it, and its input tokens. */
+export function toRecorded(
   params: LanguageModelV4CallOptions,
   counter: TokenCounter,
 ): { call: RecordedCall; tokens: number } {
@@ -121,6 +174,8 @@ export async function runToolSession(input: {
   counter: TokenCounter;
   window: number;
   historyChunkRatio?: number;
+  /** `false`: decision 021's chunked cut per call instead of the stored cut (the default). */
+  historyCut?: false;
   turns: { user: string; reply: string }[];
   files: { path: string; text: string }[];
   /** Reads per turn; default {@link readsOf}. */
@@ -178,6 +233,7 @@ export async function runToolSession(input: {
     counter,
     window: input.window,
     ...(input.historyChunkRatio === undefined ? {} : { historyChunkRatio: input.historyChunkRatio }),
+    ...(input.historyCut === undefined ? {} : { historyCut: input.historyCut }),
     onCompile: (compiled) => {
       pendingCompile = compiled;
     },

@@ -5,12 +5,24 @@ import {
   type CompileRequest,
   compileContext,
   createInMemoryArtifactStore,
+  type HistoryCutStore,
   type Message,
   type ToolDefinition,
 } from '../core/index.ts';
+import type { ConversationCuts } from './conversation-cuts.ts';
 
 /** Options shared by the AI SDK hooks: how to compile each model call. */
-export interface CtxloomHookOptions extends Omit<CompileOptions, 'tools'> {
+export interface CtxloomHookOptions extends Omit<CompileOptions, 'tools' | 'historyCut'> {
+  /**
+   * Where each conversation's history starts (decision 040, stateless callers). Default: the
+   * hook keeps one stored cut per conversation (see `createConversationCuts`), so the first
+   * message sent only moves forward across steps and turns and the cached prefix holds. A
+   * store: that one for every call (one conversation). `false`: decision 021's chunked cut,
+   * recomputed per call (`historyChunkRatio`).
+   */
+  historyCut?: HistoryCutStore | false;
+  /** Conversations the default per-conversation cuts remember (least recently used go first). Default 256. */
+  maxConversations?: number;
   /** Extra request fields for every call: contexts, blocks, the persisted summary, metadata. */
   request?: Omit<CompileRequest, 'history' | 'query' | 'steps' | 'systemPrompt'>;
   /** Receives every call's compiled context (its own report, `maxOutputTokens`). */
@@ -20,6 +32,19 @@ export interface CtxloomHookOptions extends Omit<CompileOptions, 'tools'> {
    * Default `toolResults.store`, else a new in-memory store.
    */
   store?: ArtifactHandleStore;
+}
+
+/**
+ * The stored cut a hook's call uses: the caller's store, none (`false`), or the conversation's
+ * own from `cuts` (the default).
+ */
+export function hookHistoryCut(
+  options: CtxloomHookOptions,
+  cuts: ConversationCuts,
+  messages: readonly Message[],
+): HistoryCutStore | undefined {
+  if (options.historyCut === false) return undefined;
+  return options.historyCut ?? cuts.forMessages(messages);
 }
 
 /** The store a hook uses (see {@link CtxloomHookOptions.store}). */
@@ -37,6 +62,8 @@ export async function compileModelCall(input: {
   tools: readonly ToolDefinition[];
   options: CtxloomHookOptions;
   store: ArtifactHandleStore;
+  /** The conversation's stored cut; none: the chunked cut. */
+  historyCut?: HistoryCutStore | undefined;
 }): Promise<CompiledContext> {
   const { options } = input;
   const system: string[] = [];
@@ -52,7 +79,14 @@ export async function compileModelCall(input: {
       break;
     }
   }
-  const { request: extra, onCompile, store: _store, ...compileOptions } = options;
+  const {
+    request: extra,
+    onCompile,
+    store: _store,
+    historyCut: _historyCut,
+    maxConversations: _maxConversations,
+    ...compileOptions
+  } = options;
   const request: CompileRequest = {
     ...extra,
     ...(system.length === 0 ? {} : { systemPrompt: system.join('\n\n') }),
@@ -63,6 +97,7 @@ export async function compileModelCall(input: {
     ...compileOptions,
     tools: input.tools,
     toolResults: { ...options.toolResults, store: input.store },
+    ...(input.historyCut === undefined ? {} : { historyCut: input.historyCut }),
   });
   await onCompile?.(compiled);
   return compiled;

@@ -7,7 +7,13 @@ import {
 } from 'ai';
 import { OPEN_ARTIFACT_TOOL } from '../core/artifact-handles.ts';
 import { type ArtifactHandleStore, type Message, type ToolDefinition, toAiSdk } from '../core/index.ts';
-import { type CtxloomHookOptions, compileModelCall, hookStore } from './compile-model-call.ts';
+import {
+  type CtxloomHookOptions,
+  compileModelCall,
+  hookHistoryCut,
+  hookStore,
+} from './compile-model-call.ts';
+import { createConversationCuts } from './conversation-cuts.ts';
 import { type AnyModelMessage, fromModelMessages } from './from-model-messages.ts';
 import { openArtifactTool } from './open-artifact-tool.ts';
 
@@ -34,7 +40,8 @@ export interface CtxloomPrepareStep<TOOLS extends ToolSet = ToolSet> {
  * so far are compiled under the budget (the schemas of `prepareStep.tools` counted), and the
  * step gets the compiled `instructions`, `messages` and the output reserve as
  * `maxOutputTokens`. Pass `prepareStep.tools` as the call's tools: they are yours plus the
- * `open_artifact` tool the placeholders name, and what the budget counts.
+ * `open_artifact` tool the placeholders name, and what the budget counts. Each conversation's
+ * history start is stored (`historyCut`), so it only moves forward across steps and turns.
  * @example
  * const prepareStep = ctxloomPrepareStep({ counter, window: 128_000, tools });
  * await generateText({ model, tools: prepareStep.tools, prepareStep, stopWhen: stepCountIs(8), messages });
@@ -49,6 +56,9 @@ export function ctxloomPrepareStep<TOOLS extends ToolSet = ToolSet>(
     ...(own?.[OPEN_ARTIFACT_TOOL] === undefined ? { [OPEN_ARTIFACT_TOOL]: openArtifactTool(store) } : {}),
   } as TOOLS & ToolSet;
   let definitions: Promise<ToolDefinition[]> | undefined;
+  const cuts = createConversationCuts(
+    options.maxConversations === undefined ? {} : { maxConversations: options.maxConversations },
+  );
   const prepare = async ({
     initialInstructions,
     initialMessages,
@@ -70,6 +80,7 @@ export function ctxloomPrepareStep<TOOLS extends ToolSet = ToolSet>(
       tools: await definitions,
       options: hookOptions,
       store,
+      historyCut: hookHistoryCut(options, cuts, messages),
     });
     const emitted = toAiSdk(compiled.messages, {
       ...(options.layers === undefined ? {} : { layers: options.layers }),

@@ -1,5 +1,6 @@
 export type { CtxloomHookOptions } from './compile-model-call.ts';
 export { type CompilePromptCallOptions, compilePromptCall } from './compile-prompt-call.ts';
+export { type ConversationCuts, createConversationCuts } from './conversation-cuts.ts';
 export { countCallTokens } from './count-call-tokens.ts';
 export { ctxloomMiddleware } from './ctxloom-middleware.ts';
 export {

@@ -53,8 +53,24 @@ export function dropHistoryInChunks(
   }
   boundary = Math.min(boundary, limit);
   if (boundary <= cut || boundary >= history.length) return { selection, added: [] };
+  return dropHistoryRange(selection, history, cut, boundary, reason);
+}
+
+/**
+ * Drops the kept history blocks from `from` up to (not including) `to` (positions in
+ * `history`) with `reason`, and frees their tokens in the history layer's grant: a cut
+ * widened past what did not fit. `added` lists the blocks dropped here.
+ */
+export function dropHistoryRange(
+  selection: Selection,
+  history: readonly ContextBlock[],
+  from: number,
+  to: number,
+  reason: DropReason,
+): { selection: Selection; added: ContextBlock[] } {
+  if (to <= from) return { selection, added: [] };
   const widen = new Set<string>();
-  for (let index = cut; index < boundary; index++) widen.add((history[index] as ContextBlock).id);
+  for (let index = from; index < to; index++) widen.add((history[index] as ContextBlock).id);
   const added: ContextBlock[] = [];
   const kept = selection.kept.filter((block) => {
     if (!widen.has(block.id)) return true;
@@ -63,10 +79,7 @@ export function dropHistoryInChunks(
   });
   if (added.length === 0) return { selection, added };
   const freed = added.reduce((sum, block) => sum + block.tokens, 0);
-  const dropped: DroppedBlock[] = [
-    ...selection.dropped,
-    ...added.map((block) => ({ block, reason: reason as DropReason })),
-  ];
+  const dropped: DroppedBlock[] = [...selection.dropped, ...added.map((block) => ({ block, reason }))];
   const layers = selection.layers.map((grant) =>
     grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
   );

@@ -2,6 +2,7 @@ import { type ArtifactHandleStore, createInMemoryArtifactStore } from './artifac
 import type { ContextBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
+import { createHistoryCutStore, type HistoryCutStore } from './history-cut.ts';
 import type { Message } from './message.ts';
 import type { CompileReport } from './report.ts';
 import type { ContextSource } from './source.ts';
@@ -22,6 +23,13 @@ export interface StepCompilerInput {
    * recompile after a tool result costs no retrieval. False runs them before every step.
    */
   collectOnce?: boolean;
+  /**
+   * Where the history starts (decision 040, stateless callers). Default `options.historyCut`,
+   * else a store of this compiler's own: the first history message sent never moves back
+   * within the turn. Pass one store to every turn's compiler to keep it across turns; `false`
+   * for decision 021's chunked cut per call.
+   */
+  historyCut?: HistoryCutStore | false;
 }
 
 /** Compiles each model call of one turn's tool loop (see {@link createStepCompiler}). */
@@ -55,10 +63,14 @@ export function createStepCompiler(input: StepCompilerInput): StepCompiler {
   const reports: CompileReport[] = [];
   const sources =
     input.collectOnce === false ? input.options.sources : input.options.sources?.map(collectOnce);
+  const { historyCut: optionsCut, ...rest } = input.options;
+  const historyCut =
+    input.historyCut === false ? undefined : (input.historyCut ?? optionsCut ?? createHistoryCutStore());
   const options: CompileOptions = {
-    ...input.options,
+    ...rest,
     ...(sources === undefined ? {} : { sources }),
     toolResults: { ...input.options.toolResults, store },
+    ...(historyCut === undefined ? {} : { historyCut }),
   };
   // A frozen copy of the history: it cannot change between steps, so each compile reuses
   // its preparation (placeholders, measures, tool groups) and handles only the new steps.

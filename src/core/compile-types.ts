@@ -1,6 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import type { BudgetManager } from './budget.ts';
 import type { ComposePolicy } from './compose.ts';
+import type { HistoryCutStore } from './history-cut.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileReport } from './report.ts';
@@ -113,6 +114,20 @@ export interface CompileOptions {
    * 0 drops only what does not fit (the oldest message nearly every turn once the window is full).
    */
   historyChunkRatio?: number;
+  /**
+   * The conversation's stored cut (decision 040, stateless callers), in place of the chunked
+   * cut: the history never starts before the stored message (what precedes it is dropped as
+   * over-budget, summarised or noticed like any history that does not fit), and a call that
+   * must cut further cuts at a turn start that leaves `historyKeepRatio` of the room, then
+   * records where its history starts. Pass the same store for every call of a conversation
+   * (the AI SDK hooks keep one per conversation). Default: none (the chunked cut).
+   */
+  historyCut?: HistoryCutStore;
+  /**
+   * With `historyCut`: the share of the room the history kept after a forward cut may take,
+   * 0 < r ≤ 1; the rest is headroom the following calls fill before the next cut. Default 0.6.
+   */
+  historyKeepRatio?: number;
 }
 
 /** The result of a compile: the messages to send and the report of how they were chosen. */

@@ -4,6 +4,7 @@ import type { CompiledContext, CompileOptions, CompileRequest } from './compile-
 import { composeCall } from './compose-call.ts';
 import { emitCall } from './emit-call.ts';
 import { gatherBlocks } from './gather-blocks.ts';
+import { cutsPastStored, recordHistoryCut } from './history-cut.ts';
 import type { CompactionAction } from './report.ts';
 import { resolveCall } from './resolve-call.ts';
 import { createCallSelector } from './select-call.ts';
@@ -32,6 +33,8 @@ export async function compileContext(
   options: CompileOptions,
 ): Promise<CompiledContext> {
   const compiled = await compileCall(request, options);
+  // Recorded from the call that is sent, never from a discarded attempt.
+  if (options.historyCut !== undefined) recordHistoryCut(options.historyCut, compiled);
   const store = options.toolResults?.store;
   if (store !== undefined) {
     // `open_artifact` sizes the next page to what this call leaves.
@@ -62,9 +65,8 @@ async function compileCall(request: CompileRequest, options: CompileOptions): Pr
     },
     false,
   );
-  const historyDropped = first.dropped.some(
-    (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',
-  );
+  // History behind a stored cut is not what this call lacks room for.
+  const historyDropped = cutsPastStored(options.historyCut, first);
   if (!historyDropped) {
     if (pending !== undefined) await options.onSummary?.(pending);
     return first;

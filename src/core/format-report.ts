@@ -165,7 +165,9 @@ function describeAction(action: CompileReport['compaction'][number]): string {
     case 'placeholder':
       return `kept ${action.toolName} output of ${action.blockId} as artifact ${action.handle} (${action.reason}): ${action.fromTokens} → ${action.toTokens} tokens`;
     case 'chunked':
-      return `dropped ${action.messages} more message(s) (${action.tokens} tokens) to a ${action.chunkTokens}-token chunk boundary, so the cached prefix holds`;
+      return action.chunkTokens === 0
+        ? `moved the stored cut: dropped ${action.messages} more message(s) (${action.tokens} tokens) to a turn start with headroom, so the cached prefix holds`
+        : `dropped ${action.messages} more message(s) (${action.tokens} tokens) to a ${action.chunkTokens}-token chunk boundary, so the cached prefix holds`;
     case 'compacted':
       return `compacted (${action.trigger}): ${action.messages} message(s) passed the cut into the rolling summary (${action.summaryTokens} tokens, ${action.summarizer})`;
     case 'summarizer-failed':

@@ -65,6 +65,11 @@ export {
 } from './errors.ts';
 export { type FormatReportOptions, formatReport } from './format-report.ts';
 export {
+  createHistoryCutStore,
+  DEFAULT_HISTORY_KEEP_RATIO,
+  type HistoryCutStore,
+} from './history-cut.ts';
+export {
   type ContextKey,
   type CustomLayerOptions,
   createLayerRegistry,

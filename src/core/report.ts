@@ -89,7 +89,11 @@ export type CompactionAction =
       reason: 'oversized' | 'earlier-turn' | 'page-shrunk';
     }
   | {
-      /** History dropped up to a chunk boundary, so the kept prefix changes rarely (prompt caches). */
+      /**
+       * History dropped up to a chunk boundary, so the kept prefix changes rarely (prompt
+       * caches); with a stored cut (`historyCut`), up to the turn start the cut moved to
+       * (`chunkTokens` 0: the boundary leaves `historyKeepRatio` of the room, not a chunk).
+       */
       type: 'chunked';
       messages: number;
       tokens: number;

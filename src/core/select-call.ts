@@ -1,10 +1,16 @@
 import type { ContextBlock } from './block.ts';
-import { dropHistoryInChunks } from './chunk-history.ts';
+import { dropHistoryInChunks, dropHistoryRange } from './chunk-history.ts';
 import type { CompileOptions } from './compile-types.ts';
 import type { GatheredBlocks } from './gather-blocks.ts';
+import {
+  assertHistoryKeepRatio,
+  DEFAULT_HISTORY_KEEP_RATIO,
+  planForwardCut,
+  storedCutIndex,
+} from './history-cut.ts';
 import { withWindowDrops } from './history-window.ts';
 import type { ResolvedCall } from './resolve-call.ts';
-import { type Selection, selectBlocks } from './select.ts';
+import { type DropReason, type Selection, selectBlocks } from './select.ts';
 import { withUnreachable } from './unreachable-history.ts';
 
 /** Tokens counted between two blocks of one layer when they are joined. */
@@ -12,7 +18,7 @@ export const SEPARATOR_TOKENS = 1;
 
 /** Selects one call's blocks (see {@link createCallSelector}). */
 export interface CallSelector {
-  /** History chunk size in tokens (0: no chunking). */
+  /** History chunk size in tokens (0: no chunking, or a stored forward cut plans the cut). */
   readonly chunkTokens: number;
   /**
    * Selects among `blocks` with `extraReserve` more tokens held back (a retry's overshoot):
@@ -28,7 +34,10 @@ export interface CallSelector {
  * Stage 3, select: plans the budget with the fixed tokens (and pinned blocks) reserved, keeps
  * the best blocks per layer, adds the unreachable history and the history older than the
  * window to the drops, and widens a history cut to the next chunk boundary (counted from the
- * window's start: the window's history is what may be cut).
+ * window's start: the window's history is what may be cut). With a stored cut
+ * (`options.historyCut`) the history never starts before the stored message — what precedes
+ * it is dropped like history that did not fit — and a call that must cut further cuts at a
+ * turn start that leaves `historyKeepRatio` of the room (see `planForwardCut`).
  */
 export function createCallSelector(
   call: ResolvedCall,
@@ -37,7 +46,26 @@ export function createCallSelector(
 ): CallSelector {
   const { historyCandidates, firstStep, windowed } = call;
   const { firstPlan, pinnedWanted, unreachable, unreachableTokens } = gathered;
-  const chunkTokens = Math.floor(call.budgetPreview * (options.historyChunkRatio ?? 1 / 3));
+  const store = options.historyCut;
+  assertHistoryKeepRatio(options.historyKeepRatio);
+  const chunkTokens =
+    store === undefined ? Math.floor(call.budgetPreview * (options.historyChunkRatio ?? 1 / 3)) : 0;
+  const end = firstStep < 0 ? historyCandidates.length : firstStep;
+  const limit = firstStep < 0 ? historyCandidates.length - 1 : firstStep;
+  const storedAt =
+    store === undefined
+      ? 0
+      : Math.min(
+          Math.max(0, limit),
+          storedCutIndex({
+            history: historyCandidates,
+            storedId: store.get(),
+            queryId: (call.queryInHistory ?? call.query)?.id,
+            end,
+          }),
+        );
+  const behind = new Set<string>();
+  for (let index = 0; index < storedAt; index++) behind.add((historyCandidates[index] as ContextBlock).id);
   return {
     chunkTokens,
     select(blocks, extraReserve) {
@@ -46,7 +74,10 @@ export function createCallSelector(
       const fixed = reserve + Math.min(pinnedWanted, pinnedBudget);
       const plan = call.budget.allocate({ ...gathered.allocateInput, fixedTokens: fixed });
       const selection = selectBlocks({
-        blocks,
+        blocks:
+          behind.size === 0
+            ? blocks
+            : blocks.filter((block) => block.layer !== 'history' || !behind.has(block.id)),
         plan,
         pinnedBudget,
         sourcePriorities: gathered.sourcePriorities,
@@ -59,6 +90,7 @@ export function createCallSelector(
         windowed.length === 0
           ? reachable
           : withWindowDrops(reachable, windowed, options.maxHistoryMessages ?? 0);
+      if (store !== undefined) return cutForward(full);
       if (chunkTokens <= 0) return { selection: full, chunked: [] };
       const chunked = dropHistoryInChunks(
         full,
@@ -69,4 +101,38 @@ export function createCallSelector(
       return { selection: chunked.selection, chunked: chunked.added };
     },
   };
+
+  /** The stored cut's drops, then a forward cut when history beyond it did not fit either. */
+  function cutForward(selection: Selection): { selection: Selection; chunked: ContextBlock[] } {
+    let grant = selection.layers.find((layer) => layer.layer === 'history');
+    const overBudget = selection.dropped.find(
+      (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',
+    );
+    const reason: DropReason =
+      overBudget?.reason ?? Object.freeze({ type: 'over-budget', grantTokens: grant?.grantTokens ?? 0 });
+    if (behind.size > 0) {
+      let tokens = 0;
+      for (let index = 0; index < storedAt; index++) {
+        const block = historyCandidates[index] as ContextBlock;
+        tokens += block.tokens;
+        selection.dropped.push({ block, reason });
+      }
+      if (grant === undefined) {
+        grant = { layer: 'history', grantTokens: 0, usedTokens: 0, demandTokens: 0 };
+        selection.layers.push(grant);
+      }
+      grant.demandTokens += tokens;
+    }
+    const to = planForwardCut({
+      selection,
+      history: historyCandidates,
+      from: storedAt,
+      end,
+      limit,
+      keepRatio: options.historyKeepRatio ?? DEFAULT_HISTORY_KEEP_RATIO,
+    });
+    // Only blocks the selection kept are dropped here: what the cut added on top.
+    const widened = dropHistoryRange(selection, historyCandidates, storedAt, to, reason);
+    return { selection: widened.selection, chunked: widened.added };
+  }
 }
