@@ -53,7 +53,11 @@ export function buildReport(input: BuildReportInput): CompileReport {
   const { counter, plan } = input;
   const perRequest = input.messages.length > 0 ? counter.overhead.perRequest : 0;
   const tokensByLayer = new Map<string, number>();
-  for (const [index, message] of input.messages.entries()) {
+  // Consecutive messages of one layer (a long history) are summed before touching the map.
+  let runLayer: string | undefined;
+  let runTokens = 0;
+  for (let index = 0; index < input.messages.length; index++) {
+    const message = input.messages[index] as Message;
     const cost = input.costs[index] ?? 0;
     const merged = message.metadata?.layers;
     if (Array.isArray(merged) && merged.length > 1) {
@@ -71,8 +75,15 @@ export function buildReport(input: BuildReportInput): CompileReport {
       continue;
     }
     const layer = layerOf(message) ?? 'history';
-    tokensByLayer.set(layer, (tokensByLayer.get(layer) ?? 0) + cost);
+    if (layer === runLayer) {
+      runTokens += cost;
+      continue;
+    }
+    if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
+    runLayer = layer;
+    runTokens = cost;
   }
+  if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
 
   // One pass over the blocks, grouped by layer.
   const keptByLayer = new Map<string, BlockSummary[]>();

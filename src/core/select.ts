@@ -101,6 +101,7 @@ export function selectBlocks(input: SelectInput): Selection {
   const separator = input.separatorTokens ?? 0;
   const dropped: DroppedBlock[] = [];
   const unique = dedupe(input.blocks, dropped);
+  const duplicates = dropped.length;
   const layerSources = new Map<string, Set<string>>();
   const units = toUnits(unique, separator, layerSources);
   // Kept flags by position: a compile selects thousands of fresh blocks, and a Set keyed by
@@ -196,6 +197,9 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
+  // Every unit is kept or dropped: with no drop past deduplication, everything unique is
+  // kept (a tool step whose history fits), and `unique` is this call's own array.
+  if (dropped.length === duplicates) return { kept: unique, dropped, layers: grants, pinnedTokens };
   const keptBlocks: ContextBlock[] = [];
   for (let index = 0; index < unique.length; index++) {
     if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
