@@ -90,9 +90,15 @@ export function buildReport(input: BuildReportInput): CompileReport {
   const keptByLayer = new Map<string, BlockSummary[]>();
   const keptBlocks = input.selection.kept;
   const previews = keptPreviews(keptBlocks);
+  let keptLayer: string | undefined;
+  let keptList: BlockSummary[] = [];
   for (let index = 0; index < keptBlocks.length; index++) {
     const block = keptBlocks[index] as ContextBlock;
-    listOf(keptByLayer, block.layer).push(withDetails(summarize(block, previews[index] as string), block));
+    if (block.layer !== keptLayer) {
+      keptLayer = block.layer;
+      keptList = listOf(keptByLayer, block.layer);
+    }
+    keptList.push(withDetails(summarize(block, previews[index] as string), block));
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   let historyDrops = 0;
@@ -316,6 +322,8 @@ function keptPreviews(blocks: readonly ContextBlock[]): string[] {
     // A preview depends on the key alone (a message is an immutable value, a block is itself).
     valid: () => true,
     startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
+    // Both arrays are this function's own and only read afterwards.
+    unshared: { keys: true, values: true },
   });
 }
 

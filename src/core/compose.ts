@@ -182,6 +182,8 @@ function taggedHistoryOf(history: readonly Message[]): Message[] {
     compute: taggedEntry,
     valid: (entry, index) => sameAs(entry, history[index] as Message),
     startsRun: () => false,
+    // The entries are read once below and never handed out.
+    unshared: { values: true },
   });
   const copies = new Array<Message>(entries.length);
   for (let index = 0; index < entries.length; index++)

@@ -11,6 +11,11 @@ export interface RunMemo<K extends object, V> {
     compute: (key: K, index: number) => V;
     valid: (value: V, index: number) => boolean;
     startsRun: (index: number) => boolean;
+    /**
+     * The caller never changes `keys` (`keys: true`) or the returned values (`values: true`)
+     * afterwards: the memo keeps them as they are instead of copies. Default: copies.
+     */
+    unshared?: { keys?: boolean; values?: boolean };
   }): V[];
   /** Keys computed (not reused) since the memo was made: tests read it to see what was reused. */
   readonly computed: number;
@@ -25,7 +30,8 @@ interface Run<K, V> {
 /**
  * A memo for per-item work over sequences that mostly repeat (the history of every step of a
  * tool loop): one lookup per run instead of one per item, then pointer comparisons. The memo
- * keeps its own copies of the last sequences, so callers may change what it returns.
+ * keeps its own copies of the last sequences (unless told they are never changed), so callers
+ * may change what they passed and what it returns.
  */
 export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
   const starts = new WeakMap<K, Run<K, V>>();
@@ -34,7 +40,7 @@ export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
     get computed() {
       return computed;
     },
-    map({ keys, compute, valid, startsRun }) {
+    map({ keys, compute, valid, startsRun, unshared }) {
       const count = keys.length;
       const values = new Array<V>(count);
       const marks: number[] = [];
@@ -65,7 +71,10 @@ export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
         index++;
       }
       if (marks.length > 0) {
-        const saved = { keys: keys.slice(), values: values.slice() };
+        const saved = {
+          keys: unshared?.keys === true ? keys : keys.slice(),
+          values: unshared?.values === true ? values : values.slice(),
+        };
         for (const at of marks) starts.set(keys[at] as K, { ...saved, offset: at });
       }
       return values;
