@@ -15,6 +15,7 @@ import type {
   LayerReport,
   SourceReport,
 } from './report.ts';
+import { createRunMemo } from './run-memo.ts';
 import type { DroppedBlock, Selection } from './select.ts';
 import type { ContextSource } from './source.ts';
 import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
@@ -53,7 +54,11 @@ export function buildReport(input: BuildReportInput): CompileReport {
   const { counter, plan } = input;
   const perRequest = input.messages.length > 0 ? counter.overhead.perRequest : 0;
   const tokensByLayer = new Map<string, number>();
-  for (const [index, message] of input.messages.entries()) {
+  // Consecutive messages of one layer (a long history) are summed before touching the map.
+  let runLayer: string | undefined;
+  let runTokens = 0;
+  for (let index = 0; index < input.messages.length; index++) {
+    const message = input.messages[index] as Message;
     const cost = input.costs[index] ?? 0;
     const merged = message.metadata?.layers;
     if (Array.isArray(merged) && merged.length > 1) {
@@ -71,13 +76,29 @@ export function buildReport(input: BuildReportInput): CompileReport {
       continue;
     }
     const layer = layerOf(message) ?? 'history';
-    tokensByLayer.set(layer, (tokensByLayer.get(layer) ?? 0) + cost);
+    if (layer === runLayer) {
+      runTokens += cost;
+      continue;
+    }
+    if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
+    runLayer = layer;
+    runTokens = cost;
   }
+  if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
 
   // One pass over the blocks, grouped by layer.
   const keptByLayer = new Map<string, BlockSummary[]>();
-  for (const block of input.selection.kept) {
-    listOf(keptByLayer, block.layer).push(withDetails(summarize(block), block));
+  const keptBlocks = input.selection.kept;
+  const previews = keptPreviews(keptBlocks);
+  let keptLayer: string | undefined;
+  let keptList: BlockSummary[] = [];
+  for (let index = 0; index < keptBlocks.length; index++) {
+    const block = keptBlocks[index] as ContextBlock;
+    if (block.layer !== keptLayer) {
+      keptLayer = block.layer;
+      keptList = listOf(keptByLayer, block.layer);
+    }
+    keptList.push(withDetails(summarize(block, previews[index] as string), block));
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   let historyDrops = 0;
@@ -198,13 +219,13 @@ function previewOf(message: Message): string {
     : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
 }
 
-function summarize(block: ContextBlock): BlockSummary {
+function summarize(block: ContextBlock, preview: string): BlockSummary {
   return {
     id: block.id,
     source: block.source,
     tokens: block.tokens,
     priority: block.priority,
-    preview: blockPreview(block),
+    preview,
   };
 }
 
@@ -282,9 +303,32 @@ function withDetails<T extends BlockSummary>(summary: T, block: ContextBlock): T
 /** Previews keyed by the history message (stable across compiles) or else by the block. */
 const previews = new WeakMap<object, string>();
 
-function blockPreview(block: ContextBlock): string {
+/** What a block's preview is keyed by: its history message (stable across compiles), else the block. */
+function previewKey(block: ContextBlock): object {
   const message = block.metadata.message;
-  const key = typeof message === 'object' && message !== null ? message : block;
+  return typeof message === 'object' && message !== null ? message : block;
+}
+
+/** Previews of runs of kept blocks an earlier report listed (every step keeps the same history). */
+const keptRuns = createRunMemo<object, string>();
+
+/** The preview of each kept block: the history's previews are copied run by run, not looked up one by one. */
+function keptPreviews(blocks: readonly ContextBlock[]): string[] {
+  const keys = new Array<object>(blocks.length);
+  for (let index = 0; index < blocks.length; index++) keys[index] = previewKey(blocks[index] as ContextBlock);
+  return keptRuns.map({
+    keys,
+    compute: (_key, index) => blockPreview(blocks[index] as ContextBlock),
+    // A preview depends on the key alone (a message is an immutable value, a block is itself).
+    valid: () => true,
+    startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
+    // Both arrays are this function's own and only read afterwards.
+    unshared: { keys: true, values: true },
+  });
+}
+
+function blockPreview(block: ContextBlock): string {
+  const key = previewKey(block);
   let text = previews.get(key);
   if (text === undefined) {
     text = preview(block.content);

@@ -2,6 +2,7 @@ import { contextAsUserText } from './emit/stable.ts';
 import { hashText } from './fingerprint.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
+import { createRunMemo } from './run-memo.ts';
 
 /** How {@link compose} orders and renders layers. */
 export interface ComposePolicy {
@@ -84,7 +85,7 @@ export function compose(input: ComposeInput): Message[] {
     target.push(layerMessage(layer.name, text));
   }
 
-  const history = (input.history ?? []).map((message) => tagged(message, 'history'));
+  const history = taggedHistoryOf(input.history ?? []);
   const query = toQueryMessage(input.query);
   const queryEntered = query !== undefined && history.at(-1)?.id === query.id;
 
@@ -144,26 +145,50 @@ interface TaggedHistory {
 const taggedHistory = new WeakMap<Message, TaggedHistory>();
 
 function tagged(message: Message, layer: string): Message {
-  if (layer !== 'history') return tag(message, layer);
-  const known = taggedHistory.get(message);
-  if (
-    known !== undefined &&
+  return layer === 'history' ? taggedEntry(message).message : tag(message, layer);
+}
+
+/** Whether `known` was tagged from `message` as it is now. */
+function sameAs(known: TaggedHistory, message: Message): boolean {
+  return (
     known.content === message.content &&
     known.metadata === message.metadata &&
     known.role === message.role &&
     known.name === message.name
-  ) {
-    return known.message;
-  }
-  const copy = tag(message, layer);
-  taggedHistory.set(message, {
+  );
+}
+
+function taggedEntry(message: Message): TaggedHistory {
+  const known = taggedHistory.get(message);
+  if (known !== undefined && sameAs(known, message)) return known;
+  const entry: TaggedHistory = {
     content: message.content,
     metadata: message.metadata,
     role: message.role,
     name: message.name,
-    message: copy,
+    message: tag(message, 'history'),
+  };
+  taggedHistory.set(message, entry);
+  return entry;
+}
+
+/** Tagged copies of the runs of history earlier calls sent (each step of a tool loop resends it). */
+const taggedRuns = createRunMemo<Message, TaggedHistory>();
+
+/** The history's tagged copies: runs an earlier call tagged are copied, not looked up one by one. */
+function taggedHistoryOf(history: readonly Message[]): Message[] {
+  const entries = taggedRuns.map({
+    keys: history,
+    compute: taggedEntry,
+    valid: (entry, index) => sameAs(entry, history[index] as Message),
+    startsRun: () => false,
+    // The entries are read once below and never handed out.
+    unshared: { values: true },
   });
-  return copy;
+  const copies = new Array<Message>(entries.length);
+  for (let index = 0; index < entries.length; index++)
+    copies[index] = (entries[index] as TaggedHistory).message;
+  return copies;
 }
 
 function tag(message: Message, layer: string): Message {

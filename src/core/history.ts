@@ -137,11 +137,13 @@ export function buildHistoryBlocks(
   history: readonly Message[],
   measureOf: (index: number) => MessageMeasure,
   groupOf: (index: number) => string | undefined,
+  /** The `index`-th block's metadata when one was made before (a step reuses the history's); else a new one. */
+  metadataOf?: (index: number) => HistoryBlockMetadata | undefined,
 ): ContextBlock[] {
   const count = history.length;
   return history.map((message, index) => {
     const measure = measureOf(index);
-    const metadata: HistoryBlockMetadata = { message, index, error: measure.error };
+    const metadata: HistoryBlockMetadata = metadataOf?.(index) ?? { message, index, error: measure.error };
     const block: ContextBlock = {
       id: measure.blockId,
       layer: 'history',

@@ -2,6 +2,7 @@ import { layerOf } from './compose.ts';
 import { hashText } from './fingerprint.ts';
 import type { Message } from './message.ts';
 import type { MessageFingerprint } from './report.ts';
+import { createRunMemo } from './run-memo.ts';
 
 /** Hashes by message content (a recompile over the same objects hashes nothing again). */
 const byContent = new WeakMap<object, string>();
@@ -9,33 +10,69 @@ const byContent = new WeakMap<object, string>();
 const byText = new Map<string, Map<string, string>>();
 const MAX_TEXT_ENTRIES = 8192;
 
+/** Fingerprints of the runs of messages earlier calls sent (a step resends the history). */
+const runs = createRunMemo<Message, MessageFingerprint>();
+
 /**
  * One fingerprint per emitted message: id, layer, role, cost and a hash of role and content.
  * Equal hashes at equal positions of two calls mean the same prefix (prompt caches, diffs).
+ * A message object sent again at the same cost (the history of every step of a tool loop)
+ * gets the same frozen fingerprint object: a recompile builds and hashes only what is new.
  */
 export function messageFingerprints(
   messages: readonly Message[],
   costs: readonly number[],
 ): MessageFingerprint[] {
-  return messages.map((message, index) => ({
-    id: message.id,
-    layer: layerOf(message) ?? 'history',
-    role: message.role,
-    tokens: costs[index] ?? 0,
-    hash: hashOf(message),
-  }));
+  return runs.map({
+    keys: messages,
+    compute: (message, index) => fingerprintOf(message, costs[index] ?? 0),
+    valid: (fingerprint, index) => fingerprint.tokens === (costs[index] ?? 0),
+    // A run may be picked up where a layer begins (the history, the steps after the query).
+    startsRun: (index) => layerOf(messages[index] as Message) !== layerOf(messages[index - 1] as Message),
+  });
 }
 
-/** Hashes by message object, reused while its role and content are the same values. */
-const byMessage = new WeakMap<Message, { role: string; content: Message['content']; hash: string }>();
+/** How many fingerprints were computed, not copied from an earlier call's run (tests read it). */
+export function fingerprintsComputed(): number {
+  return runs.computed;
+}
 
-function hashOf(message: Message): string {
+interface Known {
+  content: Message['content'];
+  fingerprint: MessageFingerprint;
+}
+
+/** Fingerprints by message object, reused while its id, role, content, layer and cost are the same. */
+const byMessage = new WeakMap<Message, Known>();
+
+function fingerprintOf(message: Message, tokens: number): MessageFingerprint {
   const known = byMessage.get(message);
-  if (known !== undefined && known.content === message.content && known.role === message.role)
-    return known.hash;
-  const hash = hashOfContent(message);
-  byMessage.set(message, { role: message.role, content: message.content, hash });
-  return hash;
+  const layer = layerOf(message) ?? 'history';
+  if (known !== undefined) {
+    const { fingerprint } = known;
+    if (
+      known.content === message.content &&
+      fingerprint.tokens === tokens &&
+      fingerprint.role === message.role &&
+      fingerprint.id === message.id &&
+      fingerprint.layer === layer
+    ) {
+      return fingerprint;
+    }
+  }
+  const hash =
+    known !== undefined && known.content === message.content && known.fingerprint.role === message.role
+      ? known.fingerprint.hash
+      : hashOfContent(message);
+  const fingerprint: MessageFingerprint = Object.freeze({
+    id: message.id,
+    layer,
+    role: message.role,
+    tokens,
+    hash,
+  });
+  byMessage.set(message, { content: message.content, fingerprint });
+  return fingerprint;
 }
 
 function hashOfContent(message: Message): string {

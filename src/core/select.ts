@@ -65,16 +65,21 @@ export interface Selection {
   pinnedTokens: number;
 }
 
-interface Unit {
-  /** Position (in the deduplicated blocks) of the unit's first block. */
-  first: number;
-  /** Positions of the group's other blocks; undefined for a standalone block (most blocks). */
-  rest: number[] | undefined;
-  tokens: number;
-  priority: number;
-  pinned: boolean;
-  order: number;
-  layer: string;
+/**
+ * The selection units, one per standalone block or group, as parallel arrays (a long history
+ * makes thousands; arrays of numbers cost no object per unit). Unit `u` starts at block
+ * position `first[u]`, which is also its order.
+ */
+interface Units {
+  count: number;
+  first: Int32Array;
+  tokens: Float64Array;
+  priority: Float64Array;
+  pinned: Uint8Array;
+  /** 1 when the unit is a group with more blocks (in `rest`). */
+  grouped: Uint8Array;
+  /** Positions of a group's other blocks, by unit. */
+  rest: Map<number, number[]>;
 }
 
 /**
@@ -101,30 +106,38 @@ export function selectBlocks(input: SelectInput): Selection {
   const separator = input.separatorTokens ?? 0;
   const dropped: DroppedBlock[] = [];
   const unique = dedupe(input.blocks, dropped);
+  const duplicates = dropped.length;
   const layerSources = new Map<string, Set<string>>();
   const units = toUnits(unique, separator, layerSources);
+  const { first, tokens, priority } = units;
+  const byRank = (a: number, b: number) =>
+    (priority[b] as number) - (priority[a] as number) || (first[b] as number) - (first[a] as number);
   // Kept flags by position: a compile selects thousands of fresh blocks, and a Set keyed by
   // them would first have to give every one an identity hash.
   const kept = new Uint8Array(unique.length);
-  const keep = (unit: Unit) => {
-    kept[unit.first] = 1;
-    if (unit.rest !== undefined) for (const index of unit.rest) kept[index] = 1;
+  const keep = (unit: number) => {
+    kept[first[unit] as number] = 1;
+    if (units.grouped[unit] === 1) for (const index of units.rest.get(unit) ?? []) kept[index] = 1;
   };
-  const drop = (unit: Unit, reason: DropReason) => {
-    dropped.push({ block: unique[unit.first] as ContextBlock, reason });
-    if (unit.rest !== undefined)
-      for (const index of unit.rest) dropped.push({ block: unique[index] as ContextBlock, reason });
+  const drop = (unit: number, reason: DropReason) => {
+    dropped.push({ block: unique[first[unit] as number] as ContextBlock, reason });
+    if (units.grouped[unit] === 1)
+      for (const index of units.rest.get(unit) ?? [])
+        dropped.push({ block: unique[index] as ContextBlock, reason });
   };
 
   let pinnedTokens = 0;
-  const pinned = units.filter((unit) => unit.pinned).sort(byRank);
+  const pinned: number[] = [];
+  for (let unit = 0; unit < units.count; unit++) if (units.pinned[unit] === 1) pinned.push(unit);
+  pinned.sort(byRank);
   const pinnedReason: DropReason = Object.freeze({
     type: 'pinned-over-budget',
     budgetTokens: input.pinnedBudget,
   });
   for (const unit of pinned) {
-    if (pinnedTokens + unit.tokens <= input.pinnedBudget) {
-      pinnedTokens += unit.tokens;
+    const unitTokens = tokens[unit] as number;
+    if (pinnedTokens + unitTokens <= input.pinnedBudget) {
+      pinnedTokens += unitTokens;
       keep(unit);
     } else {
       drop(unit, pinnedReason);
@@ -132,15 +145,16 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   const layerOrder = input.layerOrder ?? [];
-  const byLayer = new Map<string, Unit[]>();
+  const byLayer = new Map<string, number[]>();
   let lastLayer: string | undefined;
-  let lastUnits: Unit[] = [];
-  for (const unit of units) {
-    if (unit.pinned) continue;
-    if (unit.layer !== lastLayer) {
-      lastLayer = unit.layer;
-      lastUnits = byLayer.get(unit.layer) ?? [];
-      byLayer.set(unit.layer, lastUnits);
+  let lastUnits: number[] = [];
+  for (let unit = 0; unit < units.count; unit++) {
+    if (units.pinned[unit] === 1) continue;
+    const layer = (unique[first[unit] as number] as ContextBlock).layer;
+    if (layer !== lastLayer) {
+      lastLayer = layer;
+      lastUnits = byLayer.get(layer) ?? [];
+      byLayer.set(layer, lastUnits);
     }
     lastUnits.push(unit);
   }
@@ -153,7 +167,7 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   const grants: LayerGrant[] = [];
-  const hungry: { layer: string; priority: number; grant: LayerGrant; units: Unit[] }[] = [];
+  const hungry: { layer: string; priority: number; grant: LayerGrant; units: number[] }[] = [];
   for (const [layer, layerUnits] of byLayer) {
     let grant = 0;
     let priority = 0;
@@ -162,7 +176,7 @@ export function selectBlocks(input: SelectInput): Selection {
       priority = Math.max(priority, input.sourcePriorities?.[source] ?? 0.5);
     }
     let demand = 0;
-    for (const unit of layerUnits) demand += unit.tokens;
+    for (const unit of layerUnits) demand += tokens[unit] as number;
     const entry: LayerGrant = { layer, grantTokens: grant, usedTokens: 0, demandTokens: demand };
     grants.push(entry);
     if (demand <= grant) {
@@ -184,8 +198,9 @@ export function selectBlocks(input: SelectInput): Selection {
     let full = false;
     // The layer's list is private to this call, so it is ranked in place.
     for (const unit of layerUnits.sort(byRank)) {
-      if (!full && used + unit.tokens <= grant.grantTokens) {
-        used += unit.tokens;
+      const unitTokens = tokens[unit] as number;
+      if (!full && used + unitTokens <= grant.grantTokens) {
+        used += unitTokens;
         keep(unit);
       } else {
         full = true;
@@ -196,6 +211,9 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
+  // Every unit is kept or dropped: with no drop past deduplication, everything unique is
+  // kept (a tool step whose history fits), and `unique` is this call's own array.
+  if (dropped.length === duplicates) return { kept: unique, dropped, layers: grants, pinnedTokens };
   const keptBlocks: ContextBlock[] = [];
   for (let index = 0; index < unique.length; index++) {
     if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
@@ -275,16 +293,25 @@ function toUnits(
   blocks: readonly ContextBlock[],
   separator: number,
   layerSources: Map<string, Set<string>>,
-): Unit[] {
-  const units: Unit[] = [];
+): Units {
+  const size = blocks.length;
+  const units: Units = {
+    count: 0,
+    first: new Int32Array(size),
+    tokens: new Float64Array(size),
+    priority: new Float64Array(size),
+    pinned: new Uint8Array(size),
+    grouped: new Uint8Array(size),
+    rest: new Map(),
+  };
   // Groups by layer, then by group id: the ids are strings the blocks already hold (their hash
   // is cached), so no key string is built per block.
-  let byGroup: Map<string, Map<string, Unit>> | undefined;
+  let byGroup: Map<string, Map<string, number>> | undefined;
   let groupLayer: string | undefined;
-  let layerGroups: Map<string, Unit> | undefined;
+  let layerGroups: Map<string, number> | undefined;
   let lastLayer: string | undefined;
   let lastSource: string | undefined;
-  for (let order = 0; order < blocks.length; order++) {
+  for (let order = 0; order < size; order++) {
     const block = blocks[order] as ContextBlock;
     if (block.pinned !== true && (block.layer !== lastLayer || block.source !== lastSource)) {
       lastLayer = block.layer;
@@ -306,37 +333,24 @@ function toUnits(
       }
       const existing = layerGroups.get(block.group);
       if (existing !== undefined) {
-        if (existing.rest === undefined) existing.rest = [order];
-        else existing.rest.push(order);
-        existing.tokens += tokens;
-        existing.priority = Math.max(existing.priority, block.priority);
-        existing.pinned ||= block.pinned === true;
+        const rest = units.rest.get(existing);
+        if (rest === undefined) units.rest.set(existing, [order]);
+        else rest.push(order);
+        units.grouped[existing] = 1;
+        units.tokens[existing] = (units.tokens[existing] as number) + tokens;
+        units.priority[existing] = Math.max(units.priority[existing] as number, block.priority);
+        if (block.pinned === true) units.pinned[existing] = 1;
         continue;
       }
-      const unit = newUnit(block, order, tokens);
-      units.push(unit);
-      layerGroups.set(block.group, unit);
-    } else {
-      units.push(newUnit(block, order, tokens));
+      layerGroups.set(block.group, units.count);
     }
+    const unit = units.count++;
+    units.first[unit] = order;
+    units.tokens[unit] = tokens;
+    units.priority[unit] = block.priority;
+    units.pinned[unit] = block.pinned === true ? 1 : 0;
   }
   return units;
-}
-
-function newUnit(block: ContextBlock, order: number, tokens: number): Unit {
-  return {
-    first: order,
-    rest: undefined,
-    tokens,
-    priority: block.priority,
-    pinned: block.pinned === true,
-    order,
-    layer: block.layer,
-  };
-}
-
-function byRank(a: Unit, b: Unit): number {
-  return b.priority - a.priority || b.order - a.order;
 }
 
 function rankOf(order: readonly string[], layer: string): number {

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { compileContext } from './compile.ts';
+import { createStepCompiler } from './compile-step.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import type { Message } from './message.ts';
+import { fingerprintsComputed } from './message-fingerprints.ts';
 import { prepareHistory } from './turn-history.ts';
 
 const counter = getTokenCounter('gpt-4o');
@@ -179,5 +181,38 @@ describe('prepareHistory', () => {
     expect(prepareHistory({ ...input, history: [...list] })).not.toBe(
       prepareHistory({ ...input, history: [...list] }),
     );
+  });
+
+  it('gives consecutive steps over one frozen history the same report as a fresh compile, fingerprinting only new messages', async () => {
+    const long: Message[] = [];
+    for (let turn = 0; turn < 8; turn++)
+      long.push(...history().map((message) => ({ ...message, id: `${turn}-${message.id}` })));
+    const store = createInMemoryArtifactStore();
+    const request: CompileRequest = { systemPrompt: 'You review loaders.', history: long, query: 'Why?' };
+    const options: CompileOptions = { counter, window: 128_000, toolResults: { store } };
+    const compiler = createStepCompiler({ request, options });
+    // Steps of their own: message objects no other test has compiled.
+    const turnSteps = [...read('n1', file('n1', 30)), ...read('n2', file('n2', 20))];
+    const first = await compiler.compile(turnSteps.slice(0, 2));
+    const before = fingerprintsComputed();
+    const second = await compiler.compile(turnSteps);
+    // Per message work is paid once: the history's fingerprints are copied from the step
+    // before; only the new layer messages (system, query) and the new step are fingerprinted.
+    expect(fingerprintsComputed() - before).toBe(4);
+    const fresh = await compileContext({ ...request, history: [...long], steps: turnSteps }, options);
+    expect({ ...second.report, cache: undefined }).toEqual({ ...fresh.report, cache: undefined });
+    expect(second.messages).toEqual(fresh.messages);
+    // Identical except the new step: the same fingerprints up to it, then its two messages.
+    const sent = first.report.messages ?? [];
+    expect(second.report.messages?.slice(0, sent.length)).toEqual(sent);
+    expect(second.report.messages?.slice(sent.length).map((entry) => entry.id)).toEqual([
+      'n2:call',
+      'n2:result',
+    ]);
+    const summaries = (report: typeof first.report) =>
+      report.layers
+        .find((layer) => layer.layer === 'history')
+        ?.kept.map(({ priority: _priority, ...summary }) => summary);
+    expect(summaries(second.report)?.slice(0, -2)).toEqual(summaries(first.report));
   });
 });

@@ -3,6 +3,7 @@ import type { CompileRequest } from './compile-types.ts';
 import {
   buildHistoryBlocks,
   collectToolGroups,
+  type HistoryBlockMetadata,
   historyBlocks,
   historyToBlocks,
   type MessageMeasure,
@@ -50,6 +51,11 @@ export interface PreparedHistory {
   windowGroups: ToolGroups;
   /** Ids of `messages`. */
   ids: ReadonlySet<string>;
+  /**
+   * Metadata of the kept history's blocks by position from `keptFrom`, made by the first call
+   * and shared by every step's blocks (only a block's priority changes from step to step).
+   */
+  keptMetadata: HistoryBlockMetadata[];
 }
 
 interface Memo {
@@ -150,6 +156,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     coveredGroups: collectToolGroups(messages.slice(0, coveredTo)),
     windowGroups: collectToolGroups(messages.slice(coveredTo, keptFrom)),
     ids: new Set(messages.map((message) => message.id)),
+    keptMetadata: [],
   };
 }
 
@@ -212,11 +219,22 @@ export function turnHistoryBlocks(input: {
   const keptCount = historyLength - keptFrom;
   const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
   const kept = turn.slice(keptFrom - windowFrom);
+  const { keptMetadata } = prepared;
   const blocks = buildHistoryBlocks(
     kept,
     (index) =>
       (index < keptCount ? measures[keptFrom + index] : stepMeasures[index - keptCount]) as MessageMeasure,
     (index) => (index < keptCount ? keptGroups.groups.get(index) : stepGroups.groups.get(index)),
+    (index) => {
+      if (index >= keptCount) return undefined;
+      let metadata = keptMetadata[index];
+      if (metadata === undefined) {
+        const message = kept[index] as Message;
+        metadata = { message, index, error: (measures[keptFrom + index] as MessageMeasure).error };
+        keptMetadata[index] = metadata;
+      }
+      return metadata;
+    },
   );
   const covered =
     coveredTo === 0

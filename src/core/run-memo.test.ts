@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createRunMemo } from './run-memo.ts';
+
+interface Item {
+  name: string;
+  part: 'head' | 'body';
+}
+
+const items = (names: string[], part: Item['part']): Item[] => names.map((name) => ({ name, part }));
+
+describe('createRunMemo', () => {
+  const compute = (item: Item, index: number) => `${item.name}@${index}`;
+
+  it('computes a repeated run once and copies it while each value stays valid', () => {
+    const memo = createRunMemo<Item, string>();
+    const head = items(['system'], 'head');
+    const body = items(['a', 'b', 'c', 'd'], 'body');
+    const keys = [...head, ...body];
+    const startsRun = (list: Item[]) => (index: number) => list[index]?.part !== list[index - 1]?.part;
+    const first = memo.map({ keys, compute, valid: () => true, startsRun: startsRun(keys) });
+    expect(first).toEqual(['system@0', 'a@1', 'b@2', 'c@3', 'd@4']);
+    expect(memo.computed).toBe(5);
+    // A fresh head, the same body and one new item: only the head and the new item are computed.
+    const next = [...items(['system'], 'head'), ...body, ...items(['e'], 'body')];
+    const second = memo.map({ keys: next, compute, valid: () => true, startsRun: startsRun(next) });
+    expect(second).toEqual(['system@0', 'a@1', 'b@2', 'c@3', 'd@4', 'e@5']);
+    expect(memo.computed).toBe(7);
+  });
+
+  it('recomputes from the first value that is no longer valid, and survives changes to what it returned', () => {
+    const memo = createRunMemo<Item, string>();
+    const keys = items(['a', 'b', 'c'], 'body');
+    const returned = memo.map({ keys, compute, valid: () => true, startsRun: () => false });
+    returned[1] = 'changed';
+    keys.push({ name: 'late', part: 'body' });
+    const again = memo.map({
+      keys: keys.slice(0, 3),
+      compute: (item, index) => `${item.name}#${index}`,
+      valid: (_value, index) => index < 2,
+      startsRun: () => false,
+    });
+    expect(again).toEqual(['a@0', 'b@1', 'c#2']);
+    expect(memo.computed).toBe(4);
+  });
+});
