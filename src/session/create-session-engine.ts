@@ -92,6 +92,17 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const summarizerFor = (counter: TokenCounter): Summarizer =>
     modelSummarizer ?? createExtractiveSummarizer({ counter });
 
+  /** Where the summariser's model calls of one turn are logged (agent `summarizer`). */
+  const summarizerCalls = (sessionId: string, turnId: string, summarizer: Summarizer) =>
+    createCallLogWriter({
+      turnId,
+      model: summarizer.name,
+      agentId: 'summarizer',
+      createId,
+      now,
+      append: (record) => store.appendCall(sessionId, record),
+    });
+
   /** Loads a session for one turn's calls: the same tools, counted, in the preview and every step. */
   async function prepare(
     sessionId: string,
@@ -131,17 +142,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     turnId: string | undefined,
   ): Promise<FittedCall> {
     const summarizer = summarizerFor(prepared.counter);
-    const calls =
-      turnId === undefined
-        ? undefined
-        : createCallLogWriter({
-            turnId,
-            model: summarizer.name,
-            agentId: 'summarizer',
-            createId,
-            now,
-            append: (record) => store.appendCall(sessionId, record),
-          });
+    const calls = turnId === undefined ? undefined : summarizerCalls(sessionId, turnId, summarizer);
     let step = 0;
     return compileWithinBudget(
       {
@@ -207,14 +208,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     const periods = summary?.periods;
     if (summary === null || periods === undefined) return;
     const summarizer = summarizerFor(prepared.counter);
-    const calls = createCallLogWriter({
-      turnId,
-      model: summarizer.name,
-      agentId: 'summarizer',
-      createId,
-      now,
-      append: (record) => store.appendCall(sessionId, record),
-    });
+    const calls = summarizerCalls(sessionId, turnId, summarizer);
     let step = 0;
     let changed = false;
     const next = [];
