@@ -145,7 +145,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const { config } = loaded;
   const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
   const structured = compression.structured;
-  const history = sessionHistory({ loaded, state, compression, options, counter, evidence });
+  const history = await sessionHistory({ loaded, state, compression, options, counter, evidence });
   const sources: ContextSource[] = [
     ...(structured === null
       ? []
@@ -194,7 +194,7 @@ export function inputBudgetOf(config: ContextConfig): number {
 }
 
 /** The summary, its coverage and the recall of a session's compile (decision 040). */
-function sessionHistory(input: {
+async function sessionHistory(input: {
   loaded: LoadedSession;
   state: SessionState;
   compression: SessionCompression;
@@ -218,6 +218,7 @@ function sessionHistory(input: {
   if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
     const raw = conversationMessages(loaded.messages);
     const index = options.indexes.sync(options.sessionId, raw);
+    const vectors = await options.indexes.syncVectors(options.sessionId, raw);
     const byId = new Map<string, { message: Message; position: number }>();
     conversation.forEach((message, position) => {
       byId.set(message.id, { message, position: position + 1 });
@@ -226,6 +227,7 @@ function sessionHistory(input: {
       createRecallSource({
         index,
         messages: byId,
+        ...(vectors === undefined ? {} : { vectors }),
         eligible: (id) => {
           const entry = byId.get(id);
           return entry !== undefined && entry.position <= cutCount && !curated.has(id) && !evidence.has(id);

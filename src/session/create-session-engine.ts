@@ -81,7 +81,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const toolsOf = options.tools ?? ((sessionId: string) => createChatTools(chatTools, sessionId));
 
   // One conversation index per session, kept for the engine's life (decision 040).
-  const indexes = createSessionIndexes();
+  const indexes = createSessionIndexes(options.embedder === undefined ? {} : { embedder: options.embedder });
   // One summariser for every entry point: the model's when a real model is set, else the
   // extractive one for the session's tokenizer (decision 040).
   const modelSummarizer =

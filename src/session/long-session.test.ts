@@ -328,3 +328,54 @@ describe('/compress with a failing summariser', () => {
     expect(state.compression.summary?.summarizer).toBe('extractive (offline)');
   });
 });
+
+describe('recall with an embedder (decision 040)', () => {
+  it('recalls an older message that shares no word with the question, by its vector', async () => {
+    await setWindow(3000);
+    const concepts = [
+      ['automobile', 'vehicle', 'car'],
+      ['violin', 'instrument'],
+    ];
+    // A toy embedder: one dimension per concept, the rest of the words hashed into eight more.
+    const embedder = {
+      name: 'concepts',
+      dimensions: 10,
+      async embed(texts: readonly string[]) {
+        return texts.map((text) => {
+          const vector = new Float32Array(10);
+          for (const word of text.toLowerCase().match(/[a-z]+/gu) ?? []) {
+            const concept = concepts.findIndex((group) => group.includes(word));
+            if (concept >= 0) vector[concept] = (vector[concept] ?? 0) + 5;
+            else vector[2 + (word.length % 8)] = (vector[2 + (word.length % 8)] ?? 0) + 0.05;
+          }
+          return vector;
+        });
+      },
+    };
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model: scriptedModel(() => 'Noted.'), spec: 'recording', offline: true },
+      embedder,
+    });
+    const texts = ['I finally bought an automobile last spring, a blue one.'];
+    for (let turn = 0; turn < 40; turn++)
+      texts.push(`Note ${turn}: the ${TOPICS[turn % TOPICS.length]} list grows.`);
+    for (const [turn, text] of texts.entries()) {
+      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const preview = await engine.compile(SESSION, { query: 'Which vehicle did I get?' });
+    const recalled = preview.compiled.kept.filter((block) => block.layer === 'recall__context');
+    expect(recalled.some((block) => block.content.includes('bought an automobile'))).toBe(true);
+    // Without the embedder, the words alone do not find it.
+    const lexical = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+    });
+    const plain = await lexical.compile(SESSION, { query: 'Which vehicle did I get?' });
+    const lexicallyRecalled = plain.compiled.kept.filter((block) => block.layer === 'recall__context');
+    expect(lexicallyRecalled.some((block) => block.content.includes('bought an automobile'))).toBe(false);
+  });
+});

@@ -1,6 +1,7 @@
 import type { LanguageModel, ToolSet, UIMessageChunk } from 'ai';
 import type { CompressScope, RequirementProposer } from '../compression/index.ts';
 import type { CompiledContext, CtxloomError, Message, Summarizer, TokenCounter } from '../core/index.ts';
+import type { Embedder } from '../retrieval/index.ts';
 import type { InvokableGraph } from '../runtime/index.ts';
 import type { CurationEvent, PlaceholderLocale, SessionLayers, Workspace } from '../workspace/index.ts';
 import type { CompileSessionOptions, SessionCompile } from './compile-session.ts';
@@ -100,6 +101,11 @@ export interface SessionEngineOptions {
    * 040). Default: the model's when `model` is a real one, else the extractive one.
    */
   summarizer?: Summarizer;
+  /**
+   * Embeds messages for a long session's recall (decision 040): its ranking is fused with the
+   * lexical one (reciprocal rank). Default none: lexical recall only (BM25, CJK-aware).
+   */
+  embedder?: Embedder;
   /** Proposer of requirement ops for `/compress`; default the model's (or the offline heuristic with the offline model). */
   proposer?: RequirementProposer;
   /** Counter for a session whose manifest names no model; default the o200k tokenizer. */

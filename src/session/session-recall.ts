@@ -5,7 +5,13 @@ import {
   type Message,
   messageText,
 } from '../core/index.ts';
-import { type ConversationIndex, createConversationIndex } from '../retrieval/index.ts';
+import {
+  type ConversationIndex,
+  createConversationIndex,
+  createVectorIndex,
+  type Embedder,
+  type VectorIndex,
+} from '../retrieval/index.ts';
 
 /** The layer a long session's recalled messages fill (decision 040). */
 export const RECALL_LAYER = 'recall__context';
@@ -22,14 +28,54 @@ const RECALL_CANDIDATES = 400;
 export interface SessionIndexes {
   /** The session's index, brought up to `conversation` (rebuilt when the record changed under it). */
   sync(sessionId: string, conversation: readonly Message[]): ConversationIndex;
+  /**
+   * With an embedder: the session's vector index, every message of `conversation` embedded
+   * (only the new ones are sent to the embedder). `undefined` without one.
+   */
+  syncVectors(sessionId: string, conversation: readonly Message[]): Promise<SessionVectors | undefined>;
   /** Forgets a session (deleted). */
   drop(sessionId: string): void;
 }
 
-/** Creates the per-engine {@link SessionIndexes}. */
-export function createSessionIndexes(): SessionIndexes {
+/** A session's message vectors and the embedder that made them (decision 040). */
+export interface SessionVectors {
+  index: VectorIndex;
+  embedder: Embedder;
+}
+
+/** Messages sent to the embedder in one request. */
+const EMBED_BATCH = 64;
+
+/**
+ * Creates the per-engine {@link SessionIndexes}; with an `embedder`, recall also ranks by
+ * vectors (fused with the lexical ranking).
+ */
+export function createSessionIndexes(options: { embedder?: Embedder } = {}): SessionIndexes {
   const indexes = new Map<string, { index: ConversationIndex; ids: string[] }>();
+  const vectors = new Map<string, VectorIndex>();
   return {
+    async syncVectors(sessionId, conversation) {
+      const embedder = options.embedder;
+      if (embedder === undefined) return undefined;
+      let index = vectors.get(sessionId);
+      if (index === undefined) {
+        index = createVectorIndex({ dimensions: embedder.dimensions });
+        vectors.set(sessionId, index);
+      }
+      const vectorIndex = index;
+      const missing = conversation.filter(
+        (message) => !vectorIndex.has(message.id) && messageText(message).trim() !== '',
+      );
+      for (let start = 0; start < missing.length; start += EMBED_BATCH) {
+        const batch = missing.slice(start, start + EMBED_BATCH);
+        const embedded = await embedder.embed(batch.map((message) => messageText(message)));
+        batch.forEach((message, position) => {
+          const vector = embedded[position];
+          if (vector?.some((value) => value !== 0)) vectorIndex.add(message.id, vector);
+        });
+      }
+      return { index: vectorIndex, embedder };
+    },
     sync(sessionId, conversation) {
       let entry = indexes.get(sessionId);
       const indexed = entry?.ids.length ?? 0;
@@ -54,6 +100,7 @@ export function createSessionIndexes(): SessionIndexes {
     },
     drop(sessionId) {
       indexes.delete(sessionId);
+      vectors.delete(sessionId);
     },
   };
 }
@@ -67,6 +114,8 @@ export interface RecallSourceOptions {
   eligible: (messageId: string) => boolean;
   /** Most tokens of recalled blocks (the recall slot). */
   maxTokens: number;
+  /** Message vectors: their ranking is fused with the lexical one (reciprocal rank). */
+  vectors?: SessionVectors;
 }
 
 /**
@@ -83,10 +132,14 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
     async collect(request) {
       const query = request.query.trim();
       if (query === '' || options.maxTokens <= 0) return [];
-      const hits = options.index.lexical.search(query, {
+      const lexical = options.index.lexical.search(query, {
         limit: RECALL_CANDIDATES,
         filter: options.eligible,
       });
+      const hits =
+        options.vectors === undefined
+          ? lexical
+          : fuse(lexical, await vectorHits(options.vectors, query, options.eligible));
       const picked: { block: ContextBlock; position: number }[] = [];
       let used = 0;
       for (const [rank, hit] of hits.entries()) {
@@ -121,4 +174,28 @@ function formatRecalled(message: Message, position: number): string {
   // The day places a recalled message (blocks come in conversation order); without one, its position.
   const where = at === undefined ? `#${position}` : at.slice(0, 10);
   return `${where} ${message.role}: ${messageText(message)}`;
+}
+
+async function vectorHits(
+  vectors: SessionVectors,
+  query: string,
+  eligible: (id: string) => boolean,
+): Promise<{ id: string; score: number }[]> {
+  const [vector] = await vectors.embedder.embed([query]);
+  if (vector === undefined || !vector.some((value) => value !== 0)) return [];
+  return vectors.index.search(vector, { limit: RECALL_CANDIDATES, filter: eligible });
+}
+
+/** Reciprocal-rank fusion of two rankings (k = 60): a message high in either ranks high. */
+function fuse(
+  first: readonly { id: string; score: number }[],
+  second: readonly { id: string; score: number }[],
+): { id: string; score: number }[] {
+  const scores = new Map<string, number>();
+  for (const ranking of [first, second]) {
+    ranking.forEach((hit, rank) => {
+      scores.set(hit.id, (scores.get(hit.id) ?? 0) + 1 / (60 + rank + 1));
+    });
+  }
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
