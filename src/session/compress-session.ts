@@ -31,7 +31,7 @@ import {
   foldCurationEvents,
   type PlaceholderLocale,
 } from '../workspace/index.ts';
-import { coveredCount } from './compile-session.ts';
+import { coveredCount } from './compressed-forms.ts';
 import { periodsOf } from './fit-session-call.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
