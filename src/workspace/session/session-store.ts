@@ -40,6 +40,25 @@ export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
   });
 }
 
+/**
+ * The stored record for an append: parsed, and validated in full only when it does not look
+ * like a list of messages with ids — each message was validated when it was written (and every
+ * load validates the file), so an append need not check every earlier message again (it did
+ * so on each of a turn's two appends, the cost growing with the session).
+ */
+function storedMessages(text: string, file: string): Message[] {
+  const value = parseJsonText(text, file);
+  if (
+    Array.isArray(value) &&
+    value.every(
+      (message) => typeof message === 'object' && message !== null && typeof message.id === 'string',
+    )
+  ) {
+    return value as Message[];
+  }
+  return parseMessages(text, file);
+}
+
 /** The messages of a session (empty when the file does not exist yet). */
 export async function readMessages(sandbox: Sandbox, file = MESSAGES_FILE): Promise<Message[]> {
   if (!(await sandbox.exists(file))) return [];
@@ -67,7 +86,7 @@ export async function appendMessages(
     });
   }
   await sandbox.update(file, (current) => {
-    const stored = current === undefined ? [] : parseMessages(current, file);
+    const stored = current === undefined ? [] : storedMessages(current, file);
     const ids = new Set(stored.map((message) => message.id));
     for (const message of messages) {
       if (ids.has(message.id)) {
