@@ -2,9 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CtxloomError } from '../../core/index.ts';
 import { createWorkspaceToolset } from '../tools/create-workspace-toolset.ts';
 import { openWorkspace } from '../workspace.ts';
-import { MAX_MARKDOWN_CHARS, MAX_MARKDOWN_NESTING, MAX_NESTED_MARKER_WORK } from './check-markdown-bounds.ts';
+import {
+  MAX_MARKDOWN_CHARS,
+  MAX_MARKDOWN_NESTING,
+  MAX_NESTED_MARKER_WORK,
+  MAX_PARSED_PIECE_LINES,
+} from './check-markdown-bounds.ts';
 import { parseMarkdownBlocks } from './parse-markdown-blocks.ts';
 
 const tooLarge = (line: number, column: number) =>
@@ -95,5 +101,30 @@ describe('Markdown bounds, checked before parsing', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a run of text no blank line divides', () => {
+  it('is refused past MAX_PARSED_PIECE_LINES with too-large naming the limit, file and line, and parsed below it', () => {
+    const run = (count: number) => {
+      const lines = ['# Title', ''];
+      for (let index = 0; index < count; index++)
+        lines.push(index % 50 === 49 ? '===' : `word ${index} more`);
+      return lines.join('\n');
+    };
+    const error = (() => {
+      try {
+        parseMarkdownBlocks(run(MAX_PARSED_PIECE_LINES + 10), 'long.md');
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(CtxloomError.is(error, 'too-large')).toBe(true);
+    expect((error as CtxloomError).file).toBe('long.md');
+    expect((error as CtxloomError).line).toBe(3);
+    expect((error as Error).message).toContain(String(MAX_PARSED_PIECE_LINES));
+    // Below the limit the same shape parses into its setext sections.
+    expect(parseMarkdownBlocks(run(2_000), 'ok.md').length).toBeGreaterThan(1);
   });
 });

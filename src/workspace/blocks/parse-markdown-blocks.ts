@@ -4,7 +4,12 @@ import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
 import type { Block } from './block.ts';
 import { disambiguateSegments, toIdSegment } from './block-path.ts';
-import { checkMarkdownBounds, checkMarkdownSize, checkTableWidth } from './check-markdown-bounds.ts';
+import {
+  checkMarkdownBounds,
+  checkMarkdownSize,
+  checkParsedPieceLines,
+  checkTableWidth,
+} from './check-markdown-bounds.ts';
 import { collapseTableRows } from './collapse-table-rows.ts';
 import { findChunkCuts } from './split-markdown-chunks.ts';
 
@@ -263,6 +268,7 @@ function findHeadings(
     }
     const parse = collapseRows ? collapseTableRows(pieceLines) : { lines: pieceLines, collapsed: [] };
     checkTableWidth({ lines: parse.lines, file, firstLine: from + 1 });
+    checkParsedPieceLines({ lines: parse.lines, file, firstLine: from + 1 });
     pieces.push({ from, pieceLines, parse, heading: false });
   }
   // Consecutive pieces that need a parse are parsed together up to PARSE_GROUP_CHARS or
