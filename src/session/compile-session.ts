@@ -266,6 +266,7 @@ async function sessionHistory(input: {
     };
   }
   // A summarised message curated afterwards shows as its placeholder, never as its old text.
+  const conversationById = new Map(conversation.map((message) => [message.id, message] as const));
   const periods = summary.periods;
   const text =
     periods === undefined
@@ -274,7 +275,7 @@ async function sessionHistory(input: {
           note: `older periods condensed; ${SEARCH_HISTORY_TOOL} finds any earlier message`,
           replace: (id) => {
             if (!curated.has(id)) return undefined;
-            const message = conversation.find((candidate) => candidate.id === id);
+            const message = conversationById.get(id);
             return message === undefined ? null : `- ${message.role}: ${messageText(message)}`;
           },
         });

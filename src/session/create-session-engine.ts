@@ -203,6 +203,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     turnId: string,
   ): Promise<void> {
     if (processStore !== undefined) return;
+    // Only a model's period (no per-message lines) needs writing again; most curations find none.
+    const stored = (await store.load(sessionId)).compression.summary?.periods;
+    if (stored === undefined || stored.every((period) => period.carried !== undefined)) return;
     const { prepared } = await prepare(sessionId);
     const summary = prepared.compression.summary;
     const periods = summary?.periods;
@@ -353,8 +356,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     },
     async compress(sessionId, compressOptions = {}) {
       await requireFolder(sessionId);
-      const tokensBefore = await nextCallTokens(sessionId);
+      // One preview: its total is the "before" of a session without a process.
       const before = processStore === undefined ? await compile(sessionId) : undefined;
+      const tokensBefore = before === undefined ? await nextCallTokens(sessionId) : before.report.totalTokens;
       const original = before?.state.compression;
       const counter = options.counter ?? counterFor(before?.config.budget.model);
       const result = await compressSession({
