@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_LONG_SESSION } from '../../src/session/compile-session.ts';
+import { parseContextConfig } from '../../src/workspace/config/parse-context-config.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -55,5 +57,15 @@ describe("the README's session example", () => {
     expect(lines[0]).toMatch(/^next call: \d+ tokens$/u);
     // The last logged call is the turn's; /compress made none.
     expect(Number(lines[1])).toBeGreaterThan(0);
+  });
+});
+
+describe("the README's long-session settings", () => {
+  it('are a valid chatHistory of a manifest, and its values are the defaults the engine uses', async () => {
+    const readme = await readFile(`${REPO}README.md`, 'utf8');
+    const section = readme.slice(readme.indexOf('## Long sessions'));
+    const block = /```json\n([\s\S]*?)```/u.exec(section)?.[1] ?? '';
+    const manifest = parseContextConfig(`{ "version": 1, ${block} }`, 'README.md');
+    expect(manifest.chatHistory.longSession).toEqual(DEFAULT_LONG_SESSION);
   });
 });
