@@ -60,6 +60,8 @@ export async function compileWithinBudget(
   let compiled = await prepared.compile(steps === undefined ? {} : { steps });
   const settings = prepared.longSession;
   if (settings === undefined) return { prepared, compiled };
+  // Every move of this call is in its report, not only the last one.
+  const actions: CompactionAction[] = [];
   for (let move = 0; move < MAX_MOVES; move++) {
     const trigger = triggerOf(
       compiled,
@@ -98,10 +100,11 @@ export async function compileWithinBudget(
       trigger,
       capTokens: Math.floor(settings.summaryRatio * budget),
     });
+    actions.push(...compaction.actions);
     prepared = await context.prepare(
       context.persist
-        ? { actions: compaction.actions }
-        : { compression: compaction.compression, actions: compaction.actions },
+        ? { actions: [...actions] }
+        : { compression: compaction.compression, actions: [...actions] },
     );
     compiled = await prepared.compile(steps === undefined ? {} : { steps });
   }
