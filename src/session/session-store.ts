@@ -75,8 +75,10 @@ export const CALL_LOG_CAPACITY = 200;
  * ship: workspace files ({@link createFileSessionStore}) and LangGraph checkpoints.
  * `ctxloom/testing`'s `describeSessionStoreConformance` runs the same suite on both.
  *
- * Every write is all-or-nothing and acknowledged only once stored. Implementations return
- * copies: mutating a loaded value never changes the stored one.
+ * Every write is all-or-nothing and acknowledged only once stored. Mutating a loaded value
+ * never changes the stored one: implementations return copies, or frozen messages they share
+ * with a cache (the files store does, decision 061: changing one throws a `TypeError`; copy a
+ * message to change it). The state object and its arrays are always the caller's own.
  */
 export interface SessionStore {
   /** Adapter name for reports and errors, e.g. `files` or `sqlite`. */

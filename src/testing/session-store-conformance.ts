@@ -304,13 +304,19 @@ export function describeSessionStoreConformance(
       );
     });
 
-    it('returns copies and keeps sessions apart', async () => {
+    it('returns copies or frozen values and keeps sessions apart', async () => {
       const store = await factory();
       const first = await options.newSession();
       const second = await options.newSession();
       await store.appendMessages(first, [message('u1')]);
       const loaded = await store.load(first);
-      (loaded.messages[0] as Message).content = 'changed';
+      // A store may hand out frozen messages it shares with its cache: changing one throws.
+      try {
+        (loaded.messages[0] as Message).content = 'changed';
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+        expect(Object.isFrozen(loaded.messages[0])).toBe(true);
+      }
       loaded.messages.push(message('x'));
       expect((await store.load(first)).messages).toEqual([message('u1')]);
       expect((await store.load(second)).messages).toEqual([]);

@@ -80,6 +80,7 @@ export {
   type Sandbox,
   type SandboxEntry,
   type SandboxOptions,
+  type TextEdit,
   type ValidatePathOptions,
   validateRelativePath,
 } from './sandbox/index.ts';

@@ -21,6 +21,7 @@ import {
   tempNameFor,
   withFileLock,
 } from './file-lock.ts';
+import { fileTexts } from './file-text-cache.ts';
 import { fsErrorCode, mapFsError } from './map-fs-error.ts';
 import { runSerialised } from './serial-queue.ts';
 import { refuse, validateRelativePath } from './validate-path.ts';
@@ -112,12 +113,29 @@ export interface Sandbox {
   stat(path: string): Promise<{ kind: 'file' | 'directory'; size: number; mtimeMs: number } | undefined>;
   /** Writes `text` atomically, creating parent folders. Throws `too-large`, `path-escape`. */
   writeText(path: string, text: string): Promise<void>;
-  /** Reads (or `undefined` when missing), transforms and writes back, serialised per file. */
-  update(path: string, transform: (current: string | undefined) => string | Promise<string>): Promise<string>;
+  /**
+   * Reads (or `undefined` when missing), transforms and writes back, serialised per file;
+   * returns the text written. The transform returns the new text, or a {@link TextEdit} that
+   * keeps the start of the current text and appends to it — only the appended text is encoded.
+   */
+  update(
+    path: string,
+    transform: (current: string | undefined) => string | TextEdit | Promise<string | TextEdit>,
+  ): Promise<string>;
   /** The sandbox that holds `path` for reading: this one, or the global fallback. */
   owner(path: string): Promise<Sandbox>;
   /** Files and folders under `dir` (default the root), sorted by path; temp files hidden. */
   list(dir?: string, options?: ListOptions): Promise<SandboxEntry[]>;
+}
+
+/**
+ * A change {@link Sandbox.update} writes as: the first `keep` characters of the current text,
+ * then `insert`. An append to a large file (a session's record) costs the appended text, not
+ * the file: the kept part's bytes are copied as read, never encoded again.
+ */
+export interface TextEdit {
+  keep: number;
+  insert: string;
 }
 
 /**
@@ -227,7 +245,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
 
   /** Reads an opened file: checks it is inside the root, a file, under the limit; decodes it. */
-  const readHandle = async (handle: FileHandle, real: string, path: string): Promise<string> => {
+  const readHandle = async (handle: FileHandle, real: string, path: string): Promise<ReadFile> => {
     const actual = await realPathOf(handle, real);
     if (!isInside(await getRoot(), actual))
       throw refuse(path, 'it resolves outside the sandbox (changed while opening)');
@@ -242,7 +260,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         file: path,
       });
     }
-    return decodeText(await handle.readFile(), path);
+    const bytes = await handle.readFile();
+    const known = fileTexts.get(actual, bytes);
+    if (known !== undefined) return { text: known, bytes };
+    const text = decodeText(bytes, path);
+    fileTexts.set(actual, bytes, text);
+    return { text, bytes };
   };
 
   const readLocal = async (path: string): Promise<string> => {
@@ -252,14 +275,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       throw error;
     });
     try {
-      return await readHandle(handle, real, path);
+      return (await readHandle(handle, real, path)).text;
     } finally {
       await handle.close();
     }
   };
 
-  /** The current text of `name` in `dir`, or `undefined` when it does not exist. */
-  const readAt = async (dir: VerifiedDir, name: string, path: string): Promise<string | undefined> => {
+  /** The current text and bytes of `name` in `dir`, or `undefined` when it does not exist. */
+  const readAt = async (dir: VerifiedDir, name: string, path: string): Promise<ReadFile | undefined> => {
     let handle: FileHandle;
     try {
       handle = await open(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -276,8 +299,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
 
   /** Writes `text` to `name` in `dir`: temp file in the same folder, fsync, rename, fsync the folder. */
-  const writeAt = async (dir: VerifiedDir, name: string, text: string, path: string): Promise<void> => {
-    const bytes = Buffer.byteLength(text, 'utf8');
+  const writeAt = async (
+    dir: VerifiedDir,
+    name: string,
+    text: string,
+    path: string,
+    encoded: Uint8Array = Buffer.from(text, 'utf8'),
+  ): Promise<void> => {
+    const bytes = encoded.byteLength;
     if (bytes > maxWriteBytes) {
       throw new CtxloomError({
         code: 'too-large',
@@ -293,13 +322,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         0o644,
       );
       try {
-        await handle.writeFile(text, 'utf8');
+        await handle.writeFile(encoded);
         await handle.sync();
       } finally {
         await handle.close();
       }
       await rename(dir.at(temp), dir.at(name));
       await dir.sync();
+      // A BOM is dropped when read back: only text without one reads back as itself.
+      if (text.charCodeAt(0) !== 0xfeff) fileTexts.set(join(dir.real, name), encoded, text);
     } catch (error) {
       await unlink(dir.at(temp)).catch(() => undefined);
       throw error;
@@ -379,9 +410,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     update: (path, transform) =>
       guarded(path, () =>
         withTarget(path, async (dir, name) => {
-          const next = await transform(await readAt(dir, name, path));
-          await writeAt(dir, name, next, path);
-          return next;
+          const current = await readAt(dir, name, path);
+          const next = await transform(current?.text);
+          if (typeof next === 'string') {
+            await writeAt(dir, name, next, path);
+            return next;
+          }
+          const edited = applyEdit(current, next, path);
+          await writeAt(dir, name, edited.text, path, edited.encoded);
+          return edited.text;
         }),
       ),
     owner: (path) => guarded(path, async () => (await globalFor(path)) ?? sandbox),
@@ -435,4 +472,41 @@ async function isLink(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A file as read: its decoded text and its bytes. */
+interface ReadFile {
+  text: string;
+  bytes: Uint8Array;
+}
+
+/** The text and bytes `edit` makes of `current`; only the inserted text is encoded. */
+function applyEdit(
+  current: ReadFile | undefined,
+  edit: TextEdit,
+  path: string,
+): { text: string; encoded: Uint8Array } {
+  const text = current?.text ?? '';
+  const { keep, insert } = edit;
+  if (!Number.isInteger(keep) || keep < 0 || keep > text.length) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `an edit keeps ${keep} characters of a text of ${text.length}; nothing was written`,
+      file: path,
+    });
+  }
+  const next = text.slice(0, keep) + insert;
+  const bytes = current?.bytes;
+  const splitsPair = keep > 0 && keep < text.length && isHighSurrogate(text.charCodeAt(keep - 1));
+  // A BOM is read but not part of the text: such a file, or a cut inside a surrogate pair,
+  // is encoded whole.
+  if (bytes === undefined || splitsPair || (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)) {
+    return { text: next, encoded: Buffer.from(next, 'utf8') };
+  }
+  const kept = bytes.byteLength - Buffer.byteLength(text.slice(keep), 'utf8');
+  return { text: next, encoded: Buffer.concat([bytes.subarray(0, kept), Buffer.from(insert, 'utf8')]) };
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

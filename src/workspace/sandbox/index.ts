@@ -6,6 +6,7 @@ export {
   type Sandbox,
   type SandboxEntry,
   type SandboxOptions,
+  type TextEdit,
 } from './create-sandbox.ts';
 export { decodeText } from './decode-text.ts';
 export { DEFAULT_LOCK_TIMEOUT_MS } from './file-lock.ts';

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from 'ctxloom';
@@ -26,6 +26,34 @@ afterEach(async () => {
 const message = (id: string): Message => ({ id, role: 'user', content: `text ${id}` });
 
 describe('session store', () => {
+  it('appends as a whole rewrite would, and parses the record again only when it changed', async () => {
+    const long = (id: string): Message => ({
+      id,
+      role: 'user',
+      content: `长消息 😀 ${id} ${'x'.repeat(3000)}`,
+    });
+    await appendMessages(box, [long('m1'), long('m2')]);
+    await appendMessages(box, [long('m3')]);
+    await appendMessages(box, [long('m4'), long('m5')]);
+    const text = await readFile(join(root, 'messages.json'), 'utf8');
+    const all = ['m1', 'm2', 'm3', 'm4', 'm5'].map(long);
+    expect(text).toBe(`${JSON.stringify(all, null, 2)}\n`);
+    const first = await readMessages(box);
+    const second = await readMessages(box);
+    expect(second).toEqual(all);
+    // The same parse, handed out in a new array; its messages are frozen.
+    expect(second).not.toBe(first);
+    expect(second[0]).toBe(first[0]);
+    expect(() => {
+      (second[0] as Message).content = 'changed';
+    }).toThrow(TypeError);
+    // An edit by another program is read again.
+    await writeFile(join(root, 'messages.json'), JSON.stringify([long('e1')]));
+    expect((await readMessages(box)).map((entry) => entry.id)).toEqual(['e1']);
+    await appendMessages(box, [long('e2')]);
+    expect(JSON.parse(await readFile(join(root, 'messages.json'), 'utf8'))).toEqual([long('e1'), long('e2')]);
+  });
+
   it('appends concurrently without losing or duplicating messages', async () => {
     await Promise.all(Array.from({ length: 30 }, (_, index) => appendMessages(box, [message(`m${index}`)])));
     const stored = await readMessages(box);

@@ -59,10 +59,62 @@ function storedMessages(text: string, file: string): Message[] {
   return parseMessages(text, file);
 }
 
+/** A messages file's text and what it parses to; `canonical` when ctxloom wrote that text. */
+interface ParsedRecord {
+  text: string;
+  messages: readonly Message[];
+  ids: ReadonlySet<string>;
+  canonical: boolean;
+}
+
+/**
+ * The last parse of each sandbox's messages files (decision 061). A session's record is read
+ * by every load and every append, several times a turn; the sandbox hands back the same string
+ * for the same bytes, so while the text is the one parsed here, the parse (and its validation)
+ * is reused instead of growing with the session. Messages are frozen: every reader gets its
+ * own array of them, and none can change what the next reader sees.
+ */
+const parsedRecords = new WeakMap<Sandbox, Map<string, ParsedRecord>>();
+
+function recordsOf(sandbox: Sandbox): Map<string, ParsedRecord> {
+  let records = parsedRecords.get(sandbox);
+  if (records === undefined) {
+    records = new Map();
+    parsedRecords.set(sandbox, records);
+  }
+  return records;
+}
+
+function remember(
+  sandbox: Sandbox,
+  file: string,
+  text: string,
+  messages: readonly Message[],
+  canonical: boolean,
+): ParsedRecord {
+  for (const message of messages) deepFreeze(message);
+  const record = { text, messages, ids: new Set(messages.map((message) => message.id)), canonical };
+  recordsOf(sandbox).set(file, record);
+  return record;
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** The record as parsed from `text`, reusing the last parse while the text is the same. */
+function parsedRecord(sandbox: Sandbox, file: string, text: string): ParsedRecord {
+  const known = recordsOf(sandbox).get(file);
+  if (known !== undefined && known.text === text) return known;
+  return remember(sandbox, file, text, parseMessages(text, file), false);
+}
+
 /** The messages of a session (empty when the file does not exist yet). */
 export async function readMessages(sandbox: Sandbox, file = MESSAGES_FILE): Promise<Message[]> {
   if (!(await sandbox.exists(file))) return [];
-  return parseMessages(await sandbox.readText(file), file);
+  return [...parsedRecord(sandbox, file, await sandbox.readText(file)).messages];
 }
 
 /**
@@ -85,11 +137,15 @@ export async function appendMessages(
       cause: valid.error,
     });
   }
-  await sandbox.update(file, (current) => {
-    const stored = current === undefined ? [] : storedMessages(current, file);
-    const ids = new Set(stored.map((message) => message.id));
+  let appended: readonly Message[] | undefined;
+  const written = await sandbox.update(file, (current) => {
+    const known = recordsOf(sandbox).get(file);
+    const same = current !== undefined && known?.text === current ? known : undefined;
+    const stored = current === undefined ? [] : (same?.messages ?? storedMessages(current, file));
+    const storedIds = same?.ids ?? new Set(stored.map((entry) => entry.id));
+    const ids = new Set<string>();
     for (const message of messages) {
-      if (ids.has(message.id)) {
+      if (ids.has(message.id) || storedIds.has(message.id)) {
         throw new CtxloomError({
           code: 'conflict',
           message: `message id "${message.id}" is already stored`,
@@ -99,8 +155,18 @@ export async function appendMessages(
       }
       ids.add(message.id);
     }
+    // The text ctxloom wrote ends with its last message and `\n]\n`: the new messages are
+    // joined on as `JSON.stringify` of the whole list would write them, without writing the
+    // stored ones again (a turn's two appends did, the cost growing with the session).
+    const pieces = messages.map((message) => JSON.stringify(message, null, 2).replaceAll('\n', '\n  '));
+    const added = messagesFileSchema.parse(JSON.parse(`[${pieces.join(',')}]`)) as Message[];
+    appended = [...stored, ...added];
+    if (same?.canonical === true && stored.length > 0 && current?.endsWith('\n]\n') === true) {
+      return { keep: current.length - 3, insert: `,\n  ${pieces.join(',\n  ')}\n]\n` };
+    }
     return `${JSON.stringify([...stored, ...messages], null, 2)}\n`;
   });
+  if (appended !== undefined) remember(sandbox, file, written, appended, true);
 }
 
 /** The session's curation log (empty when there is none). */
