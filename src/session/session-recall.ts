@@ -1,9 +1,11 @@
+import { fingerprintContent } from '../core/fingerprint.ts';
 import {
   type ContextBlock,
   type ContextSource,
   createBlock,
   type Message,
   messageText,
+  type TokenCounter,
 } from '../core/index.ts';
 import {
   type ConversationIndex,
@@ -146,12 +148,15 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
         const entry = options.messages.get(hit.id);
         if (entry === undefined) continue;
         const { message, position } = entry;
+        const text = recalledText(message, position, request.counter);
         const block = createBlock(
           {
             id: `recall:${message.id}`,
             layer: RECALL_LAYER,
             source: 'recall',
-            content: formatRecalled(message, position),
+            content: text.content,
+            tokens: text.tokens,
+            fingerprint: text.fingerprint,
             priority: Math.max(0.01, 1 - rank / RECALL_CANDIDATES),
             metadata: { messageId: message.id, score: hit.score },
           },
@@ -166,6 +171,41 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
       return picked.sort((a, b) => a.position - b.position).map((entry) => entry.block);
     },
   };
+}
+
+/** A recalled message's block text, its tokens and fingerprint. */
+interface RecalledText {
+  position: number;
+  content: string;
+  tokens: number;
+  fingerprint: string;
+}
+
+/**
+ * Recalled texts by counter and message: a recall ranks up to {@link RECALL_CANDIDATES}
+ * messages every call, and a stored message is the same frozen value from call to call
+ * (decision 061), so its text is formatted, counted and fingerprinted once.
+ */
+const recalledTexts = new WeakMap<TokenCounter, WeakMap<Message, RecalledText>>();
+
+function recalledText(message: Message, position: number, counter: TokenCounter): RecalledText {
+  let byMessage = recalledTexts.get(counter);
+  if (byMessage === undefined) {
+    byMessage = new WeakMap();
+    recalledTexts.set(counter, byMessage);
+  }
+  const known = byMessage.get(message);
+  if (known !== undefined && known.position === position) return known;
+  const content = formatRecalled(message, position);
+  const text = {
+    position,
+    content,
+    tokens: counter.countText(content),
+    fingerprint: fingerprintContent(content),
+  };
+  // Only frozen messages cannot change under the memo (a stored message is; a caller's may not be).
+  if (Object.isFrozen(message)) byMessage.set(message, text);
+  return text;
 }
 
 /** `2026-05-08 user: text` (or `#12 user: text` without a time) — what places it for the model. */
