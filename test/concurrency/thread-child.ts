@@ -38,12 +38,19 @@ const saver =
     : PostgresSaver.fromConnString(url, { schema: target });
 await saver.setup();
 const deadline = Date.now() + Number(ms);
+// On a loaded machine the time budget may end before there is anything to prune: writers go
+// on until each has a few acknowledged inputs, the pruner until it has deleted something,
+// both within a hard stop (then the test fails, saying what is missing).
+const hardStop = deadline + 10 * Number(ms);
+const MIN_ACKS = 6;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 try {
   if (role === 'pruner') {
-    while (Date.now() < deadline) {
+    let deleted = 0;
+    while (Date.now() < deadline || (deleted === 0 && Date.now() < hardStop)) {
       const result = await saver.prune({ keepLast: 5, threadId: thread });
+      deleted += result.deletedCheckpoints;
       say(`pruned ${result.deletedCheckpoints}`);
       await sleep(20 + Math.floor(Math.random() * 40));
     }
@@ -64,7 +71,8 @@ try {
     }).compile({ checkpointer: saver });
     const config = { configurable: { thread_id: thread } };
     let next = 0;
-    while (Date.now() < deadline) {
+    let acks = 0;
+    while (Date.now() < deadline || (acks < MIN_ACKS && Date.now() < hardStop)) {
       const inputId = `${name}-${next}`;
       try {
         const result = await submitInput({
@@ -74,7 +82,10 @@ try {
           session: { namespace: 'test', sessionId: 's' },
           lease: { waitMs: 1_000 },
         });
-        if (result.accepted) say(`ack ${inputId}`);
+        if (result.accepted) {
+          acks += 1;
+          say(`ack ${inputId}`);
+        }
         next += 1;
       } catch (error) {
         if (!(error instanceof ThreadBusyError)) throw error;

@@ -121,7 +121,7 @@ describe('one writer per thread, across processes', () => {
       console.log(JSON.stringify(outcome));
       expect(outcome.acked).toBeGreaterThan(0);
     },
-    RUN_MS * 4 + 60_000,
+    RUN_MS * 12 + 60_000,
   );
 
   it(
@@ -132,6 +132,6 @@ describe('one writer per thread, across processes', () => {
       console.log(JSON.stringify(outcome));
       expect(outcome.acked).toBeGreaterThan(0);
     },
-    RUN_MS * 4 + 60_000,
+    RUN_MS * 12 + 60_000,
   );
 });
