@@ -18,21 +18,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSupportedNode, MIN_NODE } from '../../src/core/node-version.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MIN_NODE } from '../../src/core/node-version.ts';
+import { describeOnOldNode, IS_OLD, OLD_NODE, OLD_VERSION } from './old-node.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-/** The older Node.js to run: `CTXLOOM_OLD_NODE`, else the system's (`/usr/bin/node`). */
-const OLD_NODE = process.env.CTXLOOM_OLD_NODE ?? '/usr/bin/node';
 const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   exports: Record<string, unknown>;
 };
 const SUBPATHS = Object.keys(manifest.exports);
-
-function versionOf(node: string): string | undefined {
-  const result = spawnSync(node, ['--version'], { encoding: 'utf8' });
-  return result.status === 0 ? result.stdout.trim() : undefined;
-}
 
 /** Every shipped `.ts` file under `src/`, as `package.json` `files` selects them. */
 function shippedSources(folder: string): string[] {
@@ -82,26 +76,22 @@ function runOld(root: string, script: string): unknown {
 /** How an error reads across the process boundary. */
 const DESCRIBE_ERROR = `(error) => ({ name: error?.name, code: error?.code, path: error?.path, message: String(error?.message).split('\\n')[0] })`;
 
-const version = versionOf(OLD_NODE);
-const old = version !== undefined && !isSupportedNode(version);
-// Where no older Node is installed there is nothing to run — except in CI, whose machine has
-// Debian's Node 20: there the test fails rather than pass without running.
-const suite = old || process.env.CI === 'true' ? describe : describe.skip;
+describeOnOldNode(
+  `ctxloom on Node.js ${OLD_VERSION ?? '(none)'} at ${OLD_NODE}, older than engines.node >= ${MIN_NODE}`,
+  () => {
+    let root = '';
+    beforeAll(() => {
+      expect(IS_OLD, `${OLD_NODE} is a Node.js older than ${MIN_NODE}`).toBe(true);
+      root = emitPackage();
+    });
+    afterAll(() => {
+      if (root !== '') rmSync(root, { recursive: true, force: true });
+    });
 
-suite(`ctxloom on Node.js ${version ?? '(none)'} at ${OLD_NODE}, older than engines.node >= ${MIN_NODE}`, () => {
-  let root = '';
-  beforeAll(() => {
-    expect(old, `${OLD_NODE} is a Node.js older than ${MIN_NODE}`).toBe(true);
-    root = emitPackage();
-  });
-  afterAll(() => {
-    if (root !== '') rmSync(root, { recursive: true, force: true });
-  });
-
-  it('imports every subpath of package.json exports', () => {
-    const results = runOld(
-      root,
-      `const describeError = ${DESCRIBE_ERROR};
+    it('imports every subpath of package.json exports', () => {
+      const results = runOld(
+        root,
+        `const describeError = ${DESCRIBE_ERROR};
        const results = {};
        for (const subpath of ${JSON.stringify(SUBPATHS)}) {
          const specifier = subpath === '.' ? 'ctxloom' : 'ctxloom/' + subpath.slice(2);
@@ -109,14 +99,14 @@ suite(`ctxloom on Node.js ${version ?? '(none)'} at ${OLD_NODE}, older than engi
          catch (error) { results[subpath] = describeError(error); }
        }
        process.stdout.write(JSON.stringify(results));`,
-    );
-    expect(results).toEqual(Object.fromEntries(SUBPATHS.map((subpath) => [subpath, 'ok'])));
-  });
+      );
+      expect(results).toEqual(Object.fromEntries(SUBPATHS.map((subpath) => [subpath, 'ok'])));
+    });
 
-  it('answers opening each SQLite store with an unsupported CtxloomError naming the Node.js it needs', () => {
-    const results = runOld(
-      root,
-      `const describeError = ${DESCRIBE_ERROR};
+    it('answers opening each SQLite store with an unsupported CtxloomError naming the Node.js it needs', () => {
+      const results = runOld(
+        root,
+        `const describeError = ${DESCRIBE_ERROR};
        const { openMemoryStore, openSharedPool } = await import('ctxloom/sources');
        const { SqliteSaver } = await import('ctxloom/runtime');
        const { openSessionStore } = await import('ctxloom/session');
@@ -133,13 +123,18 @@ suite(`ctxloom on Node.js ${version ?? '(none)'} at ${OLD_NODE}, older than engi
          catch (error) { results[name] = describeError(error); }
        }
        process.stdout.write(JSON.stringify(results));`,
-    ) as Record<string, { name: string; code: string; path: string; message: string }>;
-    expect(Object.keys(results)).toEqual(['memoryStore', 'sharedPool', 'sqliteSaver', 'sessionStore']);
-    for (const [store, error] of Object.entries(results)) {
-      expect(error, store).toMatchObject({ name: 'CtxloomError', code: 'unsupported', path: 'node:sqlite' });
-      expect(error.message, store).toContain(
-        `needs Node.js >= ${MIN_NODE} (its built-in node:sqlite); this is Node.js ${version?.slice(1)}`,
-      );
-    }
-  });
-});
+      ) as Record<string, { name: string; code: string; path: string; message: string }>;
+      expect(Object.keys(results)).toEqual(['memoryStore', 'sharedPool', 'sqliteSaver', 'sessionStore']);
+      for (const [store, error] of Object.entries(results)) {
+        expect(error, store).toMatchObject({
+          name: 'CtxloomError',
+          code: 'unsupported',
+          path: 'node:sqlite',
+        });
+        expect(error.message, store).toContain(
+          `needs Node.js >= ${MIN_NODE} (its built-in node:sqlite); this is Node.js ${OLD_VERSION?.slice(1)}`,
+        );
+      }
+    });
+  },
+);
