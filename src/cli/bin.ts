@@ -2,7 +2,7 @@
 // The `ctxloom` executable. It checks the Node.js version before loading anything else: the
 // CLI and the library use APIs older versions lack (`node:sqlite` without a flag, …), and a
 // failed import on an old Node must not look like success.
-import { isSupportedNode, MIN_NODE } from './node-version.ts';
+import { isSupportedNode, MIN_NODE } from '../core/node-version.ts';
 
 if (!isSupportedNode(process.versions.node)) {
   process.stderr.write(`ctxloom needs Node.js >= ${MIN_NODE}; this is Node.js ${process.versions.node}.\n`);

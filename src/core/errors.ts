@@ -29,7 +29,8 @@
  *   failure says why in `details.reason` (`provider` with `status`, `invalid-response`, or
  *   `timeout` with `timeoutMs`: the model was silent longer than the engine's `modelTimeoutMs`).
  * - `storage-error` — a checkpoint or memory store failed.
- * - `unsupported` — the operation is not supported by this implementation.
+ * - `unsupported` — the operation is not supported by this implementation, or by this Node.js
+ *   release (a SQLite store on a Node.js without `node:sqlite`: `path` is `node:sqlite`).
  * - `missing-dependency` — an optional peer package the feature needs is not installed
  *   (`path` names the package to `npm install`).
  */

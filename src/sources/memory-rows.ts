@@ -1,5 +1,6 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError, type Message } from '../core/index.ts';
+import { requireNodeSqlite } from '../llm/require-node-sqlite.ts';
 import { ensureFormat } from './format-version.ts';
 import type { MemoryEntry } from './memory-entry.ts';
 
@@ -22,8 +23,9 @@ export interface Row {
 
 /** Opens a SQLite file, mapping failures to `storage-error`. */
 export function openDatabase(path: string): DatabaseSync {
+  const sqlite = requireNodeSqlite({ feature: 'the memory store' });
   try {
-    return new DatabaseSync(path);
+    return new sqlite.DatabaseSync(path);
   } catch (error) {
     throw new CtxloomError({
       code: 'storage-error',

@@ -1,5 +1,6 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError } from '../core/index.ts';
+import { requireNodeSqlite } from '../llm/require-node-sqlite.ts';
 import type { Analyzer } from '../retrieval/analyzer.ts';
 import { type Bm25Index, createBm25Index } from '../retrieval/bm25-index.ts';
 import { ensureFormat } from './format-version.ts';
@@ -62,7 +63,11 @@ const NAMESPACE = /^[\p{L}\p{N}_.:/-]{1,128}$/u;
 /** Opens (creating if needed) a shared pool in SQLite. */
 export function openSharedPool(options: SharedPoolOptions = {}): SharedPool {
   const owned = options.database === undefined;
-  const database = options.database ?? new DatabaseSync(options.path ?? ':memory:');
+  let database = options.database;
+  if (database === undefined) {
+    const { DatabaseSync } = requireNodeSqlite({ feature: 'the shared pool' });
+    database = new DatabaseSync(options.path ?? ':memory:');
+  }
   ensureFormat(database, 'shared-pool', SHARED_POOL_FORMAT_VERSION, options.path);
   database.exec(`CREATE TABLE IF NOT EXISTS ctxloom_shared_pool (
     namespace TEXT NOT NULL, key TEXT NOT NULL, content TEXT NOT NULL, publisher TEXT NOT NULL,

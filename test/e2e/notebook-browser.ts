@@ -105,3 +105,77 @@ export async function layerTokens(page: Page, layer: string): Promise<number> {
   if ((await cell.count()) === 0) return 0;
   return Number(((await cell.textContent()) ?? '').replace(/,/gu, ''));
 }
+
+/** One element whose own text holds Han characters, as Chromium drew it. */
+export interface HanRun {
+  /** The element's own text (its text nodes, not its children's), up to 40 characters. */
+  text: string;
+  /** Han characters in it. */
+  han: number;
+  /** Glyphs drawn with a Simplified Chinese font (Noto Sans CJK SC, its mono, PingFang SC, …). */
+  scGlyphs: number;
+  /** Every font Chromium drew the text with: `family glyphs`. */
+  fonts: string[];
+}
+
+/** Font families that draw Han characters in their Simplified Chinese forms. */
+const SIMPLIFIED_CHINESE_FONT = /CJK SC|Sans SC|Serif SC|PingFang SC|Hiragino Sans GB|YaHei/u;
+
+/**
+ * The fonts Chromium really drew the Han text inside `scope` with: each rendered element whose
+ * own text holds Han characters, with the glyphs its platform fonts drew (DevTools'
+ * `CSS.getPlatformFontsForNode`, what the Fonts pane shows). Hidden elements (another panel on
+ * a narrow screen) are not drawn and not listed. A Han character drawn as a missing-glyph box,
+ * or in a fallback font's Japanese forms, leaves `scGlyphs` below `han`.
+ */
+export async function hanRuns(page: Page, scope: string): Promise<HanRun[]> {
+  const marked = await page.locator(scope).evaluate((root) => {
+    let count = 0;
+    for (const element of [root, ...root.querySelectorAll('*')]) {
+      element.removeAttribute('data-han-run');
+      const own = [...element.childNodes]
+        .filter((node) => node.nodeType === Node.TEXT_NODE)
+        .map((node) => node.textContent ?? '')
+        .join('');
+      if (/\p{Script=Han}/u.test(own) && element.checkVisibility({ visibilityProperty: true })) {
+        element.setAttribute('data-han-run', String(count));
+        count += 1;
+      }
+    }
+    return count;
+  });
+  if (marked === 0) return [];
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('DOM.enable');
+    await cdp.send('CSS.enable');
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeIds } = await cdp.send('DOM.querySelectorAll', {
+      nodeId: root.nodeId,
+      selector: '[data-han-run]',
+    });
+    const runs: HanRun[] = [];
+    for (const nodeId of nodeIds) {
+      const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+      const { node } = await cdp.send('DOM.describeNode', { nodeId, depth: 1 });
+      const own = (node.children ?? [])
+        .filter((child) => child.nodeType === 3)
+        .map((child) => child.nodeValue)
+        .join('');
+      runs.push({
+        text: own.trim().slice(0, 40),
+        han: own.match(/\p{Script=Han}/gu)?.length ?? 0,
+        scGlyphs: fonts
+          .filter((font) => SIMPLIFIED_CHINESE_FONT.test(font.familyName))
+          .reduce((sum, font) => sum + font.glyphCount, 0),
+        fonts: fonts.map((font) => `${font.familyName} ${font.glyphCount}`),
+      });
+    }
+    return runs;
+  } finally {
+    await cdp.detach();
+    await page.locator('[data-han-run]').evaluateAll((elements) => {
+      for (const element of elements) element.removeAttribute('data-han-run');
+    });
+  }
+}

@@ -15,6 +15,8 @@ import {
   ask,
   bodyText,
   EXAMPLE,
+  type HanRun,
+  hanRuns,
   launchChromium,
   openNotebookPage,
   poll,
@@ -32,6 +34,8 @@ const VIEWPORTS = [
 const RAFT = 'raft-consensus';
 /** Tab presses from the page's top to the chat input, per wide layout (written to the artefacts). */
 const TAB_STOPS: { lang: string; width: number; stops: number }[] = [];
+/** The fonts the Chinese page's Han text was drawn with, per width and panel (written to the artefacts). */
+const HAN_FONTS: { width: number; panel: string; runs: number; han: number; fonts: string[] }[] = [];
 
 let root: string;
 let server: NotebookServer;
@@ -54,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await writeFile(join(ARTIFACTS, 'product-tab-stops.json'), `${JSON.stringify(TAB_STOPS, null, 2)}\n`);
+  await writeFile(join(ARTIFACTS, 'product-zh-fonts.json'), `${JSON.stringify(HAN_FONTS, null, 2)}\n`);
   await browser?.close();
   await server?.close();
   if (root) await rm(root, { recursive: true, force: true });
@@ -116,6 +121,7 @@ describe('the notebook as a product, at every width in English and Chinese', () 
         await guarded(`${lang}-${viewport.width}`, async () => {
           await page.setViewportSize(viewport);
           await openRaft(lang);
+          if (lang === 'zh') await chineseGlyphs(viewport.width);
           await toolsRow(lang, viewport.width);
           await badReferencePreview(lang, viewport.width);
           await protectedFiles(lang, viewport.width);
@@ -128,10 +134,64 @@ describe('the notebook as a product, at every width in English and Chinese', () 
     }
   }
 
+  it('tells Han text drawn in a Simplified Chinese font from text drawn in Japanese forms', async () => {
+    // The glyph check above is not vacuous: the same characters in Noto Sans CJK JP (what
+    // fontconfig falls back to for Han text in an English page here) count no SC glyphs.
+    const probe = await browser.newPage();
+    try {
+      await probe.setContent(
+        `<p style="font-family: 'Noto Sans CJK SC'">提交规则，提交</p><p style="font-family: 'Noto Sans CJK JP'">提交规则</p>`,
+      );
+      const runs = await hanRuns(probe, 'body');
+      expect(runs.map(({ text, han, scGlyphs }) => ({ text, han, scGlyphs }))).toEqual([
+        { text: '提交规则，提交', han: 6, scGlyphs: 7 },
+        { text: '提交规则', han: 4, scGlyphs: 0 },
+      ]);
+    } finally {
+      await probe.close();
+    }
+  });
+
   it('keeps the session list live across tabs; dialogs create, rename and delete a session', async () => {
     await guarded('sessions', liveSessions);
   }, 120_000);
 });
+
+/**
+ * Every Han character on the Chinese page is drawn in a Simplified Chinese font — no
+ * missing-glyph boxes, no Japanese forms from a fallback font — in each panel (on a narrow
+ * screen, each tab), the offline answer in the chat included.
+ */
+async function chineseGlyphs(width: number): Promise<void> {
+  const panels = [
+    ['sidebar', 'nav.sidebar'],
+    ['main', 'section.center'],
+    ['context', 'aside.inspector'],
+  ] as const;
+  for (const [index, [panel, scope]] of panels.entries()) {
+    await showPanel(index as 0 | 1 | 2);
+    if (panel === 'main') {
+      const answer = page.locator('.message.assistant').last();
+      await answer.scrollIntoViewIfNeeded();
+    }
+    const runs: HanRun[] = await hanRuns(page, scope);
+    expect(runs.length, `${panel}: elements with Han text`).toBeGreaterThan(5);
+    expect(
+      runs.filter((run) => run.scGlyphs < run.han),
+      `${panel}: Han text not drawn in a Simplified Chinese font`,
+    ).toEqual([]);
+    HAN_FONTS.push({
+      width,
+      panel,
+      runs: runs.length,
+      han: runs.reduce((sum, run) => sum + run.han, 0),
+      fonts: [...new Set(runs.flatMap((run) => run.fonts.map((font) => font.replace(/ \d+$/u, ''))))].sort(),
+    });
+    if (narrow()) await shot(`zh-${width}-glyphs-${panel}`);
+  }
+  if (!narrow()) await shot(`zh-${width}-glyphs`);
+  await showPanel(1);
+}
 
 /** Every token of the call in a row: layers, tools (each on expand), overhead; the rows sum to the total. */
 async function toolsRow(lang: 'en' | 'zh', width: number): Promise<void> {

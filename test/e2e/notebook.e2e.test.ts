@@ -80,6 +80,10 @@ describe('the notebook in a real browser', () => {
   it('fits every width in English and Chinese, and follows the system dark mode', async () => {
     await guarded(layouts);
   }, 180_000);
+
+  it('loads an editor language only when a file of its kind opens', async () => {
+    await guarded(editorLanguages);
+  }, 120_000);
 });
 
 async function guarded(run: () => Promise<void>): Promise<void> {
@@ -556,4 +560,46 @@ async function layouts(): Promise<void> {
   await page.setViewportSize({ width: 390, height: 844 });
   await shot('en-390-dark');
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+async function editorLanguages(): Promise<void> {
+  // A page of its own, in a new browser context: nothing cached from the tests before.
+  const fresh = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  try {
+    fresh.on('pageerror', (error) => {
+      throw error;
+    });
+    const scripts: string[] = [];
+    fresh.on('request', (request) => {
+      const name = new URL(request.url()).pathname.split('/').pop() ?? '';
+      if (name.endsWith('.js')) scripts.push(name);
+    });
+    // The editor's language chunks (and the parser runtime they share), by name without hash.
+    const languages = () =>
+      scripts.flatMap((name) => /^(lang-[a-z]+|lr)-[\w-]+\.js$/u.exec(name)?.[1] ?? []).sort();
+    await fresh.goto(server.browserUrl);
+    await fresh.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    await poll(() => tokensOf(fresh), { timeout: 20_000 }).toBeGreaterThan(0);
+    // The first load: the app's script and the Markdown renderer, no editor language.
+    expect(scripts.some((name) => /^index-/u.test(name))).toBe(true);
+    expect(languages()).toEqual([]);
+
+    const open = async (name: string) => {
+      await fresh
+        .locator('.file-tree .file .file-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`, 'u') })
+        .click();
+      await poll(() => fresh.locator('.editor-path').textContent()).toBe(name);
+    };
+    // A Markdown file brings the Markdown mode (its headings get highlight spans), not JSON's.
+    await open('guidance.md');
+    await poll(() => fresh.locator('.cm-host .cm-line span').count()).toBeGreaterThan(0);
+    expect(languages()).toEqual(['lang-markdown', 'lr']);
+    // A JSON file brings the JSON mode, once; a second Markdown file requests nothing more.
+    await open('context-config.json');
+    await poll(() => fresh.locator('.cm-host .cm-line span').count()).toBeGreaterThan(10);
+    await open('milestones.md');
+    expect(languages()).toEqual(['lang-json', 'lang-markdown', 'lr']);
+  } finally {
+    await fresh.close();
+  }
 }

@@ -1,16 +1,16 @@
-import { json } from '@codemirror/lang-json';
-import { markdown } from '@codemirror/lang-markdown';
 import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, api } from './api.ts';
 import { basicEditing } from './editor-commands.ts';
+import { loadEditorLanguage } from './editor-language.ts';
 import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 
 /**
- * CodeMirror 6 Markdown editor over one session file. Saves with `If-Match`; a stale ETag
+ * CodeMirror 6 editor over one session file (Markdown, or JSON for `.json`; the language
+ * loads with the file, see {@link loadEditorLanguage}). Saves with `If-Match`; a stale ETag
  * (someone else saved) shows the conflict and lets the user load theirs or overwrite. A file
  * ctxloom keeps (`readOnly`) is shown read-only, without a save button.
  */
@@ -39,9 +39,13 @@ export function FileEditor(props: {
   const [message, setMessage] = useState('');
   const { sessionId, path } = props;
 
+  const loads = useRef(0);
   const load = async () => {
     if (path === undefined || host.current === null) return;
-    const file = await api.readFile(sessionId, path);
+    const ticket = ++loads.current;
+    const [file, language] = await Promise.all([api.readFile(sessionId, path), loadEditorLanguage(path)]);
+    // Another file opened while this one (or its language) was on the way: that one shows.
+    if (ticket !== loads.current || host.current === null) return;
     etag.current = file.etag;
     view.current?.destroy();
     view.current = new EditorView({
@@ -54,7 +58,7 @@ export function FileEditor(props: {
           drawSelection(),
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
           basicEditing(),
-          path.endsWith('.json') ? json() : markdown(),
+          language,
           EditorView.lineWrapping,
           EditorState.readOnly.of(props.readOnly === true),
           EditorView.editable.of(props.readOnly !== true),

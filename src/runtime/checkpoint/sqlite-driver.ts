@@ -1,4 +1,5 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { requireNodeSqlite } from '../../llm/require-node-sqlite.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 
 /**
@@ -25,6 +26,7 @@ export interface SqliteDriverOptions {
  * Transactions are serialised with an in-process queue because the connection is shared.
  */
 export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { database: DatabaseSync } {
+  const { DatabaseSync } = requireNodeSqlite({ feature: 'a SQLite checkpoint store' });
   const database = new DatabaseSync(options.path);
   database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   // auto_vacuum only takes effect before the first table exists; harmless afterwards.

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import manifest from '../../package.json' with { type: 'json' };
 import { isSupportedNode, MIN_NODE } from './node-version.ts';
 
 describe('isSupportedNode', () => {
@@ -15,7 +15,6 @@ describe('isSupportedNode', () => {
   });
 
   it('is what package.json engines.node says', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(manifest.engines.node).toBe(`>=${MIN_NODE}`);
   });
 });
