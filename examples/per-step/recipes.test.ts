@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hasEveryLine } from '../../src/ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../../src/ai-sdk/index.ts';
 import { countToolDefinitions, type Message } from '../../src/core/index.ts';
 import { getTokenCounter } from '../../src/tokenizers/index.ts';
+import { expectQuotedWhole } from '../doc-examples.test-support.ts';
 import {
   CHINESE_FILE,
   LARGE_FILE,
@@ -21,14 +21,6 @@ import {
 const RECIPES = ['middleware.ts', 'prepare-step.ts', 'step-compiler.ts', 'react-agent.ts', 'diff-reports.ts'];
 const counter = getTokenCounter('gpt-4o');
 
-/** A file as the doc shows it: imports by package name. */
-function asDocumented(source: string): string {
-  return source
-    .replaceAll("'../../src/core/index.ts'", "'ctxloom'")
-    .replace(/'\.\.\/\.\.\/src\/([a-z-]+)\/index\.ts'/gu, "'ctxloom/$1'")
-    .trim();
-}
-
 beforeAll(() => {
   vi.spyOn(console, 'log').mockImplementation(() => {});
 });
@@ -38,12 +30,10 @@ afterAll(() => {
 
 describe('docs/per-step.md', () => {
   it('quotes every recipe file whole, and has no TypeScript block that is not one', async () => {
-    const doc = await readFile(new URL('../../docs/per-step.md', import.meta.url), 'utf8');
-    const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/gu)].map((match) => (match[1] as string).trim());
-    const files = await Promise.all(
-      RECIPES.map(async (name) => asDocumented(await readFile(new URL(name, import.meta.url), 'utf8'))),
+    await expectQuotedWhole(
+      'docs/per-step.md',
+      RECIPES.map((name) => `examples/per-step/${name}`),
     );
-    expect(blocks).toEqual(files);
   });
 
   /** What an AI SDK recipe's provider received equals its reports, open_artifact included. */

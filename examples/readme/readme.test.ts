@@ -1,26 +1,19 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LONG_SESSION } from '../../src/session/compile-session.ts';
 import { parseContextConfig } from '../../src/workspace/config/parse-context-config.ts';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-
-/** The example as the README shows it: imports by package name. */
-function asDocumented(source: string): string {
-  return source
-    .replaceAll("'../../src/core/index.ts'", "'ctxloom'")
-    .replace(/'\.\.\/\.\.\/src\/([a-z-]+)\/index\.ts'/gu, "'ctxloom/$1'")
-    .trim();
-}
+import { blocksOf, expectQuotedWhole, readPage } from '../doc-examples.test-support.ts';
 
 describe('the README', () => {
-  it("quotes examples/readme/compile-a-context.ts whole as 'Compile a context', and it runs", async () => {
-    const readme = await readFile(`${REPO}README.md`, 'utf8');
-    const section = readme.slice(readme.indexOf('## Compile a context'));
-    const block = /```ts\n([\s\S]*?)```/u.exec(section)?.[1]?.trim();
-    const file = await readFile(`${REPO}examples/readme/compile-a-context.ts`, 'utf8');
-    expect(block).toBe(asDocumented(file));
+  it("quotes compile-a-context.ts ('Compile a context') and run-a-session.ts ('Run a session') whole", async () => {
+    await expectQuotedWhole('README.md', [
+      'examples/readme/compile-a-context.ts',
+      'examples/readme/run-a-session.ts',
+    ]);
+    const readme = await readPage('README.md');
+    expect(readme.indexOf('## Compile a context')).toBeLessThan(readme.indexOf('## Run a session'));
+  });
+
+  it("runs 'Compile a context'", async () => {
     const lines: string[] = [];
     const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
       lines.push(values.join(' '));
@@ -37,12 +30,7 @@ describe('the README', () => {
 });
 
 describe("the README's session example", () => {
-  it("quotes examples/readme/run-a-session.ts whole as 'Run a session', and it runs", async () => {
-    const readme = await readFile(`${REPO}README.md`, 'utf8');
-    const section = readme.slice(readme.indexOf('## Run a session'));
-    const block = /```ts\n([\s\S]*?)```/u.exec(section)?.[1]?.trim();
-    const file = await readFile(`${REPO}examples/readme/run-a-session.ts`, 'utf8');
-    expect(block).toBe(asDocumented(file));
+  it("runs 'Run a session'", async () => {
     const lines: string[] = [];
     const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
       lines.push(values.join(' '));
@@ -62,9 +50,10 @@ describe("the README's session example", () => {
 
 describe("the README's long-session settings", () => {
   it('are a valid chatHistory of a manifest, and its values are the defaults the engine uses', async () => {
-    const readme = await readFile(`${REPO}README.md`, 'utf8');
+    const readme = await readPage('README.md');
     const section = readme.slice(readme.indexOf('## Long sessions'));
-    const block = /```json\n([\s\S]*?)```/u.exec(section)?.[1] ?? '';
+    const [block = ''] = await blocksOf('README.md', 'json');
+    expect(section.indexOf(block)).toBeGreaterThan(0);
     const manifest = parseContextConfig(`{ "version": 1, ${block} }`, 'README.md');
     expect(manifest.chatHistory.longSession).toEqual(DEFAULT_LONG_SESSION);
   });

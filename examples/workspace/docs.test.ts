@@ -2,7 +2,6 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../../src/cli/commands/serve.ts';
 import { createBufferIo } from '../../src/cli/io.ts';
@@ -10,27 +9,12 @@ import { main } from '../../src/cli/main.ts';
 import { createOfflineModel } from '../../src/llm/index.ts';
 import { createNotebookApp } from '../../src/server/create-notebook-app.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
+import { blocksOf, expectQuotedWhole, REPO } from '../doc-examples.test-support.ts';
 
 // The UI build is not what these commands show; the server runs its API without it.
 vi.mock('../../src/server/ensure-web-build.ts', () => ({ ensureWebBuild: async () => undefined }));
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = join(REPO, 'examples/notebook');
-
-/** A file as the doc shows it: imports by package name. */
-function asDocumented(source: string): string {
-  return source
-    .replaceAll("'../../src/core/index.ts'", "'ctxloom'")
-    .replace(/'\.\.\/\.\.\/src\/([a-z-]+)\/index\.ts'/gu, "'ctxloom/$1'")
-    .trim();
-}
-
-async function blocksOf(doc: string, language: string): Promise<string[]> {
-  const text = await readFile(join(REPO, 'docs', doc), 'utf8');
-  return [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'gu'))].map((match) =>
-    (match[1] as string).trim(),
-  );
-}
 
 /** One shell line as argv and environment: `A=b npx ctxloom x y  # comment` → ['x', 'y'], { A: 'b' }. */
 function parseLine(line: string, start: readonly string[]) {
@@ -71,8 +55,7 @@ afterAll(async () => {
 
 describe('docs/workspace.md', () => {
   it('quotes examples/workspace/compile-session.ts whole, and has no other TypeScript block', async () => {
-    const file = await readFile(new URL('compile-session.ts', import.meta.url), 'utf8');
-    expect(await blocksOf('workspace.md', 'ts')).toEqual([asDocumented(file)]);
+    await expectQuotedWhole('docs/workspace.md', ['examples/workspace/compile-session.ts']);
   });
 
   it('compiles the bytes the notebook previews for the same query', async () => {
@@ -95,7 +78,7 @@ describe('docs/workspace.md', () => {
   });
 
   it('runs every shell line as written (on a copy of the example)', async () => {
-    const [block, ...rest] = await blocksOf('workspace.md', 'sh');
+    const [block, ...rest] = await blocksOf('docs/workspace.md', 'sh');
     expect(rest).toEqual([]);
     const lines = (block as string).split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(5);
@@ -122,7 +105,7 @@ describe('docs/notebook.md', () => {
     const start = packageJson.scripts.start
       .split(' ')
       .slice(packageJson.scripts.start.split(' ').indexOf('src/cli/bin.ts') + 1);
-    const [block, ...rest] = await blocksOf('notebook.md', 'sh');
+    const [block, ...rest] = await blocksOf('docs/notebook.md', 'sh');
     expect(rest).toEqual([]);
     const lines = (block as string).split('\n');
     expect(lines.length).toBe(4);
