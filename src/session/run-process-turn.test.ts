@@ -84,7 +84,7 @@ describe('engine.runTurn on a runtime process', () => {
     const calls = await engine.listCalls(SESSION);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ turnId: turn.userMessageId, step: 0, agentId: 'helper' });
-    expect(calls[0]?.report.totalTokens).toBe(countCallTokens(model.doGenerateCalls[0]!, counter));
+    expect(calls[0]?.report.totalTokens).toBe(countCallTokens(model.calls[0]!, counter));
     const state = await store.load(SESSION);
     expect(state.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
   });
@@ -97,7 +97,7 @@ describe('engine.runTurn on a runtime process', () => {
       .catch((e) => e);
     expect(CtxloomError.is(error, 'conflict')).toBe(true);
     expect((error as CtxloomError).details).toMatchObject({ accepted: false });
-    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
   });
 
   it('sends the agent the session’s curation and never a chat command', async () => {
@@ -123,7 +123,7 @@ describe('engine.runTurn on a runtime process', () => {
     expect(last).toContain('a secret, not needed');
     expect(last).not.toContain('/compress');
     expect(last).toContain('what is a term?');
-    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(model.calls).toHaveLength(3);
   });
 
   it('writes the curated history’s placeholders in the language the session manifest names', async () => {
@@ -205,9 +205,9 @@ describe('engine.runTurn on a runtime process', () => {
     }
     expect(chatCall.model).toBe('mock:chat');
     // Each report is what its provider received.
-    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
     expect(chatModel.doStreamCalls).toHaveLength(1);
-    expect(processCall.report.totalTokens).toBe(countCallTokens(model.doGenerateCalls[0]!, counter));
+    expect(processCall.report.totalTokens).toBe(countCallTokens(model.calls[0]!, counter));
     expect(chatCall.report.totalTokens).toBe(countCallTokens(chatModel.doStreamCalls[0]!, counter));
   });
 
@@ -216,7 +216,7 @@ describe('engine.runTurn on a runtime process', () => {
     await chunks(
       (await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'm1' })).stream,
     );
-    const sent = model.doGenerateCalls[0]!;
+    const sent = model.calls[0]!;
     const system = sent.prompt.find((message) => message.role === 'system')?.content ?? '';
     // The global and session prompts the manifest names, then the agent's private prompt.
     expect(system).toMatch(/^# 角色 \/ Role/u);
