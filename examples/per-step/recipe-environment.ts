@@ -4,8 +4,12 @@
  * every model follows ctxloom's instructions (it reads a file, then calls `open_artifact` as
  * the newest tool result says, then answers). `recipes.test.ts` runs each recipe over them.
  */
-import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
-import { jsonSchema, tool } from 'ai';
+import type {
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import { jsonSchema, simulateReadableStream, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import {
   chineseFile,
@@ -49,34 +53,52 @@ const USAGE = {
 /** Stands for `openai(modelId)`: a recording provider that follows ctxloom's instructions. */
 export function openai(_modelId: string): MockLanguageModelV4 {
   const provider = new MockLanguageModelV4({
-    doGenerate: async ({ prompt }): Promise<LanguageModelV4GenerateResult> => {
-      const hasResult = toolResultTexts(prompt).length > 0;
-      const artifact = nextArtifactCall(prompt);
-      if (hasResult && artifact === undefined) {
-        return {
-          content: [{ type: 'text', text: 'The job checks every partition.' }],
-          finishReason: { unified: 'stop', raw: 'stop' },
-          usage: USAGE,
-          warnings: [],
-        };
+    doGenerate: async ({ prompt }) => answer(prompt),
+    // A streamed call sends the same answer, its text word by word.
+    doStream: async ({ prompt }) => {
+      const { content, finishReason } = answer(prompt);
+      const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      for (const part of content) {
+        if (part.type === 'text') {
+          parts.push({ type: 'text-start', id: 't' });
+          for (const word of part.text.split(/(?<= )/u))
+            parts.push({ type: 'text-delta', id: 't', delta: word });
+          parts.push({ type: 'text-end', id: 't' });
+        } else if (part.type === 'tool-call') parts.push(part);
       }
-      return {
-        content: [
-          {
-            type: 'tool-call',
-            toolCallId: `call-${prompt.length}`,
-            toolName: hasResult ? 'open_artifact' : 'read_file',
-            input: JSON.stringify(hasResult ? artifact : { path: 'etl.md' }),
-          },
-        ],
-        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage: USAGE,
-        warnings: [],
-      };
+      parts.push({ type: 'finish', finishReason, usage: USAGE });
+      return { stream: simulateReadableStream({ chunks: parts }) };
     },
   });
   providers.push(provider);
   return provider;
+}
+
+/** The answer to `prompt`: read the file, then open the artifact as the newest tool result says, then answer. */
+function answer(prompt: LanguageModelV4Prompt): LanguageModelV4GenerateResult {
+  const hasResult = toolResultTexts(prompt).length > 0;
+  const artifact = nextArtifactCall(prompt);
+  if (hasResult && artifact === undefined) {
+    return {
+      content: [{ type: 'text', text: 'The job checks every partition.' }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: USAGE,
+      warnings: [],
+    };
+  }
+  return {
+    content: [
+      {
+        type: 'tool-call',
+        toolCallId: `call-${prompt.length}`,
+        toolName: hasResult ? 'open_artifact' : 'read_file',
+        input: JSON.stringify(hasResult ? artifact : { path: 'etl.md' }),
+      },
+    ],
+    finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+    usage: USAGE,
+    warnings: [],
+  };
 }
 
 /** Your tools: one `read_file` that returns {@link LARGE_FILE}. */

@@ -92,7 +92,8 @@ describe('docs/per-step.md', () => {
   it('runs the LangGraph recipe: the agent counts the open_artifact it adds', async () => {
     resetEnvironment();
     await import('./react-agent.ts');
-    expectSentAsReported(providers[0]?.doGenerateCalls ?? []);
+    // The agent streams its calls (LangGraph's `messages` mode gets their tokens).
+    expectSentAsReported(providers[0]?.doStreamCalls ?? []);
   });
 
   it('runs the diffReports recipe over the last two reports', async () => {

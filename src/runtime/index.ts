@@ -75,7 +75,9 @@ export { createSequentialProcess, type SequentialProcessOptions } from './proces
 export {
   type GraphStateView,
   type InvokableGraph,
+  type RunWatch,
   type SubmitInputOptions,
   type SubmitInputResult,
   submitInput,
+  type WatchedMode,
 } from './session/submit-input.ts';

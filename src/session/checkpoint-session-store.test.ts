@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StateGraph } from '@langchain/langgraph';
 import { tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { PostgresSaver } from '../runtime/checkpoint/postgres-saver.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
-import { prompts, textModel } from '../runtime/processes/mock-model.test-support.ts';
+import { prompts, scriptedModel, textModel } from '../runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../runtime/processes/sequential.ts';
 import { submitInput } from '../runtime/session/submit-input.ts';
 import { Blackboard, createBlackboard, StateBuilder } from '../state/index.ts';
@@ -104,31 +103,11 @@ describe('createCheckpointSessionStore', () => {
   it('logs every model call a runtime agent sends, one per tool-loop step, in the session call log', async () => {
     const store = createCheckpointSessionStore({ saver: sqlite, callCapacity });
     const id = newSession();
-    let step = 0;
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => {
-        step += 1;
-        const usage = {
-          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 1, text: 1, reasoning: 0 },
-        };
-        return step === 1
-          ? {
-              content: [
-                { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"term":"quorum"}' },
-              ],
-              finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-              usage,
-              warnings: [],
-            }
-          : {
-              content: [{ type: 'text', text: 'a majority' }],
-              finishReason: { unified: 'stop', raw: 'stop' },
-              usage,
-              warnings: [],
-            };
-      },
-    });
+    const model = scriptedModel((_options, index) =>
+      index === 0
+        ? [{ type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"term":"quorum"}' }]
+        : [{ type: 'text', text: 'a majority' }],
+    );
     const lookup = tool({
       description: 'Look a term up',
       inputSchema: z.object({ term: z.string() }),

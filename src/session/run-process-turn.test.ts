@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { simulateReadableStream, type UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { countCallTokens } from '../ai-sdk/index.ts';
 import { CtxloomError } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
-import { prompts, textModel } from '../runtime/processes/mock-model.test-support.ts';
+import { prompts, type ScriptedModel, textModel } from '../runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../runtime/processes/sequential.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { createCharCounter } from '../testing/index.ts';
@@ -35,13 +35,22 @@ afterEach(async () => {
   await notebook.cleanup();
 });
 
+interface ProcessEngine<M> {
+  engine: ReturnType<typeof createSessionEngine>;
+  store: ReturnType<typeof createCheckpointSessionStore>;
+  model: M;
+  counter: ReturnType<typeof createCharCounter>;
+}
+
 /** An engine whose turns run a one-agent sequential process on a checkpoint store's thread. */
+function processEngine(reply?: (prompt: string, index: number) => string): ProcessEngine<ScriptedModel>;
+function processEngine(model: LanguageModelV4): ProcessEngine<LanguageModelV4>;
 function processEngine(
-  reply: (prompt: string, index: number) => string = () => 'A term is a logical clock.',
-) {
+  reply: ((prompt: string, index: number) => string) | LanguageModelV4 = () => 'A term is a logical clock.',
+): ProcessEngine<LanguageModelV4> {
   const counter = createCharCounter();
   const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-${thread}` });
-  const model = textModel(reply);
+  const model = typeof reply === 'function' ? textModel(reply) : reply;
   const graph = createSequentialProcess({
     counter,
     blackboard: store.blackboard,
@@ -73,9 +82,13 @@ describe('engine.runTurn on a runtime process', () => {
     const streamed = await chunks(turn.stream);
     const reports = streamed.filter((chunk) => chunk.type === 'data-context-report');
     expect(reports).toHaveLength(1);
-    expect(streamed.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta)).toEqual([
-      'A term is a logical clock.',
-    ]);
+    // The reply streams as the provider sent it, word by word, in one text part.
+    const deltas = streamed.filter((chunk) => chunk.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((chunk) => chunk.delta).join('')).toBe('A term is a logical clock.');
+    expect(new Set(deltas.map((chunk) => chunk.id)).size).toBe(1);
+    expect(streamed.filter((chunk) => chunk.type === 'text-start')).toHaveLength(1);
+    expect(streamed.filter((chunk) => chunk.type === 'text-end')).toHaveLength(1);
     expect(streamed.at(-1)?.type).toBe('finish');
     const stored = await turn.stored;
     expect(stored.map((message) => [message.role, message.content])).toEqual([
@@ -84,9 +97,69 @@ describe('engine.runTurn on a runtime process', () => {
     const calls = await engine.listCalls(SESSION);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ turnId: turn.userMessageId, step: 0, agentId: 'helper' });
-    expect(calls[0]?.report.totalTokens).toBe(countCallTokens(model.doGenerateCalls[0]!, counter));
+    expect(calls[0]?.report.totalTokens).toBe(countCallTokens(model.calls[0]!, counter));
     const state = await store.load(SESSION);
     expect(state.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('streams the agent’s tokens as they arrive, before the turn ends', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let blocked!: () => void;
+    const waiting = new Promise<'blocked'>((resolve) => {
+      blocked = () => resolve('blocked');
+    });
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
+    // A provider that sends its first token, then waits until the test has seen it.
+    const slow = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't' });
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'A term ' });
+            blocked();
+            await gate;
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'is a logical clock.' });
+            controller.enqueue({ type: 'text-end', id: 't' });
+            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
+            controller.close();
+          },
+        }),
+      }),
+    });
+    const { engine } = processEngine(slow);
+    const started = await Promise.race([
+      engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'm1' }),
+      waiting,
+    ]);
+    // The turn is under way (its stream open) while the provider is still sending.
+    expect(started).not.toBe('blocked');
+    const turn = started as Exclude<typeof started, 'blocked'>;
+    const reader = turn.stream.getReader();
+    const before: UIMessageChunk[] = [];
+    while (!before.some((chunk) => chunk.type === 'text-delta')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      before.push(value);
+    }
+    expect(before.at(-1)).toMatchObject({ type: 'text-delta', delta: 'A term ' });
+    // Nothing of the answer is stored yet: the agent's node has not finished.
+    expect(await engine.listCalls(SESSION)).toHaveLength(0);
+    release();
+    const after: UIMessageChunk[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) after.push(next.value);
+    expect(after.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta)).toEqual([
+      'is a logical clock.',
+    ]);
+    expect(after.some((chunk) => chunk.type === 'data-context-report')).toBe(true);
+    expect(after.at(-1)?.type).toBe('finish');
+    expect((await turn.stored).map((message) => message.content)).toEqual(['A term is a logical clock.']);
   });
 
   it('refuses a re-sent message id as a conflict, running nothing', async () => {
@@ -97,7 +170,7 @@ describe('engine.runTurn on a runtime process', () => {
       .catch((e) => e);
     expect(CtxloomError.is(error, 'conflict')).toBe(true);
     expect((error as CtxloomError).details).toMatchObject({ accepted: false });
-    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
   });
 
   it('sends the agent the session’s curation and never a chat command', async () => {
@@ -123,7 +196,7 @@ describe('engine.runTurn on a runtime process', () => {
     expect(last).toContain('a secret, not needed');
     expect(last).not.toContain('/compress');
     expect(last).toContain('what is a term?');
-    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(model.calls).toHaveLength(3);
   });
 
   it('writes the curated history’s placeholders in the language the session manifest names', async () => {
@@ -205,9 +278,9 @@ describe('engine.runTurn on a runtime process', () => {
     }
     expect(chatCall.model).toBe('mock:chat');
     // Each report is what its provider received.
-    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
     expect(chatModel.doStreamCalls).toHaveLength(1);
-    expect(processCall.report.totalTokens).toBe(countCallTokens(model.doGenerateCalls[0]!, counter));
+    expect(processCall.report.totalTokens).toBe(countCallTokens(model.calls[0]!, counter));
     expect(chatCall.report.totalTokens).toBe(countCallTokens(chatModel.doStreamCalls[0]!, counter));
   });
 
@@ -216,7 +289,7 @@ describe('engine.runTurn on a runtime process', () => {
     await chunks(
       (await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'm1' })).stream,
     );
-    const sent = model.doGenerateCalls[0]!;
+    const sent = model.calls[0]!;
     const system = sent.prompt.find((message) => message.role === 'system')?.content ?? '';
     // The global and session prompts the manifest names, then the agent's private prompt.
     expect(system).toMatch(/^# 角色 \/ Role/u);

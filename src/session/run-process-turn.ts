@@ -1,10 +1,17 @@
-import { createUIMessageStream, type UIMessageChunk } from 'ai';
-import { CtxloomError, messageText } from '../core/index.ts';
-import { PLACEHOLDER_LOCALE_KEY, SESSION_LAYERS_KEY, submitInput } from '../runtime/index.ts';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { createUIMessageStream, type UIMessageChunk, type UIMessageStreamWriter } from 'ai';
+import { type CallRecord, CtxloomError, type Message, messageText } from '../core/index.ts';
+import {
+  PLACEHOLDER_LOCALE_KEY,
+  SESSION_LAYERS_KEY,
+  submitInput,
+  type WatchedMode,
+} from '../runtime/index.ts';
 import { humanMessageId } from '../state/index.ts';
 import type { NotebookUIMessage } from '../stream/index.ts';
 import type { PlaceholderLocale, SessionLayers } from '../workspace/index.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
+import { SESSION_KEYS } from './session-channels.ts';
 import type { SessionProcess, Turn, TurnInput } from './session-engine.ts';
 
 /** What a process turn needs of the engine. */
@@ -23,9 +30,11 @@ export interface ProcessTurnContext {
  * through `submitInput` (deterministic id `human:<session>:<messageId>`, processed-input
  * ledger, one writer per thread), the process routes it and its agent nodes compile (curated
  * history in the manifest's placeholder language, the manifest's layers beside their own), log
- * and send their calls; the engine then streams what the process stored — the reports of the
- * turn's logged calls and the replies — in the notebook's UI message protocol. Everything is
- * stored before the stream starts. A re-sent message id is a `conflict` (nothing ran).
+ * and send their calls. The turn returns once the input is accepted and streams the run as it
+ * happens, in the notebook's UI message protocol: the agents' tokens as LangGraph's `messages`
+ * stream mode yields them, each call's report when its node's patch is written (`updates`),
+ * then — after the run — any stored reply or logged call the live stream did not carry. A
+ * re-sent message id is a `conflict` (nothing ran).
  */
 export async function runProcessTurn(
   input: TurnInput & { text: string },
@@ -35,7 +44,16 @@ export async function runProcessTurn(
   const inputId = input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
   const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId });
   const waitMs = Math.min(60_000, Math.max(0, process.waitMs ?? 0));
-  const result = await store.exclusive(input.sessionId, () =>
+  // Chunks that arrive before the UI stream is writing wait here.
+  const early: [WatchedMode, unknown][] = [];
+  let onChunk: (mode: WatchedMode, chunk: unknown) => void = (mode, chunk) => {
+    early.push([mode, chunk]);
+  };
+  let accept!: () => void;
+  const accepted = new Promise<void>((resolve) => {
+    accept = resolve;
+  });
+  const run = store.exclusive(input.sessionId, () =>
     submitInput({
       graph: process.graph,
       config: {
@@ -51,54 +69,126 @@ export async function runProcessTurn(
       session: { namespace: process.namespace ?? 'ctxloom', sessionId: input.sessionId },
       blackboard: store.blackboard,
       lease: { waitMs },
+      watch: {
+        modes: ['messages', 'updates'],
+        onChunk: (mode, chunk) => onChunk(mode, chunk),
+        onAccepted: accept,
+      },
     }),
   );
-  if (!result.accepted) {
+  // A failure after acceptance reaches the reader through the stream (below).
+  run.catch(() => {});
+  const refused = await Promise.race([accepted.then(() => undefined), run]);
+  if (refused !== undefined && !refused.accepted) {
     throw new CtxloomError({
       code: 'conflict',
-      message: result.interrupted
+      message: refused.interrupted
         ? `session "${input.sessionId}" waits at an interrupt: answer it before sending a new message`
         : `message id "${inputId}" was already processed in session "${input.sessionId}"`,
       path: inputId,
-      details: { accepted: false, ...(result.interrupted ? { interrupted: true } : {}) },
+      details: { accepted: false, ...(refused.interrupted ? { interrupted: true } : {}) },
     });
   }
-  const state = await store.load(input.sessionId);
-  const at = state.messages.findIndex((message) => message.id === userMessageId);
-  const answer = at < 0 ? [] : state.messages.slice(at + 1);
-  const calls = (await store.listCalls(input.sessionId)).filter((call) => call.turnId === userMessageId);
-  const replies = answer.filter((message) => message.role === 'assistant' && messageText(message) !== '');
-  const assistantId = replies.at(-1)?.id ?? createId();
+  const assistantId = createId();
+  let resolveStored!: (messages: Message[]) => void;
+  let rejectStored!: (error: unknown) => void;
+  const stored = new Promise<Message[]>((resolve, reject) => {
+    resolveStored = resolve;
+    rejectStored = reject;
+  });
+  stored.catch(() => {});
   const stream = createUIMessageStream<NotebookUIMessage>({
     generateId: createId,
-    execute: ({ writer }) => {
+    execute: async ({ writer }) => {
       writer.write({ type: 'start', messageId: assistantId });
-      for (const call of calls) {
-        writer.write({
-          type: 'data-context-report',
-          id: `report-${call.id}`,
-          data: {
-            report: call.report,
-            warnings: [],
-            references: [],
-            model: { spec: call.model, offline: false },
-            callId: call.id,
-          },
-        });
-      }
-      for (const reply of replies) {
-        const id = `${reply.id}-text`;
-        writer.write({ type: 'text-start', id });
-        writer.write({ type: 'text-delta', id, delta: messageText(reply) });
-        writer.write({ type: 'text-end', id });
-      }
+      const answer = answerWriter(writer, userMessageId);
+      onChunk = answer.chunk;
+      for (const [mode, chunk] of early.splice(0)) answer.chunk(mode, chunk);
+      await run;
+      const state = await store.load(input.sessionId);
+      const at = state.messages.findIndex((message) => message.id === userMessageId);
+      const answered = at < 0 ? [] : state.messages.slice(at + 1);
+      const calls = (await store.listCalls(input.sessionId)).filter((call) => call.turnId === userMessageId);
+      for (const call of calls) answer.report(call);
+      for (const reply of answered) answer.reply(reply);
+      answer.close();
+      resolveStored(answered);
       writer.write({ type: 'finish' });
+    },
+    onError: (error) => {
+      rejectStored(error);
+      return error instanceof Error ? error.message : 'the turn failed';
     },
   });
   return {
     stream: stream as ReadableStream<UIMessageChunk>,
     compiled: undefined,
     userMessageId,
-    stored: Promise.resolve(answer),
+    stored,
+  };
+}
+
+/**
+ * Writes a process turn's answer into the UI stream: text parts by message id (a token chunk
+ * continues its message's part), one report per logged call — each message and call once,
+ * whether it came live or from the store after the run.
+ */
+function answerWriter(writer: UIMessageStreamWriter<NotebookUIMessage>, turnId: string) {
+  const reported = new Set<string>();
+  const written = new Set<string>();
+  let open: string | undefined;
+  const close = () => {
+    if (open !== undefined) writer.write({ type: 'text-end', id: `${open}-text` });
+    open = undefined;
+  };
+  const text = (id: string, delta: string) => {
+    if (delta === '') return;
+    if (open !== id) {
+      close();
+      open = id;
+      writer.write({ type: 'text-start', id: `${id}-text` });
+    }
+    written.add(id);
+    writer.write({ type: 'text-delta', id: `${id}-text`, delta });
+  };
+  const report = (call: CallRecord) => {
+    if (call.turnId !== turnId || reported.has(call.id)) return;
+    reported.add(call.id);
+    writer.write({
+      type: 'data-context-report',
+      id: `report-${call.id}`,
+      data: {
+        report: call.report,
+        warnings: [],
+        references: [],
+        model: { spec: call.model, offline: false },
+        callId: call.id,
+      },
+    });
+  };
+  return {
+    chunk(mode: WatchedMode, chunk: unknown) {
+      if (mode === 'messages') {
+        const [message] = chunk as [BaseMessage, unknown];
+        if (AIMessage.isInstance(message) || AIMessageChunk.isInstance(message)) {
+          text(message.id ?? '', message.text);
+        }
+      } else if (mode === 'updates') {
+        for (const update of Object.values(chunk as Record<string, unknown>)) {
+          for (const patch of Array.isArray(update) ? update : [update]) {
+            const records = (patch as Record<string, unknown> | null)?.[SESSION_KEYS.calls];
+            if (Array.isArray(records)) for (const record of records) report(record as CallRecord);
+          }
+        }
+      }
+    },
+    report,
+    /** A stored message of the turn: an assistant reply not streamed live is written whole. */
+    reply(message: Message) {
+      if (message.role !== 'assistant' || written.has(message.id)) return;
+      text(message.id, messageText(message));
+      close();
+    },
+    close,
   };
 }

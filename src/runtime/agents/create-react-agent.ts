@@ -1,12 +1,13 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
-import { generateText, isStepCount, type LanguageModel, type ToolSet } from 'ai';
+import { isStepCount, type LanguageModel, type ToolSet } from 'ai';
 import { type CtxloomHookOptions, hookStore } from '../../ai-sdk/compile-model-call.ts';
 import { ctxloomPrepareStep } from '../../ai-sdk/ctxloom-prepare-step.ts';
 import { openArtifactTool } from '../../ai-sdk/open-artifact-tool.ts';
-import { hashText } from '../../core/fingerprint.ts';
 import { type Message, toAiSdk } from '../../core/index.ts';
 import { fromCheckpointMessage, toLangChain } from '../../langchain/index.ts';
+import { newLocalId } from '../../state/index.ts';
+import { streamAgentCall } from './stream-agent-call.ts';
 
 /** Options of {@link createReactAgent}: the model, its tools and how to compile each call. */
 export interface CreateReactAgentOptions extends CtxloomHookOptions {
@@ -20,8 +21,9 @@ export interface CreateReactAgentOptions extends CtxloomHookOptions {
 
 /**
  * A LangGraph.js ReAct agent in the style of `createReactAgent`: one node over
- * `MessagesAnnotation` that runs the tool loop with the AI SDK and compiles **every** model
- * call through ctxloom (`ctxloomPrepareStep`: history and tool results under the window,
+ * `MessagesAnnotation` that runs the tool loop with the AI SDK's `streamText` — each step's
+ * tokens reach `graph.stream(…, { streamMode: 'messages' })` as they arrive — and compiles
+ * **every** model call through ctxloom (`ctxloomPrepareStep`: history and tool results under the window,
  * tool schemas counted, the reserve as `maxOutputTokens`). The tool outputs it keeps out of
  * the prompt can be re-opened with its `open_artifact` tool. Returns the uncompiled graph;
  * call `.compile({ checkpointer })`.
@@ -44,23 +46,22 @@ export function createReactAgent(options: CreateReactAgentOptions) {
       (message) => fromCheckpointMessage(message) ?? [],
     );
     const { instructions, messages } = toAiSdk(history, { cacheControl: false });
-    const result = await generateText({
-      model,
-      ...(systemPrompt === undefined ? {} : { instructions: systemPrompt }),
-      messages: [
-        ...instructions.map((entry) => ({ role: 'system' as const, content: entry.content })),
-        ...messages,
-      ] as never,
-      tools: allTools,
-      prepareStep,
-      stopWhen: isStepCount(maxSteps),
+    const result = await streamAgentCall({
+      request: {
+        model,
+        ...(systemPrompt === undefined ? {} : { instructions: systemPrompt }),
+        messages: [
+          ...instructions.map((entry) => ({ role: 'system' as const, content: entry.content })),
+          ...messages,
+        ] as never,
+        tools: allTools,
+        prepareStep,
+        stopWhen: isStepCount(maxSteps),
+      },
+      idPrefix: `react:${newLocalId()}`,
+      name: 'agent',
     });
-    const produced: Message[] = result.responseMessages.map((message, index) => ({
-      id: `react:${hashText(JSON.stringify(message.content))}:${state.messages.length + index}`,
-      role: message.role as Message['role'],
-      content: message.content as Message['content'],
-    }));
-    return { messages: toLangChain(produced) };
+    return { messages: toLangChain(result.messages) };
   };
   return new StateGraph(MessagesAnnotation)
     .addNode('agent', agentNode)

@@ -77,6 +77,8 @@ export function createAgentNode(
         ...(options.sources === undefined ? {} : { sources: options.sources(sb) }),
         ...(options.compact === undefined ? {} : { compact: options.compact }),
         ...(calls === undefined ? {} : { onCompile: calls.log }),
+        // What the node does not keep as messages is not streamed as messages either.
+        stream: options.persistMessages ?? true,
       });
       if (options.persistMessages ?? true) sb.messages.append(result.messages);
       const todo = lastTodoPayload(result.messages);

@@ -1,3 +1,5 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import type { BlackboardState } from '../../state/index.ts';
@@ -10,17 +12,23 @@ import { defineAgent } from './define-agent.ts';
 describe('agent reply ids', () => {
   it('are generated locally: a provider repeating its response id never makes a reply replace another', async () => {
     let call = 0;
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
     const model = new MockLanguageModelV4({
-      doGenerate: async () => ({
-        content: [{ type: 'text', text: `answer ${++call}` }],
-        finishReason: { unified: 'stop', raw: 'stop' },
-        usage: {
-          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 1, text: 1, reasoning: 0 },
-        },
-        // A gateway that answers every call with the same response id.
-        response: { id: 'resp-same' },
-        warnings: [],
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'stream-start', warnings: [] },
+            // A gateway that answers every call with the same response id.
+            { type: 'response-metadata', id: 'resp-same' },
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: `answer ${++call}` },
+            { type: 'text-end', id: 't' },
+            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+          ] satisfies LanguageModelV4StreamPart[],
+        }),
       }),
     });
     const graph = createSequentialProcess({

@@ -1,7 +1,6 @@
-import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { HumanMessage } from '@langchain/core/messages';
 import { jsonSchema, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { type AnyModelMessage, fromModelMessages } from '../../ai-sdk/from-model-messages.ts';
 import type { CompiledContext } from '../../core/index.ts';
@@ -9,54 +8,36 @@ import { countToolDefinitions, withTokenCache } from '../../core/index.ts';
 import { StateBuilder } from '../../state/index.ts';
 import { getTokenCounter } from '../../tokenizers/index.ts';
 import { createCompressionBlackboard } from '../compression/compression-blackboard.ts';
+import { scriptedModel } from '../processes/mock-model.test-support.ts';
 import { createReactAgent } from './create-react-agent.ts';
 import { defineAgent } from './define-agent.ts';
 import { processRule } from './process-rules.ts';
 import { runAgent } from './run-agent.ts';
 
 const counter = withTokenCache(getTokenCounter('gpt-4o'));
-const usage = {
-  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 0, text: 0, reasoning: 0 },
-};
 const file = (name: string) =>
   Array.from(
     { length: 60 },
     (_, index) => `## ${name} ${index}\nThe ${name} job loads partition ${index}.`,
   ).join('\n\n');
 
+/** A model that reads `f1`…`f<calls>` one call at a time, then answers. */
 function toolModel(calls: number) {
-  let call = 0;
-  return new MockLanguageModelV4({
-    doGenerate: async () => {
-      call++;
-      return (
-        call <= calls
-          ? {
-              content: [
-                {
-                  type: 'tool-call',
-                  toolCallId: `c${call}`,
-                  toolName: 'read_file',
-                  input: `{"path":"f${call}"}`,
-                },
-              ],
-              finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-              usage,
-              warnings: [],
-            }
-          : {
-              content: [{ type: 'text', text: 'Reviewed.' }],
-              finishReason: { unified: 'stop', raw: 'stop' },
-              usage,
-              warnings: [],
-            }
-      ) as LanguageModelV4GenerateResult;
-    },
-  });
+  return scriptedModel((_options, index) =>
+    index < calls
+      ? [
+          {
+            type: 'tool-call',
+            toolCallId: `c${index + 1}`,
+            toolName: 'read_file',
+            input: `{"path":"f${index + 1}"}`,
+          },
+        ]
+      : [{ type: 'text', text: 'Reviewed.' }],
+  );
 }
 
-function sentTokens(params: MockLanguageModelV4['doGenerateCalls'][number]): number {
+function sentTokens(params: LanguageModelV4CallOptions): number {
   return (
     counter.countMessages(fromModelMessages(params.prompt as unknown as AnyModelMessage[]).messages) +
     countToolDefinitions(
@@ -96,8 +77,8 @@ describe('createReactAgent', () => {
     }).compile();
     const state = await graph.invoke({ messages: [new HumanMessage('Review f1..f4')] });
     expect(state.messages.at(-1)?.text).toBe('Reviewed.');
-    expect(model.doGenerateCalls).toHaveLength(5);
-    for (const [index, params] of model.doGenerateCalls.entries()) {
+    expect(model.calls).toHaveLength(5);
+    for (const [index, params] of model.calls.entries()) {
       const report = compiled[index]?.report;
       expect(sentTokens(params)).toBe(report?.totalTokens);
       expect(sentTokens(params)).toBeLessThanOrEqual(5000 - (report?.outputReserve ?? 0));
@@ -108,34 +89,7 @@ describe('createReactAgent', () => {
 
 describe('runAgent', () => {
   it('compiles every step of its tool loop under the window, each with its own report', async () => {
-    let call = 0;
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => {
-        call++;
-        return (
-          call <= 4
-            ? {
-                content: [
-                  {
-                    type: 'tool-call',
-                    toolCallId: `c${call}`,
-                    toolName: 'read_file',
-                    input: `{"path":"f${call}"}`,
-                  },
-                ],
-                finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-                usage,
-                warnings: [],
-              }
-            : {
-                content: [{ type: 'text', text: 'Reviewed.' }],
-                finishReason: { unified: 'stop', raw: 'stop' },
-                usage,
-                warnings: [],
-              }
-        ) as LanguageModelV4GenerateResult;
-      },
-    });
+    const model = toolModel(4);
     const agent = defineAgent({
       id: 'reviewer',
       systemPrompt: 'You review ETL jobs.',
@@ -156,9 +110,9 @@ describe('runAgent', () => {
     const sb = new StateBuilder({}, { blackboard: createCompressionBlackboard() });
     const result = await runAgent({ agent, sb, rule: processRule('react'), counter, query: 'Review f1..f4' });
     expect(result.text).toBe('Reviewed.');
-    expect(model.doGenerateCalls).toHaveLength(5);
+    expect(model.calls).toHaveLength(5);
     expect(result.steps).toHaveLength(5);
-    for (const [index, params] of model.doGenerateCalls.entries()) {
+    for (const [index, params] of model.calls.entries()) {
       const sent =
         counter.countMessages(fromModelMessages(params.prompt as unknown as AnyModelMessage[]).messages) +
         countToolDefinitions(

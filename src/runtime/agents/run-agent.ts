@@ -1,11 +1,10 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { generateText, isStepCount } from 'ai';
+import { isStepCount } from 'ai';
 import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
 import { recompileEachStep, toStepCall } from '../../ai-sdk/recompile-each-step.ts';
 import { createInMemoryArtifactStore } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
-import type { Message } from '../../core/message.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
@@ -15,6 +14,7 @@ import { collectAgentContext } from './collect-agent-context.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
 import { placeholderLocaleOfRun, sessionLayersOfRun } from './session-history.ts';
+import { type AgentCallRequest, streamAgentCall } from './stream-agent-call.ts';
 
 /** Input of {@link runAgent}. */
 export interface RunAgentInput {
@@ -34,7 +34,7 @@ export interface RunAgentInput {
    * parsed and validated by the SDK and returned as {@link AgentRunResult.output}; output
    * that does not match throws the SDK's `NoObjectGeneratedError`.
    */
-  output?: Parameters<typeof generateText>[0]['output'];
+  output?: AgentCallRequest['output'];
   /**
    * Language of the placeholders of curated history (the session manifest's
    * `chatHistory.placeholderLocale`). Default: the graph run's
@@ -49,6 +49,13 @@ export interface RunAgentInput {
    * process turn of a workspace session), else none.
    */
   sessionLayers?: SessionLayers;
+  /**
+   * Whether the call's tokens reach LangGraph's `messages` stream mode (and the session
+   * engine's stream of a process turn). Default true. Pass false for a call whose answer is no
+   * message of the conversation (a plan, a reflection, a routing line, a worker's result): its
+   * model runs carry LangGraph's `nostream` tag.
+   */
+  stream?: boolean;
   /** Receives every compile that is sent, with its step (0, then one per tool-loop step), before the model call. */
   onCompile?: (compiled: CompiledContext, step: number) => void;
 }
@@ -95,7 +102,7 @@ interface PreparedAgentCall {
  * goes into `input.sb`'s patch; a preview discards it.
  */
 async function prepareAgentCall(
-  input: Omit<RunAgentInput, 'output' | 'onCompile'>,
+  input: Omit<RunAgentInput, 'output' | 'onCompile' | 'stream'>,
 ): Promise<PreparedAgentCall> {
   const { agent, sb, rule } = input;
   const layers = input.sessionLayers ?? sessionLayersOfRun();
@@ -145,15 +152,17 @@ async function prepareAgentCall(
  * that builder's patch. A session engine's process preview is built on it.
  */
 export async function compileAgentCall(
-  input: Omit<RunAgentInput, 'output' | 'onCompile' | 'signal'>,
+  input: Omit<RunAgentInput, 'output' | 'onCompile' | 'signal' | 'stream'>,
 ): Promise<CompiledContext> {
   return (await prepareAgentCall(input)).compiled;
 }
 
 /**
  * One agent call: collect the context from the state snapshot, compile it with the core
- * pipeline (budget, layers, process rule), emit for the AI SDK, call the model (with tools,
- * up to `agent.maxSteps` steps), and return the new assistant/tool messages with stable ids.
+ * pipeline (budget, layers, process rule), emit for the AI SDK, stream the model's answer
+ * (with tools, up to `agent.maxSteps` steps; each step's tokens reach the graph run's
+ * callbacks, so LangGraph's `messages` stream mode gets them as they arrive), and return the
+ * new assistant/tool messages with stable ids.
  * A summary the pipeline produces is persisted through `compression.persistCompression`.
  */
 export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
@@ -164,33 +173,32 @@ export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
   const steps: CompiledContext[] = [compiled];
   input.onCompile?.(compiled, 0);
   const first = toStepCall(compiled);
-  const result = await generateText({
-    model: agent.model,
-    instructions: first.instructions,
-    messages: first.messages,
-    maxOutputTokens: first.maxOutputTokens,
-    tools: agent.tools,
-    stopWhen: isStepCount(agent.maxSteps),
-    prepareStep: recompileEachStep(async (produced, stepNumber) => {
-      const next = await compileStep({ ...base.request, steps: produced }, base.limits);
-      steps.push(next);
-      input.onCompile?.(next, stepNumber);
-      return next;
-    }),
-    ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
-    ...(input.output === undefined ? {} : { output: input.output }),
-  });
   // Ids are generated here, never taken from the provider's response id: a gateway that
   // repeats a response id would otherwise make one turn's reply replace another's.
+  const result = await streamAgentCall({
+    request: {
+      model: agent.model,
+      instructions: first.instructions,
+      messages: first.messages,
+      maxOutputTokens: first.maxOutputTokens,
+      tools: agent.tools,
+      stopWhen: isStepCount(agent.maxSteps),
+      prepareStep: recompileEachStep(async (produced, stepNumber) => {
+        const next = await compileStep({ ...base.request, steps: produced }, base.limits);
+        steps.push(next);
+        input.onCompile?.(next, stepNumber);
+        return next;
+      }),
+      ...(input.signal === undefined ? {} : { abortSignal: input.signal }),
+      ...(input.output === undefined ? {} : { output: input.output }),
+    },
+    idPrefix: `${agent.id}:${newLocalId()}`,
+    name: agent.id,
+    ...(input.stream === undefined ? {} : { stream: input.stream }),
+  });
   // Every step's messages (tool calls and results too), not only the final step's.
-  const callId = newLocalId();
-  const produced: Message[] = result.responseMessages.map((message, index) => ({
-    id: `${agent.id}:${callId}:${index}`,
-    role: message.role as Message['role'],
-    content: message.content as Message['content'],
-  }));
   return {
-    messages: toLangChain(produced),
+    messages: toLangChain(result.messages),
     text: result.text,
     compiled,
     steps,

@@ -59,7 +59,7 @@ describe('createCheckpointCompressionStore', () => {
     });
     const second = await submitInput({ graph, config, input: { inputId: 'i2', content: 'again' } });
     expect(second.accepted).toBe(true);
-    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(model.calls).toHaveLength(2);
     expect((await store.load(threadId))?.forceContextClipping).toBe(true);
   });
 });

@@ -93,7 +93,7 @@ describe('createCommanderRouter on the dynamic process', () => {
   it('turns a low-confidence decision into a clarification: no agent runs, no TODO changes', async () => {
     const { send, agentModel } = setup({ route: () => ({ ...addPartition('按 dt 分区'), confidence: 0.4 }) });
     const state = await send('alice', 'i1', '按 dt 分区吧');
-    expect(agentModel.doGenerateCalls).toHaveLength(0);
+    expect(agentModel.calls).toHaveLength(0);
     expect(state.requirements.scoped).toEqual({});
     const last = state.messages.at(-1);
     expect(AIMessage.isInstance(last) && last.name).toBe('commander');
@@ -110,7 +110,7 @@ describe('createCommanderRouter on the dynamic process', () => {
       route: () => ({ targetAgent: 'planner', confidence: 0.9, actions: [valid, invented] }),
     });
     const state = await send('alice', 'i1', '输出表必须按 dt 分区。');
-    expect(agentModel.doGenerateCalls).toHaveLength(0);
+    expect(agentModel.calls).toHaveLength(0);
     expect(state.requirements.scoped).toEqual({});
     const coordination = state.compression_coordination as { lastTurn?: { commander?: unknown } };
     expect(coordination.lastTurn?.commander).toMatchObject({
@@ -130,8 +130,8 @@ describe('createCommanderRouter on the dynamic process', () => {
   it('turns on clipping with /compress without calling the router or an agent', async () => {
     const { send, agentModel, routerModel } = setup({ route: () => addPartition('x') });
     const state = await send('alice', 'i1', '/compress requirement');
-    expect(routerModel.doGenerateCalls).toHaveLength(0);
-    expect(agentModel.doGenerateCalls).toHaveLength(0);
+    expect(routerModel.calls).toHaveLength(0);
+    expect(agentModel.calls).toHaveLength(0);
     expect(state.compression_session).toMatchObject({
       forceContextClipping: true,
       clippingScope: 'requirement',
@@ -166,7 +166,7 @@ describe('createCommanderRouter on the dynamic process', () => {
   it('records an over-budget request as a budget failure and asks the user to narrow the scope', async () => {
     const { send, agentModel } = setup({ route: () => addPartition('dt'), window: 400 });
     const state = await send('alice', 'i1', `按 dt 分区。${'很长的表清单 '.repeat(80)}`);
-    expect(agentModel.doGenerateCalls).toHaveLength(0);
+    expect(agentModel.calls).toHaveLength(0);
     expect(state.last_agent_status).toBe('failed');
     expect(state.last_agent_failure_kind).toBe('budget');
     expect(state.messages.at(-1)?.text).toMatch(/narrow the scope/);

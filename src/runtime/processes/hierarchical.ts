@@ -58,6 +58,8 @@ export function createHierarchicalProcess(options: HierarchicalProcessOptions): 
       rule: processRule('manager', share),
       counter,
       framework: managerContract(options.subAgents),
+      // A delegation line is no answer: the manager's answer reaches the stream whole, as the node's output.
+      stream: false,
     });
     const match = /^\s*DELEGATE\s+([\w-]+)\s*:\s*([\s\S]+)$/u.exec(result.text);
     if (match !== null && ids.has(match[1] ?? '') && delegated < maxDelegations) {

@@ -55,6 +55,8 @@ export function createMapReduceProcess(options: MapReduceProcessOptions): Proces
         framework: PLANNER_CONTRACT,
         // The same structured output as the router: the SDK parses and validates the plan.
         output: Output.object({ schema: plan, name: 'mapreduce_plan' }),
+        // A plan and a worker's result are state, not conversation messages: not streamed.
+        stream: false,
       });
       const parsed = plan.safeParse(result.output);
       if (!parsed.success || parsed.data.tasks.length > maxTasks)
@@ -89,6 +91,7 @@ export function createMapReduceProcess(options: MapReduceProcessOptions): Proces
         rule: processRule('mapreduce-worker', { workerKnowledge: options.workerKnowledge ?? false }),
         counter,
         query: task.description,
+        stream: false,
       });
       sb.mapreduce.appendResult({
         taskId: task.id,

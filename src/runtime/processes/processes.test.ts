@@ -171,7 +171,7 @@ describe('createDynamicProcess', () => {
       router: () => ({ agentId: 'loop' }),
     }).compile({ checkpointer: new SqliteSaver({ path: ':memory:' }) });
     await submitInput({ graph, config: config('hops'), input: { inputId: 'in-1', content: 'go' }, session });
-    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(model.calls).toHaveLength(3);
   });
 });
 

@@ -45,6 +45,8 @@ export function createReactProcess(options: ReactProcessOptions): ProcessGraph {
       rule,
       counter,
       framework: REACT_PLAN_CONTRACT,
+      // The plan is kept in the react fields, not said in the conversation.
+      stream: false,
     });
     const steps = result.text
       .split('\n')
@@ -87,6 +89,7 @@ export function createReactProcess(options: ReactProcessOptions): ProcessGraph {
       rule,
       counter,
       framework: REACT_REFLECT_CONTRACT,
+      stream: false,
     });
     sb.react.saveReflection(result.text);
     sb.timeline.append([{ kind: 'react-iteration', agentId: options.agent.id, text: String(iterations) }]);

@@ -1,4 +1,6 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StreamMode } from '@langchain/langgraph';
+import { CtxloomError } from '../../core/errors.ts';
 import { type BlackboardDefinition, StateBuilder, type UserInput } from '../../state/index.ts';
 import { hasThreadLeases, type ThreadLease } from '../checkpoint/thread-lease.ts';
 
@@ -6,6 +8,11 @@ import { hasThreadLeases, type ThreadLease } from '../checkpoint/thread-lease.ts
 export interface InvokableGraph {
   getState(config: RunnableConfig): Promise<GraphStateView>;
   invoke(input: unknown, config: RunnableConfig): Promise<unknown>;
+  /** LangGraph's `stream`: needed only to watch a run ({@link SubmitInputOptions.watch}). */
+  stream?(
+    input: unknown,
+    config: RunnableConfig & { streamMode: StreamMode[] },
+  ): Promise<AsyncIterable<unknown>>;
   /** The graph's checkpointer; when it has thread leases (ctxloom's savers), each turn holds one. */
   checkpointer?: unknown;
 }
@@ -41,7 +48,25 @@ export interface SubmitInputOptions {
    * run or written. `false` skips the lease (single-process use).
    */
   lease?: false | { waitMs?: number };
+  /**
+   * Watch the run as it happens: the graph runs with LangGraph's `graph.stream` in these stream
+   * modes (plus `values`, for the final state), and each chunk reaches `onChunk` with its mode
+   * (`messages`: `[message or token chunk, metadata]`; `updates`: `{ [node]: patch }`).
+   * `onAccepted` runs once the input is accepted, before the graph runs; a caller can start
+   * answering then. Default: `graph.invoke`, nothing watched.
+   */
+  watch?: RunWatch;
 }
+
+/** What {@link SubmitInputOptions.watch} receives of a run. */
+export interface RunWatch {
+  modes: readonly WatchedMode[];
+  onChunk: (mode: WatchedMode, chunk: unknown) => void;
+  onAccepted?: () => void;
+}
+
+/** The LangGraph stream modes a run can be watched in. */
+export type WatchedMode = 'messages' | 'updates' | 'custom';
 
 /** What {@link submitInput} did. */
 export interface SubmitInputResult {
@@ -107,8 +132,36 @@ async function runTurn(options: SubmitInputOptions): Promise<SubmitInputResult> 
   );
   if (options.session !== undefined && !snapshot.session_id) sb.session.start(options.session);
   if (!sb.messages.acceptInput(options.input)) return { accepted: false, state: snapshot };
-  const state = await options.graph.invoke(sb.patch(), options.config);
-  return { accepted: true, state };
+  if (options.watch === undefined) {
+    return { accepted: true, state: await options.graph.invoke(sb.patch(), options.config) };
+  }
+  options.watch.onAccepted?.();
+  return { accepted: true, state: await watchRun(options.graph, sb.patch(), options.config, options.watch) };
+}
+
+/** Runs the graph with `graph.stream`, passing each watched chunk on; returns the final state. */
+async function watchRun(
+  graph: InvokableGraph,
+  input: unknown,
+  config: RunnableConfig,
+  watch: RunWatch,
+): Promise<unknown> {
+  if (graph.stream === undefined) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'a watched run needs a graph with `stream` (a compiled LangGraph graph)',
+      path: 'graph.stream',
+    });
+  }
+  const modes = new Set<StreamMode>([...watch.modes, 'values']);
+  let state: unknown;
+  for await (const item of await graph.stream(input, { ...config, streamMode: [...modes] })) {
+    const [mode, chunk] = item as [StreamMode, unknown];
+    // The last `values` chunk is the final state, what `invoke` returns.
+    if (mode === 'values') state = chunk;
+    else watch.onChunk(mode as WatchedMode, chunk);
+  }
+  return state;
 }
 
 /** A run is unfinished while its latest checkpoint still has tasks (done or not). */
