@@ -49,8 +49,8 @@ export interface PreparedHistory {
   coveredGroups: ToolGroups;
   /** Tool groups of the messages outside the window and not covered (`coveredTo`..`keptFrom`, relative). */
   windowGroups: ToolGroups;
-  /** Ids of `messages`. */
-  ids: ReadonlySet<string>;
+  /** Ids of `messages`, made by the first call with steps (only steps are checked against them). */
+  ids?: ReadonlySet<string>;
   /**
    * Blocks made from this history by the first call that needed them, shared by every later
    * call (blocks are never changed after they are made): the kept history's, without steps
@@ -162,7 +162,6 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     keptGroups: collectToolGroups(messages.slice(keptFrom)),
     coveredGroups: collectToolGroups(messages.slice(0, coveredTo)),
     windowGroups: collectToolGroups(messages.slice(coveredTo, keptFrom)),
-    ids: new Set(messages.map((message) => message.id)),
     blocks: {},
   };
 }
@@ -194,7 +193,12 @@ export function turnHistoryBlocks(input: {
   const { windowFrom } = prepared;
   const turn = (windowFrom === 0 ? prepared.messages : prepared.messages.slice(windowFrom)).concat(steps);
   const historyLength = prepared.messages.length;
-  const clash = steps.some((message) => prepared.ids.has(message.id));
+  let clash = false;
+  if (steps.length > 0) {
+    prepared.ids ??= new Set(prepared.messages.map((message) => message.id));
+    const ids = prepared.ids;
+    clash = steps.some((message) => ids.has(message.id));
+  }
   // Any history-layer block naming a step's message is a step, whichever source made it (a
   // source such as the L1 memory may add history blocks of its own).
   const stepIds = new Set(steps.map((message) => message.id));
