@@ -89,7 +89,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // One pass over the blocks, grouped by layer.
   const keptByLayer = new Map<string, BlockSummary[]>();
   const keptBlocks = input.selection.kept;
-  const previews = keptPreviews(keptBlocks);
+  const summaries = keptSummaries(keptBlocks);
   let keptLayer: string | undefined;
   let keptList: BlockSummary[] = [];
   for (let index = 0; index < keptBlocks.length; index++) {
@@ -98,7 +98,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
       keptLayer = block.layer;
       keptList = listOf(keptByLayer, block.layer);
     }
-    keptList.push(withDetails(summarize(block, previews[index] as string), block));
+    keptList.push(summaries[index] as BlockSummary);
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   let historyDrops = 0;
@@ -309,21 +309,22 @@ function previewKey(block: ContextBlock): object {
   return typeof message === 'object' && message !== null ? message : block;
 }
 
-/** Previews of runs of kept blocks an earlier report listed (every step keeps the same history). */
-const keptRuns = createRunMemo<object, string>();
+/** Summaries of runs of kept blocks an earlier report listed (every step of a tool loop keeps the same history blocks). */
+const keptRuns = createRunMemo<ContextBlock, BlockSummary>();
 
-/** The preview of each kept block: the history's previews are copied run by run, not looked up one by one. */
-function keptPreviews(blocks: readonly ContextBlock[]): string[] {
-  const keys = new Array<object>(blocks.length);
-  for (let index = 0; index < blocks.length; index++) keys[index] = previewKey(blocks[index] as ContextBlock);
+/**
+ * The summary of each kept block. A block is never changed once made, so its summary is
+ * made once and shared (frozen) by every report that lists it: a step reusing the history's
+ * blocks copies their summaries run by run.
+ */
+function keptSummaries(blocks: readonly ContextBlock[]): BlockSummary[] {
   return keptRuns.map({
-    keys,
-    compute: (_key, index) => blockPreview(blocks[index] as ContextBlock),
-    // A preview depends on the key alone (a message is an immutable value, a block is itself).
+    keys: blocks,
+    compute: (block) => Object.freeze(withDetails(summarize(block, blockPreview(block)), block)),
     valid: () => true,
     startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
-    // Both arrays are this function's own and only read afterwards.
-    unshared: { keys: true, values: true },
+    // The summaries are only read afterwards (each report copies them into its own lists).
+    unshared: { values: true },
   });
 }
 

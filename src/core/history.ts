@@ -25,6 +25,17 @@ export function recencyPriority(index: number, count: number): number {
   return count <= 1 ? 1 : 0.05 + (0.95 * index) / (count - 1);
 }
 
+/**
+ * Priorities in a tool loop (decision 059): the `index`-th of the `count` kept history messages
+ * gets 0.05 to 0.95 by recency, whatever the number of steps, so a step reuses the history's
+ * blocks; the `index`-th of `count` steps gets above 0.95, up to 1. Strictly rising with
+ * position over the whole turn, as {@link recencyPriority} is, so selection ranks the same.
+ */
+export function turnPriority(part: 'history' | 'steps', index: number, count: number): number {
+  if (part === 'steps') return 0.95 + (0.05 * (index + 1)) / count;
+  return count <= 1 ? 0.95 : 0.05 + (0.9 * index) / (count - 1);
+}
+
 /** What a message costs and says (see {@link measureMessage}). */
 export interface MessageMeasure {
   /** The text a tokenizer sees (parts joined by newlines). */
@@ -139,6 +150,8 @@ export function buildHistoryBlocks(
   groupOf: (index: number) => string | undefined,
   /** The `index`-th block's metadata when one was made before (a step reuses the history's); else a new one. */
   metadataOf?: (index: number) => HistoryBlockMetadata | undefined,
+  /** The `index`-th block's priority; default {@link recencyPriority} among these messages. */
+  priorityOf?: (index: number) => number,
 ): ContextBlock[] {
   const count = history.length;
   return history.map((message, index) => {
@@ -150,7 +163,7 @@ export function buildHistoryBlocks(
       source: HISTORY_SOURCE,
       content: measure.text,
       tokens: measure.tokens,
-      priority: recencyPriority(index, count),
+      priority: priorityOf === undefined ? recencyPriority(index, count) : priorityOf(index),
       fingerprint: measure.blockId,
       metadata,
     };

@@ -35,8 +35,10 @@ export function takeQuery(
     history.pop();
     if (typeof raw === 'string') return last;
   }
+  // One comparison per message: a Set of every id would cost a long history more, and the
+  // query's id is almost never taken.
+  if (!history.some((message) => message.id === query.id)) return undefined;
   const ids = new Set(history.map((message) => message.id));
-  if (!ids.has(query.id)) return undefined;
   let n = 2;
   while (ids.has(`${query.id}:${n}`)) n++;
   const sent: Message = { ...query, id: `${query.id}:${n}` };

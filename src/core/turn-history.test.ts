@@ -214,5 +214,25 @@ describe('prepareHistory', () => {
         .find((layer) => layer.layer === 'history')
         ?.kept.map(({ priority: _priority, ...summary }) => summary);
     expect(summaries(second.report)?.slice(0, -2)).toEqual(summaries(first.report));
+    // The history's blocks and summaries do not depend on the steps (decision 059): the second
+    // step's report lists the first step's summary objects (frozen) for every history message.
+    const kept = (report: typeof first.report) =>
+      report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+    const historyCount = kept(first.report).length - 2;
+    expect(historyCount).toBeGreaterThan(100);
+    kept(second.report)
+      .slice(0, historyCount)
+      .forEach((summary, index) => {
+        expect(summary).toBe(kept(first.report)[index]);
+      });
+    expect(Object.isFrozen(kept(second.report)[0])).toBe(true);
+    // Priorities rise with position over the turn: the history's up to 0.95, the steps' above it.
+    const priorities = kept(second.report).map((summary) => summary.priority);
+    for (let index = 1; index < priorities.length; index++)
+      expect(priorities[index]).toBeGreaterThan(priorities[index - 1] as number);
+    expect(priorities[0]).toBe(0.05);
+    expect(priorities[historyCount - 1]).toBeCloseTo(0.95, 12);
+    expect(priorities[historyCount]).toBeGreaterThan(0.95);
+    expect(priorities.at(-1)).toBe(1);
   });
 });

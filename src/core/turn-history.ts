@@ -3,12 +3,12 @@ import type { CompileRequest } from './compile-types.ts';
 import {
   buildHistoryBlocks,
   collectToolGroups,
-  type HistoryBlockMetadata,
   historyBlocks,
   historyToBlocks,
   type MessageMeasure,
   measureMessages,
   type ToolGroups,
+  turnPriority,
 } from './history.ts';
 import { historyWindowStart } from './history-window.ts';
 import type { Message } from './message.ts';
@@ -49,13 +49,20 @@ export interface PreparedHistory {
   coveredGroups: ToolGroups;
   /** Tool groups of the messages outside the window and not covered (`coveredTo`..`keptFrom`, relative). */
   windowGroups: ToolGroups;
-  /** Ids of `messages`. */
-  ids: ReadonlySet<string>;
+  /** Ids of `messages`, made by the first call with steps (only steps are checked against them). */
+  ids?: ReadonlySet<string>;
   /**
-   * Metadata of the kept history's blocks by position from `keptFrom`, made by the first call
-   * and shared by every step's blocks (only a block's priority changes from step to step).
+   * Blocks made from this history by the first call that needed them, shared by every later
+   * call (blocks are never changed after they are made): the kept history's, without steps
+   * and with steps (their priorities differ, see `turnPriority`), and the covered and
+   * windowed messages' (see {@link turnHistoryBlocks}).
    */
-  keptMetadata: HistoryBlockMetadata[];
+  blocks: {
+    kept?: ContextBlock[];
+    keptBeforeSteps?: ContextBlock[];
+    covered?: ContextBlock[];
+    windowed?: ContextBlock[];
+  };
 }
 
 interface Memo {
@@ -155,8 +162,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     keptGroups: collectToolGroups(messages.slice(keptFrom)),
     coveredGroups: collectToolGroups(messages.slice(0, coveredTo)),
     windowGroups: collectToolGroups(messages.slice(coveredTo, keptFrom)),
-    ids: new Set(messages.map((message) => message.id)),
-    keptMetadata: [],
+    blocks: {},
   };
 }
 
@@ -187,7 +193,12 @@ export function turnHistoryBlocks(input: {
   const { windowFrom } = prepared;
   const turn = (windowFrom === 0 ? prepared.messages : prepared.messages.slice(windowFrom)).concat(steps);
   const historyLength = prepared.messages.length;
-  const clash = steps.some((message) => prepared.ids.has(message.id));
+  let clash = false;
+  if (steps.length > 0) {
+    prepared.ids ??= new Set(prepared.messages.map((message) => message.id));
+    const ids = prepared.ids;
+    clash = steps.some((message) => ids.has(message.id));
+  }
   // Any history-layer block naming a step's message is a step, whichever source made it (a
   // source such as the L1 memory may add history blocks of its own).
   const stepIds = new Set(steps.map((message) => message.id));
@@ -215,28 +226,41 @@ export function turnHistoryBlocks(input: {
     };
   }
   const { coveredTo, keptFrom, measures, keptGroups, coveredGroups, windowGroups } = prepared;
-  const stepMeasures = measureMessages(steps, counter);
   const keptCount = historyLength - keptFrom;
-  const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
+  const cache = prepared.blocks;
+  // The history's blocks do not depend on the steps (their priorities neither, `turnPriority`),
+  // so every step of a tool loop reuses them: only the steps' blocks are new.
   const kept = turn.slice(keptFrom - windowFrom);
-  const { keptMetadata } = prepared;
-  const blocks = buildHistoryBlocks(
-    kept,
-    (index) =>
-      (index < keptCount ? measures[keptFrom + index] : stepMeasures[index - keptCount]) as MessageMeasure,
-    (index) => (index < keptCount ? keptGroups.groups.get(index) : stepGroups.groups.get(index)),
-    (index) => {
-      if (index >= keptCount) return undefined;
-      let metadata = keptMetadata[index];
-      if (metadata === undefined) {
-        const message = kept[index] as Message;
-        metadata = { message, index, error: (measures[keptFrom + index] as MessageMeasure).error };
-        keptMetadata[index] = metadata;
-      }
-      return metadata;
-    },
-  );
-  const covered =
+  const keptBlocks = (part: 'history' | 'alone') =>
+    buildHistoryBlocks(
+      kept.slice(0, keptCount),
+      (index) => measures[keptFrom + index] as MessageMeasure,
+      (index) => keptGroups.groups.get(index),
+      undefined,
+      part === 'alone' ? undefined : (index) => turnPriority('history', index, keptCount),
+    );
+  let blocks: ContextBlock[];
+  if (steps.length === 0) {
+    cache.keptBeforeSteps ??= keptBlocks('alone');
+    blocks = cache.keptBeforeSteps.slice();
+  } else {
+    cache.kept ??= keptBlocks('history');
+    const stepMeasures = measureMessages(steps, counter);
+    const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
+    const stepBlocks = buildHistoryBlocks(
+      steps,
+      (index) => stepMeasures[index] as MessageMeasure,
+      (index) => stepGroups.groups.get(keptCount + index),
+      (index) => ({
+        message: steps[index] as Message,
+        index: keptCount + index,
+        error: (stepMeasures[index] as MessageMeasure).error,
+      }),
+      (index) => turnPriority('steps', index, steps.length),
+    );
+    blocks = cache.kept.concat(stepBlocks);
+  }
+  cache.covered ??=
     coveredTo === 0
       ? []
       : buildHistoryBlocks(
@@ -244,7 +268,7 @@ export function turnHistoryBlocks(input: {
           (index) => measures[index] as MessageMeasure,
           (index) => coveredGroups.groups.get(index),
         );
-  const windowed =
+  cache.windowed ??=
     keptFrom === coveredTo
       ? []
       : buildHistoryBlocks(
@@ -252,6 +276,8 @@ export function turnHistoryBlocks(input: {
           (index) => measures[coveredTo + index] as MessageMeasure,
           (index) => windowGroups.groups.get(index),
         );
+  const covered = cache.covered.slice();
+  const windowed = cache.windowed.slice();
   return {
     turn,
     blocks,

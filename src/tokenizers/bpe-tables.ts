@@ -1,4 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
+import { createPieceSplits, type PieceSplits } from './piece-splits.ts';
 import { createTokenBytesIndex, HASH_BASE, hashBytes, type TokenBytesIndex } from './token-bytes-index.ts';
 import type { Vocabulary } from './vocabulary-file.ts';
 
@@ -18,6 +19,8 @@ export interface BpeTables {
   readonly pairs: Int32Array;
   /** log2 of the number of slots in {@link BpeTables.pairs}. */
   readonly pairBits: number;
+  /** Where a piece's count splits (between characters no token spans). */
+  readonly splits: PieceSplits;
 }
 
 /** Returned by the pair lookup when two tokens do not merge. */
@@ -75,7 +78,7 @@ export function createBpeTables(vocabulary: Vocabulary): BpeTables {
     byteRanks[byte] = rank;
   }
   const { pairs, pairBits } = buildPairTable(index, rankCount);
-  return { stringRanks, byteRanks, pairs, pairBits };
+  return { stringRanks, byteRanks, pairs, pairBits, splits: createPieceSplits(vocabulary) };
 }
 
 /** Every split of every token into two tokens: (left, right) → token. */

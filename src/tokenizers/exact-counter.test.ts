@@ -85,35 +85,66 @@ describe('createExactCounter', () => {
   });
 });
 
-describe('exact counter backends', () => {
-  it('counts the same with the WebAssembly path for CJK-heavy text as with the JavaScript loop', () => {
-    const auto = createExactCounter({ encoding: 'o200k_base' });
-    const js = createExactCounter({ encoding: 'o200k_base', backend: 'js' });
-    const texts = [
-      '领导者收到客户端请求后，把命令作为新条目追加到自己的日志中，然后并行地向其他服务器发送 AppendEntries RPC 以复制该条目。',
-      '日本語のテキストも数えます。ひらがなとカタカナ、漢字が混ざっています。これは十分に長い文です。',
-      '한국어 문장도 정확하게 세어야 합니다. 이 문장은 충분히 길어서 웹어셈블리 경로를 탑니다. 정확합니다.',
-      `${'中文'.repeat(200)}<|endoftext|>${'混合 mixed 文本 text '.repeat(20)}`,
-    ];
-    for (const text of texts) expect(auto.countText(text)).toBe(js.countText(text));
-  });
-});
+describe('createExactCounter on CJK text', () => {
+  // Runs of Han characters, kana and hangul are cut into parts where no token spans
+  // (piece-splits.ts) and counted from remembered parts; the counts must not change.
+  const fragment = fc.constantFrom(
+    '上下文工程',
+    '把每次模型调用的输入编译出来',
+    '我们',
+    '的',
+    '，',
+    '。',
+    '「预算」',
+    'ひらがなとカタカナ',
+    '漢字',
+    '한국어 문장',
+    'ü',
+    'é',
+    'ñ',
+    '２０２４',
+    '😀',
+    '\uD800',
+    'x',
+    ' ',
+    '\n',
+    'LLM',
+    '〇',
+    '々',
+  );
+  const cjkText = fc.array(fragment, { maxLength: 30 }).map((parts) => parts.join(''));
+  const mixed = fc.oneof(
+    cjkText,
+    fc.string({
+      unit: fc.integer({ min: 0x3000, max: 0x9fff }).map((code) => String.fromCharCode(code)),
+      maxLength: 60,
+    }),
+  );
 
-describe('createExactCounter on CJK-heavy texts', () => {
-  const paragraph = (seed: number) =>
-    `第${seed}段：上下文工程把每次模型调用的输入编译出来，并且在预算之内。每个块只统计一次。`.repeat(3);
-
-  it('counts a remembered text as it counted it first, within any cache bound', () => {
-    const reference = createExactCounter({ encoding: 'o200k_base', backend: 'js' });
-    for (const maxCachedCjkCharacters of [0, 200, 1 << 20]) {
-      const counter = createExactCounter({ encoding: 'o200k_base', maxCachedCjkCharacters });
-      for (let round = 0; round < 3; round++) {
-        for (let seed = 0; seed < 8; seed++) {
-          expect(counter.countText(paragraph(seed))).toBe(reference.countText(paragraph(seed)));
+  it('agrees with gpt-tokenizer on CJK-heavy texts, caches cold and warm', () => {
+    const o200k = createO200kCounter();
+    const cl100k = createCl100kCounter();
+    fc.assert(
+      fc.property(mixed, fc.boolean(), (text, cold) => {
+        if (cold) {
+          o200k.bpe.clearCaches();
+          cl100k.bpe.clearCaches();
         }
-      }
-      counter.bpe.clearCaches();
-      expect(counter.countText(paragraph(1))).toBe(reference.countText(paragraph(1)));
-    }
+        expect(o200k.countText(text)).toBe(gptO200k(text, ORDINARY));
+        expect(cl100k.countText(text)).toBe(gptCl100k(text, ORDINARY));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('counts the same with every cache disabled', () => {
+    const uncached = createExactCounter({ encoding: 'o200k_base', maxCachedPieces: 0 });
+    const cached = createO200kCounter();
+    fc.assert(
+      fc.property(mixed, (text) => {
+        expect(uncached.countText(text)).toBe(cached.countText(text));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
