@@ -13,6 +13,12 @@
 //      subpaths (and runs `ctxloom serve --help` for the `serve` row); every subpath is in one
 //      row; the README's MCP install line is run as written and the README's MCP client entry
 //      (Claude Desktop / Cursor JSON) is started as written and answers `initialize`;
+//      each ```ts snippet of the README runs as a `.ts` file in a consumer with exactly the
+//      packages of the rows of the ctxloom subpaths it imports (a package it imports that
+//      those rows do not name fails the check), beside a copy of examples/notebook (the
+//      snippets read the example session, "run from the repository's root"); and each of the
+//      README's `npx ctxloom …` commands runs in the consumer of the row that lists it (a
+//      command in no row in the one without peers);
 //   4. with every optional peer installed: every subpath in `exports` imports, and a consumer
 //      importing all of them type-checks under `nodenext` and `bundler` (skipLibCheck off;
 //      diagnostics in ctxloom's own declarations or the consumer fail the check).
@@ -27,10 +33,9 @@
 // it); without it `npm pack` runs `prepare`. --node <version> also runs the CLI and the
 // imports on that Node.js release (from the `node` npm package) and reports whether they
 // work — how `engines.node` was measured. Exits non-zero on the first failed check.
-import { spawn, spawnSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -41,6 +46,18 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  bytesUnder,
+  importAll,
+  limited,
+  mcpHandshake,
+  npm,
+  npmRun,
+  npmRunAsync,
+  run,
+  typeCheckConsumer,
+} from './packed-helpers.mjs';
+import { readCliCommands, readInstallTable, snippetInstalls } from './readme-install.mjs';
 
 /** Installed size budget (MB, apparent file sizes) of `npm install ctxloom` without peers. */
 export const CORE_BUDGET_MB = 20;
@@ -54,59 +71,17 @@ const { values } = parseArgs({
   options: { 'skip-build': { type: 'boolean' }, node: { type: 'string' }, keep: { type: 'boolean' } },
 });
 
-const npm = process.env.npm_execpath
-  ? [process.execPath, process.env.npm_execpath]
-  : [process.platform === 'win32' ? 'npm.cmd' : 'npm'];
 const scratch = mkdtempSync(join(tmpdir(), 'ctxloom-packed-'));
 let failures = 0;
 
+const started = performance.now();
 function step(title) {
-  process.stdout.write(`\n== ${title}\n`);
+  process.stdout.write(`\n== ${title} (at ${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 function check(ok, what, detail = '') {
   process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? ` — ${detail}` : ''}\n`);
   if (!ok) failures += 1;
   return ok;
-}
-function run(command, args, options = {}) {
-  return spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
-}
-function npmRun(args, cwd, { loglevel = 'error' } = {}) {
-  const result = run(npm[0], [...npm.slice(1), ...args], {
-    cwd,
-    env: { ...process.env, npm_config_loglevel: loglevel },
-  });
-  if (result.status !== 0)
-    throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
-  return loglevel === 'error' ? result.stdout : result;
-}
-/** `npm <args>` in `cwd` without blocking, so a few installs share the machine's waits. */
-function npmRunAsync(args, cwd) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(npm[0], [...npm.slice(1), ...args], {
-      cwd,
-      env: { ...process.env, npm_config_loglevel: 'error' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (status) =>
-      status === 0 ? resolvePromise() : reject(new Error(`npm ${args.join(' ')} failed:\n${output}`)),
-    );
-  });
-}
-/** Runs `tasks` (functions returning promises) at most `limit` at a time; their promises in order. */
-function limited(tasks, limit) {
-  const results = [];
-  const slots = Array.from({ length: limit }, () => Promise.resolve());
-  tasks.forEach((task, index) => {
-    const slot = index % limit;
-    slots[slot] = slots[slot].catch(() => undefined).then(task);
-    results.push(slots[slot]);
-  });
-  return results;
 }
 /** A scratch consumer project (ESM) in `scratch/<name>`. */
 function makeConsumer(name) {
@@ -115,69 +90,6 @@ function makeConsumer(name) {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
   return dir;
 }
-/** Starts `command args` as an MCP client would, sends `initialize`; the parsed first stdout line. */
-function mcpHandshake(command, args, cwd) {
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'check', version: '1' } },
-  };
-  const server = run(command, args, { cwd, input: `${JSON.stringify(initialize)}\n`, timeout: 60_000 });
-  const firstLine = server.stdout.split('\n')[0] ?? '';
-  try {
-    return { answer: JSON.parse(firstLine), server };
-  } catch {
-    return { answer: undefined, server };
-  }
-}
-/** Sum of the apparent sizes of the files under `dir` (symlinks counted once, not followed). */
-function bytesUnder(dir) {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += bytesUnder(path);
-    else total += lstatSync(path).size;
-  }
-  return total;
-}
-/** Imports every subpath in a child process on `node`; returns subpath → 'ok' or the error. */
-function importAll(node, cwd, subpaths) {
-  const script = `
-    const results = {};
-    for (const subpath of ${JSON.stringify(subpaths)}) {
-      const specifier = subpath === '.' ? 'ctxloom' : 'ctxloom/' + subpath.slice(2);
-      try { const module = await import(specifier); results[subpath] = Object.keys(module).length > 0 ? 'ok' : 'no exports'; }
-      catch (error) { results[subpath] = (error.code ?? '') + ' ' + String(error.message).split('\\n')[0]; }
-    }
-    process.stdout.write(JSON.stringify(results));`;
-  const result = run(node[0], [...node.slice(1), '--input-type=module', '-e', script], { cwd });
-  if (result.status !== 0)
-    return Object.fromEntries(subpaths.map((s) => [s, `exit ${result.status}: ${result.stderr.trim()}`]));
-  return JSON.parse(result.stdout);
-}
-/** The rows of README.md's install table: subpaths, CLI commands and the packages named. */
-export function readInstallTable(readme) {
-  const lines = readme.split('\n');
-  const header = lines.findIndex((line) => /^\| subpath \| install with it \|/u.test(line));
-  if (header === -1) throw new Error('README.md has no "| subpath | install with it |" table');
-  const rows = [];
-  for (const line of lines.slice(header + 2)) {
-    if (!line.startsWith('|')) break;
-    const [, first, second] = line.split('|');
-    const names = (cell) => [...cell.matchAll(/`([^`]+)`/gu)].map((match) => match[1]);
-    rows.push({
-      subpaths: names(first)
-        .filter((name) => /^ctxloom(\/[a-z-]+)?$/u.test(name))
-        .map((name) => (name === 'ctxloom' ? '.' : `./${name.slice('ctxloom/'.length)}`)),
-      commands: names(first).filter((name) => /^ctxloom [a-z]+$/u.test(name)),
-      packages: names(second),
-      text: line,
-    });
-  }
-  return rows;
-}
-
 /** The version of `name` the repository's lockfile installs (so the offline cache has it). */
 function lockedVersion(name) {
   return lock.packages[`node_modules/${name}`]?.version ?? manifest.devDependencies[name];
@@ -344,10 +256,17 @@ try {
     "every subpath is in exactly one row of README.md's install table",
     subpaths.filter((subpath) => !rowOf.has(subpath)).join(', '),
   );
-  // One consumer per distinct package set (rows naming the same packages share it), installed
-  // three at a time from the shared npm cache.
+  // A README snippet gets the packages of the rows of the subpaths it imports, nothing more.
+  const snippets = snippetInstalls(readme, rows);
+  // One consumer per distinct package set (rows and snippets naming the same packages share
+  // it), installed three at a time from the shared npm cache.
   const declared = (row) => row.packages.every((name) => name in manifest.peerDependencies);
-  const sets = [...new Set(rows.filter(declared).map((row) => [...row.packages].sort().join(' ')))];
+  const sets = [
+    ...new Set([
+      ...rows.filter(declared).map((row) => [...row.packages].sort().join(' ')),
+      ...snippets.map((snippet) => snippet.rowPackages.join(' ')),
+    ]),
+  ];
   const installs = new Map(
     limited(
       sets.map((set, index) => async () => {
@@ -397,6 +316,59 @@ try {
         `exit ${cli.status} ${cli.stderr.trim()}`,
       );
     }
+  }
+
+  for (const [index, snippet] of snippets.entries()) {
+    step(
+      `README snippet ${index + 1} ("${snippet.section}") with ${snippet.rowPackages.join(' ') || 'nothing more'}`,
+    );
+    if (
+      !check(
+        snippet.unlisted.length === 0,
+        'the rows of the ctxloom subpaths it imports name every package it imports',
+        snippet.unlisted.join(', '),
+      )
+    )
+      continue;
+    const dir = await installs.get(snippet.rowPackages.join(' '));
+    if (!existsSync(join(dir, 'examples/notebook')))
+      cpSync(join(REPO, 'examples/notebook'), join(dir, 'examples/notebook'), { recursive: true });
+    const file = `readme-snippet-${index + 1}.ts`;
+    writeFileSync(join(dir, file), snippet.code);
+    // Its temporary folders (the session snippet copies the notebook) go with the scratch.
+    mkdirSync(join(dir, 'tmp'), { recursive: true });
+    const ran = run(process.execPath, [file], {
+      cwd: dir,
+      timeout: 300_000,
+      env: { ...process.env, TMPDIR: join(dir, 'tmp') },
+    });
+    check(
+      ran.status === 0 && ran.stdout.trim().length > 0 && ran.stderr.trim() === '',
+      `node ${file} (Node.js ${process.versions.node}, types stripped)`,
+      `exit ${ran.status}; stdout: ${ran.stdout.trim().split('\n').slice(0, 2).join(' | ').slice(0, 160)}${
+        ran.stderr.trim() === '' ? '' : `; stderr: ${ran.stderr.trim().slice(0, 400)}`
+      }`,
+    );
+  }
+
+  step("README's `npx ctxloom …` commands, each with the packages of the row that lists it");
+  const rowOfCommand = new Map(rows.flatMap((row) => row.commands.map((command) => [command, row])));
+  const commands = readCliCommands(readme, 'examples/notebook/raft-consensus');
+  check(commands.length > 0, 'README has `npx ctxloom …` commands');
+  for (const args of commands) {
+    const row = rowOfCommand.get(`ctxloom ${args[0]}`);
+    // A command in no row "needs nothing more": the consumer without peers (not yet given them).
+    const dir = row === undefined ? consumer : await installs.get([...row.packages].sort().join(' '));
+    if (!existsSync(join(dir, 'examples/notebook')))
+      cpSync(join(REPO, 'examples/notebook'), join(dir, 'examples/notebook'), { recursive: true });
+    const cli = run('npx', ['ctxloom', ...args], { cwd: dir, timeout: 300_000 });
+    check(
+      cli.status === 0 && cli.stdout.trim().length > 0,
+      `npx ctxloom ${args.map((arg) => (/\s/u.test(arg) ? `"${arg}"` : arg)).join(' ')}`,
+      `with ${row?.packages.join(' ') || 'nothing more'}; exit ${cli.status}${
+        cli.stderr.trim() === '' ? '' : `; stderr: ${cli.stderr.trim().slice(0, 300)}`
+      }`,
+    );
   }
 
   step("README's MCP install line and client entry, as written");
@@ -492,36 +464,9 @@ try {
   }
 
   step('type-check a consumer of every subpath (nodenext, bundler)');
-  const imports = subpaths
-    .map(
-      (subpath, index) =>
-        `import * as m${index} from '${subpath === '.' ? 'ctxloom' : `ctxloom/${subpath.slice(2)}`}';`,
-    )
-    .join('\n');
-  writeFileSync(
-    join(consumer, 'index.ts'),
-    `${imports}\nexport const modules = [${subpaths.map((_, index) => `m${index}`).join(', ')}];\n`,
-  );
   const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
   for (const resolution of ['nodenext', 'bundler']) {
-    const config = {
-      compilerOptions: {
-        target: 'ES2022',
-        module: resolution === 'nodenext' ? 'nodenext' : 'esnext',
-        moduleResolution: resolution,
-        strict: true,
-        skipLibCheck: false,
-        noEmit: true,
-        types: ['node'],
-      },
-      files: ['index.ts'],
-    };
-    writeFileSync(join(consumer, `tsconfig.${resolution}.json`), JSON.stringify(config));
-    const result = run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: consumer });
-    const ours = result.stdout
-      .split('\n')
-      .filter((line) => /^(index\.ts|node_modules\/ctxloom\/)/u.test(line));
-    const others = result.stdout.split('\n').filter((line) => /error TS/u.test(line)).length - ours.length;
+    const { ours, others } = typeCheckConsumer({ consumer, subpaths, tsc, resolution });
     check(
       ours.length === 0,
       `tsc moduleResolution ${resolution}`,
