@@ -16,7 +16,7 @@ import type {
   SourceReport,
 } from './report.ts';
 import { createRunMemo } from './run-memo.ts';
-import type { DroppedBlock, Selection } from './select.ts';
+import type { DroppedBlock, DropReason, Selection } from './select.ts';
 import type { ContextSource } from './source.ts';
 import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
 import { type ToolDefinition, toolDefinitionText } from './tool-definitions.ts';
@@ -247,7 +247,9 @@ function collapseRuns(entries: readonly DroppedBlock[]): DroppedSummary[] {
     const key = JSON.stringify(first.reason);
     let end = start + 1;
     let tokens = first.block.tokens;
-    while (end < entries.length && JSON.stringify((entries[end] as DroppedBlock).reason) === key) {
+    // Drops of one cause share their reason object (selectBlocks): equal without serialising.
+    const sameReason = (reason: DropReason) => reason === first.reason || JSON.stringify(reason) === key;
+    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) {
       tokens += (entries[end] as DroppedBlock).block.tokens;
       end++;
     }

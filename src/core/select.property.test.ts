@@ -256,6 +256,40 @@ describe('selectBlocks properties', () => {
     );
   });
 
+  it('agrees with the naive reference when priorities rise with position, as a history’s do', () => {
+    // Then a layer's ranking is its reverse order, found without a sort (decision 059).
+    fc.assert(
+      fc.property(
+        fc.array(blockArbitrary, { maxLength: 40 }),
+        budgetArbitrary,
+        sharesArbitrary,
+        (raw, budget, shares) => {
+          const rising = LAYERS.flatMap((layer) => {
+            const own = raw.filter((entry) => entry.layer === layer);
+            const priorities = own.map((entry) => entry.priority).sort((a, b) => a - b);
+            return own.map((entry, index) => ({ ...entry, priority: priorities[index] as number }));
+          });
+          const blocks = toBlocks(rising).map((block) => ({ ...block, pinned: false }));
+          const input = inputFor(blocks, budget, shares);
+          const grants: Record<string, number> = {
+            knowledge__context: input.plan.allocations['knowledge__context-src'] ?? 0,
+            todo__context: input.plan.allocations['todo__context-src'] ?? 0,
+            history: input.plan.allocations.history ?? 0,
+          };
+          const noPool = selectBlocks({ ...input, plan: { ...input.plan, unallocated: 0 } });
+          fc.pre(
+            noPool.layers.every((layer) => layer.demandTokens >= layer.grantTokens) &&
+              LAYERS.every(
+                (layer) => grants[layer] === 0 || noPool.layers.some((entry) => entry.layer === layer),
+              ),
+          );
+          expect(new Set(noPool.kept.map((block) => block.id))).toEqual(referenceSelect(blocks, grants));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it('keeps one copy of equal content, the higher-priority one', () => {
     const blocks = toBlocks([
       { layer: 'knowledge__context', tokens: 5, priority: 0.2, content: 1, pinned: false, group: undefined },
