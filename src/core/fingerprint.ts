@@ -17,9 +17,32 @@ export function hashText(text: string, seed = 0): string {
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
   h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  const value = 4294967296 * (2097151 & h2) + (h1 >>> 0);
-  return value.toString(16).padStart(14, '0');
+  // The 53-bit value `(2097151 & h2)·2³² + (h1 >>> 0)` as 14 hex digits: 6 from the high
+  // lane, 8 from the low. One flat string from the character codes: `toString(16)` and
+  // `padStart` built a two-part (cons) string for half the values, and every reader of such
+  // a fingerprint (deduplication, map keys) reached its characters through the extra part.
+  const high = 2097151 & h2;
+  const low = h1 >>> 0;
+  return String.fromCharCode(
+    HEX[high >>> 20] as number,
+    HEX[(high >>> 16) & 15] as number,
+    HEX[(high >>> 12) & 15] as number,
+    HEX[(high >>> 8) & 15] as number,
+    HEX[(high >>> 4) & 15] as number,
+    HEX[high & 15] as number,
+    HEX[low >>> 28] as number,
+    HEX[(low >>> 24) & 15] as number,
+    HEX[(low >>> 20) & 15] as number,
+    HEX[(low >>> 16) & 15] as number,
+    HEX[(low >>> 12) & 15] as number,
+    HEX[(low >>> 8) & 15] as number,
+    HEX[(low >>> 4) & 15] as number,
+    HEX[low & 15] as number,
+  );
 }
+
+// Character codes of 0-9a-f.
+const HEX = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
 
 /**
  * The dedup fingerprint of a block's content: whitespace runs collapsed and ends trimmed

@@ -37,6 +37,19 @@ describe('createAnalyzer', () => {
     ]);
   });
 
+  it('stems each distinct word once, however often it recurs', () => {
+    const stemmed: string[] = [];
+    const analyzer = createAnalyzer({
+      stem: (word) => {
+        stemmed.push(word);
+        return stemEnglish(word);
+      },
+    });
+    expect(analyzer.analyze('Running dogs, running cats')).toEqual(['run', 'dog', 'run', 'cat']);
+    expect(analyzer.analyze('dogs running parks')).toEqual(['dog', 'run', 'park']);
+    expect(stemmed).toEqual(['running', 'dogs', 'cats', 'parks']);
+  });
+
   it('rejects a maxTermLength below 1', () => {
     expect(() => createAnalyzer({ maxTermLength: 0 })).toThrow(/maxTermLength/);
   });

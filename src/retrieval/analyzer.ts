@@ -25,7 +25,10 @@ export interface Analyzer {
 export interface AnalyzerOptions {
   /** Terms dropped after normalisation; default {@link DEFAULT_STOPWORDS} (en + zh, stopwords-iso). */
   stopwords?: ReadonlySet<string>;
-  /** Stemmer for Latin-script words, or `false`; default {@link stemEnglish}. */
+  /**
+   * Stemmer for Latin-script words, or `false`; default {@link stemEnglish}. Must be pure: the
+   * analyzer remembers each word's stem.
+   */
   stem?: ((word: string) => string) | false;
   /** CJK handling; default `ngram`. */
   cjk?: CjkMode;
@@ -43,6 +46,8 @@ const WORD_RUN = `[[\\p{L}\\p{N}\\p{M}]--[${CJK}${UNSPACED}]]+(?:['’][\\p{L}\\
 // predates the flag. Each match is a CJK run (group 1), an unspaced-script run (group 2) or
 // a word.
 const TOKEN_SOURCE = `(${CJK_RUN})|(${UNSPACED_RUN})|${WORD_RUN}`;
+// Distinct words whose terms an analyzer remembers (a few MB at most).
+const WORD_CACHE_SIZE = 1 << 16;
 // Intl.Segmenter is super-linear on very long inputs; CJK runs are cut to this many units.
 const SEGMENT_CHUNK = 256;
 
@@ -118,10 +123,18 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
     }
   };
 
+  // Word → its term ('' for a stopword or an empty stem): one lookup instead of the stopword
+  // set and the stemmer's regular expressions, which cost more than the rest of analysing an
+  // English query. Cleared whole when full: a word seen again is then stemmed once more.
+  const words = new Map<string, string>();
   const addWord = (raw: string, terms: string[]): void => {
     const word = raw.length > maxTermLength ? raw.slice(0, maxTermLength) : raw;
-    if (stopwords.has(word)) return;
-    const term = stem === false ? word : stem(word);
+    let term = words.get(word);
+    if (term === undefined) {
+      term = stopwords.has(word) ? '' : stem === false ? word : stem(word);
+      if (words.size >= WORD_CACHE_SIZE) words.clear();
+      words.set(word, term);
+    }
     if (term.length > 0) terms.push(term);
   };
 
@@ -143,14 +156,33 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
     return terms;
   };
 
-  // On lowercase ASCII the token pattern reduces to its word branch over [a-z0-9].
-  const asciiWord = /[a-z0-9]+(?:'[a-z0-9]+)*/g;
+  // On lowercase ASCII the token pattern reduces to its word branch over [a-z0-9]:
+  // `[a-z0-9]+(?:'[a-z0-9]+)*`, scanned by hand (a regular expression built a match array per
+  // word, a third of analysing a short query).
   const analyzeAscii = (text: string): string[] => {
     const terms: string[] = [];
     const lower = text.toLowerCase();
-    asciiWord.lastIndex = 0;
-    for (let match = asciiWord.exec(lower); match !== null; match = asciiWord.exec(lower)) {
-      addWord(match[0], terms);
+    const length = lower.length;
+    let index = 0;
+    while (index < length) {
+      if (!isAsciiWordCode(lower.charCodeAt(index))) {
+        index++;
+        continue;
+      }
+      const start = index;
+      for (;;) {
+        index++;
+        while (index < length && isAsciiWordCode(lower.charCodeAt(index))) index++;
+        // An apostrophe joins the next run only when a word character follows it.
+        if (
+          index + 1 < length &&
+          lower.charCodeAt(index) === 0x27 &&
+          isAsciiWordCode(lower.charCodeAt(index + 1))
+        )
+          index++;
+        else break;
+      }
+      addWord(lower.slice(start, index), terms);
     }
     return terms;
   };
@@ -168,6 +200,11 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
       return lastTerms.slice();
     },
   };
+}
+
+// [a-z0-9]
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39);
 }
 
 function isAscii(text: string): boolean {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CtxloomError } from '../core/index.ts';
 import { createAnalyzer } from './analyzer.ts';
-import { BM25_FORMAT_VERSION, createBm25Index, loadBm25Index } from './bm25-index.ts';
+import { BM25_FORMAT_VERSION, bm25Slots, createBm25Index, loadBm25Index } from './bm25-index.ts';
 
 const corpus = [
   ['a', 'Caroline went to the LGBTQ support group yesterday'],
@@ -22,6 +22,24 @@ describe('createBm25Index', () => {
     const hits = build().search('When did Melanie paint a sunrise?');
     expect(hits[0]?.id).toBe('b');
     expect(hits.map((hit) => hit.id)).toContain('d');
+  });
+
+  it('gives the hits of search by slot, best first, through its slot access', () => {
+    const index = build();
+    index.remove('b');
+    index.add('e', 'Melanie painted the support group a sunrise');
+    const slots = bm25Slots(index);
+    for (const query of ['Melanie sunrise support group', 'camping', 'the', 'Caroline Melanie']) {
+      const hits = index.search(query, { limit: 3 });
+      const count = slots?.search(query, 3) ?? -1;
+      const bySlot = Array.from({ length: count }, (_, rank) => ({
+        id: slots?.idAt(slots.slotAt(rank)),
+        score: slots?.scoreAt(rank),
+      }));
+      expect(bySlot).toEqual(hits);
+      for (const hit of hits) expect(slots?.idAt(slots.slotOf(hit.id))).toBe(hit.id);
+    }
+    expect(slots?.slotOf('b')).toBe(-1);
   });
 
   it('returns nothing for an empty or stopword-only query', () => {

@@ -162,6 +162,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     slotFrequencies,
   };
   const scoring: ScoringTerm[] = [];
+  const pool: ScoringTerm[] = [];
+  // The last ranking's slots and scores, best first (read before the next search).
+  const result = { slots: new Int32Array(0), scores: new Float64Array(0) };
 
   const remove = (id: string): boolean => {
     const entry = documents.get(id);
@@ -214,31 +217,44 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     return norms;
   };
 
-  const searchTerms = (terms: ReadonlyMap<string, number>, searchOptions: Bm25SearchOptions): Bm25Hit[] => {
-    const limit = searchOptions.limit ?? 20;
+  // The best `limit` documents for distinct `terms` (each with its weight, > 0 to count; 1
+  // when `weights` is undefined), best first, into `result`; returns how many.
+  const rank = (
+    terms: readonly string[],
+    weights: readonly number[] | undefined,
+    limit: number,
+    filter: ((id: string) => boolean) | undefined,
+  ): number => {
     const count = documents.size;
-    if (count === 0 || limit <= 0) return [];
+    if (count === 0 || limit <= 0) return 0;
     const slotNorms = currentNorms();
-    scoring.length = 0;
-    for (const [term, weight] of terms) {
+    let used = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const term = terms[index] as string;
+      const weight = weights === undefined ? 1 : (weights[index] as number);
       const list = postings.get(term);
       if (list === undefined || !(weight > 0)) continue;
       const idf = Math.log(1 + (count - list.count + 0.5) / (list.count + 0.5));
       const impacts = currentImpacts(list, generation, idf, k1, slotNorms);
-      scoring.push({
-        term,
-        postings: list,
-        impacts,
-        weight,
-        boost: 1 * idf * (k1 + 1),
-        bound: weight * list.maxImpact,
-      });
+      // Pooled: a search allocates no scoring entries once the pool covers its terms.
+      let entry = pool[used];
+      if (entry === undefined) {
+        entry = { term, postings: list, impacts, weight, boost: 0, bound: 0 };
+        pool[used] = entry;
+      }
+      entry.term = term;
+      entry.postings = list;
+      entry.impacts = impacts;
+      entry.weight = weight;
+      entry.boost = 1 * idf * (k1 + 1);
+      entry.bound = weight * list.maxImpact;
+      scoring[used++] = entry;
     }
-    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), scoring.length);
+    scoring.length = used;
+    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), used);
     scratch.norms = slotNorms;
     scratch.documentCount = count;
     const { scores, touched, heap } = scratch;
-    const filter = searchOptions.filter;
     const touchedCount = accumulateScores(scoring, limit, filter === undefined, scratch);
     try {
       let keptCount = touchedCount;
@@ -252,17 +268,45 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
         }
       }
       const size = topSlots(kept, keptCount, scores, limit, heap);
-      const hits: Bm25Hit[] = [];
+      if (result.slots.length < size) {
+        result.slots = new Int32Array(Math.max(32, size));
+        result.scores = new Float64Array(result.slots.length);
+      }
       for (let index = 0; index < size; index++) {
         const slot = heap[index] as number;
-        hits.push({ id: slotIds[slot] as string, score: scores[slot] as number });
+        result.slots[index] = slot;
+        result.scores[index] = scores[slot] as number;
       }
-      return hits;
+      return size;
     } finally {
       // Even when the filter throws, the accumulators are left zeroed for the next search.
       for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
       scoring.length = 0;
     }
+  };
+  const hitsOf = (size: number): Bm25Hit[] => {
+    const hits: Bm25Hit[] = [];
+    for (let index = 0; index < size; index++) {
+      hits.push({
+        id: slotIds[result.slots[index] as number] as string,
+        score: result.scores[index] as number,
+      });
+    }
+    return hits;
+  };
+  // A query's distinct analysed terms in order of first occurrence.
+  const queryTerms = (query: string): string[] => {
+    const terms = analyzer.analyze(query);
+    if (terms.length > 32) return [...new Set(terms)];
+    let distinct = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const term = terms[index] as string;
+      let seen = 0;
+      while (seen < distinct && terms[seen] !== term) seen++;
+      if (seen === distinct) terms[distinct++] = term;
+    }
+    terms.length = distinct;
+    return terms;
   };
 
   for (const [position, entry] of initial.entries()) {
@@ -282,7 +326,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     insert(id, length, new Map(terms.map((term, termIndex) => [term, Number(frequencies[termIndex] ?? 0)])));
   }
 
-  return {
+  const index: Bm25Index = {
     analyzer,
     get size() {
       return documents.size;
@@ -301,11 +345,13 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     remove,
     has: (id) => documents.has(id),
     search(query, searchOptions = {}) {
-      const terms = new Map<string, number>();
-      for (const term of analyzer.analyze(query)) terms.set(term, 1);
-      return searchTerms(terms, searchOptions);
+      return hitsOf(rank(queryTerms(query), undefined, searchOptions.limit ?? 20, searchOptions.filter));
     },
-    searchTerms: (terms, searchOptions = {}) => searchTerms(terms, searchOptions),
+    searchTerms(terms, searchOptions = {}) {
+      return hitsOf(
+        rank([...terms.keys()], [...terms.values()], searchOptions.limit ?? 20, searchOptions.filter),
+      );
+    },
     termFrequencies: (id) => {
       const entry = documents.get(id);
       return entry === undefined ? undefined : new Map(entry.frequencies);
@@ -318,4 +364,37 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       return { version: BM25_FORMAT_VERSION, analyzer: analyzer.name, k1, b, documents: saved };
     },
   };
+  slotAccess.set(index, {
+    search: (query, limit) => rank(queryTerms(query), undefined, limit, undefined),
+    slotAt: (rankIndex) => result.slots[rankIndex] as number,
+    scoreAt: (rankIndex) => result.scores[rankIndex] as number,
+    idAt: (slot) => slotIds[slot],
+    slotOf: (id) => documents.get(id)?.slot ?? -1,
+  });
+  return index;
+}
+
+/**
+ * Slot-level access to a BM25 index for the indexes of this package built on one (the
+ * conversation index keeps its turns by slot, so a hit needs no lookup by id and no hit
+ * object). Not exported from `ctxloom/retrieval`.
+ */
+export interface Bm25Slots {
+  /** Ranks `query` as `search` does (no filter) and returns how many hits; read them with `slotAt`/`scoreAt` before the next search. */
+  search(query: string, limit: number): number;
+  /** Slot of the hit at `rankIndex` (0 = best) of the last search. */
+  slotAt(rankIndex: number): number;
+  /** BM25 score of the hit at `rankIndex` of the last search. */
+  scoreAt(rankIndex: number): number;
+  /** Id of the document in `slot` (undefined for a free slot). */
+  idAt(slot: number): string | undefined;
+  /** Slot of the document `id`, or -1. A document keeps its slot until it is removed or replaced. */
+  slotOf(id: string): number;
+}
+
+const slotAccess = new WeakMap<Bm25Index, Bm25Slots>();
+
+/** The {@link Bm25Slots} of an index made by {@link createBm25Index} or {@link loadBm25Index}. */
+export function bm25Slots(index: Bm25Index): Bm25Slots | undefined {
+  return slotAccess.get(index);
 }

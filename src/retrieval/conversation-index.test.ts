@@ -58,6 +58,39 @@ describe('createConversationIndex', () => {
     expect((await fingerprints()).sort()).toEqual(expected().sort());
   });
 
+  it('finds the turn of each hit by its slot after appends, replacements, removals and direct changes to the lexical index', async () => {
+    // What recall returned before turns were kept by slot: the lexical hits of known turns, in order.
+    const reference = (index: ReturnType<typeof createConversationIndex>, query: string) => {
+      const known = new Set(index.entries().map((entry) => entry.id));
+      const hits = index.lexical.search(query, { limit: 8 });
+      const best = hits[0]?.score ?? 1;
+      return hits.filter((hit) => known.has(hit.id)).map((hit) => [hit.id, hit.score / best]);
+    };
+    const index = createConversationIndex({ indexContext: 1 });
+    const many = Array.from({ length: 30 }, (_, turn) => ({
+      id: `t${turn}`,
+      text: `${turn % 2 ? 'A' : 'B'}: ${['hike', 'report', 'dana', 'views', 'weekend'][turn % 5]} number ${turn}`,
+    }));
+    index.append(many.slice(0, 20));
+    index.remove('t3');
+    index.append([{ id: 't7', text: 'A: the report about the hike' }, ...many.slice(20)]);
+    index.remove('t0');
+    index.remove('t29');
+    // A document added to the lexical index directly (not a turn), and a turn removed there.
+    index.lexical.add('stray', 'hike report dana views weekend');
+    index.lexical.remove('t12');
+    index.append([{ id: 't31', text: 'B: another hike report' }]);
+    for (const query of ['hike', 'report dana', 'views weekend', 'number 12', 'another']) {
+      const recalled = await index.recall({ query, limit: 8 });
+      expect(recalled.map((hit) => [hit.id, hit.vectorScore])).toEqual(reference(index, query));
+      for (const hit of recalled) {
+        const entry = index.entries().find((candidate) => candidate.id === hit.id);
+        expect(hit.content).toBe(entry?.text);
+        expect(hit.metadata.position).toBe(index.entries().indexOf(entry as never));
+      }
+    }
+  });
+
   it('rejects windows outside 0..10', () => {
     expect(() => createConversationIndex({ indexContext: 11 })).toThrow(/indexContext/);
   });

@@ -1,7 +1,7 @@
 import { fingerprintContent } from '../core/fingerprint.ts';
 import { CtxloomError } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
-import { type Bm25Index, createBm25Index } from './bm25-index.ts';
+import { type Bm25Index, type Bm25Slots, bm25Slots, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
 
@@ -77,8 +77,22 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     });
   }
   const lexical = createBm25Index(options.analyzer === undefined ? {} : { analyzer: options.analyzer });
+  const slots = bm25Slots(lexical) as Bm25Slots;
   const order: ConversationEntry[] = [];
   const positions = new Map<string, number>();
+  // Position of the turn in each slot of the lexical index (-1: none), so a hit finds its turn
+  // without a lookup by id.
+  let positionBySlot = new Int32Array(64).fill(-1);
+  const placeInSlot = (id: string, position: number): void => {
+    const slot = slots.slotOf(id);
+    if (slot < 0) return;
+    if (slot >= positionBySlot.length) {
+      const grown = new Int32Array(Math.max(slot + 1, positionBySlot.length * 2)).fill(-1);
+      grown.set(positionBySlot);
+      positionBySlot = grown;
+    }
+    positionBySlot[slot] = position;
+  };
   // Fingerprint of each entry's own text by position (filled on first recall).
   const textFingerprints: Array<string | undefined> = [];
   // Fingerprints of recalled contents, computed once per distinct content (hashing dominated
@@ -129,7 +143,9 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
           merged.set(term, (merged.get(term) ?? 0) + weight * frequency);
         }
       }
-      lexical.addFrequencies((order[position] as ConversationEntry).id, merged);
+      const id = (order[position] as ConversationEntry).id;
+      lexical.addFrequencies(id, merged);
+      placeInSlot(id, position);
     }
   };
 
@@ -140,7 +156,14 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     range: number,
   ): RetrievalCandidate | undefined => {
     const position = positions.get(id);
-    if (position === undefined) return undefined;
+    return position === undefined ? undefined : candidateAt(position, vectorScore, origin, range);
+  };
+  const candidateAt = (
+    position: number,
+    vectorScore: number,
+    origin: string,
+    range: number,
+  ): RetrievalCandidate => {
     const entry = order[position] as ConversationEntry;
     let content: string;
     let fingerprint: string;
@@ -151,13 +174,15 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       content = window(position, range);
       fingerprint = fingerprintOf(content);
     }
+    const metadata = entry.metadata;
     return {
-      id,
+      id: entry.id,
       origin,
       content,
       vectorScore,
       fingerprint,
-      metadata: { ...entry.metadata, position },
+      // Spreading `undefined` takes the runtime's slow path; most turns carry no metadata.
+      metadata: metadata === undefined ? { position } : { ...metadata, position },
     };
   };
 
@@ -166,12 +191,18 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     origin: string,
     range: number,
   ): Promise<RetrievalCandidate[]> => {
-    const hits = lexical.search(request.query, { limit: request.limit });
-    const best = hits[0]?.score ?? 1;
+    const count = slots.search(request.query, request.limit);
     const candidates: RetrievalCandidate[] = [];
-    for (const hit of hits) {
-      const candidate = toCandidate(hit.id, hit.score / best, origin, range);
-      if (candidate !== undefined) candidates.push(candidate);
+    if (count === 0) return candidates;
+    const best = slots.scoreAt(0);
+    for (let rank = 0; rank < count; rank++) {
+      const slot = slots.slotAt(rank);
+      const id = slots.idAt(slot) as string;
+      let position = slot < positionBySlot.length ? (positionBySlot[slot] as number) : -1;
+      // The lexical index is public: a document put there directly is found by id, if at all.
+      if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
+        position = positions.get(id) ?? -1;
+      if (position >= 0) candidates.push(candidateAt(position, slots.scoreAt(rank) / best, origin, range));
     }
     return candidates;
   };
@@ -201,12 +232,16 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     remove(id) {
       const position = positions.get(id);
       if (position === undefined) return false;
+      const slot = slots.slotOf(id);
+      if (slot >= 0 && slot < positionBySlot.length) positionBySlot[slot] = -1;
       order.splice(position, 1);
       textFingerprints.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
       positions.clear();
       for (const [index, entry] of order.entries()) positions.set(entry.id, index);
+      for (let index = position; index < order.length; index++)
+        placeInSlot((order[index] as ConversationEntry).id, index);
       reindex(position - indexContext, position + indexContext - 1);
       return true;
     },

@@ -114,33 +114,35 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       let failures: RetrievalResult['failures'] = [];
       // Sources that may hold more than they returned (they filled their limit).
       let more = false;
-      const recallFrom = async (config: RecallSourceConfig, scale: number): Promise<RetrievalCandidate[]> => {
+      const limitOf = (config: RecallSourceConfig, scale: number): number => {
         const base = config.recallLimit ?? recallLimit;
-        const limit = Math.max(base, Math.min(maxRecallLimit, Math.ceil(base * scale)));
+        return Math.max(base, Math.min(maxRecallLimit, Math.ceil(base * scale)));
+      };
+      const requestOf = (limit: number) => ({
+        query: query.query,
+        limit,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+      const kept = (config: RecallSourceConfig, limit: number, candidates: RetrievalCandidate[]) => {
+        if (candidates.length >= limit && limit < maxRecallLimit) more = true;
+        const minScore = config.minScore ?? 0;
+        const passes = (candidate: RetrievalCandidate) => candidate.vectorScore >= minScore;
+        return candidates.every(passes) ? candidates : candidates.filter(passes);
+      };
+      const failed = (config: RecallSourceConfig, error: unknown): RetrievalCandidate[] => {
+        if (request.signal?.aborted === true) throw error;
+        failures.push({ source: config.source.name, error });
+        return [];
+      };
+      const recallFrom = async (config: RecallSourceConfig, scale: number): Promise<RetrievalCandidate[]> => {
+        const limit = limitOf(config, scale);
         try {
-          const candidates = await config.source.recall({
-            query: query.query,
-            limit,
-            ...(request.signal === undefined ? {} : { signal: request.signal }),
-          });
-          if (candidates.length >= limit && limit < maxRecallLimit) more = true;
-          const minScore = config.minScore ?? 0;
-          const passes = (candidate: RetrievalCandidate) => candidate.vectorScore >= minScore;
-          return candidates.every(passes) ? candidates : candidates.filter(passes);
+          return kept(config, limit, await config.source.recall(requestOf(limit)));
         } catch (error) {
-          if (request.signal?.aborted === true) throw error;
-          failures.push({ source: config.source.name, error });
-          return [];
+          return failed(config, error);
         }
       };
-      const round = async (scale: number) => {
-        failures = [];
-        more = false;
-        // One source needs no Promise.all (nor the copy of flat()).
-        const recalled =
-          configs.length === 1
-            ? await recallFrom(configs[0] as RecallSourceConfig, scale)
-            : (await Promise.all(configs.map((config) => recallFrom(config, scale)))).flat();
+      const rank = (recalled: readonly RetrievalCandidate[]) => {
         const ranked = reranker.rerank({
           query: query.query,
           candidates: recalled,
@@ -155,18 +157,36 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         });
         return { ranked, blocks };
       };
+      const only = configs.length === 1 ? (configs[0] as RecallSourceConfig) : undefined;
       let scale = 1;
-      let result = await round(scale);
-      // Fill the budget: while room is left for another block of the packed ones' mean size
-      // and a source may hold more, recall again — sized by the share of the budget the last
-      // round filled (at least double), up to `maxRecallLimit` per source.
-      for (let rounds = 1; rounds < MAX_RECALL_ROUNDS && more; rounds++) {
-        if (result.blocks.length === 0) break;
-        const used = result.blocks.reduce((sum, block) => sum + block.tokens, 0);
-        if (request.maxTokens - used < used / result.blocks.length) break;
-        scale = Math.max(scale * 2, Math.ceil(((scale * request.maxTokens) / used) * 1.25));
-        result = await round(scale);
+      let result: { ranked: RankedCandidate[]; blocks: ContextBlock[] } | undefined;
+      // The first round, and while room is left for another block of the packed ones' mean
+      // size and a source may hold more, rounds that fill the budget — sized by the share of
+      // the budget the last round filled (at least double), up to `maxRecallLimit` per source.
+      for (let rounds = 0; rounds < MAX_RECALL_ROUNDS; rounds++) {
+        if (result !== undefined) {
+          if (!more || result.blocks.length === 0) break;
+          const used = result.blocks.reduce((sum, block) => sum + block.tokens, 0);
+          if (request.maxTokens - used < used / result.blocks.length) break;
+          scale = Math.max(scale * 2, Math.ceil(((scale * request.maxTokens) / used) * 1.25));
+        }
+        failures = [];
+        more = false;
+        let recalled: RetrievalCandidate[];
+        if (only !== undefined) {
+          // One source: its promise awaited here (no async wrapper per round, nor Promise.all).
+          const limit = limitOf(only, scale);
+          try {
+            recalled = kept(only, limit, await only.source.recall(requestOf(limit)));
+          } catch (error) {
+            recalled = failed(only, error);
+          }
+        } else {
+          recalled = (await Promise.all(configs.map((config) => recallFrom(config, scale)))).flat();
+        }
+        result = rank(recalled);
       }
+      result ??= { ranked: [], blocks: [] };
       return { query, ranked: result.ranked, blocks: result.blocks, failures };
     },
   };

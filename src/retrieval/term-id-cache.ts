@@ -8,43 +8,61 @@ import type { Analyzer } from './analyzer.ts';
 export interface TermIdCache {
   /**
    * Sorted distinct term ids of `text`, analysed once and kept while the text is among the
-   * `maxTexts` most recently used. Compare the list before the next `idsOf` or `markQuery`:
-   * ids of an evicted text are reissued.
+   * `maxTexts` cached ones. Compare the list before the next `idsOf` or `markQuery`: ids of an
+   * evicted text are reissued.
    */
   idsOf(text: string): number[];
   /** Marks `terms` as the current query (replacing the previous query's marks). */
-  markQuery(terms: Iterable<string>): void;
+  markQuery(terms: ReadonlySet<string>): void;
   /** How many distinct terms of the current query `text` holds. */
   countQueryTerms(text: string): number;
-  /** Distinct terms held now: those of the cached texts and of the current query. */
+  /** Distinct terms held now: those of the cached texts. */
   readonly termCount: number;
 }
 
 /** Bounds of {@link createTermIdCache}. */
 export interface TermIdCacheOptions {
-  /** Texts kept, least recently used out first; default 4096. */
+  /** Texts kept; default 4096. Past it, the least recently used ones go (see below). */
   maxTexts?: number;
+}
+
+// A cached text: its ids, when it was last used and when it took its place in the map's order.
+class CachedText {
+  readonly ids: number[];
+  used: number;
+  placed: number;
+  constructor(ids: number[], now: number) {
+    this.ids = ids;
+    this.used = now;
+    this.placed = now;
+  }
 }
 
 /**
  * Creates a {@link TermIdCache} over `analyzer`. Every term id is reference-counted by the
- * cached texts and the current query that hold it; evicting a text frees the ids no one else
- * holds for reuse. The dictionary is therefore as large as what is cached — no global bound
- * to overflow, and no clear-all that would make every later query analyse its passages again.
+ * cached texts that hold it; evicting a text frees the ids no other text holds for reuse. The
+ * dictionary is therefore as large as what is cached — no global bound to overflow, and no
+ * clear-all that would make every later query analyse its passages again.
+ *
+ * A query's terms take no ids: a term no cached text holds cannot be counted, and a text
+ * analysed while the query is marked marks its new ids that are query terms. A hit only
+ * stamps its text as used (no reordering); eviction gives a used text a second chance
+ * (CLOCK): it goes to the back of the order, and the first text unused since it was placed
+ * there is evicted — the least recently used one, up to the order of those second chances.
  */
 export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOptions = {}): TermIdCache {
   const maxTexts = Math.max(1, options.maxTexts ?? 4096);
   const dictionary = new Map<string, number>();
   const termOfId: Array<string | undefined> = [];
   const freeIds: number[] = [];
-  // refs[id]: cached texts + current query holding the id; marks[id] === stamp ⇔ query term.
+  // refs[id]: cached texts holding the id; marks[id] === stamp ⇔ a term of the current query.
   let refs = new Int32Array(256);
   let marks = new Int32Array(256);
   let stamp = 0;
-  let queryIds: number[] = [];
+  let queryTerms: ReadonlySet<string> = new Set();
+  let clock = 0;
   // Keyed by the text itself: V8 keeps a string's hash, so a recurring passage is found fast.
-  // Map order is recency order: a hit moves its text to the end.
-  const texts = new Map<string, number[]>();
+  const texts = new Map<string, CachedText>();
 
   const idOf = (term: string): number => {
     let id = dictionary.get(term);
@@ -61,11 +79,8 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
     }
     dictionary.set(term, id);
     termOfId[id] = term;
-    marks[id] = 0;
+    marks[id] = queryTerms.has(term) ? stamp : 0;
     return id;
-  };
-  const hold = (ids: readonly number[]): void => {
-    for (const id of ids) refs[id] = (refs[id] as number) + 1;
   };
   const release = (ids: readonly number[]): void => {
     for (const id of ids) {
@@ -74,35 +89,41 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       if (left > 0) continue;
       dictionary.delete(termOfId[id] as string);
       termOfId[id] = undefined;
+      // A reissued id must not inherit the mark of the term it held.
+      marks[id] = 0;
       freeIds.push(id);
     }
   };
-  const intern = (terms: Iterable<string>): number[] => {
+  const evictOne = (): void => {
+    for (const [text, entry] of texts) {
+      texts.delete(text);
+      if (entry.used > entry.placed) {
+        entry.placed = entry.used;
+        texts.set(text, entry);
+        continue;
+      }
+      release(entry.ids);
+      return;
+    }
+  };
+  const idsOf = (text: string): number[] => {
+    const cached = texts.get(text);
+    if (cached !== undefined) {
+      cached.used = ++clock;
+      return cached.ids;
+    }
     const ids: number[] = [];
-    for (const term of terms) ids.push(idOf(term));
+    for (const term of analyzer.analyze(text)) ids.push(idOf(term));
     ids.sort((left, right) => left - right);
     let distinct = 0;
     for (let index = 0; index < ids.length; index++) {
       if (index === 0 || ids[index] !== ids[index - 1]) ids[distinct++] = ids[index] as number;
     }
     ids.length = distinct;
-    return ids;
-  };
-  const idsOf = (text: string): number[] => {
-    let ids = texts.get(text);
-    if (ids !== undefined) {
-      texts.delete(text);
-      texts.set(text, ids);
-      return ids;
-    }
-    ids = intern(analyzer.analyze(text));
-    hold(ids);
-    texts.set(text, ids);
-    if (texts.size > maxTexts) {
-      const oldest = texts.keys().next().value as string;
-      release(texts.get(oldest) as number[]);
-      texts.delete(oldest);
-    }
+    for (const id of ids) refs[id] = (refs[id] as number) + 1;
+    // Evict before caching: the new text is not a candidate, and its ids are held already.
+    if (texts.size >= maxTexts) evictOne();
+    texts.set(text, new CachedText(ids, ++clock));
     return ids;
   };
   return {
@@ -113,12 +134,11 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
         stamp = 0;
       }
       stamp++;
-      const ids = intern(terms);
-      // Hold the new query's ids before releasing the old ones, so shared terms keep their id.
-      hold(ids);
-      release(queryIds);
-      queryIds = ids;
-      for (const id of ids) marks[id] = stamp;
+      queryTerms = terms;
+      for (const term of terms) {
+        const id = dictionary.get(term);
+        if (id !== undefined) marks[id] = stamp;
+      }
     },
     countQueryTerms(text) {
       const ids = idsOf(text);

@@ -15,24 +15,30 @@ export function topSlots(
   if (size <= 0) return 0;
   // heap[0] is the worst kept slot: lowest score, then highest slot.
   let filled = 0;
-  for (let index = 0; index < count; index++) {
+  let index = 0;
+  for (; index < count && filled < size; index++) {
     const slot = slots[index] as number;
     const score = scores[slot] as number;
-    if (filled < size) {
-      let at = filled++;
-      while (at > 0) {
-        const parent = (at - 1) >> 1;
-        const other = heap[parent] as number;
-        if (!worse(score, slot, scores[other] as number, other)) break;
-        heap[at] = other;
-        at = parent;
-      }
-      heap[at] = slot;
-      continue;
+    let at = filled++;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      const other = heap[parent] as number;
+      if (!worse(score, slot, scores[other] as number, other)) break;
+      heap[at] = other;
+      at = parent;
     }
-    const worst = heap[0] as number;
-    if (worse(score, slot, scores[worst] as number, worst)) continue;
+    heap[at] = slot;
+  }
+  // The heap is full: the worst kept, held in locals, turns most slots away at one comparison.
+  let worstSlot = heap[0] as number;
+  let worstScore = scores[worstSlot] as number;
+  for (; index < count; index++) {
+    const slot = slots[index] as number;
+    const score = scores[slot] as number;
+    if (score < worstScore || (score === worstScore && slot > worstSlot)) continue;
     siftDown(heap, size, slot, scores);
+    worstSlot = heap[0] as number;
+    worstScore = scores[worstSlot] as number;
   }
   // Heap sort: pop the worst into the last free place until the heap is empty.
   for (let end = size - 1; end > 0; end--) {
