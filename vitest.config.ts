@@ -14,6 +14,7 @@ const INTEGRATION = [
   'src/runtime/checkpoint/thread-keys.test.ts',
   'src/runtime/checkpoint/postgres-saver.validation.test.ts',
   'examples/state/checkpoints.test.ts',
+  'examples/readme/etl-commands.test.ts',
 ];
 /**
  * Unit test files that `vi.mock` a module the rest of the suite also imports: they need a

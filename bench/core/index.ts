@@ -285,7 +285,8 @@ async function stepRecompile(context: BenchContext): Promise<BenchMetric[]> {
   );
   let round = 0;
   const samples: number[] = [];
-  for (let run = 0; run < Math.max(9, context.runs); run++) {
+  // One compile per sample (~1–2 ms): 41 of them, so a median holds under a busy machine.
+  for (let run = 0; run < Math.max(41, context.runs); run++) {
     const warmCompiler = compiler();
     await warmCompiler.compile(steps);
     await warmCompiler.compile(steps);

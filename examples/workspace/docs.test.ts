@@ -1,43 +1,29 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runServe } from '../../src/cli/commands/serve.ts';
 import { createBufferIo } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 import { createOfflineModel } from '../../src/llm/index.ts';
 import { createNotebookApp } from '../../src/server/create-notebook-app.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
 import { blocksOf, expectQuotedWhole, REPO } from '../doc-examples.test-support.ts';
+import { ctxloomArgv, parseShellLine, serveOnce } from '../shell-lines.test-support.ts';
 
 // The UI build is not what these commands show; the server runs its API without it.
 vi.mock('../../src/server/ensure-web-build.ts', () => ({ ensureWebBuild: async () => undefined }));
 
 const EXAMPLE = join(REPO, 'examples/notebook');
 
-/** One shell line as argv and environment: `A=b npx ctxloom x y  # comment` → ['x', 'y'], { A: 'b' }. */
-function parseLine(line: string, start: readonly string[]) {
-  const words = line
-    .replace(/\s+#.*$/u, '')
-    .trim()
-    .split(/\s+/u);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_]+=/u.test(words[0] ?? '')) {
-    const [name, value] = (words.shift() as string).split('=') as [string, string];
-    env[name] = value;
+/** A shell line's environment and the ctxloom arguments of each of its commands. */
+async function parseLine(line: string) {
+  const { env, commands } = parseShellLine(line);
+  const argvs: string[][] = [];
+  for (const command of commands) {
+    const argv = await ctxloomArgv(command);
+    if (argv !== undefined) argvs.push(argv);
   }
-  const commands = words
-    .join(' ')
-    .split(' && ')
-    .map((part) => part.split(' '));
-  const argvs = commands.flatMap((command) => {
-    if (command.join(' ') === 'npm ci') return []; // the install, not a ctxloom command
-    if (command.join(' ') === 'npm start') return [[...start]];
-    if (command[0] === 'npx' && command[1] === 'ctxloom') return [command.slice(2)];
-    if (command.slice(0, 3).join(' ') === 'npm run ctxloom' && command[3] === '--') return [command.slice(4)];
-    throw new Error(`not a ctxloom command: ${command.join(' ')}`);
-  });
   return { env, argvs };
 }
 
@@ -83,7 +69,7 @@ describe('docs/workspace.md', () => {
     const lines = (block as string).split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const line of lines) {
-      const { argvs } = parseLine(line, []);
+      const { argvs } = await parseLine(line);
       for (const argv of argvs) {
         const run = createBufferIo({ cwd });
         // `mcp` serves until its stdin ends: here it ends at once.
@@ -99,45 +85,22 @@ describe('docs/workspace.md', () => {
 
 describe('docs/notebook.md', () => {
   it('starts every server line as written (the fixed ports as port 0; the UI build left out)', async () => {
-    const packageJson = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
-      scripts: { start: string };
-    };
-    const start = packageJson.scripts.start
-      .split(' ')
-      .slice(packageJson.scripts.start.split(' ').indexOf('src/cli/bin.ts') + 1);
     const [block, ...rest] = await blocksOf('docs/notebook.md', 'sh');
     expect(rest).toEqual([]);
     const lines = (block as string).split('\n');
     expect(lines.length).toBe(4);
     for (const line of lines) {
-      const { env, argvs } = parseLine(line, start);
+      const { env, argvs } = await parseLine(line);
       vi.unstubAllEnvs();
       vi.stubEnv('CTXLOOM_MODEL', '');
       vi.stubEnv('CTXLOOM_TOKEN', '');
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
       for (const argv of argvs) {
         expect(argv[0]).toBe('serve');
-        const args = argv.slice(1);
-        const port = args.indexOf('--port');
-        if (port >= 0) args.splice(port, 2);
-        const run = createBufferIo({ cwd });
-        const stop = new AbortController();
-        const running = runServe([...args, '--port', '0'], run.io, stop.signal);
-        try {
-          await expect.poll(() => run.out(), { timeout: 20_000 }).toMatch(/\/\?token=/u);
-          const [, url, token] = /(http:\/\/\S+?)\/\?token=(\S+)/u.exec(run.out()) ?? [];
-          const local = (url as string).replace('0.0.0.0', '127.0.0.1');
-          const response = await fetch(`${local}/api/sessions`, {
-            headers: { Authorization: `Bearer ${decodeURIComponent(token as string)}` },
-          });
-          expect(response.status).toBe(200);
-          const body = (await response.json()) as { model: { spec: string }; sessions: unknown[] };
-          expect(body.model.spec).toBe(env.CTXLOOM_MODEL ?? 'offline');
-          if (env.CTXLOOM_TOKEN !== undefined) expect(token).toBe(env.CTXLOOM_TOKEN);
-        } finally {
-          stop.abort();
-          expect(await running).toBe(0);
-        }
+        const { status, body, token } = await serveOnce(argv.slice(1), cwd);
+        expect(status).toBe(200);
+        expect(body.model.spec).toBe(env.CTXLOOM_MODEL ?? 'offline');
+        if (env.CTXLOOM_TOKEN !== undefined) expect(token).toBe(env.CTXLOOM_TOKEN);
       }
     }
   });

@@ -8,8 +8,8 @@
  *
  * Deliberately narrow: only letters and non-letters whose class every Unicode version agrees
  * on (Latin, Greek, Cyrillic, kana, hangul and the original CJK ideographs before; ASCII
- * non-letters and common CJK and general punctuation at), since tiktoken's WebAssembly
- * encoder classifies characters with its own Unicode tables.
+ * non-letters and common CJK and general punctuation at), since the provider's tokenizer
+ * (tiktoken) classifies characters with its own Unicode tables, not this engine's.
  */
 export function isSplitPoint(text: string, index: number): boolean {
   return isStableLetter(text.charCodeAt(index - 1)) && isStableNonLetter(text.charCodeAt(index));
