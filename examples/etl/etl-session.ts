@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, createCompressionState, type ThreadId } from '../../src/compression/index.ts';
 import { type CompiledContext, CtxloomError, type Message } from '../../src/core/index.ts';
-import { fromCheckpointMessage } from '../../src/langchain/index.ts';
+import { fromLangChain } from '../../src/langchain/index.ts';
 import type { PendingRequest } from '../../src/routing/index.ts';
 import {
   type CommanderRecord,
@@ -161,7 +160,7 @@ export async function createEtlSession(options: EtlSessionOptions): Promise<EtlS
     preview: async (query) =>
       (await engine.compile(sessionId, query === undefined ? {} : { query })).compiled,
     async messages() {
-      return decodeMessages(new StateBuilder(await values(), { blackboard }).messages.snapshot());
+      return fromLangChain(new StateBuilder(await values(), { blackboard }).messages.snapshot());
     },
     async state() {
       return (await module()).snapshot() ?? createCompressionState({ threadId });
@@ -265,7 +264,7 @@ function readTurn(input: {
     if (lastTurn.compaction !== null) turn.compaction = lastTurn.compaction;
     if (lastTurn.reviews !== undefined) turn.reviews = lastTurn.reviews;
   }
-  const messages = decodeMessages(sb.messages.snapshot());
+  const messages = fromLangChain(sb.messages.snapshot());
   const index = messages.findIndex((message) => message.id === id);
   const reply = messages.slice(index + 1).findLast((message) => message.role === 'assistant');
   if (reply !== undefined) {
@@ -279,9 +278,4 @@ function readTurn(input: {
     .pendingRequests.find((candidate) => candidate.id === `r${turn.commander?.turn ?? -1}`);
   if (request !== undefined) turn.request = request;
   return turn;
-}
-
-/** The Blackboard's `messages` as ctxloom messages, by the session store's exact codec. */
-function decodeMessages(messages: readonly BaseMessage[]): Message[] {
-  return messages.flatMap((message) => fromCheckpointMessage(message) ?? []);
 }

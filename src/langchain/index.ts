@@ -1,2 +1,2 @@
-export { CTXLOOM_KWARG, fromCheckpointMessage, toCheckpointMessage } from './checkpoint-message.ts';
+export { CTXLOOM_KWARG, fromLangChain } from './from-langchain.ts';
 export { toLangChain } from './to-langchain.ts';

@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { StateGraph } from '@langchain/langgraph';
 import { tool } from 'ai';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { Message } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { PostgresSaver } from '../runtime/checkpoint/postgres-saver.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
@@ -98,6 +100,51 @@ describe('createCheckpointSessionStore', () => {
     // After the run the thread is idle: the store writes on it again.
     await store.appendMessages(id, [{ id: 'u9', role: 'user', content: 'thanks' }]);
     expect((await store.load(id)).messages).toHaveLength(5);
+  });
+
+  it('stores a tool message with two results as one ToolMessage per result, each paired with its call, and loads it exactly', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    const messages: Message[] = [
+      { id: 'u1', role: 'user', content: 'rows and errors?' },
+      {
+        id: 'a1',
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'count', input: { table: 'orders' } },
+          { type: 'tool-call', toolCallId: 'c2', toolName: 'grep', input: { pattern: 'ERROR' } },
+        ],
+      },
+      {
+        id: 't1',
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'c1', toolName: 'count', output: { type: 'json', value: 42 } },
+          {
+            type: 'tool-result',
+            toolCallId: 'c2',
+            toolName: 'grep',
+            output: { type: 'error-text', value: 'none' },
+          },
+        ],
+      },
+    ];
+    await store.appendMessages(id, messages);
+    // What a LangChain reader of the thread sees: every tool call has its ToolMessage.
+    const graph = createSequentialProcess({
+      counter: createCharCounter(),
+      blackboard: store.blackboard,
+      agents: [defineAgent({ id: 'helper', systemPrompt: 'You help.', model: textModel(() => '') })],
+    }).compile({ checkpointer: sqlite });
+    const thread = (await graph.getState({ configurable: { thread_id: id } })).values as {
+      messages: BaseMessage[];
+    };
+    const results = thread.messages.filter((message) => ToolMessage.isInstance(message)) as ToolMessage[];
+    expect(results.map((message) => [message.tool_call_id, message.status])).toEqual([
+      ['c1', 'success'],
+      ['c2', 'error'],
+    ]);
+    expect((await store.load(id)).messages).toEqual(messages);
   });
 
   it('logs every model call a runtime agent sends, one per tool-loop step, in the session call log', async () => {

@@ -4,7 +4,7 @@ import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } f
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
-import { fromCheckpointMessage, toCheckpointMessage } from '../langchain/index.ts';
+import { fromLangChain, toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
@@ -254,7 +254,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
           }
           ids.add(message.id);
         }
-        sb.messages.append(batch.map(toCheckpointMessage));
+        sb.messages.append(toLangChain(batch));
       });
     },
     async appendCuration(sessionId, events) {
@@ -402,12 +402,7 @@ function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
 }
 
 function messagesOf(state: Record<string, unknown>): Message[] {
-  const out: Message[] = [];
-  for (const message of (state.messages ?? []) as BaseMessage[]) {
-    const mapped = fromCheckpointMessage(message);
-    if (mapped !== undefined) out.push(mapped);
-  }
-  return out;
+  return fromLangChain((state.messages ?? []) as BaseMessage[]);
 }
 
 /** Checks the whole batch before anything is written: message shapes and ids. */

@@ -5,7 +5,7 @@ import { type CtxloomHookOptions, hookStore } from '../../ai-sdk/compile-model-c
 import { ctxloomPrepareStep } from '../../ai-sdk/ctxloom-prepare-step.ts';
 import { openArtifactTool } from '../../ai-sdk/open-artifact-tool.ts';
 import { type Message, toAiSdk } from '../../core/index.ts';
-import { fromCheckpointMessage, toLangChain } from '../../langchain/index.ts';
+import { fromLangChain, toLangChain } from '../../langchain/index.ts';
 import { newLocalId } from '../../state/index.ts';
 import { streamAgentCall } from './stream-agent-call.ts';
 
@@ -42,9 +42,7 @@ export function createReactAgent(options: CreateReactAgentOptions) {
     ...(onCompile === undefined ? {} : { onCompile }),
   });
   const agentNode = async (state: typeof MessagesAnnotation.State) => {
-    const history: Message[] = (state.messages as BaseMessage[]).flatMap(
-      (message) => fromCheckpointMessage(message) ?? [],
-    );
+    const history: Message[] = fromLangChain(state.messages as BaseMessage[]);
     const { instructions, messages } = toAiSdk(history, { cacheControl: false });
     const result = await streamAgentCall({
       request: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/index.ts';
-import { toCheckpointMessage } from '../../langchain/index.ts';
+import { toLangChain } from '../../langchain/index.ts';
 import { StateBuilder } from '../../state/index.ts';
 import { agentHistory } from './session-history.ts';
 
@@ -36,7 +36,7 @@ const CHAT_TURN: Message[] = [
 
 describe('agentHistory', () => {
   it('reads what the session store wrote exactly as the chat compile does: parts, every tool result, metadata', () => {
-    const sb = new StateBuilder({ messages: CHAT_TURN.map(toCheckpointMessage) });
+    const sb = new StateBuilder({ messages: toLangChain(CHAT_TURN) });
     expect(agentHistory(sb, 'en')).toEqual(CHAT_TURN);
   });
 
@@ -52,7 +52,7 @@ describe('agentHistory', () => {
       { id: 'c1', role: 'user', content: '/compress', metadata: { command: 'compress' } },
       { id: 'u2', role: 'user', content: 'hello again' },
     ];
-    const sb = new StateBuilder({ messages: stored.map(toCheckpointMessage) });
+    const sb = new StateBuilder({ messages: toLangChain(stored) });
     expect(agentHistory(sb, 'en').map((message) => message.id)).toEqual(['u2']);
   });
 });

@@ -1,7 +1,7 @@
 import { getConfig } from '@langchain/langgraph';
 import { conversationMessages } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
-import { fromCheckpointMessage } from '../../langchain/index.ts';
+import { fromLangChain } from '../../langchain/index.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
   applyCuration,
@@ -48,7 +48,7 @@ export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
 
 /**
  * The history an agent compiles from the Blackboard's `messages`, decoded by the session
- * store's exact codec (`fromCheckpointMessage`) and kept as the notebook's compile keeps it
+ * store's exact codec (`fromLangChain`) and kept as the notebook's compile keeps it
  * (core's `conversationMessages`): chat commands (`/compress` and its answer, stored with
  * `metadata.command` by the session engine), failed turns' error records
  * (`metadata.turnError`) with the question they failed on, and empty assistant messages are
@@ -60,7 +60,7 @@ export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
 export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Message[] {
   // The session store's decoder: a message the engine stored reads back exactly as the
   // notebook's compile reads it (parts, tool results, metadata); an agent's own as LangChain says it.
-  const stored = sb.messages.snapshot().flatMap((message) => fromCheckpointMessage(message) ?? []);
+  const stored = fromLangChain(sb.messages.snapshot());
   const history = conversationMessages(stored);
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
   const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];

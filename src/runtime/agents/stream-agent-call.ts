@@ -16,8 +16,8 @@ export type AgentCallRequest = Parameters<typeof streamText>[0];
 export interface StreamAgentCallInput {
   request: AgentCallRequest;
   /**
-   * Prefix of the ids of the call's messages: step `s`'s assistant message is `<prefix>:<s>`,
-   * the tool results of that step `<prefix>:<s>:tool`. Each step's token chunks carry its
+   * Prefix of the ids of the call's messages: the n-th response message (every step's assistant
+   * message, then its tool results) is `<prefix>:<n>`. Each step's token chunks carry its
    * assistant message's id, so LangGraph's `messages` stream mode recognises the stored message
    * as the one it streamed and does not send it a second time.
    */
@@ -74,14 +74,20 @@ export async function streamAgentCall(input: StreamAgentCallInput): Promise<Stre
       failure ??= error;
     },
   });
-  let step = -1;
+  // The response messages before this step: the step's assistant message is the next one.
+  let responded = 0;
+  let id = '';
+  let answered = false;
+  let resulted = false;
   let run: CallbackManagerForLLMRun | undefined;
   let text = '';
   let calls: { id: string; name: string; args: Record<string, unknown> }[] = [];
   for await (const part of result.stream) {
     switch (part.type) {
       case 'start-step': {
-        step += 1;
+        id = `${input.idPrefix}:${responded}`;
+        answered = false;
+        resulted = false;
         text = '';
         calls = [];
         const prompt = prompts.shift() ?? [];
@@ -100,6 +106,8 @@ export async function streamAgentCall(input: StreamAgentCallInput): Promise<Stre
         break;
       }
       case 'text-delta':
+        if (part.text === '') break;
+        answered = true;
         text += part.text;
         await run?.handleLLMNewToken(
           part.text,
@@ -110,12 +118,23 @@ export async function streamAgentCall(input: StreamAgentCallInput): Promise<Stre
           {
             chunk: new ChatGenerationChunk({
               text: part.text,
-              message: new AIMessageChunk({ id: `${input.idPrefix}:${step}`, content: part.text }),
+              message: new AIMessageChunk({ id, content: part.text }),
             }),
           },
         );
         break;
+      case 'reasoning-delta':
+      case 'file':
+      case 'reasoning-file':
+        answered = true;
+        break;
+      case 'tool-result':
+      case 'tool-error':
+        // The SDK's own tool results (not a provider's) are the step's tool message.
+        if (part.providerExecuted !== true) resulted = true;
+        break;
       case 'tool-call': {
+        answered = true;
         const args = isRecord(part.input) ? part.input : {};
         calls.push({ id: part.toolCallId, name: part.toolName, args });
         await run?.handleLLMNewToken(
@@ -128,7 +147,7 @@ export async function streamAgentCall(input: StreamAgentCallInput): Promise<Stre
             chunk: new ChatGenerationChunk({
               text: '',
               message: new AIMessageChunk({
-                id: `${input.idPrefix}:${step}`,
+                id,
                 content: '',
                 tool_call_chunks: [
                   {
@@ -146,8 +165,11 @@ export async function streamAgentCall(input: StreamAgentCallInput): Promise<Stre
         break;
       }
       case 'finish-step': {
+        // The AI SDK's response messages: an assistant message when the step said anything,
+        // then a tool message when it ran tools.
+        responded += (answered ? 1 : 0) + (resulted ? 1 : 0);
         const message = new AIMessage({
-          id: `${input.idPrefix}:${step}`,
+          id,
           content: text,
           tool_calls: calls.map((call) => ({ ...call, type: 'tool_call' as const })),
         });
@@ -196,20 +218,20 @@ async function callbacksOfRun(stream: boolean): Promise<CallbackManager | undefi
   return manager !== undefined && manager.handlers.length > 0 ? manager : undefined;
 }
 
-/** The response messages as ctxloom messages, with the ids their steps' chunks carried. */
+/**
+ * The response messages as ctxloom messages (the parts ctxloom keeps; an answer of text only
+ * as its text), with the ids their steps' chunks carried.
+ */
 function withIds(responseMessages: readonly ModelMessage[], prefix: string): Message[] {
-  // Every step that continues the loop answers with one assistant message (its tool calls),
-  // so the n-th assistant message is step n's; tool results follow their step's message.
-  let step = -1;
-  return responseMessages.map((message) => {
-    if (message.role === 'assistant') step += 1;
-    const at = Math.max(step, 0);
-    return {
-      id: message.role === 'assistant' ? `${prefix}:${at}` : `${prefix}:${at}:${message.role}`,
-      role: message.role as Message['role'],
-      content: message.content as Message['content'],
-    };
-  });
+  const { messages } = fromModelMessages(responseMessages as AnyModelMessage[]);
+  return messages.map((message, index) => ({
+    id: `${prefix}:${index}`,
+    role: message.role,
+    content:
+      typeof message.content !== 'string' && message.content.every((part) => part.type === 'text')
+        ? message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+        : message.content,
+  }));
 }
 
 function systemMessages(instructions: unknown): ModelMessage[] {

@@ -1,0 +1,92 @@
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
+import type { Message, Part } from '../core/index.ts';
+
+/**
+ * Key of `additional_kwargs` where {@link toLangChain} keeps what the LangChain fields cannot
+ * say of a ctxloom message (exact parts, a tool message's name, metadata such as `command`),
+ * and marks the second and later `ToolMessage` of one tool message (`partOf`).
+ */
+export const CTXLOOM_KWARG = 'ctxloom';
+
+/** What `toLangChain` keeps beside the LangChain fields, only when needed. */
+export interface CtxloomExtras {
+  /** The exact parts, when the LangChain fields do not reproduce them. */
+  content?: Message['content'];
+  name?: string;
+  metadata?: Record<string, unknown>;
+  /** On a `ToolMessage` after the first of one tool message: that message's id. */
+  partOf?: string;
+}
+
+/**
+ * LangChain messages as ctxloom messages — the one decoder of the Blackboard's `messages`,
+ * for the session store and for runtime agents alike, the inverse of `toLangChain`: exact
+ * for messages it wrote (the `ToolMessage`s of one tool message become that message again);
+ * any other LangChain message (one a LangChain model or a user appended) is mapped as the
+ * compile pipeline sees it (text, tool calls, one tool result per `ToolMessage`). Messages of
+ * other kinds are left out.
+ */
+export function fromLangChain(messages: readonly BaseMessage[]): Message[] {
+  const out: Message[] = [];
+  const decoded = new Set<string>();
+  for (const message of messages) {
+    const extras = extrasOf(message);
+    // Its parts are in the message it belongs to, unless that one is gone (trimmed by a user).
+    if (extras.partOf !== undefined && decoded.has(extras.partOf)) continue;
+    const role = roleOf(message);
+    if (role === undefined) continue;
+    const mapped: Message = {
+      id: message.id ?? '',
+      role,
+      content: extras.content === undefined ? derivedContent(message) : structuredClone(extras.content),
+    };
+    const name = extras.name ?? (role === 'tool' ? undefined : message.name);
+    if (name !== undefined) mapped.name = name;
+    if (extras.metadata !== undefined) mapped.metadata = structuredClone(extras.metadata);
+    out.push(mapped);
+    decoded.add(mapped.id);
+  }
+  return out;
+}
+
+function extrasOf(message: BaseMessage): CtxloomExtras {
+  return (message.additional_kwargs?.[CTXLOOM_KWARG] ?? {}) as CtxloomExtras;
+}
+
+function roleOf(message: BaseMessage): Message['role'] | undefined {
+  if (HumanMessage.isInstance(message)) return 'user';
+  if (SystemMessage.isInstance(message)) return 'system';
+  if (AIMessage.isInstance(message)) return 'assistant';
+  if (ToolMessage.isInstance(message)) return 'tool';
+  return undefined;
+}
+
+/** The content the LangChain fields alone say (what a message of a LangChain model maps to). */
+export function derivedContent(message: BaseMessage): Message['content'] {
+  if (AIMessage.isInstance(message)) {
+    const calls = message.tool_calls ?? [];
+    if (calls.length === 0) return message.text;
+    const parts: Part[] = message.text.length > 0 ? [{ type: 'text', text: message.text }] : [];
+    for (const call of calls) {
+      parts.push({ type: 'tool-call', toolCallId: call.id ?? '', toolName: call.name, input: call.args });
+    }
+    return parts;
+  }
+  if (ToolMessage.isInstance(message)) {
+    return [
+      {
+        type: 'tool-result',
+        toolCallId: message.tool_call_id,
+        toolName: message.name ?? '',
+        output: { type: message.status === 'error' ? 'error-text' : 'text', value: message.text },
+      },
+    ];
+  }
+  return message.text;
+}
