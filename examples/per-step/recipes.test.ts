@@ -18,7 +18,14 @@ import {
  * The code blocks of docs/per-step.md are these files, in this order: the doc quotes each file
  * whole, with its `../../src/<area>/index.ts` imports written as the package's `ctxloom/<area>`.
  */
-const RECIPES = ['middleware.ts', 'prepare-step.ts', 'step-compiler.ts', 'react-agent.ts', 'diff-reports.ts'];
+const RECIPES = [
+  'middleware.ts',
+  'prepare-step.ts',
+  'step-compiler.ts',
+  'react-agent.ts',
+  'react-agent-stream.ts',
+  'diff-reports.ts',
+];
 const counter = getTokenCounter('gpt-4o');
 
 beforeAll(() => {
@@ -102,5 +109,20 @@ describe('docs/per-step.md', () => {
     const logged = vi.mocked(console.log).mock.calls.at(-1)?.[0];
     expect(logged).toMatch(/^\d+ cached, \d+ new$/u);
     expect(previous?.totalTokens).toBeLessThan(current?.totalTokens ?? 0);
+  });
+
+  it('runs the LangGraph streaming recipe: the reply arrives in many token chunks that add up to it', async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((text) => {
+      written.push(String(text));
+      return true;
+    });
+    try {
+      await import('./react-agent-stream.ts');
+    } finally {
+      write.mockRestore();
+    }
+    expect(written.filter((text) => text !== '').length).toBeGreaterThan(1);
+    expect(written.join('')).toBe('The job checks every partition.');
   });
 });

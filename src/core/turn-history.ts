@@ -230,10 +230,9 @@ export function turnHistoryBlocks(input: {
   const cache = prepared.blocks;
   // The history's blocks do not depend on the steps (their priorities neither, `turnPriority`),
   // so every step of a tool loop reuses them: only the steps' blocks are new.
-  const kept = turn.slice(keptFrom - windowFrom);
   const keptBlocks = (part: 'history' | 'alone') =>
     buildHistoryBlocks(
-      kept.slice(0, keptCount),
+      prepared.messages.slice(keptFrom),
       (index) => measures[keptFrom + index] as MessageMeasure,
       (index) => keptGroups.groups.get(index),
       undefined,

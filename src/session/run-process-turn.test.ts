@@ -162,6 +162,38 @@ describe('engine.runTurn on a runtime process', () => {
     expect((await turn.stored).map((message) => message.content)).toEqual(['A term is a logical clock.']);
   });
 
+  it('answers through a graph that cannot stream: the stored reply and the logged call, each once, after the run', async () => {
+    const counter = createCharCounter();
+    const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-${thread}` });
+    const compiled = createSequentialProcess({
+      counter,
+      blackboard: store.blackboard,
+      agents: [
+        defineAgent({
+          id: 'helper',
+          systemPrompt: 'You help.',
+          model: textModel(() => 'A clock.'),
+          window: 8000,
+        }),
+      ],
+    }).compile({ checkpointer: saver });
+    // The part of a graph the engine needs, without `stream`.
+    const graph = {
+      getState: compiled.getState.bind(compiled),
+      invoke: compiled.invoke.bind(compiled),
+      checkpointer: compiled.checkpointer,
+    };
+    const engine = createSessionEngine({ workspace: notebook.workspace, store, counter, process: { graph } });
+    const streamed = await chunks(
+      (await engine.runTurn({ sessionId: SESSION, text: 'A term?', messageId: 'm1' })).stream,
+    );
+    expect(streamed.filter((chunk) => chunk.type === 'data-context-report')).toHaveLength(1);
+    expect(streamed.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta)).toEqual([
+      'A clock.',
+    ]);
+    expect(streamed.at(-1)?.type).toBe('finish');
+  });
+
   it('refuses a re-sent message id as a conflict, running nothing', async () => {
     const { engine, model } = processEngine();
     await chunks((await engine.runTurn({ sessionId: SESSION, text: 'hello', messageId: 'm1' })).stream);

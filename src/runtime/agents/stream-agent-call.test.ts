@@ -1,9 +1,11 @@
 import { AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { MemorySaver } from '@langchain/langgraph';
 import { jsonSchema, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { countCallTokens } from '../../ai-sdk/index.ts';
 import type { CompiledContext } from '../../core/index.ts';
+import { StateBuilder } from '../../state/index.ts';
 import { createCharCounter } from '../../testing/index.ts';
 import { SqliteSaver } from '../checkpoint/sqlite-saver.ts';
 import { scriptedModel } from '../processes/mock-model.test-support.ts';
@@ -11,6 +13,8 @@ import { createReactProcess, REACT_PLAN_CONTRACT, REACT_REFLECT_CONTRACT } from 
 import { createSequentialProcess } from '../processes/sequential.ts';
 import { createReactAgent } from './create-react-agent.ts';
 import { defineAgent } from './define-agent.ts';
+import { processRule } from './process-rules.ts';
+import { runAgent } from './run-agent.ts';
 
 const counter = createCharCounter();
 const REPLY = 'Every partition is loaded, then its row count is checked.';
@@ -142,5 +146,42 @@ describe('agent calls in LangGraph’s messages stream mode', () => {
     expect(streamed.map(({ message }) => message.text).join('')).toBe('The rows are counted: 42.');
     expect(streamed.length).toBeGreaterThan(1);
     expect(new Set(streamed.map(({ node }) => node))).toEqual(new Set(['react_act']));
+  });
+
+  it('fails as generateText did: the provider’s error is thrown, an aborted call throws an abort', async () => {
+    const sb = new StateBuilder({});
+    const failing = defineAgent({
+      id: 'helper',
+      systemPrompt: 'You help.',
+      window: 8000,
+      model: new MockLanguageModelV4({
+        doStream: async () => {
+          throw new Error('rate limited (429)');
+        },
+      }),
+    });
+    await expect(
+      runAgent({ agent: failing, sb, rule: processRule('react'), counter, query: 'q' }),
+    ).rejects.toThrow('rate limited (429)');
+    const controller = new AbortController();
+    const slow = defineAgent({
+      id: 'helper',
+      systemPrompt: 'You help.',
+      window: 8000,
+      model: scriptedModel(() => {
+        controller.abort();
+        return [{ type: 'text', text: REPLY }];
+      }),
+    });
+    await expect(
+      runAgent({
+        agent: slow,
+        sb,
+        rule: processRule('react'),
+        counter,
+        query: 'q',
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow(/abort/i);
   });
 });

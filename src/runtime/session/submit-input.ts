@@ -1,6 +1,5 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StreamMode } from '@langchain/langgraph';
-import { CtxloomError } from '../../core/errors.ts';
 import { type BlackboardDefinition, StateBuilder, type UserInput } from '../../state/index.ts';
 import { hasThreadLeases, type ThreadLease } from '../checkpoint/thread-lease.ts';
 
@@ -8,7 +7,7 @@ import { hasThreadLeases, type ThreadLease } from '../checkpoint/thread-lease.ts
 export interface InvokableGraph {
   getState(config: RunnableConfig): Promise<GraphStateView>;
   invoke(input: unknown, config: RunnableConfig): Promise<unknown>;
-  /** LangGraph's `stream`: needed only to watch a run ({@link SubmitInputOptions.watch}). */
+  /** LangGraph's `stream`, used to watch a run ({@link SubmitInputOptions.watch}); without it the run is not watched. */
   stream?(
     input: unknown,
     config: RunnableConfig & { streamMode: StreamMode[] },
@@ -146,13 +145,8 @@ async function watchRun(
   config: RunnableConfig,
   watch: RunWatch,
 ): Promise<unknown> {
-  if (graph.stream === undefined) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: 'a watched run needs a graph with `stream` (a compiled LangGraph graph)',
-      path: 'graph.stream',
-    });
-  }
+  // A graph that cannot stream runs as before: nothing to watch but its end.
+  if (graph.stream === undefined) return graph.invoke(input, config);
   const modes = new Set<StreamMode>([...watch.modes, 'values']);
   let state: unknown;
   for await (const item of await graph.stream(input, { ...config, streamMode: [...modes] })) {
