@@ -37,10 +37,8 @@ console.log((await graph.getState(config)).values.compression_coordination.pendi
 
 const store = createCheckpointCompressionStore({ graph, blackboard }); // outside nodes (CLI, HTTP)
 const state = await store.load(threadId);
-console.log(
-  state?.revision,
-  state?.artifacts.index.artifacts.map((entry) => entry.id),
-); // 0 [plan:orders_daily@v1]
+const ids = state?.artifacts.index.artifacts.map((entry) => entry.id);
+console.log(state?.revision, ids); // 0 [ 'plan:orders_daily@v1' ]
 if (state !== undefined) {
   await store.save(state, { expectedRevision: 7 }).catch((error) => console.log(error.code)); // conflict
 }
