@@ -42,7 +42,13 @@ export {
 export { type PromptFile, type ResolvedSources, resolveSources } from './compile/resolve-sources.ts';
 export { type SelectInjectionsOptions, selectInjections } from './compile/select-injections.ts';
 export { type SelectProfileBlocksOptions, selectProfileBlocks } from './compile/select-profile-blocks.ts';
-export { type SessionLayers, sessionLayers } from './compile/session-layers.ts';
+export {
+  type SessionBudget,
+  type SessionComposition,
+  type SessionLayers,
+  type SessionQuery,
+  sessionLayers,
+} from './compile/session-layers.ts';
 export {
   CONTEXT_CONFIG_VERSION,
   type ConfigReference,

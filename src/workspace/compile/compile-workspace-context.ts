@@ -1,5 +1,4 @@
 import { collectOnce } from '../../core/compile-step.ts';
-import { hashText } from '../../core/fingerprint.ts';
 import {
   type CompiledContext,
   type CompileOptions,
@@ -17,13 +16,9 @@ import type { ContextConfig } from '../config/context-config-schema.ts';
 import type { ResolvedReference } from '../references/resolve-reference.ts';
 import type { Workspace } from '../workspace.ts';
 import { type EmittedContext, emitWorkspaceContext } from './emit-workspace-context.ts';
-import { buildQueryMessage, formatHistory } from './format-history.ts';
+import { formatHistory } from './format-history.ts';
 import { type LoadedSession, loadSession } from './load-session.ts';
-import { deliveredManifestReferences, mergeReferences } from './merge-references.ts';
-import { resolveSources } from './resolve-sources.ts';
-import { selectInjections } from './select-injections.ts';
-import { selectProfileBlocks } from './select-profile-blocks.ts';
-import { buildRetrievalDocuments, createWorkspaceRetrievalSource } from './workspace-retrieval.ts';
+import { sessionLayers } from './session-layers.ts';
 
 /** Options shared by {@link compileWorkspaceContext} and {@link compileLoadedSession}. */
 export interface WorkspaceCompileOptions {
@@ -115,25 +110,24 @@ export interface PreparedWorkspaceCompile {
 }
 
 /**
- * Runs the stages that do not depend on the tool loop once — prompts, profile blocks,
- * curated history (frozen, so core prepares it once for every step), injections,
- * references — and returns a compile per model call. Throws `invalid-reference` for bad
+ * Runs the stages that do not depend on the tool loop once — the manifest's layers
+ * (`sessionLayers`: prompts, profile blocks, injections, references, retrieval, budget,
+ * composition) and the curated history (frozen, so core prepares it once for every step) —
+ * and returns a compile per model call. Throws `invalid-reference` for bad
  * references, before anything is compiled.
  */
 export function prepareLoadedSession(
   loaded: LoadedSession,
   options: Omit<WorkspaceCompileOptions, 'steps'> & { counter: TokenCounter },
 ): PreparedWorkspaceCompile {
-  const { config, files } = loaded;
+  const { config } = loaded;
   const { counter } = options;
-  const lookup = (path: string) => files.get(path);
-
-  const sources = resolveSources(loaded.prompts);
-  const profile = files.get(config.profile);
-  const profileBlocks =
-    profile === undefined
-      ? { blocks: [], warnings: [] }
-      : selectProfileBlocks({ profile, ids: config.profileBlocks, counter });
+  // Prompts, profile blocks, injections, references and retrieval: the stages an agent of a
+  // process session compiles too (decisions 053, 062).
+  const layers = sessionLayers(loaded, {
+    counter,
+    ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
+  });
   // Frozen: core prepares a frozen history once and reuses it for every step of the turn.
   const history = Object.freeze(
     formatHistory({
@@ -142,82 +136,35 @@ export function prepareLoadedSession(
       chatHistory: config.chatHistory,
     }),
   );
-  const injections = selectInjections({
-    injections: config.injections,
-    lookup,
-    history: loaded.messages,
-    counter,
-  });
-
-  // The manifest's references belong to one message: those an earlier message carried are not attached again.
-  const merged = mergeReferences({
-    query: config.query ?? '',
-    references: config.references,
-    lookup,
-    delivered: deliveredManifestReferences(loaded.messages, options.queryId),
-    ...(loaded.referenceFailures === undefined ? {} : { failures: loaded.referenceFailures }),
-  });
-  const queryMessage =
-    merged.text === ''
+  const query = layers.query;
+  const queryMessage: Message | undefined =
+    query === undefined
       ? undefined
-      : buildQueryMessage({
-          id: options.queryId ?? `query-${loaded.messages.length + 1}-${hashText(merged.text)}`,
-          text: merged.text,
-          references: merged.resolved,
-          manifestReferences: merged.attached,
-          injections: injections.delivered,
-        });
-
-  const retrievalSources =
-    config.retrieval?.enabled && loaded.retrievalFiles.length > 0
-      ? [
-          createWorkspaceRetrievalSource({
-            // Passages already sent as references are not retrieved a second time.
-            documents: buildRetrievalDocuments(loaded.retrievalFiles).filter(
-              (document) =>
-                !merged.resolved.some(
-                  (reference) =>
-                    reference.path === document.provenance?.file &&
-                    reference.startLine <= document.provenance.startLine &&
-                    reference.endLine >= document.provenance.endLine,
-                ),
-            ),
-            topK: config.retrieval.topK,
-            ...(config.query === undefined ? {} : { query: config.query }),
-          }),
-        ]
-      : [];
+      : { id: query.id, role: 'user', content: query.content, metadata: query.metadata };
+  const { budget, composition } = layers;
   const compileOptions: CompileOptions = {
     counter,
-    window: config.budget.window,
-    outputReserveRatio: config.budget.outputReserve,
-    enableShareContext: config.layers.enableShareContext,
-    policy: { merge: config.layers.merge, order: config.layers.order },
+    window: budget.window,
+    outputReserveRatio: budget.outputReserveRatio,
+    enableShareContext: composition.enableShareContext,
+    policy: { merge: composition.merge, order: composition.order },
     // `last-n` is core's history window: what it leaves out is reported, not sliced away here.
-    ...(config.chatHistory.strategy === 'last-n' && config.chatHistory.lastN !== undefined
-      ? { maxHistoryMessages: config.chatHistory.lastN }
-      : {}),
-    ...(config.budget.allocations === undefined ? {} : { allocationRatios: config.budget.allocations }),
+    ...(budget.maxHistoryMessages === undefined ? {} : { maxHistoryMessages: budget.maxHistoryMessages }),
+    ...(budget.allocationRatios === undefined ? {} : { allocationRatios: budget.allocationRatios }),
     // Collected once per turn: every step of the tool loop has the same query.
-    sources: [...retrievalSources, ...(options.sources ?? [])].map(collectOnce),
+    sources: [...layers.sources, ...(options.sources ?? [])].map(collectOnce),
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
   };
   const request: CompileRequest = {
-    ...(sources.systemPrompt === '' ? {} : { systemPrompt: sources.systemPrompt }),
-    blocks: [...injections.blocks, ...profileBlocks.blocks],
+    ...(layers.systemPrompt === '' ? {} : { systemPrompt: layers.systemPrompt }),
+    blocks: layers.blocks,
     history,
     ...(queryMessage === undefined ? {} : { query: queryMessage }),
     ...(options.compression === undefined ? {} : { compression: options.compression }),
     metadata: { sessionId: loaded.sessionId, workspace: true },
   };
-  const warnings = [
-    ...sources.warnings,
-    ...profileBlocks.warnings,
-    ...injections.warnings,
-    ...merged.warnings,
-  ];
   return {
     async compile(steps) {
       const compiled = await compileContext(
@@ -226,11 +173,11 @@ export function prepareLoadedSession(
       );
       return {
         ...emitWorkspaceContext(compiled),
-        systemPrompt: sources.systemPrompt,
+        systemPrompt: layers.systemPrompt,
         compiled,
-        references: merged.resolved,
+        references: query?.references ?? [],
         queryMessage,
-        warnings,
+        warnings: layers.warnings,
         config,
         tools: options.tools ?? [],
       };
