@@ -14,6 +14,7 @@ import {
   type TokenCounter,
 } from '../core/index.ts';
 import { createModelSummarizer } from '../llm/index.ts';
+import { humanMessageId } from '../state/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type ContextConfig,
@@ -269,21 +270,29 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     const loaded = await loadSession({
       workspace,
       sessionId,
+      ...(query === undefined ? {} : { query }),
       record: { messages: state.messages, curation: state.curation },
+    });
+    const layers = sessionLayers(loaded, {
+      counter: manifestCounter(loaded.config),
+      ...(query === undefined ? {} : { query }),
     });
     const compiled = await preview(sessionId, query, {
       placeholderLocale: loaded.config.chatHistory.placeholderLocale,
-      layers: sessionLayers(loaded, {
-        counter: manifestCounter(loaded.config),
-        ...(query === undefined ? {} : { query }),
-      }),
+      layers,
     });
+    // The references the call carries: the agent sent the turn's message with them merged.
+    const sent = [...compiled.history, ...(compiled.query === undefined ? [] : [compiled.query])];
+    const carried =
+      layers.query !== undefined &&
+      layers.query.references.length > 0 &&
+      sent.some((message) => message.role === 'user' && message.content === layers.query?.content);
     return {
       ...emitWorkspaceContext(compiled),
       compiled,
-      references: [],
+      references: carried ? (layers.query?.references ?? []) : [],
       queryMessage: undefined,
-      warnings: [],
+      warnings: layers.warnings,
       config: loaded.config,
       // The process's agents offer their own tools per call (they are in each call's report).
       tools: [],
@@ -318,8 +327,17 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const manifestCounter = (config: ContextConfig): TokenCounter =>
     options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
 
-  /** What a process turn takes from the session's manifest: the placeholder language and the layers. */
-  async function processTurnContext(sessionId: string, text: string): Promise<ProcessTurnContext> {
+  /**
+   * What a process turn takes from the session's manifest: the placeholder language and the
+   * layers — prompts, blocks, retrieval, budget, composition and the turn's user message (id
+   * `userMessageId`) with its references merged. A reference that cannot be resolved refuses
+   * the turn here (`invalid-reference`), before anything is stored, as in a chat turn.
+   */
+  async function processTurnContext(
+    sessionId: string,
+    text: string,
+    userMessageId: string,
+  ): Promise<ProcessTurnContext> {
     const process = options.process as SessionProcess;
     const checkpoints = processStore as CheckpointSessionStore;
     const state = await checkpoints.load(sessionId);
@@ -334,7 +352,11 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       store: checkpoints,
       createId,
       placeholderLocale: loaded.config.chatHistory.placeholderLocale,
-      layers: sessionLayers(loaded, { counter: manifestCounter(loaded.config), query: text }),
+      layers: sessionLayers(loaded, {
+        counter: manifestCounter(loaded.config),
+        query: text,
+        queryId: userMessageId,
+      }),
     };
   }
 
@@ -350,7 +372,13 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         text !== '' &&
         parseSessionCommand(text) === undefined
       ) {
-        return runProcessTurn({ ...input, text }, await processTurnContext(input.sessionId, text));
+        const messageId =
+          input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
+        const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId: messageId });
+        return runProcessTurn(
+          { ...input, text, messageId },
+          await processTurnContext(input.sessionId, text, userMessageId),
+        );
       }
       return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
     },

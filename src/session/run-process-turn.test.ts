@@ -8,14 +8,18 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
 import { CtxloomError } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
+import { processRule } from '../runtime/agents/process-rules.ts';
+import { compileAgentCall } from '../runtime/agents/run-agent.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
 import { prompts, type ScriptedModel, textModel } from '../runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../runtime/processes/sequential.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
+import { StateBuilder } from '../state/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
 import { createSessionEngine } from './create-session-engine.ts';
 import { createFileSessionStore } from './file-session-store.ts';
+import type { SessionProcess } from './session-engine.ts';
 
 const SESSION = 'raft-consensus';
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-process-turn-'));
@@ -42,29 +46,66 @@ interface ProcessEngine<M> {
   counter: ReturnType<typeof createCharCounter>;
 }
 
-/** An engine whose turns run a one-agent sequential process on a checkpoint store's thread. */
-function processEngine(reply?: (prompt: string, index: number) => string): ProcessEngine<ScriptedModel>;
+/**
+ * An engine whose turns run a one-agent sequential process on a checkpoint store's thread;
+ * with `preview`, the process previews its agent's next call as the node compiles it.
+ */
+function processEngine(
+  reply?: (prompt: string, index: number) => string,
+  options?: { preview?: boolean; window?: number },
+): ProcessEngine<ScriptedModel>;
 function processEngine(model: LanguageModelV4): ProcessEngine<LanguageModelV4>;
 function processEngine(
   reply: ((prompt: string, index: number) => string) | LanguageModelV4 = () => 'A term is a logical clock.',
+  options: { preview?: boolean; window?: number } = {},
 ): ProcessEngine<LanguageModelV4> {
   const counter = createCharCounter();
   const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-${thread}` });
   const model = typeof reply === 'function' ? textModel(reply) : reply;
-  const graph = createSequentialProcess({
-    counter,
-    blackboard: store.blackboard,
-    agents: [defineAgent({ id: 'helper', systemPrompt: 'You help.', model, window: 8000 })],
-  }).compile({ checkpointer: saver });
+  const agent = defineAgent({
+    id: 'helper',
+    systemPrompt: 'You help.',
+    model,
+    window: options.window ?? 8000,
+  });
+  const graph = createSequentialProcess({ counter, blackboard: store.blackboard, agents: [agent] }).compile({
+    checkpointer: saver,
+  });
+  const preview: SessionProcess['preview'] = async (sessionId, query, manifest) => {
+    const view = await graph.getState({ configurable: { thread_id: store.threadIdOf(sessionId) } });
+    return compileAgentCall({
+      agent,
+      sb: new StateBuilder(view.values as Record<string, unknown>, { blackboard: store.blackboard }),
+      rule: processRule('agent'),
+      counter,
+      ...(query === undefined ? {} : { query }),
+      ...(manifest === undefined
+        ? {}
+        : {
+            placeholderLocale: manifest.placeholderLocale,
+            ...(manifest.layers === undefined ? {} : { sessionLayers: manifest.layers }),
+          }),
+    });
+  };
   let next = 0;
   const engine = createSessionEngine({
     workspace: notebook.workspace,
     store,
     counter,
-    process: { graph },
+    process: { graph, ...(options.preview === true ? { preview } : {}) },
     createId: () => `id-${++next}`,
   });
   return { engine, store, model, counter };
+}
+
+/** Rewrites the test session's manifest with `change`. */
+async function editManifest(
+  change: (config: Record<string, Record<string, unknown>>) => void,
+): Promise<void> {
+  const session = notebook.workspace.session(SESSION);
+  const config = JSON.parse(await session.readText('context-config.json'));
+  change(config);
+  await session.writeText('context-config.json', JSON.stringify(config));
 }
 
 async function chunks(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
@@ -333,6 +374,100 @@ describe('engine.runTurn on a runtime process', () => {
     expect(prompt).toContain('Raft 学习里程碑');
     const [call] = await engine.listCalls(SESSION);
     expect(call?.report.totalTokens).toBe(countCallTokens(sent, counter));
+  });
+
+  it('compiles an agent’s call under the session manifest as a chat turn of the session: its window, reserve, allocations, order and the turn’s references; each report what its provider received', async () => {
+    // A small window (below the agent's 20 000), a retrieval share, seed 000's order, and two
+    // manifest references (a block and a line range) pending for the next message.
+    await editManifest((config) => {
+      config.budget = {
+        model: 'gpt-4o',
+        window: 12000,
+        outputReserve: 0.2,
+        allocations: { 'workspace-retrieval': 0.1 },
+      };
+      config.layers = { ...config.layers, order: 'default' };
+    });
+    const { engine, store, model, counter } = processEngine(() => 'Commit needs a majority.', {
+      preview: true,
+      window: 20_000,
+    });
+    const chatModel = textModel(() => 'Terms order leaders.');
+    let next = 0;
+    const chat = createSessionEngine({
+      workspace: notebook.workspace,
+      store,
+      counter,
+      model: { model: chatModel, spec: 'mock:chat', offline: false },
+      createId: () => `chat-${++next}`,
+    });
+    const processText = 'How do these relate? [ground-truth.md:60:64]';
+    // The process's preview is the call its agent sends next, with the same manifest.
+    const preview = await engine.compile(SESSION, { query: processText });
+    const processTurn = await engine.runTurn({ sessionId: SESSION, text: processText, messageId: 'm1' });
+    await chunks(processTurn.stream);
+    const chatTurn = await chat.runTurn({
+      sessionId: SESSION,
+      text: 'And this? [milestones.md:1:3]',
+      messageId: 'm2',
+    });
+    await chunks(chatTurn.stream);
+    await chatTurn.stored;
+
+    const calls = await engine.listCalls(SESSION);
+    const processCall = calls.find((call) => call.turnId === processTurn.userMessageId);
+    const chatCall = calls.find((call) => call.turnId === chatTurn.userMessageId);
+    expect(model.calls).toHaveLength(1);
+    expect(chatModel.calls).toHaveLength(1);
+    const [processSent, chatSent] = [model.calls[0]!, chatModel.calls[0]!];
+    for (const [call, sent] of [
+      [processCall, processSent],
+      [chatCall, chatSent],
+    ] as const) {
+      // The report is what the provider received, its reserve the output limit.
+      expect(call?.report.totalTokens).toBe(countCallTokens(sent, counter));
+      expect(sent.maxOutputTokens).toBe(call?.report.outputReserve);
+      // The manifest's budget and order, not the agent's window nor core's defaults.
+      expect(call?.report).toMatchObject({
+        window: 12000,
+        outputReserve: 2400,
+        inputBudget: 9600,
+        order: 'default',
+      });
+      const retrieval = call?.report.sources.find((source) => source.name === 'workspace-retrieval');
+      expect(retrieval?.allocatedTokens).toBeGreaterThan(0);
+      // Seed 000's order: every context layer (system messages) before the conversation.
+      const roles = sent.prompt.map((message) => message.role);
+      expect(roles.lastIndexOf('system')).toBeLessThan(roles.indexOf('user'));
+    }
+    // The preview is that call, but for the query's id: the previewed message is not stored yet.
+    const sentReport = JSON.stringify(processCall?.report).replaceAll(
+      processTurn.userMessageId,
+      'query:helper',
+    );
+    expect(preview.report).toEqual(JSON.parse(sentReport));
+    const sentText = (sent: typeof processSent) => JSON.stringify(sent.prompt);
+    // The process turn's message carries its inline reference and the manifest's two.
+    const passages = [
+      '<reference source=\\"ground-truth.md:60-64\\"',
+      '<reference source=\\"guidance.md:40-44\\"',
+      'block=\\"Raft 知识要点（ground truth）/领导者选举/选举限制\\"',
+    ];
+    for (const passage of passages) expect(sentText(processSent)).toContain(passage);
+    expect(preview.references.map((reference) => reference.path).sort()).toEqual([
+      'ground-truth.md',
+      'ground-truth.md',
+      'guidance.md',
+    ]);
+    // Stored as written, with the references' provenance: the chat turn after it does not
+    // attach the manifest's references again, and sends its own.
+    const stored = (await store.load(SESSION)).messages.find(
+      (message) => message.id === processTurn.userMessageId,
+    );
+    expect(stored?.content).toBe(processText);
+    expect(stored?.metadata?.manifestReferences).toHaveLength(2);
+    expect(sentText(chatSent)).toContain('<reference source=\\"milestones.md:1-3\\"');
+    expect(sentText(chatSent)).not.toContain('<reference source=\\"guidance.md:40-44\\"');
   });
 
   it('has no single next call to preview, and needs the checkpoint store', async () => {

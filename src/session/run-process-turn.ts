@@ -1,6 +1,7 @@
 import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { createUIMessageStream, type UIMessageChunk, type UIMessageStreamWriter } from 'ai';
 import { type CallRecord, CtxloomError, type Message, messageText } from '../core/index.ts';
+import { toLangChain } from '../langchain/index.ts';
 import {
   PLACEHOLDER_LOCALE_KEY,
   SESSION_LAYERS_KEY,
@@ -21,15 +22,21 @@ export interface ProcessTurnContext {
   createId: () => string;
   /** The session manifest's `chatHistory.placeholderLocale`: the agents' curated history uses it. */
   placeholderLocale: PlaceholderLocale;
-  /** The session manifest's layers (prompts, profile and injection blocks, retrieval): every agent call compiles them. */
+  /**
+   * The session manifest's layers (prompts, profile and injection blocks, retrieval, budget,
+   * composition, the turn's user message with its references merged): every agent call
+   * compiles them.
+   */
   layers: SessionLayers;
 }
 
 /**
  * A turn run by a LangGraph process on the session's thread: the user message enters once
  * through `submitInput` (deterministic id `human:<session>:<messageId>`, processed-input
- * ledger, one writer per thread), the process routes it and its agent nodes compile (curated
- * history in the manifest's placeholder language, the manifest's layers beside their own), log
+ * ledger, one writer per thread; its metadata records what it delivered, as a chat turn's), the
+ * process routes it and its agent nodes compile (curated history in the manifest's placeholder
+ * language, the manifest's layers beside their own, under its budget and composition, the
+ * turn's message with its references merged), log
  * and send their calls. The turn returns once the input is accepted and streams the run as it
  * happens, in the notebook's UI message protocol: the agents' tokens as LangGraph's `messages`
  * stream mode yields them, each call's report when its node's patch is written (`updates`),
@@ -65,7 +72,11 @@ export async function runProcessTurn(
         },
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       },
-      input: { inputId, content: input.text },
+      input: {
+        inputId,
+        content: input.text,
+        ...storedMetadata(userMessageId, input.text, layers.query?.metadata),
+      },
       session: { namespace: process.namespace ?? 'ctxloom', sessionId: input.sessionId },
       blackboard: store.blackboard,
       lease: { waitMs },
@@ -126,6 +137,21 @@ export async function runProcessTurn(
     userMessageId,
     stored,
   };
+}
+
+/**
+ * What the stored user message records, as a chat turn's does (the references' provenance,
+ * the manifest references and `once` injections it delivered — later turns do not attach them
+ * again), in the LangChain codec's `additional_kwargs`.
+ */
+function storedMetadata(
+  id: string,
+  text: string,
+  metadata: Record<string, unknown> | undefined,
+): { additionalKwargs?: Record<string, unknown> } {
+  if (metadata === undefined || Object.keys(metadata).length === 0) return {};
+  const [message] = toLangChain([{ id, role: 'user', content: text, metadata }]);
+  return message === undefined ? {} : { additionalKwargs: message.additional_kwargs };
 }
 
 /**

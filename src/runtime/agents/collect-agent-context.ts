@@ -22,11 +22,14 @@ export interface CollectAgentContextInput {
    */
   placeholderLocale?: PlaceholderLocale;
   /**
-   * The session manifest's layers (prompts, profile and injection blocks): the session's
-   * prompts come before the agent's private prompt in `system`, the blocks enter as pinned
-   * blocks. Default none.
+   * The session manifest's layers (prompts, profile and injection blocks, the turn's user
+   * message with its references merged): the session's prompts come before the agent's
+   * private prompt in `system`, the blocks enter as pinned blocks, and the turn's user message
+   * is sent as the session compile sends it — wherever it is in the call (the query, or the
+   * history of a later agent of the turn): the stored message of `query.id`, or, when no
+   * stored message has that id (a preview), a query whose text is `query.text`. Default none.
    */
-  sessionLayers?: Pick<SessionLayers, 'systemPrompt' | 'blocks'>;
+  sessionLayers?: Pick<SessionLayers, 'systemPrompt' | 'blocks' | 'query'>;
 }
 
 /**
@@ -57,19 +60,35 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
   const through = sb.compression.coverage();
   if (summary.length > 0)
     request.compression = through === null ? { summary } : { summary, throughMessageId: through };
-  const history = rule.history ? agentHistory(sb, locale) : [];
+  const withReferences = turnMessage(layers?.query);
+  const history = rule.history ? agentHistory(sb, locale).map((message) => withReferences(message)) : [];
   if (history.length > 0) request.history = history;
   if (input.query !== undefined) {
-    request.query = { id: `query:${agent.id}`, role: 'user', content: input.query };
+    const query: Message = { id: `query:${agent.id}`, role: 'user', content: input.query };
+    // A runtime query of the turn's text (a preview's) is the turn's message, not stored yet.
+    request.query = input.query === layers?.query?.text ? withReferences(query, true) : query;
   } else {
     const last: Message | undefined = history.at(-1);
     if (last?.role === 'user') request.query = last;
     else if (!rule.history) {
       const human = agentHistory(sb, locale).findLast((message) => message.role === 'user');
-      if (human !== undefined) request.query = human;
+      if (human !== undefined) request.query = withReferences(human);
     }
   }
   return request;
+}
+
+/**
+ * The turn's user message as the session compile sends it (its references merged, their
+ * provenance in `metadata`): the stored message of the query's id, or a message the caller
+ * says is the turn's (`isTurn`). Any other message is as is.
+ */
+function turnMessage(query: SessionLayers['query']): (message: Message, isTurn?: boolean) => Message {
+  return (message, isTurn = false) => {
+    if (query === undefined || message.role !== 'user' || !(isTurn || message.id === query.id))
+      return message;
+    return { ...message, content: query.content, metadata: { ...message.metadata, ...query.metadata } };
+  };
 }
 
 function renderTodo(todo: TodoSnapshot | null): { todo__context?: string } {

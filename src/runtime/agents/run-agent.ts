@@ -9,7 +9,7 @@ import type { ContextSource } from '../../core/source.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import { newLocalId, type StateBuilder } from '../../state/index.ts';
-import type { PlaceholderLocale, SessionLayers } from '../../workspace/index.ts';
+import type { PlaceholderLocale, SessionBudget, SessionLayers } from '../../workspace/index.ts';
 import { collectAgentContext } from './collect-agent-context.ts';
 import type { AgentDefinition } from './define-agent.ts';
 import type { ProcessRule } from './process-rules.ts';
@@ -44,9 +44,13 @@ export interface RunAgentInput {
   placeholderLocale?: PlaceholderLocale;
   /**
    * The session manifest's layers for this call (`sessionLayers` of `ctxloom/workspace`):
-   * prompts and pinned blocks in the request, retrieval after the agent's sources. Default: the
-   * graph run's `configurable.ctxloom_session_layers` (the session engine sets them for a
-   * process turn of a workspace session), else none.
+   * prompts and pinned blocks in the request, retrieval after the agent's sources, the turn's
+   * user message with its references merged, and the call compiled under the manifest's budget
+   * (window — capped by `agent.window` —, output reserve, allocations, `last-n` history window)
+   * and composition (order, merge, shared layers — a process rule that shares nothing still
+   * shares nothing). Default: the graph run's `configurable.ctxloom_session_layers` (the
+   * session engine sets them for a process turn of a workspace session), else none: the
+   * agent's window and core's defaults.
    */
   sessionLayers?: SessionLayers;
   /**
@@ -104,8 +108,11 @@ interface PreparedAgentCall {
 async function prepareAgentCall(
   input: Omit<RunAgentInput, 'output' | 'onCompile' | 'stream'>,
 ): Promise<PreparedAgentCall> {
-  const { agent, sb, rule } = input;
   const layers = input.sessionLayers ?? sessionLayersOfRun();
+  const { sb, rule } = input;
+  // The call's agent: under a session's budget, its window is the session's, capped by the
+  // agent's own (its model's); the compact stage's triggers read it too (decision 062).
+  const agent = callAgent(input.agent, layers?.budget);
   const request = collectAgentContext({
     agent,
     sb,
@@ -119,15 +126,24 @@ async function prepareAgentCall(
   const sources = [...(agent.sources ?? []), ...(input.sources ?? []), ...(layers?.sources ?? [])];
   const tools = await toolDefinitions(agent.tools);
   const store = createInMemoryArtifactStore();
+  const budget = layers?.budget;
+  const composition = layers?.composition;
   // The request and limits of the last compile the stage made: later steps start from them.
   let last: PreparedAgentCall['base'] = { request, limits: {} };
   const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>
     compileContext(compileRequest, {
       counter: input.counter,
       window: agent.window,
+      ...(budget === undefined ? {} : { outputReserveRatio: budget.outputReserveRatio }),
+      ...(budget?.allocationRatios === undefined ? {} : { allocationRatios: budget.allocationRatios }),
+      ...(budget?.maxHistoryMessages === undefined ? {} : { maxHistoryMessages: budget.maxHistoryMessages }),
       ...(limits.maxInputTokens === undefined ? {} : { maxInputTokens: limits.maxInputTokens }),
-      enableShareContext: rule.enableShareContext,
-      policy: { alwaysInclude: rule.alwaysInclude },
+      // The process rule (a map-reduce worker shares nothing) and the manifest must both allow it.
+      enableShareContext: rule.enableShareContext && (composition?.enableShareContext ?? true),
+      policy: {
+        alwaysInclude: rule.alwaysInclude,
+        ...(composition === undefined ? {} : { order: composition.order, merge: composition.merge }),
+      },
       ...(sources.length === 0 ? {} : { sources }),
       tools,
       toolResults: { store },
@@ -143,6 +159,15 @@ async function prepareAgentCall(
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
   return { compiled, base: last, compileStep };
+}
+
+/**
+ * The agent as one call sees it: with a session's budget, its window is the smaller of the
+ * session's and its own (the agent's is its model's window, which no manifest can widen).
+ */
+function callAgent(agent: AgentDefinition, budget: SessionBudget | undefined): AgentDefinition {
+  if (budget === undefined || budget.window >= agent.window) return agent;
+  return { ...agent, window: budget.window };
 }
 
 /**

@@ -13,6 +13,12 @@ export interface UserInput {
   /** Stable id of this input (client message id, request id); a re-send reuses it. */
   inputId: string;
   content: string;
+  /**
+   * `additional_kwargs` of the stored HumanMessage. The session engine keeps the message's
+   * metadata there in `ctxloom/langchain`'s encoding (the references' provenance, the manifest
+   * references and `once` injections the turn delivered). Default none.
+   */
+  additionalKwargs?: Record<string, unknown>;
 }
 
 /**
@@ -65,6 +71,7 @@ export class MessagesModule {
     const message = new HumanMessage({
       content: input.content,
       id: humanMessageId({ sessionId, inputId: input.inputId }),
+      ...(input.additionalKwargs === undefined ? {} : { additional_kwargs: input.additionalKwargs }),
     });
     this.#context.buffer.appendMessages([message]);
     this.#context.buffer.recordInputs([inputKey({ sessionId, inputId: input.inputId })]);
