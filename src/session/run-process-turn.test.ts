@@ -466,6 +466,13 @@ describe('engine.runTurn on a runtime process', () => {
     );
     expect(stored?.content).toBe(processText);
     expect(stored?.metadata?.manifestReferences).toHaveLength(2);
+    // …and the `once` injection (the guidance's exercises) it delivered is not sent again.
+    expect(stored?.metadata?.injections).toHaveLength(1);
+    const injected = (call: typeof processCall) =>
+      call?.report.layers.find((layer) => layer.layer === 'todo__context')?.kept.map((block) => block.id);
+    const exercises = 'injection:guidance.md#教学指南：Raft 共识/练习题';
+    expect(injected(processCall)).toContain(exercises);
+    expect(injected(chatCall)).not.toContain(exercises);
     expect(sentText(chatSent)).toContain('<reference source=\\"milestones.md:1-3\\"');
     expect(sentText(chatSent)).not.toContain('<reference source=\\"guidance.md:40-44\\"');
   });
