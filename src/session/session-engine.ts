@@ -37,8 +37,9 @@ export interface SessionProcess {
    * compiles, nothing written), used for the token counts `/compress` reports. Optional:
    * which agent answers depends on the route, which only the process knows. `options` carries
    * what the session manifest decides of the call (the placeholder language of curated
-   * history, for `compileAgentCall`'s `placeholderLocale`; the manifest's layers, for its
-   * `sessionLayers`).
+   * history, for `compileAgentCall`'s `placeholderLocale`; the manifest's layers — prompts,
+   * blocks, retrieval, budget, composition and `query` with its references merged — for its
+   * `sessionLayers`: pass `query` as the agent's query so the preview sends what the turn will).
    */
   preview?: (
     sessionId: string,

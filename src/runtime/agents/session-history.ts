@@ -28,9 +28,11 @@ export const PLACEHOLDER_LOCALE_KEY = 'ctxloom_placeholder_locale';
 
 /**
  * Key of a graph run's `configurable` holding the session's manifest layers
- * (`SessionLayers` of `ctxloom/workspace`: prompts, profile and injection blocks, retrieval):
- * the session engine sets it for a process turn of a session that has a workspace, and agent
- * calls made in that run compile them with their own prompt and Blackboard layers.
+ * (`SessionLayers` of `ctxloom/workspace`: prompts, profile and injection blocks, retrieval,
+ * budget, composition, the turn's message with its references merged): the session engine
+ * sets it for a process turn of a session that has a workspace, and agent calls made in that
+ * run compile them with their own prompt and Blackboard layers, under the session's budget
+ * (capped by the agent's window) and composition order (decisions 053, 062).
  */
 export const SESSION_LAYERS_KEY = 'ctxloom_session_layers';
 
