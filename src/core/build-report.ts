@@ -135,10 +135,16 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers.push(report);
   }
 
-  const keptIds =
-    input.results.length === 0
-      ? new Set<string>()
-      : new Set([...input.selection.kept.map((block) => block.id), ...(input.fixedBlockIds ?? [])]);
+  // A source's blocks fill its layer only: the ids of kept blocks of other layers (a long
+  // history, unless a source fills the history layer) are never looked up.
+  const keptIds = new Set<string>(input.results.length === 0 ? [] : (input.fixedBlockIds ?? []));
+  if (input.results.length > 0) {
+    const filled = new Set(input.results.map((result) => result.source.layer));
+    const history = filled.has('history');
+    for (const block of input.selection.kept) {
+      if (block.layer === 'history' ? history : filled.has(block.layer)) keptIds.add(block.id);
+    }
+  }
   const sources: SourceReport[] = input.results.map((result) => {
     const kept = result.blocks.filter((block) => keptIds.has(block.id));
     const report: SourceReport = {

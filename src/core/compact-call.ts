@@ -2,6 +2,7 @@ import type { ContextBlock } from './block.ts';
 import {
   coveredPrefix,
   droppedHistory,
+  droppedHistoryTokens,
   errorLines,
   SUMMARIZED_REASON,
   summarizeDropped,
@@ -10,7 +11,7 @@ import {
 } from './compact.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import type { GatheredBlocks } from './gather-blocks.ts';
-import { type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
+import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { ResolvedCall } from './resolve-call.ts';
@@ -73,7 +74,7 @@ export async function compactCall(input: {
           options.summaryMaxTokens ??
           Math.min(2000, Math.max(64, Math.floor(gathered.firstPlan.available * 0.1))),
         counter,
-        droppedTokens: lost.reduce((sum, message) => sum + measureMessage(message, counter).tokens, 0),
+        droppedTokens: droppedHistoryTokens(selection.dropped, counter),
         errorLines: errorLines(lost),
         fromIndex: historyIndexOf(selection.dropped, lost[0]),
         ...(request.signal === undefined ? {} : { signal: request.signal }),

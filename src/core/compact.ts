@@ -1,6 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { createBlock } from './block.ts';
-import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
+import { HISTORY_SOURCE, type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import { rollSummary, type SummaryPeriod } from './rolling-summary.ts';
@@ -106,6 +106,24 @@ function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): Co
     tokens: result.tokens,
     metadata: { ...block.metadata, trimmedFromTokens: block.tokens, trimBoundary: result.boundary },
   };
+}
+
+/**
+ * Tokens of the history messages dropped for lack of room (those {@link droppedHistory}
+ * lists), each as `measureMessage` counts it: a block the history was made into already
+ * carries that count; a source's history block is measured.
+ */
+export function droppedHistoryTokens(dropped: readonly DroppedBlock[], counter: TokenCounter): number {
+  let tokens = 0;
+  for (const entry of dropped) {
+    const { block } = entry;
+    if (block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
+    tokens +=
+      block.source === HISTORY_SOURCE
+        ? block.tokens
+        : measureMessage((block.metadata as HistoryBlockMetadata).message, counter).tokens;
+  }
+  return tokens;
 }
 
 /** History messages dropped for lack of room, oldest first. */
