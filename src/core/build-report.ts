@@ -254,7 +254,15 @@ function collapseRuns(entries: readonly DroppedBlock[]): DroppedSummary[] {
     let end = start + 1;
     let tokens = first.block.tokens;
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
-    const sameReason = (reason: DropReason) => reason === first.reason || JSON.stringify(reason) === key;
+    // An equal reason object met once (the unreachable history's, after the selection's) is
+    // remembered, so a long run of it is compared by pointer too.
+    let equal: DropReason = first.reason;
+    const sameReason = (reason: DropReason) => {
+      if (reason === first.reason || reason === equal) return true;
+      if (JSON.stringify(reason) !== key) return false;
+      equal = reason;
+      return true;
+    };
     while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) {
       tokens += (entries[end] as DroppedBlock).block.tokens;
       end++;

@@ -77,7 +77,7 @@ export function dropHistoryRange(
   });
   if (added.length === 0) return { selection, added };
   const freed = added.reduce((sum, block) => sum + block.tokens, 0);
-  const dropped: DroppedBlock[] = [...selection.dropped, ...added.map((block) => ({ block, reason }))];
+  const dropped: DroppedBlock[] = selection.dropped.concat(added.map((block) => ({ block, reason })));
   const layers = selection.layers.map((grant) =>
     grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
   );

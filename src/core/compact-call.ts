@@ -108,17 +108,16 @@ export async function compactCall(input: {
           selection.dropped,
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
-  const dropped = [
-    ...withRecalled(call.excluded, selection.kept),
-    ...(summarizedIds.size === 0
+  const dropped = withRecalled(call.excluded, selection.kept).concat(
+    summarizedIds.size === 0
       ? selection.dropped
       : selection.dropped.map(
           (entry): DroppedBlock =>
             summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
               ? { block: entry.block, reason: SUMMARIZED_REASON }
               : entry,
-        )),
-  ];
+        ),
+  );
   return { selection, dropped, covered, chunked, actions: trimmed.actions };
 }
 

@@ -49,5 +49,22 @@ const HEX = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
  * before hashing, so the same passage retrieved twice with different spacing is one block.
  */
 export function fingerprintContent(content: string): string {
-  return hashText(collapseWhitespace(content));
+  if (content.length < MIN_REMEMBERED_LENGTH) return hashText(collapseWhitespace(content));
+  let fingerprint = remembered.get(content);
+  if (fingerprint === undefined) {
+    fingerprint = hashText(collapseWhitespace(content));
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(content, fingerprint);
+  }
+  return fingerprint;
 }
+
+/**
+ * Fingerprints of the texts fingerprinted last, by text: a source makes the same blocks on
+ * every compile (its texts are then the same strings, whose hash the engine keeps), and a
+ * lookup costs a fraction of collapsing and hashing a long text again. Bounded by entries
+ * (cleared when full); texts too short to be worth it are hashed each time.
+ */
+const remembered = new Map<string, string>();
+const MAX_REMEMBERED = 4096;
+const MIN_REMEMBERED_LENGTH = 64;
