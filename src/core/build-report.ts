@@ -102,10 +102,14 @@ export function buildReport(input: BuildReportInput): CompileReport {
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   let historyDrops = 0;
-  for (const entry of input.dropped) if (entry.block.layer === 'history') historyDrops++;
+  // Indexed loops over the long lists: no iterator object per entry before the loop is optimised.
+  const allDropped = input.dropped;
+  for (let index = 0; index < allDropped.length; index++)
+    if ((allDropped[index] as DroppedBlock).block.layer === 'history') historyDrops++;
   const long = historyDrops > LISTED_HISTORY_DROPS;
   const droppedHistory: DroppedBlock[] = [];
-  for (const entry of input.dropped) {
+  for (let index = 0; index < allDropped.length; index++) {
+    const entry = allDropped[index] as DroppedBlock;
     if (long && entry.block.layer === 'history') {
       droppedHistory.push(entry);
       continue;
@@ -141,7 +145,8 @@ export function buildReport(input: BuildReportInput): CompileReport {
   if (input.results.length > 0) {
     const filled = new Set(input.results.map((result) => result.source.layer));
     const history = filled.has('history');
-    for (const block of input.selection.kept) {
+    for (let index = 0; index < keptBlocks.length; index++) {
+      const block = keptBlocks[index] as ContextBlock;
       if (block.layer === 'history' ? history : filled.has(block.layer)) keptIds.add(block.id);
     }
   }
@@ -348,11 +353,26 @@ function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
   let text = previews.get(key);
   if (text === undefined) {
-    text = preview(block.content);
+    // A source makes new blocks of the same texts on every compile: their previews are
+    // remembered by text too (bounded), where the block is the key.
+    const byText = key === block && block.content.length >= MIN_PREVIEWED_BY_TEXT;
+    text = byText ? previewsByText.get(block.content) : undefined;
+    if (text === undefined) {
+      text = preview(block.content);
+      if (byText) {
+        if (previewsByText.size >= MAX_PREVIEWS_BY_TEXT) previewsByText.clear();
+        previewsByText.set(block.content, text);
+      }
+    }
     previews.set(key, text);
   }
   return text;
 }
+
+/** Previews of long source texts by text (see {@link blockPreview}); cleared when full. */
+const previewsByText = new Map<string, string>();
+const MAX_PREVIEWS_BY_TEXT = 4096;
+const MIN_PREVIEWED_BY_TEXT = 240;
 
 function preview(text: string): string {
   const head = text.length > 240 ? text.slice(0, 240) : text;

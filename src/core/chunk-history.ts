@@ -24,7 +24,9 @@ export function dropHistoryInChunks(
   let reason: DropReason | undefined;
   let cut = 0;
   const locate = historyLocator(history);
-  for (const entry of selection.dropped) {
+  const dropped = selection.dropped;
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
     if (entry.block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
     reason ??= entry.reason;
     cut = Math.max(cut, locate(entry.block) + 1);

@@ -127,7 +127,8 @@ export async function compactCall(input: {
  */
 function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextBlock[]): DroppedBlock[] {
   const named = new Map<string, string>();
-  for (const block of kept) {
+  for (let index = 0; index < kept.length; index++) {
+    const block = kept[index] as ContextBlock;
     const id = block.metadata.messageId;
     if (typeof id === 'string' && block.layer !== 'history') named.set(id, block.layer);
   }

@@ -115,8 +115,9 @@ function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): Co
  */
 export function droppedHistoryTokens(dropped: readonly DroppedBlock[], counter: TokenCounter): number {
   let tokens = 0;
-  for (const entry of dropped) {
-    const { block } = entry;
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
+    const block = entry.block;
     if (block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
     tokens +=
       block.source === HISTORY_SOURCE
@@ -129,11 +130,27 @@ export function droppedHistoryTokens(dropped: readonly DroppedBlock[], counter: 
 /** History messages dropped for lack of room, oldest first. */
 export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
   const lost: HistoryBlockMetadata[] = [];
-  for (const entry of dropped) {
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
     if (entry.block.layer === 'history' && entry.reason.type === 'over-budget')
       lost.push(entry.block.metadata as HistoryBlockMetadata);
   }
-  return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
+  // Sorted by index, stably (a source's history blocks number their messages on their own):
+  // as numbers `index · n + order` in a typed array, not objects through a comparator.
+  const count = lost.length;
+  const keys = new Float64Array(count);
+  for (let order = 0; order < count; order++) {
+    const index = (lost[order] as HistoryBlockMetadata).index;
+    if (!Number.isSafeInteger(index) || index < 0 || index * count > 2 ** 52) {
+      return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
+    }
+    keys[order] = index * count + order;
+  }
+  keys.sort();
+  const messages = new Array<Message>(count);
+  for (let at = 0; at < count; at++)
+    messages[at] = (lost[(keys[at] as number) % count] as HistoryBlockMetadata).message;
+  return messages;
 }
 
 /**
@@ -259,7 +276,8 @@ export function withSummary(candidates: readonly ContextBlock[], summary: Contex
 /** One `- tool: message` line per failed tool result, for the omission notice. */
 export function errorLines(messages: readonly Message[]): string[] {
   const lines: string[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
     if (typeof message.content === 'string') continue;
     for (const part of message.content) {
       if (part.type !== 'tool-result') continue;

@@ -203,7 +203,10 @@ export function turnHistoryBlocks(input: {
   // Any history-layer block naming a step's message is a step, whichever source made it (a
   // source such as the L1 memory may add history blocks of its own).
   const stepIds = new Set(steps.map((message) => message.id));
-  const isStep = (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
+  const isStep =
+    steps.length === 0
+      ? () => false
+      : (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
   const coveredInSteps =
     throughMessageId !== undefined &&
     prepared.coveredTo === 0 &&
