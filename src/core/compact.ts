@@ -127,6 +127,10 @@ export function droppedHistoryTokens(dropped: readonly DroppedBlock[], counter: 
   return tokens;
 }
 
+function sortedByIndex(lost: HistoryBlockMetadata[]): Message[] {
+  return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
+}
+
 /** History messages dropped for lack of room, oldest first. */
 export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
   const lost: HistoryBlockMetadata[] = [];
@@ -135,21 +139,28 @@ export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
     if (entry.block.layer === 'history' && entry.reason.type === 'over-budget')
       lost.push(entry.block.metadata as HistoryBlockMetadata);
   }
-  // Sorted by index, stably (a source's history blocks number their messages on their own):
-  // as numbers `index · n + order` in a typed array, not objects through a comparator.
+  // By index: a history's dropped blocks hold distinct positions, so they are placed in a
+  // table by position and read back in order. Anything else (a source's history blocks number
+  // their messages on their own) is sorted, stably.
   const count = lost.length;
-  const keys = new Float64Array(count);
+  let max = -1;
   for (let order = 0; order < count; order++) {
     const index = (lost[order] as HistoryBlockMetadata).index;
-    if (!Number.isSafeInteger(index) || index < 0 || index * count > 2 ** 52) {
-      return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
-    }
-    keys[order] = index * count + order;
+    if (!Number.isInteger(index) || index < 0) return sortedByIndex(lost);
+    if (index > max) max = index;
   }
-  keys.sort();
-  const messages = new Array<Message>(count);
-  for (let at = 0; at < count; at++)
-    messages[at] = (lost[(keys[at] as number) % count] as HistoryBlockMetadata).message;
+  if (max > 4 * count + 1024) return sortedByIndex(lost);
+  const slots = new Int32Array(max + 1);
+  for (let order = 0; order < count; order++) {
+    const index = (lost[order] as HistoryBlockMetadata).index;
+    if (slots[index] !== 0) return sortedByIndex(lost);
+    slots[index] = order + 1;
+  }
+  const messages: Message[] = [];
+  for (let index = 0; index <= max; index++) {
+    const slot = slots[index] as number;
+    if (slot !== 0) messages.push((lost[slot - 1] as HistoryBlockMetadata).message);
+  }
   return messages;
 }
 
@@ -268,7 +279,11 @@ export function compressionBlock(
 
 /** The candidates with `summary` as the one compression block (replacing any earlier one). */
 export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
-  const pool = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
+  let found = false;
+  for (let index = 0; index < candidates.length && !found; index++)
+    found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
+  // Usually there is none to replace: one copy of a long list, without a callback per block.
+  const pool = found ? candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID) : candidates.slice();
   pool.push(summary);
   return pool;
 }
