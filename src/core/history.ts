@@ -196,20 +196,29 @@ export function buildHistoryBlocks(
   return history.map((message, index) => {
     const measure = measureOf(index);
     const metadata: HistoryBlockMetadata = metadataOf?.(index) ?? { message, index, error: measure.error };
-    const block: ContextBlock = {
-      id: measure.blockId,
-      layer: 'history',
-      source: HISTORY_SOURCE,
-      content: measure.text,
-      tokens: measure.tokens,
-      priority: priorityOf(index),
-      fingerprint: measure.blockId,
-      metadata,
-    };
-    const group = groupOf(index);
-    if (group !== undefined) block.group = group;
-    return block;
+    return historyBlock(measure, metadata, priorityOf(index), groupOf(index));
   });
+}
+
+/** One history block: the message's measure, its metadata, priority and tool group. */
+export function historyBlock(
+  measure: MessageMeasure,
+  metadata: HistoryBlockMetadata,
+  priority: number,
+  group: string | undefined,
+): ContextBlock {
+  const block: ContextBlock = {
+    id: measure.blockId,
+    layer: 'history',
+    source: HISTORY_SOURCE,
+    content: measure.text,
+    tokens: measure.tokens,
+    priority,
+    fingerprint: measure.blockId,
+    metadata,
+  };
+  if (group !== undefined) block.group = group;
+  return block;
 }
 
 /** Tool groups of a run of messages: message index → group id, and tool call id → index of its call. */

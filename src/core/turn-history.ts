@@ -4,6 +4,7 @@ import {
   buildHistoryBlocks,
   collectToolGroups,
   type HistoryBlockMetadata,
+  historyBlock,
   historyBlocks,
   historyToBlocks,
   type MessageMeasure,
@@ -303,14 +304,15 @@ function reusedBlocks(
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
   return keptRuns.map({
     keys: messages,
-    compute: (message, index) =>
-      buildHistoryBlocks(
-        [message],
-        () => measureOf(index),
-        () => groups.groups.get(index),
-        () => ({ message, index, error: measureOf(index).error }),
-        () => positionPriority(from + index),
-      )[0] as ContextBlock,
+    compute: (message, index) => {
+      const measure = measureOf(index);
+      return historyBlock(
+        measure,
+        { message, index, error: measure.error },
+        positionPriority(from + index),
+        groups.groups.get(index),
+      );
+    },
     valid: (block, index) => {
       const measure = measureOf(index);
       const metadata = block.metadata as HistoryBlockMetadata;
