@@ -2,6 +2,7 @@ import type { ContextBlock } from './block.ts';
 import {
   coveredPrefix,
   droppedHistory,
+  droppedHistoryCount,
   droppedHistoryTokens,
   errorLines,
   SUMMARIZED_REASON,
@@ -76,7 +77,8 @@ export async function compactCall(input: {
         counter,
         droppedTokens: droppedHistoryTokens(selection.dropped, counter),
         errorLines: errorLines(lost),
-        fromIndex: historyIndexOf(selection.dropped, lost[0]),
+        // Only a summarizer numbers the periods it rolls.
+        fromIndex: options.summarizer === undefined ? 0 : historyIndexOf(selection.dropped, lost[0]),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
       });
       if (made === undefined || !call.included('compression__context')) break;
@@ -85,9 +87,8 @@ export async function compactCall(input: {
       summary.summarized = lost.slice(0, made.coveredCount);
       pool = withSummary(selectable, made.block);
       ({ selection, chunked } = selector.select(pool, extraReserve));
-      const after = droppedHistory(selection.dropped);
-      if (after.length <= lost.length) break;
-      lost = after;
+      if (droppedHistoryCount(selection.dropped) <= lost.length) break;
+      lost = droppedHistory(selection.dropped);
     }
   }
 

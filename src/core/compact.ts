@@ -127,6 +127,16 @@ export function droppedHistoryTokens(dropped: readonly DroppedBlock[], counter: 
   return tokens;
 }
 
+/** How many history messages were dropped for lack of room (the length {@link droppedHistory} returns). */
+export function droppedHistoryCount(dropped: readonly DroppedBlock[]): number {
+  let count = 0;
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
+    if (entry.block.layer === 'history' && entry.reason.type === 'over-budget') count++;
+  }
+  return count;
+}
+
 function sortedByIndex(lost: HistoryBlockMetadata[]): Message[] {
   return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
 }
