@@ -135,8 +135,9 @@ function newEntry(cost: (message: Message) => number, message: Message): MemoEnt
 
 /**
  * Turns the chat history into one block per message in the `history` layer. Priority rises
- * with position ({@link positionPriority}; `offset` is the position of `history[0]`). An assistant message with tool calls and the tool
- * messages answering them share a `group`, so they are kept or dropped together. Each
+ * with position ({@link positionPriority}; `offset` is the position of `history[0]`). An
+ * assistant message with tool calls and the tool messages answering them share a `group`,
+ * so they are kept or dropped together. Each
  * block's `tokens` is the message's own cost as sent (content plus per-message overhead).
  * History is never deduplicated: the fingerprint is the message id.
  */
@@ -168,12 +169,11 @@ export function measureMessages(messages: readonly Message[], counter: TokenCoun
   const counterMemo = memoOf(counter);
   return counterMemo.runs.map({
     keys: messages,
-    compute: (message) => {
-      if (counterMemo.plainFromCache && typeof message.content === 'string')
-        return newEntry(counterMemo.cost, message);
-      const entry = measureWith(counterMemo, message) as MemoEntry;
-      return entry;
-    },
+    // Plain texts get an entry of their own here (the memo keeps it for the next list).
+    compute: (message) =>
+      counterMemo.plainFromCache && typeof message.content === 'string'
+        ? newEntry(counterMemo.cost, message)
+        : (measureWith(counterMemo, message) as MemoEntry),
     valid: (entry, index) => measuresMessage(entry, messages[index] as Message),
     startsRun: () => false,
     unshared: { values: true },
