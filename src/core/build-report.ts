@@ -355,13 +355,21 @@ function blockPreview(block: ContextBlock): string {
   if (text === undefined) {
     // A source makes new blocks of the same texts on every compile: their previews are
     // remembered by text too (bounded), where the block is the key.
-    const byText = key === block && block.content.length >= MIN_PREVIEWED_BY_TEXT;
+    const length = block.content.length;
+    const byText = key === block && length >= MIN_PREVIEWED_BY_TEXT && length <= MAX_PREVIEWED_BY_TEXT;
     text = byText ? previewsByText.get(block.content) : undefined;
     if (text === undefined) {
       text = preview(block.content);
       if (byText) {
-        if (previewsByText.size >= MAX_PREVIEWS_BY_TEXT) previewsByText.clear();
+        if (
+          previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
+          previewedCharacters + length > MAX_PREVIEWED_CHARACTERS
+        ) {
+          previewsByText.clear();
+          previewedCharacters = 0;
+        }
         previewsByText.set(block.content, text);
+        previewedCharacters += length;
       }
     }
     previews.set(key, text);
@@ -369,10 +377,16 @@ function blockPreview(block: ContextBlock): string {
   return text;
 }
 
-/** Previews of long source texts by text (see {@link blockPreview}); cleared when full. */
+/**
+ * Previews of long source texts by text (see {@link blockPreview}); cleared when 4,096 texts
+ * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
+ */
 const previewsByText = new Map<string, string>();
+let previewedCharacters = 0;
 const MAX_PREVIEWS_BY_TEXT = 4096;
+const MAX_PREVIEWED_CHARACTERS = 4 * 1024 * 1024;
 const MIN_PREVIEWED_BY_TEXT = 240;
+const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
 
 function preview(text: string): string {
   const head = text.length > 240 ? text.slice(0, 240) : text;
