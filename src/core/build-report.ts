@@ -102,10 +102,14 @@ export function buildReport(input: BuildReportInput): CompileReport {
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   let historyDrops = 0;
-  for (const entry of input.dropped) if (entry.block.layer === 'history') historyDrops++;
+  // Indexed loops over the long lists: no iterator object per entry before the loop is optimised.
+  const allDropped = input.dropped;
+  for (let index = 0; index < allDropped.length; index++)
+    if ((allDropped[index] as DroppedBlock).block.layer === 'history') historyDrops++;
   const long = historyDrops > LISTED_HISTORY_DROPS;
   const droppedHistory: DroppedBlock[] = [];
-  for (const entry of input.dropped) {
+  for (let index = 0; index < allDropped.length; index++) {
+    const entry = allDropped[index] as DroppedBlock;
     if (long && entry.block.layer === 'history') {
       droppedHistory.push(entry);
       continue;
@@ -135,10 +139,17 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers.push(report);
   }
 
-  const keptIds =
-    input.results.length === 0
-      ? new Set<string>()
-      : new Set([...input.selection.kept.map((block) => block.id), ...(input.fixedBlockIds ?? [])]);
+  // A source's blocks fill its layer only: the ids of kept blocks of other layers (a long
+  // history, unless a source fills the history layer) are never looked up.
+  const keptIds = new Set<string>(input.results.length === 0 ? [] : (input.fixedBlockIds ?? []));
+  if (input.results.length > 0) {
+    const filled = new Set(input.results.map((result) => result.source.layer));
+    const history = filled.has('history');
+    for (let index = 0; index < keptBlocks.length; index++) {
+      const block = keptBlocks[index] as ContextBlock;
+      if (block.layer === 'history' ? history : filled.has(block.layer)) keptIds.add(block.id);
+    }
+  }
   const sources: SourceReport[] = input.results.map((result) => {
     const kept = result.blocks.filter((block) => keptIds.has(block.id));
     const report: SourceReport = {
@@ -248,7 +259,15 @@ function collapseRuns(entries: readonly DroppedBlock[]): DroppedSummary[] {
     let end = start + 1;
     let tokens = first.block.tokens;
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
-    const sameReason = (reason: DropReason) => reason === first.reason || JSON.stringify(reason) === key;
+    // An equal reason object met once (the unreachable history's, after the selection's) is
+    // remembered, so a long run of it is compared by pointer too.
+    let equal: DropReason = first.reason;
+    const sameReason = (reason: DropReason) => {
+      if (reason === first.reason || reason === equal) return true;
+      if (JSON.stringify(reason) !== key) return false;
+      equal = reason;
+      return true;
+    };
     while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) {
       tokens += (entries[end] as DroppedBlock).block.tokens;
       end++;
@@ -334,11 +353,40 @@ function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
   let text = previews.get(key);
   if (text === undefined) {
-    text = preview(block.content);
+    // A source makes new blocks of the same texts on every compile: their previews are
+    // remembered by text too (bounded), where the block is the key.
+    const length = block.content.length;
+    const byText = key === block && length >= MIN_PREVIEWED_BY_TEXT && length <= MAX_PREVIEWED_BY_TEXT;
+    text = byText ? previewsByText.get(block.content) : undefined;
+    if (text === undefined) {
+      text = preview(block.content);
+      if (byText) {
+        if (
+          previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
+          previewedCharacters + length > MAX_PREVIEWED_CHARACTERS
+        ) {
+          previewsByText.clear();
+          previewedCharacters = 0;
+        }
+        previewsByText.set(block.content, text);
+        previewedCharacters += length;
+      }
+    }
     previews.set(key, text);
   }
   return text;
 }
+
+/**
+ * Previews of long source texts by text (see {@link blockPreview}); cleared when 4,096 texts
+ * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
+ */
+const previewsByText = new Map<string, string>();
+let previewedCharacters = 0;
+const MAX_PREVIEWS_BY_TEXT = 4096;
+const MAX_PREVIEWED_CHARACTERS = 4 * 1024 * 1024;
+const MIN_PREVIEWED_BY_TEXT = 240;
+const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
 
 function preview(text: string): string {
   const head = text.length > 240 ? text.slice(0, 240) : text;

@@ -22,17 +22,16 @@ export function dropHistoryInChunks(
 ): { selection: Selection; added: ContextBlock[] } {
   if (!(chunkTokens > 0) || history.length === 0) return { selection, added: [] };
   let reason: DropReason | undefined;
-  const droppedIds = new Set<string>();
-  for (const entry of selection.dropped) {
+  let cut = 0;
+  const locate = historyLocator(history);
+  const dropped = selection.dropped;
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
     if (entry.block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
-    droppedIds.add(entry.block.id);
     reason ??= entry.reason;
+    cut = Math.max(cut, locate(entry.block) + 1);
   }
   if (reason === undefined) return { selection, added: [] };
-  let cut = 0;
-  history.forEach((block, index) => {
-    if (droppedIds.has(block.id)) cut = index + 1;
-  });
   let boundary = -1;
   let start = 0;
   let previousChunk = 0;
@@ -69,19 +68,39 @@ export function dropHistoryRange(
   reason: DropReason,
 ): { selection: Selection; added: ContextBlock[] } {
   if (to <= from) return { selection, added: [] };
-  const widen = new Set<string>();
-  for (let index = from; index < to; index++) widen.add((history[index] as ContextBlock).id);
+  const locate = historyLocator(history);
   const added: ContextBlock[] = [];
   const kept = selection.kept.filter((block) => {
-    if (!widen.has(block.id)) return true;
+    if (block.layer !== 'history') return true;
+    const at = locate(block);
+    if (at < from || at >= to) return true;
     added.push(block);
     return false;
   });
   if (added.length === 0) return { selection, added };
   const freed = added.reduce((sum, block) => sum + block.tokens, 0);
-  const dropped: DroppedBlock[] = [...selection.dropped, ...added.map((block) => ({ block, reason }))];
+  const dropped: DroppedBlock[] = selection.dropped.concat(added.map((block) => ({ block, reason })));
   const layers = selection.layers.map((grant) =>
     grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
   );
   return { selection: { ...selection, kept, dropped, layers }, added };
+}
+
+/**
+ * The position in `history` of a history block: its `metadata.index` when the block sits
+ * there (every block the history was made into does), else the last position of a block with
+ * its id (−1: none). Positions instead of a set of every id: a long history is then read by
+ * pointer, not hashed string by string on every compile.
+ */
+function historyLocator(history: readonly ContextBlock[]): (block: ContextBlock) => number {
+  let byId: Map<string, number> | undefined;
+  return (block) => {
+    const index = block.metadata.index;
+    if (typeof index === 'number' && history[index] === block) return index;
+    if (byId === undefined) {
+      byId = new Map();
+      for (let at = 0; at < history.length; at++) byId.set((history[at] as ContextBlock).id, at);
+    }
+    return byId.get(block.id) ?? -1;
+  };
 }

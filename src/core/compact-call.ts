@@ -2,6 +2,8 @@ import type { ContextBlock } from './block.ts';
 import {
   coveredPrefix,
   droppedHistory,
+  droppedHistoryCount,
+  droppedHistoryTokens,
   errorLines,
   SUMMARIZED_REASON,
   summarizeDropped,
@@ -10,7 +12,7 @@ import {
 } from './compact.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import type { GatheredBlocks } from './gather-blocks.ts';
-import { type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
+import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { ResolvedCall } from './resolve-call.ts';
@@ -73,9 +75,10 @@ export async function compactCall(input: {
           options.summaryMaxTokens ??
           Math.min(2000, Math.max(64, Math.floor(gathered.firstPlan.available * 0.1))),
         counter,
-        droppedTokens: lost.reduce((sum, message) => sum + measureMessage(message, counter).tokens, 0),
+        droppedTokens: droppedHistoryTokens(selection.dropped, counter),
         errorLines: errorLines(lost),
-        fromIndex: historyIndexOf(selection.dropped, lost[0]),
+        // Only a summarizer numbers the periods it rolls.
+        fromIndex: options.summarizer === undefined ? 0 : historyIndexOf(selection.dropped, lost[0]),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
       });
       if (made === undefined || !call.included('compression__context')) break;
@@ -84,9 +87,8 @@ export async function compactCall(input: {
       summary.summarized = lost.slice(0, made.coveredCount);
       pool = withSummary(selectable, made.block);
       ({ selection, chunked } = selector.select(pool, extraReserve));
-      const after = droppedHistory(selection.dropped);
-      if (after.length <= lost.length) break;
-      lost = after;
+      if (droppedHistoryCount(selection.dropped) <= lost.length) break;
+      lost = droppedHistory(selection.dropped);
     }
   }
 
@@ -107,17 +109,16 @@ export async function compactCall(input: {
           selection.dropped,
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
-  const dropped = [
-    ...withRecalled(call.excluded, selection.kept),
-    ...(summarizedIds.size === 0
+  const dropped = withRecalled(call.excluded, selection.kept).concat(
+    summarizedIds.size === 0
       ? selection.dropped
       : selection.dropped.map(
           (entry): DroppedBlock =>
             summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
               ? { block: entry.block, reason: SUMMARIZED_REASON }
               : entry,
-        )),
-  ];
+        ),
+  );
   return { selection, dropped, covered, chunked, actions: trimmed.actions };
 }
 
@@ -127,7 +128,8 @@ export async function compactCall(input: {
  */
 function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextBlock[]): DroppedBlock[] {
   const named = new Map<string, string>();
-  for (const block of kept) {
+  for (let index = 0; index < kept.length; index++) {
+    const block = kept[index] as ContextBlock;
     const id = block.metadata.messageId;
     if (typeof id === 'string' && block.layer !== 'history') named.set(id, block.layer);
   }

@@ -1,6 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { createBlock } from './block.ts';
-import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
+import { HISTORY_SOURCE, type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import { rollSummary, type SummaryPeriod } from './rolling-summary.ts';
@@ -108,14 +108,70 @@ function trimBlock(block: ContextBlock, room: number, counter: TokenCounter): Co
   };
 }
 
+/**
+ * Tokens of the history messages dropped for lack of room (those {@link droppedHistory}
+ * lists), each as `measureMessage` counts it: a block the history was made into already
+ * carries that count; a source's history block is measured.
+ */
+export function droppedHistoryTokens(dropped: readonly DroppedBlock[], counter: TokenCounter): number {
+  let tokens = 0;
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
+    const block = entry.block;
+    if (block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
+    tokens +=
+      block.source === HISTORY_SOURCE
+        ? block.tokens
+        : measureMessage((block.metadata as HistoryBlockMetadata).message, counter).tokens;
+  }
+  return tokens;
+}
+
+/** How many history messages were dropped for lack of room (the length {@link droppedHistory} returns). */
+export function droppedHistoryCount(dropped: readonly DroppedBlock[]): number {
+  let count = 0;
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
+    if (entry.block.layer === 'history' && entry.reason.type === 'over-budget') count++;
+  }
+  return count;
+}
+
+function sortedByIndex(lost: HistoryBlockMetadata[]): Message[] {
+  return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
+}
+
 /** History messages dropped for lack of room, oldest first. */
 export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
   const lost: HistoryBlockMetadata[] = [];
-  for (const entry of dropped) {
+  for (let index = 0; index < dropped.length; index++) {
+    const entry = dropped[index] as DroppedBlock;
     if (entry.block.layer === 'history' && entry.reason.type === 'over-budget')
       lost.push(entry.block.metadata as HistoryBlockMetadata);
   }
-  return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
+  // By index: a history's dropped blocks hold distinct positions, so they are placed in a
+  // table by position and read back in order. Anything else (a source's history blocks number
+  // their messages on their own) is sorted, stably.
+  const count = lost.length;
+  let max = -1;
+  for (let order = 0; order < count; order++) {
+    const index = (lost[order] as HistoryBlockMetadata).index;
+    if (!Number.isInteger(index) || index < 0) return sortedByIndex(lost);
+    if (index > max) max = index;
+  }
+  if (max > 4 * count + 1024) return sortedByIndex(lost);
+  const slots = new Int32Array(max + 1);
+  for (let order = 0; order < count; order++) {
+    const index = (lost[order] as HistoryBlockMetadata).index;
+    if (slots[index] !== 0) return sortedByIndex(lost);
+    slots[index] = order + 1;
+  }
+  const messages: Message[] = [];
+  for (let index = 0; index <= max; index++) {
+    const slot = slots[index] as number;
+    if (slot !== 0) messages.push((lost[slot - 1] as HistoryBlockMetadata).message);
+  }
+  return messages;
 }
 
 /**
@@ -233,7 +289,11 @@ export function compressionBlock(
 
 /** The candidates with `summary` as the one compression block (replacing any earlier one). */
 export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
-  const pool = candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID);
+  let found = false;
+  for (let index = 0; index < candidates.length && !found; index++)
+    found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
+  // Usually there is none to replace: one copy of a long list, without a callback per block.
+  const pool = found ? candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID) : candidates.slice();
   pool.push(summary);
   return pool;
 }
@@ -241,7 +301,8 @@ export function withSummary(candidates: readonly ContextBlock[], summary: Contex
 /** One `- tool: message` line per failed tool result, for the omission notice. */
 export function errorLines(messages: readonly Message[]): string[] {
   const lines: string[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
     if (typeof message.content === 'string') continue;
     for (const part of message.content) {
       if (part.type !== 'tool-result') continue;

@@ -36,7 +36,9 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   const steps: Message[] = [];
   const historyCosts: number[] = [];
   const keptContext: ContextBlock[] = [];
-  for (const block of selection.kept) {
+  const kept = selection.kept;
+  for (let index = 0; index < kept.length; index++) {
+    const block = kept[index] as ContextBlock;
     if (block.layer === 'history') {
       const message = (block.metadata as HistoryBlockMetadata).message;
       (call.isStep(block) ? steps : history).push(message);

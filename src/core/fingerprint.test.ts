@@ -39,4 +39,12 @@ describe('hashText', () => {
     expect(fingerprintContent('  a \n\t b  ')).toBe(hashText('a b'));
     expect(fingerprintContent('a b')).toHaveLength(14);
   });
+
+  it('gives a long text the same fingerprint every time, remembered or not', () => {
+    const texts = Array.from({ length: 5000 }, (_, index) => `  passage ${index}\n\n${'word '.repeat(20)}  `);
+    texts.push(`${'long  text '.repeat(30_000)}`);
+    const expected = texts.map((text) => hashText(text.replace(/\s+/gu, ' ').trim()));
+    // Twice over more texts than are remembered, so some are looked up and some made again.
+    for (let round = 0; round < 2; round++) expect(texts.map(fingerprintContent)).toEqual(expected);
+  });
 });

@@ -49,5 +49,34 @@ const HEX = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
  * before hashing, so the same passage retrieved twice with different spacing is one block.
  */
 export function fingerprintContent(content: string): string {
-  return hashText(collapseWhitespace(content));
+  if (content.length < MIN_REMEMBERED_LENGTH || content.length > MAX_REMEMBERED_LENGTH)
+    return hashText(collapseWhitespace(content));
+  let fingerprint = remembered.get(content);
+  if (fingerprint === undefined) {
+    fingerprint = hashText(collapseWhitespace(content));
+    if (
+      remembered.size >= MAX_REMEMBERED ||
+      rememberedCharacters + content.length > MAX_REMEMBERED_CHARACTERS
+    ) {
+      remembered.clear();
+      rememberedCharacters = 0;
+    }
+    remembered.set(content, fingerprint);
+    rememberedCharacters += content.length;
+  }
+  return fingerprint;
 }
+
+/**
+ * Fingerprints of the texts fingerprinted last, by text: a source makes the same blocks on
+ * every compile (its texts are then the same strings, whose hash the engine keeps), and a
+ * lookup costs a fraction of collapsing and hashing a long text again. Bounded by entries and
+ * by the characters the kept texts hold (cleared when full); texts too short to be worth it,
+ * or too long to keep, are hashed each time.
+ */
+const remembered = new Map<string, string>();
+let rememberedCharacters = 0;
+const MAX_REMEMBERED = 4096;
+const MAX_REMEMBERED_CHARACTERS = 4 * 1024 * 1024;
+const MIN_REMEMBERED_LENGTH = 64;
+const MAX_REMEMBERED_LENGTH = 256 * 1024;

@@ -1,5 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { isErrorResult, type Message, messageParts, partText } from './message.ts';
+import { createRunMemo, type RunMemo } from './run-memo.ts';
 import { isTextCached, messageCostOf, type TokenCounter } from './tokens.ts';
 
 /** The source name of history blocks (allocation ratios and reports use it). */
@@ -20,20 +21,27 @@ export function historyBlockId(message: Message): string {
   return `history:${message.id}`;
 }
 
-/** Priority of the `index`-th of `count` history messages: rises with recency, oldest 0.05, newest 1. */
+/**
+ * Priority of the `index`-th of `count` messages: rises with recency, oldest 0.05, newest 1.
+ * The L1 memory source ranks its own messages with it; the core's history uses
+ * {@link positionPriority}, which does not move when a message is appended.
+ */
 export function recencyPriority(index: number, count: number): number {
   return count <= 1 ? 1 : 0.05 + (0.95 * index) / (count - 1);
 }
 
 /**
- * Priorities in a tool loop (decision 059): the `index`-th of the `count` kept history messages
- * gets 0.05 to 0.95 by recency, whatever the number of steps, so a step reuses the history's
- * blocks; the `index`-th of `count` steps gets above 0.95, up to 1. Strictly rising with
- * position over the whole turn, as {@link recencyPriority} is, so selection ranks the same.
+ * Priority of the history message at `position` (decision 065): 0 is the oldest message of
+ * the history passed in (after the query is taken out), and a tool loop's steps continue
+ * after the history's last position. 0.05 for the oldest, rising strictly toward 1. A
+ * function of the position alone: appending a message, or a step, changes no earlier
+ * message's priority, so a recompile reuses the blocks (and report summaries) it made
+ * before. Selection depends only on the order within the history layer, which is recency
+ * either way.
  */
-export function turnPriority(part: 'history' | 'steps', index: number, count: number): number {
-  if (part === 'steps') return 0.95 + (0.05 * (index + 1)) / count;
-  return count <= 1 ? 0.95 : 0.05 + (0.9 * index) / (count - 1);
+export function positionPriority(position: number): number {
+  // 1 − 0.95 / (position + 1), written so the oldest is exactly 0.05.
+  return (position + 0.05) / (position + 1);
 }
 
 /** What a message costs and says (see {@link measureMessage}). */
@@ -60,6 +68,8 @@ interface CounterMemo {
   cost: (message: Message) => number;
   /** Plain-text messages skip the memo (the counter's own cache makes a recount a lookup). */
   plainFromCache: boolean;
+  /** The last lists measured (a recompile measures the same messages, plus the new ones). */
+  runs: RunMemo<Message, MemoEntry>;
 }
 
 const memo = new WeakMap<TokenCounter, CounterMemo>();
@@ -79,7 +89,12 @@ export function measureMessage(message: Message, counter: TokenCounter): Message
 function memoOf(counter: TokenCounter): CounterMemo {
   let entry = memo.get(counter);
   if (entry === undefined) {
-    entry = { byMessage: new WeakMap(), cost: messageCostOf(counter), plainFromCache: isTextCached(counter) };
+    entry = {
+      byMessage: new WeakMap(),
+      cost: messageCostOf(counter),
+      plainFromCache: isTextCached(counter),
+      runs: createRunMemo(),
+    };
     memo.set(counter, entry);
   }
   return entry;
@@ -93,14 +108,18 @@ function measureWith({ byMessage, cost, plainFromCache }: CounterMemo, message: 
     return { text: message.content, tokens: cost(message), error: false, blockId: historyBlockId(message) };
   }
   const cached = byMessage.get(message);
-  if (
-    cached !== undefined &&
-    cached.content === message.content &&
-    cached.role === message.role &&
-    cached.name === message.name
-  ) {
-    return cached;
-  }
+  if (cached !== undefined && measuresMessage(cached, message)) return cached;
+  const entry = newEntry(cost, message);
+  byMessage.set(message, entry);
+  return entry;
+}
+
+/** True while `entry` still describes `message` (its content, role and name are the same values). */
+function measuresMessage(entry: MemoEntry, message: Message): boolean {
+  return entry.content === message.content && entry.role === message.role && entry.name === message.name;
+}
+
+function newEntry(cost: (message: Message) => number, message: Message): MemoEntry {
   const parts = typeof message.content === 'string' ? undefined : messageParts(message);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
@@ -111,18 +130,22 @@ function measureWith({ byMessage, cost, plainFromCache }: CounterMemo, message: 
     role: message.role,
     name: message.name,
   };
-  byMessage.set(message, entry);
   return entry;
 }
 
 /**
  * Turns the chat history into one block per message in the `history` layer. Priority rises
- * with recency (oldest 0.05, newest 1). An assistant message with tool calls and the tool
- * messages answering them share a `group`, so they are kept or dropped together. Each
+ * with position ({@link positionPriority}; `offset` is the position of `history[0]`). An
+ * assistant message with tool calls and the tool messages answering them share a `group`,
+ * so they are kept or dropped together. Each
  * block's `tokens` is the message's own cost as sent (content plus per-message overhead).
  * History is never deduplicated: the fingerprint is the message id.
  */
-export function historyToBlocks(history: readonly Message[], counter: TokenCounter): ContextBlock[] {
+export function historyToBlocks(
+  history: readonly Message[],
+  counter: TokenCounter,
+  offset = 0,
+): ContextBlock[] {
   const groups = collectToolGroups(history);
   // Measure everything first, then build the blocks: tokenising in one tight loop keeps the
   // tokenizer's tables in the CPU cache instead of interleaving them with block allocation.
@@ -131,13 +154,30 @@ export function historyToBlocks(history: readonly Message[], counter: TokenCount
     history,
     (index) => measures[index] as MessageMeasure,
     (index) => groups.groups.get(index),
+    undefined,
+    (index) => positionPriority(offset + index),
   );
 }
 
-/** Every message's measure (see {@link measureMessage}), in order. */
+/**
+ * Every message's measure (see {@link measureMessage}), in order. The runs of messages an
+ * earlier list held in the same order (a recompile after new messages were appended) are
+ * copied from it by pointer, each checked to be the same content, role and name: only the
+ * new messages are measured, without a lookup per message.
+ */
 export function measureMessages(messages: readonly Message[], counter: TokenCounter): MessageMeasure[] {
   const counterMemo = memoOf(counter);
-  return messages.map((message) => measureWith(counterMemo, message));
+  return counterMemo.runs.map({
+    keys: messages,
+    // Plain texts get an entry of their own here (the memo keeps it for the next list).
+    compute: (message) =>
+      counterMemo.plainFromCache && typeof message.content === 'string'
+        ? newEntry(counterMemo.cost, message)
+        : (measureWith(counterMemo, message) as MemoEntry),
+    valid: (entry, index) => measuresMessage(entry, messages[index] as Message),
+    startsRun: () => false,
+    unshared: { values: true },
+  });
 }
 
 /**
@@ -150,27 +190,35 @@ export function buildHistoryBlocks(
   groupOf: (index: number) => string | undefined,
   /** The `index`-th block's metadata when one was made before (a step reuses the history's); else a new one. */
   metadataOf?: (index: number) => HistoryBlockMetadata | undefined,
-  /** The `index`-th block's priority; default {@link recencyPriority} among these messages. */
-  priorityOf?: (index: number) => number,
+  /** The `index`-th block's priority; default {@link positionPriority} of `index`. */
+  priorityOf: (index: number) => number = positionPriority,
 ): ContextBlock[] {
-  const count = history.length;
   return history.map((message, index) => {
     const measure = measureOf(index);
     const metadata: HistoryBlockMetadata = metadataOf?.(index) ?? { message, index, error: measure.error };
-    const block: ContextBlock = {
-      id: measure.blockId,
-      layer: 'history',
-      source: HISTORY_SOURCE,
-      content: measure.text,
-      tokens: measure.tokens,
-      priority: priorityOf === undefined ? recencyPriority(index, count) : priorityOf(index),
-      fingerprint: measure.blockId,
-      metadata,
-    };
-    const group = groupOf(index);
-    if (group !== undefined) block.group = group;
-    return block;
+    return historyBlock(measure, metadata, priorityOf(index), groupOf(index));
   });
+}
+
+/** One history block: the message's measure, its metadata, priority and tool group. */
+export function historyBlock(
+  measure: MessageMeasure,
+  metadata: HistoryBlockMetadata,
+  priority: number,
+  group: string | undefined,
+): ContextBlock {
+  const block: ContextBlock = {
+    id: measure.blockId,
+    layer: 'history',
+    source: HISTORY_SOURCE,
+    content: measure.text,
+    tokens: measure.tokens,
+    priority,
+    fingerprint: measure.blockId,
+    metadata,
+  };
+  if (group !== undefined) block.group = group;
+  return block;
 }
 
 /** Tool groups of a run of messages: message index → group id, and tool call id → index of its call. */
@@ -219,12 +267,14 @@ export function historyBlocks(
   history: readonly Message[],
   counter: TokenCounter,
   throughMessageId: string | undefined,
+  /** Position of `history[0]` in the whole history (see {@link positionPriority}). */
+  offset = 0,
 ): { blocks: ContextBlock[]; covered: ContextBlock[] } {
   const cut =
     throughMessageId === undefined ? -1 : history.findIndex((message) => message.id === throughMessageId);
-  if (cut < 0) return { blocks: historyToBlocks(history, counter), covered: [] };
+  if (cut < 0) return { blocks: historyToBlocks(history, counter, offset), covered: [] };
   return {
-    blocks: historyToBlocks(history.slice(cut + 1), counter),
-    covered: historyToBlocks(history.slice(0, cut + 1), counter),
+    blocks: historyToBlocks(history.slice(cut + 1), counter, offset + cut + 1),
+    covered: historyToBlocks(history.slice(0, cut + 1), counter, offset),
   };
 }

@@ -145,20 +145,7 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   const layerOrder = input.layerOrder ?? [];
-  const byLayer = new Map<string, number[]>();
-  let lastLayer: string | undefined;
-  let lastUnits: number[] = [];
-  for (let unit = 0; unit < units.count; unit++) {
-    if (units.pinned[unit] === 1) continue;
-    const layer = (unique[first[unit] as number] as ContextBlock).layer;
-    if (layer !== lastLayer) {
-      lastLayer = layer;
-      lastUnits = byLayer.get(layer) ?? [];
-      byLayer.set(layer, lastUnits);
-    }
-    lastUnits.push(unit);
-  }
-
+  const byLayer = unitsByLayer(units, unique);
   const usedSources = new Set<string>();
   for (const sources of layerSources.values()) for (const source of sources) usedSources.add(source);
   let pool = input.plan.unallocated;
@@ -167,7 +154,7 @@ export function selectBlocks(input: SelectInput): Selection {
   }
 
   const grants: LayerGrant[] = [];
-  const hungry: { layer: string; priority: number; grant: LayerGrant; units: number[] }[] = [];
+  const hungry: { layer: string; priority: number; grant: LayerGrant; units: Int32Array }[] = [];
   for (const [layer, layerUnits] of byLayer) {
     let grant = 0;
     let priority = 0;
@@ -176,13 +163,13 @@ export function selectBlocks(input: SelectInput): Selection {
       priority = Math.max(priority, input.sourcePriorities?.[source] ?? 0.5);
     }
     let demand = 0;
-    for (const unit of layerUnits) demand += tokens[unit] as number;
+    for (let at = 0; at < layerUnits.length; at++) demand += tokens[layerUnits[at] as number] as number;
     const entry: LayerGrant = { layer, grantTokens: grant, usedTokens: 0, demandTokens: demand };
     grants.push(entry);
     if (demand <= grant) {
       pool += grant - demand;
       entry.usedTokens = demand;
-      for (const unit of layerUnits) keep(unit);
+      for (let at = 0; at < layerUnits.length; at++) keep(layerUnits[at] as number);
     } else {
       hungry.push({ layer, priority, grant: entry, units: layerUnits });
     }
@@ -196,8 +183,9 @@ export function selectBlocks(input: SelectInput): Selection {
     const reason: DropReason = Object.freeze({ type: 'over-budget', grantTokens: grant.grantTokens });
     let used = 0;
     let full = false;
-    // The layer's list is private to this call, so it is ranked in place.
-    for (const unit of rank(layerUnits, priority, byRank)) {
+    const ranked = rank(layerUnits, priority, byRank);
+    for (let at = 0; at < ranked.length; at++) {
+      const unit = ranked[at] as number;
       const unitTokens = tokens[unit] as number;
       if (!full && used + unitTokens <= grant.grantTokens) {
         used += unitTokens;
@@ -213,12 +201,68 @@ export function selectBlocks(input: SelectInput): Selection {
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
   // Every unit is kept or dropped: with no drop past deduplication, everything unique is
   // kept (a tool step whose history fits), and `unique` is this call's own array.
-  if (dropped.length === duplicates) return { kept: unique, dropped, layers: grants, pinnedTokens };
+  if (dropped.length === duplicates) {
+    // `unique` is the input itself when nothing was a duplicate: the caller's array is not handed back.
+    const own = unique === input.blocks ? unique.slice() : (unique as ContextBlock[]);
+    return { kept: own, dropped, layers: grants, pinnedTokens };
+  }
   const keptBlocks: ContextBlock[] = [];
   for (let index = 0; index < unique.length; index++) {
     if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
   }
   return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+}
+
+/**
+ * The unpinned units of each layer, in position order, by layer in the order the layers first
+ * appear: one array of unit numbers sorted by layer (a counting sort), each layer a view of it
+ * — no list grown unit by unit for a long history.
+ */
+function unitsByLayer(units: Units, blocks: readonly ContextBlock[]): Map<string, Int32Array> {
+  const layerOf = new Int32Array(units.count);
+  const names: string[] = [];
+  const counts: number[] = [];
+  const indexOf = new Map<string, number>();
+  let lastLayer: string | undefined;
+  let lastIndex = -1;
+  let total = 0;
+  for (let unit = 0; unit < units.count; unit++) {
+    if (units.pinned[unit] === 1) {
+      layerOf[unit] = -1;
+      continue;
+    }
+    const layer = (blocks[units.first[unit] as number] as ContextBlock).layer;
+    if (layer !== lastLayer) {
+      lastLayer = layer;
+      let index = indexOf.get(layer);
+      if (index === undefined) {
+        index = names.length;
+        indexOf.set(layer, index);
+        names.push(layer);
+        counts.push(0);
+      }
+      lastIndex = index;
+    }
+    layerOf[unit] = lastIndex;
+    counts[lastIndex] = (counts[lastIndex] as number) + 1;
+    total++;
+  }
+  const sorted = new Int32Array(total);
+  const next = new Int32Array(names.length);
+  for (let index = 1; index < names.length; index++)
+    next[index] = (next[index - 1] as number) + (counts[index - 1] as number);
+  const byLayer = new Map<string, Int32Array>();
+  names.forEach((name, index) => {
+    const from = next[index] as number;
+    byLayer.set(name, sorted.subarray(from, from + (counts[index] as number)));
+  });
+  for (let unit = 0; unit < units.count; unit++) {
+    const index = layerOf[unit] as number;
+    if (index < 0) continue;
+    sorted[next[index] as number] = unit;
+    next[index] = (next[index] as number) + 1;
+  }
+  return byLayer;
 }
 
 const MESSAGE_KEY = 'message:';
@@ -236,12 +280,13 @@ export function dedupKey(block: ContextBlock): string {
   return block.fingerprint;
 }
 
-function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): ContextBlock[] {
+function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): readonly ContextBlock[] {
   // History turns are never deduplicated (two "yes" answers are two turns), so they skip the map.
   const best = new Map<string, ContextBlock>();
   const keys = new Map<ContextBlock, string>();
   let byMessage = false;
-  for (const block of blocks) {
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index] as ContextBlock;
     if (block.layer === 'history') continue;
     const key = dedupKey(block);
     keys.set(block, key);
@@ -259,6 +304,15 @@ function dedupe(blocks: readonly ContextBlock[], dropped: DroppedBlock[]): Conte
       if (best.has(key)) best.set(key, block);
     }
   }
+  // Nothing is a duplicate (the common case): the input is the unique list, not copied.
+  let all = true;
+  for (const [block, key] of keys) {
+    if (best.get(key) !== block) {
+      all = false;
+      break;
+    }
+  }
+  if (all) return blocks;
   const unique: ContextBlock[] = [];
   for (const block of blocks) {
     if (block.layer === 'history') {
@@ -356,13 +410,18 @@ function toUnits(
 /**
  * `units` (in position order) ranked by `byRank`: priority, then later position first. A
  * history's priorities rise with position, so its ranking is its reverse — found in one pass
- * instead of a sort of thousands of units every step.
+ * instead of a sort of thousands of units every compile.
  */
-function rank(units: number[], priority: Float64Array, byRank: (a: number, b: number) => number): number[] {
+function rank(
+  units: Int32Array,
+  priority: Float64Array,
+  byRank: (a: number, b: number) => number,
+): Int32Array {
   for (let index = 1; index < units.length; index++) {
     if ((priority[units[index] as number] as number) < (priority[units[index - 1] as number] as number))
-      return units.sort(byRank);
+      return Int32Array.from(Array.from(units).sort(byRank));
   }
+  // The view belongs to this call's own array: reversed in place.
   return units.reverse();
 }
 

@@ -4,6 +4,7 @@ import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { compileContext } from './compile.ts';
 import { createStepCompiler } from './compile-step.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
+import { positionPriority } from './history.ts';
 import type { Message } from './message.ts';
 import { fingerprintsComputed } from './message-fingerprints.ts';
 import { prepareHistory } from './turn-history.ts';
@@ -226,13 +227,12 @@ describe('prepareHistory', () => {
         expect(summary).toBe(kept(first.report)[index]);
       });
     expect(Object.isFrozen(kept(second.report)[0])).toBe(true);
-    // Priorities rise with position over the turn: the history's up to 0.95, the steps' above it.
+    // Priorities are positions over the turn (decision 065): the steps continue the history.
     const priorities = kept(second.report).map((summary) => summary.priority);
     for (let index = 1; index < priorities.length; index++)
       expect(priorities[index]).toBeGreaterThan(priorities[index - 1] as number);
+    expect(priorities).toEqual(priorities.map((_, index) => positionPriority(index)));
     expect(priorities[0]).toBe(0.05);
-    expect(priorities[historyCount - 1]).toBeCloseTo(0.95, 12);
-    expect(priorities[historyCount]).toBeGreaterThan(0.95);
-    expect(priorities.at(-1)).toBe(1);
+    expect(priorities.at(-1)).toBeLessThan(1);
   });
 });

@@ -3,16 +3,19 @@ import type { CompileRequest } from './compile-types.ts';
 import {
   buildHistoryBlocks,
   collectToolGroups,
+  type HistoryBlockMetadata,
+  historyBlock,
   historyBlocks,
   historyToBlocks,
   type MessageMeasure,
   measureMessages,
+  positionPriority,
   type ToolGroups,
-  turnPriority,
 } from './history.ts';
 import { historyWindowStart } from './history-window.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
+import { createRunMemo } from './run-memo.ts';
 import { takeQuery } from './take-query.ts';
 import type { TokenCounter } from './tokens.ts';
 import { placeholderToolResults, type ToolResultPolicy } from './tool-result-placeholders.ts';
@@ -53,13 +56,12 @@ export interface PreparedHistory {
   ids?: ReadonlySet<string>;
   /**
    * Blocks made from this history by the first call that needed them, shared by every later
-   * call (blocks are never changed after they are made): the kept history's, without steps
-   * and with steps (their priorities differ, see `turnPriority`), and the covered and
-   * windowed messages' (see {@link turnHistoryBlocks}).
+   * call (blocks are never changed after they are made): the kept history's (the same with
+   * and without steps, see `positionPriority`), and the covered and windowed messages' (see
+   * {@link turnHistoryBlocks}).
    */
   blocks: {
     kept?: ContextBlock[];
-    keptBeforeSteps?: ContextBlock[];
     covered?: ContextBlock[];
     windowed?: ContextBlock[];
   };
@@ -202,14 +204,17 @@ export function turnHistoryBlocks(input: {
   // Any history-layer block naming a step's message is a step, whichever source made it (a
   // source such as the L1 memory may add history blocks of its own).
   const stepIds = new Set(steps.map((message) => message.id));
-  const isStep = (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
+  const isStep =
+    steps.length === 0
+      ? () => false
+      : (block: ContextBlock) => stepIds.has((block.metadata as { message: Message }).message.id);
   const coveredInSteps =
     throughMessageId !== undefined &&
     prepared.coveredTo === 0 &&
     steps.some((message) => message.id === throughMessageId);
   if (clash || coveredInSteps) {
     // Rare: a step repeats a history id, or the summary covers part of this turn's steps.
-    const { blocks, covered } = historyBlocks(turn, counter, throughMessageId);
+    const { blocks, covered } = historyBlocks(turn, counter, throughMessageId, windowFrom);
     const firstStep = blocks.findIndex((block) =>
       stepIds.has((block.metadata as { message: Message }).message.id),
     );
@@ -228,22 +233,14 @@ export function turnHistoryBlocks(input: {
   const { coveredTo, keptFrom, measures, keptGroups, coveredGroups, windowGroups } = prepared;
   const keptCount = historyLength - keptFrom;
   const cache = prepared.blocks;
-  // The history's blocks do not depend on the steps (their priorities neither, `turnPriority`),
-  // so every step of a tool loop reuses them: only the steps' blocks are new.
-  const keptBlocks = (part: 'history' | 'alone') =>
-    buildHistoryBlocks(
-      prepared.messages.slice(keptFrom),
-      (index) => measures[keptFrom + index] as MessageMeasure,
-      (index) => keptGroups.groups.get(index),
-      undefined,
-      part === 'alone' ? undefined : (index) => turnPriority('history', index, keptCount),
-    );
+  // The history's blocks do not depend on the steps (nor on later messages: priorities are
+  // positions, `positionPriority`), so every step of a tool loop reuses them, and a compile
+  // after new messages reuses the blocks the previous compile made for the older ones.
+  cache.kept ??= reusedBlocks(prepared.messages.slice(keptFrom), keptFrom, measures, keptGroups);
   let blocks: ContextBlock[];
   if (steps.length === 0) {
-    cache.keptBeforeSteps ??= keptBlocks('alone');
-    blocks = cache.keptBeforeSteps.slice();
+    blocks = cache.kept.slice();
   } else {
-    cache.kept ??= keptBlocks('history');
     const stepMeasures = measureMessages(steps, counter);
     const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
     const stepBlocks = buildHistoryBlocks(
@@ -255,7 +252,7 @@ export function turnHistoryBlocks(input: {
         index: keptCount + index,
         error: (stepMeasures[index] as MessageMeasure).error,
       }),
-      (index) => turnPriority('steps', index, steps.length),
+      (index) => positionPriority(historyLength + index),
     );
     blocks = cache.kept.concat(stepBlocks);
   }
@@ -274,6 +271,8 @@ export function turnHistoryBlocks(input: {
           prepared.messages.slice(coveredTo, keptFrom),
           (index) => measures[coveredTo + index] as MessageMeasure,
           (index) => windowGroups.groups.get(index),
+          undefined,
+          (index) => positionPriority(coveredTo + index),
         );
   const covered = cache.covered.slice();
   const windowed = cache.windowed.slice();
@@ -285,4 +284,50 @@ export function turnHistoryBlocks(input: {
     firstStep: steps.length === 0 ? -1 : keptCount,
     isStep,
   };
+}
+
+/** The kept history's blocks of the last compiles, by message (see {@link reusedBlocks}). */
+const keptRuns = createRunMemo<Message, ContextBlock>();
+
+/**
+ * The blocks of `messages` (the kept history, from position `from` of the history on), made
+ * as `buildHistoryBlocks` makes them. Runs of messages an earlier compile made blocks for, in
+ * the same order, are taken from it by pointer while each block is still what would be made
+ * (same measure, group, place and priority): a compile after one new message makes one block.
+ */
+function reusedBlocks(
+  messages: readonly Message[],
+  from: number,
+  measures: readonly MessageMeasure[],
+  groups: ToolGroups,
+): ContextBlock[] {
+  const measureOf = (index: number) => measures[from + index] as MessageMeasure;
+  return keptRuns.map({
+    keys: messages,
+    compute: (message, index) => {
+      const measure = measureOf(index);
+      return historyBlock(
+        measure,
+        { message, index, error: measure.error },
+        positionPriority(from + index),
+        groups.groups.get(index),
+      );
+    },
+    valid: (block, index) => {
+      const measure = measureOf(index);
+      const metadata = block.metadata as HistoryBlockMetadata;
+      return (
+        block.content === measure.text &&
+        block.tokens === measure.tokens &&
+        block.id === measure.blockId &&
+        metadata.index === index &&
+        metadata.error === measure.error &&
+        block.group === groups.groups.get(index) &&
+        block.priority === positionPriority(from + index)
+      );
+    },
+    startsRun: () => false,
+    // Neither the keys (a slice made for this call) nor the blocks are changed afterwards.
+    unshared: { keys: true, values: true },
+  });
 }

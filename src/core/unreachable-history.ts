@@ -33,7 +33,8 @@ export function splitUnreachableHistory(
   }
   const unreachable = blocks.slice(0, cut);
   let unreachableTokens = 0;
-  for (const block of unreachable) unreachableTokens += block.tokens;
+  for (let index = 0; index < unreachable.length; index++)
+    unreachableTokens += (unreachable[index] as ContextBlock).tokens;
   return { reachable: blocks.slice(cut), unreachable, unreachableTokens };
 }
 

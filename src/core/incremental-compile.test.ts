@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCharCounter } from '../testing/char-counter.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createInMemoryArtifactStore } from './artifact-handles.ts';
+import { compileContext } from './compile.ts';
+import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
+import type { Message } from './message.ts';
+import { createOrchestrator } from './orchestrator.ts';
+import type { CompileReport } from './report.ts';
+import { withTokenCache } from './tokens.ts';
+
+/** A history message or a tool call with its result, as the property appends them. */
+type Event =
+  | { type: 'text'; role: 'user' | 'assistant'; words: number; name: boolean }
+  | { type: 'tool'; lines: number; error: boolean };
+
+const event: fc.Arbitrary<Event> = fc.oneof(
+  fc.record({
+    type: fc.constant('text' as const),
+    role: fc.constantFrom('user' as const, 'assistant' as const),
+    words: fc.integer({ min: 1, max: 40 }),
+    name: fc.boolean(),
+  }),
+  fc.record({
+    type: fc.constant('tool' as const),
+    lines: fc.integer({ min: 1, max: 30 }),
+    error: fc.boolean(),
+  }),
+);
+
+function messagesOf(item: Event, at: number): Message[] {
+  if (item.type === 'text') {
+    const words = Array.from({ length: item.words }, (_, index) => `w${(at * 7 + index) % 13}`);
+    return [
+      {
+        id: `m${at}`,
+        role: item.role,
+        content: `${item.role} ${at}: ${words.join(' ')}`,
+        ...(item.name ? { name: 'ana' } : {}),
+      },
+    ];
+  }
+  const id = `t${at}`;
+  const text = Array.from({ length: item.lines }, (_, line) => `line ${line} of ${id}`).join('\n');
+  return [
+    {
+      id: `${id}:call`,
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read', input: { at } }],
+    },
+    {
+      id: `${id}:result`,
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'read',
+          output: item.error ? { type: 'error-text', value: text } : { type: 'text', value: text },
+        },
+      ],
+    },
+  ];
+}
+
+/** The report without the counter's cache statistics (they count lookups, not what was sent). */
+function sent(compiled: CompiledContext): { messages: string; report: string } {
+  const report: CompileReport = { ...compiled.report };
+  delete report.cache;
+  return { messages: JSON.stringify(compiled.messages), report: JSON.stringify(report) };
+}
+
+describe('incremental recompiles (decision 065)', () => {
+  it('gives, after every appended message, the bytes and report of a compile from scratch', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(event, { minLength: 2, maxLength: 40 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 300, max: 4000 }),
+        fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined }),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+        async (events, appended, window, maxHistoryMessages, placeholders, coveredThrough) => {
+          const all = events.flatMap((item, at) => messagesOf(item, at));
+          const start = Math.max(1, all.length - appended);
+          const through = coveredThrough === undefined ? undefined : all[coveredThrough]?.id;
+          const options: Omit<CompileOptions, 'counter'> = {
+            window,
+            ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
+            ...(placeholders
+              ? { toolResults: { store: createInMemoryArtifactStore(), maxTokens: 200 } }
+              : {}),
+          };
+          const request = (history: readonly Message[]): CompileRequest => ({
+            systemPrompt: 'You answer from the conversation.',
+            history,
+            query: 'What next?',
+            ...(through === undefined
+              ? {}
+              : { compression: { summary: 'Earlier: w1 w2.', throughMessageId: through } }),
+          });
+          const orchestrator = createOrchestrator({
+            ...options,
+            counter: withTokenCache(createCharCounter()),
+          });
+          // One array, appended to between calls, as an agent loop does.
+          const history = all.slice(0, start);
+          for (let at = start; at <= all.length; at++) {
+            const incremental = await orchestrator.build(request(history));
+            // Fresh message objects and a fresh counter: nothing an earlier compile made is reused.
+            const scratch = await compileContext(request(structuredClone(history)), {
+              ...options,
+              ...(placeholders
+                ? { toolResults: { store: createInMemoryArtifactStore(), maxTokens: 200 } }
+                : {}),
+              counter: createCharCounter(),
+            });
+            expect(sent(incremental)).toEqual(sent(scratch));
+            const next = all[at];
+            if (next !== undefined) history.push(next);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('lists the previous report’s summary objects for every older history message after one is appended', async () => {
+    const counter = getTokenCounter('gpt-4o');
+    const history: Message[] = Array.from({ length: 600 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index} about the trip to Lisbon and the hotel.`,
+    }));
+    // A window the history does not fit: the cut and the dropped runs are part of the report.
+    const orchestrator = createOrchestrator({ counter, window: 12_000 });
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query: 'When do we leave?' });
+    const keptHistory = (compiled: CompiledContext) =>
+      compiled.report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+    const first = await orchestrator.build(request());
+    history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
+    const second = await orchestrator.build(request());
+    const before = keptHistory(first);
+    const after = keptHistory(second);
+    expect(before.length).toBeGreaterThan(100);
+    // The new message's block is the only new summary; every other kept one is the same object.
+    const shared = after.filter((summary) => before.includes(summary));
+    expect(shared.length).toBeGreaterThanOrEqual(after.length - 1);
+    expect(after.at(-1)?.id).toBe('history:m600');
+    const scratch = await compileContext(
+      { ...request(), history: structuredClone(history) },
+      { counter: getTokenCounter('gpt-4o'), window: 12_000 },
+    );
+    expect(sent(second)).toEqual(sent(scratch));
+  });
+});
