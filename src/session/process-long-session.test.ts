@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
-import type { CallRecord, CompileReport } from '../core/index.ts';
+import { type CallRecord, type CompileReport, createExtractiveSummarizer } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { processRule } from '../runtime/agents/process-rules.ts';
 import { compileAgentCall } from '../runtime/agents/run-agent.ts';
@@ -167,6 +167,33 @@ describe('a long process session: agent calls under the session’s cut, rolling
       firstSent = first;
     }
     expect(firstSent).toBeGreaterThan(0);
+
+    // A chat turn of the same session starts where the agents left the cut, never before it.
+    const chatModel = textModel(() => 'Noted.');
+    let next = 0;
+    const chat = createSessionEngine({
+      workspace: notebook.workspace,
+      store,
+      counter,
+      model: { model: chatModel, spec: 'mock:chat', offline: false },
+      summarizer: createExtractiveSummarizer({ counter }),
+      createId: () => `chat-${++next}`,
+    });
+    const chatTurn = await chat.runTurn({
+      sessionId: SESSION,
+      text: 'Which stories so far?',
+      messageId: 'c',
+    });
+    for await (const _ of chatTurn.stream);
+    await chatTurn.stored;
+    const chatReport = chatTurn.compiled?.report as CompileReport;
+    expect(Object.keys(accounting(chatReport))).not.toContain('over-budget');
+    const chatKept = chatReport.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+    // (Its tools and layers are larger than an agent's: its own rule may move the cut further.)
+    const after = (await store.load(SESSION)).messages.map((message) => message.id);
+    const chatFirst = chatKept[0]?.id.replace(/^history:/u, '') ?? chatTurn.userMessageId;
+    expect(after.indexOf(chatFirst)).toBeGreaterThanOrEqual(firstSent);
+    expect(chatReport.totalTokens).toBe(countCallTokens(chatModel.calls[0]!, counter));
   });
 
   it('recalls an older turn for the question that asks about it, and the preview is the call the agent then sends', async () => {
