@@ -15,6 +15,7 @@ import {
   foldCurationEvents,
   type SessionHistoryLayer,
 } from '../workspace/index.ts';
+import { type HistoryHit, searchHistoryTool } from './chat-tools.ts';
 import type { HeldSessionWrites } from './checkpoint-session-store.ts';
 import { type LongSessionSettings, sessionRecallSource, summaryCompression } from './compile-session.ts';
 import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
@@ -41,6 +42,8 @@ export interface AgentHistoryOptions {
   persist: boolean;
   now: () => Date;
   createId: () => string;
+  /** Searches the session's whole conversation: an agent's `search_history` (as the chat model's). */
+  searchHistory?: (query: string, limit: number) => Promise<HistoryHit[]>;
 }
 
 /** A long session's history for the agent calls of one process turn (decision 066). */
@@ -95,7 +98,13 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
     return loaded;
   };
 
+  const search = options.searchHistory;
+  const searchTool = search === undefined ? {} : searchHistoryTool(search);
   const layer: SessionHistoryLayer = {
+    async tools() {
+      await load();
+      return summary === null ? {} : searchTool;
+    },
     async fit(request, compile, fitOptions = {}) {
       const { compression, curation } = await load();
       const curated = foldCurationEvents(curation);

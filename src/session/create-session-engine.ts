@@ -390,6 +390,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       persist: turnId !== undefined,
       now,
       createId,
+      searchHistory: (query, limit) => searchHistory(sessionId, query, limit),
     });
   }
 

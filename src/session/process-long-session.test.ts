@@ -8,7 +8,12 @@ import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { processRule } from '../runtime/agents/process-rules.ts';
 import { compileAgentCall } from '../runtime/agents/run-agent.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
-import { textModel } from '../runtime/processes/mock-model.test-support.ts';
+import {
+  promptText,
+  type ScriptedModel,
+  scriptedModel,
+  textModel,
+} from '../runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../runtime/processes/sequential.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { StateBuilder } from '../state/index.ts';
@@ -60,9 +65,9 @@ function accounting(report: CompileReport): Record<string, number> {
  * A session engine whose turns run two agents in sequence (a reader, then a writer that sees
  * the reader's reply) on a checkpoint thread; one recording model answers both.
  */
-function processEngine(answer: (prompt: string, index: number) => string) {
+function processEngine(answer: ((prompt: string, index: number) => string) | ScriptedModel) {
   const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-long-${thread}` });
-  const model = textModel(answer);
+  const model = typeof answer === 'function' ? textModel(answer) : answer;
   const reader = defineAgent({ id: 'reader', systemPrompt: 'You read the story.', model });
   const writer = defineAgent({ id: 'writer', systemPrompt: 'You note the code word.', model });
   const graph = createSequentialProcess({
@@ -136,6 +141,12 @@ describe('a long process session: agent calls under the session’s cut, rolling
       expect(call.report.totalTokens).toBe(countCallTokens(model.calls[index]!, counter));
       expect(call.report.totalTokens).toBeLessThanOrEqual(call.report.inputBudget);
     }
+    // Agents (which take tools) are offered `search_history` once messages are behind the cut.
+    const offered = model.calls.map((sent) =>
+      (sent.tools ?? []).some((tool) => tool.name === 'search_history'),
+    );
+    expect(offered[0]).toBe(false);
+    expect(offered.at(-1)).toBe(true);
     // The agents' cut moved the stored one: some call says so in its report.
     expect(calls.some((call) => call.report.compaction.some((action) => action.type === 'compacted'))).toBe(
       true,
@@ -194,6 +205,59 @@ describe('a long process session: agent calls under the session’s cut, rolling
     const chatFirst = chatKept[0]?.id.replace(/^history:/u, '') ?? chatTurn.userMessageId;
     expect(after.indexOf(chatFirst)).toBeGreaterThanOrEqual(firstSent);
     expect(chatReport.totalTokens).toBe(countCallTokens(chatModel.calls[0]!, counter));
+  });
+
+  it('lets an agent that takes tools search the whole conversation for a message behind the cut', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const model = scriptedModel((options) => {
+      const prompt = promptText(options);
+      const offered = (options.tools ?? []).some((tool) => tool.name === 'search_history');
+      const answered = options.prompt.some((message) => message.role === 'tool');
+      if (offered && prompt.includes('look it up') && !answered) {
+        return [
+          {
+            type: 'tool-call',
+            toolCallId: `search-${turn}`,
+            toolName: 'search_history',
+            input: JSON.stringify({ query: 'violin story code word' }),
+          },
+        ];
+      }
+      return [{ type: 'text', text: `Noted: the ${TOPICS[turn % TOPICS.length]} story of turn ${turn}.` }];
+    });
+    const { engine } = processEngine(model);
+    for (turn = 0; turn < 30; turn++) {
+      const topic = TOPICS[turn % TOPICS.length];
+      const running = await engine.runTurn({
+        sessionId: SESSION,
+        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
+        messageId: `u-${turn}`,
+      });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What was the code word of my violin story in turn 9? look it up',
+      messageId: 'q',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
+      (call) => call.turnId === running.userMessageId && call.agentId === 'reader',
+    );
+    // The first step searched; the second was sent the result, the turn-9 message among it.
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    const searched = model.calls.find((sent) =>
+      sent.prompt.some(
+        (message) => message.role === 'tool' && JSON.stringify(message.content).includes('violin-63'),
+      ),
+    );
+    expect(searched).toBeDefined();
+    // …while the first step's report had it behind the cut (summarised, recalled or recallable).
+    const first = calls[0]?.report.layers.find((layer) => layer.layer === 'history');
+    expect(first?.kept.some((block) => block.id === 'history:human:raft-consensus:u-9')).toBe(false);
   });
 
   it('recalls an older turn for the question that asks about it, and the preview is the call the agent then sends', async () => {

@@ -97,6 +97,8 @@ export interface AgentRunResult {
 
 /** An agent call compiled and ready to send, with how its later steps compile. */
 interface PreparedAgentCall {
+  /** The agent as this call sends it: its window capped by the session's, the session's tools added. */
+  agent: AgentDefinition;
   compiled: CompiledContext;
   /** The request and limits the compact stage settled on for call 1. */
   base: { request: CompileRequest; limits: { maxInputTokens?: number } };
@@ -115,7 +117,15 @@ async function prepareAgentCall(
   const { sb, rule } = input;
   // The call's agent: under a session's budget, its window is the session's, capped by the
   // agent's own (its model's); the compact stage's triggers read it too (decision 062).
-  const agent = callAgent(input.agent, layers?.budget);
+  const history = layers?.history;
+  // A long session offers an agent that takes tools its `search_history` (decision 066).
+  const offered = history === undefined || input.agent.maxSteps <= 1 ? {} : await history.tools();
+  const agent = callAgent(
+    Object.keys(offered).length === 0
+      ? input.agent
+      : { ...input.agent, tools: { ...offered, ...input.agent.tools } },
+    layers?.budget,
+  );
   const request = collectAgentContext({
     agent,
     sb,
@@ -133,7 +143,6 @@ async function prepareAgentCall(
   const composition = layers?.composition;
   // The request and limits of the last compile the stage made: later steps start from them.
   let last: PreparedAgentCall['base'] = { request, limits: {} };
-  const history = layers?.history;
   const compileOnce = (
     compileRequest: CompileRequest,
     limits: { maxInputTokens?: number },
@@ -185,7 +194,7 @@ async function prepareAgentCall(
     input.compact === undefined
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
-  return { compiled, base: last, compileStep };
+  return { agent, compiled, base: last, compileStep };
 }
 
 /**
@@ -218,8 +227,7 @@ export async function compileAgentCall(
  * A summary the pipeline produces is persisted through `compression.persistCompression`.
  */
 export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
-  const { agent } = input;
-  const { compiled, base, compileStep } = await prepareAgentCall(input);
+  const { agent, compiled, base, compileStep } = await prepareAgentCall(input);
   // Every later step of the tool loop is compiled again, under the same budget: the request
   // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
   const steps: CompiledContext[] = [compiled];

@@ -1,3 +1,4 @@
+import type { ToolSet } from 'ai';
 import { hashText } from '../../core/fingerprint.ts';
 import type {
   CompiledContext,
@@ -67,6 +68,12 @@ export interface SessionHistoryLayer {
     compile: (request: CompileRequest, sources: readonly ContextSource[]) => Promise<CompiledContext>,
     options?: { ownStage?: boolean },
   ): Promise<CompiledContext>;
+  /**
+   * The tools an agent that takes tools is offered besides its own: `search_history` over the
+   * session's whole conversation once messages are behind the session's cut (what its report
+   * calls `recallable`); none before.
+   */
+  tools(): Promise<ToolSet>;
 }
 
 /** A session's budget (`budget` and `chatHistory` of the manifest) as core's compile options name it. */
