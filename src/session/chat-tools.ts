@@ -71,12 +71,7 @@ export function createChatTools(context: ChatToolsContext, sessionId: string): W
     if (search !== undefined) {
       tools = {
         ...tools,
-        search_history: tool({
-          description:
-            'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time.',
-          inputSchema: searchHistoryInput,
-          execute: async (input) => search(sessionId, input.query, input.limit ?? 8),
-        }),
+        ...searchHistoryTool((query, limit) => search(sessionId, query, limit)),
       } as WorkspaceTools;
     }
     if (sessions.size >= 1000) sessions.delete(sessions.keys().next().value as string);
@@ -112,4 +107,21 @@ export async function turnTools(base: ToolSet): Promise<TurnTools> {
     definitionCache.set(base, definitions);
   }
   return { set, definitions: await definitions, store };
+}
+
+/**
+ * `search_history` (decision 040) over `search`: the chat model's, and an agent's of a long
+ * process session (decision 066).
+ */
+export function searchHistoryTool(search: (query: string, limit: number) => Promise<HistoryHit[]>): {
+  search_history: ToolSet[string];
+} {
+  return {
+    search_history: tool({
+      description:
+        'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time.',
+      inputSchema: searchHistoryInput,
+      execute: async (input) => search(input.query, input.limit ?? 8),
+    }),
+  };
 }

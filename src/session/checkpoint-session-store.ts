@@ -25,6 +25,20 @@ import { createProcessThreadLock, type ThreadLock } from './thread-lock.ts';
 /** The node a session-store write is attributed to in the thread's checkpoint metadata. */
 export const SESSION_STORE_NODE = 'session_store';
 
+/**
+ * The writes `work` may make while it holds a session's lock ({@link CheckpointSessionStore.exclusive}):
+ * the store's own would wait for the lock it holds. The session engine stores what a process
+ * turn's agent calls did to the history's cut, and the summariser's calls, after the run
+ * (decision 066).
+ */
+export interface HeldSessionWrites {
+  saveCompression: (
+    compression: Omit<SessionCompression, 'revision'>,
+    options: { expectedRevision: number },
+  ) => Promise<SessionCompression>;
+  appendCall: (call: CallRecord) => Promise<void>;
+}
+
 /** Options of {@link createCheckpointSessionStore}. */
 export interface CheckpointSessionStoreOptions {
   /** Any LangGraph checkpoint saver: ctxloom's `SqliteSaver` (embedded) or `PostgresSaver`. */
@@ -72,7 +86,7 @@ export interface CheckpointSessionStore extends SessionStore {
    * Runs `work` holding this store's lock of the session's thread, so none of the store's
    * writes lands in between (the session engine runs a process turn in it).
    */
-  exclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
+  exclusive<T>(sessionId: string, work: (held: HeldSessionWrites) => Promise<T>): Promise<T>;
   /** Closes the lock's connections (not the saver: its owner closes it). */
   close(): Promise<void>;
 }
@@ -159,10 +173,10 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
   async function write(
     sessionId: string,
     build: (state: Record<string, unknown>, sb: StateBuilder) => void,
-    { read = true }: { read?: boolean } = {},
+    { read = true, held = false }: { read?: boolean; held?: boolean } = {},
   ): Promise<void> {
     const threadId = threadIdOf(sessionId);
-    await lock.run(threadId, async () => {
+    const body = async () => {
       const config = configOf(sessionId);
       let tuple = await options.saver.getTuple(config);
       assertKnownChannels(sessionId, tuple);
@@ -186,7 +200,9 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       const next = await graph.updateState(config, patch, SESSION_STORE_NODE);
       const base = read ? state : cached;
       cache.advance(threadId, base, patch, next.configurable?.checkpoint_id as string | undefined);
-    });
+    };
+    // A write of `exclusive`'s work runs under the lock its caller holds.
+    await (held ? body() : lock.run(threadId, body));
   }
 
   /**
@@ -203,6 +219,70 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
       message: `session "${sessionId}" (thread "${threadIdOf(sessionId)}") holds state this store does not know (${unknown.join(', ')}): a run is unfinished, or its graph has fields to pass as \`extensions\`; nothing was stored`,
       path: unknown[0] ?? '',
     });
+  }
+
+  async function saveCompression(
+    sessionId: string,
+    compression: Omit<SessionCompression, 'revision'>,
+    { expectedRevision }: { expectedRevision: number },
+    held = false,
+  ): Promise<SessionCompression> {
+    if (compression.structured !== null) {
+      const parsed = CompressionStateSchema.safeParse(compression.structured);
+      if (!parsed.success) {
+        throw new CtxloomError({
+          code: 'invalid-argument',
+          message: `invalid structured compression state: ${parsed.error.issues[0]?.message ?? ''}`,
+          path: ['structured', ...(parsed.error.issues[0]?.path ?? []).map(String)].join('.'),
+        });
+      }
+    }
+    let saved: SessionCompression | undefined;
+    let committed: CompressionState | undefined;
+    await write(
+      sessionId,
+      (state, sb) => {
+        const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
+        const revision = stored?.revision ?? 0;
+        if (revision !== expectedRevision) {
+          throw new CtxloomError({
+            code: 'conflict',
+            message: `compression of session "${sessionId}" is at revision ${revision}, the write expected ${expectedRevision}`,
+            details: { stored: revision, expected: expectedRevision },
+          });
+        }
+        saved = structuredClone({ ...compression, revision: revision + 1 });
+        // The structured state goes to the thread's compression fields (one copy, the one
+        // runtime agents compile and extend); the record keeps the rest.
+        if (compression.structured !== null) {
+          const module = new CompressionStateModule(sb);
+          committed = module.commit(compression.structured, {
+            expectedRevision: module.snapshot()?.revision ?? null,
+          });
+        }
+        sb.setExtension(SESSION_KEYS.compression, {
+          ...saved,
+          structured: null,
+        } satisfies StoredCompression);
+        // Runtime agents compile `compression__context`: keep it the summary text.
+        sb.compression.persistCompression(
+          compression.summary?.text ?? '',
+          compression.summary?.throughMessageId,
+        );
+      },
+      { held },
+    );
+    return structuredClone({ ...(saved as SessionCompression), structured: committed ?? null });
+  }
+  async function appendCall(sessionId: string, call: CallRecord, held = false): Promise<void> {
+    const record = structuredClone(call);
+    await write(
+      sessionId,
+      (_state, sb) => {
+        sb.setExtension(SESSION_KEYS.calls, [record]);
+      },
+      { read: false, held },
+    );
   }
 
   return {
@@ -273,60 +353,8 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
         sb.setExtension(SESSION_KEYS.curation, batch);
       });
     },
-    async saveCompression(sessionId, compression, { expectedRevision }) {
-      if (compression.structured !== null) {
-        const parsed = CompressionStateSchema.safeParse(compression.structured);
-        if (!parsed.success) {
-          throw new CtxloomError({
-            code: 'invalid-argument',
-            message: `invalid structured compression state: ${parsed.error.issues[0]?.message ?? ''}`,
-            path: ['structured', ...(parsed.error.issues[0]?.path ?? []).map(String)].join('.'),
-          });
-        }
-      }
-      let saved: SessionCompression | undefined;
-      let committed: CompressionState | undefined;
-      await write(sessionId, (state, sb) => {
-        const stored = (state[SESSION_KEYS.compression] ?? null) as StoredCompression | null;
-        const revision = stored?.revision ?? 0;
-        if (revision !== expectedRevision) {
-          throw new CtxloomError({
-            code: 'conflict',
-            message: `compression of session "${sessionId}" is at revision ${revision}, the write expected ${expectedRevision}`,
-            details: { stored: revision, expected: expectedRevision },
-          });
-        }
-        saved = structuredClone({ ...compression, revision: revision + 1 });
-        // The structured state goes to the thread's compression fields (one copy, the one
-        // runtime agents compile and extend); the record keeps the rest.
-        if (compression.structured !== null) {
-          const module = new CompressionStateModule(sb);
-          committed = module.commit(compression.structured, {
-            expectedRevision: module.snapshot()?.revision ?? null,
-          });
-        }
-        sb.setExtension(SESSION_KEYS.compression, {
-          ...saved,
-          structured: null,
-        } satisfies StoredCompression);
-        // Runtime agents compile `compression__context`: keep it the summary text.
-        sb.compression.persistCompression(
-          compression.summary?.text ?? '',
-          compression.summary?.throughMessageId,
-        );
-      });
-      return structuredClone({ ...(saved as SessionCompression), structured: committed ?? null });
-    },
-    async appendCall(sessionId, call) {
-      const record = structuredClone(call);
-      await write(
-        sessionId,
-        (_state, sb) => {
-          sb.setExtension(SESSION_KEYS.calls, [record]);
-        },
-        { read: false },
-      );
-    },
+    saveCompression: (sessionId, compression, options) => saveCompression(sessionId, compression, options),
+    appendCall: (sessionId, call) => appendCall(sessionId, call),
     async listCalls(sessionId, listOptions = {}) {
       const limit = Math.min(1000, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
       const calls = ((await values(sessionId))[SESSION_KEYS.calls] ?? []) as CallRecord[];
@@ -340,7 +368,13 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     async headVersion(sessionId) {
       return (await options.saver.getTuple(configOf(sessionId)))?.checkpoint.id ?? null;
     },
-    exclusive: (sessionId, work) => lock.run(threadIdOf(sessionId), work),
+    exclusive: (sessionId, work) =>
+      lock.run(threadIdOf(sessionId), () =>
+        work({
+          saveCompression: (compression, options) => saveCompression(sessionId, compression, options, true),
+          appendCall: (call) => appendCall(sessionId, call, true),
+        }),
+      ),
     close: () => lock.close(),
   };
 }

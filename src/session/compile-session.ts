@@ -2,6 +2,7 @@ import { createCompressionSource, todoContextBlocks } from '../compression/index
 import { conversationMessages } from '../core/conversation-messages.ts';
 import type {
   CompactionAction,
+  CompileRequest,
   ContextSource,
   Message,
   Summarizer,
@@ -30,7 +31,7 @@ import {
   withTodoPointers,
 } from './compressed-forms.ts';
 import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
-import type { SessionCompression, SessionState, SessionStore } from './session-store.ts';
+import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
 /** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
 const TOOL_EVIDENCE_SHOWN = 8;
@@ -218,41 +219,21 @@ async function sessionHistory(input: {
   });
   const summary = compression.summary;
   const cutCount = summary === null ? 0 : coveredCount(state.messages, summary.throughMessageId);
-  const through = cutCount === 0 ? undefined : conversation[cutCount - 1]?.id;
   const curated = foldCurationEvents(state.curation);
   const sources: ContextSource[] = [];
   if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
-    const raw = conversationMessages(loaded.messages);
-    const index = options.indexes.sync(options.sessionId, raw);
-    const vectors = await options.indexes.syncVectors(options.sessionId, raw);
-    const byId = new Map<string, { message: Message; position: number }>();
-    conversation.forEach((message, position) => {
-      byId.set(message.id, { message, position: position + 1 });
-    });
     sources.push(
-      createRecallSource({
-        index,
-        messages: byId,
-        ...(vectors === undefined ? {} : { vectors }),
-        eligible: (id) => {
-          const entry = byId.get(id);
-          return entry !== undefined && entry.position <= cutCount && !curated.has(id) && !evidence.has(id);
-        },
-        maxTokens: recallTokens({
-          ratio: settings.recallRatio,
-          config,
-          covered: conversation.slice(0, cutCount),
-          summary: summary?.text ?? '',
-          todo:
-            compression.structured === null
-              ? []
-              : todoContextBlocks(compression.structured, {
-                  toolEvidence: TOOL_EVIDENCE_SHOWN,
-                  counter: input.counter,
-                  maxTokens: inputBudgetOf(config),
-                }).map((block) => block.content),
-          counter: input.counter,
-        }),
+      await sessionRecallSource({
+        sessionId: options.sessionId,
+        indexes: options.indexes,
+        indexed: conversationMessages(loaded.messages),
+        conversation,
+        cutCount,
+        eligible: (id) => !curated.has(id) && !evidence.has(id),
+        settings,
+        config,
+        compression,
+        counter: input.counter,
       }),
     );
   }
@@ -265,7 +246,39 @@ async function sessionHistory(input: {
       compression: options.actions === undefined ? undefined : { summary: '', actions: options.actions },
     };
   }
-  // A summarised message curated afterwards shows as its placeholder, never as its old text.
+  return {
+    conversation,
+    cutCount,
+    settings,
+    sources,
+    compression: summaryCompression({
+      summary,
+      conversation,
+      cutCount,
+      curated,
+      ...(options.actions === undefined ? {} : { actions: options.actions }),
+    }),
+  };
+}
+
+/**
+ * The compression a long session's call sends for its stored summary (decision 040): the
+ * rolling summary rendered (a message curated after it was summarised shows as its
+ * placeholder, never as its old text), the cut (`throughMessageId`, the conversation's
+ * message at `cutCount`), which covered messages no sent text carries (`uncarried`, reported
+ * recallable) and the compaction's actions. One rendering for a chat turn's call and an agent's
+ * (decision 066).
+ */
+export function summaryCompression(input: {
+  summary: HistorySummary;
+  /** The conversation as the model sees it (curated), oldest first: positions as in the periods. */
+  conversation: readonly Message[];
+  cutCount: number;
+  curated: ReadonlyMap<string, unknown> | ReadonlySet<string>;
+  actions?: readonly CompactionAction[];
+}): NonNullable<CompileRequest['compression']> {
+  const { summary, conversation, cutCount, curated } = input;
+  const through = cutCount === 0 ? undefined : conversation[cutCount - 1]?.id;
   const conversationById = new Map(conversation.map((message) => [message.id, message] as const));
   const periods = summary.periods;
   const text =
@@ -280,16 +293,64 @@ async function sessionHistory(input: {
           },
         });
   return {
-    conversation,
-    cutCount,
-    settings,
-    sources,
-    compression: {
-      summary: text,
-      ...(through === undefined ? {} : { throughMessageId: through }),
-      ...(periods === undefined ? {} : { uncarried: uncarriedIds(periods, conversation) }),
-      recallTool: SEARCH_HISTORY_TOOL,
-      ...(options.actions === undefined ? {} : { actions: options.actions }),
-    },
+    summary: text,
+    ...(through === undefined ? {} : { throughMessageId: through }),
+    ...(periods === undefined ? {} : { uncarried: uncarriedIds(periods, conversation) }),
+    recallTool: SEARCH_HISTORY_TOOL,
+    ...(input.actions === undefined ? {} : { actions: input.actions }),
   };
+}
+
+/**
+ * A long session's recall for one call (decision 040): the session's conversation index
+ * brought up to `indexed`, the messages behind the cut (`cutCount`) that `eligible` allows,
+ * packed into what the summary and the TODO views leave of their verbatim size. The chat
+ * turn's compile and an agent's call of a process turn (decision 066) recall through it.
+ */
+export async function sessionRecallSource(input: {
+  sessionId: string;
+  indexes: SessionIndexes;
+  /** The messages the index holds (uncurated): the session's conversation, and a turn's new ones. */
+  indexed: readonly Message[];
+  /** The conversation as the model sees it (curated), oldest first. */
+  conversation: readonly Message[];
+  cutCount: number;
+  /** Whether a message behind the cut may be recalled (not curated, not sent in another form). */
+  eligible: (messageId: string) => boolean;
+  settings: LongSessionSettings;
+  config: ContextConfig;
+  compression: SessionCompression;
+  counter: TokenCounter;
+}): Promise<ContextSource> {
+  const { conversation, cutCount, compression, config, counter } = input;
+  const index = input.indexes.sync(input.sessionId, input.indexed);
+  const vectors = await input.indexes.syncVectors(input.sessionId, input.indexed);
+  const byId = new Map<string, { message: Message; position: number }>();
+  conversation.forEach((message, position) => {
+    byId.set(message.id, { message, position: position + 1 });
+  });
+  return createRecallSource({
+    index,
+    messages: byId,
+    ...(vectors === undefined ? {} : { vectors }),
+    eligible: (id) => {
+      const entry = byId.get(id);
+      return entry !== undefined && entry.position <= cutCount && input.eligible(id);
+    },
+    maxTokens: recallTokens({
+      ratio: input.settings.recallRatio,
+      config,
+      covered: conversation.slice(0, cutCount),
+      summary: compression.summary?.text ?? '',
+      todo:
+        compression.structured === null
+          ? []
+          : todoContextBlocks(compression.structured, {
+              toolEvidence: TOOL_EVIDENCE_SHOWN,
+              counter,
+              maxTokens: inputBudgetOf(config),
+            }).map((block) => block.content),
+      counter,
+    }),
+  });
 }

@@ -26,6 +26,7 @@ import {
   loadSession,
   sessionLayers,
 } from '../workspace/index.ts';
+import { type AgentHistory, createAgentHistory } from './agent-history-layer.ts';
 import {
   type ChatToolsContext,
   createChatTools,
@@ -37,6 +38,7 @@ import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
   type CompileSessionOptions,
   inputBudgetOf,
+  longSessionSettings,
   type PreparedSession,
   prepareSessionCompile,
   type SessionCompile,
@@ -273,13 +275,16 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       ...(query === undefined ? {} : { query }),
       record: { messages: state.messages, curation: state.curation },
     });
+    const counter = manifestCounter(loaded.config);
     const layers = sessionLayers(loaded, {
-      counter: manifestCounter(loaded.config),
+      counter,
       ...(query === undefined ? {} : { query }),
     });
+    // The history the turn's agents compile with, its moves in memory (decision 066).
+    const history = agentHistoryOf(sessionId, loaded.config, counter, undefined);
     const compiled = await preview(sessionId, query, {
       placeholderLocale: loaded.config.chatHistory.placeholderLocale,
-      layers,
+      layers: history === undefined ? layers : { ...layers, history: history.layer },
     });
     // The references the call carries: the agent sent the turn's message with them merged.
     const sent = [...compiled.history, ...(compiled.query === undefined ? [] : [compiled.query])];
@@ -347,17 +352,46 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       query: text,
       record: { messages: state.messages, curation: state.curation },
     });
+    const counter = manifestCounter(loaded.config);
+    const layers = sessionLayers(loaded, { counter, query: text, queryId: userMessageId });
+    const history = agentHistoryOf(sessionId, loaded.config, counter, userMessageId);
     return {
       process,
       store: checkpoints,
       createId,
       placeholderLocale: loaded.config.chatHistory.placeholderLocale,
-      layers: sessionLayers(loaded, {
-        counter: manifestCounter(loaded.config),
-        query: text,
-        queryId: userMessageId,
-      }),
+      layers: history === undefined ? layers : { ...layers, history: history.layer },
+      ...(history === undefined ? {} : { history }),
     };
+  }
+
+  /**
+   * A long session's history for a process turn's agent calls (decision 066): the chat turn's
+   * cut, rolling summary and recall; stored after the run for a turn (`turnId`), in memory for
+   * a preview. `undefined` under `last-n`, whose window is a choice.
+   */
+  function agentHistoryOf(
+    sessionId: string,
+    config: ContextConfig,
+    counter: TokenCounter,
+    turnId: string | undefined,
+  ): AgentHistory | undefined {
+    const settings = longSessionSettings(config);
+    if (settings === undefined) return undefined;
+    return createAgentHistory({
+      store,
+      sessionId,
+      config,
+      settings,
+      counter,
+      summarizer: summarizerFor(counter),
+      indexes,
+      ...(turnId === undefined ? {} : { turnId }),
+      persist: turnId !== undefined,
+      now,
+      createId,
+      searchHistory: (query, limit) => searchHistory(sessionId, query, limit),
+    });
   }
 
   const engine: SessionEngine = {

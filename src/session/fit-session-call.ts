@@ -8,8 +8,9 @@ import {
   rollSummary,
   type Summarizer,
   type SummaryPeriod,
+  type TokenCounter,
 } from '../core/index.ts';
-import type { PreparedSession, SessionCompile } from './compile-session.ts';
+import type { LongSessionSettings, PreparedSession, SessionCompile } from './compile-session.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
 
 /** How a long session's call is fitted (see {@link compileWithinBudget}). */
@@ -57,32 +58,87 @@ export async function compileWithinBudget(
   steps?: readonly Message[],
 ): Promise<FittedCall> {
   let prepared = start;
-  let compiled = await prepared.compile(steps === undefined ? {} : { steps });
+  const compileNow = () => prepared.compile(steps === undefined ? {} : { steps });
   const settings = prepared.longSession;
-  if (settings === undefined) return { prepared, compiled };
+  if (settings === undefined) return { prepared, compiled: await compileNow() };
   // Every move of this call is in its report, not only the last one.
   const actions: CompactionAction[] = [];
-  for (let move = 0; move < MAX_MOVES; move++) {
-    const trigger = triggerOf(
-      compiled,
-      settings.softLimitRatio,
-      Math.floor(settings.recallRatio * compiled.report.inputBudget),
-    );
-    const live = liveHistory(prepared, compiled);
-    if (trigger === undefined || live.length === 0) break;
-    if (!context.persist && context.summarizer.summarizeMessage === undefined) {
-      compiled.warnings.push(
+  const compiled = await fitWithinBudget({
+    settings,
+    counter: prepared.counter,
+    compile: compileNow,
+    core: (call) => call.compiled,
+    live: (call) => liveHistory(prepared, call),
+    mayMove: (call, live) => {
+      if (context.persist || context.summarizer.summarizeMessage !== undefined) return true;
+      call.warnings.push(
         `compaction pending: the next turn moves ${live.length > 1 ? 'older messages' : 'a message'} into the rolling summary with ${context.summarizer.name} first`,
       );
-      break;
-    }
-    const budget = compiled.report.inputBudget;
-    const liveTokens = live.map((message) => countMessage(prepared.counter, message));
+      return false;
+    },
+    move: async (passing, trigger, capTokens) => {
+      const compaction = await moveSessionCut({ context, prepared, passing, trigger, capTokens });
+      actions.push(...compaction.actions);
+      prepared = await context.prepare(
+        context.persist
+          ? { actions: [...actions] }
+          : { compression: compaction.compression, actions: [...actions] },
+      );
+    },
+  });
+  return { prepared, compiled };
+}
+
+/** One call of a long session fitted by {@link fitWithinBudget}: how it compiles and moves its cut. */
+export interface FitLoop<T> {
+  settings: LongSessionSettings;
+  counter: TokenCounter;
+  /** Compiles the call from the current state (after every move, again). */
+  compile: () => Promise<T>;
+  /** The core compile of a compiled call. */
+  core: (compiled: T) => CompiledContext;
+  /** The messages after the cut the cut may pass: never the call's own turn. */
+  live: (compiled: T) => readonly Message[];
+  /**
+   * The caller has its own compact stage (a process's, seed 004), whose soft trigger and hard
+   * limit stand: the cut moves only when history would be dropped for lack of room, and a
+   * call still over its budget is the stage's to refuse. Default false.
+   */
+  ownStage?: boolean;
+  /** Whether the cut may move now (a preview whose summariser calls a model may not). Default yes. */
+  mayMove?: (compiled: T, live: readonly Message[]) => boolean;
+  /** Moves the cut past `passing` live messages, the summary under `capTokens`; the next compile reads it. */
+  move: (passing: number, trigger: 'overflow' | 'soft-limit', capTokens: number) => Promise<void>;
+}
+
+/**
+ * The long-session rule of decision 040 for one call, whatever compiles it (a chat turn's
+ * session compile, an agent's call in a process session — decision 066): when the call would
+ * pass the soft limit or drop history for lack of room, the cut moves forward and the call is
+ * compiled again, at most {@link MAX_MOVES} times; a call still over its input budget fails
+ * with `over-budget`.
+ */
+export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
+  const { settings } = loop;
+  let compiled = await loop.compile();
+  for (let move = 0; move < MAX_MOVES; move++) {
+    const core = loop.core(compiled);
+    const trigger = triggerOf(
+      core,
+      settings.softLimitRatio,
+      Math.floor(settings.recallRatio * core.report.inputBudget),
+    );
+    const live = loop.live(compiled);
+    if (trigger === undefined || live.length === 0) break;
+    if (trigger === 'soft-limit' && loop.ownStage === true) break;
+    if (loop.mayMove?.(compiled, live) === false) break;
+    const budget = core.report.inputBudget;
+    const liveTokens = live.map((message) => countMessage(loop.counter, message));
     // The room is counted under the soft limit, so after a move the history grows for
     // (1 − keepRatio) of it before the next move: the cut stays put for many turns.
     const room =
       Math.floor(settings.softLimitRatio * budget) -
-      fixedTokens(compiled, new Set(live.map((message) => message.id))) -
+      fixedTokens(core, new Set(live.map((message) => message.id))) -
       Math.floor(settings.summaryRatio * budget) -
       Math.floor(settings.recallRatio * budget);
     let passing = planHistoryCut({
@@ -93,29 +149,18 @@ export async function compileWithinBudget(
     });
     // Over budget although the plan found room (other layers grew): the next turn goes.
     if (passing === 0) passing = nextTurnStart(live);
-    const compaction = await moveSessionCut({
-      context,
-      prepared,
-      passing,
-      trigger,
-      capTokens: Math.floor(settings.summaryRatio * budget),
-    });
-    actions.push(...compaction.actions);
-    prepared = await context.prepare(
-      context.persist
-        ? { actions: [...actions] }
-        : { compression: compaction.compression, actions: [...actions] },
-    );
-    compiled = await prepared.compile(steps === undefined ? {} : { steps });
+    await loop.move(passing, trigger, Math.floor(settings.summaryRatio * budget));
+    compiled = await loop.compile();
   }
-  if (compiled.report.totalTokens > compiled.report.inputBudget) {
+  const { report } = loop.core(compiled);
+  if (report.totalTokens > report.inputBudget && loop.ownStage !== true) {
     throw new CtxloomError({
       code: 'over-budget',
-      message: `the call needs ${compiled.report.totalTokens} input tokens with no history left to move behind the cut; the input budget is ${compiled.report.inputBudget} (shorten the message or the session's fixed layers)`,
+      message: `the call needs ${report.totalTokens} input tokens with no history left to move behind the cut; the input budget is ${report.inputBudget} (shorten the message or the session's fixed layers)`,
       path: 'budget.window',
     });
   }
-  return { prepared, compiled };
+  return compiled;
 }
 
 /** The messages after the cut, the query left out (stored before a turn's later steps). */
@@ -131,26 +176,25 @@ function liveHistory(prepared: PreparedSession, compiled: SessionCompile): reado
  * what the rest leaves.
  */
 function triggerOf(
-  compiled: SessionCompile,
+  compiled: CompiledContext,
   softLimitRatio: number,
   recallSlot: number,
 ): 'overflow' | 'soft-limit' | undefined {
-  const dropped = compiled.compiled.dropped.some(
+  const dropped = compiled.dropped.some(
     (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',
   );
   if (dropped) return 'overflow';
   let recall = 0;
-  for (const block of compiled.compiled.kept)
-    if (block.layer === 'recall__context') recall += block.tokens + 1;
+  for (const block of compiled.kept) if (block.layer === 'recall__context') recall += block.tokens + 1;
   const firm = compiled.report.totalTokens - Math.max(0, recall - recallSlot);
   if (firm > softLimitRatio * compiled.report.inputBudget) return 'soft-limit';
   return undefined;
 }
 
 /** Tokens of the call that moving the cut cannot free: all but the live history, summary and recall. */
-function fixedTokens(compiled: SessionCompile, liveIds: ReadonlySet<string>): number {
+function fixedTokens(compiled: CompiledContext, liveIds: ReadonlySet<string>): number {
   let movable = 0;
-  for (const block of compiled.compiled.kept) {
+  for (const block of compiled.kept) {
     if (block.layer === 'compression__context' || block.layer === 'recall__context') movable += block.tokens;
     else if (block.layer === 'history') {
       const id = (block.metadata as { message?: Message }).message?.id;
@@ -182,30 +226,67 @@ export async function moveSessionCut(input: {
   trigger: 'overflow' | 'soft-limit' | 'command';
   capTokens: number;
 }): Promise<{ compression: SessionCompression; actions: CompactionAction[] }> {
-  const { context, prepared, passing } = input;
+  const { context, prepared } = input;
   const compression = prepared.compression;
-  const rolled = await rollSummary({
-    periods: periodsOf(compression.summary, prepared.cutCount),
-    messages: prepared.conversation.slice(prepared.cutCount, prepared.cutCount + passing),
-    from: prepared.cutCount + 1,
-    capTokens: input.capTokens,
+  const rolled = await rollSessionCut({
+    ...input,
+    summary: compression.summary,
+    conversation: prepared.conversation,
+    cutCount: prepared.cutCount,
     counter: prepared.counter,
+    coveredCount: (throughId) => prepared.state.messages.findIndex((message) => message.id === throughId) + 1,
+  });
+  const next = { ...compression, summary: rolled.summary };
+  if (!context.persist) return { compression: next, actions: rolled.actions };
+  const { revision: _revision, ...fields } = next;
+  const stored = await context.store.saveCompression(context.sessionId, fields, {
+    expectedRevision: compression.revision,
+  });
+  return { compression: stored, actions: rolled.actions };
+}
+
+/**
+ * The summary after the cut moves past `passing` messages after it (decision 040): the
+ * passing messages rolled into the summary's periods under `capTokens`, with the `compacted`
+ * action (and `summarizer-failed` when the extractive summariser stood in) for the next
+ * call's report. Stores nothing: a chat turn's move stores it at once, a process turn's after
+ * its run (decision 066).
+ */
+export async function rollSessionCut(input: {
+  context: Pick<FitSessionCallContext, 'summarizer' | 'onSummarizerCall' | 'now' | 'signal'>;
+  summary: HistorySummary | null;
+  /** The conversation as the model sees it, oldest first (positions as in the periods). */
+  conversation: readonly Message[];
+  cutCount: number;
+  counter: TokenCounter;
+  passing: number;
+  trigger: 'overflow' | 'soft-limit' | 'command';
+  capTokens: number;
+  /** The summary's `coveredCount` for its new last message. */
+  coveredCount: (throughMessageId: string) => number;
+}): Promise<{ summary: HistorySummary; actions: CompactionAction[] }> {
+  const { context, conversation, cutCount, passing } = input;
+  const rolled = await rollSummary({
+    periods: periodsOf(input.summary, cutCount),
+    messages: conversation.slice(cutCount, cutCount + passing),
+    from: cutCount + 1,
+    capTokens: input.capTokens,
+    counter: input.counter,
     summarizer: context.summarizer,
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     ...(context.onSummarizerCall === undefined ? {} : { onCall: context.onSummarizerCall }),
   });
-  const through = prepared.conversation[prepared.cutCount + passing - 1] as Message;
-  const first = prepared.conversation[0] as Message;
+  const through = conversation[cutCount + passing - 1] as Message;
+  const first = conversation[0] as Message;
   const summary: HistorySummary = {
     text: rolled.text,
     fromMessageId: first.id,
     throughMessageId: through.id,
-    coveredCount: prepared.state.messages.findIndex((message) => message.id === through.id) + 1,
+    coveredCount: input.coveredCount(through.id),
     summarizer: rolled.summarizer,
     createdAt: context.now().toISOString(),
     periods: rolled.periods,
   };
-  const next = { ...compression, summary };
   const actions: CompactionAction[] = [
     {
       type: 'compacted',
@@ -224,12 +305,7 @@ export async function moveSessionCut(input: {
       fallback: rolled.summarizer,
     });
   }
-  if (!context.persist) return { compression: next, actions };
-  const { revision: _revision, ...fields } = next;
-  const stored = await context.store.saveCompression(context.sessionId, fields, {
-    expectedRevision: compression.revision,
-  });
-  return { compression: stored, actions };
+  return { summary, actions };
 }
 
 /**

@@ -10,6 +10,7 @@ export {
   type CheckpointSessionStore,
   type CheckpointSessionStoreOptions,
   createCheckpointSessionStore,
+  type HeldSessionWrites,
 } from './checkpoint-session-store.ts';
 export { type CompileSessionOptions, compileSession, type SessionCompile } from './compile-session.ts';
 export type { CompressSessionResult, SummaryOutcome } from './compress-session.ts';

@@ -11,6 +11,7 @@ import {
 import { humanMessageId } from '../state/index.ts';
 import type { NotebookUIMessage } from '../stream/index.ts';
 import type { PlaceholderLocale, SessionLayers } from '../workspace/index.ts';
+import type { AgentHistory } from './agent-history-layer.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import { SESSION_KEYS } from './session-channels.ts';
 import type { SessionProcess, Turn, TurnInput } from './session-engine.ts';
@@ -28,6 +29,12 @@ export interface ProcessTurnContext {
    * compiles them.
    */
   layers: SessionLayers;
+  /**
+   * A long session's history for the turn's agent calls (`layers.history`): its stored cut is
+   * read under the session's lock before the run, and the cut the calls moved is stored after
+   * it, under the same lock (decision 066).
+   */
+  history?: AgentHistory;
 }
 
 /**
@@ -60,8 +67,9 @@ export async function runProcessTurn(
   const accepted = new Promise<void>((resolve) => {
     accept = resolve;
   });
-  const run = store.exclusive(input.sessionId, () =>
-    submitInput({
+  const run = store.exclusive(input.sessionId, async (held) => {
+    await context.history?.begin();
+    const result = await submitInput({
       graph: process.graph,
       config: {
         configurable: {
@@ -85,8 +93,12 @@ export async function runProcessTurn(
         onChunk: (mode, chunk) => onChunk(mode, chunk),
         onAccepted: accept,
       },
-    }),
-  );
+    }).finally(async () => {
+      // What the calls that were sent moved is stored, also when a later call failed.
+      await context.history?.finish(held);
+    });
+    return result;
+  });
   // A failure after acceptance reaches the reader through the stream (below).
   run.catch(() => {});
   const refused = await Promise.race([accepted.then(() => undefined), run]);

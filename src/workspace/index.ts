@@ -45,6 +45,7 @@ export { type SelectProfileBlocksOptions, selectProfileBlocks } from './compile/
 export {
   type SessionBudget,
   type SessionComposition,
+  type SessionHistoryLayer,
   type SessionLayers,
   type SessionQuery,
   sessionLayers,

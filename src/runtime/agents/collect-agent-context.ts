@@ -27,9 +27,11 @@ export interface CollectAgentContextInput {
    * private prompt in `system`, the blocks enter as pinned blocks, and the turn's user message
    * is sent as the session compile sends it — wherever it is in the call (the query, or the
    * history of a later agent of the turn): the stored message of `query.id`, or, when no
-   * stored message has that id (a preview), a query whose text is `query.text`. Default none.
+   * stored message has that id (a preview), a query whose text is `query.text`. With the
+   * session's `history` the rolling summary is the session's (its fit adds it), not the
+   * Blackboard's `compression__context`. Default none.
    */
-  sessionLayers?: Pick<SessionLayers, 'systemPrompt' | 'blocks' | 'query'>;
+  sessionLayers?: Pick<SessionLayers, 'systemPrompt' | 'blocks' | 'query' | 'history'>;
 }
 
 /**
@@ -56,7 +58,8 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
     },
     metadata: { agentId: agent.id, role: rule.role },
   };
-  const summary = sb.compression.snapshot();
+  // A long session's summary and cut come with its history layer (decision 066).
+  const summary = layers?.history === undefined ? sb.compression.snapshot() : '';
   const through = sb.compression.coverage();
   if (summary.length > 0)
     request.compression = through === null ? { summary } : { summary, throughMessageId: through };

@@ -6,6 +6,7 @@ import { createInMemoryArtifactStore } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import type { ContextSource } from '../../core/source.ts';
+import type { CompressionSummary } from '../../core/summarizer.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import { newLocalId, type StateBuilder } from '../../state/index.ts';
@@ -48,7 +49,9 @@ export interface RunAgentInput {
    * user message with its references merged, and the call compiled under the manifest's budget
    * (window — capped by `agent.window` —, output reserve, allocations, `last-n` history window)
    * and composition (order, merge, shared layers — a process rule that shares nothing still
-   * shares nothing). Default: the graph run's `configurable.ctxloom_session_layers` (the
+   * shares nothing); with their `history` (a long session, decision 066), every compile of the
+   * call is fitted by the session — its cut, rolling summary and recall — and the agent's own
+   * `summarizer` is not used. Default: the graph run's `configurable.ctxloom_session_layers` (the
    * session engine sets them for a process turn of a workspace session), else none: the
    * agent's window and core's defaults.
    */
@@ -94,6 +97,8 @@ export interface AgentRunResult {
 
 /** An agent call compiled and ready to send, with how its later steps compile. */
 interface PreparedAgentCall {
+  /** The agent as this call sends it: its window capped by the session's, the session's tools added. */
+  agent: AgentDefinition;
   compiled: CompiledContext;
   /** The request and limits the compact stage settled on for call 1. */
   base: { request: CompileRequest; limits: { maxInputTokens?: number } };
@@ -112,7 +117,15 @@ async function prepareAgentCall(
   const { sb, rule } = input;
   // The call's agent: under a session's budget, its window is the session's, capped by the
   // agent's own (its model's); the compact stage's triggers read it too (decision 062).
-  const agent = callAgent(input.agent, layers?.budget);
+  const history = layers?.history;
+  // A long session offers an agent that takes tools its `search_history` (decision 066).
+  const offered = history === undefined || input.agent.maxSteps <= 1 ? {} : await history.tools();
+  const agent = callAgent(
+    Object.keys(offered).length === 0
+      ? input.agent
+      : { ...input.agent, tools: { ...offered, ...input.agent.tools } },
+    layers?.budget,
+  );
   const request = collectAgentContext({
     agent,
     sb,
@@ -130,8 +143,13 @@ async function prepareAgentCall(
   const composition = layers?.composition;
   // The request and limits of the last compile the stage made: later steps start from them.
   let last: PreparedAgentCall['base'] = { request, limits: {} };
-  const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>
-    compileContext(compileRequest, {
+  const compileOnce = (
+    compileRequest: CompileRequest,
+    limits: { maxInputTokens?: number },
+    extra: readonly ContextSource[],
+  ) => {
+    const callSources = [...sources, ...extra];
+    return compileContext(compileRequest, {
       counter: input.counter,
       window: agent.window,
       ...(budget === undefined ? {} : { outputReserveRatio: budget.outputReserveRatio }),
@@ -144,12 +162,30 @@ async function prepareAgentCall(
         alwaysInclude: rule.alwaysInclude,
         ...(composition === undefined ? {} : { order: composition.order, merge: composition.merge }),
       },
-      ...(sources.length === 0 ? {} : { sources }),
+      ...(callSources.length === 0 ? {} : { sources: callSources }),
       tools,
       toolResults: { store },
-      ...(agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
-      onSummary: (summary) => sb.compression.persistCompression(summary.summary, summary.throughMessageId),
+      // A long session's history is the session's: its summary covers what precedes the cut,
+      // and nothing an agent summarises replaces it (decision 066).
+      ...(history !== undefined || agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
+      ...(history === undefined
+        ? {
+            onSummary: (summary: CompressionSummary) =>
+              sb.compression.persistCompression(summary.summary, summary.throughMessageId),
+          }
+        : {}),
     });
+  };
+  // Under a long session's history every compile — each compact-stage attempt, each step of
+  // the tool loop — is fitted by the session: its cut, summary and recall (decision 066).
+  const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>
+    history === undefined
+      ? compileOnce(compileRequest, limits, [])
+      : history.fit(compileRequest, (fitted, extra) => compileOnce(fitted, limits, extra), {
+          // A compact stage's soft trigger (seed 004) stands: the session's cut moves only
+          // when history would be dropped.
+          ownStage: input.compact !== undefined,
+        });
   const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
     last = { request: compileRequest, limits };
     return compileStep(compileRequest, limits);
@@ -158,7 +194,7 @@ async function prepareAgentCall(
     input.compact === undefined
       ? await compile(request)
       : await input.compact({ agent, sb, request, compile });
-  return { compiled, base: last, compileStep };
+  return { agent, compiled, base: last, compileStep };
 }
 
 /**
@@ -191,8 +227,7 @@ export async function compileAgentCall(
  * A summary the pipeline produces is persisted through `compression.persistCompression`.
  */
 export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
-  const { agent } = input;
-  const { compiled, base, compileStep } = await prepareAgentCall(input);
+  const { agent, compiled, base, compileStep } = await prepareAgentCall(input);
   // Every later step of the tool loop is compiled again, under the same budget: the request
   // (and limits) the compact stage settled on for call 1, plus the loop's messages so far.
   const steps: CompiledContext[] = [compiled];

@@ -32,7 +32,9 @@ export const PLACEHOLDER_LOCALE_KEY = 'ctxloom_placeholder_locale';
  * budget, composition, the turn's message with its references merged): the session engine
  * sets it for a process turn of a session that has a workspace, and agent calls made in that
  * run compile them with their own prompt and Blackboard layers, under the session's budget
- * (capped by the agent's window) and composition order (decisions 053, 062).
+ * (capped by the agent's window) and composition order (decisions 053, 062), and — in a long
+ * session — the session's history (`history`: its stored cut, rolling summary and recall, the
+ * cut moved by the chat turn's rule; decision 066).
  */
 export const SESSION_LAYERS_KEY = 'ctxloom_session_layers';
 

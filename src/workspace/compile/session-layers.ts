@@ -1,5 +1,12 @@
+import type { ToolSet } from 'ai';
 import { hashText } from '../../core/fingerprint.ts';
-import type { ContextBlock, ContextSource, TokenCounter } from '../../core/index.ts';
+import type {
+  CompiledContext,
+  CompileRequest,
+  ContextBlock,
+  ContextSource,
+  TokenCounter,
+} from '../../core/index.ts';
 import type { ResolvedReference } from '../references/resolve-reference.ts';
 import { buildQueryMessage } from './format-history.ts';
 import type { LoadedSession } from './load-session.ts';
@@ -31,6 +38,42 @@ export interface SessionLayers {
   query?: SessionQuery;
   /** One line per prompt, profile block, injection or reference that was skipped or fell back. */
   warnings: string[];
+  /**
+   * A long session's history, as its chat turns have it (decision 066): set by the session
+   * engine for the agent calls of a process turn; `sessionLayers` never sets it.
+   */
+  history?: SessionHistoryLayer;
+}
+
+/**
+ * The machinery of a long session (decision 040) for the agent calls of one process turn
+ * (decision 066): the session's stored forward-only cut, its rolling summary and the recall
+ * of older messages. The session engine makes it per turn; an agent's compile hands it every
+ * call.
+ */
+export interface SessionHistoryLayer {
+  /**
+   * Compiles one agent call within the session's budget. `compile` compiles a request as the
+   * agent sends it, with `sources` added to its own (the recall for the call's query). The
+   * call's history starts at the session's cut, the rolling summary stands for what precedes
+   * it (each message reported sent, summarised, recalled or recallable); when the call would
+   * pass the soft limit or drop history, the cut first moves forward — never into the turn
+   * being answered — and the call is compiled again. A call still over its budget throws
+   * `over-budget`, as a chat turn's does. With `ownStage` (the agent's process has its own
+   * compact stage, whose soft trigger and hard limit stand) the cut moves only when history
+   * would be dropped, and refusing a call over its budget is the stage's.
+   */
+  fit(
+    request: CompileRequest,
+    compile: (request: CompileRequest, sources: readonly ContextSource[]) => Promise<CompiledContext>,
+    options?: { ownStage?: boolean },
+  ): Promise<CompiledContext>;
+  /**
+   * The tools an agent that takes tools is offered besides its own: `search_history` over the
+   * session's whole conversation once messages are behind the session's cut (what its report
+   * calls `recallable`); none before.
+   */
+  tools(): Promise<ToolSet>;
 }
 
 /** A session's budget (`budget` and `chatHistory` of the manifest) as core's compile options name it. */

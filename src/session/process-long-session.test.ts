@@ -1,0 +1,298 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countCallTokens } from '../ai-sdk/index.ts';
+import { type CallRecord, type CompileReport, createExtractiveSummarizer } from '../core/index.ts';
+import { defineAgent } from '../runtime/agents/define-agent.ts';
+import { processRule } from '../runtime/agents/process-rules.ts';
+import { compileAgentCall } from '../runtime/agents/run-agent.ts';
+import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
+import {
+  promptText,
+  type ScriptedModel,
+  scriptedModel,
+  textModel,
+} from '../runtime/processes/mock-model.test-support.ts';
+import { createSequentialProcess } from '../runtime/processes/sequential.ts';
+import { createTestNotebook } from '../server/test-workspace.test-support.ts';
+import { StateBuilder } from '../state/index.ts';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
+import { createSessionEngine } from './create-session-engine.ts';
+import type { SessionProcess } from './session-engine.ts';
+
+const SESSION = 'raft-consensus';
+const directory = mkdtempSync(join(tmpdir(), 'ctxloom-process-long-'));
+const saver = new SqliteSaver({ path: join(directory, 'sessions.db'), durability: 'normal' });
+afterAll(async () => {
+  await saver.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const counter = getTokenCounter('gpt-4o');
+const TOPICS = ['lighthouse', 'violin', 'glacier', 'marathon', 'orchid', 'telescope', 'pottery', 'sailboat'];
+
+let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
+let thread = 0;
+beforeEach(async () => {
+  notebook = await createTestNotebook();
+  thread += 1;
+});
+afterEach(async () => {
+  await notebook.cleanup();
+});
+
+async function setWindow(window: number): Promise<void> {
+  const session = notebook.workspace.session(SESSION);
+  const config = JSON.parse(await session.readText('context-config.json'));
+  config.budget = { ...config.budget, window };
+  await session.writeText('context-config.json', JSON.stringify(config));
+}
+
+/** How a report accounts for each history message: sent, or the reason it is not. */
+function accounting(report: CompileReport): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const history = report.layers.find((layer) => layer.layer === 'history');
+  counts.sent = history?.kept.length ?? 0;
+  for (const dropped of history?.dropped ?? []) {
+    counts[dropped.reason.type] = (counts[dropped.reason.type] ?? 0) + (dropped.run?.count ?? 1);
+  }
+  return counts;
+}
+
+/**
+ * A session engine whose turns run two agents in sequence (a reader, then a writer that sees
+ * the reader's reply) on a checkpoint thread; one recording model answers both.
+ */
+function processEngine(answer: ((prompt: string, index: number) => string) | ScriptedModel) {
+  const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-long-${thread}` });
+  const model = typeof answer === 'function' ? textModel(answer) : answer;
+  const reader = defineAgent({ id: 'reader', systemPrompt: 'You read the story.', model });
+  const writer = defineAgent({ id: 'writer', systemPrompt: 'You note the code word.', model });
+  const graph = createSequentialProcess({
+    counter,
+    blackboard: store.blackboard,
+    agents: [reader, writer],
+  }).compile({ checkpointer: saver });
+  const preview: SessionProcess['preview'] = async (sessionId, query, manifest) => {
+    const view = await graph.getState({ configurable: { thread_id: store.threadIdOf(sessionId) } });
+    return compileAgentCall({
+      agent: reader,
+      sb: new StateBuilder(view.values as Record<string, unknown>, { blackboard: store.blackboard }),
+      rule: processRule('agent'),
+      counter,
+      ...(query === undefined ? {} : { query }),
+      ...(manifest?.layers === undefined
+        ? {}
+        : { placeholderLocale: manifest.placeholderLocale, sessionLayers: manifest.layers }),
+    });
+  };
+  let next = 0;
+  const engine = createSessionEngine({
+    workspace: notebook.workspace,
+    store,
+    counter,
+    process: { graph, preview },
+    createId: () => `id-${++next}`,
+    now: () => new Date('2026-03-01T10:00:00.000Z'),
+  });
+  return { engine, store, model };
+}
+
+describe('a long process session: agent calls under the session’s cut, rolling summary and recall (decision 066)', () => {
+  it('accounts for every message in every agent call, never moves the cut back, and each report is what the provider received', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const { engine, store, model } = processEngine(
+      (_prompt, index) =>
+        `Noted, call ${index}: the ${TOPICS[turn % TOPICS.length]} story of turn ${turn} is in my notes now.`,
+    );
+    const stored: string[][] = [];
+    const cuts: number[] = [];
+    const TURNS = 36;
+    for (turn = 0; turn < TURNS; turn++) {
+      const topic = TOPICS[turn % TOPICS.length];
+      const running = await engine.runTurn({
+        sessionId: SESSION,
+        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
+        messageId: `u-${turn}`,
+      });
+      for await (const _ of running.stream);
+      await running.stored;
+      const state = await store.load(SESSION);
+      stored.push(state.messages.map((message) => message.id));
+      const through = state.compression.summary?.throughMessageId;
+      cuts.push(through === undefined ? -1 : state.messages.findIndex((message) => message.id === through));
+    }
+    // The stored cut moved, and only forward.
+    expect(cuts.at(-1)).toBeGreaterThan(0);
+    for (let index = 1; index < cuts.length; index++) {
+      expect(cuts[index]).toBeGreaterThanOrEqual(cuts[index - 1] as number);
+    }
+
+    const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
+      (call) => call.agentId === 'reader' || call.agentId === 'writer',
+    );
+    expect(calls).toHaveLength(2 * TURNS);
+    // The report is what the provider received, on every call, and every call fits.
+    expect(model.calls).toHaveLength(calls.length);
+    for (const [index, call] of calls.entries()) {
+      expect(call.report.totalTokens).toBe(countCallTokens(model.calls[index]!, counter));
+      expect(call.report.totalTokens).toBeLessThanOrEqual(call.report.inputBudget);
+    }
+    // Agents (which take tools) are offered `search_history` once messages are behind the cut.
+    const offered = model.calls.map((sent) =>
+      (sent.tools ?? []).some((tool) => tool.name === 'search_history'),
+    );
+    expect(offered[0]).toBe(false);
+    expect(offered.at(-1)).toBe(true);
+    // The agents' cut moved the stored one: some call says so in its report.
+    expect(calls.some((call) => call.report.compaction.some((action) => action.type === 'compacted'))).toBe(
+      true,
+    );
+
+    const final = stored.at(-1) as string[];
+    let firstSent = -1;
+    for (const [index, call] of calls.entries()) {
+      const turnIndex = Math.floor(index / 2);
+      const counts = accounting(call.report);
+      // Every message is sent, summarised in a summary that is sent, recalled or recallable.
+      for (const reason of Object.keys(counts)) {
+        expect(['sent', 'summarized', 'recalled', 'recallable']).toContain(reason);
+      }
+      if ((counts.summarized ?? 0) > 0) {
+        const summary = call.report.layers.find((layer) => layer.layer === 'compression__context');
+        expect(summary?.kept.length ?? 0).toBeGreaterThan(0);
+      }
+      // …and every message of the conversation so far is in the history: the turns before
+      // (three messages each); for the writer also the turn's message and the reader's reply
+      // (the reader's query is the turn's message, sent as the query).
+      const total = Object.values(counts).reduce((sum, value) => sum + value, 0);
+      expect(total, `call ${index}`).toBe(3 * turnIndex + (call.agentId === 'writer' ? 2 : 0));
+      // The history's first message sent never moves back, across calls and turns.
+      const kept = call.report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+      // (With no history before it, the first message sent is the turn's, as the query.)
+      const first = final.indexOf(kept[0]?.id.replace(/^history:/u, '') ?? call.turnId);
+      expect(first, `call ${index}`).toBeGreaterThanOrEqual(firstSent);
+      firstSent = first;
+    }
+    expect(firstSent).toBeGreaterThan(0);
+
+    // A chat turn of the same session starts where the agents left the cut, never before it.
+    const chatModel = textModel(() => 'Noted.');
+    let next = 0;
+    const chat = createSessionEngine({
+      workspace: notebook.workspace,
+      store,
+      counter,
+      model: { model: chatModel, spec: 'mock:chat', offline: false },
+      summarizer: createExtractiveSummarizer({ counter }),
+      createId: () => `chat-${++next}`,
+    });
+    const chatTurn = await chat.runTurn({
+      sessionId: SESSION,
+      text: 'Which stories so far?',
+      messageId: 'c',
+    });
+    for await (const _ of chatTurn.stream);
+    await chatTurn.stored;
+    const chatReport = chatTurn.compiled?.report as CompileReport;
+    expect(Object.keys(accounting(chatReport))).not.toContain('over-budget');
+    const chatKept = chatReport.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+    // (Its tools and layers are larger than an agent's: its own rule may move the cut further.)
+    const after = (await store.load(SESSION)).messages.map((message) => message.id);
+    const chatFirst = chatKept[0]?.id.replace(/^history:/u, '') ?? chatTurn.userMessageId;
+    expect(after.indexOf(chatFirst)).toBeGreaterThanOrEqual(firstSent);
+    expect(chatReport.totalTokens).toBe(countCallTokens(chatModel.calls[0]!, counter));
+  });
+
+  it('lets an agent that takes tools search the whole conversation for a message behind the cut', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const model = scriptedModel((options) => {
+      const prompt = promptText(options);
+      const offered = (options.tools ?? []).some((tool) => tool.name === 'search_history');
+      const answered = options.prompt.some((message) => message.role === 'tool');
+      if (offered && prompt.includes('look it up') && !answered) {
+        return [
+          {
+            type: 'tool-call',
+            toolCallId: `search-${turn}`,
+            toolName: 'search_history',
+            input: JSON.stringify({ query: 'violin story code word' }),
+          },
+        ];
+      }
+      return [{ type: 'text', text: `Noted: the ${TOPICS[turn % TOPICS.length]} story of turn ${turn}.` }];
+    });
+    const { engine } = processEngine(model);
+    for (turn = 0; turn < 30; turn++) {
+      const topic = TOPICS[turn % TOPICS.length];
+      const running = await engine.runTurn({
+        sessionId: SESSION,
+        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
+        messageId: `u-${turn}`,
+      });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What was the code word of my violin story in turn 9? look it up',
+      messageId: 'q',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
+      (call) => call.turnId === running.userMessageId && call.agentId === 'reader',
+    );
+    // The first step searched; the second was sent the result, the turn-9 message among it.
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    const searched = model.calls.find((sent) =>
+      sent.prompt.some(
+        (message) => message.role === 'tool' && JSON.stringify(message.content).includes('violin-63'),
+      ),
+    );
+    expect(searched).toBeDefined();
+    // …while the first step's report had it behind the cut (summarised, recalled or recallable).
+    const first = calls[0]?.report.layers.find((layer) => layer.layer === 'history');
+    expect(first?.kept.some((block) => block.id === 'history:human:raft-consensus:u-9')).toBe(false);
+  });
+
+  it('recalls an older turn for the question that asks about it, and the preview is the call the agent then sends', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const { engine, model } = processEngine(
+      () => `Noted: the ${TOPICS[turn % TOPICS.length]} story of turn ${turn} is in my notes now.`,
+    );
+    for (turn = 0; turn < 30; turn++) {
+      const topic = TOPICS[turn % TOPICS.length];
+      const running = await engine.runTurn({
+        sessionId: SESSION,
+        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
+        messageId: `u-${turn}`,
+      });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const question = 'What was the code word of my glacier story in turn 2?';
+    const preview = await engine.compile(SESSION, { query: question });
+    const running = await engine.runTurn({ sessionId: SESSION, text: question, messageId: 'q' });
+    for await (const _ of running.stream);
+    await running.stored;
+    const calls = await engine.listCalls(SESSION, { limit: 1000 });
+    const asked = calls.find((call) => call.turnId === running.userMessageId && call.agentId === 'reader');
+    expect(asked).toBeDefined();
+    const call = asked as CallRecord;
+    expect(accounting(call.report).recalled ?? 0).toBeGreaterThan(0);
+    const sent = model.calls[calls.indexOf(call)]!;
+    expect(JSON.stringify(sent.prompt)).toContain('glacier-14');
+    // The preview is that call, but for the query's id (the message is not stored yet).
+    const report = JSON.stringify(call.report).replaceAll(running.userMessageId, 'query:reader');
+    // The counter's cache statistics are the process's, not the call's.
+    const { cache: _sent, ...sentReport } = JSON.parse(report) as CompileReport;
+    const { cache: _previewed, ...previewReport } = preview.report;
+    expect(previewReport).toEqual(sentReport);
+  });
+});
