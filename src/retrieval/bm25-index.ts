@@ -155,7 +155,6 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     scores: new Float64Array(0),
     touched: new Int32Array(0),
     heap: new Int32Array(0),
-    heapScores: new Float64Array(0),
     suffix: new Float64Array(0),
     norms: new Float64Array(0),
     documentCount: 0,

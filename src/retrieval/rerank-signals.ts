@@ -32,7 +32,11 @@ export interface RerankSignal {
  * docs/retrieval.md.
  */
 export function createVectorScoreSignal(weight = 0.4): RerankSignal {
-  return { name: 'vector-score', weight, score: (candidate) => clamp(candidate.vectorScore) };
+  return builtin(SIGNAL_KIND.vectorScore, {
+    name: 'vector-score',
+    weight,
+    score: (candidate) => clampScore(candidate.vectorScore),
+  });
 }
 
 /**
@@ -57,12 +61,12 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
     terms.markQuery(context.queryTerms);
     return (candidate: RetrievalCandidate) => terms.countQueryTerms(candidate.content) / size;
   };
-  return {
+  return builtin(SIGNAL_KIND.other, {
     name: 'query-overlap',
     weight,
     prepare,
     score: (candidate, context) => prepare(context)(candidate),
-  };
+  });
 }
 
 /**
@@ -99,12 +103,12 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
     for (const other of candidates) perOrigin.set(other.origin, (perOrigin.get(other.origin) ?? 0) + 1);
     return (candidate: RetrievalCandidate) => scoreOf(perOrigin.get(candidate.origin) ?? 0, total);
   };
-  return {
+  return builtin(SIGNAL_KIND.other, {
     name: 'origin-diversity',
     weight,
     prepare,
     score: (candidate, context) => prepare(context)(candidate),
-  };
+  });
 }
 
 /**
@@ -112,16 +116,18 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
  * passages score `length / 200`, longer ones `800 / length` (both in 0..1).
  */
 export function createContentLengthSignal(weight = 0.1): RerankSignal {
-  return {
+  return builtin(SIGNAL_KIND.contentLength, {
     name: 'content-length',
     weight,
-    score(candidate) {
-      const length = candidate.content.length;
-      if (length < 200) return length / 200;
-      if (length > 800) return 800 / length;
-      return 1;
-    },
-  };
+    score: (candidate) => contentLengthScore(candidate.content.length),
+  });
+}
+
+/** The content-length signal's score of a passage of `length` characters. */
+export function contentLengthScore(length: number): number {
+  if (length < 200) return length / 200;
+  if (length > 800) return 800 / length;
+  return 1;
 }
 
 /** The seed's four signals with their default weights (.40 / .35 / .15 / .10). */
@@ -134,7 +140,30 @@ export function createDefaultSignals(): RerankSignal[] {
   ];
 }
 
-function clamp(value: number): number {
+/**
+ * How the reranker computes a signal of this package: `vectorScore` and `contentLength` it
+ * computes in its own loop (the same expressions as their `score`), `other` through `prepare`
+ * or `score`. Not exported from `ctxloom/retrieval`.
+ */
+export const SIGNAL_KIND = { other: 0, vectorScore: 1, contentLength: 2 } as const;
+
+const kinds = new WeakMap<RerankSignal, number>();
+
+/** The {@link SIGNAL_KIND} of `signal` (`other` for a signal not made here). */
+export function signalKind(signal: RerankSignal): number {
+  return kinds.get(signal) ?? SIGNAL_KIND.other;
+}
+
+// The signals made here are frozen: the reranker may compute them inline, so their `score`
+// and `weight` must be the ones they were made with.
+function builtin(kind: number, signal: RerankSignal): RerankSignal {
+  Object.freeze(signal);
+  kinds.set(signal, kind);
+  return signal;
+}
+
+/** The vector-score signal's score: `value` clamped to 0..1 (NaN and ±∞ give 0). */
+export function clampScore(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 

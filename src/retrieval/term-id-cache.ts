@@ -59,6 +59,10 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
   let refs = new Int32Array(256);
   let marks = new Int32Array(256);
   let stamp = 0;
+  // Ids marked for the current query and the highest of them: a passage's sorted ids are
+  // counted until both tell that no further id can be a query term.
+  let marked = 0;
+  let highestMarked = -1;
   let queryTerms: ReadonlySet<string> = new Set();
   let clock = 0;
   // Keyed by the text itself: V8 keeps a string's hash, so a recurring passage is found fast.
@@ -79,7 +83,11 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
     }
     dictionary.set(term, id);
     termOfId[id] = term;
-    marks[id] = queryTerms.has(term) ? stamp : 0;
+    if (queryTerms.has(term)) {
+      marks[id] = stamp;
+      marked++;
+      if (id > highestMarked) highestMarked = id;
+    } else marks[id] = 0;
     return id;
   };
   const release = (ids: readonly number[]): void => {
@@ -90,6 +98,7 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       dictionary.delete(termOfId[id] as string);
       termOfId[id] = undefined;
       // A reissued id must not inherit the mark of the term it held.
+      if (marks[id] === stamp) marked--;
       marks[id] = 0;
       freeIds.push(id);
     }
@@ -135,16 +144,24 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       }
       stamp++;
       queryTerms = terms;
+      marked = 0;
+      highestMarked = -1;
       for (const term of terms) {
         const id = dictionary.get(term);
-        if (id !== undefined) marks[id] = stamp;
+        if (id === undefined) continue;
+        marks[id] = stamp;
+        marked++;
+        if (id > highestMarked) highestMarked = id;
       }
     },
     countQueryTerms(text) {
       const ids = idsOf(text);
+      // Ids ascend: past the highest marked one, or once every marked id is found, none is left.
       let count = 0;
-      for (let index = 0; index < ids.length; index++) {
-        if (marks[ids[index] as number] === stamp) count++;
+      for (let index = 0; index < ids.length && count < marked; index++) {
+        const id = ids[index] as number;
+        if (id > highestMarked) break;
+        if (marks[id] === stamp) count++;
       }
       return count;
     },
