@@ -32,11 +32,17 @@ export interface RerankSignal {
  * docs/retrieval.md.
  */
 export function createVectorScoreSignal(weight = 0.4): RerankSignal {
-  return builtin(SIGNAL_KIND.vectorScore, {
-    name: 'vector-score',
-    weight,
-    score: (candidate) => clampScore(candidate.vectorScore),
-  });
+  return builtin(
+    { name: 'vector-score', weight, score: (candidate) => clampScore(candidate.vectorScore) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      for (let at = 0; at < candidates.length; at++) {
+        const value = (candidates[at] as RetrievalCandidate).vectorScore;
+        // clampScore, written out.
+        scores[at * stride + column] = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+      }
+    },
+  );
 }
 
 /**
@@ -48,25 +54,39 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
   // Analysed candidate texts as term ids, reused across queries (memory passages recur);
   // one cache per analyzer.
   const caches = new WeakMap<Analyzer, TermIdCache>();
-  const prepare = (context: RerankContext) => {
-    const size = context.queryTerms.size;
-    if (size === 0) return () => 0;
+  // The analyzer's cache with the query of `context` marked (until the next query is).
+  const marked = (context: RerankContext): TermIdCache => {
     let cache = caches.get(context.analyzer);
     if (cache === undefined) {
       cache = createTermIdCache(context.analyzer);
       caches.set(context.analyzer, cache);
     }
-    const terms = cache;
+    cache.markQuery(context.queryTerms);
+    return cache;
+  };
+  const prepare = (context: RerankContext) => {
+    const size = context.queryTerms.size;
+    if (size === 0) return () => 0;
+    const terms = marked(context);
     // The scorer is used within this rerank only: the next prepare re-marks the query.
-    terms.markQuery(context.queryTerms);
     return (candidate: RetrievalCandidate) => terms.countQueryTerms(candidate.content) / size;
   };
-  return builtin(SIGNAL_KIND.other, {
-    name: 'query-overlap',
-    weight,
-    prepare,
-    score: (candidate, context) => prepare(context)(candidate),
-  });
+  return builtin(
+    { name: 'query-overlap', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      const size = context.queryTerms.size;
+      if (size === 0) {
+        for (let at = 0; at < candidates.length; at++) scores[at * stride + column] = 0;
+        return;
+      }
+      const terms = marked(context);
+      for (let at = 0; at < candidates.length; at++) {
+        scores[at * stride + column] =
+          terms.countQueryTerms((candidates[at] as RetrievalCandidate).content) / size;
+      }
+    },
+  );
 }
 
 /**
@@ -103,12 +123,23 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
     for (const other of candidates) perOrigin.set(other.origin, (perOrigin.get(other.origin) ?? 0) + 1);
     return (candidate: RetrievalCandidate) => scoreOf(perOrigin.get(candidate.origin) ?? 0, total);
   };
-  return builtin(SIGNAL_KIND.other, {
-    name: 'origin-diversity',
-    weight,
-    prepare,
-    score: (candidate, context) => prepare(context)(candidate),
-  });
+  return builtin(
+    { name: 'origin-diversity', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      const first = candidates[0]?.origin;
+      let single = true;
+      for (let at = 1; at < candidates.length && single; at++)
+        single = (candidates[at] as RetrievalCandidate).origin === first;
+      // One origin (one recall source): every candidate has all the candidates' share.
+      const score = single ? scoreOf(candidates.length, Math.max(1, candidates.length)) : 0;
+      const scorer = single ? undefined : prepare(context);
+      for (let at = 0; at < candidates.length; at++) {
+        scores[at * stride + column] =
+          scorer === undefined ? score : scorer(candidates[at] as RetrievalCandidate);
+      }
+    },
+  );
 }
 
 /**
@@ -116,15 +147,21 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
  * passages score `length / 200`, longer ones `800 / length` (both in 0..1).
  */
 export function createContentLengthSignal(weight = 0.1): RerankSignal {
-  return builtin(SIGNAL_KIND.contentLength, {
-    name: 'content-length',
-    weight,
-    score: (candidate) => contentLengthScore(candidate.content.length),
-  });
+  return builtin(
+    { name: 'content-length', weight, score: (candidate) => contentLengthScore(candidate.content.length) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      for (let at = 0; at < candidates.length; at++) {
+        const length = (candidates[at] as RetrievalCandidate).content.length;
+        // contentLengthScore, written out.
+        scores[at * stride + column] = length < 200 ? length / 200 : length > 800 ? 800 / length : 1;
+      }
+    },
+  );
 }
 
-/** The content-length signal's score of a passage of `length` characters. */
-export function contentLengthScore(length: number): number {
+// The content-length signal's score of a passage of `length` characters.
+function contentLengthScore(length: number): number {
   if (length < 200) return length / 200;
   if (length > 800) return 800 / length;
   return 1;
@@ -141,29 +178,34 @@ export function createDefaultSignals(): RerankSignal[] {
 }
 
 /**
- * How the reranker computes a signal of this package: `vectorScore` and `contentLength` it
- * computes in its own loop (the same expressions as their `score`), `other` through `prepare`
- * or `score`. Not exported from `ctxloom/retrieval`.
+ * Writes a signal's score of every candidate of `context` into
+ * `scores[candidate × stride + column]` — the same scores as its `score`, in one call per
+ * rerank. Not exported from `ctxloom/retrieval`.
  */
-export const SIGNAL_KIND = { other: 0, vectorScore: 1, contentLength: 2 } as const;
+export type SignalColumn = (
+  context: RerankContext,
+  scores: Float64Array,
+  column: number,
+  stride: number,
+) => void;
 
-const kinds = new WeakMap<RerankSignal, number>();
+const columns = new WeakMap<RerankSignal, SignalColumn>();
 
-/** The {@link SIGNAL_KIND} of `signal` (`other` for a signal not made here). */
-export function signalKind(signal: RerankSignal): number {
-  return kinds.get(signal) ?? SIGNAL_KIND.other;
+/** The {@link SignalColumn} of a signal made here (undefined for any other). */
+export function signalColumn(signal: RerankSignal): SignalColumn | undefined {
+  return columns.get(signal);
 }
 
-// The signals made here are frozen: the reranker may compute them inline, so their `score`
-// and `weight` must be the ones they were made with.
-function builtin(kind: number, signal: RerankSignal): RerankSignal {
+// The signals made here are frozen: the reranker computes them through their column, so their
+// `score` and `weight` must stay the ones they were made with.
+function builtin(signal: RerankSignal, column: SignalColumn): RerankSignal {
   Object.freeze(signal);
-  kinds.set(signal, kind);
+  columns.set(signal, column);
   return signal;
 }
 
-/** The vector-score signal's score: `value` clamped to 0..1 (NaN and ±∞ give 0). */
-export function clampScore(value: number): number {
+// The vector-score signal's score: `value` clamped to 0..1 (NaN and ±∞ give 0).
+function clampScore(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 

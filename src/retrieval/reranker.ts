@@ -3,13 +3,11 @@ import { type Analyzer, createAnalyzer } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
 import { dedupeCandidates } from './dedupe-candidates.ts';
 import {
-  clampScore,
-  contentLengthScore,
   createDefaultSignals,
   type RerankContext,
   type RerankSignal,
-  SIGNAL_KIND,
-  signalKind,
+  type SignalColumn,
+  signalColumn,
 } from './rerank-signals.ts';
 
 /** Options of {@link createReranker}. */
@@ -58,7 +56,7 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
   }
   const count = signals.length;
   const weights = Float64Array.from(signals, (signal) => signal.weight);
-  const kinds = Int32Array.from(signals, signalKind);
+  const columns = signals.map(signalColumn);
   const record = createSignalRecord(signals.map((signal) => signal.name));
   // Scores of the current rerank, signal by signal per candidate, and the final scores and
   // order of the candidates — grown, never shrunk, and reused unless a signal reranks with
@@ -83,7 +81,10 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
       try {
         // One signal at a time over every candidate (its scorer prepared once per rerank).
         for (let index = 0; index < count; index++) {
-          scoreColumn(signals[index] as RerankSignal, kinds[index] as number, context, scores, index, count);
+          const column = columns[index] as SignalColumn | undefined;
+          if (column === undefined)
+            scoreColumn(signals[index] as RerankSignal, context, scores, index, count);
+          else column(context, scores, index, count);
         }
         // The weighted sum in signal order, as each candidate's score always was.
         const minScore = input.minScore ?? 0;
@@ -136,11 +137,10 @@ function createScratch(candidates: number, signals: number): RerankScratch {
   };
 }
 
-// Writes `signal`'s score of every candidate into column `column` of `scores`. The signals made
-// by this package that need no preparation are computed here with their own expressions.
+// Writes `signal`'s score of every candidate into column `column` of `scores`, through its
+// scorer when it prepares one.
 function scoreColumn(
   signal: RerankSignal,
-  kind: number,
   context: RerankContext,
   scores: Float64Array,
   column: number,
@@ -148,20 +148,6 @@ function scoreColumn(
 ): void {
   const candidates = context.candidates;
   const size = candidates.length;
-  if (kind === SIGNAL_KIND.vectorScore) {
-    for (let at = 0; at < size; at++) {
-      scores[at * stride + column] = clampScore((candidates[at] as RetrievalCandidate).vectorScore);
-    }
-    return;
-  }
-  if (kind === SIGNAL_KIND.contentLength) {
-    for (let at = 0; at < size; at++) {
-      scores[at * stride + column] = contentLengthScore(
-        (candidates[at] as RetrievalCandidate).content.length,
-      );
-    }
-    return;
-  }
   const scorer = signal.prepare?.(context);
   if (scorer !== undefined) {
     for (let at = 0; at < size; at++)
