@@ -63,6 +63,24 @@ describe('createBm25Index', () => {
     expect(hits[0]?.id).not.toBe('a');
   });
 
+  it('leaves no score behind from a filtered search, whole or cut short by a throwing filter', () => {
+    const index = build();
+    const expected = build().search('support group Melanie sunrise', { limit: 10 });
+    const odd = (id: string) => id.charCodeAt(0) % 2 === 1;
+    expect(index.search('support group Melanie sunrise', { limit: 10, filter: odd })).toEqual(
+      expected.filter((hit) => odd(hit.id)),
+    );
+    let calls = 0;
+    const throwing = (id: string) => {
+      if (++calls === 2) throw new Error('filter failed');
+      return odd(id);
+    };
+    expect(() => index.search('support group Melanie sunrise', { limit: 10, filter: throwing })).toThrow(
+      'filter failed',
+    );
+    expect(index.search('support group Melanie sunrise', { limit: 10 })).toEqual(expected);
+  });
+
   it('scores the same after add/remove churn as a fresh build of the survivors', () => {
     fc.assert(
       fc.property(

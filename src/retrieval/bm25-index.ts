@@ -255,18 +255,22 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     scratch.documentCount = count;
     const { scores, touched, heap } = scratch;
     const touchedCount = accumulateScores(scoring, limit, filter === undefined, scratch);
+    // Touched slots not yet read by the filter start here; those before it that it kept are
+    // moved to the front of `touched`, those it dropped have their accumulator zeroed at once.
+    let unread = touchedCount;
+    let keptCount = touchedCount;
     try {
-      let keptCount = touchedCount;
-      let kept = touched;
       if (filter !== undefined) {
-        kept = new Int32Array(touchedCount);
         keptCount = 0;
-        for (let index = 0; index < touchedCount; index++) {
-          const slot = touched[index] as number;
-          if (filter(slotIds[slot] as string)) kept[keptCount++] = slot;
+        for (unread = 0; unread < touchedCount; ) {
+          const slot = touched[unread] as number;
+          const passes = filter(slotIds[slot] as string);
+          unread++;
+          if (passes) touched[keptCount++] = slot;
+          else scores[slot] = 0;
         }
       }
-      const size = topSlots(kept, keptCount, scores, limit, heap);
+      const size = topSlots(touched, keptCount, scores, limit, heap);
       if (result.slots.length < size) {
         result.slots = new Int32Array(Math.max(32, size));
         result.scores = new Float64Array(result.slots.length);
@@ -278,8 +282,10 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       }
       return size;
     } finally {
-      // Even when the filter throws, the accumulators are left zeroed for the next search.
-      for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
+      // Even when the filter throws, the accumulators are left zeroed for the next search: the
+      // kept slots, and those the filter had not read.
+      for (let index = 0; index < keptCount; index++) scores[touched[index] as number] = 0;
+      for (let index = unread; index < touchedCount; index++) scores[touched[index] as number] = 0;
       scoring.length = 0;
     }
   };
