@@ -80,11 +80,7 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
         for (let at = 0; at < candidates.length; at++) scores[at * stride + column] = 0;
         return;
       }
-      const terms = marked(context);
-      for (let at = 0; at < candidates.length; at++) {
-        scores[at * stride + column] =
-          terms.countQueryTerms((candidates[at] as RetrievalCandidate).content) / size;
-      }
+      marked(context).shareOfQueryTerms(candidates, size, scores, column, stride);
     },
   );
 }

@@ -1,7 +1,7 @@
 import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
-import { dedupeCandidates } from './dedupe-candidates.ts';
+import { dedupedView } from './dedupe-candidates.ts';
 import {
   createDefaultSignals,
   type RerankContext,
@@ -66,7 +66,7 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
   return {
     signals,
     rerank(input) {
-      const candidates = dedupeCandidates(input.candidates);
+      const candidates = dedupedView(input.candidates);
       const size = candidates.length;
       const context: RerankContext = {
         query: input.query,

@@ -16,8 +16,37 @@ export interface TermIdCache {
   markQuery(terms: ReadonlySet<string>): void;
   /** How many distinct terms of the current query `text` holds. */
   countQueryTerms(text: string): number;
+  /**
+   * For each passage, `countQueryTerms(content) / size` into `out[passage × stride + column]`
+   * (the query-overlap signal's scores of a candidate list, in one call).
+   */
+  shareOfQueryTerms(
+    passages: readonly { content: string }[],
+    size: number,
+    out: Float64Array,
+    column: number,
+    stride: number,
+  ): void;
   /** Distinct terms held now: those of the cached texts. */
   readonly termCount: number;
+}
+
+// How many of the sorted distinct `ids` carry the query's mark. Ids ascend: past the highest
+// marked one, or once every marked id is found, none is left.
+function countMarked(
+  ids: readonly number[],
+  marks: Int32Array,
+  stamp: number,
+  marked: number,
+  highestMarked: number,
+): number {
+  let count = 0;
+  for (let index = 0; index < ids.length && count < marked; index++) {
+    const id = ids[index] as number;
+    if (id > highestMarked) break;
+    if (marks[id] === stamp) count++;
+  }
+  return count;
 }
 
 /** Bounds of {@link createTermIdCache}. */
@@ -115,12 +144,14 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       return;
     }
   };
+  // A cached text's ids (stamped as used): the path of nearly every passage, kept small.
   const idsOf = (text: string): number[] => {
     const cached = texts.get(text);
-    if (cached !== undefined) {
-      cached.used = ++clock;
-      return cached.ids;
-    }
+    if (cached === undefined) return addText(text);
+    cached.used = ++clock;
+    return cached.ids;
+  };
+  const addText = (text: string): number[] => {
     const ids: number[] = [];
     for (const term of analyzer.analyze(text)) ids.push(idOf(term));
     ids.sort((left, right) => left - right);
@@ -155,15 +186,13 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       }
     },
     countQueryTerms(text) {
-      const ids = idsOf(text);
-      // Ids ascend: past the highest marked one, or once every marked id is found, none is left.
-      let count = 0;
-      for (let index = 0; index < ids.length && count < marked; index++) {
-        const id = ids[index] as number;
-        if (id > highestMarked) break;
-        if (marks[id] === stamp) count++;
+      return countMarked(idsOf(text), marks, stamp, marked, highestMarked);
+    },
+    shareOfQueryTerms(passages, size, out, column, stride) {
+      for (let at = 0; at < passages.length; at++) {
+        const ids = idsOf((passages[at] as { content: string }).content);
+        out[at * stride + column] = countMarked(ids, marks, stamp, marked, highestMarked) / size;
       }
-      return count;
     },
     get termCount() {
       return dictionary.size;
