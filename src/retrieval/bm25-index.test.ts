@@ -32,12 +32,14 @@ describe('createBm25Index', () => {
     for (const query of ['Melanie sunrise support group', 'camping', 'the', 'Caroline Melanie']) {
       const hits = index.search(query, { limit: 3 });
       const count = slots?.search(query, 3) ?? -1;
+      const ranked = slots?.lastSlots() ?? new Int32Array(0);
+      const scores = slots?.lastScores() ?? new Float64Array(0);
       const bySlot = Array.from({ length: count }, (_, rank) => ({
-        id: slots?.idAt(slots.slotAt(rank)),
-        score: slots?.scoreAt(rank),
+        id: slots?.ids[ranked[rank] as number],
+        score: scores[rank],
       }));
       expect(bySlot).toEqual(hits);
-      for (const hit of hits) expect(slots?.idAt(slots.slotOf(hit.id))).toBe(hit.id);
+      for (const hit of hits) expect(slots?.ids[slots.slotOf(hit.id)]).toBe(hit.id);
     }
     expect(slots?.slotOf('b')).toBe(-1);
   });

@@ -371,9 +371,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   };
   slotAccess.set(index, {
     search: (query, limit) => rank(queryTerms(query), undefined, limit, undefined),
-    slotAt: (rankIndex) => result.slots[rankIndex] as number,
-    scoreAt: (rankIndex) => result.scores[rankIndex] as number,
-    idAt: (slot) => slotIds[slot],
+    lastSlots: () => result.slots,
+    lastScores: () => result.scores,
+    ids: slotIds,
     slotOf: (id) => documents.get(id)?.slot ?? -1,
   });
   return index;
@@ -385,14 +385,14 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
  * object). Not exported from `ctxloom/retrieval`.
  */
 export interface Bm25Slots {
-  /** Ranks `query` as `search` does (no filter) and returns how many hits; read them with `slotAt`/`scoreAt` before the next search. */
+  /** Ranks `query` as `search` does (no filter) and returns how many hits; read them with `lastSlots`/`lastScores` before the next search. */
   search(query: string, limit: number): number;
-  /** Slot of the hit at `rankIndex` (0 = best) of the last search. */
-  slotAt(rankIndex: number): number;
-  /** BM25 score of the hit at `rankIndex` of the last search. */
-  scoreAt(rankIndex: number): number;
-  /** Id of the document in `slot` (undefined for a free slot). */
-  idAt(slot: number): string | undefined;
+  /** The last search's slots by rank, 0 = best (valid up to the count it returned, until the next search). */
+  lastSlots(): Int32Array;
+  /** The last search's BM25 scores by rank (as `lastSlots`). */
+  lastScores(): Float64Array;
+  /** Document id by slot (undefined for a free slot): the index's own list, read-only. */
+  readonly ids: ReadonlyArray<string | undefined>;
   /** Slot of the document `id`, or -1. A document keeps its slot until it is removed or replaced. */
   slotOf(id: string): number;
 }

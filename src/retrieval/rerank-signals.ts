@@ -38,8 +38,8 @@ export function createVectorScoreSignal(weight = 0.4): RerankSignal {
       const candidates = context.candidates;
       for (let at = 0; at < candidates.length; at++) {
         const value = (candidates[at] as RetrievalCandidate).vectorScore;
-        // clampScore, written out.
-        scores[at * stride + column] = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+        // clampScore in comparisons: NaN, ±∞ and ≤ 0 (−0 too) give 0, finite ≥ 1 gives 1.
+        scores[at * stride + column] = value > 0 ? (value < 1 ? value : value === Infinity ? 0 : 1) : 0;
       }
     },
   );
