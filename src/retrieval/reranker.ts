@@ -86,38 +86,65 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
             scoreColumn(signals[index] as RerankSignal, context, scores, index, count);
           else column(context, scores, index, count);
         }
-        // The weighted sum in signal order, as each candidate's score always was.
-        const minScore = input.minScore ?? 0;
-        let kept = 0;
-        for (let at = 0; at < size; at++) {
-          let sum = 0;
-          for (let index = 0; index < count; index++) {
-            sum += (scores[at * count + index] as number) * (weights[index] as number);
-          }
-          const finalScore = totalWeight > 0 ? sum / totalWeight : 0;
-          if (finalScore < minScore) continue;
-          finals[at] = finalScore;
-          order[kept++] = at;
-        }
+        const kept = weigh(scores, size, weights, totalWeight, input.minScore ?? 0, finals, order);
         // As `slice(0, limit)` reads a limit: truncated, NaN and below 0 as 0.
         const wanted = input.limit === undefined ? kept : Math.trunc(input.limit);
         const length = selectBest(order, kept, finals, wanted > 0 ? Math.min(kept, wanted) : 0);
-        // Only the candidates returned are copied.
-        const ranked: RankedCandidate[] = [];
-        for (let place = 0; place < length; place++) {
-          const at = order[place] as number;
-          ranked.push({
-            ...(candidates[at] as RetrievalCandidate),
-            finalScore: finals[at] as number,
-            signals: record(scores, at * count),
-          });
-        }
-        return ranked;
+        return copyRanked(candidates, order, length, finals, scores, count, record);
       } finally {
         if (own) busy = false;
       }
     },
   };
+}
+
+// Each candidate's final score — the weighted sum in signal order, as it always was — into
+// `finals`, and the positions scoring at least `minScore` into `order`; returns how many.
+function weigh(
+  scores: Float64Array,
+  size: number,
+  weights: Float64Array,
+  totalWeight: number,
+  minScore: number,
+  finals: Float64Array,
+  order: Int32Array,
+): number {
+  const count = weights.length;
+  let kept = 0;
+  for (let at = 0; at < size; at++) {
+    let sum = 0;
+    for (let index = 0; index < count; index++) {
+      sum += (scores[at * count + index] as number) * (weights[index] as number);
+    }
+    const finalScore = totalWeight > 0 ? sum / totalWeight : 0;
+    if (finalScore < minScore) continue;
+    finals[at] = finalScore;
+    order[kept++] = at;
+  }
+  return kept;
+}
+
+// The first `length` positions of `order` as ranked copies of their candidates (only the
+// candidates returned are copied).
+function copyRanked(
+  candidates: readonly RetrievalCandidate[],
+  order: Int32Array,
+  length: number,
+  finals: Float64Array,
+  scores: Float64Array,
+  count: number,
+  record: (scores: Float64Array, offset: number) => Record<string, number>,
+): RankedCandidate[] {
+  const ranked: RankedCandidate[] = [];
+  for (let place = 0; place < length; place++) {
+    const at = order[place] as number;
+    ranked.push({
+      ...(candidates[at] as RetrievalCandidate),
+      finalScore: finals[at] as number,
+      signals: record(scores, at * count),
+    });
+  }
+  return ranked;
 }
 
 interface RerankScratch {
