@@ -13,7 +13,9 @@ export interface RerankContext {
 
 /**
  * One reranking signal: a score in 0..1 for a candidate, and its weight (≥ 0) in the weighted
- * mean. Signals are pluggable; the four below are seed 001's.
+ * mean. Signals are pluggable; the four below are seed 001's. The reranker scores one signal at
+ * a time over every candidate, in signal order, and reads `weight` once, when it is made; a
+ * score is stored as a number (`Float64Array`), so return numbers.
  */
 export interface RerankSignal {
   readonly name: string;
