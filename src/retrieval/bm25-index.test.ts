@@ -32,12 +32,14 @@ describe('createBm25Index', () => {
     for (const query of ['Melanie sunrise support group', 'camping', 'the', 'Caroline Melanie']) {
       const hits = index.search(query, { limit: 3 });
       const count = slots?.search(query, 3) ?? -1;
+      const ranked = slots?.lastSlots() ?? new Int32Array(0);
+      const scores = slots?.lastScores() ?? new Float64Array(0);
       const bySlot = Array.from({ length: count }, (_, rank) => ({
-        id: slots?.idAt(slots.slotAt(rank)),
-        score: slots?.scoreAt(rank),
+        id: slots?.ids[ranked[rank] as number],
+        score: scores[rank],
       }));
       expect(bySlot).toEqual(hits);
-      for (const hit of hits) expect(slots?.idAt(slots.slotOf(hit.id))).toBe(hit.id);
+      for (const hit of hits) expect(slots?.ids[slots.slotOf(hit.id)]).toBe(hit.id);
     }
     expect(slots?.slotOf('b')).toBe(-1);
   });
@@ -61,6 +63,24 @@ describe('createBm25Index', () => {
     const hits = build().search('support group Melanie', { limit: 1, filter: (id) => id !== 'a' });
     expect(hits).toHaveLength(1);
     expect(hits[0]?.id).not.toBe('a');
+  });
+
+  it('leaves no score behind from a filtered search, whole or cut short by a throwing filter', () => {
+    const index = build();
+    const expected = build().search('support group Melanie sunrise', { limit: 10 });
+    const odd = (id: string) => id.charCodeAt(0) % 2 === 1;
+    expect(index.search('support group Melanie sunrise', { limit: 10, filter: odd })).toEqual(
+      expected.filter((hit) => odd(hit.id)),
+    );
+    let calls = 0;
+    const throwing = (id: string) => {
+      if (++calls === 2) throw new Error('filter failed');
+      return odd(id);
+    };
+    expect(() => index.search('support group Melanie sunrise', { limit: 10, filter: throwing })).toThrow(
+      'filter failed',
+    );
+    expect(index.search('support group Melanie sunrise', { limit: 10 })).toEqual(expected);
   });
 
   it('scores the same after add/remove churn as a fresh build of the survivors', () => {

@@ -155,7 +155,6 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     scores: new Float64Array(0),
     touched: new Int32Array(0),
     heap: new Int32Array(0),
-    heapScores: new Float64Array(0),
     suffix: new Float64Array(0),
     norms: new Float64Array(0),
     documentCount: 0,
@@ -256,18 +255,22 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     scratch.documentCount = count;
     const { scores, touched, heap } = scratch;
     const touchedCount = accumulateScores(scoring, limit, filter === undefined, scratch);
+    // Touched slots not yet read by the filter start here; those before it that it kept are
+    // moved to the front of `touched`, those it dropped have their accumulator zeroed at once.
+    let unread = touchedCount;
+    let keptCount = touchedCount;
     try {
-      let keptCount = touchedCount;
-      let kept = touched;
       if (filter !== undefined) {
-        kept = new Int32Array(touchedCount);
         keptCount = 0;
-        for (let index = 0; index < touchedCount; index++) {
-          const slot = touched[index] as number;
-          if (filter(slotIds[slot] as string)) kept[keptCount++] = slot;
+        for (unread = 0; unread < touchedCount; ) {
+          const slot = touched[unread] as number;
+          const passes = filter(slotIds[slot] as string);
+          unread++;
+          if (passes) touched[keptCount++] = slot;
+          else scores[slot] = 0;
         }
       }
-      const size = topSlots(kept, keptCount, scores, limit, heap);
+      const size = topSlots(touched, keptCount, scores, limit, heap);
       if (result.slots.length < size) {
         result.slots = new Int32Array(Math.max(32, size));
         result.scores = new Float64Array(result.slots.length);
@@ -279,8 +282,10 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       }
       return size;
     } finally {
-      // Even when the filter throws, the accumulators are left zeroed for the next search.
-      for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
+      // Even when the filter throws, the accumulators are left zeroed for the next search: the
+      // kept slots, and those the filter had not read.
+      for (let index = 0; index < keptCount; index++) scores[touched[index] as number] = 0;
+      for (let index = unread; index < touchedCount; index++) scores[touched[index] as number] = 0;
       scoring.length = 0;
     }
   };
@@ -366,9 +371,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   };
   slotAccess.set(index, {
     search: (query, limit) => rank(queryTerms(query), undefined, limit, undefined),
-    slotAt: (rankIndex) => result.slots[rankIndex] as number,
-    scoreAt: (rankIndex) => result.scores[rankIndex] as number,
-    idAt: (slot) => slotIds[slot],
+    lastSlots: () => result.slots,
+    lastScores: () => result.scores,
+    ids: slotIds,
     slotOf: (id) => documents.get(id)?.slot ?? -1,
   });
   return index;
@@ -380,14 +385,14 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
  * object). Not exported from `ctxloom/retrieval`.
  */
 export interface Bm25Slots {
-  /** Ranks `query` as `search` does (no filter) and returns how many hits; read them with `slotAt`/`scoreAt` before the next search. */
+  /** Ranks `query` as `search` does (no filter) and returns how many hits; read them with `lastSlots`/`lastScores` before the next search. */
   search(query: string, limit: number): number;
-  /** Slot of the hit at `rankIndex` (0 = best) of the last search. */
-  slotAt(rankIndex: number): number;
-  /** BM25 score of the hit at `rankIndex` of the last search. */
-  scoreAt(rankIndex: number): number;
-  /** Id of the document in `slot` (undefined for a free slot). */
-  idAt(slot: number): string | undefined;
+  /** The last search's slots by rank, 0 = best (valid up to the count it returned, until the next search). */
+  lastSlots(): Int32Array;
+  /** The last search's BM25 scores by rank (as `lastSlots`). */
+  lastScores(): Float64Array;
+  /** Document id by slot (undefined for a free slot): the index's own list, read-only. */
+  readonly ids: ReadonlyArray<string | undefined>;
   /** Slot of the document `id`, or -1. A document keeps its slot until it is removed or replaced. */
   slotOf(id: string): number;
 }

@@ -15,15 +15,13 @@ export interface ScoringTerm {
 
 /**
  * Reused per-search buffers (search is synchronous): accumulators (all 0 between searches),
- * touched slots, and heap and bound space; see {@link reserveScratch}.
+ * touched slots, and result and bound space; see {@link reserveScratch}.
  */
 export interface ScoringScratch {
   scores: Float64Array;
   touched: Int32Array;
   /** Slots of the result heap (≥ limit). */
   heap: Int32Array;
-  /** Scores of the threshold heap (≥ limit). */
-  heapScores: Float64Array;
   /** Suffix sums of the term bounds (≥ terms + 1). */
   suffix: Float64Array;
   /** `k1·(1 − b + b·length/avgLength)` per slot (one entry per slot in use). */
@@ -88,7 +86,7 @@ export function accumulateScores(
       prune &&
       touchedCount >= limit &&
       rest < added &&
-      rest < kthLargest(touched, touchedCount, scores, limit, scratch.heapScores)
+      countAbove(touched, touchedCount, scores, rest, limit)
     )
       break;
     // weight × impact is the impact itself for weight 1 (x·1 = x exactly).
@@ -142,44 +140,21 @@ function completeTouched(term: ScoringTerm, touchedCount: number, scratch: Scori
 }
 
 /**
- * The `k`-th largest of `scores[slot]` over the first `count` slots (count ≥ k ≥ 1), using
- * `heap` (length ≥ k) as scratch.
+ * Whether at least `k` of the first `count` slots score above `threshold` — that is, whether
+ * the `k`-th largest score exceeds it. One pass that stops at the `k`-th, no ordering.
  */
-export function kthLargest(
+export function countAbove(
   slots: Int32Array,
   count: number,
   scores: Float64Array,
+  threshold: number,
   k: number,
-  heap: Float64Array,
-): number {
-  // Min-heap of the k largest scores seen.
-  for (let index = 0; index < k; index++) {
-    let at = index;
-    const score = scores[slots[index] as number] as number;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!(score < (heap[parent] as number))) break;
-      heap[at] = heap[parent] as number;
-      at = parent;
-    }
-    heap[at] = score;
+): boolean {
+  let above = 0;
+  for (let index = 0; index < count; index++) {
+    if ((scores[slots[index] as number] as number) > threshold && ++above >= k) return true;
   }
-  for (let index = k; index < count; index++) {
-    const score = scores[slots[index] as number] as number;
-    if (!(score > (heap[0] as number))) continue;
-    let at = 0;
-    for (;;) {
-      const left = 2 * at + 1;
-      if (left >= k) break;
-      const right = left + 1;
-      const child = right < k && (heap[right] as number) < (heap[left] as number) ? right : left;
-      if (!((heap[child] as number) < score)) break;
-      heap[at] = heap[child] as number;
-      at = child;
-    }
-    heap[at] = score;
-  }
-  return heap[0] as number;
+  return false;
 }
 
 /**
@@ -191,9 +166,6 @@ export function reserveScratch(scratch: ScoringScratch, slots: number, limit: nu
     scratch.scores = new Float64Array(Math.max(64, slots * 2));
     scratch.touched = new Int32Array(scratch.scores.length);
   }
-  if (scratch.heap.length < limit) {
-    scratch.heap = new Int32Array(Math.max(32, limit));
-    scratch.heapScores = new Float64Array(scratch.heap.length);
-  }
+  if (scratch.heap.length < limit) scratch.heap = new Int32Array(Math.max(32, limit));
   if (scratch.suffix.length < terms + 1) scratch.suffix = new Float64Array(Math.max(16, terms * 2));
 }

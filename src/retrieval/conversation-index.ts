@@ -194,15 +194,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     const count = slots.search(request.query, request.limit);
     const candidates: RetrievalCandidate[] = [];
     if (count === 0) return candidates;
-    const best = slots.scoreAt(0);
+    const ranked = slots.lastSlots();
+    const scores = slots.lastScores();
+    const ids = slots.ids;
+    const best = scores[0] as number;
     for (let rank = 0; rank < count; rank++) {
-      const slot = slots.slotAt(rank);
-      const id = slots.idAt(slot) as string;
+      const slot = ranked[rank] as number;
+      const id = ids[slot] as string;
       let position = slot < positionBySlot.length ? (positionBySlot[slot] as number) : -1;
       // The lexical index is public: a document put there directly is found by id, if at all.
       if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
         position = positions.get(id) ?? -1;
-      if (position >= 0) candidates.push(candidateAt(position, slots.scoreAt(rank) / best, origin, range));
+      if (position >= 0)
+        candidates.push(candidateAt(position, (scores[rank] as number) / best, origin, range));
     }
     return candidates;
   };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RetrievalCandidate } from './candidate.ts';
-import { dedupeCandidates } from './dedupe-candidates.ts';
+import { dedupeCandidates, dedupedView } from './dedupe-candidates.ts';
 
 // The definition: best vector score per fingerprint (ties: first seen), in order of first appearance.
 function reference(candidates: RetrievalCandidate[]): RetrievalCandidate[] {
@@ -42,6 +42,12 @@ describe('dedupeCandidates', () => {
           expect(dedupeCandidates(candidates)).toEqual(reference(candidates));
           // Deterministic: a second call agrees.
           expect(dedupeCandidates(candidates)).toEqual(reference(candidates));
+          // The view agrees too, and is the list itself exactly when nothing was merged.
+          const view = dedupedView(candidates);
+          expect(view).toEqual(reference(candidates));
+          if (candidates.length <= 32)
+            expect(view === candidates).toBe(reference(candidates).length === candidates.length);
+          expect(dedupeCandidates(candidates)).not.toBe(candidates);
         },
       ),
       { numRuns: 300 },

@@ -35,6 +35,8 @@ export function injectRetrieval(options: InjectRetrievalOptions): ContextBlock[]
   if (!(options.maxTokens >= 0)) {
     throw new CtxloomError({ code: 'invalid-argument', message: 'maxTokens must be ≥ 0', path: 'maxTokens' });
   }
+  // No budget or nothing to pack: no block, nothing formatted or counted.
+  if (options.maxTokens === 0 || options.candidates.length === 0) return [];
   const layer = options.layer ?? 'knowledge__context';
   const source = options.source ?? 'retrieval';
   const format = options.format ?? ((candidate: RankedCandidate) => candidate.content);

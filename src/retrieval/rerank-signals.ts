@@ -13,7 +13,9 @@ export interface RerankContext {
 
 /**
  * One reranking signal: a score in 0..1 for a candidate, and its weight (≥ 0) in the weighted
- * mean. Signals are pluggable; the four below are seed 001's.
+ * mean. Signals are pluggable; the four below are seed 001's. The reranker scores one signal at
+ * a time over every candidate, in signal order, and reads `weight` once, when it is made; a
+ * score is stored as a number (`Float64Array`), so return numbers.
  */
 export interface RerankSignal {
   readonly name: string;
@@ -32,7 +34,17 @@ export interface RerankSignal {
  * docs/retrieval.md.
  */
 export function createVectorScoreSignal(weight = 0.4): RerankSignal {
-  return { name: 'vector-score', weight, score: (candidate) => clamp(candidate.vectorScore) };
+  return builtin(
+    { name: 'vector-score', weight, score: (candidate) => clampScore(candidate.vectorScore) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      for (let at = 0; at < candidates.length; at++) {
+        const value = (candidates[at] as RetrievalCandidate).vectorScore;
+        // clampScore in comparisons: NaN, ±∞ and ≤ 0 (−0 too) give 0, finite ≥ 1 gives 1.
+        scores[at * stride + column] = value > 0 ? (value < 1 ? value : value === Infinity ? 0 : 1) : 0;
+      }
+    },
+  );
 }
 
 /**
@@ -44,25 +56,35 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
   // Analysed candidate texts as term ids, reused across queries (memory passages recur);
   // one cache per analyzer.
   const caches = new WeakMap<Analyzer, TermIdCache>();
-  const prepare = (context: RerankContext) => {
-    const size = context.queryTerms.size;
-    if (size === 0) return () => 0;
+  // The analyzer's cache with the query of `context` marked (until the next query is).
+  const marked = (context: RerankContext): TermIdCache => {
     let cache = caches.get(context.analyzer);
     if (cache === undefined) {
       cache = createTermIdCache(context.analyzer);
       caches.set(context.analyzer, cache);
     }
-    const terms = cache;
+    cache.markQuery(context.queryTerms);
+    return cache;
+  };
+  const prepare = (context: RerankContext) => {
+    const size = context.queryTerms.size;
+    if (size === 0) return () => 0;
+    const terms = marked(context);
     // The scorer is used within this rerank only: the next prepare re-marks the query.
-    terms.markQuery(context.queryTerms);
     return (candidate: RetrievalCandidate) => terms.countQueryTerms(candidate.content) / size;
   };
-  return {
-    name: 'query-overlap',
-    weight,
-    prepare,
-    score: (candidate, context) => prepare(context)(candidate),
-  };
+  return builtin(
+    { name: 'query-overlap', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      const size = context.queryTerms.size;
+      if (size === 0) {
+        for (let at = 0; at < candidates.length; at++) scores[at * stride + column] = 0;
+        return;
+      }
+      marked(context).shareOfQueryTerms(candidates, size, scores, column, stride);
+    },
+  );
 }
 
 /**
@@ -99,12 +121,23 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
     for (const other of candidates) perOrigin.set(other.origin, (perOrigin.get(other.origin) ?? 0) + 1);
     return (candidate: RetrievalCandidate) => scoreOf(perOrigin.get(candidate.origin) ?? 0, total);
   };
-  return {
-    name: 'origin-diversity',
-    weight,
-    prepare,
-    score: (candidate, context) => prepare(context)(candidate),
-  };
+  return builtin(
+    { name: 'origin-diversity', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      const first = candidates[0]?.origin;
+      let single = true;
+      for (let at = 1; at < candidates.length && single; at++)
+        single = (candidates[at] as RetrievalCandidate).origin === first;
+      // One origin (one recall source): every candidate has all the candidates' share.
+      const score = single ? scoreOf(candidates.length, Math.max(1, candidates.length)) : 0;
+      const scorer = single ? undefined : prepare(context);
+      for (let at = 0; at < candidates.length; at++) {
+        scores[at * stride + column] =
+          scorer === undefined ? score : scorer(candidates[at] as RetrievalCandidate);
+      }
+    },
+  );
 }
 
 /**
@@ -112,16 +145,24 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
  * passages score `length / 200`, longer ones `800 / length` (both in 0..1).
  */
 export function createContentLengthSignal(weight = 0.1): RerankSignal {
-  return {
-    name: 'content-length',
-    weight,
-    score(candidate) {
-      const length = candidate.content.length;
-      if (length < 200) return length / 200;
-      if (length > 800) return 800 / length;
-      return 1;
+  return builtin(
+    { name: 'content-length', weight, score: (candidate) => contentLengthScore(candidate.content.length) },
+    (context, scores, column, stride) => {
+      const candidates = context.candidates;
+      for (let at = 0; at < candidates.length; at++) {
+        const length = (candidates[at] as RetrievalCandidate).content.length;
+        // contentLengthScore, written out.
+        scores[at * stride + column] = length < 200 ? length / 200 : length > 800 ? 800 / length : 1;
+      }
     },
-  };
+  );
+}
+
+// The content-length signal's score of a passage of `length` characters.
+function contentLengthScore(length: number): number {
+  if (length < 200) return length / 200;
+  if (length > 800) return 800 / length;
+  return 1;
 }
 
 /** The seed's four signals with their default weights (.40 / .35 / .15 / .10). */
@@ -134,7 +175,35 @@ export function createDefaultSignals(): RerankSignal[] {
   ];
 }
 
-function clamp(value: number): number {
+/**
+ * Writes a signal's score of every candidate of `context` into
+ * `scores[candidate × stride + column]` — the same scores as its `score`, in one call per
+ * rerank. Not exported from `ctxloom/retrieval`.
+ */
+export type SignalColumn = (
+  context: RerankContext,
+  scores: Float64Array,
+  column: number,
+  stride: number,
+) => void;
+
+const columns = new WeakMap<RerankSignal, SignalColumn>();
+
+/** The {@link SignalColumn} of a signal made here (undefined for any other). */
+export function signalColumn(signal: RerankSignal): SignalColumn | undefined {
+  return columns.get(signal);
+}
+
+// The signals made here are frozen: the reranker computes them through their column, so their
+// `score` and `weight` must stay the ones they were made with.
+function builtin(signal: RerankSignal, column: SignalColumn): RerankSignal {
+  Object.freeze(signal);
+  columns.set(signal, column);
+  return signal;
+}
+
+// The vector-score signal's score: `value` clamped to 0..1 (NaN and ±∞ give 0).
+function clampScore(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 

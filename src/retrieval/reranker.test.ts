@@ -118,6 +118,60 @@ describe('createReranker', () => {
     expect(ranked.map((candidate) => candidate.id)).toEqual(['0']);
   });
 
+  it('calls each custom signal signal by signal over the deduplicated candidates', () => {
+    const calls: string[] = [];
+    const signal = (name: string) => ({
+      name,
+      weight: 1,
+      score: (candidate: { id: string }) => {
+        calls.push(`${name}:${candidate.id}`);
+        return 0.5;
+      },
+    });
+    createReranker({ signals: [signal('first'), signal('second')] }).rerank({
+      query: 'q',
+      candidates: ['a', 'b'].map((id) => makeCandidate({ id, content: id })),
+    });
+    expect(calls).toEqual(['first:a', 'first:b', 'second:a', 'second:b']);
+  });
+
+  it('makes its default signals frozen (the reranker computes vector score and length itself)', () => {
+    for (const signal of createReranker().signals) expect(Object.isFrozen(signal)).toBe(true);
+  });
+
+  it('reads limit as slice does: truncated, NaN or negative as none, beyond the list as all', () => {
+    const candidates = [0.9, 0.7, 0.5].map((vectorScore, index) =>
+      makeCandidate({ id: String(index), content: `text ${index}`, vectorScore }),
+    );
+    const reranker = createReranker({ signals: [createVectorScoreSignal()] });
+    const ids = (limit: number) =>
+      reranker.rerank({ query: 'q', candidates, limit }).map((candidate) => candidate.id);
+    expect(ids(2.7)).toEqual(['0', '1']);
+    expect(ids(Number.NaN)).toEqual([]);
+    expect(ids(-1)).toEqual([]);
+    expect(ids(Number.POSITIVE_INFINITY)).toEqual(['0', '1', '2']);
+  });
+
+  it('ranks a long list (more than 32 candidates) stably, ties in recall order', () => {
+    const candidates = Array.from({ length: 50 }, (_, index) =>
+      makeCandidate({ id: String(index), content: `passage ${index}`, vectorScore: (index % 5) / 4 }),
+    );
+    const ranked = createReranker({ signals: [createVectorScoreSignal()] }).rerank({
+      query: 'q',
+      candidates,
+    });
+    const expected = [...candidates]
+      .sort((left, right) => right.vectorScore - left.vectorScore)
+      .map((candidate) => candidate.id);
+    expect(ranked.map((candidate) => candidate.id)).toEqual(expected);
+    const top = createReranker({ signals: [createVectorScoreSignal()] }).rerank({
+      query: 'q',
+      candidates,
+      limit: 40,
+    });
+    expect(top.map((candidate) => candidate.id)).toEqual(expected.slice(0, 40));
+  });
+
   it('rejects a negative weight', () => {
     expect(() => createReranker({ signals: [createVectorScoreSignal(-1)] })).toThrow(/weight/);
   });

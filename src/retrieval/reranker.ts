@@ -1,8 +1,14 @@
 import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
-import { dedupeCandidates } from './dedupe-candidates.ts';
-import { createDefaultSignals, type RerankContext, type RerankSignal } from './rerank-signals.ts';
+import { dedupedView } from './dedupe-candidates.ts';
+import {
+  createDefaultSignals,
+  type RerankContext,
+  type RerankSignal,
+  type SignalColumn,
+  signalColumn,
+} from './rerank-signals.ts';
 
 /** Options of {@link createReranker}. */
 export interface RerankerOptions {
@@ -48,77 +54,188 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
     }
     totalWeight += signal.weight;
   }
+  const count = signals.length;
+  const weights = Float64Array.from(signals, (signal) => signal.weight);
+  const columns = signals.map(signalColumn);
   const record = createSignalRecord(signals.map((signal) => signal.name));
+  // Scores of the current rerank, signal by signal per candidate, and the final scores and
+  // order of the candidates — grown, never shrunk, and reused unless a signal reranks with
+  // this reranker while it runs.
+  let scratch = createScratch(0, count);
+  let busy = false;
   return {
     signals,
     rerank(input) {
-      const candidates = dedupeCandidates(input.candidates);
+      const candidates = dedupedView(input.candidates);
+      const size = candidates.length;
       const context: RerankContext = {
         query: input.query,
         queryTerms: new Set(analyzer.analyze(input.query)),
         candidates,
         analyzer,
       };
-      const minScore = input.minScore ?? 0;
-      const scorers = signals.map((signal) => signal.prepare?.(context));
-      const ranked: RankedCandidate[] = [];
-      const values: number[] = [];
-      for (const candidate of candidates) {
-        let sum = 0;
-        for (let index = 0; index < signals.length; index++) {
-          const signal = signals[index] as RerankSignal;
-          const scorer = scorers[index];
-          const score = scorer === undefined ? signal.score(candidate, context) : scorer(candidate);
-          values[index] = score;
-          sum += score * signal.weight;
+      const own = !busy;
+      if (own && scratch.order.length < size) scratch = createScratch(size, count);
+      const { scores, finals, order } = own ? scratch : createScratch(size, count);
+      busy = true;
+      try {
+        // One signal at a time over every candidate (its scorer prepared once per rerank).
+        for (let index = 0; index < count; index++) {
+          const column = columns[index] as SignalColumn | undefined;
+          if (column === undefined)
+            scoreColumn(signals[index] as RerankSignal, context, scores, index, count);
+          else column(context, scores, index, count);
         }
-        const finalScore = totalWeight > 0 ? sum / totalWeight : 0;
-        if (finalScore < minScore) continue;
-        ranked.push({ ...candidate, finalScore, signals: record(values) });
+        const kept = weigh(scores, size, weights, totalWeight, input.minScore ?? 0, finals, order);
+        // As `slice(0, limit)` reads a limit: truncated, NaN and below 0 as 0.
+        const wanted = input.limit === undefined ? kept : Math.trunc(input.limit);
+        const length = selectBest(order, kept, finals, wanted > 0 ? Math.min(kept, wanted) : 0);
+        return copyRanked(candidates, order, length, finals, scores, count, record);
+      } finally {
+        if (own) busy = false;
       }
-      sortByFinalScore(ranked);
-      return input.limit === undefined ? ranked : ranked.slice(0, Math.max(0, input.limit));
     },
   };
 }
 
-// Best first, ties in recall order. A candidate list is short: insertion sort (stable) beats
-// the comparator calls of Array#sort, which is kept for long lists (it is stable too).
-function sortByFinalScore(ranked: RankedCandidate[]): void {
-  if (ranked.length > 32) {
-    ranked.sort((left, right) => right.finalScore - left.finalScore);
+// Each candidate's final score — the weighted sum in signal order, as it always was — into
+// `finals`, and the positions scoring at least `minScore` into `order`; returns how many.
+function weigh(
+  scores: Float64Array,
+  size: number,
+  weights: Float64Array,
+  totalWeight: number,
+  minScore: number,
+  finals: Float64Array,
+  order: Int32Array,
+): number {
+  const count = weights.length;
+  let kept = 0;
+  for (let at = 0; at < size; at++) {
+    let sum = 0;
+    for (let index = 0; index < count; index++) {
+      sum += (scores[at * count + index] as number) * (weights[index] as number);
+    }
+    const finalScore = totalWeight > 0 ? sum / totalWeight : 0;
+    if (finalScore < minScore) continue;
+    finals[at] = finalScore;
+    order[kept++] = at;
+  }
+  return kept;
+}
+
+// The first `length` positions of `order` as ranked copies of their candidates (only the
+// candidates returned are copied).
+function copyRanked(
+  candidates: readonly RetrievalCandidate[],
+  order: Int32Array,
+  length: number,
+  finals: Float64Array,
+  scores: Float64Array,
+  count: number,
+  record: (scores: Float64Array, offset: number) => Record<string, number>,
+): RankedCandidate[] {
+  const ranked: RankedCandidate[] = [];
+  for (let place = 0; place < length; place++) {
+    const at = order[place] as number;
+    ranked.push({
+      ...(candidates[at] as RetrievalCandidate),
+      finalScore: finals[at] as number,
+      signals: record(scores, at * count),
+    });
+  }
+  return ranked;
+}
+
+interface RerankScratch {
+  /** `scores[candidate × signals + signal]`. */
+  scores: Float64Array;
+  finals: Float64Array;
+  /** Candidate positions, best first once selected. */
+  order: Int32Array;
+}
+
+function createScratch(candidates: number, signals: number): RerankScratch {
+  const capacity = Math.max(32, candidates);
+  return {
+    scores: new Float64Array(capacity * Math.max(1, signals)),
+    finals: new Float64Array(capacity),
+    order: new Int32Array(capacity),
+  };
+}
+
+// Writes `signal`'s score of every candidate into column `column` of `scores`, through its
+// scorer when it prepares one.
+function scoreColumn(
+  signal: RerankSignal,
+  context: RerankContext,
+  scores: Float64Array,
+  column: number,
+  stride: number,
+): void {
+  const candidates = context.candidates;
+  const size = candidates.length;
+  const scorer = signal.prepare?.(context);
+  if (scorer !== undefined) {
+    for (let at = 0; at < size; at++)
+      scores[at * stride + column] = scorer(candidates[at] as RetrievalCandidate);
     return;
   }
-  for (let index = 1; index < ranked.length; index++) {
-    const entry = ranked[index] as RankedCandidate;
-    let at = index;
-    while (at > 0 && (ranked[at - 1] as RankedCandidate).finalScore < entry.finalScore) {
-      ranked[at] = ranked[at - 1] as RankedCandidate;
-      at--;
-    }
-    ranked[at] = entry;
+  for (let at = 0; at < size; at++) {
+    scores[at * stride + column] = signal.score(candidates[at] as RetrievalCandidate, context);
   }
+}
+
+// Moves the best `limit` (≤ count) of the first `count` positions of `order` (ascending) to its
+// front, best first (ties in recall order: the lower position first), and returns `limit`.
+// Insertion into the kept prefix while it is short — a candidate that cannot make the cut
+// costs one comparison, and nothing past the cut is sorted; a stable sort for a long one.
+function selectBest(order: Int32Array, count: number, finals: Float64Array, limit: number): number {
+  if (limit <= 0) return 0;
+  if (limit > 32) {
+    const positions = Array.from(order.subarray(0, count));
+    positions.sort((left, right) => (finals[right] as number) - (finals[left] as number));
+    for (let index = 0; index < limit; index++) order[index] = positions[index] as number;
+    return limit;
+  }
+  let kept = 0;
+  for (let index = 0; index < count; index++) {
+    const at = order[index] as number;
+    const score = finals[at] as number;
+    // Positions arrive in recall order, so an equal score stays behind the kept ones.
+    if (kept === limit && !((finals[order[kept - 1] as number] as number) < score)) continue;
+    let place = kept < limit ? kept++ : kept - 1;
+    while (place > 0 && (finals[order[place - 1] as number] as number) < score) {
+      order[place] = order[place - 1] as number;
+      place--;
+    }
+    order[place] = at;
+  }
+  return kept;
 }
 
 const SEED_SIGNALS = ['vector-score', 'query-overlap', 'origin-diversity', 'content-length'];
 
-// Builds the signal-name → score record of a candidate. The seed's four signals get an object
-// literal (one hidden class, no keyed stores); others a copy of a template filled in by name.
-function createSignalRecord(names: readonly string[]): (values: readonly number[]) => Record<string, number> {
+// Builds the signal-name → score record of a candidate from its scores (`scores[offset…]`).
+// The seed's four signals get an object literal (one hidden class, no keyed stores); others a
+// copy of a template filled in by name.
+function createSignalRecord(
+  names: readonly string[],
+): (scores: Float64Array, offset: number) => Record<string, number> {
   if (names.length === SEED_SIGNALS.length && names.every((name, index) => name === SEED_SIGNALS[index])) {
-    return (values) => ({
-      'vector-score': values[0] as number,
-      'query-overlap': values[1] as number,
-      'origin-diversity': values[2] as number,
-      'content-length': values[3] as number,
+    return (scores, offset) => ({
+      'vector-score': scores[offset] as number,
+      'query-overlap': scores[offset + 1] as number,
+      'origin-diversity': scores[offset + 2] as number,
+      'content-length': scores[offset + 3] as number,
     });
   }
   const template: Record<string, number> = {};
   for (const name of names) template[name] = 0;
-  return (values) => {
-    const scores = { ...template };
+  return (scores, offset) => {
+    const record = { ...template };
     for (let index = 0; index < names.length; index++)
-      scores[names[index] as string] = values[index] as number;
-    return scores;
+      record[names[index] as string] = scores[offset + index] as number;
+    return record;
   };
 }

@@ -52,6 +52,39 @@ describe('createRetriever', () => {
     expect(result.blocks.length).toBeGreaterThan(0);
   });
 
+  it('with one source: applies its minScore, reports its failure, and rethrows once aborted', async () => {
+    const mixed: RecallSource = {
+      name: 'mixed',
+      recall: async () => [
+        makeCandidate({ id: 'strong', content: 'OAuth2 strong match', origin: 'mixed', vectorScore: 0.9 }),
+        makeCandidate({ id: 'weak', content: 'OAuth2 weak match', origin: 'mixed', vectorScore: 0.1 }),
+      ],
+    };
+    const kept = await createRetriever({ sources: [{ source: mixed, minScore: 0.5 }] }).retrieve({
+      query: 'OAuth2',
+      maxTokens: 0,
+      counter,
+    });
+    expect(kept.ranked.map((candidate) => candidate.id)).toEqual(['strong']);
+    expect(kept.blocks).toEqual([]);
+    const offline = new Error('offline');
+    const broken: RecallSource = {
+      name: 'broken',
+      recall: async () => {
+        throw offline;
+      },
+    };
+    const retriever = createRetriever({ sources: [broken] });
+    const failed = await retriever.retrieve({ query: 'OAuth2', maxTokens: 100, counter });
+    expect(failed.ranked).toEqual([]);
+    expect(failed.failures).toEqual([{ source: 'broken', error: offline }]);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      retriever.retrieve({ query: 'OAuth2', maxTokens: 100, counter, signal: controller.signal }),
+    ).rejects.toBe(offline);
+  });
+
   it('passes each source its recallLimit', async () => {
     const limits: number[] = [];
     const spy: RecallSource = {

@@ -1,8 +1,8 @@
 import { type ContextBlock, CtxloomError, type Message, type TokenCounter } from '../core/index.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
-import { injectRetrieval } from './inject-retrieval.ts';
+import { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';
 import { type RewrittenQuery, rewriteQuery } from './query-rewriter.ts';
-import type { RecallSource } from './recall-source.ts';
+import type { RecallRequest, RecallSource } from './recall-source.ts';
 import { createReranker, type Reranker } from './reranker.ts';
 
 /** A recall source with its own limits. */
@@ -105,59 +105,16 @@ export function createRetriever(options: RetrieverOptions): Retriever {
   const reranker = options.reranker ?? createReranker();
   const rewrite = options.rewrite;
 
+  const minFinalScore = options.minFinalScore;
+  const only = configs.length === 1 ? (configs[0] as RecallSourceConfig) : undefined;
+
   return {
     async retrieve(request) {
       const query =
         rewrite === false || request.history === undefined
           ? { query: request.query, original: request.query, addedWords: [] }
           : rewriteQuery({ query: request.query, messages: request.history, ...rewrite });
-      let failures: RetrievalResult['failures'] = [];
-      // Sources that may hold more than they returned (they filled their limit).
-      let more = false;
-      const limitOf = (config: RecallSourceConfig, scale: number): number => {
-        const base = config.recallLimit ?? recallLimit;
-        return Math.max(base, Math.min(maxRecallLimit, Math.ceil(base * scale)));
-      };
-      const requestOf = (limit: number) => ({
-        query: query.query,
-        limit,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-      });
-      const kept = (config: RecallSourceConfig, limit: number, candidates: RetrievalCandidate[]) => {
-        if (candidates.length >= limit && limit < maxRecallLimit) more = true;
-        const minScore = config.minScore ?? 0;
-        const passes = (candidate: RetrievalCandidate) => candidate.vectorScore >= minScore;
-        return candidates.every(passes) ? candidates : candidates.filter(passes);
-      };
-      const failed = (config: RecallSourceConfig, error: unknown): RetrievalCandidate[] => {
-        if (request.signal?.aborted === true) throw error;
-        failures.push({ source: config.source.name, error });
-        return [];
-      };
-      const recallFrom = async (config: RecallSourceConfig, scale: number): Promise<RetrievalCandidate[]> => {
-        const limit = limitOf(config, scale);
-        try {
-          return kept(config, limit, await config.source.recall(requestOf(limit)));
-        } catch (error) {
-          return failed(config, error);
-        }
-      };
-      const rank = (recalled: readonly RetrievalCandidate[]) => {
-        const ranked = reranker.rerank({
-          query: query.query,
-          candidates: recalled,
-          ...(options.minFinalScore === undefined ? {} : { minScore: options.minFinalScore }),
-        });
-        const blocks = injectRetrieval({
-          candidates: ranked,
-          maxTokens: request.maxTokens,
-          counter: request.counter,
-          ...(request.layer === undefined ? {} : { layer: request.layer }),
-          ...(request.sourceName === undefined ? {} : { source: request.sourceName }),
-        });
-        return { ranked, blocks };
-      };
-      const only = configs.length === 1 ? (configs[0] as RecallSourceConfig) : undefined;
+      const round: RecallRound = { failures: [], more: false };
       let scale = 1;
       let result: { ranked: RankedCandidate[]; blocks: ContextBlock[] } | undefined;
       // The first round, and while room is left for another block of the packed ones' mean
@@ -165,31 +122,110 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       // the budget the last round filled (at least double), up to `maxRecallLimit` per source.
       for (let rounds = 0; rounds < MAX_RECALL_ROUNDS; rounds++) {
         if (result !== undefined) {
-          if (!more || result.blocks.length === 0) break;
+          if (!round.more || result.blocks.length === 0) break;
           const used = result.blocks.reduce((sum, block) => sum + block.tokens, 0);
           if (request.maxTokens - used < used / result.blocks.length) break;
           scale = Math.max(scale * 2, Math.ceil(((scale * request.maxTokens) / used) * 1.25));
         }
-        failures = [];
-        more = false;
+        round.failures = [];
+        round.more = false;
         let recalled: RetrievalCandidate[];
         if (only !== undefined) {
           // One source: its promise awaited here (no async wrapper per round, nor Promise.all).
-          const limit = limitOf(only, scale);
+          const limit = limitOf(only, scale, recallLimit, maxRecallLimit);
           try {
-            recalled = kept(only, limit, await only.source.recall(requestOf(limit)));
+            const candidates = await only.source.recall(recallRequest(query.query, limit, request.signal));
+            recalled = keptOf(only, limit, maxRecallLimit, candidates, round);
           } catch (error) {
-            recalled = failed(only, error);
+            recalled = failedRecall(only, error, request.signal, round);
           }
         } else {
-          recalled = (await Promise.all(configs.map((config) => recallFrom(config, scale)))).flat();
+          const recallFrom = async (config: RecallSourceConfig): Promise<RetrievalCandidate[]> => {
+            const limit = limitOf(config, scale, recallLimit, maxRecallLimit);
+            try {
+              const candidates = await config.source.recall(
+                recallRequest(query.query, limit, request.signal),
+              );
+              return keptOf(config, limit, maxRecallLimit, candidates, round);
+            } catch (error) {
+              return failedRecall(config, error, request.signal, round);
+            }
+          };
+          recalled = (await Promise.all(configs.map(recallFrom))).flat();
         }
-        result = rank(recalled);
+        const ranked = reranker.rerank(
+          minFinalScore === undefined
+            ? { query: query.query, candidates: recalled }
+            : { query: query.query, candidates: recalled, minScore: minFinalScore },
+        );
+        const inject: InjectRetrievalOptions = {
+          candidates: ranked,
+          maxTokens: request.maxTokens,
+          counter: request.counter,
+        };
+        if (request.layer !== undefined) inject.layer = request.layer;
+        if (request.sourceName !== undefined) inject.source = request.sourceName;
+        result = { ranked, blocks: injectRetrieval(inject) };
       }
       result ??= { ranked: [], blocks: [] };
-      return { query, ranked: result.ranked, blocks: result.blocks, failures };
+      return { query, ranked: result.ranked, blocks: result.blocks, failures: round.failures };
     },
   };
+}
+
+// What the recall of one round reports besides its candidates.
+interface RecallRound {
+  /** Sources that failed in this round. */
+  failures: RetrievalResult['failures'];
+  /** Whether a source may hold more than it returned (it filled its limit). */
+  more: boolean;
+}
+
+// A source's limit in a round of `scale`: its own (or the retriever's) limit scaled, within
+// `maxRecallLimit`.
+function limitOf(
+  config: RecallSourceConfig,
+  scale: number,
+  recallLimit: number,
+  maxRecallLimit: number,
+): number {
+  const base = config.recallLimit ?? recallLimit;
+  return Math.max(base, Math.min(maxRecallLimit, Math.ceil(base * scale)));
+}
+
+function recallRequest(query: string, limit: number, signal: AbortSignal | undefined): RecallRequest {
+  return signal === undefined ? { query, limit } : { query, limit, signal };
+}
+
+// The candidates of a source that pass its `minScore` (the list itself when all do); notes in
+// `round` whether the source filled its limit.
+function keptOf(
+  config: RecallSourceConfig,
+  limit: number,
+  maxRecallLimit: number,
+  candidates: RetrievalCandidate[],
+  round: RecallRound,
+): RetrievalCandidate[] {
+  if (candidates.length >= limit && limit < maxRecallLimit) round.more = true;
+  const minScore = config.minScore ?? 0;
+  for (let index = 0; index < candidates.length; index++) {
+    if (!((candidates[index] as RetrievalCandidate).vectorScore >= minScore)) {
+      return candidates.filter((candidate) => candidate.vectorScore >= minScore);
+    }
+  }
+  return candidates;
+}
+
+// A failed source: rethrown when the retrieval was aborted, else noted and without candidates.
+function failedRecall(
+  config: RecallSourceConfig,
+  error: unknown,
+  signal: AbortSignal | undefined,
+  round: RecallRound,
+): RetrievalCandidate[] {
+  if (signal?.aborted === true) throw error;
+  round.failures.push({ source: config.source.name, error });
+  return [];
 }
 
 /** Per-source candidates recalled at most when filling a budget (`maxRecallLimit`'s default). */

@@ -16,8 +16,37 @@ export interface TermIdCache {
   markQuery(terms: ReadonlySet<string>): void;
   /** How many distinct terms of the current query `text` holds. */
   countQueryTerms(text: string): number;
+  /**
+   * For each passage, `countQueryTerms(content) / size` into `out[passage × stride + column]`
+   * (the query-overlap signal's scores of a candidate list, in one call).
+   */
+  shareOfQueryTerms(
+    passages: readonly { content: string }[],
+    size: number,
+    out: Float64Array,
+    column: number,
+    stride: number,
+  ): void;
   /** Distinct terms held now: those of the cached texts. */
   readonly termCount: number;
+}
+
+// How many of the sorted distinct `ids` carry the query's mark. Ids ascend: past the highest
+// marked one, or once every marked id is found, none is left.
+function countMarked(
+  ids: readonly number[],
+  marks: Int32Array,
+  stamp: number,
+  marked: number,
+  highestMarked: number,
+): number {
+  let count = 0;
+  for (let index = 0; index < ids.length && count < marked; index++) {
+    const id = ids[index] as number;
+    if (id > highestMarked) break;
+    if (marks[id] === stamp) count++;
+  }
+  return count;
 }
 
 /** Bounds of {@link createTermIdCache}. */
@@ -59,6 +88,10 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
   let refs = new Int32Array(256);
   let marks = new Int32Array(256);
   let stamp = 0;
+  // Ids marked for the current query and the highest of them: a passage's sorted ids are
+  // counted until both tell that no further id can be a query term.
+  let marked = 0;
+  let highestMarked = -1;
   let queryTerms: ReadonlySet<string> = new Set();
   let clock = 0;
   // Keyed by the text itself: V8 keeps a string's hash, so a recurring passage is found fast.
@@ -79,7 +112,11 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
     }
     dictionary.set(term, id);
     termOfId[id] = term;
-    marks[id] = queryTerms.has(term) ? stamp : 0;
+    if (queryTerms.has(term)) {
+      marks[id] = stamp;
+      marked++;
+      if (id > highestMarked) highestMarked = id;
+    } else marks[id] = 0;
     return id;
   };
   const release = (ids: readonly number[]): void => {
@@ -90,6 +127,7 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       dictionary.delete(termOfId[id] as string);
       termOfId[id] = undefined;
       // A reissued id must not inherit the mark of the term it held.
+      if (marks[id] === stamp) marked--;
       marks[id] = 0;
       freeIds.push(id);
     }
@@ -106,12 +144,14 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       return;
     }
   };
+  // A cached text's ids (stamped as used): the path of nearly every passage, kept small.
   const idsOf = (text: string): number[] => {
     const cached = texts.get(text);
-    if (cached !== undefined) {
-      cached.used = ++clock;
-      return cached.ids;
-    }
+    if (cached === undefined) return addText(text);
+    cached.used = ++clock;
+    return cached.ids;
+  };
+  const addText = (text: string): number[] => {
     const ids: number[] = [];
     for (const term of analyzer.analyze(text)) ids.push(idOf(term));
     ids.sort((left, right) => left - right);
@@ -135,18 +175,24 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       }
       stamp++;
       queryTerms = terms;
+      marked = 0;
+      highestMarked = -1;
       for (const term of terms) {
         const id = dictionary.get(term);
-        if (id !== undefined) marks[id] = stamp;
+        if (id === undefined) continue;
+        marks[id] = stamp;
+        marked++;
+        if (id > highestMarked) highestMarked = id;
       }
     },
     countQueryTerms(text) {
-      const ids = idsOf(text);
-      let count = 0;
-      for (let index = 0; index < ids.length; index++) {
-        if (marks[ids[index] as number] === stamp) count++;
+      return countMarked(idsOf(text), marks, stamp, marked, highestMarked);
+    },
+    shareOfQueryTerms(passages, size, out, column, stride) {
+      for (let at = 0; at < passages.length; at++) {
+        const ids = idsOf((passages[at] as { content: string }).content);
+        out[at * stride + column] = countMarked(ids, marks, stamp, marked, highestMarked) / size;
       }
-      return count;
     },
     get termCount() {
       return dictionary.size;

@@ -13,6 +13,7 @@ export function topSlots(
 ): number {
   const size = Math.min(limit, count);
   if (size <= 0) return 0;
+  if (size <= INSERTION_LIMIT) return insertBest(slots, count, scores, size, heap);
   // heap[0] is the worst kept slot: lowest score, then highest slot.
   let filled = 0;
   let index = 0;
@@ -47,6 +48,43 @@ export function topSlots(
     heap[end] = worst;
   }
   return size;
+}
+
+// Up to this many kept slots, a sorted prefix beats the heap: a slot that cannot make the cut
+// costs one comparison with the last kept, and the few that can shift a short list (no
+// sift calls, no final heap sort).
+const INSERTION_LIMIT = 32;
+
+// The best `size` (1..32, ≤ count) of `slots`, best first, kept sorted in `out` as they come.
+function insertBest(
+  slots: Int32Array,
+  count: number,
+  scores: Float64Array,
+  size: number,
+  out: Int32Array,
+): number {
+  let kept = 0;
+  let lastSlot = -1;
+  let lastScore = 0;
+  for (let index = 0; index < count; index++) {
+    const slot = slots[index] as number;
+    const score = scores[slot] as number;
+    if (kept === size) {
+      if (score < lastScore || (score === lastScore && slot > lastSlot)) continue;
+    } else kept++;
+    let at = kept - 1;
+    while (at > 0) {
+      const other = out[at - 1] as number;
+      const otherScore = scores[other] as number;
+      if (otherScore > score || (otherScore === score && other < slot)) break;
+      out[at] = other;
+      at--;
+    }
+    out[at] = slot;
+    lastSlot = out[kept - 1] as number;
+    lastScore = scores[lastSlot] as number;
+  }
+  return kept;
 }
 
 function worse(score: number, slot: number, otherScore: number, other: number): boolean {
