@@ -19,17 +19,32 @@ export function dropHistoryInChunks(
   chunkTokens: number,
   /** The widened cut never passes this index (e.g. the first message of the current turn). */
   limit: number = history.length - 1,
+  /**
+   * What the caller knows of the drops: the first `history.slice(0, known.oldest)` are among
+   * the drops after the first `known.scan` (history that could never fit), and no later drop
+   * sits at or past `known.oldest`. Only the first `scan` drops are then located.
+   */
+  known?: { scan: number; oldest: number },
 ): { selection: Selection; added: ContextBlock[] } {
   if (!(chunkTokens > 0) || history.length === 0) return { selection, added: [] };
   let reason: DropReason | undefined;
   let cut = 0;
   const locate = historyLocator(history);
   const dropped = selection.dropped;
-  for (let index = 0; index < dropped.length; index++) {
+  const scan = known === undefined ? dropped.length : Math.min(known.scan, dropped.length);
+  for (let index = 0; index < scan; index++) {
     const entry = dropped[index] as DroppedBlock;
     if (entry.block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
     reason ??= entry.reason;
     cut = Math.max(cut, locate(entry.block) + 1);
+  }
+  if (known !== undefined && known.oldest > 0) {
+    // The oldest messages were dropped as history that could never fit: the cut is past them.
+    cut = Math.max(cut, known.oldest);
+    for (let index = scan; reason === undefined && index < dropped.length; index++) {
+      const entry = dropped[index] as DroppedBlock;
+      if (entry.block.layer === 'history' && entry.reason.type === 'over-budget') reason = entry.reason;
+    }
   }
   if (reason === undefined) return { selection, added: [] };
   let boundary = -1;

@@ -302,6 +302,8 @@ function reusedBlocks(
   groups: ToolGroups,
 ): ContextBlock[] {
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
+  // Most histories have no tool calls: no group lookup per message then.
+  const byIndex = groups.groups.size === 0 ? undefined : groups.groups;
   return keptRuns.map({
     keys: messages,
     compute: (message, index) => {
@@ -310,7 +312,7 @@ function reusedBlocks(
         measure,
         { message, index, error: measure.error },
         positionPriority(from + index),
-        groups.groups.get(index),
+        byIndex?.get(index),
       );
     },
     valid: (block, index) => {
@@ -322,7 +324,7 @@ function reusedBlocks(
         block.id === measure.blockId &&
         metadata.index === index &&
         metadata.error === measure.error &&
-        block.group === groups.groups.get(index) &&
+        block.group === byIndex?.get(index) &&
         block.priority === positionPriority(from + index)
       );
     },
