@@ -83,15 +83,25 @@ export function dropHistoryRange(
   reason: DropReason,
 ): { selection: Selection; added: ContextBlock[] } {
   if (to <= from) return { selection, added: [] };
-  const locate = historyLocator(history);
-  const added: ContextBlock[] = [];
-  const kept = selection.kept.filter((block) => {
-    if (block.layer !== 'history') return true;
-    const at = locate(block);
-    if (at < from || at >= to) return true;
-    added.push(block);
-    return false;
-  });
+  const contiguous = keptRange(selection.kept, history, from, to);
+  let kept: ContextBlock[];
+  let added: ContextBlock[];
+  if (contiguous >= 0) {
+    // The whole range is kept, in order (the usual cut): two copies, no block read.
+    added = history.slice(from, to);
+    kept = selection.kept.slice(0, contiguous).concat(selection.kept.slice(contiguous + to - from));
+  } else {
+    const locate = historyLocator(history);
+    const taken: ContextBlock[] = [];
+    kept = selection.kept.filter((block) => {
+      if (block.layer !== 'history') return true;
+      const at = locate(block);
+      if (at < from || at >= to) return true;
+      taken.push(block);
+      return false;
+    });
+    added = taken;
+  }
   if (added.length === 0) return { selection, added };
   const freed = added.reduce((sum, block) => sum + block.tokens, 0);
   const dropped: DroppedBlock[] = selection.dropped.concat(added.map((block) => ({ block, reason })));
@@ -99,6 +109,24 @@ export function dropHistoryRange(
     grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
   );
   return { selection: { ...selection, kept, dropped, layers }, added };
+}
+
+/**
+ * Where `history[from..to)` sits in `kept` as one run in order (−1: it does not). Block ids
+ * are unique within a compile, so no other kept block is located in the range then.
+ */
+function keptRange(
+  kept: readonly ContextBlock[],
+  history: readonly ContextBlock[],
+  from: number,
+  to: number,
+): number {
+  const at = kept.indexOf(history[from] as ContextBlock);
+  if (at < 0 || at + to - from > kept.length) return -1;
+  for (let offset = 1; offset < to - from; offset++) {
+    if (kept[at + offset] !== history[from + offset]) return -1;
+  }
+  return at;
 }
 
 /**

@@ -287,11 +287,19 @@ export function compressionBlock(
   );
 }
 
+/** Whether a candidate list holds a compression block (lists are not changed once gathered). */
+const holdsSummary = new WeakMap<readonly ContextBlock[], boolean>();
+
 /** The candidates with `summary` as the one compression block (replacing any earlier one). */
 export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
-  let found = false;
-  for (let index = 0; index < candidates.length && !found; index++)
-    found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
+  // A call asks again for the same candidates (each summary pass, each retry): looked for once.
+  let found = holdsSummary.get(candidates);
+  if (found === undefined) {
+    found = false;
+    for (let index = 0; index < candidates.length && !found; index++)
+      found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
+    holdsSummary.set(candidates, found);
+  }
   // Usually there is none to replace: one copy of a long list, without a callback per block.
   const pool = found ? candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID) : candidates.slice();
   pool.push(summary);
