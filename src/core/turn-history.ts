@@ -304,7 +304,33 @@ function reusedBlocks(
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
   // Most histories have no tool calls: no group lookup per message then.
   const byIndex = groups.groups.size === 0 ? undefined : groups.groups;
-  return keptRuns.map({
+  const known = lastKept;
+  if (byIndex === undefined && known !== undefined && known.from === from) {
+    // The same measure object at the same place is the same message as measured then (the
+    // measures are kept by message, and checked against it): its block is still what would
+    // be made, read by pointer only. The new messages after them get new blocks.
+    const limit = Math.min(messages.length, known.blocks.length);
+    let same = 0;
+    while (same < limit && measures[from + same] === known.measures[from + same]) same++;
+    if (same > 0) {
+      const blocks = known.blocks.slice(0, same);
+      for (let index = same; index < messages.length; index++) {
+        const measure = measureOf(index);
+        const message = messages[index] as Message;
+        blocks.push(
+          historyBlock(
+            measure,
+            { message, index, error: measure.error },
+            positionPriority(from + index),
+            undefined,
+          ),
+        );
+      }
+      lastKept = { measures, from, blocks };
+      return blocks;
+    }
+  }
+  const blocks = keptRuns.map({
     keys: messages,
     compute: (message, index) => {
       const measure = measureOf(index);
@@ -332,4 +358,14 @@ function reusedBlocks(
     // Neither the keys (a slice made for this call) nor the blocks are changed afterwards.
     unshared: { keys: true, values: true },
   });
+  lastKept = byIndex === undefined ? { measures, from, blocks } : undefined;
+  return blocks;
 }
+
+/**
+ * The kept history's blocks of the last compile without tool groups, with the measures they
+ * were made from (all of the history's) and the position of the first (see {@link reusedBlocks}).
+ */
+let lastKept:
+  | { measures: readonly MessageMeasure[]; from: number; blocks: readonly ContextBlock[] }
+  | undefined;
