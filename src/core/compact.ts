@@ -287,19 +287,20 @@ export function compressionBlock(
   );
 }
 
-/** Whether a candidate list holds a compression block (lists are not changed once gathered). */
-const holdsSummary = new WeakMap<readonly ContextBlock[], boolean>();
-
-/** The candidates with `summary` as the one compression block (replacing any earlier one). */
-export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
-  // A call asks again for the same candidates (each summary pass, each retry): looked for once.
-  let found = holdsSummary.get(candidates);
-  if (found === undefined) {
-    found = false;
-    for (let index = 0; index < candidates.length && !found; index++)
-      found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
-    holdsSummary.set(candidates, found);
-  }
+/**
+ * The candidates with `summary` as the one compression block (replacing any earlier one).
+ * Only the first `scan` may be one (the sources' blocks; the history's blocks after them are
+ * `history:<id>`): a long history is not read for it.
+ */
+export function withSummary(
+  candidates: readonly ContextBlock[],
+  summary: ContextBlock,
+  scan: number = candidates.length,
+): ContextBlock[] {
+  let found = false;
+  const end = Math.min(scan, candidates.length);
+  for (let index = 0; index < end && !found; index++)
+    found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
   // Usually there is none to replace: one copy of a long list, without a callback per block.
   const pool = found ? candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID) : candidates.slice();
   pool.push(summary);
