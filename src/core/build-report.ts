@@ -322,7 +322,7 @@ function withDetails<T extends BlockSummary>(summary: T, block: ContextBlock): T
 }
 
 /** Previews keyed by the history message (stable across compiles) or else by the block. */
-const previews = new WeakMap<object, string>();
+const previews = new WeakMap<object, { content: string; text: string }>();
 
 /** What a block's preview is keyed by: its history message (stable across compiles), else the block. */
 function previewKey(block: ContextBlock): object {
@@ -351,7 +351,9 @@ function keptSummaries(blocks: readonly ContextBlock[]): BlockSummary[] {
 
 function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
-  let text = previews.get(key);
+  const known = previews.get(key);
+  // A message changed in place since is previewed again (its block holds the new text).
+  let text = known !== undefined && known.content === block.content ? known.text : undefined;
   if (text === undefined) {
     // A source makes new blocks of the same texts on every compile: their previews are
     // remembered by text too (bounded), where the block is the key.
@@ -372,7 +374,7 @@ function blockPreview(block: ContextBlock): string {
         previewedCharacters += length;
       }
     }
-    previews.set(key, text);
+    previews.set(key, { content: block.content, text });
   }
   return text;
 }

@@ -19,17 +19,32 @@ export function dropHistoryInChunks(
   chunkTokens: number,
   /** The widened cut never passes this index (e.g. the first message of the current turn). */
   limit: number = history.length - 1,
+  /**
+   * What the caller knows of the drops: the first `history.slice(0, known.oldest)` are among
+   * the drops after the first `known.scan` (history that could never fit), and no later drop
+   * sits at or past `known.oldest`. Only the first `scan` drops are then located.
+   */
+  known?: { scan: number; oldest: number },
 ): { selection: Selection; added: ContextBlock[] } {
   if (!(chunkTokens > 0) || history.length === 0) return { selection, added: [] };
   let reason: DropReason | undefined;
   let cut = 0;
   const locate = historyLocator(history);
   const dropped = selection.dropped;
-  for (let index = 0; index < dropped.length; index++) {
+  const scan = known === undefined ? dropped.length : Math.min(known.scan, dropped.length);
+  for (let index = 0; index < scan; index++) {
     const entry = dropped[index] as DroppedBlock;
     if (entry.block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
     reason ??= entry.reason;
     cut = Math.max(cut, locate(entry.block) + 1);
+  }
+  if (known !== undefined && known.oldest > 0) {
+    // The oldest messages were dropped as history that could never fit: the cut is past them.
+    cut = Math.max(cut, known.oldest);
+    for (let index = scan; reason === undefined && index < dropped.length; index++) {
+      const entry = dropped[index] as DroppedBlock;
+      if (entry.block.layer === 'history' && entry.reason.type === 'over-budget') reason = entry.reason;
+    }
   }
   if (reason === undefined) return { selection, added: [] };
   let boundary = -1;
@@ -68,15 +83,25 @@ export function dropHistoryRange(
   reason: DropReason,
 ): { selection: Selection; added: ContextBlock[] } {
   if (to <= from) return { selection, added: [] };
-  const locate = historyLocator(history);
-  const added: ContextBlock[] = [];
-  const kept = selection.kept.filter((block) => {
-    if (block.layer !== 'history') return true;
-    const at = locate(block);
-    if (at < from || at >= to) return true;
-    added.push(block);
-    return false;
-  });
+  const contiguous = keptRange(selection.kept, history, from, to);
+  let kept: ContextBlock[];
+  let added: ContextBlock[];
+  if (contiguous >= 0) {
+    // The whole range is kept, in order (the usual cut): two copies, no block read.
+    added = history.slice(from, to);
+    kept = selection.kept.slice(0, contiguous).concat(selection.kept.slice(contiguous + to - from));
+  } else {
+    const locate = historyLocator(history);
+    const taken: ContextBlock[] = [];
+    kept = selection.kept.filter((block) => {
+      if (block.layer !== 'history') return true;
+      const at = locate(block);
+      if (at < from || at >= to) return true;
+      taken.push(block);
+      return false;
+    });
+    added = taken;
+  }
   if (added.length === 0) return { selection, added };
   const freed = added.reduce((sum, block) => sum + block.tokens, 0);
   const dropped: DroppedBlock[] = selection.dropped.concat(added.map((block) => ({ block, reason })));
@@ -84,6 +109,24 @@ export function dropHistoryRange(
     grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
   );
   return { selection: { ...selection, kept, dropped, layers }, added };
+}
+
+/**
+ * Where `history[from..to)` sits in `kept` as one run in order (−1: it does not). Block ids
+ * are unique within a compile, so no other kept block is located in the range then.
+ */
+function keptRange(
+  kept: readonly ContextBlock[],
+  history: readonly ContextBlock[],
+  from: number,
+  to: number,
+): number {
+  const at = kept.indexOf(history[from] as ContextBlock);
+  if (at < 0 || at + to - from > kept.length) return -1;
+  for (let offset = 1; offset < to - from; offset++) {
+    if (kept[at + offset] !== history[from + offset]) return -1;
+  }
+  return at;
 }
 
 /**

@@ -59,7 +59,9 @@ export async function compactCall(input: {
   const { call, gathered, selector, request, options, extraReserve, summary } = input;
   const { counter, historyCandidates } = call;
   const { selectable } = gathered;
-  let pool = summary.block === undefined ? selectable : withSummary(selectable, summary.block);
+  const { candidateCount } = gathered;
+  let pool =
+    summary.block === undefined ? selectable : withSummary(selectable, summary.block, candidateCount);
   let { selection, chunked } = selector.select(pool, extraReserve);
 
   if (input.summarize) {
@@ -85,7 +87,7 @@ export async function compactCall(input: {
       summary.block = made.block;
       summary.actions = made.actions;
       summary.summarized = lost.slice(0, made.coveredCount);
-      pool = withSummary(selectable, made.block);
+      pool = withSummary(selectable, made.block, candidateCount);
       ({ selection, chunked } = selector.select(pool, extraReserve));
       if (droppedHistoryCount(selection.dropped) <= lost.length) break;
       lost = droppedHistory(selection.dropped);

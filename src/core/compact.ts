@@ -287,10 +287,19 @@ export function compressionBlock(
   );
 }
 
-/** The candidates with `summary` as the one compression block (replacing any earlier one). */
-export function withSummary(candidates: readonly ContextBlock[], summary: ContextBlock): ContextBlock[] {
+/**
+ * The candidates with `summary` as the one compression block (replacing any earlier one).
+ * Only the first `scan` may be one (the sources' blocks; the history's blocks after them are
+ * `history:<id>`): a long history is not read for it.
+ */
+export function withSummary(
+  candidates: readonly ContextBlock[],
+  summary: ContextBlock,
+  scan: number = candidates.length,
+): ContextBlock[] {
   let found = false;
-  for (let index = 0; index < candidates.length && !found; index++)
+  const end = Math.min(scan, candidates.length);
+  for (let index = 0; index < end && !found; index++)
     found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
   // Usually there is none to replace: one copy of a long list, without a callback per block.
   const pool = found ? candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID) : candidates.slice();

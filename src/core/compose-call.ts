@@ -60,7 +60,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   // Count what is emitted: every message is a separate API field, so the request costs the
   // request overhead plus each message's own cost (memoised per message, exact).
   let historyIndex = 0;
-  const costs = messages.map((message) => {
+  const costOf = (message: Message): number => {
     const layer = layerOf(message);
     if (layer === 'history') return historyCosts[historyIndex++] ?? measureMessage(message, counter).tokens;
     // A layer sent from its blocks is counted from the blocks' counts (each block's text was
@@ -88,7 +88,19 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       ...(suffix === '' ? [] : [{ text: suffix, tokens: counter.countText(suffix) }]),
     ];
     return countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
-  });
+  };
+  // The history's tagged copies sit together after the layers before them (compose puts them
+  // there, in order): their costs are the kept blocks', without reading each copy's layer.
+  const costs = new Array<number>(messages.length);
+  let at = 0;
+  while (at < messages.length && layerOf(messages[at] as Message) !== 'history') {
+    costs[at] = costOf(messages[at] as Message);
+    at++;
+  }
+  for (let end = Math.min(messages.length, at + history.length); at < end; at++) {
+    costs[at] = historyCosts[historyIndex++] as number;
+  }
+  for (; at < messages.length; at++) costs[at] = costOf(messages[at] as Message);
   const total =
     (messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0)) +
     call.toolTokens;

@@ -29,6 +29,8 @@ export interface GatheredBlocks {
   unreachableTokens: number;
   /** Candidates, then the reachable history: what selection ranks. */
   selectable: ContextBlock[];
+  /** How many of `selectable` are candidates (the sources' and fixed blocks); the rest is the history's. */
+  candidateCount: number;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function gatherBlocks(
     unreachableTokens,
     // History goes last (selection ranks within a layer, so its position changes nothing).
     selectable: candidates.concat(reachable),
+    candidateCount: candidates.length,
   };
 }
 

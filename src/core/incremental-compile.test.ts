@@ -126,6 +126,98 @@ describe('incremental recompiles (decision 065)', () => {
     );
   });
 
+  it('gives the bytes and report of a compile from scratch over long plain histories whose cut moves (decision 067)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 40, max: 140 }),
+        fc.array(
+          fc.record({
+            appended: fc.integer({ min: 1, max: 8 }),
+            words: fc.integer({ min: 1, max: 60 }),
+            edit: fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.integer({ min: 400, max: 3000 }),
+        fc.option(fc.integer({ min: 20, max: 120 }), { nil: undefined }),
+        async (length, calls, window, maxHistoryMessages) => {
+          const text = (at: number, words: number) =>
+            `turn ${at}: ${Array.from({ length: words }, (_, index) => `w${(at * 5 + index) % 17}`).join(' ')}`;
+          const history: Message[] = Array.from({ length }, (_, at) => ({
+            id: `m${at}`,
+            role: at % 2 === 0 ? 'user' : 'assistant',
+            content: text(at, 4 + (at % 9)),
+            ...(at % 11 === 0 ? { name: 'ana' } : {}),
+          }));
+          const options: Omit<CompileOptions, 'counter'> = {
+            window,
+            ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
+          };
+          const request = (messages: readonly Message[]): CompileRequest => ({
+            systemPrompt: 'You answer from the conversation.',
+            history: messages,
+            query: 'What next?',
+          });
+          const orchestrator = createOrchestrator({
+            ...options,
+            counter: withTokenCache(createCharCounter()),
+          });
+          await orchestrator.build(request(history));
+          for (const call of calls) {
+            for (let added = 0; added < call.appended; added++) {
+              const at = history.length;
+              history.push({
+                id: `m${at}`,
+                role: at % 2 === 0 ? 'user' : 'assistant',
+                content: text(at, call.words),
+              });
+            }
+            // Sometimes a message is changed in place, as a caller may do.
+            const edited = call.edit === undefined ? undefined : history[call.edit % history.length];
+            if (edited !== undefined) edited.content = text(call.edit ?? 0, call.words + 3);
+            const incremental = await orchestrator.build(request(history));
+            const scratch = await compileContext(request(structuredClone(history)), {
+              ...options,
+              counter: createCharCounter(),
+            });
+            expect(sent(incremental)).toEqual(sent(scratch));
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('sees a message changed in place between two compiles, in the kept history and at the cut', async () => {
+    const counter = getTokenCounter('gpt-4o');
+    const history: Message[] = Array.from({ length: 800 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index} about the trip to Lisbon and the hotel.`,
+    }));
+    const orchestrator = createOrchestrator({ counter, window: 12_000 });
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query: 'When do we leave?' });
+    const first = await orchestrator.build(request());
+    const kept = first.report.layers.find((layer) => layer.layer === 'history')?.kept.length ?? 0;
+    const keptFrom = history.length - kept;
+    expect(keptFrom).toBeGreaterThan(100);
+    // One kept message grows, one shrinks near the cut, and a message is appended.
+    (history[790] as { content: string }).content =
+      `Message 790, rewritten: ${'much longer text '.repeat(30)}`;
+    (history[keptFrom + 1] as { content: string }).content = 'Short.';
+    (history[keptFrom + 2] as Message).role = 'user';
+    history.push({ id: 'm800', role: 'user', content: 'And the return flight?' });
+    for (let call = 0; call < 2; call++) {
+      const incremental = await orchestrator.build(request());
+      const scratch = await compileContext(
+        { ...request(), history: structuredClone(history) },
+        { counter: getTokenCounter('gpt-4o'), window: 12_000 },
+      );
+      expect(sent(incremental)).toEqual(sent(scratch));
+      history.push({ id: `m${801 + call}`, role: 'assistant', content: 'Noted.' });
+    }
+  });
+
   it('lists the previous report’s summary objects for every older history message after one is appended', async () => {
     const counter = getTokenCounter('gpt-4o');
     const history: Message[] = Array.from({ length: 600 }, (_, index) => ({

@@ -84,6 +84,7 @@ export function createCallSelector(
         layerOrder: gathered.layerOrder,
         separatorTokens: SEPARATOR_TOKENS,
       });
+      const own = selection.dropped.length;
       const reachable =
         unreachable.length === 0 ? selection : withUnreachable(selection, unreachable, unreachableTokens);
       const full =
@@ -97,6 +98,8 @@ export function createCallSelector(
         historyCandidates,
         chunkTokens,
         firstStep < 0 ? historyCandidates.length - 1 : firstStep,
+        // The unreachable history is the oldest messages; the window's drops are older still.
+        { scan: own, oldest: unreachable.length },
       );
       return { selection: chunked.selection, chunked: chunked.added };
     },

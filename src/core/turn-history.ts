@@ -302,7 +302,35 @@ function reusedBlocks(
   groups: ToolGroups,
 ): ContextBlock[] {
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
-  return keptRuns.map({
+  // Most histories have no tool calls: no group lookup per message then.
+  const byIndex = groups.groups.size === 0 ? undefined : groups.groups;
+  const known = lastKept;
+  if (byIndex === undefined && known !== undefined && known.from === from) {
+    // The same measure object at the same place is the same message as measured then (the
+    // measures are kept by message, and checked against it): its block is still what would
+    // be made, read by pointer only. The new messages after them get new blocks.
+    const limit = Math.min(messages.length, known.blocks.length);
+    let same = 0;
+    while (same < limit && measures[from + same] === known.measures[from + same]) same++;
+    if (same > 0) {
+      const blocks = known.blocks.slice(0, same);
+      for (let index = same; index < messages.length; index++) {
+        const measure = measureOf(index);
+        const message = messages[index] as Message;
+        blocks.push(
+          historyBlock(
+            measure,
+            { message, index, error: measure.error },
+            positionPriority(from + index),
+            undefined,
+          ),
+        );
+      }
+      lastKept = { measures, from, blocks };
+      return blocks;
+    }
+  }
+  const blocks = keptRuns.map({
     keys: messages,
     compute: (message, index) => {
       const measure = measureOf(index);
@@ -310,7 +338,7 @@ function reusedBlocks(
         measure,
         { message, index, error: measure.error },
         positionPriority(from + index),
-        groups.groups.get(index),
+        byIndex?.get(index),
       );
     },
     valid: (block, index) => {
@@ -322,7 +350,7 @@ function reusedBlocks(
         block.id === measure.blockId &&
         metadata.index === index &&
         metadata.error === measure.error &&
-        block.group === groups.groups.get(index) &&
+        block.group === byIndex?.get(index) &&
         block.priority === positionPriority(from + index)
       );
     },
@@ -330,4 +358,14 @@ function reusedBlocks(
     // Neither the keys (a slice made for this call) nor the blocks are changed afterwards.
     unshared: { keys: true, values: true },
   });
+  lastKept = byIndex === undefined ? { measures, from, blocks } : undefined;
+  return blocks;
 }
+
+/**
+ * The kept history's blocks of the last compile without tool groups, with the measures they
+ * were made from (all of the history's) and the position of the first (see {@link reusedBlocks}).
+ */
+let lastKept:
+  | { measures: readonly MessageMeasure[]; from: number; blocks: readonly ContextBlock[] }
+  | undefined;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ContextBlock } from './block.ts';
+import { dropHistoryInChunks } from './chunk-history.ts';
 import { recencyPriority } from './history.ts';
 import { type Selection, selectBlocks } from './select.ts';
 import { splitUnreachableHistory, withUnreachable } from './unreachable-history.ts';
@@ -73,16 +74,28 @@ describe('splitUnreachableHistory', () => {
         ),
         fc.integer({ min: 0, max: 400 }),
         fc.integer({ min: 0, max: 10 }).map((value) => value / 10),
-        (tokens, toolPairs, knowledge, budget, historyShare) => {
+        fc.integer({ min: 1, max: 120 }),
+        (tokens, toolPairs, knowledge, budget, historyShare, chunkTokens) => {
           const history = historyBlocks(tokens, toolPairs);
           const others = knowledgeBlocks(knowledge);
           const full = select([...others, ...history], budget, historyShare);
           const { reachable, unreachable, unreachableTokens } = splitUnreachableHistory(history, budget);
-          const split = withUnreachable(
-            select([...others, ...reachable], budget, historyShare),
-            unreachable,
-            unreachableTokens,
+          const own = select([...others, ...reachable], budget, historyShare);
+          const scan = own.dropped.length;
+          const split = withUnreachable(own, unreachable, unreachableTokens);
+          // A chunked cut told which drops are the unreachable ones widens the same way.
+          const chunkedFull = dropHistoryInChunks(full, history, chunkTokens);
+          const chunkedSplit = dropHistoryInChunks(split, history, chunkTokens, history.length - 1, {
+            scan,
+            oldest: unreachable.length,
+          });
+          expect(chunkedSplit.added.map((block) => block.id)).toEqual(
+            chunkedFull.added.map((block) => block.id),
           );
+          expect(chunkedSplit.selection.kept.map((block) => block.id)).toEqual(
+            chunkedFull.selection.kept.map((block) => block.id),
+          );
+          expect(droppedKeys(chunkedSplit.selection)).toEqual(droppedKeys(chunkedFull.selection));
           expect(split.kept.map((block) => block.id)).toEqual(full.kept.map((block) => block.id));
           expect(split.layers).toEqual(full.layers);
           expect(split.pinnedTokens).toBe(full.pinnedTokens);
