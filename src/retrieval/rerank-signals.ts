@@ -123,7 +123,9 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
   return builtin(
     { name: 'origin-diversity', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
     (candidates, _terms, _analyzer, scores, column, stride) => {
-      const first = candidates[0]?.origin;
+      // Nothing to score (no read past the end: optimised code would be thrown away for it).
+      if (candidates.length === 0) return;
+      const first = (candidates[0] as RetrievalCandidate).origin;
       let single = true;
       for (let at = 1; at < candidates.length && single; at++)
         single = (candidates[at] as RetrievalCandidate).origin === first;
