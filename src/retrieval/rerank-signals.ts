@@ -36,8 +36,7 @@ export interface RerankSignal {
 export function createVectorScoreSignal(weight = 0.4): RerankSignal {
   return builtin(
     { name: 'vector-score', weight, score: (candidate) => clampScore(candidate.vectorScore) },
-    (context, scores, column, stride) => {
-      const candidates = context.candidates;
+    (candidates, _terms, _analyzer, scores, column, stride) => {
       for (let at = 0; at < candidates.length; at++) {
         const value = (candidates[at] as RetrievalCandidate).vectorScore;
         // clampScore in comparisons: NaN, ±∞ and ≤ 0 (−0 too) give 0, finite ≥ 1 gives 1.
@@ -57,32 +56,31 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
   // one cache per analyzer.
   const caches = new WeakMap<Analyzer, TermIdCache>();
   // The analyzer's cache with the query of `context` marked (until the next query is).
-  const marked = (context: RerankContext): TermIdCache => {
-    let cache = caches.get(context.analyzer);
+  const marked = (analyzer: Analyzer, terms: ReadonlySet<string> | readonly string[]): TermIdCache => {
+    let cache = caches.get(analyzer);
     if (cache === undefined) {
-      cache = createTermIdCache(context.analyzer);
-      caches.set(context.analyzer, cache);
+      cache = createTermIdCache(analyzer);
+      caches.set(analyzer, cache);
     }
-    cache.markQuery(context.queryTerms);
+    cache.markQuery(terms);
     return cache;
   };
   const prepare = (context: RerankContext) => {
     const size = context.queryTerms.size;
     if (size === 0) return () => 0;
-    const terms = marked(context);
+    const terms = marked(context.analyzer, context.queryTerms);
     // The scorer is used within this rerank only: the next prepare re-marks the query.
     return (candidate: RetrievalCandidate) => terms.countQueryTerms(candidate.content) / size;
   };
   return builtin(
     { name: 'query-overlap', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
-    (context, scores, column, stride) => {
-      const candidates = context.candidates;
-      const size = context.queryTerms.size;
+    (candidates, terms, analyzer, scores, column, stride) => {
+      const size = terms.length;
       if (size === 0) {
         for (let at = 0; at < candidates.length; at++) scores[at * stride + column] = 0;
         return;
       }
-      marked(context).shareOfQueryTerms(candidates, size, scores, column, stride);
+      marked(analyzer, terms).shareOfQueryTerms(candidates, size, scores, column, stride);
     },
   );
 }
@@ -96,18 +94,19 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
     const share = count / total;
     return share > 0.7 ? 0.3 : share > 0.5 ? 0.6 : 1;
   };
-  const prepare = (context: RerankContext) => {
-    const total = Math.max(1, context.candidates.length);
+  const prepare = (context: RerankContext) => prepareFor(context.candidates);
+  const prepareFor = (candidates: readonly RetrievalCandidate[]) => {
+    const total = Math.max(1, candidates.length);
     // Usually one origin per recall source: parallel arrays searched by identity first.
     const origins: string[] = [];
     const counts: number[] = [];
-    for (const other of context.candidates) {
+    for (const other of candidates) {
       const at = indexOfOrigin(origins, other.origin);
       if (at >= 0) counts[at] = (counts[at] as number) + 1;
       else if (origins.length < 16) {
         origins.push(other.origin);
         counts.push(1);
-      } else return prepareWithMap(context.candidates, total);
+      } else return prepareWithMap(candidates, total);
     }
     const scores = counts.map((count) => scoreOf(count, total));
     return (candidate: RetrievalCandidate) => {
@@ -123,15 +122,16 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
   };
   return builtin(
     { name: 'origin-diversity', weight, prepare, score: (candidate, context) => prepare(context)(candidate) },
-    (context, scores, column, stride) => {
-      const candidates = context.candidates;
-      const first = candidates[0]?.origin;
+    (candidates, _terms, _analyzer, scores, column, stride) => {
+      // Nothing to score (no read past the end: optimised code would be thrown away for it).
+      if (candidates.length === 0) return;
+      const first = (candidates[0] as RetrievalCandidate).origin;
       let single = true;
       for (let at = 1; at < candidates.length && single; at++)
         single = (candidates[at] as RetrievalCandidate).origin === first;
       // One origin (one recall source): every candidate has all the candidates' share.
       const score = single ? scoreOf(candidates.length, Math.max(1, candidates.length)) : 0;
-      const scorer = single ? undefined : prepare(context);
+      const scorer = single ? undefined : prepareFor(candidates);
       for (let at = 0; at < candidates.length; at++) {
         scores[at * stride + column] =
           scorer === undefined ? score : scorer(candidates[at] as RetrievalCandidate);
@@ -147,8 +147,7 @@ export function createOriginDiversitySignal(weight = 0.15): RerankSignal {
 export function createContentLengthSignal(weight = 0.1): RerankSignal {
   return builtin(
     { name: 'content-length', weight, score: (candidate) => contentLengthScore(candidate.content.length) },
-    (context, scores, column, stride) => {
-      const candidates = context.candidates;
+    (candidates, _terms, _analyzer, scores, column, stride) => {
       for (let at = 0; at < candidates.length; at++) {
         const length = (candidates[at] as RetrievalCandidate).content.length;
         // contentLengthScore, written out.
@@ -176,12 +175,15 @@ export function createDefaultSignals(): RerankSignal[] {
 }
 
 /**
- * Writes a signal's score of every candidate of `context` into
- * `scores[candidate × stride + column]` — the same scores as its `score`, in one call per
- * rerank. Not exported from `ctxloom/retrieval`.
+ * Writes a signal's score of every candidate into `scores[candidate × stride + column]` — the
+ * same scores as its `score` with a context of these candidates, whose `queryTerms` are
+ * `terms` (the query's distinct analysed terms, in order) — in one call per rerank. Not
+ * exported from `ctxloom/retrieval`.
  */
 export type SignalColumn = (
-  context: RerankContext,
+  candidates: readonly RetrievalCandidate[],
+  terms: readonly string[],
+  analyzer: Analyzer,
   scores: Float64Array,
   column: number,
   stride: number,

@@ -57,6 +57,7 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
   const count = signals.length;
   const weights = Float64Array.from(signals, (signal) => signal.weight);
   const columns = signals.map(signalColumn);
+  const builtinOnly = columns.every((column) => column !== undefined);
   const record = createSignalRecord(signals.map((signal) => signal.name));
   // Scores of the current rerank, signal by signal per candidate, and the final scores and
   // order of the candidates — grown, never shrunk, and reused unless a signal reranks with
@@ -68,12 +69,11 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
     rerank(input) {
       const candidates = dedupedView(input.candidates);
       const size = candidates.length;
-      const context: RerankContext = {
-        query: input.query,
-        queryTerms: new Set(analyzer.analyze(input.query)),
-        candidates,
-        analyzer,
-      };
+      const terms = distinctTerms(analyzer.analyze(input.query));
+      // What a custom signal sees (the seed signals read the candidates and terms directly).
+      const context: RerankContext | undefined = builtinOnly
+        ? undefined
+        : { query: input.query, queryTerms: new Set(terms), candidates, analyzer };
       const own = !busy;
       if (own && scratch.order.length < size) scratch = createScratch(size, count);
       const { scores, finals, order } = own ? scratch : createScratch(size, count);
@@ -83,8 +83,8 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
         for (let index = 0; index < count; index++) {
           const column = columns[index] as SignalColumn | undefined;
           if (column === undefined)
-            scoreColumn(signals[index] as RerankSignal, context, scores, index, count);
-          else column(context, scores, index, count);
+            scoreColumn(signals[index] as RerankSignal, context as RerankContext, scores, index, count);
+          else column(candidates, terms, analyzer, scores, index, count);
         }
         const kept = weigh(scores, size, weights, totalWeight, input.minScore ?? 0, finals, order);
         // As `slice(0, limit)` reads a limit: truncated, NaN and below 0 as 0.
@@ -96,6 +96,21 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
       }
     },
   };
+}
+
+// `terms` with repeats removed in place, in order of first occurrence (the order of a `Set` of
+// them); a scan per term while short.
+function distinctTerms(terms: string[]): string[] {
+  if (terms.length > 32) return [...new Set(terms)];
+  let distinct = 0;
+  for (let index = 0; index < terms.length; index++) {
+    const term = terms[index] as string;
+    let seen = 0;
+    while (seen < distinct && terms[seen] !== term) seen++;
+    if (seen === distinct) terms[distinct++] = term;
+  }
+  terms.length = distinct;
+  return terms;
 }
 
 // Each candidate's final score — the weighted sum in signal order, as it always was — into

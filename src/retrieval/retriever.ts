@@ -116,19 +116,19 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           : rewriteQuery({ query: request.query, messages: request.history, ...rewrite });
       const round: RecallRound = { failures: [], more: false };
       let scale = 1;
-      let result: { ranked: RankedCandidate[]; blocks: ContextBlock[] } | undefined;
+      let ranked: RankedCandidate[] = [];
+      let blocks: ContextBlock[] = [];
       // The first round, and while room is left for another block of the packed ones' mean
       // size and a source may hold more, rounds that fill the budget — sized by the share of
       // the budget the last round filled (at least double), up to `maxRecallLimit` per source.
       for (let rounds = 0; rounds < MAX_RECALL_ROUNDS; rounds++) {
-        if (result !== undefined) {
-          if (!round.more || result.blocks.length === 0) break;
-          const used = result.blocks.reduce((sum, block) => sum + block.tokens, 0);
-          if (request.maxTokens - used < used / result.blocks.length) break;
-          scale = Math.max(scale * 2, Math.ceil(((scale * request.maxTokens) / used) * 1.25));
+        if (rounds > 0) {
+          scale = nextScale(round, blocks, request.maxTokens, scale);
+          if (scale === 0) break;
+          // Each round reports its own failures (the list is not handed out before the end).
+          round.failures.length = 0;
+          round.more = false;
         }
-        round.failures = [];
-        round.more = false;
         let recalled: RetrievalCandidate[];
         if (only !== undefined) {
           // One source: its promise awaited here (no async wrapper per round, nor Promise.all).
@@ -140,37 +140,75 @@ export function createRetriever(options: RetrieverOptions): Retriever {
             recalled = failedRecall(only, error, request.signal, round);
           }
         } else {
-          const recallFrom = async (config: RecallSourceConfig): Promise<RetrievalCandidate[]> => {
-            const limit = limitOf(config, scale, recallLimit, maxRecallLimit);
-            try {
-              const candidates = await config.source.recall(
-                recallRequest(query.query, limit, request.signal),
-              );
-              return keptOf(config, limit, maxRecallLimit, candidates, round);
-            } catch (error) {
-              return failedRecall(config, error, request.signal, round);
-            }
-          };
-          recalled = (await Promise.all(configs.map(recallFrom))).flat();
+          recalled = await recallAll(
+            configs,
+            query.query,
+            scale,
+            recallLimit,
+            maxRecallLimit,
+            request.signal,
+            round,
+          );
         }
-        const ranked = reranker.rerank(
+        ranked = reranker.rerank(
           minFinalScore === undefined
             ? { query: query.query, candidates: recalled }
             : { query: query.query, candidates: recalled, minScore: minFinalScore },
         );
-        const inject: InjectRetrievalOptions = {
-          candidates: ranked,
-          maxTokens: request.maxTokens,
-          counter: request.counter,
-        };
-        if (request.layer !== undefined) inject.layer = request.layer;
-        if (request.sourceName !== undefined) inject.source = request.sourceName;
-        result = { ranked, blocks: injectRetrieval(inject) };
+        // A 0 budget packs nothing (injectRetrieval returns no block for it).
+        blocks = request.maxTokens === 0 ? [] : inject(ranked, request);
       }
-      result ??= { ranked: [], blocks: [] };
-      return { query, ranked: result.ranked, blocks: result.blocks, failures: round.failures };
+      return { query, ranked, blocks, failures: round.failures };
     },
   };
+}
+
+// The scale of the next budget-filling round, or 0 when there is none: no source may hold
+// more, nothing was packed, or less room is left than a packed block's mean size.
+function nextScale(
+  round: RecallRound,
+  blocks: readonly ContextBlock[],
+  maxTokens: number,
+  scale: number,
+): number {
+  if (!round.more || blocks.length === 0) return 0;
+  const used = blocks.reduce((sum, block) => sum + block.tokens, 0);
+  if (maxTokens - used < used / blocks.length) return 0;
+  return Math.max(scale * 2, Math.ceil(((scale * maxTokens) / used) * 1.25));
+}
+
+// The ranked candidates packed into the request's budget.
+function inject(ranked: RankedCandidate[], request: RetrieveRequest): ContextBlock[] {
+  const options: InjectRetrievalOptions = {
+    candidates: ranked,
+    maxTokens: request.maxTokens,
+    counter: request.counter,
+  };
+  if (request.layer !== undefined) options.layer = request.layer;
+  if (request.sourceName !== undefined) options.source = request.sourceName;
+  return injectRetrieval(options);
+}
+
+// Every source recalled in parallel, their kept candidates in source order.
+async function recallAll(
+  configs: readonly RecallSourceConfig[],
+  query: string,
+  scale: number,
+  recallLimit: number,
+  maxRecallLimit: number,
+  signal: AbortSignal | undefined,
+  round: RecallRound,
+): Promise<RetrievalCandidate[]> {
+  const recallFrom = async (config: RecallSourceConfig): Promise<RetrievalCandidate[]> => {
+    const limit = limitOf(config, scale, recallLimit, maxRecallLimit);
+    try {
+      const candidates = await config.source.recall(recallRequest(query, limit, signal));
+      return keptOf(config, limit, maxRecallLimit, candidates, round);
+    } catch (error) {
+      return failedRecall(config, error, signal, round);
+    }
+  };
+  return (await Promise.all(configs.map(recallFrom))).flat();
 }
 
 // What the recall of one round reports besides its candidates.

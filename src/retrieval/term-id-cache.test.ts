@@ -56,6 +56,29 @@ describe('createTermIdCache', () => {
     );
   });
 
+  it('marks a list of distinct query terms as it marks their set, short or long', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(text, fc.array(text, { maxLength: 5 })), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 40 }),
+        (queries, padding) => {
+          const bySet = createTermIdCache(analyzer, { maxTexts: 3 });
+          const byList = createTermIdCache(analyzer, { maxTexts: 3 });
+          for (const [query, passages] of queries) {
+            // Padding terms no passage holds make some lists longer than a scan is used for.
+            const terms = [...new Set(analyzer.analyze(query))];
+            for (let index = 0; index < padding; index++) terms.push(word(index));
+            bySet.markQuery(new Set(terms));
+            byList.markQuery(terms);
+            // Passages analysed while the query is marked mark their new ids too.
+            for (const passage of passages)
+              expect(byList.countQueryTerms(passage)).toBe(bySet.countQueryTerms(passage));
+          }
+        },
+      ),
+    );
+  });
+
   it('returns sorted distinct ids and the same list for a repeated text', () => {
     const cache = createTermIdCache(analyzer);
     const ids = cache.idsOf('beta alpha beta gamma alpha');

@@ -12,8 +12,11 @@ export interface TermIdCache {
    * evicted text are reissued.
    */
   idsOf(text: string): number[];
-  /** Marks `terms` as the current query (replacing the previous query's marks). */
-  markQuery(terms: ReadonlySet<string>): void;
+  /**
+   * Marks `terms` as the current query (replacing the previous query's marks): a set, or a
+   * list of distinct terms. The cache reads it until the next `markQuery`: do not change it.
+   */
+  markQuery(terms: ReadonlySet<string> | readonly string[]): void;
   /** How many distinct terms of the current query `text` holds. */
   countQueryTerms(text: string): number;
   /**
@@ -92,7 +95,15 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
   // counted until both tell that no further id can be a query term.
   let marked = 0;
   let highestMarked = -1;
-  let queryTerms: ReadonlySet<string> = new Set();
+  let queryTerms: ReadonlySet<string> | readonly string[] = [];
+  // A long list of query terms as a set, made when a text analysed during the query asks.
+  let querySet: ReadonlySet<string> | undefined;
+  const isQueryTerm = (term: string): boolean => {
+    if (!Array.isArray(queryTerms)) return (queryTerms as ReadonlySet<string>).has(term);
+    if (queryTerms.length <= 16) return queryTerms.includes(term);
+    querySet ??= new Set(queryTerms);
+    return querySet.has(term);
+  };
   let clock = 0;
   // Keyed by the text itself: V8 keeps a string's hash, so a recurring passage is found fast.
   const texts = new Map<string, CachedText>();
@@ -112,7 +123,7 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
     }
     dictionary.set(term, id);
     termOfId[id] = term;
-    if (queryTerms.has(term)) {
+    if (isQueryTerm(term)) {
       marks[id] = stamp;
       marked++;
       if (id > highestMarked) highestMarked = id;
@@ -166,6 +177,14 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
     texts.set(text, new CachedText(ids, ++clock));
     return ids;
   };
+  // Marks a query term that a cached text holds.
+  const mark = (term: string): void => {
+    const id = dictionary.get(term);
+    if (id === undefined) return;
+    marks[id] = stamp;
+    marked++;
+    if (id > highestMarked) highestMarked = id;
+  };
   return {
     idsOf,
     markQuery(terms) {
@@ -175,15 +194,12 @@ export function createTermIdCache(analyzer: Analyzer, options: TermIdCacheOption
       }
       stamp++;
       queryTerms = terms;
+      querySet = undefined;
       marked = 0;
       highestMarked = -1;
-      for (const term of terms) {
-        const id = dictionary.get(term);
-        if (id === undefined) continue;
-        marks[id] = stamp;
-        marked++;
-        if (id > highestMarked) highestMarked = id;
-      }
+      if (Array.isArray(terms)) {
+        for (let index = 0; index < terms.length; index++) mark(terms[index] as string);
+      } else for (const term of terms) mark(term);
     },
     countQueryTerms(text) {
       return countMarked(idsOf(text), marks, stamp, marked, highestMarked);
