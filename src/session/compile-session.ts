@@ -32,6 +32,15 @@ import {
 import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
+/**
+ * A session's layers sent before the history (decision 063): the TODO changes only on
+ * `/compress` or a `once` injection's first delivery, so it stays in the cached prefix with
+ * the history. The summary stays after the history: it changes at every move of the cut, and
+ * in a session whose history is short after a move it would break the prefix before the
+ * other layers. Knowledge (retrieval) and recall follow the query.
+ */
+const SESSION_STABLE_LAYERS: readonly string[] = ['todo__context'];
+
 /** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
 const TOOL_EVIDENCE_SHOWN = 8;
 
@@ -167,6 +176,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     ...(history.compression === undefined ? {} : { compression: history.compression }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
+    stableLayers: SESSION_STABLE_LAYERS,
   });
   return {
     state,

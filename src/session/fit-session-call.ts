@@ -62,12 +62,12 @@ export async function compileWithinBudget(
   if (settings === undefined) return { prepared, compiled };
   // Every move of this call is in its report, not only the last one.
   const actions: CompactionAction[] = [];
+  // Within a turn's tool loop the recall only gives way (decision 063): it shrinks as the
+  // steps grow, and the cut moves only for what the recall cannot free.
+  const recallSlot = (budget: number) =>
+    steps !== undefined && steps.length > 0 ? 0 : Math.floor(settings.recallRatio * budget);
   for (let move = 0; move < MAX_MOVES; move++) {
-    const trigger = triggerOf(
-      compiled,
-      settings.softLimitRatio,
-      Math.floor(settings.recallRatio * compiled.report.inputBudget),
-    );
+    const trigger = triggerOf(compiled, settings.softLimitRatio, recallSlot(compiled.report.inputBudget));
     const live = liveHistory(prepared, compiled);
     if (trigger === undefined || live.length === 0) break;
     if (!context.persist && context.summarizer.summarizeMessage === undefined) {
