@@ -29,7 +29,13 @@ import {
   withEvidencePointers,
   withTodoPointers,
 } from './compressed-forms.ts';
-import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
+import {
+  createRecallSource,
+  type HeldRecall,
+  RECALL_LAYER,
+  SEARCH_HISTORY_TOOL,
+  type SessionIndexes,
+} from './session-recall.ts';
 import type { SessionCompression, SessionState, SessionStore } from './session-store.ts';
 
 /**
@@ -161,6 +167,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
   const structured = compression.structured;
   const history = await sessionHistory({ loaded, state, compression, options, counter, evidence });
+  const recall = history.recall;
   const sources: ContextSource[] = [
     ...(structured === null
       ? []
@@ -176,7 +183,9 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     ...(history.compression === undefined ? {} : { compression: history.compression }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
-    stableLayers: SESSION_STABLE_LAYERS,
+    // A held recall goes before the history: it is the same until the cut moves (decision 063).
+    stableLayers:
+      recall?.held === undefined ? SESSION_STABLE_LAYERS : [...SESSION_STABLE_LAYERS, RECALL_LAYER],
   });
   return {
     state,
@@ -187,9 +196,40 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     cutCount: history.cutCount,
     longSession: history.settings,
     async compile(step = {}) {
-      return { ...(await prepared.compile(step.steps)), state };
+      const compiled = { ...(await prepared.compile(step.steps)), state };
+      if (recall !== undefined && options.indexes !== undefined) {
+        options.indexes.holdRecall(options.sessionId, nextHold(recall, compiled));
+      }
+      return compiled;
     },
   };
+}
+
+/** A session's recall for this turn: the hold it started from, and its collect's outcome. */
+interface TurnRecall {
+  throughMessageId: string;
+  held: HeldRecall | undefined;
+  outcome: { held: boolean; whole: readonly string[] | undefined } | undefined;
+}
+
+/**
+ * What a session holds after a compile (decision 063): the held recall less what the call
+ * dropped, or a new hold when the recall was whole and all of it was sent; else nothing.
+ */
+function nextHold(recall: TurnRecall, compiled: SessionCompile): HeldRecall | undefined {
+  const outcome = recall.outcome;
+  if (outcome === undefined) return undefined;
+  const sent = new Set<string>();
+  for (const block of compiled.compiled.kept) {
+    if (block.layer === RECALL_LAYER) sent.add(block.metadata.messageId as string);
+  }
+  if (outcome.held && recall.held !== undefined) {
+    const ids = recall.held.ids.filter((id) => sent.has(id));
+    return ids.length === 0 ? undefined : { ...recall.held, ids };
+  }
+  const whole = outcome.whole;
+  if (whole === undefined || whole.some((id) => !sent.has(id))) return undefined;
+  return { throughMessageId: recall.throughMessageId, whole, ids: whole };
 }
 
 /** The resolved long-session settings of a manifest (`undefined` under `last-n`). */
@@ -231,10 +271,20 @@ async function sessionHistory(input: {
   const through = cutCount === 0 ? undefined : conversation[cutCount - 1]?.id;
   const curated = foldCurationEvents(state.curation);
   const sources: ContextSource[] = [];
+  let recall: TurnRecall | undefined;
   if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
     const raw = conversationMessages(loaded.messages);
     const index = options.indexes.sync(options.sessionId, raw);
     const vectors = await options.indexes.syncVectors(options.sessionId, raw);
+    // Held only behind the same cut, and only with lexical ranking: a vector ranking finds every message.
+    const throughMessageId = summary?.throughMessageId ?? '';
+    const stored = options.indexes.heldRecall(options.sessionId);
+    const turnRecall: TurnRecall = {
+      throughMessageId,
+      held: vectors === undefined && stored?.throughMessageId === throughMessageId ? stored : undefined,
+      outcome: undefined,
+    };
+    recall = vectors === undefined ? turnRecall : undefined;
     const byId = new Map<string, { message: Message; position: number }>();
     conversation.forEach((message, position) => {
       byId.set(message.id, { message, position: position + 1 });
@@ -244,6 +294,10 @@ async function sessionHistory(input: {
         index,
         messages: byId,
         ...(vectors === undefined ? {} : { vectors }),
+        ...(turnRecall.held === undefined ? {} : { held: turnRecall.held }),
+        onCollect: (outcome) => {
+          turnRecall.outcome = outcome;
+        },
         eligible: (id) => {
           const entry = byId.get(id);
           return entry !== undefined && entry.position <= cutCount && !curated.has(id) && !evidence.has(id);
@@ -272,6 +326,7 @@ async function sessionHistory(input: {
       cutCount,
       settings,
       sources,
+      recall,
       compression: options.actions === undefined ? undefined : { summary: '', actions: options.actions },
     };
   }
@@ -294,6 +349,7 @@ async function sessionHistory(input: {
     cutCount,
     settings,
     sources,
+    recall,
     compression: {
       summary: text,
       ...(through === undefined ? {} : { throughMessageId: through }),

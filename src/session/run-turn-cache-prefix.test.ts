@@ -193,4 +193,41 @@ describe('the cached prefix of engine.runTurn (decision 063)', () => {
     }
     expect(steps).toBeGreaterThanOrEqual(5);
   });
+
+  it('holds a whole recall before the history until the cut moves, so the next turns repeat it', async () => {
+    // A new conversation in a 6k window: the cut moves within a few turns, and the few
+    // messages behind it are all recalled (the recall is whole).
+    const { received, calls, turnOf } = await runSession(16, (turn) => [1, 2, 1, 1, 0][turn % 5] as number, {
+      window: 8000,
+      fileTokens: 1500,
+      fresh: true,
+    });
+    // Recalled messages read `2026-03-01 user: …`; before the history they travel as a system message.
+    const recallAt = (call: LanguageModelV4CallOptions) =>
+      call.prompt.findIndex((message) => JSON.stringify(message).includes('2026-03-01 user: Turn'));
+    let held = 0;
+    for (let call = 1; call < received.length; call++) {
+      const current = received[call] as LanguageModelV4CallOptions;
+      const at = recallAt(current);
+      if (at < 0 || current.prompt[at]?.role !== 'system') continue;
+      // Sent before the history, as the report says: every recalled message is `recalled`.
+      const report = calls[call]?.report;
+      const recalled = report?.layers.flatMap((layer) =>
+        layer.dropped.filter((entry) => entry.reason.type === 'recalled'),
+      );
+      expect(recalled?.length).toBeGreaterThan(0);
+      const moved = report?.compaction.some((action) => action.type === 'compacted') === true;
+      const previous = received[call - 1] as LanguageModelV4CallOptions;
+      if (
+        moved ||
+        turnOf[call] === turnOf[call - 1] ||
+        previous.prompt[recallAt(previous)]?.role !== 'system'
+      )
+        continue;
+      // A turn that did not move the cut repeats the previous call through the recall and the history.
+      expect(sharedPrefix(previous, current)).toBeGreaterThan(at);
+      held++;
+    }
+    expect(held).toBeGreaterThanOrEqual(3);
+  });
 });
