@@ -9,7 +9,7 @@ import type {
   ToolDefinition,
   ToolResultPolicy,
 } from '../core/index.ts';
-import { messageText, renderSummary, uncarriedIds } from '../core/index.ts';
+import { countMessage, messageText, renderSummary, uncarriedIds } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type ContextConfig,
@@ -198,7 +198,12 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     async compile(step = {}) {
       const compiled = { ...(await prepared.compile(step.steps)), state };
       if (recall !== undefined && options.indexes !== undefined) {
-        options.indexes.holdRecall(options.sessionId, nextHold(recall, compiled));
+        const stepTokens = (step.steps ?? []).reduce(
+          (sum, message) => sum + countMessage(counter, message),
+          0,
+        );
+        const current = options.indexes.heldRecall(options.sessionId);
+        options.indexes.holdRecall(options.sessionId, nextHold({ recall, compiled, current, stepTokens }));
       }
       return compiled;
     },
@@ -206,7 +211,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
 }
 
 /** A session's recall for this turn: the hold it started from, and its collect's outcome. */
-interface TurnRecall {
+export interface TurnRecall {
   throughMessageId: string;
   held: HeldRecall | undefined;
   outcome: { held: boolean; whole: readonly string[] | undefined } | undefined;
@@ -214,18 +219,38 @@ interface TurnRecall {
 
 /**
  * What a session holds after a compile (decision 063): the held recall less what the call
- * dropped, or a new hold when the recall was whole and all of it was sent; else nothing.
+ * dropped, or a new hold when the recall was whole and all of it was sent; else nothing. A
+ * step that had to drop held messages drops as many more as its steps took, so the next
+ * turn's steps find that room without changing the recall again.
  */
-function nextHold(recall: TurnRecall, compiled: SessionCompile): HeldRecall | undefined {
+export function nextHold(input: {
+  recall: TurnRecall;
+  compiled: SessionCompile;
+  /** What the session holds now (made by an earlier call of this turn, or before). */
+  current: HeldRecall | undefined;
+  /** Tokens of the turn's steps in this call. */
+  stepTokens: number;
+}): HeldRecall | undefined {
+  const { recall, compiled } = input;
   const outcome = recall.outcome;
   if (outcome === undefined) return undefined;
-  const sent = new Set<string>();
+  const sent = new Map<string, number>();
   for (const block of compiled.compiled.kept) {
-    if (block.layer === RECALL_LAYER) sent.add(block.metadata.messageId as string);
+    if (block.layer === RECALL_LAYER) sent.set(block.metadata.messageId as string, block.tokens + 1);
   }
-  if (outcome.held && recall.held !== undefined) {
-    const ids = recall.held.ids.filter((id) => sent.has(id));
-    return ids.length === 0 ? undefined : { ...recall.held, ids };
+  // The hold this call continues: the one it was sent from, or the one its turn made.
+  const base = outcome.held
+    ? recall.held
+    : input.current?.whole === outcome.whole
+      ? input.current
+      : undefined;
+  if (base !== undefined) {
+    const ids = base.ids.filter((id) => sent.has(id));
+    if (ids.length < base.ids.length && input.stepTokens > 0) {
+      let freed = 0;
+      while (ids.length > 0 && freed < input.stepTokens) freed += sent.get(ids.pop() as string) ?? 0;
+    }
+    return ids.length === 0 ? undefined : { ...base, ids };
   }
   const whole = outcome.whole;
   if (whole === undefined || whole.some((id) => !sent.has(id))) return undefined;
