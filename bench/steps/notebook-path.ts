@@ -42,6 +42,8 @@ export async function runNotebookPath(input: {
   window?: number;
   /** Reads per turn; default {@link readsOf}. */
   reads?: (turn: number) => number;
+  /** Sees each prompt as the provider received it (diagnostics: where consecutive calls differ). */
+  onPrompt?: (turn: number, prompt: readonly unknown[]) => void;
 }): Promise<NotebookCall[]> {
   const reads = input.reads ?? readsOf;
   const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-steps-'));
@@ -67,6 +69,7 @@ export async function runNotebookPath(input: {
     };
     const provider = new MockLanguageModelV4({
       doStream: async (params) => {
+        input.onPrompt?.(turn, params.prompt);
         sent.push({
           turn,
           tokens: countCallTokens(params, input.counter),

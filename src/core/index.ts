@@ -77,6 +77,7 @@ export {
   type LayerKind,
   type LayerPosition,
   type LayerRegistry,
+  type LayerRegistryOptions,
 } from './layers.ts';
 export {
   type FilePart,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compose, layerOf } from './compose.ts';
 import { CtxloomError } from './errors.ts';
 import { assertContextKey, createLayerRegistry, DEFAULT_LAYERS } from './layers.ts';
 
@@ -20,6 +21,25 @@ describe('layer registry', () => {
     expect(registry.get('knowledge__context').lifecycle).toBe('runtime');
     expect(registry.get('system').shared).toBe(false);
     expect(registry.get('framework__context').compactable).toBe(false);
+  });
+
+  it('marks named default layers stable, so the cache-friendly order sends them before the history', () => {
+    const history = [{ id: 'h1', role: 'user' as const, content: 'earlier' }];
+    const contexts = { todo__context: 'tasks', knowledge__context: 'facts' };
+    const order = (layers = createLayerRegistry()) =>
+      compose({
+        systemPrompt: 'sys',
+        contexts,
+        history,
+        query: 'now?',
+        policy: { order: 'cache-friendly', layers },
+      }).map((message) => layerOf(message));
+    expect(order()).toEqual(['system', 'history', 'knowledge__context', 'todo__context', 'query']);
+    const registry = createLayerRegistry([], { stable: ['todo__context'] });
+    expect(registry.get('todo__context').stable).toBe(true);
+    expect(DEFAULT_LAYERS.find((layer) => layer.name === 'todo__context')?.stable).toBe(false);
+    expect(order(registry)).toEqual(['system', 'todo__context', 'history', 'knowledge__context', 'query']);
+    expect(() => createLayerRegistry([], { stable: ['todos__context'] })).toThrow(CtxloomError);
   });
 
   it('registers a custom layer before, after or at an index', () => {

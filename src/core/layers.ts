@@ -133,8 +133,22 @@ export interface LayerRegistry {
   register(layer: CustomLayerOptions, position?: LayerPosition): LayerDefinition;
 }
 
+/** Options of {@link createLayerRegistry}. */
+export interface LayerRegistryOptions {
+  /**
+   * Default layers marked `stable` in this registry: placed before the history by the
+   * cache-friendly order. For a caller that knows a layer's text changes only when the
+   * history's first message does (a session's summary, decision 063). Unknown names throw
+   * `unknown-layer`.
+   */
+  stable?: readonly string[];
+}
+
 /** A registry holding {@link DEFAULT_LAYERS}; `register` adds custom `__context` layers. */
-export function createLayerRegistry(extra: readonly CustomLayerOptions[] = []): LayerRegistry {
+export function createLayerRegistry(
+  extra: readonly CustomLayerOptions[] = [],
+  options: LayerRegistryOptions = {},
+): LayerRegistry {
   const layers: LayerDefinition[] = DEFAULT_LAYERS.map((layer) => ({ ...layer }));
 
   const indexOf = (name: string): number => {
@@ -198,6 +212,7 @@ export function createLayerRegistry(extra: readonly CustomLayerOptions[] = []): 
       return layer;
     },
   };
+  for (const name of options.stable ?? []) (layers[indexOf(name)] as LayerDefinition).stable = true;
   for (const layer of extra) registry.register(layer);
   return registry;
 }

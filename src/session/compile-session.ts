@@ -10,7 +10,7 @@ import type {
   ToolDefinition,
   ToolResultPolicy,
 } from '../core/index.ts';
-import { messageText, renderSummary, uncarriedIds } from '../core/index.ts';
+import { countMessage, messageText, renderSummary, uncarriedIds } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type ContextConfig,
@@ -30,8 +30,24 @@ import {
   withEvidencePointers,
   withTodoPointers,
 } from './compressed-forms.ts';
-import { createRecallSource, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
+import {
+  createRecallSource,
+  type HeldRecall,
+  RECALL_LAYER,
+  type RecallSourceOptions,
+  SEARCH_HISTORY_TOOL,
+  type SessionIndexes,
+} from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
+
+/**
+ * A session's layers sent before the history (decision 063): the TODO changes only on
+ * `/compress` or a `once` injection's first delivery, so it stays in the cached prefix with
+ * the history. The summary stays after the history: it changes at every move of the cut, and
+ * in a session whose history is short after a move it would break the prefix before the
+ * other layers. Knowledge (retrieval) and recall follow the query.
+ */
+const SESSION_STABLE_LAYERS: readonly string[] = ['todo__context'];
 
 /** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
 const TOOL_EVIDENCE_SHOWN = 8;
@@ -153,6 +169,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
   const structured = compression.structured;
   const history = await sessionHistory({ loaded, state, compression, options, counter, evidence });
+  const recall = history.recall;
   const sources: ContextSource[] = [
     ...(structured === null
       ? []
@@ -168,6 +185,9 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     ...(history.compression === undefined ? {} : { compression: history.compression }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
+    // A held recall goes before the history: it is the same until the cut moves (decision 063).
+    stableLayers:
+      recall?.held === undefined ? SESSION_STABLE_LAYERS : [...SESSION_STABLE_LAYERS, RECALL_LAYER],
   });
   return {
     state,
@@ -178,9 +198,65 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     cutCount: history.cutCount,
     longSession: history.settings,
     async compile(step = {}) {
-      return { ...(await prepared.compile(step.steps)), state };
+      const compiled = { ...(await prepared.compile(step.steps)), state };
+      if (recall !== undefined && options.indexes !== undefined) {
+        const stepTokens = (step.steps ?? []).reduce(
+          (sum, message) => sum + countMessage(counter, message),
+          0,
+        );
+        const current = options.indexes.heldRecall(options.sessionId);
+        options.indexes.holdRecall(options.sessionId, nextHold({ recall, compiled, current, stepTokens }));
+      }
+      return compiled;
     },
   };
+}
+
+/** A session's recall for this turn: the hold it started from, and its collect's outcome. */
+export interface TurnRecall {
+  throughMessageId: string;
+  held: HeldRecall | undefined;
+  outcome: { held: boolean; whole: readonly string[] | undefined } | undefined;
+}
+
+/**
+ * What a session holds after a compile (decision 063): the held recall less what the call
+ * dropped, or a new hold when the recall was whole and all of it was sent; else nothing. A
+ * step that had to drop held messages drops as many more as its steps took, so the next
+ * turn's steps find that room without changing the recall again.
+ */
+export function nextHold(input: {
+  recall: TurnRecall;
+  compiled: SessionCompile;
+  /** What the session holds now (made by an earlier call of this turn, or before). */
+  current: HeldRecall | undefined;
+  /** Tokens of the turn's steps in this call. */
+  stepTokens: number;
+}): HeldRecall | undefined {
+  const { recall, compiled } = input;
+  const outcome = recall.outcome;
+  if (outcome === undefined) return undefined;
+  const sent = new Map<string, number>();
+  for (const block of compiled.compiled.kept) {
+    if (block.layer === RECALL_LAYER) sent.set(block.metadata.messageId as string, block.tokens + 1);
+  }
+  // The hold this call continues: the one it was sent from, or the one its turn made.
+  const base = outcome.held
+    ? recall.held
+    : input.current?.whole === outcome.whole
+      ? input.current
+      : undefined;
+  if (base !== undefined) {
+    const ids = base.ids.filter((id) => sent.has(id));
+    if (ids.length < base.ids.length && input.stepTokens > 0) {
+      let freed = 0;
+      while (ids.length > 0 && freed < input.stepTokens) freed += sent.get(ids.pop() as string) ?? 0;
+    }
+    return ids.length === 0 ? undefined : { ...base, ids };
+  }
+  const whole = outcome.whole;
+  if (whole === undefined || whole.some((id) => !sent.has(id))) return undefined;
+  return { throughMessageId: recall.throughMessageId, whole, ids: whole };
 }
 
 /** The resolved long-session settings of a manifest (`undefined` under `last-n`). */
@@ -221,7 +297,12 @@ async function sessionHistory(input: {
   const cutCount = summary === null ? 0 : coveredCount(state.messages, summary.throughMessageId);
   const curated = foldCurationEvents(state.curation);
   const sources: ContextSource[] = [];
+  let recall: TurnRecall | undefined;
   if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
+    // Held only behind the same cut, and only with lexical ranking: a vector ranking finds every message.
+    const throughMessageId = summary?.throughMessageId ?? '';
+    const stored = options.indexes.heldRecall(options.sessionId);
+    const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
     sources.push(
       await sessionRecallSource({
         sessionId: options.sessionId,
@@ -234,6 +315,15 @@ async function sessionHistory(input: {
         config,
         compression,
         counter: input.counter,
+        held: (vectors) => {
+          if (vectors) return undefined;
+          recall = turnRecall;
+          if (stored?.throughMessageId === throughMessageId) turnRecall.held = stored;
+          return turnRecall.held;
+        },
+        onCollect: (outcome) => {
+          turnRecall.outcome = outcome;
+        },
       }),
     );
   }
@@ -243,6 +333,7 @@ async function sessionHistory(input: {
       cutCount,
       settings,
       sources,
+      recall,
       compression: options.actions === undefined ? undefined : { summary: '', actions: options.actions },
     };
   }
@@ -251,6 +342,7 @@ async function sessionHistory(input: {
     cutCount,
     settings,
     sources,
+    recall,
     compression: summaryCompression({
       summary,
       conversation,
@@ -321,6 +413,13 @@ export async function sessionRecallSource(input: {
   config: ContextConfig;
   compression: SessionCompression;
   counter: TokenCounter;
+  /**
+   * The recall held from call to call (decision 063), asked once the index knows whether it
+   * ranks by vectors (a vector ranking finds every message, so nothing is held then).
+   */
+  held?: (vectors: boolean) => HeldRecall | undefined;
+  /** Receives each collect's outcome (see {@link RecallSourceOptions.onCollect}). */
+  onCollect?: RecallSourceOptions['onCollect'];
 }): Promise<ContextSource> {
   const { conversation, cutCount, compression, config, counter } = input;
   const index = input.indexes.sync(input.sessionId, input.indexed);
@@ -329,10 +428,13 @@ export async function sessionRecallSource(input: {
   conversation.forEach((message, position) => {
     byId.set(message.id, { message, position: position + 1 });
   });
+  const held = input.held?.(vectors !== undefined);
   return createRecallSource({
     index,
     messages: byId,
     ...(vectors === undefined ? {} : { vectors }),
+    ...(held === undefined ? {} : { held }),
+    ...(input.onCollect === undefined ? {} : { onCollect: input.onCollect }),
     eligible: (id) => {
       const entry = byId.get(id);
       return entry !== undefined && entry.position <= cutCount && input.eligible(id);

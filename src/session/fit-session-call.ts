@@ -69,6 +69,7 @@ export async function compileWithinBudget(
     compile: compileNow,
     core: (call) => call.compiled,
     live: (call) => liveHistory(prepared, call),
+    stepping: steps !== undefined && steps.length > 0,
     mayMove: (call, live) => {
       if (context.persist || context.summarizer.summarizeMessage !== undefined) return true;
       call.warnings.push(
@@ -105,6 +106,12 @@ export interface FitLoop<T> {
    * call still over its budget is the stage's to refuse. Default false.
    */
   ownStage?: boolean;
+  /**
+   * The call is a step of a turn's tool loop: the recall only gives way (decision 063) — it
+   * shrinks as the steps grow, and the cut moves only for what the recall cannot free, so
+   * the recall's slot is not counted against the soft limit. Default false.
+   */
+  stepping?: boolean;
   /** Whether the cut may move now (a preview whose summariser calls a model may not). Default yes. */
   mayMove?: (compiled: T, live: readonly Message[]) => boolean;
   /** Moves the cut past `passing` live messages, the summary under `capTokens`; the next compile reads it. */
@@ -123,11 +130,9 @@ export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
   let compiled = await loop.compile();
   for (let move = 0; move < MAX_MOVES; move++) {
     const core = loop.core(compiled);
-    const trigger = triggerOf(
-      core,
-      settings.softLimitRatio,
-      Math.floor(settings.recallRatio * core.report.inputBudget),
-    );
+    const recallSlot =
+      loop.stepping === true ? 0 : Math.floor(settings.recallRatio * core.report.inputBudget);
+    const trigger = triggerOf(core, settings.softLimitRatio, recallSlot);
     const live = loop.live(compiled);
     if (trigger === undefined || live.length === 0) break;
     if (trigger === 'soft-limit' && loop.ownStage === true) break;

@@ -35,8 +35,27 @@ export interface SessionIndexes {
    * (only the new ones are sent to the embedder). `undefined` without one.
    */
   syncVectors(sessionId: string, conversation: readonly Message[]): Promise<SessionVectors | undefined>;
+  /** The recall a session holds until its cut moves (decision 063); `undefined` when none. */
+  heldRecall(sessionId: string): HeldRecall | undefined;
+  /** Holds a session's recall, or lets it go (`undefined`). */
+  holdRecall(sessionId: string, held: HeldRecall | undefined): void;
   /** Forgets a session (deleted). */
   drop(sessionId: string): void;
+}
+
+/**
+ * A whole recall held from call to call (decision 063): when a recall holds every message its
+ * query finds behind the cut, it is sent — before the history — with the same messages until
+ * the cut moves, so it stays in the cached prefix. A call that needs room drops its
+ * lowest-ranked messages for good; a later query that finds a message outside `whole` ends it.
+ */
+export interface HeldRecall {
+  /** The cut it was made behind (the summary's `throughMessageId`). */
+  throughMessageId: string;
+  /** Every message the query that made it found, rank order. */
+  whole: readonly string[];
+  /** The messages it still holds, rank order (those a call dropped are gone). */
+  ids: readonly string[];
 }
 
 /** A session's message vectors and the embedder that made them (decision 040). */
@@ -55,7 +74,13 @@ const EMBED_BATCH = 64;
 export function createSessionIndexes(options: { embedder?: Embedder } = {}): SessionIndexes {
   const indexes = new Map<string, { index: ConversationIndex; ids: string[] }>();
   const vectors = new Map<string, VectorIndex>();
+  const held = new Map<string, HeldRecall>();
   return {
+    heldRecall: (sessionId) => held.get(sessionId),
+    holdRecall(sessionId, recall) {
+      if (recall === undefined) held.delete(sessionId);
+      else held.set(sessionId, recall);
+    },
     async syncVectors(sessionId, conversation) {
       const embedder = options.embedder;
       if (embedder === undefined) return undefined;
@@ -103,6 +128,7 @@ export function createSessionIndexes(options: { embedder?: Embedder } = {}): Ses
     drop(sessionId) {
       indexes.delete(sessionId);
       vectors.delete(sessionId);
+      held.delete(sessionId);
     },
   };
 }
@@ -118,6 +144,16 @@ export interface RecallSourceOptions {
   maxTokens: number;
   /** Message vectors: their ranking is fused with the lexical one (reciprocal rank). */
   vectors?: SessionVectors;
+  /**
+   * A held recall (decision 063): sent as it is — its messages, their rank kept — unless the
+   * query finds a message outside its `whole`.
+   */
+  held?: HeldRecall;
+  /**
+   * Receives the outcome of each collect: `held` when the held recall was sent; `whole` (its
+   * messages in rank order) when the ranking's every hit was picked, so it may be held.
+   */
+  onCollect?: (outcome: { held: boolean; whole: readonly string[] | undefined }) => void;
 }
 
 /**
@@ -142,32 +178,62 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
         options.vectors === undefined
           ? lexical
           : fuse(lexical, await vectorHits(options.vectors, query, options.eligible));
-      const picked: { block: ContextBlock; position: number }[] = [];
-      let used = 0;
-      for (const [rank, hit] of hits.entries()) {
-        const entry = options.messages.get(hit.id);
-        if (entry === undefined) continue;
+      const block = (id: string, rank: number, score: number) => {
+        const entry = options.messages.get(id);
+        if (entry === undefined) return undefined;
         const { message, position } = entry;
         const text = recalledText(message, position, request.counter);
-        const block = createBlock(
-          {
-            id: `recall:${message.id}`,
-            layer: RECALL_LAYER,
-            source: 'recall',
-            content: text.content,
-            tokens: text.tokens,
-            fingerprint: text.fingerprint,
-            priority: Math.max(0.01, 1 - rank / RECALL_CANDIDATES),
-            metadata: { messageId: message.id, score: hit.score },
-          },
-          request.counter,
-        );
-        // Separator between blocks of one layer: one token (select-call's SEPARATOR_TOKENS).
-        if (used + block.tokens + 1 > options.maxTokens) continue;
-        used += block.tokens + 1;
-        picked.push({ block, position });
-        if (options.maxTokens - used < 8) break;
+        return {
+          position,
+          block: createBlock(
+            {
+              id: `recall:${message.id}`,
+              layer: RECALL_LAYER,
+              source: 'recall',
+              content: text.content,
+              tokens: text.tokens,
+              fingerprint: text.fingerprint,
+              priority: Math.max(0.01, 1 - rank / RECALL_CANDIDATES),
+              metadata: { messageId: message.id, score },
+            },
+            request.counter,
+          ),
+        };
+      };
+      const held = options.held;
+      if (held !== undefined && hits.length < RECALL_CANDIDATES) {
+        const whole = new Set(held.whole);
+        if (hits.every((hit) => whole.has(hit.id))) {
+          options.onCollect?.({ held: true, whole: undefined });
+          const kept: { block: ContextBlock; position: number }[] = [];
+          for (const [rank, id] of held.ids.entries()) {
+            const entry = options.eligible(id) ? block(id, rank, 0) : undefined;
+            if (entry !== undefined) kept.push(entry);
+          }
+          return kept.sort((a, b) => a.position - b.position).map((entry) => entry.block);
+        }
       }
+      const picked: { block: ContextBlock; position: number }[] = [];
+      // Whole: the ranking was not cut at its candidate limit and no hit was left out.
+      let complete = hits.length < RECALL_CANDIDATES;
+      let used = 0;
+      for (const [rank, hit] of hits.entries()) {
+        const entry = block(hit.id, rank, hit.score);
+        if (entry === undefined) continue;
+        // Separator between blocks of one layer: one token (select-call's SEPARATOR_TOKENS).
+        if (used + entry.block.tokens + 1 > options.maxTokens) {
+          complete = false;
+          continue;
+        }
+        used += entry.block.tokens + 1;
+        picked.push(entry);
+        if (options.maxTokens - used < 8) {
+          complete &&= rank === hits.length - 1;
+          break;
+        }
+      }
+      const ranked = picked.map((entry) => entry.block.metadata.messageId as string);
+      options.onCollect?.({ held: false, whole: complete && ranked.length > 0 ? ranked : undefined });
       return picked.sort((a, b) => a.position - b.position).map((entry) => entry.block);
     },
   };

@@ -5,6 +5,7 @@ import {
   type CompileRequest,
   type ContextSource,
   compileContext,
+  createLayerRegistry,
   type Message,
   type Summarizer,
   type TokenCounter,
@@ -38,6 +39,12 @@ export interface WorkspaceCompileOptions {
   tools?: readonly ToolDefinition[];
   /** Keeps oversized and earlier-turn tool outputs behind artifact placeholders. */
   toolResults?: ToolResultPolicy;
+  /**
+   * Layers placed before the history in the cache-friendly order although they are volatile
+   * in general (`createLayerRegistry`'s `stable`): a session's summary and TODO, which change
+   * only when its cut moves or on `/compress` (decision 063). Default none.
+   */
+  stableLayers?: readonly string[];
 }
 
 /** Result of a workspace compile: the emitted context plus what the stages found. */
@@ -156,6 +163,9 @@ export function prepareLoadedSession(
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
+    ...(options.stableLayers === undefined || options.stableLayers.length === 0
+      ? {}
+      : { layers: createLayerRegistry([], { stable: options.stableLayers }) }),
   };
   const request: CompileRequest = {
     ...(layers.systemPrompt === '' ? {} : { systemPrompt: layers.systemPrompt }),
