@@ -246,4 +246,45 @@ describe('incremental recompiles (decision 065)', () => {
     );
     expect(sent(second)).toEqual(sent(scratch));
   });
+
+  it('reads each older message’s fields once per field in a recompile after one is appended, and sees a query id taken', async () => {
+    const counter = getTokenCounter('gpt-4o');
+    const reads = new Map<string, number>();
+    // Messages that count reads of their fields (a caller's plain, unfrozen objects).
+    const counted = (message: Message): Message =>
+      new Proxy(message, {
+        get(target, key, receiver) {
+          if (typeof key === 'string') reads.set(key, (reads.get(key) ?? 0) + 1);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    const history: Message[] = Array.from({ length: 600 }, (_, index) =>
+      counted({
+        id: `m${index}`,
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `Message ${index} about the trip to Lisbon and the hotel.`,
+      }),
+    );
+    const orchestrator = createOrchestrator({ counter, window: 12_000 });
+    let query: Message = { id: 'q', role: 'user', content: 'When do we leave?' };
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query });
+    await orchestrator.build(request());
+    history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
+    reads.clear();
+    await orchestrator.build(request());
+    // Per older message: its id once (is it the query's?), its content and role twice and its
+    // name and metadata once or twice (measures and the sent copies check them), nothing else.
+    const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
+    expect(perMessage.id).toBeLessThanOrEqual(1.01);
+    expect(perMessage.content).toBeLessThanOrEqual(2.01);
+    // A query whose id a history message has is still seen (and sent under another id).
+    query = { id: 'm17', role: 'user', content: 'When do we leave?' };
+    const second = await orchestrator.build(request());
+    expect(second.report.warnings?.map((warning) => warning.code)).toContain('query-id-taken');
+    const scratch = await compileContext(
+      { ...request(), history: structuredClone(history.map((message) => ({ ...message }))) },
+      { counter: getTokenCounter('gpt-4o'), window: 12_000 },
+    );
+    expect(sent(second)).toEqual(sent(scratch));
+  });
 });
