@@ -135,6 +135,8 @@ describe('incremental recompiles (decision 065)', () => {
             appended: fc.integer({ min: 1, max: 8 }),
             words: fc.integer({ min: 1, max: 60 }),
             edit: fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
+            // A message query whose id a history message may have (sent under another id).
+            queryId: fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
           }),
           { minLength: 1, maxLength: 8 },
         ),
@@ -153,10 +155,11 @@ describe('incremental recompiles (decision 065)', () => {
             window,
             ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
           };
+          let query: CompileRequest['query'] = 'What next?';
           const request = (messages: readonly Message[]): CompileRequest => ({
             systemPrompt: 'You answer from the conversation.',
             history: messages,
-            query: 'What next?',
+            query,
           });
           const orchestrator = createOrchestrator({
             ...options,
@@ -175,6 +178,10 @@ describe('incremental recompiles (decision 065)', () => {
             // Sometimes a message is changed in place, as a caller may do.
             const edited = call.edit === undefined ? undefined : history[call.edit % history.length];
             if (edited !== undefined) edited.content = text(call.edit ?? 0, call.words + 3);
+            query =
+              call.queryId === undefined
+                ? 'What next?'
+                : { id: `m${call.queryId}`, role: 'user', content: 'What next?' };
             const incremental = await orchestrator.build(request(history));
             const scratch = await compileContext(request(structuredClone(history)), {
               ...options,
