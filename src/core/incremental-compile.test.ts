@@ -155,7 +155,7 @@ describe('incremental recompiles (decision 065)', () => {
             window,
             ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
           };
-          let query: CompileRequest['query'] = 'What next?';
+          let query: string | Message = 'What next?';
           const request = (messages: readonly Message[]): CompileRequest => ({
             systemPrompt: 'You answer from the conversation.',
             history: messages,
