@@ -101,28 +101,30 @@ export function buildReport(input: BuildReportInput): CompileReport {
     keptList.push(summaries[index] as BlockSummary);
   }
   const droppedByLayer = new Map<string, DroppedSummary[]>();
-  let historyDrops = 0;
-  // Indexed loops over the long lists: no iterator object per entry before the loop is optimised.
+  // One walk over the drops (indexed: no iterator object per entry before the loop is
+  // optimised): other layers' drops are listed as they come, the history's set aside in order
+  // (each layer's list is its own, so listing the history's afterwards changes no order).
   const allDropped = input.dropped;
-  for (let index = 0; index < allDropped.length; index++)
-    if ((allDropped[index] as DroppedBlock).block.layer === 'history') historyDrops++;
-  const long = historyDrops > LISTED_HISTORY_DROPS;
   const droppedHistory: DroppedBlock[] = [];
   for (let index = 0; index < allDropped.length; index++) {
     const entry = allDropped[index] as DroppedBlock;
-    if (long && entry.block.layer === 'history') {
+    if (entry.block.layer === 'history') {
       droppedHistory.push(entry);
       continue;
     }
     listOf(droppedByLayer, entry.block.layer).push(withDetails(summarizeDropped(entry), entry.block));
   }
-  if (long) {
-    // In the order the stages dropped them (each stage newest first): the first one by one.
+  if (droppedHistory.length > 0) {
+    // In the order the stages dropped them (each stage newest first): the first one by one,
+    // the rest as runs when there are more.
     const listed = listOf(droppedByLayer, 'history');
-    for (const entry of droppedHistory.slice(0, LISTED_HISTORY_DROPS)) {
+    const single = Math.min(droppedHistory.length, LISTED_HISTORY_DROPS);
+    for (let index = 0; index < single; index++) {
+      const entry = droppedHistory[index] as DroppedBlock;
       listed.push(withDetails(summarizeDropped(entry), entry.block));
     }
-    listed.push(...collapseRuns(droppedHistory.slice(LISTED_HISTORY_DROPS)));
+    if (droppedHistory.length > LISTED_HISTORY_DROPS)
+      listed.push(...collapseRuns(droppedHistory.slice(LISTED_HISTORY_DROPS)));
   }
 
   const layers: LayerReport[] = [];

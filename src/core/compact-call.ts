@@ -132,8 +132,10 @@ function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextB
   const named = new Map<string, string>();
   for (let index = 0; index < kept.length; index++) {
     const block = kept[index] as ContextBlock;
+    // The layer first: a history block's metadata (one more object per block) is not read.
+    if (block.layer === 'history') continue;
     const id = block.metadata.messageId;
-    if (typeof id === 'string' && block.layer !== 'history') named.set(id, block.layer);
+    if (typeof id === 'string') named.set(id, block.layer);
   }
   if (named.size === 0) return [...excluded];
   return excluded.map((entry) => {

@@ -95,7 +95,8 @@ export function compose(input: ComposeInput): Message[] {
   const tail = (policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext).map(
     (message): Message => ({ ...message, role: 'user', content: contextAsUserText(message) }),
   );
-  const messages = [...head, ...history, ...tail];
+  // `concat` copies the long history in one step (a spread walks it with an iterator).
+  const messages = head.concat(history, tail);
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
   for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));
   return messages;

@@ -166,18 +166,53 @@ export function historyToBlocks(
  * new messages are measured, without a lookup per message.
  */
 export function measureMessages(messages: readonly Message[], counter: TokenCounter): MessageMeasure[] {
+  return measureAndScan(messages, counter, undefined).measures;
+}
+
+/** What {@link measureAndScan} saw while it measured. */
+export interface MeasureScan {
+  measures: MessageMeasure[];
+  /** Whether some message's content is a parts array (else no message has tool parts). */
+  parts: boolean;
+  /** Whether some message has the id asked for (false when none was asked). */
+  idTaken: boolean;
+}
+
+/**
+ * {@link measureMessages}, also noting whether any message has parts and whether any has the
+ * id `id`: the same pass reads each message once, instead of one more walk over a long
+ * history per question (each read of a message not in the CPU cache is a miss).
+ */
+export function measureAndScan(
+  messages: readonly Message[],
+  counter: TokenCounter,
+  id: string | undefined,
+): MeasureScan {
   const counterMemo = memoOf(counter);
-  return counterMemo.runs.map({
+  let parts = false;
+  let idTaken = false;
+  const measures = counterMemo.runs.map({
     keys: messages,
     // Plain texts get an entry of their own here (the memo keeps it for the next list).
-    compute: (message) =>
-      counterMemo.plainFromCache && typeof message.content === 'string'
+    compute: (message) => {
+      if (typeof message.content !== 'string') parts = true;
+      if (message.id === id) idTaken = true;
+      return counterMemo.plainFromCache && typeof message.content === 'string'
         ? newEntry(counterMemo.cost, message)
-        : (measureWith(counterMemo, message) as MemoEntry),
-    valid: (entry, index) => measuresMessage(entry, messages[index] as Message),
+        : (measureWith(counterMemo, message) as MemoEntry);
+    },
+    valid: (entry, index) => {
+      const message = messages[index] as Message;
+      if (!measuresMessage(entry, message)) return false;
+      // Checked equal above: the entry's content is the message's.
+      if (typeof entry.content !== 'string') parts = true;
+      if (message.id === id) idTaken = true;
+      return true;
+    },
     startsRun: () => false,
     unshared: { values: true },
   });
+  return { measures, parts, idTaken };
 }
 
 /**

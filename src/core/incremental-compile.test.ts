@@ -135,6 +135,8 @@ describe('incremental recompiles (decision 065)', () => {
             appended: fc.integer({ min: 1, max: 8 }),
             words: fc.integer({ min: 1, max: 60 }),
             edit: fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
+            // A message query whose id a history message may have (sent under another id).
+            queryId: fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
           }),
           { minLength: 1, maxLength: 8 },
         ),
@@ -153,10 +155,11 @@ describe('incremental recompiles (decision 065)', () => {
             window,
             ...(maxHistoryMessages === undefined ? {} : { maxHistoryMessages }),
           };
+          let query: string | Message = 'What next?';
           const request = (messages: readonly Message[]): CompileRequest => ({
             systemPrompt: 'You answer from the conversation.',
             history: messages,
-            query: 'What next?',
+            query,
           });
           const orchestrator = createOrchestrator({
             ...options,
@@ -175,6 +178,10 @@ describe('incremental recompiles (decision 065)', () => {
             // Sometimes a message is changed in place, as a caller may do.
             const edited = call.edit === undefined ? undefined : history[call.edit % history.length];
             if (edited !== undefined) edited.content = text(call.edit ?? 0, call.words + 3);
+            query =
+              call.queryId === undefined
+                ? 'What next?'
+                : { id: `m${call.queryId}`, role: 'user', content: 'What next?' };
             const incremental = await orchestrator.build(request(history));
             const scratch = await compileContext(request(structuredClone(history)), {
               ...options,
@@ -242,6 +249,47 @@ describe('incremental recompiles (decision 065)', () => {
     expect(after.at(-1)?.id).toBe('history:m600');
     const scratch = await compileContext(
       { ...request(), history: structuredClone(history) },
+      { counter: getTokenCounter('gpt-4o'), window: 12_000 },
+    );
+    expect(sent(second)).toEqual(sent(scratch));
+  });
+
+  it('reads each older message’s fields once per field in a recompile after one is appended, and sees a query id taken', async () => {
+    const counter = getTokenCounter('gpt-4o');
+    const reads = new Map<string, number>();
+    // Messages that count reads of their fields (a caller's plain, unfrozen objects).
+    const counted = (message: Message): Message =>
+      new Proxy(message, {
+        get(target, key, receiver) {
+          if (typeof key === 'string') reads.set(key, (reads.get(key) ?? 0) + 1);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    const history: Message[] = Array.from({ length: 600 }, (_, index) =>
+      counted({
+        id: `m${index}`,
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `Message ${index} about the trip to Lisbon and the hotel.`,
+      }),
+    );
+    const orchestrator = createOrchestrator({ counter, window: 12_000 });
+    let query: Message = { id: 'q', role: 'user', content: 'When do we leave?' };
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query });
+    await orchestrator.build(request());
+    history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
+    reads.clear();
+    await orchestrator.build(request());
+    // Per older message: its id once (is it the query's?), its content and role twice and its
+    // name and metadata once or twice (measures and the sent copies check them), nothing else.
+    const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
+    expect(perMessage.id).toBeLessThanOrEqual(1.01);
+    expect(perMessage.content).toBeLessThanOrEqual(2.01);
+    // A query whose id a history message has is still seen (and sent under another id).
+    query = { id: 'm17', role: 'user', content: 'When do we leave?' };
+    const second = await orchestrator.build(request());
+    expect(second.report.warnings?.map((warning) => warning.code)).toContain('query-id-taken');
+    const scratch = await compileContext(
+      { ...request(), history: structuredClone(history.map((message) => ({ ...message }))) },
       { counter: getTokenCounter('gpt-4o'), window: 12_000 },
     );
     expect(sent(second)).toEqual(sent(scratch));

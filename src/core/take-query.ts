@@ -24,8 +24,29 @@ export function takeQuery(
   raw: CompileRequest['query'],
   warnings: CompileWarning[],
 ): Message | undefined {
+  const end = takeQueryEnd(history, query, raw, warnings);
+  if (end.done) return end.sent;
+  return renameQuery(
+    history,
+    query,
+    raw,
+    warnings,
+    history.some((message) => message.id === query.id),
+  );
+}
+
+/**
+ * The first part of {@link takeQuery}: takes the query off the end of `history` when it is
+ * there. `done` when that decided the message to send; else {@link renameQuery} decides.
+ */
+export function takeQueryEnd(
+  history: Message[],
+  query: Message,
+  raw: CompileRequest['query'],
+  warnings: CompileWarning[],
+): { done: true; sent: Message | undefined } | { done: false } {
   const last = history.at(-1);
-  if (last?.id === query.id) return history.pop();
+  if (last?.id === query.id) return { done: true, sent: history.pop() };
   if (last !== undefined && last.role === 'user' && sameContent(last, query)) {
     warnings.push({
       code: 'query-repeated',
@@ -33,11 +54,25 @@ export function takeQuery(
       messageId: last.id,
     });
     history.pop();
-    if (typeof raw === 'string') return last;
+    if (typeof raw === 'string') return { done: true, sent: last };
   }
-  // One comparison per message: a Set of every id would cost a long history more, and the
-  // query's id is almost never taken.
-  if (!history.some((message) => message.id === query.id)) return undefined;
+  return { done: false };
+}
+
+/**
+ * The second part of {@link takeQuery}: the query sent under a free id when `taken` (some
+ * message of `history`, after {@link takeQueryEnd}, has its id — one comparison per message,
+ * which a caller may fold into a walk it makes anyway; a Set of every id would cost a long
+ * history more, and the query's id is almost never taken).
+ */
+export function renameQuery(
+  history: readonly Message[],
+  query: Message,
+  raw: CompileRequest['query'],
+  warnings: CompileWarning[],
+  taken: boolean,
+): Message | undefined {
+  if (!taken) return undefined;
   const ids = new Set(history.map((message) => message.id));
   let n = 2;
   while (ids.has(`${query.id}:${n}`)) n++;

@@ -8,6 +8,7 @@ import {
   historyBlocks,
   historyToBlocks,
   type MessageMeasure,
+  measureAndScan,
   measureMessages,
   positionPriority,
   type ToolGroups,
@@ -16,7 +17,7 @@ import { historyWindowStart } from './history-window.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
 import { createRunMemo } from './run-memo.ts';
-import { takeQuery } from './take-query.ts';
+import { renameQuery, takeQueryEnd } from './take-query.ts';
 import type { TokenCounter } from './tokens.ts';
 import { placeholderToolResults, type ToolResultPolicy } from './tool-result-placeholders.ts';
 
@@ -131,8 +132,9 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
   const { counter, placeholders } = input;
   const warnings: CompileWarning[] = [];
   const history = [...input.history];
-  const queryInHistory =
-    input.query === undefined ? undefined : takeQuery(history, input.query, input.rawQuery, warnings);
+  // The query is taken off the end now; whether its id is taken is seen while measuring.
+  const end =
+    input.query === undefined ? undefined : takeQueryEnd(history, input.query, input.rawQuery, warnings);
   // Placeholders only inside the window: outside it nothing is sent, so nothing is kept aside.
   const windowFrom = historyWindowStart(history, input.maxMessages);
   let messages: Message[] = history;
@@ -152,6 +154,19 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
   const cut = through === undefined ? -1 : messages.findIndex((message) => message.id === through);
   const coveredTo = cut + 1;
   const keptFrom = Math.max(coveredTo, windowFrom);
+  const query = input.query;
+  const pending = query !== undefined && end?.done === false;
+  // The measuring pass answers the query-id question when it walks the same messages.
+  const scanned = pending && messages === history;
+  const scan = measureAndScan(messages, counter, scanned ? query.id : undefined);
+  let queryInHistory = end?.done === true ? end.sent : undefined;
+  if (pending) {
+    const taken = scanned ? scan.idTaken : history.some((message) => message.id === query.id);
+    queryInHistory = renameQuery(history, query, input.rawQuery, warnings, taken);
+  }
+  // Without a parts array no message has tool parts: no walk for the groups.
+  const groupsOf = (from: number, to: number): ToolGroups =>
+    scan.parts ? collectToolGroups(messages.slice(from, to)) : { groups: new Map(), owners: new Map() };
   return {
     messages,
     queryInHistory,
@@ -160,10 +175,10 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     coveredTo,
     windowFrom,
     keptFrom,
-    measures: measureMessages(messages, counter),
-    keptGroups: collectToolGroups(messages.slice(keptFrom)),
-    coveredGroups: collectToolGroups(messages.slice(0, coveredTo)),
-    windowGroups: collectToolGroups(messages.slice(coveredTo, keptFrom)),
+    measures: scan.measures,
+    keptGroups: groupsOf(keptFrom, messages.length),
+    coveredGroups: groupsOf(0, coveredTo),
+    windowGroups: groupsOf(coveredTo, keptFrom),
     blocks: {},
   };
 }

@@ -122,4 +122,38 @@ describe('splitUnreachableHistory', () => {
     expect(unreachable).toHaveLength(90);
     expect(unreachableTokens).toBe(900);
   });
+
+  it('carries the unreachable drops and their sum over to a later call over the same blocks', () => {
+    const history = historyBlocks(
+      Array.from({ length: 300 }, (_, index) => 5 + (index % 7)),
+      [],
+    );
+    const first = splitUnreachableHistory(history.slice(0, 200), 400);
+    const second = splitUnreachableHistory(history, 400);
+    // The cut moved forward over the same blocks: the sums are what summing every block gives.
+    const sum = (blocks: readonly ContextBlock[]) => blocks.reduce((total, block) => total + block.tokens, 0);
+    expect(first.unreachableTokens).toBe(sum(first.unreachable));
+    expect(second.unreachableTokens).toBe(sum(second.unreachable));
+    expect(second.unreachable.length).toBeGreaterThan(first.unreachable.length);
+    const grant = (grantTokens: number): Selection =>
+      ({
+        kept: [],
+        dropped: [],
+        layers: [{ layer: 'history', grantTokens, demandTokens: 0, usedTokens: 0 }],
+        pinnedTokens: 0,
+      }) as unknown as Selection;
+    const a = withUnreachable(grant(400), first.unreachable, first.unreachableTokens).dropped;
+    const b = withUnreachable(grant(400), second.unreachable, second.unreachableTokens).dropped;
+    const c = withUnreachable(grant(401), second.unreachable, second.unreachableTokens).dropped;
+    // Newest first; the older blocks' entries are the earlier call's objects under the same grant.
+    expect(b.map((entry) => entry.block)).toEqual([...second.unreachable].reverse());
+    const older = b.slice(b.length - a.length);
+    expect(older.every((entry, index) => entry === a[index])).toBe(true);
+    // Another grant: new entries with that grant's reason.
+    expect(c.every((entry, index) => entry !== b[index])).toBe(true);
+    expect(c.map((entry) => entry.reason)).toEqual(c.map(() => ({ type: 'over-budget', grantTokens: 401 })));
+    expect(JSON.stringify(b.map((entry) => entry.reason))).toBe(
+      JSON.stringify(b.map(() => ({ type: 'over-budget', grantTokens: 400 }))),
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import type { ContextBlock } from './block.ts';
-import type { DropReason, Selection } from './select.ts';
+import type { DroppedBlock, DropReason, Selection } from './select.ts';
 
 /**
  * Splits history blocks (oldest first, recency-ranked) at the oldest message that could
@@ -15,14 +15,18 @@ export function splitUnreachableHistory(
 ): { reachable: readonly ContextBlock[]; unreachable: readonly ContextBlock[]; unreachableTokens: number } {
   let used = 0;
   let cut = blocks.length;
-  while (cut > 0 && used <= budgetTokens) used += (blocks[--cut] as ContextBlock).tokens;
-  if (cut === 0) return { reachable: blocks, unreachable: [], unreachableTokens: 0 };
-  const groups = new Set<string>();
-  for (let index = cut; index < blocks.length; index++) {
-    const group = blocks[index]?.group;
-    if (group !== undefined) groups.add(group);
+  // The reachable blocks' groups are noted in the same walk (each block read once).
+  let groups: Set<string> | undefined;
+  while (cut > 0 && used <= budgetTokens) {
+    const block = blocks[--cut] as ContextBlock;
+    used += block.tokens;
+    if (block.group !== undefined) {
+      groups ??= new Set();
+      groups.add(block.group);
+    }
   }
-  if (groups.size > 0) {
+  if (cut === 0) return { reachable: blocks, unreachable: [], unreachableTokens: 0 };
+  if (groups !== undefined) {
     for (let index = 0; index < cut; index++) {
       const group = blocks[index]?.group;
       if (group !== undefined && groups.has(group)) {
@@ -32,10 +36,31 @@ export function splitUnreachableHistory(
     }
   }
   const unreachable = blocks.slice(0, cut);
-  let unreachableTokens = 0;
-  for (let index = 0; index < unreachable.length; index++)
-    unreachableTokens += (unreachable[index] as ContextBlock).tokens;
-  return { reachable: blocks.slice(cut), unreachable, unreachableTokens };
+  return { reachable: blocks.slice(cut), unreachable, unreachableTokens: tokensOf(unreachable) };
+}
+
+/** The last unreachable run summed, and its sum (see {@link tokensOf}). */
+let lastSum: { blocks: readonly ContextBlock[]; tokens: number } | undefined;
+
+/**
+ * The blocks' tokens summed. When the last run summed is where these begin (the same block
+ * objects, compared by pointer: a recompile after new messages moves the cut forward over the
+ * same history blocks), its sum is carried over and only the blocks after it are read. Like
+ * the selection's chain (decision 067), this trusts a block not to change once made.
+ */
+function tokensOf(blocks: readonly ContextBlock[]): number {
+  let from = 0;
+  let tokens = 0;
+  const known = lastSum;
+  if (known !== undefined && known.blocks.length <= blocks.length) {
+    const limit = known.blocks.length;
+    while (from < limit && known.blocks[from] === blocks[from]) from++;
+    if (from === limit) tokens = known.tokens;
+    else from = 0;
+  }
+  for (let index = from; index < blocks.length; index++) tokens += (blocks[index] as ContextBlock).tokens;
+  lastSum = { blocks, tokens };
+  return tokens;
 }
 
 /**
@@ -50,9 +75,37 @@ export function withUnreachable(
 ): Selection {
   const grant = selection.layers.find((layer) => layer.layer === 'history');
   if (grant !== undefined) grant.demandTokens += unreachableTokens;
-  const reason: DropReason = Object.freeze({ type: 'over-budget', grantTokens: grant?.grantTokens ?? 0 });
-  for (let index = unreachable.length - 1; index >= 0; index--) {
-    selection.dropped.push({ block: unreachable[index] as ContextBlock, reason });
+  const grantTokens = grant?.grantTokens ?? 0;
+  // The entries of the last call whose blocks begin these (by pointer) under the same grant
+  // are the entries this one would make: the second selection of a compile, and the next
+  // compile over the same history, take them instead of one new entry per message.
+  const known = lastDrops;
+  let same = 0;
+  if (known !== undefined && known.grantTokens === grantTokens) {
+    const limit = Math.min(known.blocks.length, unreachable.length);
+    while (same < limit && known.blocks[same] === unreachable[same]) same++;
   }
+  const reason: DropReason =
+    same > 0 && known !== undefined ? known.reason : Object.freeze({ type: 'over-budget', grantTokens });
+  let entries: DroppedBlock[];
+  if (known !== undefined && same === unreachable.length && same === known.entries.length) {
+    entries = known.entries;
+  } else {
+    entries = new Array<DroppedBlock>(unreachable.length);
+    for (let index = 0; index < unreachable.length; index++) {
+      entries[index] =
+        index < same && known !== undefined
+          ? (known.entries[index] as DroppedBlock)
+          : { block: unreachable[index] as ContextBlock, reason };
+    }
+  }
+  lastDrops = { blocks: unreachable, grantTokens, reason, entries };
+  const dropped = selection.dropped;
+  for (let index = entries.length - 1; index >= 0; index--) dropped.push(entries[index] as DroppedBlock);
   return selection;
 }
+
+/** The unreachable drops of the last call (see {@link withUnreachable}), oldest first. */
+let lastDrops:
+  | { blocks: readonly ContextBlock[]; grantTokens: number; reason: DropReason; entries: DroppedBlock[] }
+  | undefined;
