@@ -3,6 +3,7 @@ import { CtxloomError } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, type Bm25Slots, bm25Slots, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
+import { beginRecall, createTermSpace, noteRecalled } from './passage-terms.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
 
 /** One conversation turn (or any ordered entry) as indexed. */
@@ -95,6 +96,11 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   };
   // Fingerprint of each entry's own text by position (filled on first recall).
   const textFingerprints: Array<string | undefined> = [];
+  // Term ids of each entry's own text by position (filled on first recall), so the reranker's
+  // query-overlap signal counts a recalled turn's query terms without analysing or looking up
+  // its text (passage-terms.ts).
+  const space = createTermSpace(lexical.analyzer);
+  const textTermIds: Array<number[] | undefined> = [];
   // Fingerprints of recalled contents, computed once per distinct content (hashing dominated
   // recall time otherwise); bounded FIFO.
   const fingerprints = new Map<string, string>();
@@ -149,6 +155,14 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
   };
 
+  const termIdsAt = (position: number): number[] => {
+    let ids = textTermIds[position];
+    if (ids === undefined) {
+      ids = space.idsOf(termsOf(order[position] as ConversationEntry).keys());
+      textTermIds[position] = ids;
+    }
+    return ids;
+  };
   const toCandidate = (
     id: string,
     vectorScore: number,
@@ -198,6 +212,8 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     const scores = slots.lastScores();
     const ids = slots.ids;
     const best = scores[0] as number;
+    // A turn's own text is its content only without a message range.
+    if (range === 0) beginRecall(candidates, space);
     for (let rank = 0; rank < count; rank++) {
       const slot = ranked[rank] as number;
       const id = ids[slot] as string;
@@ -205,8 +221,10 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       // The lexical index is public: a document put there directly is found by id, if at all.
       if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
         position = positions.get(id) ?? -1;
-      if (position >= 0)
-        candidates.push(candidateAt(position, (scores[rank] as number) / best, origin, range));
+      if (position < 0) continue;
+      const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range);
+      candidates.push(candidate);
+      if (range === 0) noteRecalled(candidate.content, termIdsAt(position));
     }
     return candidates;
   };
@@ -225,6 +243,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
           analysed.delete(entry.id);
           order[existing] = entry;
           textFingerprints[existing] = undefined;
+          textTermIds[existing] = undefined;
           reindex(existing - indexContext, existing + indexContext);
           continue;
         }
@@ -240,6 +259,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (slot >= 0 && slot < positionBySlot.length) positionBySlot[slot] = -1;
       order.splice(position, 1);
       textFingerprints.splice(position, 1);
+      textTermIds.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
       positions.clear();

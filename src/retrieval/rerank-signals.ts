@@ -1,5 +1,6 @@
 import type { Analyzer } from './analyzer.ts';
 import type { RetrievalCandidate } from './candidate.ts';
+import { recalledTermsOf } from './passage-terms.ts';
 import { createTermIdCache, type TermIdCache } from './term-id-cache.ts';
 
 /** What every signal sees: the (rewritten) query, its terms, and the whole candidate list. */
@@ -80,7 +81,13 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
         for (let at = 0; at < candidates.length; at++) scores[at * stride + column] = 0;
         return;
       }
-      marked(analyzer, terms).shareOfQueryTerms(candidates, size, scores, column, stride);
+      // Passages whose term ids their source holds (the same terms, by the same analyzer) are
+      // counted from those; any other list is looked up by text in the term cache.
+      const held = recalledTermsOf(candidates, analyzer);
+      if (held !== undefined) {
+        const space = held.space as NonNullable<typeof held.space>;
+        space.shareOfQueryTerms(held.ids, candidates.length, terms, size, scores, column, stride);
+      } else marked(analyzer, terms).shareOfQueryTerms(candidates, size, scores, column, stride);
     },
   );
 }

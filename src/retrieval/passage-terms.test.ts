@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import { createConversationIndex } from './conversation-index.ts';
+import { createReranker } from './reranker.ts';
+
+const turns = [
+  { id: '1', text: 'A: Where should we hike this weekend? Hiking hikes.' },
+  { id: '2', text: 'B: Mount Tam, the views are great for a weekend hike.' },
+  { id: '3', text: 'A: Did you finish the report about the hike?' },
+  { id: '4', text: 'B: Yes, sent the report to Dana yesterday.' },
+  { id: '5', text: 'A: 周末去爬山 weekend views' },
+];
+
+// An analyzer that notes every text it analyses (the terms of the shared default one).
+function countingAnalyzer(): { analyzer: Analyzer; texts: string[] } {
+  const base = createAnalyzer({ maxTermLength: 64 });
+  const texts: string[] = [];
+  return {
+    texts,
+    analyzer: {
+      name: base.name,
+      analyze(text) {
+        texts.push(text);
+        return base.analyze(text);
+      },
+    },
+  };
+}
+
+describe('query overlap from the term ids a conversation index holds', () => {
+  it('reranks a recalled list without analysing its passages again', async () => {
+    const { analyzer, texts } = countingAnalyzer();
+    const index = createConversationIndex({ analyzer });
+    index.append(turns);
+    const reranker = createReranker({ analyzer });
+    texts.length = 0;
+    const candidates = await index.recall({ query: 'weekend hike views report', limit: 5 });
+    reranker.rerank({ query: 'weekend hike views report', candidates });
+    // The recall analyses the query (its turns' terms are kept); the overlap analyses nothing.
+    expect(texts.every((text) => text === 'weekend hike views report')).toBe(true);
+  });
+
+  it('gives the overlap the term cache gives, for the list itself, a copy, and a changed list', async () => {
+    const { analyzer } = countingAnalyzer();
+    const index = createConversationIndex({ analyzer });
+    index.append(turns);
+    const held = createReranker({ analyzer });
+    const looked = createReranker({ analyzer });
+    for (const query of ['weekend hike views report', 'Dana report', '爬山 weekend', 'nothing here at all']) {
+      const candidates = await index.recall({ query, limit: 5 });
+      const expected = looked.rerank({
+        query,
+        candidates: candidates.map((candidate) => ({ ...candidate })),
+      });
+      expect(held.rerank({ query, candidates })).toEqual(expected);
+      // A candidate's content changed after the recall: its ids no longer apply.
+      const first = candidates[0];
+      if (first === undefined) continue;
+      first.content = 'Dana views';
+      const changed = looked.rerank({ query, candidates: candidates.map((candidate) => ({ ...candidate })) });
+      expect(held.rerank({ query, candidates })).toEqual(changed);
+    }
+  });
+
+  it('leaves another analyzer, a message range and a replaced turn to the text lookup', async () => {
+    const { analyzer } = countingAnalyzer();
+    const index = createConversationIndex({ analyzer });
+    index.append(turns);
+    const query = 'weekend hike views';
+    const other = countingAnalyzer();
+    const candidates = await index.recall({ query, limit: 5 });
+    other.texts.length = 0;
+    createReranker({ analyzer: other.analyzer }).rerank({ query, candidates });
+    // Another analyzer (equal terms, another object) analyses the passages itself.
+    expect(other.texts.length).toBeGreaterThan(1);
+
+    const ranged = await index.recallSource({ messageRange: 1 }).recall({ query, limit: 5 });
+    const reference = createReranker({ analyzer });
+    expect(createReranker({ analyzer }).rerank({ query, candidates: ranged })).toEqual(
+      reference.rerank({ query, candidates: ranged.map((candidate) => ({ ...candidate })) }),
+    );
+
+    index.append([{ id: '2', text: 'B: Rain all weekend, no hike.' }]);
+    index.remove('1');
+    const after = await index.recall({ query, limit: 5 });
+    expect(createReranker({ analyzer }).rerank({ query, candidates: after })).toEqual(
+      reference.rerank({ query, candidates: after.map((candidate) => ({ ...candidate })) }),
+    );
+    expect(after.find((candidate) => candidate.id === '2')?.content).toBe('B: Rain all weekend, no hike.');
+  });
+});
