@@ -115,40 +115,8 @@ export function selectEach(input: SelectInput): Selection {
   const duplicates = dropped.length;
   const layerSources = new Map<string, Set<string>>();
   const units = toUnits(unique, separator, layerSources);
-  const { first, tokens, priority } = units;
-  const byRank = (a: number, b: number) =>
-    (priority[b] as number) - (priority[a] as number) || (first[b] as number) - (first[a] as number);
-  // Kept flags by position: a compile selects thousands of fresh blocks, and a Set keyed by
-  // them would first have to give every one an identity hash.
-  const kept = new Uint8Array(unique.length);
-  const keep = (unit: number) => {
-    kept[first[unit] as number] = 1;
-    if (units.grouped[unit] === 1) for (const index of units.rest.get(unit) ?? []) kept[index] = 1;
-  };
-  const drop = (unit: number, reason: DropReason) => {
-    dropped.push({ block: unique[first[unit] as number] as ContextBlock, reason });
-    if (units.grouped[unit] === 1)
-      for (const index of units.rest.get(unit) ?? [])
-        dropped.push({ block: unique[index] as ContextBlock, reason });
-  };
-
-  let pinnedTokens = 0;
-  const pinned: number[] = [];
-  for (let unit = 0; unit < units.count; unit++) if (units.pinned[unit] === 1) pinned.push(unit);
-  pinned.sort(byRank);
-  const pinnedReason: DropReason = Object.freeze({
-    type: 'pinned-over-budget',
-    budgetTokens: input.pinnedBudget,
-  });
-  for (const unit of pinned) {
-    const unitTokens = tokens[unit] as number;
-    if (pinnedTokens + unitTokens <= input.pinnedBudget) {
-      pinnedTokens += unitTokens;
-      keep(unit);
-    } else {
-      drop(unit, pinnedReason);
-    }
-  }
+  const { tokens, priority } = units;
+  const { kept, keep, drop, byRank, pinnedTokens } = keepPinned(units, unique, input.pinnedBudget, dropped);
 
   const layerOrder = input.layerOrder ?? [];
   const byLayer = unitsByLayer(units, unique);
@@ -217,6 +185,46 @@ export function selectEach(input: SelectInput): Selection {
     if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
   }
   return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+}
+
+/** The units' kept flags and their keep/drop/rank helpers, with the pinned units selected first. */
+function keepPinned(
+  units: Units,
+  unique: readonly ContextBlock[],
+  pinnedBudget: number,
+  dropped: DroppedBlock[],
+) {
+  const { first, tokens, priority } = units;
+  const byRank = (a: number, b: number) =>
+    (priority[b] as number) - (priority[a] as number) || (first[b] as number) - (first[a] as number);
+  // Kept flags by position: a compile selects thousands of fresh blocks, and a Set keyed by
+  // them would first have to give every one an identity hash.
+  const kept = new Uint8Array(unique.length);
+  const keep = (unit: number) => {
+    kept[first[unit] as number] = 1;
+    if (units.grouped[unit] === 1) for (const index of units.rest.get(unit) ?? []) kept[index] = 1;
+  };
+  const drop = (unit: number, reason: DropReason) => {
+    dropped.push({ block: unique[first[unit] as number] as ContextBlock, reason });
+    if (units.grouped[unit] === 1)
+      for (const index of units.rest.get(unit) ?? [])
+        dropped.push({ block: unique[index] as ContextBlock, reason });
+  };
+  let pinnedTokens = 0;
+  const pinned: number[] = [];
+  for (let unit = 0; unit < units.count; unit++) if (units.pinned[unit] === 1) pinned.push(unit);
+  pinned.sort(byRank);
+  const pinnedReason: DropReason = Object.freeze({ type: 'pinned-over-budget', budgetTokens: pinnedBudget });
+  for (const unit of pinned) {
+    const unitTokens = tokens[unit] as number;
+    if (pinnedTokens + unitTokens <= pinnedBudget) {
+      pinnedTokens += unitTokens;
+      keep(unit);
+    } else {
+      drop(unit, pinnedReason);
+    }
+  }
+  return { kept, keep, drop, byRank, pinnedTokens };
 }
 
 /**
@@ -571,37 +579,7 @@ function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
   const layerSources = new Map<string, Set<string>>();
   const units = toUnits(unique, separator, layerSources);
   const { first, tokens, priority } = units;
-  const byRank = (a: number, b: number) =>
-    (priority[b] as number) - (priority[a] as number) || (first[b] as number) - (first[a] as number);
-  const kept = new Uint8Array(unique.length);
-  const keep = (unit: number) => {
-    kept[first[unit] as number] = 1;
-    if (units.grouped[unit] === 1) for (const index of units.rest.get(unit) ?? []) kept[index] = 1;
-  };
-  const drop = (unit: number, reason: DropReason) => {
-    dropped.push({ block: unique[first[unit] as number] as ContextBlock, reason });
-    if (units.grouped[unit] === 1)
-      for (const index of units.rest.get(unit) ?? [])
-        dropped.push({ block: unique[index] as ContextBlock, reason });
-  };
-
-  let pinnedTokens = 0;
-  const pinned: number[] = [];
-  for (let unit = 0; unit < units.count; unit++) if (units.pinned[unit] === 1) pinned.push(unit);
-  pinned.sort(byRank);
-  const pinnedReason: DropReason = Object.freeze({
-    type: 'pinned-over-budget',
-    budgetTokens: input.pinnedBudget,
-  });
-  for (const unit of pinned) {
-    const unitTokens = tokens[unit] as number;
-    if (pinnedTokens + unitTokens <= input.pinnedBudget) {
-      pinnedTokens += unitTokens;
-      keep(unit);
-    } else {
-      drop(unit, pinnedReason);
-    }
-  }
+  const { kept, keep, drop, byRank, pinnedTokens } = keepPinned(units, unique, input.pinnedBudget, dropped);
 
   const layerOrder = input.layerOrder ?? [];
   const historySource = run.chain.source;
