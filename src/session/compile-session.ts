@@ -327,29 +327,24 @@ async function sessionHistory(input: {
       }),
     );
   }
-  if (summary === null) {
-    return {
-      conversation,
-      cutCount,
-      settings,
-      sources,
-      recall,
-      compression: options.actions === undefined ? undefined : { summary: '', actions: options.actions },
-    };
-  }
   return {
     conversation,
     cutCount,
     settings,
     sources,
     recall,
-    compression: summaryCompression({
-      summary,
-      conversation,
-      cutCount,
-      curated,
-      ...(options.actions === undefined ? {} : { actions: options.actions }),
-    }),
+    compression:
+      summary === null
+        ? options.actions === undefined
+          ? undefined
+          : { summary: '', actions: options.actions }
+        : summaryCompression({
+            summary,
+            conversation,
+            cutCount,
+            curated,
+            ...(options.actions === undefined ? {} : { actions: options.actions }),
+          }),
   };
 }
 
