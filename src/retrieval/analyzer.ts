@@ -211,3 +211,20 @@ function isAscii(text: string): boolean {
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
   return true;
 }
+
+/**
+ * `terms` with repeats removed in place, in order of first occurrence (the order of a `Set` of
+ * them); a scan per term while short. Returns `terms` (or a new list when long).
+ */
+export function distinctTerms(terms: string[]): string[] {
+  if (terms.length > 32) return [...new Set(terms)];
+  let distinct = 0;
+  for (let index = 0; index < terms.length; index++) {
+    const term = terms[index] as string;
+    let seen = 0;
+    while (seen < distinct && terms[seen] !== term) seen++;
+    if (seen === distinct) terms[distinct++] = term;
+  }
+  terms.length = distinct;
+  return terms;
+}

@@ -1,5 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
-import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import { type Analyzer, createAnalyzer, distinctTerms } from './analyzer.ts';
 import {
   appendPosting,
   type Bm25Postings,
@@ -300,19 +300,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     return hits;
   };
   // A query's distinct analysed terms in order of first occurrence.
-  const queryTerms = (query: string): string[] => {
-    const terms = analyzer.analyze(query);
-    if (terms.length > 32) return [...new Set(terms)];
-    let distinct = 0;
-    for (let index = 0; index < terms.length; index++) {
-      const term = terms[index] as string;
-      let seen = 0;
-      while (seen < distinct && terms[seen] !== term) seen++;
-      if (seen === distinct) terms[distinct++] = term;
-    }
-    terms.length = distinct;
-    return terms;
-  };
+  const queryTerms = (query: string): string[] => distinctTerms(analyzer.analyze(query));
 
   for (const [position, entry] of initial.entries()) {
     const [id, length, terms, frequencies] = Array.isArray(entry) ? entry : [];

@@ -1,5 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
-import { type Analyzer, createAnalyzer } from './analyzer.ts';
+import { type Analyzer, createAnalyzer, distinctTerms } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
 import { dedupedView } from './dedupe-candidates.ts';
 import {
@@ -96,21 +96,6 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
       }
     },
   };
-}
-
-// `terms` with repeats removed in place, in order of first occurrence (the order of a `Set` of
-// them); a scan per term while short.
-function distinctTerms(terms: string[]): string[] {
-  if (terms.length > 32) return [...new Set(terms)];
-  let distinct = 0;
-  for (let index = 0; index < terms.length; index++) {
-    const term = terms[index] as string;
-    let seen = 0;
-    while (seen < distinct && terms[seen] !== term) seen++;
-    if (seen === distinct) terms[distinct++] = term;
-  }
-  terms.length = distinct;
-  return terms;
 }
 
 // Each candidate's final score — the weighted sum in signal order, as it always was — into
