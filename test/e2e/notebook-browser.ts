@@ -129,6 +129,20 @@ const SIMPLIFIED_CHINESE_FONT = /CJK SC|Sans SC|Serif SC|PingFang SC|Hiragino Sa
  * or in a fallback font's Japanese forms, leaves `scGlyphs` below `han`.
  */
 export async function hanRuns(page: Page, scope: string): Promise<HanRun[]> {
+  // The notebook re-renders on its own (the live session list, the preview after a change):
+  // an element marked here may be gone when DevTools asks for its fonts. Then the scan starts
+  // again on the current page, a few times at most.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await hanRunsOnce(page, scope);
+    } catch (error) {
+      const gone = error instanceof Error && /Could not find node with given id/u.test(error.message);
+      if (!gone || attempt === 5) throw error;
+    }
+  }
+}
+
+async function hanRunsOnce(page: Page, scope: string): Promise<HanRun[]> {
   const marked = await page.locator(scope).evaluate((root) => {
     let count = 0;
     for (const element of [root, ...root.querySelectorAll('*')]) {
