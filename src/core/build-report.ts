@@ -45,6 +45,11 @@ export interface BuildReportInput {
   tools?: readonly ToolDefinition[];
   toolTokens?: number;
   warnings?: readonly CompileWarning[];
+  /**
+   * Where the history's tagged copies sit in `messages` (start to end, exclusive), each a
+   * `history` message without a merged `layers` list: their layer is summed by position.
+   */
+  historyRun?: { start: number; end: number };
   /** Ids of source blocks that went into never-compacted layers (always sent). */
   fixedBlockIds?: ReadonlySet<string>;
 }
@@ -57,7 +62,22 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // Consecutive messages of one layer (a long history) are summed before touching the map.
   let runLayer: string | undefined;
   let runTokens = 0;
+  const historyRun = input.historyRun;
   for (let index = 0; index < input.messages.length; index++) {
+    if (historyRun !== undefined && index === historyRun.start) {
+      // The history's copies, summed from the costs alone (each copy is not read).
+      let tokens = 0;
+      for (; index < historyRun.end; index++) tokens += input.costs[index] ?? 0;
+      index--;
+      if (runLayer === 'history') {
+        runTokens += tokens;
+        continue;
+      }
+      if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
+      runLayer = 'history';
+      runTokens = tokens;
+      continue;
+    }
     const message = input.messages[index] as Message;
     const cost = input.costs[index] ?? 0;
     const merged = message.metadata?.layers;

@@ -62,6 +62,21 @@ export interface ComposedMetadata {
  * const messages = compose({ systemPrompt: 'You are a tutor.', contexts: { knowledge__context: '…' }, history, query: 'Why?' });
  */
 export function compose(input: ComposeInput): Message[] {
+  return composeWithHistory(input).messages;
+}
+
+/**
+ * {@link compose}, also telling where the history's tagged copies sit in the messages
+ * (`historyStart`, `history.length` of them, in order) and whether none of them carries a
+ * merged system message's `layers` list (`historyPlain`): a later stage may then take their
+ * layer as `history` by position, without reading each copy.
+ */
+export function composeWithHistory(input: ComposeInput): {
+  messages: Message[];
+  historyStart: number;
+  historyLength: number;
+  historyPlain: boolean;
+} {
   const policy = input.policy ?? {};
   const layers = policy.layers ?? createLayerRegistry();
   const included = layerFilter(policy, layers);
@@ -85,7 +100,7 @@ export function compose(input: ComposeInput): Message[] {
     target.push(layerMessage(layer.name, text));
   }
 
-  const history = taggedHistoryOf(input.history ?? []);
+  const { copies: history, plain: historyPlain } = taggedHistoryOf(input.history ?? []);
   const query = toQueryMessage(input.query);
   const queryEntered = query !== undefined && history.at(-1)?.id === query.id;
 
@@ -99,7 +114,7 @@ export function compose(input: ComposeInput): Message[] {
   const messages = head.concat(history, tail);
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
   for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));
-  return messages;
+  return { messages, historyStart: head.length, historyLength: history.length, historyPlain };
 }
 
 /** The layer a composed message renders (from its metadata), or undefined. */
@@ -136,6 +151,8 @@ interface TaggedHistory {
   role: Message['role'];
   name: string | undefined;
   message: Message;
+  /** The copy's metadata has a `layers` list (what a merged system message carries). */
+  merged: boolean;
 }
 
 /**
@@ -168,6 +185,8 @@ function taggedEntry(message: Message): TaggedHistory {
     role: message.role,
     name: message.name,
     message: tag(message, 'history'),
+    // Any list (not only one of more than one): a list changed in place stays a list.
+    merged: Array.isArray(message.metadata?.layers),
   };
   taggedHistory.set(message, entry);
   return entry;
@@ -177,7 +196,7 @@ function taggedEntry(message: Message): TaggedHistory {
 const taggedRuns = createRunMemo<Message, TaggedHistory>();
 
 /** The history's tagged copies: runs an earlier call tagged are copied, not looked up one by one. */
-function taggedHistoryOf(history: readonly Message[]): Message[] {
+function taggedHistoryOf(history: readonly Message[]): { copies: Message[]; plain: boolean } {
   const entries = taggedRuns.map({
     keys: history,
     compute: taggedEntry,
@@ -187,9 +206,13 @@ function taggedHistoryOf(history: readonly Message[]): Message[] {
     unshared: { values: true },
   });
   const copies = new Array<Message>(entries.length);
-  for (let index = 0; index < entries.length; index++)
-    copies[index] = (entries[index] as TaggedHistory).message;
-  return copies;
+  let plain = true;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] as TaggedHistory;
+    copies[index] = entry.message;
+    if (entry.merged) plain = false;
+  }
+  return { copies, plain };
 }
 
 function tag(message: Message, layer: string): Message {
