@@ -161,7 +161,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
       listed.push(withDetails(summarizeDropped(entry), entry.block));
     }
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(...collapseRuns(droppedHistory.slice(LISTED_HISTORY_DROPS)));
+      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS));
   }
 
   const layers: LayerReport[] = [];
@@ -277,10 +277,10 @@ function summarize(block: ContextBlock, preview: string): BlockSummary {
  */
 export const LISTED_HISTORY_DROPS = 100;
 
-/** Consecutive drops (in the report's order) with the same reason as one entry each. */
-function collapseRuns(entries: readonly DroppedBlock[]): DroppedSummary[] {
+/** Consecutive drops (in the report's order, from `from` on) with the same reason as one entry each. */
+function collapseRuns(entries: readonly DroppedBlock[], from: number): DroppedSummary[] {
   const runs: DroppedSummary[] = [];
-  let start = 0;
+  let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
     const key = JSON.stringify(first.reason);
