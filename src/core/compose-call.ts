@@ -37,21 +37,27 @@ export interface ComposedCall {
 export function composeCall(call: ResolvedCall, request: CompileRequest, selection: Selection): ComposedCall {
   const { counter, query } = call;
   // Kept blocks come in collection order, so history blocks are already oldest first.
-  const history: Message[] = [];
   const steps: Message[] = [];
-  const historyCosts: number[] = [];
   const keptContext: ContextBlock[] = [];
   const kept = selection.kept;
+  // Sized for every kept block and cut to what was written (no regrowing over a long history).
+  const history = new Array<Message>(kept.length);
+  const historyCosts = new Array<number>(kept.length);
+  let historyCount = 0;
+  let costCount = 0;
   for (let index = 0; index < kept.length; index++) {
     const block = kept[index] as ContextBlock;
     if (block.layer === 'history') {
       const message = (block.metadata as HistoryBlockMetadata).message;
-      (call.isStep(block) ? steps : history).push(message);
-      historyCosts.push(block.tokens);
+      if (call.isStep(block)) steps.push(message);
+      else history[historyCount++] = message;
+      historyCosts[costCount++] = block.tokens;
     } else {
       keptContext.push(block);
     }
   }
+  history.length = historyCount;
+  historyCosts.length = costCount;
   const rendered = renderContexts(keptContext);
   const contexts = { ...call.fixedContexts, ...rendered };
   const composed = composeWithHistory({
