@@ -45,6 +45,11 @@ export interface BuildReportInput {
   tools?: readonly ToolDefinition[];
   toolTokens?: number;
   warnings?: readonly CompileWarning[];
+  /**
+   * Where the history's tagged copies sit in `messages` (start to end, exclusive), each a
+   * `history` message without a merged `layers` list: their layer is summed by position.
+   */
+  historyRun?: { start: number; end: number };
   /** Ids of source blocks that went into never-compacted layers (always sent). */
   fixedBlockIds?: ReadonlySet<string>;
 }
@@ -57,7 +62,22 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // Consecutive messages of one layer (a long history) are summed before touching the map.
   let runLayer: string | undefined;
   let runTokens = 0;
+  const historyRun = input.historyRun;
   for (let index = 0; index < input.messages.length; index++) {
+    if (historyRun !== undefined && index === historyRun.start) {
+      // The history's copies, summed from the costs alone (each copy is not read).
+      let tokens = 0;
+      for (; index < historyRun.end; index++) tokens += input.costs[index] ?? 0;
+      index--;
+      if (runLayer === 'history') {
+        runTokens += tokens;
+        continue;
+      }
+      if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
+      runLayer = 'history';
+      runTokens = tokens;
+      continue;
+    }
     const message = input.messages[index] as Message;
     const cost = input.costs[index] ?? 0;
     const merged = message.metadata?.layers;
@@ -86,20 +106,37 @@ export function buildReport(input: BuildReportInput): CompileReport {
   }
   if (runLayer !== undefined) tokensByLayer.set(runLayer, (tokensByLayer.get(runLayer) ?? 0) + runTokens);
 
-  // One pass over the blocks, grouped by layer.
+  // One pass over the blocks, grouped by layer: each run of one layer's blocks is taken as one
+  // slice of the summaries, and the ids a source's report looks up are noted in the same pass.
+  // A source's blocks fill its layer only: the ids of kept blocks of other layers (a long
+  // history, unless a source fills the history layer) are never looked up.
   const keptByLayer = new Map<string, BlockSummary[]>();
   const keptBlocks = input.selection.kept;
   const summaries = keptSummaries(keptBlocks);
+  const keptIds = new Set<string>(input.results.length === 0 ? [] : (input.fixedBlockIds ?? []));
+  const filled = new Set(input.results.map((result) => result.source.layer));
+  const historyFilled = filled.has('history');
   let keptLayer: string | undefined;
-  let keptList: BlockSummary[] = [];
+  let runStart = 0;
+  let noteIds = false;
+  const flush = (end: number) => {
+    if (keptLayer === undefined || end <= runStart) return;
+    const list = keptByLayer.get(keptLayer);
+    if (list === undefined) keptByLayer.set(keptLayer, summaries.slice(runStart, end));
+    else for (let at = runStart; at < end; at++) list.push(summaries[at] as BlockSummary);
+  };
   for (let index = 0; index < keptBlocks.length; index++) {
     const block = keptBlocks[index] as ContextBlock;
     if (block.layer !== keptLayer) {
+      flush(index);
       keptLayer = block.layer;
-      keptList = listOf(keptByLayer, block.layer);
+      runStart = index;
+      noteIds =
+        input.results.length > 0 && (block.layer === 'history' ? historyFilled : filled.has(block.layer));
     }
-    keptList.push(summaries[index] as BlockSummary);
+    if (noteIds) keptIds.add(block.id);
   }
+  flush(keptBlocks.length);
   const droppedByLayer = new Map<string, DroppedSummary[]>();
   // One walk over the drops (indexed: no iterator object per entry before the loop is
   // optimised): other layers' drops are listed as they come, the history's set aside in order
@@ -124,7 +161,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
       listed.push(withDetails(summarizeDropped(entry), entry.block));
     }
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(...collapseRuns(droppedHistory.slice(LISTED_HISTORY_DROPS)));
+      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS));
   }
 
   const layers: LayerReport[] = [];
@@ -141,17 +178,6 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers.push(report);
   }
 
-  // A source's blocks fill its layer only: the ids of kept blocks of other layers (a long
-  // history, unless a source fills the history layer) are never looked up.
-  const keptIds = new Set<string>(input.results.length === 0 ? [] : (input.fixedBlockIds ?? []));
-  if (input.results.length > 0) {
-    const filled = new Set(input.results.map((result) => result.source.layer));
-    const history = filled.has('history');
-    for (let index = 0; index < keptBlocks.length; index++) {
-      const block = keptBlocks[index] as ContextBlock;
-      if (block.layer === 'history' ? history : filled.has(block.layer)) keptIds.add(block.id);
-    }
-  }
   const sources: SourceReport[] = input.results.map((result) => {
     const kept = result.blocks.filter((block) => keptIds.has(block.id));
     const report: SourceReport = {
@@ -251,10 +277,10 @@ function summarize(block: ContextBlock, preview: string): BlockSummary {
  */
 export const LISTED_HISTORY_DROPS = 100;
 
-/** Consecutive drops (in the report's order) with the same reason as one entry each. */
-function collapseRuns(entries: readonly DroppedBlock[]): DroppedSummary[] {
+/** Consecutive drops (in the report's order, from `from` on) with the same reason as one entry each. */
+function collapseRuns(entries: readonly DroppedBlock[], from: number): DroppedSummary[] {
   const runs: DroppedSummary[] = [];
-  let start = 0;
+  let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
     const key = JSON.stringify(first.reason);

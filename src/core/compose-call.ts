@@ -1,7 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { renderContexts } from './collector.ts';
 import type { CompileRequest } from './compile-types.ts';
-import { compose, layerOf } from './compose.ts';
+import { composeWithHistory, layerOf } from './compose.ts';
 import { countJoined } from './count-joined.ts';
 import { type HistoryBlockMetadata, measureMessage } from './history.ts';
 import type { ContextKey } from './layers.ts';
@@ -23,6 +23,11 @@ export interface ComposedCall {
   contexts: Record<ContextKey, string>;
   history: Message[];
   steps: Message[];
+  /**
+   * Where the history's tagged copies sit in `messages` (`start` to `end`, exclusive), when
+   * none carries a merged message's `layers` list: each is a `history` message, by position.
+   */
+  historyRun?: { start: number; end: number };
 }
 
 /**
@@ -32,24 +37,30 @@ export interface ComposedCall {
 export function composeCall(call: ResolvedCall, request: CompileRequest, selection: Selection): ComposedCall {
   const { counter, query } = call;
   // Kept blocks come in collection order, so history blocks are already oldest first.
-  const history: Message[] = [];
   const steps: Message[] = [];
-  const historyCosts: number[] = [];
   const keptContext: ContextBlock[] = [];
   const kept = selection.kept;
+  // Sized for every kept block and cut to what was written (no regrowing over a long history).
+  const history = new Array<Message>(kept.length);
+  const historyCosts = new Array<number>(kept.length);
+  let historyCount = 0;
+  let costCount = 0;
   for (let index = 0; index < kept.length; index++) {
     const block = kept[index] as ContextBlock;
     if (block.layer === 'history') {
       const message = (block.metadata as HistoryBlockMetadata).message;
-      (call.isStep(block) ? steps : history).push(message);
-      historyCosts.push(block.tokens);
+      if (call.isStep(block)) steps.push(message);
+      else history[historyCount++] = message;
+      historyCosts[costCount++] = block.tokens;
     } else {
       keptContext.push(block);
     }
   }
+  history.length = historyCount;
+  historyCosts.length = costCount;
   const rendered = renderContexts(keptContext);
   const contexts = { ...call.fixedContexts, ...rendered };
-  const messages = compose({
+  const composed = composeWithHistory({
     ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
     contexts,
     history,
@@ -57,6 +68,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
     steps,
     policy: call.policy,
   });
+  const { messages } = composed;
   // Count what is emitted: every message is a separate API field, so the request costs the
   // request overhead plus each message's own cost (memoised per message, exact).
   let historyIndex = 0;
@@ -104,5 +116,8 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   const total =
     (messages.length === 0 ? 0 : counter.overhead.perRequest + costs.reduce((sum, cost) => sum + cost, 0)) +
     call.toolTokens;
-  return { messages, costs, total, contexts, history, steps };
+  const result: ComposedCall = { messages, costs, total, contexts, history, steps };
+  if (composed.historyPlain && composed.historyLength > 0)
+    result.historyRun = { start: composed.historyStart, end: composed.historyStart + composed.historyLength };
+  return result;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compose, layerOf } from './compose.ts';
+import { compose, composeWithHistory, layerOf } from './compose.ts';
 import { CtxloomError } from './errors.ts';
 import { createLayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
@@ -129,5 +129,48 @@ describe('compose', () => {
       'compression__context',
       'query',
     ]);
+  });
+
+  it('tells where the history copies sit and whether any carries a merged layers list (decision 067, item 10)', () => {
+    for (const order of ['default', 'cache-friendly'] as const) {
+      for (const merge of [false, true]) {
+        const composed = composeWithHistory({
+          systemPrompt: 'sys',
+          contexts,
+          history,
+          query: 'Why?',
+          steps: [{ id: 's1', role: 'assistant', content: 'step' }],
+          policy: { order, merge },
+        });
+        expect(composed.messages).toEqual(
+          compose({
+            systemPrompt: 'sys',
+            contexts,
+            history,
+            query: 'Why?',
+            steps: [{ id: 's1', role: 'assistant', content: 'step' }],
+            policy: { order, merge },
+          }),
+        );
+        const { historyStart, historyLength } = composed;
+        expect(historyLength).toBe(history.length);
+        expect(composed.messages.slice(historyStart, historyStart + historyLength).map((m) => m.id)).toEqual([
+          'u1',
+          'a1',
+        ]);
+        expect(composed.messages.slice(historyStart, historyStart + historyLength).map(layerOf)).toEqual([
+          'history',
+          'history',
+        ]);
+        expect(layerOf(composed.messages[historyStart - 1] as Message)).not.toBe('history');
+        expect(composed.historyPlain).toBe(true);
+      }
+    }
+    const merged: Message = { id: 'm1', role: 'user', content: 'x', metadata: { layers: ['system'] } };
+    expect(composeWithHistory({ history: [...history, merged] }).historyPlain).toBe(false);
+    expect(
+      composeWithHistory({ history: [...history, { ...merged, id: 'm2', metadata: { note: 1 } }] })
+        .historyPlain,
+    ).toBe(true);
   });
 });

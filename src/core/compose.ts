@@ -62,6 +62,21 @@ export interface ComposedMetadata {
  * const messages = compose({ systemPrompt: 'You are a tutor.', contexts: { knowledge__context: '…' }, history, query: 'Why?' });
  */
 export function compose(input: ComposeInput): Message[] {
+  return composeWithHistory(input).messages;
+}
+
+/**
+ * {@link compose}, also telling where the history's tagged copies sit in the messages
+ * (`historyStart`, `history.length` of them, in order) and whether none of them carries a
+ * merged system message's `layers` list (`historyPlain`): a later stage may then take their
+ * layer as `history` by position, without reading each copy.
+ */
+export function composeWithHistory(input: ComposeInput): {
+  messages: Message[];
+  historyStart: number;
+  historyLength: number;
+  historyPlain: boolean;
+} {
   const policy = input.policy ?? {};
   const layers = policy.layers ?? createLayerRegistry();
   const included = layerFilter(policy, layers);
@@ -85,9 +100,7 @@ export function compose(input: ComposeInput): Message[] {
     target.push(layerMessage(layer.name, text));
   }
 
-  const history = taggedHistoryOf(input.history ?? []);
   const query = toQueryMessage(input.query);
-  const queryEntered = query !== undefined && history.at(-1)?.id === query.id;
 
   const head = policy.merge === true ? mergeSystem(stableContext, layers) : stableContext;
   // Late layers travel as user text (`<context layer="…">`), the form every provider accepts
@@ -95,11 +108,19 @@ export function compose(input: ComposeInput): Message[] {
   const tail = (policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext).map(
     (message): Message => ({ ...message, role: 'user', content: contextAsUserText(message) }),
   );
-  // `concat` copies the long history in one step (a spread walks it with an iterator).
-  const messages = head.concat(history, tail);
+  // The history's tagged copies are written into the messages in place (no array of copies
+  // to join afterwards), after the head and before the tail.
+  const {
+    messages,
+    count: historyLength,
+    plain: historyPlain,
+  } = taggedHistoryInto(head, input.history ?? [], tail);
+  const lastHistory =
+    historyLength === 0 ? undefined : (messages[head.length + historyLength - 1] as Message);
+  const queryEntered = query !== undefined && lastHistory?.id === query.id;
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
   for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));
-  return messages;
+  return { messages, historyStart: head.length, historyLength, historyPlain };
 }
 
 /** The layer a composed message renders (from its metadata), or undefined. */
@@ -136,6 +157,8 @@ interface TaggedHistory {
   role: Message['role'];
   name: string | undefined;
   message: Message;
+  /** The copy's metadata has a `layers` list (what a merged system message carries). */
+  merged: boolean;
 }
 
 /**
@@ -168,6 +191,8 @@ function taggedEntry(message: Message): TaggedHistory {
     role: message.role,
     name: message.name,
     message: tag(message, 'history'),
+    // Any list (not only one of more than one): a list changed in place stays a list.
+    merged: Array.isArray(message.metadata?.layers),
   };
   taggedHistory.set(message, entry);
   return entry;
@@ -176,8 +201,16 @@ function taggedEntry(message: Message): TaggedHistory {
 /** Tagged copies of the runs of history earlier calls sent (each step of a tool loop resends it). */
 const taggedRuns = createRunMemo<Message, TaggedHistory>();
 
-/** The history's tagged copies: runs an earlier call tagged are copied, not looked up one by one. */
-function taggedHistoryOf(history: readonly Message[]): Message[] {
+/**
+ * `head`, the history's tagged copies, then `tail`, in one new array: runs of copies an
+ * earlier call tagged are copied, not looked up one by one. `plain`: no copy carries a
+ * merged message's `layers` list.
+ */
+function taggedHistoryInto(
+  head: readonly Message[],
+  history: readonly Message[],
+  tail: readonly Message[],
+): { messages: Message[]; count: number; plain: boolean } {
   const entries = taggedRuns.map({
     keys: history,
     compute: taggedEntry,
@@ -186,10 +219,17 @@ function taggedHistoryOf(history: readonly Message[]): Message[] {
     // The entries are read once below and never handed out.
     unshared: { values: true },
   });
-  const copies = new Array<Message>(entries.length);
-  for (let index = 0; index < entries.length; index++)
-    copies[index] = (entries[index] as TaggedHistory).message;
-  return copies;
+  const messages = new Array<Message>(head.length + entries.length + tail.length);
+  let at = 0;
+  for (let index = 0; index < head.length; index++) messages[at++] = head[index] as Message;
+  let plain = true;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] as TaggedHistory;
+    messages[at++] = entry.message;
+    if (entry.merged) plain = false;
+  }
+  for (let index = 0; index < tail.length; index++) messages[at++] = tail[index] as Message;
+  return { messages, count: entries.length, plain };
 }
 
 function tag(message: Message, layer: string): Message {

@@ -86,6 +86,7 @@ export async function emitCall(input: {
     toolTokens: call.toolTokens,
     warnings: call.warnings,
     fixedBlockIds: call.fixedBlockIds,
+    ...(composed.historyRun === undefined ? {} : { historyRun: composed.historyRun }),
   });
   return {
     messages: composed.messages,

@@ -42,4 +42,35 @@ describe('createRunMemo', () => {
     expect(again).toEqual(['a@0', 'b@1', 'c#2']);
     expect(memo.computed).toBe(4);
   });
+
+  it('hands a reused value the number kept with it in the call that made the run, a copy (decision 067, item 12)', () => {
+    const memo = createRunMemo<Item, string>();
+    const keys = items(['a', 'b', 'c'], 'body');
+    const costs = [10, 20, 30];
+    memo.map({ keys, compute, valid: () => true, startsRun: () => false, numbers: costs });
+    costs[1] = 99; // changed after the call: the run kept its own copy
+    const seen: number[] = [];
+    const again = memo.map({
+      keys,
+      compute: (item, index) => `${item.name}#${index}`,
+      valid: (_value, index, saved) => {
+        seen.push(saved);
+        return saved === [10, 20, 31][index];
+      },
+      startsRun: () => false,
+    });
+    expect(seen).toEqual([10, 20, 30]);
+    expect(again).toEqual(['a@0', 'b@1', 'c#2']);
+    // Without numbers, a check gets NaN.
+    const plain = createRunMemo<Item, string>();
+    plain.map({ keys, compute, valid: () => true, startsRun: () => false });
+    const none: number[] = [];
+    plain.map({
+      keys,
+      compute,
+      valid: (_value, _index, saved) => (none.push(saved), true),
+      startsRun: () => false,
+    });
+    expect(none.every(Number.isNaN)).toBe(true);
+  });
 });

@@ -9,7 +9,14 @@ export interface RunMemo<K extends object, V> {
   map(input: {
     keys: readonly K[];
     compute: (key: K, index: number) => V;
-    valid: (value: V, index: number) => boolean;
+    /**
+     * Whether the reused `value` still holds at `index`; `saved` is the number `numbers` had
+     * at the value's place in the call that made the run (NaN without `numbers`), so a check
+     * may compare numbers kept side by side instead of reading each value.
+     */
+    valid: (value: V, index: number, saved: number) => boolean;
+    /** Numbers kept with the run, aligned with `keys` (copied: the caller may change them). */
+    numbers?: readonly number[];
     startsRun: (index: number) => boolean;
     /**
      * The caller never changes `keys` (`keys: true`) or the returned values (`values: true`)
@@ -24,6 +31,7 @@ export interface RunMemo<K extends object, V> {
 interface Run<K, V> {
   keys: readonly K[];
   values: readonly V[];
+  numbers: readonly number[] | undefined;
   offset: number;
 }
 
@@ -40,7 +48,7 @@ export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
     get computed() {
       return computed;
     },
-    map({ keys, compute, valid, startsRun, unshared }) {
+    map({ keys, compute, valid, startsRun, unshared, numbers }) {
       const count = keys.length;
       const values = new Array<V>(count);
       const marks: number[] = [];
@@ -51,11 +59,12 @@ export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
         if (run !== undefined) {
           let from = run.offset;
           let at = index;
+          const saved = run.numbers;
           while (
             at < count &&
             from < run.keys.length &&
             run.keys[from] === keys[at] &&
-            valid(run.values[from] as V, at)
+            valid(run.values[from] as V, at, saved === undefined ? Number.NaN : (saved[from] as number))
           ) {
             values[at++] = run.values[from++] as V;
           }
@@ -74,6 +83,7 @@ export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
         const saved = {
           keys: unshared?.keys === true ? keys : keys.slice(),
           values: unshared?.values === true ? values : values.slice(),
+          numbers: numbers?.slice(),
         };
         for (const at of marks) starts.set(keys[at] as K, { ...saved, offset: at });
       }
