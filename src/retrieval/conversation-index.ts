@@ -3,6 +3,7 @@ import { CtxloomError } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, type Bm25Slots, bm25Slots, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
+import { freshSources, markFresh } from './fresh-recall.ts';
 import { beginRecall, createTermSpace, noteRecalled } from './passage-terms.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
 
@@ -226,10 +227,12 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       candidates.push(candidate);
       if (range === 0) noteRecalled(candidate.content, termIdsAt(position));
     }
+    // New candidates in a new list, kept nowhere here (fresh-recall.ts).
+    markFresh(candidates);
     return candidates;
   };
 
-  return {
+  const index: ConversationIndex = {
     name,
     lexical,
     get size() {
@@ -281,9 +284,16 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     recallSource: (view) => {
       const viewName = view.name ?? name;
       const viewRange = checkWindow(view.messageRange ?? messageRange, 'messageRange');
-      return { name: viewName, recall: (request) => recallWith(request, viewName, viewRange) };
+      const source: RecallSource = {
+        name: viewName,
+        recall: (request) => recallWith(request, viewName, viewRange),
+      };
+      freshSources.add(source);
+      return source;
     },
   };
+  freshSources.add(index);
+  return index;
 }
 
 function checkWindow(value: number, path: string): number {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
+import type { RetrievalCandidate } from './candidate.ts';
 import { createConversationIndex } from './conversation-index.ts';
 import { createKnowledgeBase } from './knowledge-base.ts';
 import type { RecallSource } from './recall-source.ts';
@@ -19,6 +20,40 @@ async function docs() {
 }
 
 describe('createRetriever', () => {
+  it("ranks a conversation index's fresh recall in place, as a copying rerank would, and no other source's list", async () => {
+    const turns = [
+      { id: 't1', text: 'Caroline: I went to the LGBTQ support group yesterday.' },
+      { id: 't2', text: 'Melanie: That sounds great, how was the support group?' },
+      { id: 't3', text: 'Caroline: It was moving; the transgender stories inspired me.' },
+      { id: 't4', text: 'Melanie: I painted a sunrise over the lake last week.' },
+    ];
+    const index = createConversationIndex();
+    index.append(turns);
+    const request = { query: 'support group stories', maxTokens: 200, counter };
+    const direct = await createRetriever({ sources: [index] }).retrieve(request);
+    const view = await createRetriever({ sources: [index.recallSource({ name: 'memory' })] }).retrieve(
+      request,
+    );
+    // A source that keeps the list it returns (here: a wrapper of the same index) gets copies.
+    let kept: RetrievalCandidate[] = [];
+    const keeping: RecallSource = {
+      name: 'memory',
+      recall: async (recall) => {
+        kept = await index.recall(recall);
+        return kept;
+      },
+    };
+    const copied = await createRetriever({ sources: [keeping] }).retrieve(request);
+    expect(direct.ranked.length).toBeGreaterThan(1);
+    expect(direct).toEqual(copied);
+    expect(view).toEqual(copied);
+    for (const candidate of kept) expect(candidate).not.toHaveProperty('finalScore');
+    // Each retrieve returns its own objects.
+    const again = await createRetriever({ sources: [index] }).retrieve(request);
+    expect(again.ranked[0]).toEqual(direct.ranked[0]);
+    expect(again.ranked[0]).not.toBe(direct.ranked[0]);
+  });
+
   it('rewrites the query from history, recalls, reranks and injects within budget', async () => {
     const retriever = createRetriever({ sources: [await docs()] });
     const result = await retriever.retrieve({

@@ -1,9 +1,10 @@
 import { type ContextBlock, CtxloomError, type Message, type TokenCounter } from '../core/index.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
+import { freshSources, takeFresh } from './fresh-recall.ts';
 import { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';
 import { type RewrittenQuery, rewriteQuery } from './query-rewriter.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
-import { createReranker, type Reranker } from './reranker.ts';
+import { createReranker, inPlaceRerank, type Reranker } from './reranker.ts';
 
 /** A recall source with its own limits. */
 export interface RecallSourceConfig {
@@ -107,6 +108,10 @@ export function createRetriever(options: RetrieverOptions): Retriever {
 
   const minFinalScore = options.minFinalScore;
   const only = configs.length === 1 ? (configs[0] as RecallSourceConfig) : undefined;
+  // A single source whose recall returns new candidates no one else holds, and the seed
+  // reranker: the reranker completes them into the ranked ones instead of copying them.
+  const completing =
+    only !== undefined && freshSources.has(only.source) ? inPlaceRerank(reranker) : undefined;
 
   return {
     async retrieve(request) {
@@ -130,11 +135,13 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           round.more = false;
         }
         let recalled: RetrievalCandidate[];
+        let owned = false;
         if (only !== undefined) {
           // One source: its promise awaited here (no async wrapper per round, nor Promise.all).
           const limit = limitOf(only, scale, recallLimit, maxRecallLimit);
           try {
             const candidates = await only.source.recall(recallRequest(query.query, limit, request.signal));
+            owned = completing !== undefined && takeFresh(candidates);
             recalled = keptOf(only, limit, maxRecallLimit, candidates, round);
           } catch (error) {
             recalled = failedRecall(only, error, request.signal, round);
@@ -150,11 +157,11 @@ export function createRetriever(options: RetrieverOptions): Retriever {
             round,
           );
         }
-        ranked = reranker.rerank(
+        const input =
           minFinalScore === undefined
             ? { query: query.query, candidates: recalled }
-            : { query: query.query, candidates: recalled, minScore: minFinalScore },
-        );
+            : { query: query.query, candidates: recalled, minScore: minFinalScore };
+        ranked = owned ? (completing as NonNullable<typeof completing>)(input) : reranker.rerank(input);
         // A 0 budget packs nothing (injectRetrieval returns no block for it).
         blocks = request.maxTokens === 0 ? [] : inject(ranked, request);
       }
