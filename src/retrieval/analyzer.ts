@@ -189,7 +189,7 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
 
   let lastText: string | undefined;
   let lastTerms: string[] = [];
-  return {
+  const analyzer: Analyzer = {
     name: `ctxloom-analyzer/v2 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'porter' : 'custom'} stopwords=${stopwords.size}`,
     analyze(text) {
       if (text !== lastText) {
@@ -200,6 +200,34 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
       return lastTerms.slice();
     },
   };
+  madeHere.add(analyzer);
+  return analyzer;
+}
+
+// Analyzers made by createAnalyzer: the same text always gives them the same terms.
+const madeHere = new WeakSet<Analyzer>();
+// The last distinct terms given out for an analyzer made here, and what they are of.
+const lastOf: { analyzer: Analyzer | undefined; text: string; terms: readonly string[] } = {
+  analyzer: undefined,
+  text: '',
+  terms: [],
+};
+
+/**
+ * `distinctTerms(analyzer.analyze(text))`, shared and read-only: for an analyzer made by
+ * {@link createAnalyzer}, the last text's list is given again to the next caller asking for
+ * the same text (a query is analysed for BM25 and again for the reranker's overlap); any other
+ * analyzer is asked each time. Internal.
+ */
+export function distinctTermsOf(analyzer: Analyzer, text: string): readonly string[] {
+  if (lastOf.analyzer === analyzer && lastOf.text === text) return lastOf.terms;
+  const terms = distinctTerms(analyzer.analyze(text));
+  if (madeHere.has(analyzer)) {
+    lastOf.analyzer = analyzer;
+    lastOf.text = text;
+    lastOf.terms = terms;
+  }
+  return terms;
 }
 
 // [a-z0-9]

@@ -1,5 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
-import { type Analyzer, createAnalyzer, distinctTerms } from './analyzer.ts';
+import { type Analyzer, createAnalyzer, distinctTermsOf } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
 import { dedupedView } from './dedupe-candidates.ts';
 import {
@@ -69,7 +69,7 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
   const run = (input: RerankInput, inPlace: boolean): RankedCandidate[] => {
     const candidates = dedupedView(input.candidates);
     const size = candidates.length;
-    const terms = distinctTerms(analyzer.analyze(input.query));
+    const terms = distinctTermsOf(analyzer, input.query);
     // What a custom signal sees (the seed signals read the candidates and terms directly).
     const context: RerankContext | undefined = builtinOnly
       ? undefined
