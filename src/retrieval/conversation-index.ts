@@ -3,7 +3,7 @@ import { CtxloomError } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, type Bm25Slots, bm25Slots, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
-import { freshSources, markFresh } from './fresh-recall.ts';
+import { registerFreshRecall } from './fresh-recall.ts';
 import { beginRecall, createTermSpace, noteRecalled } from './passage-terms.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
 
@@ -201,11 +201,8 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     };
   };
 
-  const recallWith = async (
-    request: RecallRequest,
-    origin: string,
-    range: number,
-  ): Promise<RetrievalCandidate[]> => {
+  // The recall, synchronous (fresh-recall.ts: the retriever calls it without the promise).
+  const recallNow = (request: RecallRequest, origin: string, range: number): RetrievalCandidate[] => {
     const count = slots.search(request.query, request.limit);
     const candidates: RetrievalCandidate[] = [];
     if (count === 0) return candidates;
@@ -227,10 +224,13 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       candidates.push(candidate);
       if (range === 0) noteRecalled(candidate.content, termIdsAt(position));
     }
-    // New candidates in a new list, kept nowhere here (fresh-recall.ts).
-    markFresh(candidates);
     return candidates;
   };
+  const recallWith = async (
+    request: RecallRequest,
+    origin: string,
+    range: number,
+  ): Promise<RetrievalCandidate[]> => recallNow(request, origin, range);
 
   const index: ConversationIndex = {
     name,
@@ -288,11 +288,11 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         name: viewName,
         recall: (request) => recallWith(request, viewName, viewRange),
       };
-      freshSources.add(source);
+      registerFreshRecall(source, (request) => recallNow(request, viewName, viewRange));
       return source;
     },
   };
-  freshSources.add(index);
+  registerFreshRecall(index, (request) => recallNow(request, name, messageRange));
   return index;
 }
 

@@ -1,26 +1,28 @@
 import type { RetrievalCandidate } from './candidate.ts';
+import type { RecallRequest, RecallSource } from './recall-source.ts';
 
 /**
- * The candidate list a recall source of this package made last and nobody else holds (the
- * conversation index's: new candidate objects in a new list, kept by no cache). The retriever,
- * which awaits a recall itself and hands its candidates to no one but the reranker, lets the
- * seed reranker complete such candidates into ranked ones in place instead of copying each
- * (decision 064, third amendment). One slot for the whole package: any later recall of such a
- * source overwrites it. Internal: not exported from `ctxloom/retrieval`.
+ * A recall source of this package whose recall is synchronous underneath and returns new
+ * candidates in a new list that it keeps nowhere (a conversation index and its views): `now`
+ * is that recall without the promise, for as long as the source's `recall` is still `recall`.
+ * The retriever calls `now` itself — no promise nor await per round — and, since no one else
+ * holds the candidates, lets the seed reranker complete them into the ranked ones in place
+ * instead of copying each (decision 064, third amendment). Internal: not exported from
+ * `ctxloom/retrieval`.
  */
-let fresh: readonly RetrievalCandidate[] | undefined;
-
-/** Notes `list` as the last list made fresh by a recall of this package. */
-export function markFresh(list: readonly RetrievalCandidate[]): void {
-  fresh = list;
+export interface FreshRecall {
+  recall: RecallSource['recall'];
+  now(request: RecallRequest): RetrievalCandidate[];
 }
 
-/** Whether `list` is the last list marked fresh; it is unmarked either way (taken once). */
-export function takeFresh(list: readonly RetrievalCandidate[]): boolean {
-  const taken = fresh === list;
-  fresh = undefined;
-  return taken;
+const fresh = new WeakMap<RecallSource, FreshRecall>();
+
+/** Registers `source` (its current `recall`) as a fresh source with the synchronous `now`. */
+export function registerFreshRecall(source: RecallSource, now: FreshRecall['now']): void {
+  fresh.set(source, { recall: source.recall, now });
 }
 
-/** Recall sources whose `recall` returns a fresh list: a conversation index and its views. */
-export const freshSources = new WeakSet<object>();
+/** The fresh recall of `source`, if registered (compare `recall` with the source's before use). */
+export function freshRecallOf(source: RecallSource): FreshRecall | undefined {
+  return fresh.get(source);
+}

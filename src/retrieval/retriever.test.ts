@@ -44,6 +44,19 @@ describe('createRetriever', () => {
       },
     };
     const copied = await createRetriever({ sources: [keeping] }).retrieve(request);
+    // An index whose recall is replaced is recalled through the replacement, and copied.
+    const replaced = createConversationIndex();
+    replaced.append(turns);
+    const original = replaced.recall;
+    let replacedList: RetrievalCandidate[] = [];
+    const retrieverOfReplaced = createRetriever({ sources: [replaced] });
+    replaced.recall = async (recall) => {
+      replacedList = await original(recall);
+      return replacedList;
+    };
+    expect(await retrieverOfReplaced.retrieve(request)).toEqual(copied);
+    expect(replacedList.length).toBe(direct.ranked.length);
+    for (const candidate of replacedList) expect(candidate).not.toHaveProperty('finalScore');
     expect(direct.ranked.length).toBeGreaterThan(1);
     expect(direct).toEqual(copied);
     expect(view).toEqual(copied);

@@ -1,6 +1,6 @@
 import { type ContextBlock, CtxloomError, type Message, type TokenCounter } from '../core/index.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
-import { freshSources, takeFresh } from './fresh-recall.ts';
+import { freshRecallOf } from './fresh-recall.ts';
 import { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';
 import { type RewrittenQuery, rewriteQuery } from './query-rewriter.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
@@ -108,10 +108,11 @@ export function createRetriever(options: RetrieverOptions): Retriever {
 
   const minFinalScore = options.minFinalScore;
   const only = configs.length === 1 ? (configs[0] as RecallSourceConfig) : undefined;
-  // A single source whose recall returns new candidates no one else holds, and the seed
-  // reranker: the reranker completes them into the ranked ones instead of copying them.
-  const completing =
-    only !== undefined && freshSources.has(only.source) ? inPlaceRerank(reranker) : undefined;
+  // A single source whose recall is synchronous and returns new candidates no one else holds
+  // (fresh-recall.ts): called without its promise, and with the seed reranker, its candidates
+  // are completed into the ranked ones instead of copied.
+  const fresh = only === undefined ? undefined : freshRecallOf(only.source);
+  const completing = fresh === undefined ? undefined : inPlaceRerank(reranker);
 
   return {
     async retrieve(request) {
@@ -140,8 +141,13 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           // One source: its promise awaited here (no async wrapper per round, nor Promise.all).
           const limit = limitOf(only, scale, recallLimit, maxRecallLimit);
           try {
-            const candidates = await only.source.recall(recallRequest(query.query, limit, request.signal));
-            owned = completing !== undefined && takeFresh(candidates);
+            const recallOf = recallRequest(query.query, limit, request.signal);
+            let candidates: RetrievalCandidate[];
+            // While the source's recall is still the one registered as fresh.
+            if (fresh !== undefined && fresh.recall === only.source.recall) {
+              candidates = fresh.now(recallOf);
+              owned = completing !== undefined;
+            } else candidates = await only.source.recall(recallOf);
             recalled = keptOf(only, limit, maxRecallLimit, candidates, round);
           } catch (error) {
             recalled = failedRecall(only, error, request.signal, round);
