@@ -68,6 +68,18 @@ describe('createAnalyzer on scripts without spaces', () => {
   });
 });
 
+describe('the ASCII word table', () => {
+  it('gives the same terms past the point where it is cleared, for words seen before and not', () => {
+    const analyzer = createAnalyzer({ maxTermLength: 6 });
+    const words = Array.from({ length: 40_000 }, (_, index) => `zq${index.toString(36)}ing`);
+    const expected = (word: string) => stemEnglish(word.slice(0, 6));
+    expect(analyzer.analyze(words.join(' '))).toEqual(words.map(expected));
+    expect(analyzer.analyze(`${words[3]} the ${words[39_999]} ${words[3]}`)).toEqual(
+      [words[3], words[39_999], words[3]].map((word) => expected(word as string)),
+    );
+  });
+});
+
 describe('distinctTermsOf', () => {
   it("gives a query's distinct terms once per text to every caller of an analyzer made here, and asks any other each time", () => {
     const analyzer = createAnalyzer();
