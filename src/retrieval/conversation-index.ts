@@ -171,13 +171,14 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     range: number,
   ): RetrievalCandidate | undefined => {
     const position = positions.get(id);
-    return position === undefined ? undefined : candidateAt(position, vectorScore, origin, range);
+    return position === undefined ? undefined : candidateAt(position, vectorScore, origin, range, false);
   };
   const candidateAt = (
     position: number,
     vectorScore: number,
     origin: string,
     range: number,
+    ranked: boolean,
   ): RetrievalCandidate => {
     const entry = order[position] as ConversationEntry;
     let content: string;
@@ -190,6 +191,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       fingerprint = fingerprintOf(content);
     }
     const metadata = entry.metadata;
+    if (ranked) {
+      // The ranked shape, for the retriever's in-place rerank (fresh-recall.ts).
+      return {
+        id: entry.id,
+        origin,
+        content,
+        vectorScore,
+        fingerprint,
+        metadata: metadata === undefined ? { position } : { ...metadata, position },
+        finalScore: 0,
+        signals: NO_SIGNALS,
+      } as RetrievalCandidate;
+    }
     return {
       id: entry.id,
       origin,
@@ -202,7 +216,12 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   };
 
   // The recall, synchronous (fresh-recall.ts: the retriever calls it without the promise).
-  const recallNow = (request: RecallRequest, origin: string, range: number): RetrievalCandidate[] => {
+  const recallNow = (
+    request: RecallRequest,
+    origin: string,
+    range: number,
+    rankedShape: boolean,
+  ): RetrievalCandidate[] => {
     const count = slots.search(request.query, request.limit);
     const candidates: RetrievalCandidate[] = [];
     if (count === 0) return candidates;
@@ -220,7 +239,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
         position = positions.get(id) ?? -1;
       if (position < 0) continue;
-      const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range);
+      const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range, rankedShape);
       candidates.push(candidate);
       if (range === 0) noteRecalled(candidate.content, termIdsAt(position));
     }
@@ -230,7 +249,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     request: RecallRequest,
     origin: string,
     range: number,
-  ): Promise<RetrievalCandidate[]> => recallNow(request, origin, range);
+  ): Promise<RetrievalCandidate[]> => recallNow(request, origin, range, false);
 
   const index: ConversationIndex = {
     name,
@@ -288,13 +307,16 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         name: viewName,
         recall: (request) => recallWith(request, viewName, viewRange),
       };
-      registerFreshRecall(source, (request) => recallNow(request, viewName, viewRange));
+      registerFreshRecall(source, (request, ranked) => recallNow(request, viewName, viewRange, ranked));
       return source;
     },
   };
-  registerFreshRecall(index, (request) => recallNow(request, name, messageRange));
+  registerFreshRecall(index, (request, ranked) => recallNow(request, name, messageRange, ranked));
   return index;
 }
+
+// The `signals` placeholder of a candidate made in the ranked shape (always overwritten).
+const NO_SIGNALS: Record<string, number> = Object.freeze({});
 
 function checkWindow(value: number, path: string): number {
   if (!Number.isInteger(value) || value < 0 || value > 10) {

@@ -12,7 +12,12 @@ import type { RecallRequest, RecallSource } from './recall-source.ts';
  */
 export interface FreshRecall {
   recall: RecallSource['recall'];
-  now(request: RecallRequest): RetrievalCandidate[];
+  /**
+   * With `ranked`, each candidate already holds `finalScore` 0 and `signals` placeholders (the
+   * ranked candidate's shape, for a reranker that overwrites them on every candidate it
+   * returns and drops the others).
+   */
+  now(request: RecallRequest, ranked: boolean): RetrievalCandidate[];
 }
 
 const fresh = new WeakMap<RecallSource, FreshRecall>();

@@ -18,7 +18,7 @@ describe('createReranker', () => {
     ];
     const reranker = createReranker();
     const owned = candidates();
-    const completed = (inPlaceRerank(reranker) as NonNullable<ReturnType<typeof inPlaceRerank>>)({
+    const completed = (inPlaceRerank(reranker) as NonNullable<ReturnType<typeof inPlaceRerank>>).rerank({
       query: 'OAuth2 token',
       candidates: owned,
       minScore: 0.3,

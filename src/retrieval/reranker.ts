@@ -98,19 +98,30 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
     }
   };
   const reranker: Reranker = { signals, rerank: (input) => run(input, false) };
-  inPlaceReranks.set(reranker, (input) => run(input, true));
+  inPlaceReranks.set(reranker, { rerank: (input) => run(input, true), seedSignalsOnly: builtinOnly });
   return reranker;
 }
 
-const inPlaceReranks = new WeakMap<Reranker, (input: RerankInput) => RankedCandidate[]>();
+const inPlaceReranks = new WeakMap<Reranker, InPlaceRerank>();
+
+/** A rerank that completes its candidates into the ranked ones; see {@link inPlaceRerank}. */
+export interface InPlaceRerank {
+  rerank(input: RerankInput): RankedCandidate[];
+  /**
+   * Whether only the seed signals score (none reads a candidate's other properties), so the
+   * candidates may already hold `finalScore` and `signals` placeholders, overwritten for each
+   * returned candidate.
+   */
+  seedSignalsOnly: boolean;
+}
 
 /**
  * For the retriever: `reranker`'s rerank that completes its candidates into the ranked ones
- * (adds `finalScore` and `signals` to each returned candidate, in the order a copy has them)
+ * (sets `finalScore` and `signals` on each returned candidate, in the order a copy has them)
  * instead of copying them — for candidates no one else holds, of a reranker made by
  * {@link createReranker}; undefined for any other reranker. Internal.
  */
-export function inPlaceRerank(reranker: Reranker): ((input: RerankInput) => RankedCandidate[]) | undefined {
+export function inPlaceRerank(reranker: Reranker): InPlaceRerank | undefined {
   return inPlaceReranks.get(reranker);
 }
 

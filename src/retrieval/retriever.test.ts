@@ -5,6 +5,8 @@ import type { RetrievalCandidate } from './candidate.ts';
 import { createConversationIndex } from './conversation-index.ts';
 import { createKnowledgeBase } from './knowledge-base.ts';
 import type { RecallSource } from './recall-source.ts';
+import { createDefaultSignals } from './rerank-signals.ts';
+import { createReranker } from './reranker.ts';
 import { createRetriever } from './retriever.ts';
 import { makeCandidate } from './test-candidates.test-support.ts';
 
@@ -61,6 +63,22 @@ describe('createRetriever', () => {
     expect(direct).toEqual(copied);
     expect(view).toEqual(copied);
     for (const candidate of kept) expect(candidate).not.toHaveProperty('finalScore');
+    // A custom signal of the seed reranker sees recalled candidates, not the ranked shape.
+    const seen: string[][] = [];
+    const custom = createReranker({
+      signals: [
+        ...createDefaultSignals(),
+        { name: 'keys', weight: 0, score: (candidate) => (seen.push(Object.keys(candidate)), 0) },
+      ],
+    });
+    await createRetriever({ sources: [index], reranker: custom }).retrieve(request);
+    expect(seen.length).toBe(direct.ranked.length);
+    for (const keys of seen) expect(keys).not.toContain('finalScore');
+    // Candidates under minFinalScore are dropped, the others completed as copies are.
+    const strict = await createRetriever({ sources: [index], minFinalScore: 0.5 }).retrieve(request);
+    const strictCopied = await createRetriever({ sources: [keeping], minFinalScore: 0.5 }).retrieve(request);
+    expect(strict.ranked.length).toBeLessThan(direct.ranked.length);
+    expect(strict).toEqual(strictCopied);
     // Each retrieve returns its own objects.
     const again = await createRetriever({ sources: [index] }).retrieve(request);
     expect(again.ranked[0]).toEqual(direct.ranked[0]);

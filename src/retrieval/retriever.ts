@@ -145,7 +145,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
             let candidates: RetrievalCandidate[];
             // While the source's recall is still the one registered as fresh.
             if (fresh !== undefined && fresh.recall === only.source.recall) {
-              candidates = fresh.now(recallOf);
+              candidates = fresh.now(recallOf, completing?.seedSignalsOnly === true);
               owned = completing !== undefined;
             } else candidates = await only.source.recall(recallOf);
             recalled = keptOf(only, limit, maxRecallLimit, candidates, round);
@@ -167,7 +167,9 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           minFinalScore === undefined
             ? { query: query.query, candidates: recalled }
             : { query: query.query, candidates: recalled, minScore: minFinalScore };
-        ranked = owned ? (completing as NonNullable<typeof completing>)(input) : reranker.rerank(input);
+        ranked = owned
+          ? (completing as NonNullable<typeof completing>).rerank(input)
+          : reranker.rerank(input);
         // A 0 budget packs nothing (injectRetrieval returns no block for it).
         blocks = request.maxTokens === 0 ? [] : inject(ranked, request);
       }
