@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAnalyzer } from './analyzer.ts';
+import { type Analyzer, createAnalyzer, distinctTermsOf } from './analyzer.ts';
 import { stemEnglish } from './stem-english.ts';
 
 describe('createAnalyzer', () => {
@@ -65,5 +65,40 @@ describe('createAnalyzer on scripts without spaces', () => {
     expect(terms.length).toBeGreaterThan(3);
     expect(terms).toContain(stemEnglish('coffee'));
     expect(terms.every((term) => term.length < 10)).toBe(true);
+  });
+});
+
+describe('the ASCII word table', () => {
+  it('gives the same terms past the point where it is cleared, for words seen before and not', () => {
+    const analyzer = createAnalyzer({ maxTermLength: 6 });
+    const words = Array.from({ length: 40_000 }, (_, index) => `zq${index.toString(36)}ing`);
+    const expected = (word: string) => stemEnglish(word.slice(0, 6));
+    expect(analyzer.analyze(words.join(' '))).toEqual(words.map(expected));
+    expect(analyzer.analyze(`${words[3]} the ${words[39_999]} ${words[3]}`)).toEqual(
+      [words[3], words[39_999], words[3]].map((word) => expected(word as string)),
+    );
+  });
+});
+
+describe('distinctTermsOf', () => {
+  it("gives a query's distinct terms once per text to every caller of an analyzer made here, and asks any other each time", () => {
+    const analyzer = createAnalyzer();
+    const terms = distinctTermsOf(analyzer, 'oauth token, the oauth token');
+    expect(terms).toEqual(['oauth', 'token']);
+    expect(distinctTermsOf(analyzer, 'oauth token, the oauth token')).toBe(terms);
+    expect(distinctTermsOf(analyzer, 'painting')).toEqual([stemEnglish('painting')]);
+    const other = createAnalyzer({ cjk: 'segmenter' });
+    expect(distinctTermsOf(other, 'oauth token, the oauth token')).toEqual(terms);
+    let calls = 0;
+    const custom: Analyzer = {
+      name: 'words',
+      analyze: (text) => {
+        calls++;
+        return text.split(' ');
+      },
+    };
+    expect(distinctTermsOf(custom, 'a b a')).toEqual(['a', 'b']);
+    expect(distinctTermsOf(custom, 'a b a')).toEqual(['a', 'b']);
+    expect(calls).toBe(2);
   });
 });

@@ -182,14 +182,58 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
           index++;
         else break;
       }
-      addWord(lower.slice(start, index), terms);
+      addAsciiWord(lower, start, index, terms);
     }
     return terms;
   };
 
+  // The ASCII path's word → term table ('' for a stopword or an empty stem), found by the
+  // word's characters in the lowercased text — a word seen before costs no string of its own
+  // nor a Map's hashing of one. Open addressing by a hash of the characters; cleared whole when
+  // half full (a word seen again is then stemmed once more). Made on first use.
+  let tableWords: Array<string | undefined> = [];
+  let tableTerms: string[] = [];
+  let tableHashes = new Int32Array(0);
+  let tableCount = 0;
+  const addAsciiWord = (lower: string, start: number, end: number, terms: string[]): void => {
+    let hash = 0;
+    for (let at = start; at < end; at++) hash = (Math.imul(hash, 31) + lower.charCodeAt(at)) | 0;
+    const length = end - start;
+    const home = (hash ^ (hash >>> 15)) & ASCII_TABLE_MASK;
+    if (tableHashes.length === 0) {
+      tableWords = new Array<string | undefined>(ASCII_TABLE_SIZE).fill(undefined);
+      tableTerms = new Array<string>(ASCII_TABLE_SIZE).fill('');
+      tableHashes = new Int32Array(ASCII_TABLE_SIZE);
+    }
+    let slot = home;
+    for (;;) {
+      const word = tableWords[slot];
+      if (word === undefined) break;
+      if (tableHashes[slot] === hash && word.length === length && sameChars(word, lower, start)) {
+        const term = tableTerms[slot] as string;
+        if (term.length > 0) terms.push(term);
+        return;
+      }
+      slot = (slot + 1) & ASCII_TABLE_MASK;
+    }
+    const raw = lower.slice(start, end);
+    const word = raw.length > maxTermLength ? raw.slice(0, maxTermLength) : raw;
+    const term = stopwords.has(word) ? '' : stem === false ? word : stem(word);
+    if (tableCount >= ASCII_TABLE_SIZE >> 1) {
+      tableWords.fill(undefined);
+      tableCount = 0;
+      slot = home;
+    }
+    tableWords[slot] = raw;
+    tableTerms[slot] = term;
+    tableHashes[slot] = hash;
+    tableCount++;
+    if (term.length > 0) terms.push(term);
+  };
+
   let lastText: string | undefined;
   let lastTerms: string[] = [];
-  return {
+  const analyzer: Analyzer = {
     name: `ctxloom-analyzer/v2 cjk=${cjk} stem=${stem === false ? 'none' : stem === stemEnglish ? 'porter' : 'custom'} stopwords=${stopwords.size}`,
     analyze(text) {
       if (text !== lastText) {
@@ -200,7 +244,46 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
       return lastTerms.slice();
     },
   };
+  madeHere.add(analyzer);
+  return analyzer;
 }
+
+// Analyzers made by createAnalyzer: the same text always gives them the same terms.
+const madeHere = new WeakSet<Analyzer>();
+// The last distinct terms given out for an analyzer made here, and what they are of.
+const lastOf: { analyzer: Analyzer | undefined; text: string; terms: readonly string[] } = {
+  analyzer: undefined,
+  text: '',
+  terms: [],
+};
+
+/**
+ * `distinctTerms(analyzer.analyze(text))`, shared and read-only: for an analyzer made by
+ * {@link createAnalyzer}, the last text's list is given again to the next caller asking for
+ * the same text (a query is analysed for BM25 and again for the reranker's overlap); any other
+ * analyzer is asked each time. Internal.
+ */
+export function distinctTermsOf(analyzer: Analyzer, text: string): readonly string[] {
+  if (lastOf.analyzer === analyzer && lastOf.text === text) return lastOf.terms;
+  const terms = distinctTerms(analyzer.analyze(text));
+  if (madeHere.has(analyzer)) {
+    lastOf.analyzer = analyzer;
+    lastOf.text = text;
+    lastOf.terms = terms;
+  }
+  return terms;
+}
+
+// Whether `text` holds `word` from `start` on (its length checked by the caller).
+function sameChars(word: string, text: string, start: number): boolean {
+  for (let at = 0; at < word.length; at++)
+    if (word.charCodeAt(at) !== text.charCodeAt(start + at)) return false;
+  return true;
+}
+
+// Slots of an analyzer's ASCII word table (a power of two; at most half are filled).
+const ASCII_TABLE_SIZE = 1 << 15;
+const ASCII_TABLE_MASK = ASCII_TABLE_SIZE - 1;
 
 // [a-z0-9]
 function isAsciiWordCode(code: number): boolean {

@@ -1,5 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
-import { type Analyzer, createAnalyzer, distinctTerms } from './analyzer.ts';
+import { type Analyzer, createAnalyzer, distinctTermsOf } from './analyzer.ts';
 import {
   appendPosting,
   type Bm25Postings,
@@ -300,7 +300,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     return hits;
   };
   // A query's distinct analysed terms in order of first occurrence.
-  const queryTerms = (query: string): string[] => distinctTerms(analyzer.analyze(query));
+  const queryTerms = (query: string): readonly string[] => distinctTermsOf(analyzer, query);
 
   for (const [position, entry] of initial.entries()) {
     const [id, length, terms, frequencies] = Array.isArray(entry) ? entry : [];

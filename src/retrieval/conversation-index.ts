@@ -3,6 +3,7 @@ import { CtxloomError } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, type Bm25Slots, bm25Slots, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
+import { registerFreshRecall } from './fresh-recall.ts';
 import { beginRecall, createTermSpace, noteRecalled } from './passage-terms.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
 
@@ -170,13 +171,14 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     range: number,
   ): RetrievalCandidate | undefined => {
     const position = positions.get(id);
-    return position === undefined ? undefined : candidateAt(position, vectorScore, origin, range);
+    return position === undefined ? undefined : candidateAt(position, vectorScore, origin, range, false);
   };
   const candidateAt = (
     position: number,
     vectorScore: number,
     origin: string,
     range: number,
+    ranked: boolean,
   ): RetrievalCandidate => {
     const entry = order[position] as ConversationEntry;
     let content: string;
@@ -189,6 +191,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       fingerprint = fingerprintOf(content);
     }
     const metadata = entry.metadata;
+    if (ranked) {
+      // The ranked shape, for the retriever's in-place rerank (fresh-recall.ts).
+      return {
+        id: entry.id,
+        origin,
+        content,
+        vectorScore,
+        fingerprint,
+        metadata: metadata === undefined ? { position } : { ...metadata, position },
+        finalScore: 0,
+        signals: NO_SIGNALS,
+      } as RetrievalCandidate;
+    }
     return {
       id: entry.id,
       origin,
@@ -200,11 +215,13 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     };
   };
 
-  const recallWith = async (
+  // The recall, synchronous (fresh-recall.ts: the retriever calls it without the promise).
+  const recallNow = (
     request: RecallRequest,
     origin: string,
     range: number,
-  ): Promise<RetrievalCandidate[]> => {
+    rankedShape: boolean,
+  ): RetrievalCandidate[] => {
     const count = slots.search(request.query, request.limit);
     const candidates: RetrievalCandidate[] = [];
     if (count === 0) return candidates;
@@ -222,14 +239,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
         position = positions.get(id) ?? -1;
       if (position < 0) continue;
-      const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range);
+      const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range, rankedShape);
       candidates.push(candidate);
       if (range === 0) noteRecalled(candidate.content, termIdsAt(position));
     }
     return candidates;
   };
+  const recallWith = async (
+    request: RecallRequest,
+    origin: string,
+    range: number,
+  ): Promise<RetrievalCandidate[]> => recallNow(request, origin, range, false);
 
-  return {
+  const index: ConversationIndex = {
     name,
     lexical,
     get size() {
@@ -281,10 +303,20 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     recallSource: (view) => {
       const viewName = view.name ?? name;
       const viewRange = checkWindow(view.messageRange ?? messageRange, 'messageRange');
-      return { name: viewName, recall: (request) => recallWith(request, viewName, viewRange) };
+      const source: RecallSource = {
+        name: viewName,
+        recall: (request) => recallWith(request, viewName, viewRange),
+      };
+      registerFreshRecall(source, (request, ranked) => recallNow(request, viewName, viewRange, ranked));
+      return source;
     },
   };
+  registerFreshRecall(index, (request, ranked) => recallNow(request, name, messageRange, ranked));
+  return index;
 }
+
+// The `signals` placeholder of a candidate made in the ranked shape (always overwritten).
+const NO_SIGNALS: Record<string, number> = Object.freeze({});
 
 function checkWindow(value: number, path: string): number {
   if (!Number.isInteger(value) || value < 0 || value > 10) {

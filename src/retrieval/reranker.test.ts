@@ -6,10 +6,38 @@ import {
   createQueryOverlapSignal,
   createVectorScoreSignal,
 } from './rerank-signals.ts';
-import { createReranker } from './reranker.ts';
+import { createReranker, inPlaceRerank } from './reranker.ts';
 import { makeCandidate } from './test-candidates.test-support.ts';
 
 describe('createReranker', () => {
+  it("gives the retriever an in-place rerank: the returned candidates themselves, completed as rerank's copies are", () => {
+    const candidates = () => [
+      makeCandidate({ id: 'a', content: 'refresh the OAuth2 token', vectorScore: 0.4 }),
+      makeCandidate({ id: 'b', content: 'OAuth2 token lifetime is one hour', vectorScore: 0.9 }),
+      makeCandidate({ id: 'c', content: 'the database has two replicas', vectorScore: 0.1 }),
+    ];
+    const reranker = createReranker();
+    const owned = candidates();
+    const completed = (inPlaceRerank(reranker) as NonNullable<ReturnType<typeof inPlaceRerank>>).rerank({
+      query: 'OAuth2 token',
+      candidates: owned,
+      minScore: 0.3,
+    });
+    expect(completed).toEqual(
+      reranker.rerank({ query: 'OAuth2 token', candidates: candidates(), minScore: 0.3 }),
+    );
+    expect(completed.map((candidate) => candidate.id)).toEqual(['b', 'a']);
+    expect(completed[0]).toBe(owned[1]);
+    expect(Object.keys(owned[1] as object)).toEqual(
+      Object.keys({ ...candidates()[1], finalScore: 0, signals: {} }),
+    );
+    // rerank itself copies; a reranker not made by createReranker has none.
+    const given = candidates();
+    expect(reranker.rerank({ query: 'OAuth2 token', candidates: given })[0]).not.toBe(given[1]);
+    expect(given[1]).not.toHaveProperty('finalScore');
+    expect(inPlaceRerank({ signals: [], rerank: () => [] })).toBeUndefined();
+  });
+
   it('uses the seed weights .40/.35/.15/.10 by default', () => {
     expect(createReranker().signals.map((signal) => [signal.name, signal.weight])).toEqual([
       ['vector-score', 0.4],

@@ -1,5 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
-import { type Analyzer, createAnalyzer, distinctTerms } from './analyzer.ts';
+import { type Analyzer, createAnalyzer, distinctTermsOf } from './analyzer.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
 import { dedupedView } from './dedupe-candidates.ts';
 import {
@@ -64,38 +64,65 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
   // this reranker while it runs.
   let scratch = createScratch(0, count);
   let busy = false;
-  return {
-    signals,
-    rerank(input) {
-      const candidates = dedupedView(input.candidates);
-      const size = candidates.length;
-      const terms = distinctTerms(analyzer.analyze(input.query));
-      // What a custom signal sees (the seed signals read the candidates and terms directly).
-      const context: RerankContext | undefined = builtinOnly
-        ? undefined
-        : { query: input.query, queryTerms: new Set(terms), candidates, analyzer };
-      const own = !busy;
-      if (own && scratch.order.length < size) scratch = createScratch(size, count);
-      const { scores, finals, order } = own ? scratch : createScratch(size, count);
-      busy = true;
-      try {
-        // One signal at a time over every candidate (its scorer prepared once per rerank).
-        for (let index = 0; index < count; index++) {
-          const column = columns[index] as SignalColumn | undefined;
-          if (column === undefined)
-            scoreColumn(signals[index] as RerankSignal, context as RerankContext, scores, index, count);
-          else column(candidates, terms, analyzer, scores, index, count);
-        }
-        const kept = weigh(scores, size, weights, totalWeight, input.minScore ?? 0, finals, order);
-        // As `slice(0, limit)` reads a limit: truncated, NaN and below 0 as 0.
-        const wanted = input.limit === undefined ? kept : Math.trunc(input.limit);
-        const length = selectBest(order, kept, finals, wanted > 0 ? Math.min(kept, wanted) : 0);
-        return copyRanked(candidates, order, length, finals, scores, count, record);
-      } finally {
-        if (own) busy = false;
+  // `inPlace`: the candidates are the retriever's fresh recall (fresh-recall.ts), completed
+  // into the ranked ones instead of copied.
+  const run = (input: RerankInput, inPlace: boolean): RankedCandidate[] => {
+    const candidates = dedupedView(input.candidates);
+    const size = candidates.length;
+    const terms = distinctTermsOf(analyzer, input.query);
+    // What a custom signal sees (the seed signals read the candidates and terms directly).
+    const context: RerankContext | undefined = builtinOnly
+      ? undefined
+      : { query: input.query, queryTerms: new Set(terms), candidates, analyzer };
+    const own = !busy;
+    if (own && scratch.order.length < size) scratch = createScratch(size, count);
+    const { scores, finals, order } = own ? scratch : createScratch(size, count);
+    busy = true;
+    try {
+      // One signal at a time over every candidate (its scorer prepared once per rerank).
+      for (let index = 0; index < count; index++) {
+        const column = columns[index] as SignalColumn | undefined;
+        if (column === undefined)
+          scoreColumn(signals[index] as RerankSignal, context as RerankContext, scores, index, count);
+        else column(candidates, terms, analyzer, scores, index, count);
       }
-    },
+      const kept = weigh(scores, size, weights, totalWeight, input.minScore ?? 0, finals, order);
+      // As `slice(0, limit)` reads a limit: truncated, NaN and below 0 as 0.
+      const wanted = input.limit === undefined ? kept : Math.trunc(input.limit);
+      const length = selectBest(order, kept, finals, wanted > 0 ? Math.min(kept, wanted) : 0);
+      return inPlace
+        ? completeRanked(candidates, order, length, finals, scores, count, record)
+        : copyRanked(candidates, order, length, finals, scores, count, record);
+    } finally {
+      if (own) busy = false;
+    }
   };
+  const reranker: Reranker = { signals, rerank: (input) => run(input, false) };
+  inPlaceReranks.set(reranker, { rerank: (input) => run(input, true), seedSignalsOnly: builtinOnly });
+  return reranker;
+}
+
+const inPlaceReranks = new WeakMap<Reranker, InPlaceRerank>();
+
+/** A rerank that completes its candidates into the ranked ones; see {@link inPlaceRerank}. */
+export interface InPlaceRerank {
+  rerank(input: RerankInput): RankedCandidate[];
+  /**
+   * Whether only the seed signals score (none reads a candidate's other properties), so the
+   * candidates may already hold `finalScore` and `signals` placeholders, overwritten for each
+   * returned candidate.
+   */
+  seedSignalsOnly: boolean;
+}
+
+/**
+ * For the retriever: `reranker`'s rerank that completes its candidates into the ranked ones
+ * (sets `finalScore` and `signals` on each returned candidate, in the order a copy has them)
+ * instead of copying them — for candidates no one else holds, of a reranker made by
+ * {@link createReranker}; undefined for any other reranker. Internal.
+ */
+export function inPlaceRerank(reranker: Reranker): InPlaceRerank | undefined {
+  return inPlaceReranks.get(reranker);
 }
 
 // Each candidate's final score — the weighted sum in signal order, as it always was — into
@@ -143,6 +170,28 @@ function copyRanked(
       finalScore: finals[at] as number,
       signals: record(scores, at * count),
     });
+  }
+  return ranked;
+}
+
+// copyRanked for candidates no one else holds: each returned one gets its final score and
+// signals itself (the same keys in the same order as a copy).
+function completeRanked(
+  candidates: readonly RetrievalCandidate[],
+  order: Int32Array,
+  length: number,
+  finals: Float64Array,
+  scores: Float64Array,
+  count: number,
+  record: (scores: Float64Array, offset: number) => Record<string, number>,
+): RankedCandidate[] {
+  const ranked: RankedCandidate[] = [];
+  for (let place = 0; place < length; place++) {
+    const at = order[place] as number;
+    const candidate = candidates[at] as RankedCandidate;
+    candidate.finalScore = finals[at] as number;
+    candidate.signals = record(scores, at * count);
+    ranked.push(candidate);
   }
   return ranked;
 }

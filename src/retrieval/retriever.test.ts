@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
+import type { RetrievalCandidate } from './candidate.ts';
 import { createConversationIndex } from './conversation-index.ts';
 import { createKnowledgeBase } from './knowledge-base.ts';
 import type { RecallSource } from './recall-source.ts';
+import { createDefaultSignals } from './rerank-signals.ts';
+import { createReranker } from './reranker.ts';
 import { createRetriever } from './retriever.ts';
 import { makeCandidate } from './test-candidates.test-support.ts';
 
@@ -19,6 +22,69 @@ async function docs() {
 }
 
 describe('createRetriever', () => {
+  it("ranks a conversation index's fresh recall in place, as a copying rerank would, and no other source's list", async () => {
+    const turns = [
+      { id: 't1', text: 'Caroline: I went to the LGBTQ support group yesterday.' },
+      { id: 't2', text: 'Melanie: That sounds great, how was the support group?' },
+      { id: 't3', text: 'Caroline: It was moving; the transgender stories inspired me.' },
+      { id: 't4', text: 'Melanie: I painted a sunrise over the lake last week.' },
+    ];
+    const index = createConversationIndex();
+    index.append(turns);
+    const request = { query: 'support group stories', maxTokens: 200, counter };
+    const direct = await createRetriever({ sources: [index] }).retrieve(request);
+    const view = await createRetriever({ sources: [index.recallSource({ name: 'memory' })] }).retrieve(
+      request,
+    );
+    // A source that keeps the list it returns (here: a wrapper of the same index) gets copies.
+    let kept: RetrievalCandidate[] = [];
+    const keeping: RecallSource = {
+      name: 'memory',
+      recall: async (recall) => {
+        kept = await index.recall(recall);
+        return kept;
+      },
+    };
+    const copied = await createRetriever({ sources: [keeping] }).retrieve(request);
+    // An index whose recall is replaced is recalled through the replacement, and copied.
+    const replaced = createConversationIndex();
+    replaced.append(turns);
+    const original = replaced.recall;
+    let replacedList: RetrievalCandidate[] = [];
+    const retrieverOfReplaced = createRetriever({ sources: [replaced] });
+    replaced.recall = async (recall) => {
+      replacedList = await original(recall);
+      return replacedList;
+    };
+    expect(await retrieverOfReplaced.retrieve(request)).toEqual(copied);
+    expect(replacedList.length).toBe(direct.ranked.length);
+    for (const candidate of replacedList) expect(candidate).not.toHaveProperty('finalScore');
+    expect(direct.ranked.length).toBeGreaterThan(1);
+    expect(direct).toEqual(copied);
+    expect(view).toEqual(copied);
+    for (const candidate of kept) expect(candidate).not.toHaveProperty('finalScore');
+    // A custom signal of the seed reranker sees recalled candidates, not the ranked shape.
+    const seen: string[][] = [];
+    const custom = createReranker({
+      signals: [
+        ...createDefaultSignals(),
+        { name: 'keys', weight: 0, score: (candidate) => (seen.push(Object.keys(candidate)), 0) },
+      ],
+    });
+    await createRetriever({ sources: [index], reranker: custom }).retrieve(request);
+    expect(seen.length).toBe(direct.ranked.length);
+    for (const keys of seen) expect(keys).not.toContain('finalScore');
+    // Candidates under minFinalScore are dropped, the others completed as copies are.
+    const strict = await createRetriever({ sources: [index], minFinalScore: 0.5 }).retrieve(request);
+    const strictCopied = await createRetriever({ sources: [keeping], minFinalScore: 0.5 }).retrieve(request);
+    expect(strict.ranked.length).toBeLessThan(direct.ranked.length);
+    expect(strict).toEqual(strictCopied);
+    // Each retrieve returns its own objects.
+    const again = await createRetriever({ sources: [index] }).retrieve(request);
+    expect(again.ranked[0]).toEqual(direct.ranked[0]);
+    expect(again.ranked[0]).not.toBe(direct.ranked[0]);
+  });
+
   it('rewrites the query from history, recalls, reranks and injects within budget', async () => {
     const retriever = createRetriever({ sources: [await docs()] });
     const result = await retriever.retrieve({

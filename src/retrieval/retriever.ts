@@ -1,9 +1,10 @@
 import { type ContextBlock, CtxloomError, type Message, type TokenCounter } from '../core/index.ts';
 import type { RankedCandidate, RetrievalCandidate } from './candidate.ts';
+import { freshRecallOf } from './fresh-recall.ts';
 import { type InjectRetrievalOptions, injectRetrieval } from './inject-retrieval.ts';
 import { type RewrittenQuery, rewriteQuery } from './query-rewriter.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
-import { createReranker, type Reranker } from './reranker.ts';
+import { createReranker, inPlaceRerank, type Reranker } from './reranker.ts';
 
 /** A recall source with its own limits. */
 export interface RecallSourceConfig {
@@ -107,6 +108,11 @@ export function createRetriever(options: RetrieverOptions): Retriever {
 
   const minFinalScore = options.minFinalScore;
   const only = configs.length === 1 ? (configs[0] as RecallSourceConfig) : undefined;
+  // A single source whose recall is synchronous and returns new candidates no one else holds
+  // (fresh-recall.ts): called without its promise, and with the seed reranker, its candidates
+  // are completed into the ranked ones instead of copied.
+  const fresh = only === undefined ? undefined : freshRecallOf(only.source);
+  const completing = fresh === undefined ? undefined : inPlaceRerank(reranker);
 
   return {
     async retrieve(request) {
@@ -130,11 +136,18 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           round.more = false;
         }
         let recalled: RetrievalCandidate[];
+        let owned = false;
         if (only !== undefined) {
           // One source: its promise awaited here (no async wrapper per round, nor Promise.all).
           const limit = limitOf(only, scale, recallLimit, maxRecallLimit);
           try {
-            const candidates = await only.source.recall(recallRequest(query.query, limit, request.signal));
+            const recallOf = recallRequest(query.query, limit, request.signal);
+            let candidates: RetrievalCandidate[];
+            // While the source's recall is still the one registered as fresh.
+            if (fresh !== undefined && fresh.recall === only.source.recall) {
+              candidates = fresh.now(recallOf, completing?.seedSignalsOnly === true);
+              owned = completing !== undefined;
+            } else candidates = await only.source.recall(recallOf);
             recalled = keptOf(only, limit, maxRecallLimit, candidates, round);
           } catch (error) {
             recalled = failedRecall(only, error, request.signal, round);
@@ -150,11 +163,13 @@ export function createRetriever(options: RetrieverOptions): Retriever {
             round,
           );
         }
-        ranked = reranker.rerank(
+        const input =
           minFinalScore === undefined
             ? { query: query.query, candidates: recalled }
-            : { query: query.query, candidates: recalled, minScore: minFinalScore },
-        );
+            : { query: query.query, candidates: recalled, minScore: minFinalScore };
+        ranked = owned
+          ? (completing as NonNullable<typeof completing>).rerank(input)
+          : reranker.rerank(input);
         // A 0 budget packs nothing (injectRetrieval returns no block for it).
         blocks = request.maxTokens === 0 ? [] : inject(ranked, request);
       }
