@@ -17,16 +17,11 @@ import { createModelSummarizer } from '../llm/index.ts';
 import { humanMessageId } from '../state/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
-  type ContextConfig,
   type CurationEvent,
   DEFAULT_MODEL,
   describeReadFileParts,
-  emitWorkspaceContext,
   foldCurationEvents,
-  loadSession,
-  sessionLayers,
 } from '../workspace/index.ts';
-import { type AgentHistory, createAgentHistory } from './agent-history-layer.ts';
 import {
   type ChatToolsContext,
   createChatTools,
@@ -34,22 +29,20 @@ import {
   type TurnTools,
   turnTools,
 } from './chat-tools.ts';
-import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import {
   type CompileSessionOptions,
   inputBudgetOf,
-  longSessionSettings,
   type PreparedSession,
   prepareSessionCompile,
-  type SessionCompile,
 } from './compile-session.ts';
 import { compressSession, DEFAULT_KEEP_LAST } from './compress-session.ts';
 import { compileWithinBudget, type FittedCall, moveSessionCut } from './fit-session-call.ts';
+import { createProcessCalls } from './process-session-calls.ts';
 import { readSessionManifest } from './read-session-manifest.ts';
-import { type ProcessTurnContext, runProcessTurn } from './run-process-turn.ts';
+import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type { SessionEngine, SessionEngineOptions, SessionProcess } from './session-engine.ts';
+import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
 import { createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { globalCallTracer } from './trace-calls.ts';
@@ -205,7 +198,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     targets: ReadonlySet<string>,
     turnId: string,
   ): Promise<void> {
-    if (processStore !== undefined) return;
+    if (processCalls !== undefined) return;
     // Only a model's period (no per-message lines) needs writing again; most curations find none.
     const stored = (await store.load(sessionId)).compression.summary?.periods;
     if (stored === undefined || stored.every((period) => period.carried !== undefined)) return;
@@ -248,74 +241,22 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   }
 
   const compile: SessionEngine['compile'] = async (sessionId, compileOptions = {}) => {
-    if (processStore !== undefined) return compileProcessCall(sessionId, compileOptions.query);
+    if (processCalls !== undefined) return processCalls.compile(sessionId, compileOptions.query);
     const { prepared } = await prepare(sessionId, compileOptions);
     return (await fitCall(sessionId, compileOptions, prepared, undefined, undefined)).compiled;
   };
 
-  /**
-   * The preview of a process session: the call the process's `preview` says comes next (its
-   * current agent's, compiled as the agent node compiles it), with the session's manifest and
-   * state. Without a `preview` there is no one next call: `invalid-config`.
-   */
-  async function compileProcessCall(sessionId: string, query: string | undefined): Promise<SessionCompile> {
-    const preview = options.process?.preview;
-    if (preview === undefined) {
-      throw new CtxloomError({
-        code: 'invalid-config',
-        message: `session "${sessionId}" runs on a process without a preview: which agent answers next depends on the route; its calls are in the call log`,
-        path: 'process.preview',
-      });
-    }
-    await requireFolder(sessionId);
-    const state = await store.load(sessionId);
-    const loaded = await loadSession({
-      workspace,
-      sessionId,
-      ...(query === undefined ? {} : { query }),
-      record: { messages: state.messages, curation: state.curation },
-    });
-    const counter = manifestCounter(loaded.config);
-    const layers = sessionLayers(loaded, {
-      counter,
-      ...(query === undefined ? {} : { query }),
-    });
-    // The history the turn's agents compile with, its moves in memory (decision 066).
-    const history = agentHistoryOf(sessionId, loaded.config, counter, undefined);
-    const compiled = await preview(sessionId, query, {
-      placeholderLocale: loaded.config.chatHistory.placeholderLocale,
-      layers: history === undefined ? layers : { ...layers, history: history.layer },
-    });
-    // The references the call carries: the agent sent the turn's message with them merged.
-    const sent = [...compiled.history, ...(compiled.query === undefined ? [] : [compiled.query])];
-    const carried =
-      layers.query !== undefined &&
-      layers.query.references.length > 0 &&
-      sent.some((message) => message.role === 'user' && message.content === layers.query?.content);
-    return {
-      ...emitWorkspaceContext(compiled),
-      compiled,
-      references: carried ? (layers.query?.references ?? []) : [],
-      queryMessage: undefined,
-      warnings: layers.warnings,
-      config: loaded.config,
-      // The process's agents offer their own tools per call (they are in each call's report).
-      tools: [],
-      state,
-    };
-  }
-
-  /** Input tokens of the session's next call: the preview's, or the process's own preview. */
   /** Input tokens of the session's next call with a compression state not stored yet. */
   async function tokensWith(sessionId: string, compression: SessionCompression): Promise<number> {
     const { prepared } = await prepare(sessionId, {}, { compression });
     return (await fitCall(sessionId, {}, prepared, undefined, undefined)).compiled.report.totalTokens;
   }
 
+  /** Input tokens of the session's next call: the preview's, or the process's own preview. */
   async function nextCallTokens(sessionId: string): Promise<number> {
-    if (options.process === undefined) return (await compile(sessionId)).report.totalTokens;
-    if (options.process.preview === undefined) return Number.NaN;
-    return (await compileProcessCall(sessionId, undefined)).report.totalTokens;
+    if (processCalls === undefined) return (await compile(sessionId)).report.totalTokens;
+    if (options.process?.preview === undefined) return Number.NaN;
+    return (await processCalls.compile(sessionId, undefined)).report.totalTokens;
   }
 
   async function requireFolder(sessionId: string): Promise<void> {
@@ -326,73 +267,21 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     }
   }
 
-  const processStore = options.process === undefined ? undefined : checkpointStoreOf(store);
-
-  /** The session's counter: the engine's, else the manifest model's tokenizer (as the chat compile counts). */
-  const manifestCounter = (config: ContextConfig): TokenCounter =>
-    options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
-
-  /**
-   * What a process turn takes from the session's manifest: the placeholder language and the
-   * layers — prompts, blocks, retrieval, budget, composition and the turn's user message (id
-   * `userMessageId`) with its references merged. A reference that cannot be resolved refuses
-   * the turn here (`invalid-reference`), before anything is stored, as in a chat turn.
-   */
-  async function processTurnContext(
-    sessionId: string,
-    text: string,
-    userMessageId: string,
-  ): Promise<ProcessTurnContext> {
-    const process = options.process as SessionProcess;
-    const checkpoints = processStore as CheckpointSessionStore;
-    const state = await checkpoints.load(sessionId);
-    const loaded = await loadSession({
-      workspace,
-      sessionId,
-      query: text,
-      record: { messages: state.messages, curation: state.curation },
-    });
-    const counter = manifestCounter(loaded.config);
-    const layers = sessionLayers(loaded, { counter, query: text, queryId: userMessageId });
-    const history = agentHistoryOf(sessionId, loaded.config, counter, userMessageId);
-    return {
-      process,
-      store: checkpoints,
-      createId,
-      placeholderLocale: loaded.config.chatHistory.placeholderLocale,
-      layers: history === undefined ? layers : { ...layers, history: history.layer },
-      ...(history === undefined ? {} : { history }),
-    };
-  }
-
-  /**
-   * A long session's history for a process turn's agent calls (decision 066): the chat turn's
-   * cut, rolling summary and recall; stored after the run for a turn (`turnId`), in memory for
-   * a preview. `undefined` under `last-n`, whose window is a choice.
-   */
-  function agentHistoryOf(
-    sessionId: string,
-    config: ContextConfig,
-    counter: TokenCounter,
-    turnId: string | undefined,
-  ): AgentHistory | undefined {
-    const settings = longSessionSettings(config);
-    if (settings === undefined) return undefined;
-    return createAgentHistory({
-      store,
-      sessionId,
-      config,
-      settings,
-      counter,
-      summarizer: summarizerFor(counter),
-      indexes,
-      ...(turnId === undefined ? {} : { turnId }),
-      persist: turnId !== undefined,
-      now,
-      createId,
-      searchHistory: (query, limit) => searchHistory(sessionId, query, limit),
-    });
-  }
+  const processCalls =
+    options.process === undefined
+      ? undefined
+      : createProcessCalls({
+          workspace,
+          store,
+          process: options.process,
+          counter: options.counter,
+          summarizerFor,
+          indexes,
+          now,
+          createId,
+          searchHistory,
+          requireFolder,
+        });
 
   const engine: SessionEngine = {
     store,
@@ -401,7 +290,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       await requireFolder(input.sessionId);
       const text = input.text.trim();
       if (
-        processStore !== undefined &&
+        processCalls !== undefined &&
         options.process !== undefined &&
         text !== '' &&
         parseSessionCommand(text) === undefined
@@ -411,7 +300,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId: messageId });
         return runProcessTurn(
           { ...input, text, messageId },
-          await processTurnContext(input.sessionId, text, userMessageId),
+          await processCalls.turnContext(input.sessionId, text, userMessageId),
         );
       }
       return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
@@ -419,7 +308,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     async compress(sessionId, compressOptions = {}) {
       await requireFolder(sessionId);
       // One preview: its total is the "before" of a session without a process.
-      const before = processStore === undefined ? await compile(sessionId) : undefined;
+      const before = processCalls === undefined ? await compile(sessionId) : undefined;
       const tokensBefore = before === undefined ? await nextCallTokens(sessionId) : before.report.totalTokens;
       const original = before?.state.compression;
       const counter = options.counter ?? counterFor(before?.config.budget.model);
@@ -428,7 +317,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         sessionId,
         counter,
         // Compiled before it is stored (below), except for a process session.
-        write: processStore !== undefined,
+        write: processCalls !== undefined,
         ...(compressOptions.scope === undefined ? {} : { scope: compressOptions.scope }),
         ...(compressOptions.keepLast === undefined ? {} : { keepLast: compressOptions.keepLast }),
         ...(compressOptions.maxTokens === undefined ? {} : { maxTokens: compressOptions.maxTokens }),
@@ -443,7 +332,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ...(compressOptions.signal === undefined ? {} : { signal: compressOptions.signal }),
         ...(compressOptions.turnId === undefined ? {} : { turnId: compressOptions.turnId }),
       });
-      if (processStore !== undefined || original === undefined) {
+      if (processCalls !== undefined || original === undefined) {
         return { ...result, tokensBefore, tokensAfter: await nextCallTokens(sessionId) };
       }
       // `/compress` never makes the next call larger (decision 040). The new state is compiled
@@ -520,17 +409,4 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     },
   };
   return engine;
-}
-
-/** The checkpoint session store a process runs on; any other store is `invalid-config`. */
-function checkpointStoreOf(store: SessionStore): CheckpointSessionStore {
-  const candidate = store as Partial<CheckpointSessionStore>;
-  if (candidate.blackboard === undefined || typeof candidate.exclusive !== 'function') {
-    throw new CtxloomError({
-      code: 'invalid-config',
-      message: `a session process runs on the checkpoint session store it is built over (createCheckpointSessionStore), not on the "${store.kind}" store`,
-      path: 'store',
-    });
-  }
-  return store as CheckpointSessionStore;
 }
