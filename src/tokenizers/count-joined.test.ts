@@ -5,7 +5,9 @@ import {
   compileContext,
   countJoined,
   createBlock,
+  createOrchestrator,
   createTokenCounter,
+  type Message,
   withTokenCache,
 } from '../core/index.ts';
 import { createCl100kCounter, createO200kCounter } from './exact-counter.ts';
@@ -186,5 +188,46 @@ describe('compileContext with an exact counter', () => {
     const blockUnits = paragraphs.reduce((sum, paragraph) => sum + paragraph.length, 0);
     // Blocks once; the layer only around its two joins (before: the whole layer again).
     expect(units()).toBeLessThan(blockUnits * 1.2);
+  });
+
+  it('tokenises each history and block text once in a cold compile through an orchestrator (the core bench)', async () => {
+    const exact = createO200kCounter();
+    const calls: string[] = [];
+    const counter = createTokenCounter({
+      name: exact.name,
+      exact: true,
+      countText: (value) => {
+        calls.push(value);
+        return exact.countText(value);
+      },
+      isSplitPoint,
+    });
+    const history: Message[] = Array.from({ length: 60 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content:
+        index % 3 === 0
+          ? `第${index}条：上下文工程把每次调用的输入编译出来。`
+          : `Message ${index}: every text is counted once, when it is measured.`,
+    }));
+    const query: Message = { id: 'q', role: 'user', content: 'What did we decide about budgets?' };
+    const orchestrator = createOrchestrator({
+      counter,
+      window: 400_000,
+      sources: [source],
+      allocationRatios: { knowledge: 0.5 },
+    });
+    const { messages, report } = await orchestrator.build({ systemPrompt: 'You help.', history, query });
+    expect(report.totalTokens).toBe(exact.countMessages(messages));
+    const texts = [...history.map((message) => message.content as string), ...paragraphs];
+    const times = new Map<string, number>();
+    for (const value of calls) times.set(value, (times.get(value) ?? 0) + 1);
+    for (const value of texts) expect(times.get(value)).toBe(1);
+    // Everything else is short: roles, layer frames, the query, the text around each join.
+    const others = calls.filter((value) => !texts.includes(value));
+    for (const value of others) expect(value.length).toBeLessThan(600);
+    const textUnits = texts.reduce((sum, value) => sum + value.length, 0);
+    const otherUnits = others.reduce((sum, value) => sum + value.length, 0);
+    expect(otherUnits).toBeLessThan(textUnits * 0.05);
   });
 });
