@@ -1,10 +1,12 @@
 import { clearMergeCache, countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { getEncoding } from 'js-tiktoken';
 import {
+  type ContextSource,
   compileContext,
   createOrchestrator,
   createStepCompiler,
   type Message,
+  type TokenCounter,
   withTokenCache,
 } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
@@ -111,6 +113,13 @@ async function coldOverhead(
   context.log(
     `cold ${label}: compile sent ${String(coldCompile.output)} tokens, the texts are ${String(tokenise.output)} tokens`,
   );
+  // Untimed: what the compile hands the tokenizer, beside the texts the pure side counts.
+  const counted = await countedByCompile(session, sources);
+  context.log(
+    `cold ${label}: the compile tokenised ${counted.texts} texts of ${counted.characters} characters ` +
+      `(${counted.repeated} twice or more), tokenising alone ${texts.length} texts of ` +
+      `${texts.reduce((sum, text) => sum + text.length, 0)} characters`,
+  );
   return [
     {
       name: `compile.cold.overhead.${label}`,
@@ -132,6 +141,39 @@ async function coldOverhead(
       peer: { name: tokenise.name, value: tokenise.medianMs },
     },
   ];
+}
+
+/** What one cold compile hands the raw tokenizer: texts, their characters, texts handed over more than once. */
+async function countedByCompile(
+  session: BenchSession,
+  sources: ContextSource[],
+): Promise<{ texts: number; characters: number; repeated: number }> {
+  const raw = loadedCounter();
+  const seen = new Map<string, number>();
+  const counter: TokenCounter = {
+    ...raw,
+    countText: (text) => {
+      seen.set(text, (seen.get(text) ?? 0) + 1);
+      return raw.countText(text);
+    },
+  };
+  await createOrchestrator({
+    counter,
+    window: COLD_WINDOW,
+    sources,
+    allocationRatios: { knowledge: 0.5 },
+  }).build({
+    systemPrompt: session.systemPrompt,
+    history: session.history,
+    query: session.query,
+  });
+  let characters = 0;
+  let repeated = 0;
+  for (const [text, times] of seen) {
+    characters += text.length * times;
+    if (times > 1) repeated++;
+  }
+  return { texts: seen.size, characters, repeated };
 }
 
 /** Warm recompile after one new message vs recounting every message per call (gpt-tokenizer warm, js-tiktoken). */
