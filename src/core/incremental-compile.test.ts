@@ -279,11 +279,15 @@ describe('incremental recompiles (decision 065)', () => {
     history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
     reads.clear();
     await orchestrator.build(request());
-    // Per older message: its id once (is it the query's?), its content and role twice and its
-    // name and metadata once or twice (measures and the sent copies check them), nothing else.
+    // Per older message: each field the measures check once (content, role, name, metadata),
+    // its id once (is it the query's?), nothing else: the sent copies of the kept history are
+    // carried over by block (decision 067, third amendment), without reading the message.
     const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
     expect(perMessage.id).toBeLessThanOrEqual(1.01);
-    expect(perMessage.content).toBeLessThanOrEqual(2.01);
+    expect(perMessage.content).toBeLessThanOrEqual(1.01);
+    expect(perMessage.role).toBeLessThanOrEqual(1.01);
+    expect(perMessage.metadata).toBeLessThanOrEqual(1.01);
+    expect(Object.keys(perMessage).sort()).toEqual(['content', 'id', 'metadata', 'name', 'role']);
     // A query whose id a history message has is still seen (and sent under another id).
     query = { id: 'm17', role: 'user', content: 'When do we leave?' };
     const second = await orchestrator.build(request());
