@@ -29,6 +29,8 @@ export interface ComposedCall {
    * none carries a merged message's `layers` list: each is a `history` message, by position.
    */
   historyRun?: { start: number; end: number };
+  /** `selection.kept[at..at + count)` are the history's blocks taken by position (see `keptHistoryRun`). */
+  keptHistory?: { at: number; count: number };
 }
 
 /**
@@ -148,6 +150,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   const result: ComposedCall = { messages, costs, total, contexts, history, steps };
   if (composed.historyPlain && composed.historyLength > 0)
     result.historyRun = { start: composed.historyStart, end: composed.historyStart + composed.historyLength };
+  if (run !== undefined) result.keptHistory = { at: run.at, count: run.count };
   return result;
 }
 
