@@ -1,7 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { renderContexts } from './collector.ts';
 import type { CompileRequest } from './compile-types.ts';
-import { composeWithHistory, layerOf, taggedHistoryRun } from './compose.ts';
+import { composeWithHistory, forgetTaggedRun, layerOf, taggedHistoryRun } from './compose.ts';
 import { countJoined } from './count-joined.ts';
 import { type HistoryBlockMetadata, measureMessage } from './history.ts';
 import type { ContextKey } from './layers.ts';
@@ -88,6 +88,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
           run.count,
           (index) => run.source.messages[run.source.offset + run.from + index] as Message,
         );
+  if (tagged === undefined) forgetTaggedRun();
   const composed = composeWithHistory(
     {
       ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),

@@ -258,6 +258,15 @@ function joinTagged(
 let lastRun: { blocks: readonly ContextBlock[]; copies: Message[]; merged: Uint8Array } | undefined;
 
 /**
+ * Forgets the last run's copies: a compile whose blocks may not stand for their messages (a
+ * frozen history, or blocks the run memo kept by their fields) must not leave copies that a
+ * later compile would take for blocks it carries over.
+ */
+export function forgetTaggedRun(): void {
+  lastRun = undefined;
+}
+
+/**
  * The tagged copies of a run of history blocks, `blocks[start..start + count)`, the `i`-th
  * made from `messageAt(i)`. A block the last run held is the same message as it was (the
  * caller's promise: each block was made, or checked, from its message as it is now —

@@ -65,6 +65,8 @@ export interface PreparedHistory {
     kept?: ContextBlock[];
     /** Running token sums of `kept` (see {@link KeptBlocks}). */
     keptTokensBefore?: Float64Array;
+    /** Whether each of `kept` was made or taken with its message's measure (see {@link KeptBlocks}). */
+    keptByMeasure?: boolean;
     covered?: ContextBlock[];
     windowed?: ContextBlock[];
   };
@@ -270,6 +272,7 @@ export function turnHistoryBlocks(input: {
   if (cache.kept === undefined) {
     const made = reusedBlocks(prepared.messages.slice(keptFrom), keptFrom, measures, keptGroups);
     cache.kept = made.blocks;
+    cache.keptByMeasure = made.byMeasure;
     if (made.tokensBefore !== undefined) cache.keptTokensBefore = made.tokensBefore;
   }
   let blocks: ContextBlock[];
@@ -322,7 +325,8 @@ export function turnHistoryBlocks(input: {
     isStep,
   };
   if (tokensBefore !== undefined) result.tokensBefore = tokensBefore;
-  result.madeFrom = { messages: prepared.messages, offset: keptFrom, count: keptCount };
+  if (cache.keptByMeasure === true)
+    result.madeFrom = { messages: prepared.messages, offset: keptFrom, count: keptCount };
   return result;
 }
 
@@ -338,6 +342,12 @@ const keptRuns = createRunMemo<Message, ContextBlock>();
 interface KeptBlocks {
   blocks: ContextBlock[];
   tokensBefore?: Float64Array;
+  /**
+   * Each block is new or was taken with the very measure its message has now (by pointer), so
+   * it stands for the message's content, role, name and metadata as they are. False when the
+   * run memo's field checks reused a block (they do not see a role or metadata change).
+   */
+  byMeasure: boolean;
 }
 
 /**
@@ -380,9 +390,12 @@ function reusedBlocks(
       const tokensBefore =
         known.tokensBefore === undefined ? undefined : extendSums(known.tokensBefore, blocks, same);
       lastKept = { measures, from, blocks, tokensBefore };
-      return tokensBefore === undefined ? { blocks } : { blocks, tokensBefore };
+      return tokensBefore === undefined
+        ? { blocks, byMeasure: true }
+        : { blocks, tokensBefore, byMeasure: true };
     }
   }
+  const computedBefore = keptRuns.computed;
   const blocks = keptRuns.map({
     keys: messages,
     compute: (message, index) => {
@@ -411,13 +424,14 @@ function reusedBlocks(
     // Neither the keys (a slice made for this call) nor the blocks are changed afterwards.
     unshared: { keys: true, values: true },
   });
+  const byMeasure = keptRuns.computed - computedBefore === blocks.length;
   if (byIndex !== undefined) {
     lastKept = undefined;
-    return { blocks };
+    return { blocks, byMeasure };
   }
   const tokensBefore = extendSums(new Float64Array(1), blocks, 0);
   lastKept = { measures, from, blocks, tokensBefore };
-  return tokensBefore === undefined ? { blocks } : { blocks, tokensBefore };
+  return tokensBefore === undefined ? { blocks, byMeasure } : { blocks, tokensBefore, byMeasure };
 }
 
 /**
