@@ -99,8 +99,8 @@ const memo = new WeakMap<TokenCounter, CounterMemo>();
 /**
  * Measures a message once per counter: a recompile over the same message objects does no
  * tokenising or text building for them. Messages are treated as immutable values — the memo
- * is reused only while `content` (the same string or the same parts array), `role` and
- * `name` are unchanged; replace a message (or its parts array) to change it. With a counter
+ * is reused only while `content` (the same string or the same parts array), `role`, `name`
+ * and `metadata` are unchanged; replace a message (or its parts array) to change it. With a counter
  * from `withTokenCache`, plain-text messages skip the memo: their text is that cache's key,
  * so a recompile looks the count up there.
  */
@@ -191,7 +191,7 @@ export function historyToBlocks(
 /**
  * Every message's measure (see {@link measureMessage}), in order. The runs of messages an
  * earlier list held in the same order (a recompile after new messages were appended) are
- * copied from it by pointer, each checked to be the same content, role and name: only the
+ * copied from it by pointer, each checked to be the same content, role, name and metadata: only the
  * new messages are measured, without a lookup per message.
  */
 export function measureMessages(messages: readonly Message[], counter: TokenCounter): MessageMeasure[] {
