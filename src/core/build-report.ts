@@ -52,6 +52,8 @@ export interface BuildReportInput {
   historyRun?: { start: number; end: number };
   /** Ids of source blocks that went into never-compacted layers (always sent). */
   fixedBlockIds?: ReadonlySet<string>;
+  /** `selection.kept[at..at + count)` are history-layer blocks: their layer is taken by position. */
+  keptHistory?: { at: number; count: number };
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -125,7 +127,20 @@ export function buildReport(input: BuildReportInput): CompileReport {
     if (list === undefined) keptByLayer.set(keptLayer, summaries.slice(runStart, end));
     else for (let at = runStart; at < end; at++) list.push(summaries[at] as BlockSummary);
   };
+  // The kept history's run is one run of the history layer, each block not read (unless a
+  // source fills the history layer and its ids are noted).
+  const keptHistory = input.results.length > 0 && historyFilled ? undefined : input.keptHistory;
   for (let index = 0; index < keptBlocks.length; index++) {
+    if (keptHistory !== undefined && index === keptHistory.at && keptHistory.count > 0) {
+      if (keptLayer !== 'history') {
+        flush(index);
+        keptLayer = 'history';
+        runStart = index;
+        noteIds = false;
+      }
+      index += keptHistory.count - 1;
+      continue;
+    }
     const block = keptBlocks[index] as ContextBlock;
     if (block.layer !== keptLayer) {
       flush(index);

@@ -24,7 +24,15 @@ export function dropHistoryInChunks(
    * the drops after the first `known.scan` (history that could never fit), and no later drop
    * sits at or past `known.oldest`. Only the first `scan` drops are then located.
    */
-  known?: { scan: number; oldest: number },
+  known?: {
+    scan: number;
+    oldest: number;
+    /**
+     * `tokensBefore[i]`: the tokens of `history[0..i)` (whole numbers), when carried over and
+     * no block has a group: the boundary is found in the sums, no block is read.
+     */
+    tokensBefore?: Float64Array | undefined;
+  },
 ): { selection: Selection; added: ContextBlock[] } {
   if (!(chunkTokens > 0) || history.length === 0) return { selection, added: [] };
   let reason: DropReason | undefined;
@@ -47,6 +55,21 @@ export function dropHistoryInChunks(
     }
   }
   if (reason === undefined) return { selection, added: [] };
+  const sums = known?.tokensBefore;
+  let boundary =
+    sums !== undefined && sums.length === history.length + 1
+      ? boundaryBySums(sums, cut, chunkTokens)
+      : boundaryByBlocks(history, cut, chunkTokens);
+  boundary = Math.min(boundary, limit);
+  if (boundary <= cut || boundary >= history.length) return { selection, added: [] };
+  return dropHistoryRange(selection, history, cut, boundary, reason);
+}
+
+/**
+ * The first chunk boundary after `cut` (−1: none, or the cut sits on one): the first block
+ * from `cut` on whose start falls in a later chunk than the block before it, never inside a group.
+ */
+function boundaryByBlocks(history: readonly ContextBlock[], cut: number, chunkTokens: number): number {
   let boundary = -1;
   let start = 0;
   let previousChunk = 0;
@@ -65,9 +88,19 @@ export function dropHistoryInChunks(
     if (index > cut) boundary = index;
     break;
   }
-  boundary = Math.min(boundary, limit);
-  if (boundary <= cut || boundary >= history.length) return { selection, added: [] };
-  return dropHistoryRange(selection, history, cut, boundary, reason);
+  return boundary;
+}
+
+/**
+ * {@link boundaryByBlocks} from running sums (no groups): the blocks from `cut` on stay in the
+ * chunk of the block before `cut` until the first that starts in a later one.
+ */
+function boundaryBySums(tokensBefore: Float64Array, cut: number, chunkTokens: number): number {
+  const count = tokensBefore.length - 1;
+  const chunk = cut === 0 ? 0 : Math.floor((tokensBefore[cut - 1] as number) / chunkTokens);
+  let index = cut;
+  while (index < count && Math.floor((tokensBefore[index] as number) / chunkTokens) <= chunk) index++;
+  return index === cut || index >= count ? -1 : index;
 }
 
 /**

@@ -67,7 +67,8 @@ export async function compactCall(input: {
   if (input.summarize) {
     // Summarise what fell out; when the summary itself displaces more history, summarise
     // again over everything dropped (once), so nothing leaves the window unaccounted for.
-    let lost = droppedHistory(selection.dropped);
+    let erring: Message[] = [];
+    let lost = droppedHistory(selection.dropped, erring);
     for (let pass = 0; pass < 2 && lost.length > 0; pass++) {
       const made = await summarizeDropped({
         messages: lost,
@@ -78,7 +79,7 @@ export async function compactCall(input: {
           Math.min(2000, Math.max(64, Math.floor(gathered.firstPlan.available * 0.1))),
         counter,
         droppedTokens: droppedHistoryTokens(selection.dropped, counter),
-        errorLines: errorLines(lost),
+        errorLines: errorLines(erring),
         // Only a summarizer numbers the periods it rolls.
         fromIndex: options.summarizer === undefined ? 0 : historyIndexOf(selection.dropped, lost[0]),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
@@ -90,7 +91,8 @@ export async function compactCall(input: {
       pool = withSummary(selectable, made.block, candidateCount);
       ({ selection, chunked } = selector.select(pool, extraReserve));
       if (droppedHistoryCount(selection.dropped) <= lost.length) break;
-      lost = droppedHistory(selection.dropped);
+      erring = [];
+      lost = droppedHistory(selection.dropped, erring);
     }
   }
 

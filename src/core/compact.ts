@@ -141,14 +141,40 @@ function sortedByIndex(lost: HistoryBlockMetadata[]): Message[] {
   return lost.sort((a, b) => a.index - b.index).map((metadata) => metadata.message);
 }
 
-/** History messages dropped for lack of room, oldest first. */
-export function droppedHistory(dropped: readonly DroppedBlock[]): Message[] {
+/**
+ * History messages dropped for lack of room, oldest first. With `erring`, the messages among
+ * them that may carry a failed tool result are pushed onto it, in the same order: all but
+ * those whose block the history made with `error: false` (its measure looked at the message's
+ * parts in this compile), so {@link errorLines} of them reads no other message.
+ */
+export function droppedHistory(dropped: readonly DroppedBlock[], erring?: Message[]): Message[] {
   const lost: HistoryBlockMetadata[] = [];
   for (let index = 0; index < dropped.length; index++) {
     const entry = dropped[index] as DroppedBlock;
-    if (entry.block.layer === 'history' && entry.reason.type === 'over-budget')
-      lost.push(entry.block.metadata as HistoryBlockMetadata);
+    const block = entry.block;
+    if (block.layer !== 'history' || entry.reason.type !== 'over-budget') continue;
+    const metadata = block.metadata as HistoryBlockMetadata;
+    // A source's own history blocks are read whatever they say.
+    if (erring !== undefined && (block.source !== HISTORY_SOURCE || metadata.error !== false))
+      mayErr.add(metadata.message);
+    lost.push(metadata);
   }
+  const messages = orderedMessages(lost);
+  if (erring !== undefined && mayErr.size > 0) {
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      if (mayErr.has(message)) erring.push(message);
+    }
+  }
+  mayErr.clear();
+  return messages;
+}
+
+/** The dropped history messages that may carry a failed tool result (reused, cleared by each call). */
+const mayErr = new Set<Message>();
+
+/** The messages of `lost`, ordered by their `index` (see {@link droppedHistory}). */
+function orderedMessages(lost: HistoryBlockMetadata[]): Message[] {
   // By index: a history's dropped blocks hold distinct positions, so they are placed in a
   // table by position and read back in order. Anything else (a source's history blocks number
   // their messages on their own) is sorted, stably.

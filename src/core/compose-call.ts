@@ -1,7 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { renderContexts } from './collector.ts';
 import type { CompileRequest } from './compile-types.ts';
-import { composeWithHistory, layerOf } from './compose.ts';
+import { composeWithHistory, forgetTaggedRun, layerOf, taggedHistoryRun } from './compose.ts';
 import { countJoined } from './count-joined.ts';
 import { type HistoryBlockMetadata, measureMessage } from './history.ts';
 import type { ContextKey } from './layers.ts';
@@ -9,6 +9,7 @@ import type { Message } from './message.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { Selection } from './select.ts';
 import { countMessage } from './tokens.ts';
+import type { HistoryBlockSource } from './turn-history.ts';
 
 /** What `renderContexts` puts between two blocks of a layer. */
 const CONTEXT_SEPARATOR = '\n\n';
@@ -28,6 +29,8 @@ export interface ComposedCall {
    * none carries a merged message's `layers` list: each is a `history` message, by position.
    */
   historyRun?: { start: number; end: number };
+  /** `selection.kept[at..at + count)` are the history's blocks taken by position (see `keptHistoryRun`). */
+  keptHistory?: { at: number; count: number };
 }
 
 /**
@@ -45,7 +48,22 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   const historyCosts = new Array<number>(kept.length);
   let historyCount = 0;
   let costCount = 0;
+  const run = keptHistoryRun(call, kept);
   for (let index = 0; index < kept.length; index++) {
+    if (run !== undefined && index === run.at) {
+      // The kept history's run, by position: its messages and costs without reading a block.
+      const { messages, offset } = run.source;
+      const sums = call.historyTokensBefore;
+      for (let at = run.from; at < run.from + run.count; at++) {
+        history[historyCount++] = messages[offset + at] as Message;
+        historyCosts[costCount++] =
+          sums === undefined
+            ? (call.historyCandidates[at] as ContextBlock).tokens
+            : (sums[at + 1] as number) - (sums[at] as number);
+      }
+      index += run.count - 1;
+      continue;
+    }
     const block = kept[index] as ContextBlock;
     if (block.layer === 'history') {
       const message = (block.metadata as HistoryBlockMetadata).message;
@@ -60,14 +78,28 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   historyCosts.length = costCount;
   const rendered = renderContexts(keptContext);
   const contexts = { ...call.fixedContexts, ...rendered };
-  const composed = composeWithHistory({
-    ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
-    contexts,
-    history,
-    ...(query === undefined ? {} : { query: call.queryInHistory ?? query }),
-    steps,
-    policy: call.policy,
-  });
+  // When the run is the whole history sent, its tagged copies are carried over by block.
+  const tagged =
+    run === undefined || run.count !== historyCount
+      ? undefined
+      : taggedHistoryRun(
+          call.historyCandidates,
+          run.from,
+          run.count,
+          (index) => run.source.messages[run.source.offset + run.from + index] as Message,
+        );
+  if (tagged === undefined) forgetTaggedRun();
+  const composed = composeWithHistory(
+    {
+      ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+      contexts,
+      history,
+      ...(query === undefined ? {} : { query: call.queryInHistory ?? query }),
+      steps,
+      policy: call.policy,
+    },
+    tagged,
+  );
   const { messages } = composed;
   // Count what is emitted: every message is a separate API field, so the request costs the
   // request overhead plus each message's own cost (memoised per message, exact).
@@ -119,5 +151,37 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   const result: ComposedCall = { messages, costs, total, contexts, history, steps };
   if (composed.historyPlain && composed.historyLength > 0)
     result.historyRun = { start: composed.historyStart, end: composed.historyStart + composed.historyLength };
+  if (run !== undefined) result.keptHistory = { at: run.at, count: run.count };
   return result;
+}
+
+/**
+ * Where the kept history's blocks sit as one run of the history candidates made from checked
+ * messages (`call.historyMadeFrom`): `kept[at + i]` is `historyCandidates[from + i]`, made
+ * from `source.messages[source.offset + from + i]`, for `i < count`. Found from the first kept
+ * history block (its `metadata.index` is its place among the candidates), then by pointer.
+ */
+function keptHistoryRun(
+  call: ResolvedCall,
+  kept: readonly ContextBlock[],
+): { at: number; from: number; count: number; source: HistoryBlockSource } | undefined {
+  const source = call.historyMadeFrom;
+  if (source === undefined || source.count === 0) return undefined;
+  let at = 0;
+  while (at < kept.length && (kept[at] as ContextBlock).layer !== 'history') at++;
+  if (at === kept.length) return undefined;
+  const candidates = call.historyCandidates;
+  const first = kept[at] as ContextBlock;
+  const hint = first.metadata.index;
+  const from = typeof hint === 'number' && candidates[hint] === first ? hint : candidates.indexOf(first);
+  if (from < 0 || from >= source.count) return undefined;
+  let count = 1;
+  while (
+    at + count < kept.length &&
+    from + count < source.count &&
+    kept[at + count] === candidates[from + count]
+  ) {
+    count++;
+  }
+  return { at, from, count, source };
 }

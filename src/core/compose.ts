@@ -1,3 +1,4 @@
+import type { ContextBlock } from './block.ts';
 import { contextAsUserText } from './emit/stable.ts';
 import { hashText } from './fingerprint.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
@@ -71,7 +72,11 @@ export function compose(input: ComposeInput): Message[] {
  * merged system message's `layers` list (`historyPlain`): a later stage may then take their
  * layer as `history` by position, without reading each copy.
  */
-export function composeWithHistory(input: ComposeInput): {
+export function composeWithHistory(
+  input: ComposeInput,
+  /** The history's tagged copies when the caller has them (see {@link taggedHistoryRun}): `input.history` is then not read. */
+  taggedCopies?: { copies: readonly Message[]; plain: boolean },
+): {
   messages: Message[];
   historyStart: number;
   historyLength: number;
@@ -114,7 +119,9 @@ export function composeWithHistory(input: ComposeInput): {
     messages,
     count: historyLength,
     plain: historyPlain,
-  } = taggedHistoryInto(head, input.history ?? [], tail);
+  } = taggedCopies === undefined
+    ? taggedHistoryInto(head, input.history ?? [], tail)
+    : joinTagged(head, taggedCopies, tail);
   const lastHistory =
     historyLength === 0 ? undefined : (messages[head.length + historyLength - 1] as Message);
   const queryEntered = query !== undefined && lastHistory?.id === query.id;
@@ -230,6 +237,77 @@ function taggedHistoryInto(
   }
   for (let index = 0; index < tail.length; index++) messages[at++] = tail[index] as Message;
   return { messages, count: entries.length, plain };
+}
+
+/** `head`, the tagged copies, then `tail`, in one new array. */
+function joinTagged(
+  head: readonly Message[],
+  tagged: { copies: readonly Message[]; plain: boolean },
+  tail: readonly Message[],
+): { messages: Message[]; count: number; plain: boolean } {
+  const { copies } = tagged;
+  const messages = new Array<Message>(head.length + copies.length + tail.length);
+  let at = 0;
+  for (let index = 0; index < head.length; index++) messages[at++] = head[index] as Message;
+  for (let index = 0; index < copies.length; index++) messages[at++] = copies[index] as Message;
+  for (let index = 0; index < tail.length; index++) messages[at++] = tail[index] as Message;
+  return { messages, count: copies.length, plain: tagged.plain };
+}
+
+/** The last kept history run's blocks and their tagged copies (see {@link taggedHistoryRun}). */
+let lastRun: { blocks: readonly ContextBlock[]; copies: Message[]; merged: Uint8Array } | undefined;
+
+/**
+ * Forgets the last run's copies: a compile whose blocks may not stand for their messages (a
+ * frozen history, or blocks the run memo kept by their fields) must not leave copies that a
+ * later compile would take for blocks it carries over.
+ */
+export function forgetTaggedRun(): void {
+  lastRun = undefined;
+}
+
+/**
+ * The tagged copies of a run of history blocks, `blocks[start..start + count)`, the `i`-th
+ * made from `messageAt(i)`. A block the last run held is the same message as it was (the
+ * caller's promise: each block was made, or checked, from its message as it is now —
+ * decision 067's third amendment), so its copy is taken by pointer and neither the block nor
+ * the message is read; the others are tagged as {@link compose} tags them.
+ */
+export function taggedHistoryRun(
+  blocks: readonly ContextBlock[],
+  start: number,
+  count: number,
+  messageAt: (index: number) => Message,
+): { copies: Message[]; plain: boolean } {
+  const runBlocks = blocks.slice(start, start + count);
+  const copies = new Array<Message>(count);
+  const merged = new Uint8Array(count);
+  let same = 0;
+  const known = lastRun;
+  if (known !== undefined && count > 0) {
+    const first = runBlocks[0] as ContextBlock;
+    const offset = known.blocks[0] === first ? 0 : known.blocks.indexOf(first);
+    if (offset >= 0) {
+      const limit = Math.min(count, known.blocks.length - offset);
+      while (same < limit && known.blocks[offset + same] === runBlocks[same]) {
+        copies[same] = known.copies[offset + same] as Message;
+        merged[same] = known.merged[offset + same] as number;
+        same++;
+      }
+    }
+  }
+  let plain = true;
+  for (let index = 0; index < same && plain; index++) if (merged[index] === 1) plain = false;
+  for (let index = same; index < count; index++) {
+    const entry = taggedEntry(messageAt(index));
+    copies[index] = entry.message;
+    if (entry.merged) {
+      merged[index] = 1;
+      plain = false;
+    }
+  }
+  lastRun = { blocks: runBlocks, copies, merged };
+  return { copies, plain };
 }
 
 function tag(message: Message, layer: string): Message {

@@ -87,6 +87,7 @@ export async function emitCall(input: {
     warnings: call.warnings,
     fixedBlockIds: call.fixedBlockIds,
     ...(composed.historyRun === undefined ? {} : { historyRun: composed.historyRun }),
+    ...(composed.keptHistory === undefined ? {} : { keptHistory: composed.keptHistory }),
   });
   return {
     messages: composed.messages,

@@ -89,6 +89,7 @@ export async function gatherBlocks(
   const { reachable, unreachable, unreachableTokens } = splitUnreachableHistory(
     historyCandidates,
     Math.max(firstPlan.inputBudget, grantable),
+    call.historyTokensBefore,
   );
   return {
     results,

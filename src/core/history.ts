@@ -60,6 +60,12 @@ interface MemoEntry extends MessageMeasure {
   content: Message['content'];
   role: Message['role'];
   name: string | undefined;
+  /**
+   * Not measured, but checked with the rest: a history block made from this measure then
+   * stands for the message's content, role, name and metadata as they are (compose takes the
+   * tagged copy of an unchanged block by pointer, decision 067's third amendment).
+   */
+  metadata: Message['metadata'];
 }
 
 /** Per counter: its measures by message, and its per-message cost function. */
@@ -70,6 +76,22 @@ interface CounterMemo {
   plainFromCache: boolean;
   /** The last lists measured (a recompile measures the same messages, plus the new ones). */
   runs: RunMemo<Message, MemoEntry>;
+  /** The last list measured from each first message, with the values each check compares. */
+  lists: WeakMap<Message, CheckedList>;
+}
+
+/**
+ * A list of messages as last measured, position by position: the message, its entry and the
+ * content, role, name and metadata the entry was checked against, side by side in arrays, so
+ * the next check of an unchanged message reads the message alone (not its entry as well).
+ */
+interface CheckedList {
+  messages: Message[];
+  entries: MemoEntry[];
+  contents: Message['content'][];
+  roles: Message['role'][];
+  names: (string | undefined)[];
+  metadatas: Message['metadata'][];
 }
 
 const memo = new WeakMap<TokenCounter, CounterMemo>();
@@ -77,8 +99,8 @@ const memo = new WeakMap<TokenCounter, CounterMemo>();
 /**
  * Measures a message once per counter: a recompile over the same message objects does no
  * tokenising or text building for them. Messages are treated as immutable values — the memo
- * is reused only while `content` (the same string or the same parts array), `role` and
- * `name` are unchanged; replace a message (or its parts array) to change it. With a counter
+ * is reused only while `content` (the same string or the same parts array), `role`, `name`
+ * and `metadata` are unchanged; replace a message (or its parts array) to change it. With a counter
  * from `withTokenCache`, plain-text messages skip the memo: their text is that cache's key,
  * so a recompile looks the count up there.
  */
@@ -94,6 +116,7 @@ function memoOf(counter: TokenCounter): CounterMemo {
       cost: messageCostOf(counter),
       plainFromCache: isTextCached(counter),
       runs: createRunMemo(),
+      lists: new WeakMap(),
     };
     memo.set(counter, entry);
   }
@@ -114,9 +137,14 @@ function measureWith({ byMessage, cost, plainFromCache }: CounterMemo, message: 
   return entry;
 }
 
-/** True while `entry` still describes `message` (its content, role and name are the same values). */
+/** True while `entry` still describes `message` (its content, role, name and metadata are the same values). */
 function measuresMessage(entry: MemoEntry, message: Message): boolean {
-  return entry.content === message.content && entry.role === message.role && entry.name === message.name;
+  return (
+    entry.content === message.content &&
+    entry.role === message.role &&
+    entry.name === message.name &&
+    entry.metadata === message.metadata
+  );
 }
 
 function newEntry(cost: (message: Message) => number, message: Message): MemoEntry {
@@ -129,6 +157,7 @@ function newEntry(cost: (message: Message) => number, message: Message): MemoEnt
     content: message.content,
     role: message.role,
     name: message.name,
+    metadata: message.metadata,
   };
   return entry;
 }
@@ -162,7 +191,7 @@ export function historyToBlocks(
 /**
  * Every message's measure (see {@link measureMessage}), in order. The runs of messages an
  * earlier list held in the same order (a recompile after new messages were appended) are
- * copied from it by pointer, each checked to be the same content, role and name: only the
+ * copied from it by pointer, each checked to be the same content, role, name and metadata: only the
  * new messages are measured, without a lookup per message.
  */
 export function measureMessages(messages: readonly Message[], counter: TokenCounter): MessageMeasure[] {
@@ -189,14 +218,34 @@ export function measureAndScan(
   id: string | undefined,
 ): MeasureScan {
   const counterMemo = memoOf(counter);
+  const first = messages[0];
+  const list = first === undefined ? undefined : counterMemo.lists.get(first);
+  if (list !== undefined) return measureChecked(counterMemo, list, messages, id);
   let parts = false;
   let idTaken = false;
+  const count = messages.length;
+  const checked: CheckedList = {
+    messages: messages.slice(),
+    entries: [],
+    contents: new Array(count),
+    roles: new Array(count),
+    names: new Array(count),
+    metadatas: new Array(count),
+  };
+  // Each check's values noted from the message just read (it is in the CPU cache).
+  const note = (message: Message, index: number) => {
+    checked.contents[index] = message.content;
+    checked.roles[index] = message.role;
+    checked.names[index] = message.name;
+    checked.metadatas[index] = message.metadata;
+  };
   const measures = counterMemo.runs.map({
     keys: messages,
     // Plain texts get an entry of their own here (the memo keeps it for the next list).
-    compute: (message) => {
+    compute: (message, index) => {
       if (typeof message.content !== 'string') parts = true;
       if (message.id === id) idTaken = true;
+      note(message, index);
       return counterMemo.plainFromCache && typeof message.content === 'string'
         ? newEntry(counterMemo.cost, message)
         : (measureWith(counterMemo, message) as MemoEntry);
@@ -207,11 +256,75 @@ export function measureAndScan(
       // Checked equal above: the entry's content is the message's.
       if (typeof entry.content !== 'string') parts = true;
       if (message.id === id) idTaken = true;
+      note(message, index);
       return true;
     },
     startsRun: () => false,
     unshared: { values: true },
   });
+  if (first !== undefined) {
+    checked.entries = measures.slice();
+    counterMemo.lists.set(first, checked);
+  }
+  return { measures, parts, idTaken };
+}
+
+/**
+ * {@link measureAndScan} over a list whose first message this counter measured before: each
+ * message still at its place, with the content, role, name and metadata it had then, keeps
+ * its entry (read from the list, not from the entry); the list is updated in place from the
+ * first message that differs, and the messages from there on are measured as before.
+ */
+function measureChecked(
+  counterMemo: CounterMemo,
+  list: CheckedList,
+  messages: readonly Message[],
+  id: string | undefined,
+): MeasureScan {
+  const count = messages.length;
+  const measures = new Array<MessageMeasure>(count);
+  let parts = false;
+  let idTaken = false;
+  const limit = Math.min(count, list.messages.length);
+  let same = 0;
+  for (; same < limit; same++) {
+    const message = messages[same] as Message;
+    const content = message.content;
+    if (
+      message !== list.messages[same] ||
+      content !== list.contents[same] ||
+      message.role !== list.roles[same] ||
+      message.name !== list.names[same] ||
+      message.metadata !== list.metadatas[same]
+    )
+      break;
+    if (typeof content !== 'string') parts = true;
+    if (message.id === id) idTaken = true;
+    measures[same] = list.entries[same] as MemoEntry;
+  }
+  list.messages.length = same;
+  list.entries.length = same;
+  list.contents.length = same;
+  list.roles.length = same;
+  list.names.length = same;
+  list.metadatas.length = same;
+  for (let index = same; index < count; index++) {
+    const message = messages[index] as Message;
+    const content = message.content;
+    if (typeof content !== 'string') parts = true;
+    if (message.id === id) idTaken = true;
+    const entry =
+      counterMemo.plainFromCache && typeof content === 'string'
+        ? newEntry(counterMemo.cost, message)
+        : (measureWith(counterMemo, message) as MemoEntry);
+    measures[index] = entry;
+    list.messages.push(message);
+    list.entries.push(entry);
+    list.contents.push(content);
+    list.roles.push(message.role);
+    list.names.push(message.name);
+    list.metadatas.push(message.metadata);
+  }
   return { measures, parts, idTaken };
 }
 

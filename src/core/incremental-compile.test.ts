@@ -213,6 +213,9 @@ describe('incremental recompiles (decision 065)', () => {
       `Message 790, rewritten: ${'much longer text '.repeat(30)}`;
     (history[keptFrom + 1] as { content: string }).content = 'Short.';
     (history[keptFrom + 2] as Message).role = 'user';
+    // Fields that change no count but the bytes sent: metadata and a name, in place.
+    (history[795] as Message).metadata = { pinnedBy: 'the user' };
+    (history[796] as Message).name = 'Ana';
     history.push({ id: 'm800', role: 'user', content: 'And the return flight?' });
     for (let call = 0; call < 2; call++) {
       const incremental = await orchestrator.build(request());
@@ -224,6 +227,64 @@ describe('incremental recompiles (decision 065)', () => {
       history.push({ id: `m${801 + call}`, role: 'assistant', content: 'Noted.' });
     }
   });
+
+  it.each([
+    ['with tool calls (blocks kept by their fields)', true],
+    ['without (blocks and sent copies carried over by pointer)', false],
+  ])(
+    'sends a role, name or metadata changed in place between back-to-back compiles, %s',
+    async (_, tools) => {
+      const counter = getTokenCounter('gpt-4o');
+      const history: Message[] = Array.from({ length: 400 }, (_, index) => ({
+        id: `m${index}`,
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `Message ${index} about the trip to Lisbon and the hotel.`,
+      }));
+      // A tool call and its result near the end: the history has tool groups.
+      if (tools)
+        history.push(
+          {
+            id: 'call',
+            role: 'assistant',
+            content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'search', input: { q: 'hotel' } }],
+          },
+          {
+            id: 'result',
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 't1',
+                toolName: 'search',
+                output: { type: 'text', value: 'Found.' },
+              },
+            ],
+          },
+        );
+      const orchestrator = createOrchestrator({ counter, window: 8_000 });
+      const request = () => ({ systemPrompt: 'You plan trips.', history, query: 'When do we leave?' });
+      // The compiles from scratch run after all the incremental ones: nothing a compile carries
+      // over is replaced between two incremental compiles.
+      const compiled: { incremental: CompiledContext; snapshot: Message[] }[] = [];
+      for (let call = 0; call < 5; call++) {
+        if (call === 1) (history[395] as Message).role = 'user';
+        if (call === 2) (history[396] as Message).metadata = { note: 'edited' };
+        if (call === 3) (history[397] as Message).name = 'Ana';
+        compiled.push({
+          incremental: await orchestrator.build(request()),
+          snapshot: structuredClone(history),
+        });
+        history.push({ id: `n${call}`, role: 'user', content: 'Noted.' });
+      }
+      for (const { incremental, snapshot } of compiled) {
+        const scratch = await compileContext(
+          { ...request(), history: snapshot },
+          { counter: getTokenCounter('gpt-4o'), window: 8_000 },
+        );
+        expect(sent(incremental)).toEqual(sent(scratch));
+      }
+    },
+  );
 
   it('lists the previous report’s summary objects for every older history message after one is appended', async () => {
     const counter = getTokenCounter('gpt-4o');
@@ -279,11 +340,15 @@ describe('incremental recompiles (decision 065)', () => {
     history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
     reads.clear();
     await orchestrator.build(request());
-    // Per older message: its id once (is it the query's?), its content and role twice and its
-    // name and metadata once or twice (measures and the sent copies check them), nothing else.
+    // Per older message: each field the measures check once (content, role, name, metadata),
+    // its id once (is it the query's?), nothing else: the sent copies of the kept history are
+    // carried over by block (decision 067, third amendment), without reading the message.
     const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
     expect(perMessage.id).toBeLessThanOrEqual(1.01);
-    expect(perMessage.content).toBeLessThanOrEqual(2.01);
+    expect(perMessage.content).toBeLessThanOrEqual(1.01);
+    expect(perMessage.role).toBeLessThanOrEqual(1.01);
+    expect(perMessage.metadata).toBeLessThanOrEqual(1.01);
+    expect(Object.keys(perMessage).sort()).toEqual(['content', 'id', 'metadata', 'name', 'role']);
     // A query whose id a history message has is still seen (and sent under another id).
     query = { id: 'm17', role: 'user', content: 'When do we leave?' };
     const second = await orchestrator.build(request());

@@ -12,7 +12,7 @@ import type { DroppedBlock, DropReason } from './select.ts';
 import type { TokenCounter } from './tokens.ts';
 import { countToolDefinitions, type ToolDefinition } from './tool-definitions.ts';
 import { placeholderToolResults } from './tool-result-placeholders.ts';
-import { prepareHistory, turnHistoryBlocks } from './turn-history.ts';
+import { type HistoryBlockSource, prepareHistory, turnHistoryBlocks } from './turn-history.ts';
 
 /** Tokens the current turn's `open_artifact` pages leave free (the count of joined layers may move). */
 const PAGE_SLACK_TOKENS = 16;
@@ -54,6 +54,14 @@ export interface ResolvedCall {
   historyCandidates: ContextBlock[];
   /** History older than the window (`maxHistoryMessages`) and not covered, oldest first. */
   windowed: ContextBlock[];
+  /** `historyTokensBefore[i]`: the tokens of `historyCandidates[0..i)`, when carried over (no steps, no tool groups). */
+  historyTokensBefore?: Float64Array;
+  /**
+   * The messages the history candidates were made from, by position, when this compile's
+   * measuring pass checked each of them (a history array not frozen): an unchanged block then
+   * stands for its message as it is (see `keptHistoryRun`).
+   */
+  historyMadeFrom?: HistoryBlockSource;
   /** Index of the first step's block in `historyCandidates`, −1 without steps. */
   firstStep: number;
   isStep: (block: ContextBlock) => boolean;
@@ -178,6 +186,8 @@ export function resolveCall(
     windowed,
     firstStep,
     isStep,
+    tokensBefore,
+    madeFrom,
   } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
   const uncarried = request.compression?.uncarried;
   const recallable: DropReason = {
@@ -188,7 +198,7 @@ export function resolveCall(
     const id = (block.metadata as { message: Message }).message.id;
     excluded.push({ block, reason: uncarried?.has(id) === true ? recallable : SUMMARIZED_REASON });
   }
-  return {
+  const resolved: ResolvedCall = {
     counter,
     layers,
     share,
@@ -216,6 +226,10 @@ export function resolveCall(
     toolTokens,
     fixedTokens,
   };
+  if (tokensBefore !== undefined) resolved.historyTokensBefore = tokensBefore;
+  // A frozen history's preparation is reused without measuring (nor checking) it again.
+  if (madeFrom !== undefined && !Object.isFrozen(request.history ?? [])) resolved.historyMadeFrom = madeFrom;
+  return resolved;
 }
 
 /** Index of the last user message (where the current turn starts), 0 when there is none. */

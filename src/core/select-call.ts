@@ -99,7 +99,7 @@ export function createCallSelector(
         chunkTokens,
         firstStep < 0 ? historyCandidates.length - 1 : firstStep,
         // The unreachable history is the oldest messages; the window's drops are older still.
-        { scan: own, oldest: unreachable.length },
+        { scan: own, oldest: unreachable.length, tokensBefore: call.historyTokensBefore },
       );
       return { selection: chunked.selection, chunked: chunked.added };
     },

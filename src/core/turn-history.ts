@@ -63,9 +63,23 @@ export interface PreparedHistory {
    */
   blocks: {
     kept?: ContextBlock[];
+    /** Running token sums of `kept` (see {@link KeptBlocks}). */
+    keptTokensBefore?: Float64Array;
+    /** Whether each of `kept` was made or taken with its message's measure (see {@link KeptBlocks}). */
+    keptByMeasure?: boolean;
     covered?: ContextBlock[];
     windowed?: ContextBlock[];
   };
+}
+
+/**
+ * Where history blocks were made: `blocks[i]` (of the list it comes with) from
+ * `messages[offset + i]`, for `i < count`.
+ */
+export interface HistoryBlockSource {
+  messages: readonly Message[];
+  offset: number;
+  count: number;
 }
 
 interface Memo {
@@ -205,6 +219,10 @@ export function turnHistoryBlocks(input: {
   firstStep: number;
   /** True for history-layer blocks of a step's message (by id). */
   isStep: (block: ContextBlock) => boolean;
+  /** `tokensBefore[i]`: the tokens of `blocks[0..i)`, when known (see {@link KeptBlocks}). */
+  tokensBefore?: Float64Array;
+  /** The history messages `blocks` were made from: `blocks[i]` from `messages[offset + i]`, for `i < count`. */
+  madeFrom?: HistoryBlockSource;
 } {
   const { prepared, steps, counter, throughMessageId } = input;
   const { windowFrom } = prepared;
@@ -251,10 +269,17 @@ export function turnHistoryBlocks(input: {
   // The history's blocks do not depend on the steps (nor on later messages: priorities are
   // positions, `positionPriority`), so every step of a tool loop reuses them, and a compile
   // after new messages reuses the blocks the previous compile made for the older ones.
-  cache.kept ??= reusedBlocks(prepared.messages.slice(keptFrom), keptFrom, measures, keptGroups);
+  if (cache.kept === undefined) {
+    const made = reusedBlocks(prepared.messages.slice(keptFrom), keptFrom, measures, keptGroups);
+    cache.kept = made.blocks;
+    cache.keptByMeasure = made.byMeasure;
+    if (made.tokensBefore !== undefined) cache.keptTokensBefore = made.tokensBefore;
+  }
   let blocks: ContextBlock[];
+  let tokensBefore: Float64Array | undefined;
   if (steps.length === 0) {
     blocks = cache.kept.slice();
+    tokensBefore = cache.keptTokensBefore;
   } else {
     const stepMeasures = measureMessages(steps, counter);
     const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
@@ -291,7 +316,7 @@ export function turnHistoryBlocks(input: {
         );
   const covered = cache.covered.slice();
   const windowed = cache.windowed.slice();
-  return {
+  const result: ReturnType<typeof turnHistoryBlocks> = {
     turn,
     blocks,
     covered,
@@ -299,10 +324,31 @@ export function turnHistoryBlocks(input: {
     firstStep: steps.length === 0 ? -1 : keptCount,
     isStep,
   };
+  if (tokensBefore !== undefined) result.tokensBefore = tokensBefore;
+  if (cache.keptByMeasure === true)
+    result.madeFrom = { messages: prepared.messages, offset: keptFrom, count: keptCount };
+  return result;
 }
 
 /** The kept history's blocks of the last compiles, by message (see {@link reusedBlocks}). */
 const keptRuns = createRunMemo<Message, ContextBlock>();
+
+/**
+ * The kept history's blocks and, when none is in a tool group and every count is a whole
+ * number, their running token sums: `tokensBefore[i]` is the tokens of `blocks[0..i)` (length
+ * `blocks.length + 1`). Carried over with the blocks, so the later stages find where the
+ * history's tokens cross a budget or a chunk boundary without reading each block.
+ */
+interface KeptBlocks {
+  blocks: ContextBlock[];
+  tokensBefore?: Float64Array;
+  /**
+   * Each block is new or was taken with the very measure its message has now (by pointer), so
+   * it stands for the message's content, role, name and metadata as they are. False when the
+   * run memo's field checks reused a block (they do not see a role or metadata change).
+   */
+  byMeasure: boolean;
+}
 
 /**
  * The blocks of `messages` (the kept history, from position `from` of the history on), made
@@ -315,7 +361,7 @@ function reusedBlocks(
   from: number,
   measures: readonly MessageMeasure[],
   groups: ToolGroups,
-): ContextBlock[] {
+): KeptBlocks {
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
   // Most histories have no tool calls: no group lookup per message then.
   const byIndex = groups.groups.size === 0 ? undefined : groups.groups;
@@ -341,10 +387,15 @@ function reusedBlocks(
           ),
         );
       }
-      lastKept = { measures, from, blocks };
-      return blocks;
+      const tokensBefore =
+        known.tokensBefore === undefined ? undefined : extendSums(known.tokensBefore, blocks, same);
+      lastKept = { measures, from, blocks, tokensBefore };
+      return tokensBefore === undefined
+        ? { blocks, byMeasure: true }
+        : { blocks, tokensBefore, byMeasure: true };
     }
   }
+  const computedBefore = keptRuns.computed;
   const blocks = keptRuns.map({
     keys: messages,
     compute: (message, index) => {
@@ -373,14 +424,46 @@ function reusedBlocks(
     // Neither the keys (a slice made for this call) nor the blocks are changed afterwards.
     unshared: { keys: true, values: true },
   });
-  lastKept = byIndex === undefined ? { measures, from, blocks } : undefined;
-  return blocks;
+  const byMeasure = keptRuns.computed - computedBefore === blocks.length;
+  if (byIndex !== undefined) {
+    lastKept = undefined;
+    return { blocks, byMeasure };
+  }
+  const tokensBefore = extendSums(new Float64Array(1), blocks, 0);
+  lastKept = { measures, from, blocks, tokensBefore };
+  return tokensBefore === undefined ? { blocks, byMeasure } : { blocks, tokensBefore, byMeasure };
+}
+
+/**
+ * The running token sums of `blocks`, the first `same + 1` taken from `known` (the same
+ * blocks, by pointer) and the rest read from the blocks after them. Undefined when a count is
+ * not a whole number in [0, 2⁴⁰) (sums are then exact in any order).
+ */
+function extendSums(
+  known: Float64Array,
+  blocks: readonly ContextBlock[],
+  same: number,
+): Float64Array | undefined {
+  const sums = new Float64Array(blocks.length + 1);
+  sums.set(same + 1 === known.length ? known : known.subarray(0, same + 1));
+  for (let index = same; index < blocks.length; index++) {
+    const tokens = (blocks[index] as ContextBlock).tokens;
+    if (!(Number.isInteger(tokens) && tokens >= 0 && tokens < 2 ** 40)) return undefined;
+    sums[index + 1] = (sums[index] as number) + tokens;
+  }
+  return sums;
 }
 
 /**
  * The kept history's blocks of the last compile without tool groups, with the measures they
- * were made from (all of the history's) and the position of the first (see {@link reusedBlocks}).
+ * were made from (all of the history's), the position of the first and their running token
+ * sums (see {@link reusedBlocks}).
  */
 let lastKept:
-  | { measures: readonly MessageMeasure[]; from: number; blocks: readonly ContextBlock[] }
+  | {
+      measures: readonly MessageMeasure[];
+      from: number;
+      blocks: readonly ContextBlock[];
+      tokensBefore: Float64Array | undefined;
+    }
   | undefined;

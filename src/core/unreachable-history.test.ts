@@ -111,6 +111,41 @@ describe('splitUnreachableHistory', () => {
     );
   });
 
+  it('finds the same cut and chunk boundary in carried running sums as by reading every block', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 80 }),
+        fc.integer({ min: -5, max: 600 }),
+        fc.integer({ min: 1, max: 120 }),
+        (tokens, budget, chunkTokens) => {
+          const history = historyBlocks(tokens, []);
+          const sums = new Float64Array(history.length + 1);
+          tokens.forEach((count, index) => {
+            sums[index + 1] = (sums[index] as number) + count;
+          });
+          const walked = splitUnreachableHistory(history, budget);
+          const summed = splitUnreachableHistory(history, budget, sums);
+          expect(summed.reachable).toEqual(walked.reachable);
+          expect(summed.unreachable).toEqual(walked.unreachable);
+          expect(summed.unreachableTokens).toBe(walked.unreachableTokens);
+          const own = select(walked.reachable.slice(), Math.max(0, budget), 1);
+          const scan = own.dropped.length;
+          const split = withUnreachable(own, walked.unreachable, walked.unreachableTokens);
+          const known = { scan, oldest: walked.unreachable.length };
+          const byBlocks = dropHistoryInChunks(split, history, chunkTokens, history.length - 1, known);
+          const bySums = dropHistoryInChunks(split, history, chunkTokens, history.length - 1, {
+            ...known,
+            tokensBefore: sums,
+          });
+          expect(bySums.added).toEqual(byBlocks.added);
+          expect(bySums.selection.kept).toEqual(byBlocks.selection.kept);
+          expect(droppedKeys(bySums.selection)).toEqual(droppedKeys(byBlocks.selection));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('cuts a long history just past what the budget holds', () => {
     const history = historyBlocks(
       Array.from({ length: 100 }, () => 10),

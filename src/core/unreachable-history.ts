@@ -12,7 +12,15 @@ import type { DroppedBlock, DropReason, Selection } from './select.ts';
 export function splitUnreachableHistory(
   blocks: readonly ContextBlock[],
   budgetTokens: number,
+  /**
+   * `tokensBefore[i]`: the tokens of `blocks[0..i)` (whole numbers), when the caller carries
+   * them and no block has a group: the cut is then found in the sums, no block is read.
+   */
+  tokensBefore?: Float64Array,
 ): { reachable: readonly ContextBlock[]; unreachable: readonly ContextBlock[]; unreachableTokens: number } {
+  if (tokensBefore !== undefined && tokensBefore.length === blocks.length + 1) {
+    return splitBySums(blocks, budgetTokens, tokensBefore);
+  }
   let used = 0;
   let cut = blocks.length;
   // The reachable blocks' groups are noted in the same walk (each block read once).
@@ -37,6 +45,35 @@ export function splitUnreachableHistory(
   }
   const unreachable = blocks.slice(0, cut);
   return { reachable: blocks.slice(cut), unreachable, unreachableTokens: tokensOf(unreachable) };
+}
+
+/**
+ * {@link splitUnreachableHistory} from running sums: the walk from the newest block stops at
+ * the first block (going back) whose suffix exceeds the budget; it is the last unreachable one.
+ */
+function splitBySums(
+  blocks: readonly ContextBlock[],
+  budgetTokens: number,
+  tokensBefore: Float64Array,
+): { reachable: readonly ContextBlock[]; unreachable: readonly ContextBlock[]; unreachableTokens: number } {
+  const total = tokensBefore[blocks.length] as number;
+  // The walk stops at the greatest `cut` whose suffix (total − tokensBefore[cut]) exceeds the
+  // budget (0 when none does); suffixes only shrink as `cut` grows.
+  let cut = 0;
+  if (total - (tokensBefore[0] as number) > budgetTokens) {
+    let high = blocks.length;
+    while (cut < high) {
+      const middle = (cut + high + 1) >>> 1;
+      if (total - (tokensBefore[middle] as number) > budgetTokens) cut = middle;
+      else high = middle - 1;
+    }
+  }
+  if (cut === 0) return { reachable: blocks, unreachable: [], unreachableTokens: 0 };
+  return {
+    reachable: blocks.slice(cut),
+    unreachable: blocks.slice(0, cut),
+    unreachableTokens: tokensBefore[cut] as number,
+  };
 }
 
 /** The last unreachable run summed, and its sum (see {@link tokensOf}). */
