@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprintContent } from '../core/fingerprint.ts';
 import { createConversationIndex } from './conversation-index.ts';
+import { type FreshRecall, freshRecallOf } from './fresh-recall.ts';
 
 const turns = [
   { id: '1', text: 'A: Where should we hike this weekend?' },
@@ -89,6 +90,32 @@ describe('createConversationIndex', () => {
         expect(hit.metadata.position).toBe(index.entries().indexOf(entry as never));
       }
     }
+  });
+
+  it('tells whether its last fresh recall repeats a fingerprint, after replacements and removals too', () => {
+    const index = createConversationIndex();
+    index.append(turns);
+    const fresh = freshRecallOf(index) as FreshRecall;
+    const recalled = (query: string) => {
+      const candidates = fresh.now({ query, limit: 20 }, false);
+      const fingerprints = candidates.map((candidate) => candidate.fingerprint);
+      return { size: candidates.length, repeats: new Set(fingerprints).size < fingerprints.length };
+    };
+    expect(recalled('hike weekend report')).toEqual({ size: 4, repeats: false });
+    expect(fresh.distinct()).toBe(true);
+    // Turn 3 gets turn 1's text: two candidates share a fingerprint.
+    index.append([{ id: '3', text: turns[0]?.text as string }]);
+    expect(recalled('hike weekend')).toMatchObject({ repeats: true });
+    expect(fresh.distinct()).toBe(false);
+    expect(recalled('nothing matches this')).toEqual({ size: 0, repeats: false });
+    expect(fresh.distinct()).toBe(true);
+    index.remove('1');
+    expect(recalled('hike weekend')).toMatchObject({ repeats: false });
+    expect(fresh.distinct()).toBe(true);
+    // With a message range the contents are windows, not numbered: unknown.
+    const view = index.recallSource({ name: 'wide', messageRange: 1 });
+    (freshRecallOf(view) as FreshRecall).now({ query: 'hike weekend', limit: 20 }, false);
+    expect((freshRecallOf(view) as FreshRecall).distinct()).toBe(false);
   });
 
   it('rejects windows outside 0..10', () => {

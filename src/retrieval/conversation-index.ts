@@ -97,6 +97,31 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   };
   // Fingerprint of each entry's own text by position (filled on first recall).
   const textFingerprints: Array<string | undefined> = [];
+  // A small number per distinct fingerprint, and that of each entry's own text by position
+  // (filled on first recall): a recall tells the retriever whether its candidates repeat a
+  // fingerprint from stamps over these numbers, so the reranker need not compare fingerprints.
+  const fingerprintNumbers = new Map<string, number>();
+  const textFingerprintNumbers: Array<number | undefined> = [];
+  let stamps = new Int32Array(64);
+  let stamp = 0;
+  let lastDistinct = false;
+  const fingerprintNumberAt = (position: number, fingerprint: string): number => {
+    let number = textFingerprintNumbers[position];
+    if (number === undefined) {
+      number = fingerprintNumbers.get(fingerprint);
+      if (number === undefined) {
+        number = fingerprintNumbers.size;
+        fingerprintNumbers.set(fingerprint, number);
+        if (number >= stamps.length) {
+          const grown = new Int32Array(stamps.length * 2);
+          grown.set(stamps);
+          stamps = grown;
+        }
+      }
+      textFingerprintNumbers[position] = number;
+    }
+    return number;
+  };
   // Term ids of each entry's own text by position (filled on first recall), so the reranker's
   // query-overlap signal counts a recalled turn's query terms without analysing or looking up
   // its text (passage-terms.ts).
@@ -224,7 +249,14 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   ): RetrievalCandidate[] => {
     const count = slots.search(request.query, request.limit);
     const candidates: RetrievalCandidate[] = [];
+    // Without a message range a candidate's fingerprint is its turn's, numbered once.
+    lastDistinct = range === 0;
     if (count === 0) return candidates;
+    if (stamp === 0x7fffffff) {
+      stamps.fill(0);
+      stamp = 0;
+    }
+    stamp++;
     const ranked = slots.lastSlots();
     const scores = slots.lastScores();
     const ids = slots.ids;
@@ -241,10 +273,16 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (position < 0) continue;
       const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range, rankedShape);
       candidates.push(candidate);
-      if (range === 0) noteRecalled(candidate.content, termIdsAt(position));
+      if (range === 0) {
+        noteRecalled(candidate.content, termIdsAt(position));
+        const number = fingerprintNumberAt(position, candidate.fingerprint);
+        if (stamps[number] === stamp) lastDistinct = false;
+        stamps[number] = stamp;
+      }
     }
     return candidates;
   };
+  const distinct = (): boolean => lastDistinct;
   const recallWith = async (
     request: RecallRequest,
     origin: string,
@@ -265,6 +303,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
           analysed.delete(entry.id);
           order[existing] = entry;
           textFingerprints[existing] = undefined;
+          textFingerprintNumbers[existing] = undefined;
           textTermIds[existing] = undefined;
           reindex(existing - indexContext, existing + indexContext);
           continue;
@@ -281,6 +320,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (slot >= 0 && slot < positionBySlot.length) positionBySlot[slot] = -1;
       order.splice(position, 1);
       textFingerprints.splice(position, 1);
+      textFingerprintNumbers.splice(position, 1);
       textTermIds.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
@@ -307,11 +347,15 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         name: viewName,
         recall: (request) => recallWith(request, viewName, viewRange),
       };
-      registerFreshRecall(source, (request, ranked) => recallNow(request, viewName, viewRange, ranked));
+      registerFreshRecall(
+        source,
+        (request, ranked) => recallNow(request, viewName, viewRange, ranked),
+        distinct,
+      );
       return source;
     },
   };
-  registerFreshRecall(index, (request, ranked) => recallNow(request, name, messageRange, ranked));
+  registerFreshRecall(index, (request, ranked) => recallNow(request, name, messageRange, ranked), distinct);
   return index;
 }
 

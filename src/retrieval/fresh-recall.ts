@@ -18,13 +18,23 @@ export interface FreshRecall {
    * returns and drops the others).
    */
   now(request: RecallRequest, ranked: boolean): RetrievalCandidate[];
+  /**
+   * Whether the candidates the last `now` returned have pairwise different fingerprints, as
+   * the source knows them (false when it does not know): deduplication keeps such a list — and
+   * any part of it — as it is.
+   */
+  distinct(): boolean;
 }
 
 const fresh = new WeakMap<RecallSource, FreshRecall>();
 
 /** Registers `source` (its current `recall`) as a fresh source with the synchronous `now`. */
-export function registerFreshRecall(source: RecallSource, now: FreshRecall['now']): void {
-  fresh.set(source, { recall: source.recall, now });
+export function registerFreshRecall(
+  source: RecallSource,
+  now: FreshRecall['now'],
+  distinct: FreshRecall['distinct'],
+): void {
+  fresh.set(source, { recall: source.recall, now, distinct });
 }
 
 /** The fresh recall of `source`, if registered (compare `recall` with the source's before use). */

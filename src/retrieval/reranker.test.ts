@@ -18,11 +18,10 @@ describe('createReranker', () => {
     ];
     const reranker = createReranker();
     const owned = candidates();
-    const completed = (inPlaceRerank(reranker) as NonNullable<ReturnType<typeof inPlaceRerank>>).rerank({
-      query: 'OAuth2 token',
-      candidates: owned,
-      minScore: 0.3,
-    });
+    const completed = (inPlaceRerank(reranker) as NonNullable<ReturnType<typeof inPlaceRerank>>).rerank(
+      { query: 'OAuth2 token', candidates: owned, minScore: 0.3 },
+      false,
+    );
     expect(completed).toEqual(
       reranker.rerank({ query: 'OAuth2 token', candidates: candidates(), minScore: 0.3 }),
     );

@@ -66,8 +66,10 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
   let busy = false;
   // `inPlace`: the candidates are the retriever's fresh recall (fresh-recall.ts), completed
   // into the ranked ones instead of copied.
-  const run = (input: RerankInput, inPlace: boolean): RankedCandidate[] => {
-    const candidates = dedupedView(input.candidates);
+  // `distinct`: the candidates repeat no fingerprint (their source says so), so there is
+  // nothing to deduplicate.
+  const run = (input: RerankInput, inPlace: boolean, distinct: boolean): RankedCandidate[] => {
+    const candidates = distinct ? input.candidates : dedupedView(input.candidates);
     const size = candidates.length;
     const terms = distinctTermsOf(analyzer, input.query);
     // What a custom signal sees (the seed signals read the candidates and terms directly).
@@ -97,8 +99,11 @@ export function createReranker(options: RerankerOptions = {}): Reranker {
       if (own) busy = false;
     }
   };
-  const reranker: Reranker = { signals, rerank: (input) => run(input, false) };
-  inPlaceReranks.set(reranker, { rerank: (input) => run(input, true), seedSignalsOnly: builtinOnly });
+  const reranker: Reranker = { signals, rerank: (input) => run(input, false, false) };
+  inPlaceReranks.set(reranker, {
+    rerank: (input, distinct) => run(input, true, distinct),
+    seedSignalsOnly: builtinOnly,
+  });
   return reranker;
 }
 
@@ -106,7 +111,11 @@ const inPlaceReranks = new WeakMap<Reranker, InPlaceRerank>();
 
 /** A rerank that completes its candidates into the ranked ones; see {@link inPlaceRerank}. */
 export interface InPlaceRerank {
-  rerank(input: RerankInput): RankedCandidate[];
+  /**
+   * `distinct`: the source knows the candidates' fingerprints to be pairwise different (the
+   * deduplication is skipped; a list that repeats one must not say so).
+   */
+  rerank(input: RerankInput, distinct: boolean): RankedCandidate[];
   /**
    * Whether only the seed signals score (none reads a candidate's other properties), so the
    * candidates may already hold `finalScore` and `signals` placeholders, overwritten for each

@@ -167,6 +167,31 @@ describe('createRetriever', () => {
     expect(limits.sort()).toEqual([20, 5].sort());
   });
 
+  it("deduplicates a conversation index's fresh recall when turns repeat a text, as a copying rerank would", async () => {
+    const index = createConversationIndex();
+    index.append([
+      { id: 't1', text: 'Caroline: the support group met again.' },
+      { id: 't2', text: 'Melanie: Thanks!' },
+      { id: 't3', text: 'Caroline: the support group met again.' },
+      { id: 't4', text: 'Melanie: Thanks!' },
+      { id: 't5', text: 'Caroline: I painted the lake.' },
+    ]);
+    const keeping: RecallSource = { name: 'memory', recall: (recall) => index.recall(recall) };
+    for (const query of ['support group thanks', 'painted lake', 'thanks']) {
+      const request = { query, maxTokens: 200, counter };
+      const direct = await createRetriever({ sources: [index] }).retrieve(request);
+      expect(direct).toEqual(await createRetriever({ sources: [keeping] }).retrieve(request));
+      const fingerprints = direct.ranked.map((candidate) => candidate.fingerprint);
+      expect(new Set(fingerprints).size).toBe(fingerprints.length);
+    }
+    const both = await createRetriever({ sources: [index] }).retrieve({
+      query: 'support group thanks',
+      maxTokens: 0,
+      counter,
+    });
+    expect(both.ranked.length).toBe(2);
+  });
+
   it('rejects duplicate source names', async () => {
     const kb = await docs();
     expect(() => createRetriever({ sources: [kb, kb] })).toThrow(/duplicate/);

@@ -167,8 +167,13 @@ export function createRetriever(options: RetrieverOptions): Retriever {
           minFinalScore === undefined
             ? { query: query.query, candidates: recalled }
             : { query: query.query, candidates: recalled, minScore: minFinalScore };
+        // A fresh list (or the part of it kept) that its source knows to repeat no fingerprint
+        // is not deduplicated again.
         ranked = owned
-          ? (completing as NonNullable<typeof completing>).rerank(input)
+          ? (completing as NonNullable<typeof completing>).rerank(
+              input,
+              (fresh as NonNullable<typeof fresh>).distinct(),
+            )
           : reranker.rerank(input);
         // A 0 budget packs nothing (injectRetrieval returns no block for it).
         blocks = request.maxTokens === 0 ? [] : inject(ranked, request);
