@@ -24,7 +24,12 @@ const files =
 const layers: string[][] = [];
 const layerOf = (message: { role: string; content: unknown }) => {
   const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-  return /<context layer=\\?"([^"\\]+)/u.exec(text)?.[1] ?? message.role;
+  const layer = /<context layer=\\?"([^"\\]+)/u.exec(text)?.[1];
+  if (layer !== undefined) return layer;
+  // Before the history a held recall is a system message of recalled lines (`2026-05-08 user: …`).
+  if (message.role === 'system' && /^(\d{4}-\d\d-\d\d|#\d+) (user|assistant|tool):/u.test(text))
+    return 'held recall';
+  return message.role;
 };
 const calls = await runNotebookPath({
   counter,
@@ -69,9 +74,23 @@ for (let index = Math.max(0, start); index < sent.length; index++) {
     lost.set(key, (lost.get(key) ?? 0) + entry.tokens);
   }
 }
+// The recall the answering call (a turn's last) sent: what decision 068's room for the steps costs.
+let recalled = 0;
+let answers = 0;
+for (let index = Math.max(0, start); index < sent.length; index++) {
+  if (calls[index + 1]?.turn === calls[index]?.turn) continue;
+  answers++;
+  sent[index]?.blocks.forEach((block, at) => {
+    const layer = layers[index]?.[at];
+    if (layer === 'recall__context' || layer === 'held recall') recalled += block.tokens;
+  });
+}
 const percent = (value: number, of: number) => `${((100 * value) / Math.max(1, of)).toFixed(1)} %`;
 console.log(
   `${kind}, ${turns.length} turns, ${sent.length - Math.max(0, start)} steady calls, ${moves} moves: previous call's prefix ${percent(prefix, total)}, ceiling ${percent(ceiling, total)}, ${percent(prefix, ceiling)} of the ceiling`,
+);
+console.log(
+  `  uncached ${total - prefix} of ${total} input tokens; recall at a turn's last call ${Math.round(recalled / Math.max(1, answers))} tokens (mean)`,
 );
 for (const [key, tokens] of [...lost].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
   console.log(`  ${key}: ${tokens} tokens (${percent(tokens, ceiling)} of the ceiling)`);

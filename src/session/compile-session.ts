@@ -43,11 +43,25 @@ import type { HistorySummary, SessionCompression, SessionState, SessionStore } f
 /**
  * A session's layers sent before the history (decision 063): the TODO changes only on
  * `/compress` or a `once` injection's first delivery, so it stays in the cached prefix with
- * the history. The summary stays after the history: it changes at every move of the cut, and
- * in a session whose history is short after a move it would break the prefix before the
- * other layers. Knowledge (retrieval) and recall follow the query.
+ * the history. The summary joins them when the call sends history after the cut (decision
+ * 068, {@link sessionStableLayers}). Knowledge (retrieval) and a fresh recall follow the query.
  */
 const SESSION_STABLE_LAYERS: readonly string[] = ['todo__context'];
+
+/**
+ * The layers a session's call sends before the history (decisions 063 and 068): the TODO; the
+ * summary when history after the cut is sent — it changes only when the cut moves, and then the
+ * history's first message changes too, so it breaks no prefix that was not broken already
+ * (with no history after the cut it follows the knowledge layer, which a move leaves alone);
+ * and a held recall.
+ */
+export function sessionStableLayers(input: { liveHistory: boolean; heldRecall: boolean }): string[] {
+  return [
+    ...SESSION_STABLE_LAYERS,
+    ...(input.liveHistory ? ['compression__context'] : []),
+    ...(input.heldRecall ? [RECALL_LAYER] : []),
+  ];
+}
 
 /** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
 const TOOL_EVIDENCE_SHOWN = 8;
@@ -168,7 +182,9 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const { config } = loaded;
   const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
   const structured = compression.structured;
-  const history = await sessionHistory({ loaded, state, compression, options, counter, evidence });
+  // The recall's limit for this turn's calls, set by the first that leaves its steps too little room (decision 068).
+  const recallCap: { tokens: number | undefined } = { tokens: undefined };
+  const history = await sessionHistory({ loaded, state, compression, options, counter, evidence, recallCap });
   const recall = history.recall;
   const sources: ContextSource[] = [
     ...(structured === null
@@ -177,18 +193,25 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     ...history.sources,
     ...(options.sources ?? []),
   ];
-  const prepared = prepareLoadedSession(loaded, {
-    counter,
-    sources,
-    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-    ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
-    ...(history.compression === undefined ? {} : { compression: history.compression }),
-    ...(options.tools === undefined ? {} : { tools: options.tools }),
-    ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
-    // A held recall goes before the history: it is the same until the cut moves (decision 063).
-    stableLayers:
-      recall?.held === undefined ? SESSION_STABLE_LAYERS : [...SESSION_STABLE_LAYERS, RECALL_LAYER],
-  });
+  // Made again when a turn's first call sets the recall's cap: its sources collect once per prepare.
+  const prepare = () =>
+    prepareLoadedSession(loaded, {
+      counter,
+      sources,
+      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+      ...(options.queryId === undefined ? {} : { queryId: options.queryId }),
+      ...(history.compression === undefined ? {} : { compression: history.compression }),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+      ...(options.toolResults === undefined ? {} : { toolResults: options.toolResults }),
+      // A held recall goes before the history: it is the same until the cut moves (decision 063).
+      stableLayers: sessionStableLayers({
+        liveHistory: history.conversation
+          .slice(history.cutCount)
+          .some((message) => message.id !== options.queryId),
+        heldRecall: recall?.held !== undefined,
+      }),
+    });
+  let prepared = prepare();
   return {
     state,
     compression,
@@ -198,18 +221,48 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     cutCount: history.cutCount,
     longSession: history.settings,
     async compile(step = {}) {
-      const compiled = { ...(await prepared.compile(step.steps)), state };
-      if (recall !== undefined && options.indexes !== undefined) {
-        const stepTokens = (step.steps ?? []).reduce(
-          (sum, message) => sum + countMessage(counter, message),
-          0,
-        );
-        const current = options.indexes.heldRecall(options.sessionId);
-        options.indexes.holdRecall(options.sessionId, nextHold({ recall, compiled, current, stepTokens }));
+      let compiled = { ...(await prepared.compile(step.steps)), state };
+      const indexes = options.indexes;
+      const stepTokens = (step.steps ?? []).reduce((sum, message) => sum + countMessage(counter, message), 0);
+      if (recall !== undefined && indexes !== undefined) {
+        // Decision 068: the turn's steps get the room the last turns' steps took, from the recall,
+        // once — so the recall is the same in every call of the turn instead of shrinking per step.
+        const cap =
+          recallCap.tokens === undefined
+            ? recallCapFor(compiled, indexes.stepRoom(options.sessionId, options.queryId) - stepTokens)
+            : undefined;
+        if (cap !== undefined) {
+          recallCap.tokens = cap;
+          // Sources collect once per prepared compile: the capped recall needs a new one.
+          prepared = prepare();
+          compiled = { ...(await prepared.compile(step.steps)), state };
+        }
+        const current = indexes.heldRecall(options.sessionId);
+        indexes.holdRecall(options.sessionId, nextHold({ recall, compiled, current, stepTokens }));
+      }
+      // Every call of a turn is noted (a turn without steps as 0), so the room follows the last turns.
+      if (indexes !== undefined && options.queryId !== undefined) {
+        indexes.noteSteps(options.sessionId, options.queryId, stepTokens);
       }
       return compiled;
     },
   };
+}
+
+/**
+ * The recall's cap for a turn's calls (decision 068): when the call leaves less free than
+ * `roomTokens` (what the turn's steps are expected to take), the recall sent less the missing
+ * room; `undefined` when the call leaves that room or sends no recall.
+ */
+export function recallCapFor(compiled: SessionCompile, roomTokens: number): number | undefined {
+  if (roomTokens <= 0) return undefined;
+  const { report, kept } = compiled.compiled;
+  const free = report.inputBudget - report.totalTokens;
+  if (free >= roomTokens) return undefined;
+  let recalled = 0;
+  // Each recalled block and its separator (select-call's one token).
+  for (const block of kept) if (block.layer === RECALL_LAYER) recalled += block.tokens + 1;
+  return recalled === 0 ? undefined : Math.max(0, recalled - (roomTokens - free));
 }
 
 /** A session's recall for this turn: the hold it started from, and its collect's outcome. */
@@ -284,6 +337,7 @@ async function sessionHistory(input: {
   options: CompileSessionOptions;
   counter: TokenCounter;
   evidence: ReadonlyMap<string, string[]>;
+  recallCap: { tokens: number | undefined };
 }) {
   const { loaded, state, compression, options, evidence } = input;
   const { config } = loaded;
@@ -324,6 +378,7 @@ async function sessionHistory(input: {
         onCollect: (outcome) => {
           turnRecall.outcome = outcome;
         },
+        capTokens: () => input.recallCap.tokens,
       }),
     );
   }
@@ -415,6 +470,8 @@ export async function sessionRecallSource(input: {
   held?: (vectors: boolean) => HeldRecall | undefined;
   /** Receives each collect's outcome (see {@link RecallSourceOptions.onCollect}). */
   onCollect?: RecallSourceOptions['onCollect'];
+  /** The recall's limit for one turn's calls (see {@link RecallSourceOptions.capTokens}). */
+  capTokens?: RecallSourceOptions['capTokens'];
 }): Promise<ContextSource> {
   const { conversation, cutCount, compression, config, counter } = input;
   const index = input.indexes.sync(input.sessionId, input.indexed);
@@ -430,6 +487,7 @@ export async function sessionRecallSource(input: {
     ...(vectors === undefined ? {} : { vectors }),
     ...(held === undefined ? {} : { held }),
     ...(input.onCollect === undefined ? {} : { onCollect: input.onCollect }),
+    ...(input.capTokens === undefined ? {} : { capTokens: input.capTokens }),
     eligible: (id) => {
       const entry = byId.get(id);
       return entry !== undefined && entry.position <= cutCount && input.eligible(id);

@@ -39,6 +39,13 @@ export interface SessionIndexes {
   heldRecall(sessionId: string): HeldRecall | undefined;
   /** Holds a session's recall, or lets it go (`undefined`). */
   holdRecall(sessionId: string, held: HeldRecall | undefined): void;
+  /**
+   * Notes the tokens a turn's tool steps took so far (its latest call's steps; 0 at its first
+   * call); the room the next turns leave their steps is read with {@link SessionIndexes.stepRoom}.
+   */
+  noteSteps(sessionId: string, turnId: string, tokens: number): void;
+  /** The room the session's last turns' steps took (the most of them), `turnId`'s own left out. */
+  stepRoom(sessionId: string, turnId: string | undefined): number;
   /** Forgets a session (deleted). */
   drop(sessionId: string): void;
 }
@@ -75,7 +82,28 @@ export function createSessionIndexes(options: { embedder?: Embedder } = {}): Ses
   const indexes = new Map<string, { index: ConversationIndex; ids: string[] }>();
   const vectors = new Map<string, VectorIndex>();
   const held = new Map<string, HeldRecall>();
+  const steps = new Map<string, { turnId: string; tokens: number }[]>();
   return {
+    noteSteps(sessionId, turnId, tokens) {
+      let turns = steps.get(sessionId);
+      if (turns === undefined) {
+        turns = [];
+        steps.set(sessionId, turns);
+      }
+      const last = turns.at(-1);
+      if (last?.turnId === turnId) last.tokens = Math.max(last.tokens, tokens);
+      else {
+        turns.push({ turnId, tokens });
+        if (turns.length > STEP_TURNS_SEEN) turns.shift();
+      }
+    },
+    stepRoom(sessionId, turnId) {
+      // The most of the last turns that took steps, among the turns seen lately.
+      const taken = (steps.get(sessionId) ?? []).filter((turn) => turn.turnId !== turnId && turn.tokens > 0);
+      let most = 0;
+      for (const turn of taken.slice(-STEP_TURNS_KEPT)) most = Math.max(most, turn.tokens);
+      return most;
+    },
     heldRecall: (sessionId) => held.get(sessionId),
     holdRecall(sessionId, recall) {
       if (recall === undefined) held.delete(sessionId);
@@ -129,9 +157,18 @@ export function createSessionIndexes(options: { embedder?: Embedder } = {}): Ses
       indexes.delete(sessionId);
       vectors.delete(sessionId);
       held.delete(sessionId);
+      steps.delete(sessionId);
     },
   };
 }
+
+/**
+ * Turns with steps whose room a session remembers; the most of them is left for the next
+ * turn's steps (decision 068: 2 left the recall shrinking in too many steps, 5 left it little).
+ */
+const STEP_TURNS_KEPT = 3;
+/** Turns a session's step memory looks back over: after as many turns without steps, none is left room. */
+const STEP_TURNS_SEEN = 10;
 
 /** Options of {@link createRecallSource}. */
 export interface RecallSourceOptions {
@@ -142,6 +179,11 @@ export interface RecallSourceOptions {
   eligible: (messageId: string) => boolean;
   /** Most tokens of recalled blocks (the recall slot). */
   maxTokens: number;
+  /**
+   * A lower limit set for the calls of one turn (decision 068): what the call leaves the recall
+   * once the turn's steps have their room. Read at each collect; `undefined` for none.
+   */
+  capTokens?: () => number | undefined;
   /** Message vectors: their ranking is fused with the lexical one (reciprocal rank). */
   vectors?: SessionVectors;
   /**
@@ -169,7 +211,9 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
     priority: 0.85,
     async collect(request) {
       const query = request.query.trim();
-      if (query === '' || options.maxTokens <= 0) return [];
+      const cap = options.capTokens?.();
+      const maxTokens = cap === undefined ? options.maxTokens : Math.min(cap, options.maxTokens);
+      if (query === '' || maxTokens <= 0) return [];
       const lexical = options.index.lexical.search(query, {
         limit: RECALL_CANDIDATES,
         filter: options.eligible,
@@ -206,28 +250,34 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
         if (hits.every((hit) => whole.has(hit.id))) {
           options.onCollect?.({ held: true, whole: undefined });
           const kept: { block: ContextBlock; position: number }[] = [];
+          let usedHeld = 0;
           for (const [rank, id] of held.ids.entries()) {
             const entry = options.eligible(id) ? block(id, rank, 0) : undefined;
-            if (entry !== undefined) kept.push(entry);
+            if (entry === undefined) continue;
+            // Under a turn's cap the held recall keeps its best-ranked messages (decision 068).
+            if (cap !== undefined && usedHeld + entry.block.tokens + 1 > maxTokens) break;
+            usedHeld += entry.block.tokens + 1;
+            kept.push(entry);
           }
           return kept.sort((a, b) => a.position - b.position).map((entry) => entry.block);
         }
       }
       const picked: { block: ContextBlock; position: number }[] = [];
-      // Whole: the ranking was not cut at its candidate limit and no hit was left out.
+      // Whole: the ranking was not cut at its candidate limit and no hit was left out (by the
+      // turn's cap either, decision 068: a capped recall is not held).
       let complete = hits.length < RECALL_CANDIDATES;
       let used = 0;
       for (const [rank, hit] of hits.entries()) {
         const entry = block(hit.id, rank, hit.score);
         if (entry === undefined) continue;
         // Separator between blocks of one layer: one token (select-call's SEPARATOR_TOKENS).
-        if (used + entry.block.tokens + 1 > options.maxTokens) {
+        if (used + entry.block.tokens + 1 > maxTokens) {
           complete = false;
           continue;
         }
         used += entry.block.tokens + 1;
         picked.push(entry);
-        if (options.maxTokens - used < 8) {
+        if (maxTokens - used < 8) {
           complete &&= rank === hits.length - 1;
           break;
         }
