@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DEFAULT_LONG_SESSION } from '../../src/session/compile-session.ts';
+import { DEFAULT_LONG_SESSION } from '../../src/session/long-session-settings.ts';
 import { parseContextConfig } from '../../src/workspace/config/parse-context-config.ts';
 import { blocksOf, expectQuotedWhole, readPage } from '../doc-examples.test-support.ts';
 

@@ -17,10 +17,12 @@ import {
 } from '../workspace/index.ts';
 import { type HistoryHit, searchHistoryTool } from './chat-tools.ts';
 import type { HeldSessionWrites } from './checkpoint-session-store.ts';
-import { type LongSessionSettings, sessionRecallSource, summaryCompression } from './compile-session.ts';
+import { summaryCompression } from './compile-session.ts';
 import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
+import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
+import { sessionRecallSource } from './turn-recall.ts';
 
 /** Options of {@link createAgentHistory}. */
 export interface AgentHistoryOptions {

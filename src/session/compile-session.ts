@@ -1,4 +1,4 @@
-import { createCompressionSource, todoContextBlocks } from '../compression/index.ts';
+import { createCompressionSource } from '../compression/index.ts';
 import { conversationMessages } from '../core/conversation-messages.ts';
 import type {
   CompactionAction,
@@ -25,20 +25,15 @@ import {
 } from '../workspace/index.ts';
 import {
   coveredCount,
-  recallTokens,
   requirementEvidence,
+  TOOL_EVIDENCE_SHOWN,
   withEvidencePointers,
   withTodoPointers,
 } from './compressed-forms.ts';
-import {
-  createRecallSource,
-  type HeldRecall,
-  RECALL_LAYER,
-  type RecallSourceOptions,
-  SEARCH_HISTORY_TOOL,
-  type SessionIndexes,
-} from './session-recall.ts';
+import { type LongSessionSettings, longSessionSettings } from './long-session-settings.ts';
+import { RECALL_LAYER, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
+import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall } from './turn-recall.ts';
 
 /**
  * A session's layers sent before the history (decision 063): the TODO changes only on
@@ -62,9 +57,6 @@ export function sessionStableLayers(input: { liveHistory: boolean; heldRecall: b
     ...(input.heldRecall ? [RECALL_LAYER] : []),
   ];
 }
-
-/** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
-const TOOL_EVIDENCE_SHOWN = 8;
 
 /** Options of {@link compileSession}. */
 export interface CompileSessionOptions {
@@ -100,22 +92,6 @@ export interface SessionStepOptions {
   /** The turn's messages after the query (tool calls and results), oldest first. */
   steps?: readonly Message[];
 }
-
-/** How a session that outgrows its window divides the history budget (decision 040). */
-export interface LongSessionSettings {
-  recallRatio: number;
-  summaryRatio: number;
-  keepRatio: number;
-  softLimitRatio: number;
-}
-
-/** The defaults of {@link LongSessionSettings}, chosen by `npm run bench -- long-session` (decision 040). */
-export const DEFAULT_LONG_SESSION: Readonly<LongSessionSettings> = Object.freeze({
-  recallRatio: 0.55,
-  summaryRatio: 0.04,
-  keepRatio: 0.5,
-  softLimitRatio: 0.9,
-});
 
 /** A session loaded once for the calls of one turn (see {@link prepareSessionCompile}). */
 export interface PreparedSession {
@@ -249,86 +225,6 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   };
 }
 
-/**
- * The recall's cap for a turn's calls (decision 068): when the call leaves less free than
- * `roomTokens` (what the turn's steps are expected to take), the recall sent less the missing
- * room; `undefined` when the call leaves that room or sends no recall.
- */
-export function recallCapFor(compiled: SessionCompile, roomTokens: number): number | undefined {
-  if (roomTokens <= 0) return undefined;
-  const { report, kept } = compiled.compiled;
-  const free = report.inputBudget - report.totalTokens;
-  if (free >= roomTokens) return undefined;
-  let recalled = 0;
-  // Each recalled block and its separator (select-call's one token).
-  for (const block of kept) if (block.layer === RECALL_LAYER) recalled += block.tokens + 1;
-  return recalled === 0 ? undefined : Math.max(0, recalled - (roomTokens - free));
-}
-
-/** A session's recall for this turn: the hold it started from, and its collect's outcome. */
-export interface TurnRecall {
-  throughMessageId: string;
-  held: HeldRecall | undefined;
-  outcome: { held: boolean; whole: readonly string[] | undefined } | undefined;
-}
-
-/**
- * What a session holds after a compile (decision 063): the held recall less what the call
- * dropped, or a new hold when the recall was whole and all of it was sent; else nothing. A
- * step that had to drop held messages drops as many more as its steps took, so the next
- * turn's steps find that room without changing the recall again.
- */
-export function nextHold(input: {
-  recall: TurnRecall;
-  compiled: SessionCompile;
-  /** What the session holds now (made by an earlier call of this turn, or before). */
-  current: HeldRecall | undefined;
-  /** Tokens of the turn's steps in this call. */
-  stepTokens: number;
-}): HeldRecall | undefined {
-  const { recall, compiled } = input;
-  const outcome = recall.outcome;
-  if (outcome === undefined) return undefined;
-  const sent = new Map<string, number>();
-  for (const block of compiled.compiled.kept) {
-    if (block.layer === RECALL_LAYER) sent.set(block.metadata.messageId as string, block.tokens + 1);
-  }
-  // The hold this call continues: the one it was sent from, or the one its turn made.
-  const base = outcome.held
-    ? recall.held
-    : input.current?.whole === outcome.whole
-      ? input.current
-      : undefined;
-  if (base !== undefined) {
-    const ids = base.ids.filter((id) => sent.has(id));
-    if (ids.length < base.ids.length && input.stepTokens > 0) {
-      let freed = 0;
-      while (ids.length > 0 && freed < input.stepTokens) freed += sent.get(ids.pop() as string) ?? 0;
-    }
-    return ids.length === 0 ? undefined : { ...base, ids };
-  }
-  const whole = outcome.whole;
-  if (whole === undefined || whole.some((id) => !sent.has(id))) return undefined;
-  return { throughMessageId: recall.throughMessageId, whole, ids: whole };
-}
-
-/** The resolved long-session settings of a manifest (`undefined` under `last-n`). */
-export function longSessionSettings(config: ContextConfig): LongSessionSettings | undefined {
-  if (config.chatHistory.strategy === 'last-n') return undefined;
-  const set = config.chatHistory.longSession ?? {};
-  return {
-    recallRatio: set.recallRatio ?? DEFAULT_LONG_SESSION.recallRatio,
-    summaryRatio: set.summaryRatio ?? DEFAULT_LONG_SESSION.summaryRatio,
-    keepRatio: set.keepRatio ?? DEFAULT_LONG_SESSION.keepRatio,
-    softLimitRatio: set.softLimitRatio ?? DEFAULT_LONG_SESSION.softLimitRatio,
-  };
-}
-
-/** Input budget of a manifest: window − output reserve. */
-export function inputBudgetOf(config: ContextConfig): number {
-  return config.budget.window - Math.floor(config.budget.window * config.budget.outputReserve);
-}
-
 /** The summary, its coverage and the recall of a session's compile (decision 040). */
 async function sessionHistory(input: {
   loaded: LoadedSession;
@@ -441,71 +337,4 @@ export function summaryCompression(input: {
     recallTool: SEARCH_HISTORY_TOOL,
     ...(input.actions === undefined ? {} : { actions: input.actions }),
   };
-}
-
-/**
- * A long session's recall for one call (decision 040): the session's conversation index
- * brought up to `indexed`, the messages behind the cut (`cutCount`) that `eligible` allows,
- * packed into what the summary and the TODO views leave of their verbatim size. The chat
- * turn's compile and an agent's call of a process turn (decision 066) recall through it.
- */
-export async function sessionRecallSource(input: {
-  sessionId: string;
-  indexes: SessionIndexes;
-  /** The messages the index holds (uncurated): the session's conversation, and a turn's new ones. */
-  indexed: readonly Message[];
-  /** The conversation as the model sees it (curated), oldest first. */
-  conversation: readonly Message[];
-  cutCount: number;
-  /** Whether a message behind the cut may be recalled (not curated, not sent in another form). */
-  eligible: (messageId: string) => boolean;
-  settings: LongSessionSettings;
-  config: ContextConfig;
-  compression: SessionCompression;
-  counter: TokenCounter;
-  /**
-   * The recall held from call to call (decision 063), asked once the index knows whether it
-   * ranks by vectors (a vector ranking finds every message, so nothing is held then).
-   */
-  held?: (vectors: boolean) => HeldRecall | undefined;
-  /** Receives each collect's outcome (see {@link RecallSourceOptions.onCollect}). */
-  onCollect?: RecallSourceOptions['onCollect'];
-  /** The recall's limit for one turn's calls (see {@link RecallSourceOptions.capTokens}). */
-  capTokens?: RecallSourceOptions['capTokens'];
-}): Promise<ContextSource> {
-  const { conversation, cutCount, compression, config, counter } = input;
-  const index = input.indexes.sync(input.sessionId, input.indexed);
-  const vectors = await input.indexes.syncVectors(input.sessionId, input.indexed);
-  const byId = new Map<string, { message: Message; position: number }>();
-  conversation.forEach((message, position) => {
-    byId.set(message.id, { message, position: position + 1 });
-  });
-  const held = input.held?.(vectors !== undefined);
-  return createRecallSource({
-    index,
-    messages: byId,
-    ...(vectors === undefined ? {} : { vectors }),
-    ...(held === undefined ? {} : { held }),
-    ...(input.onCollect === undefined ? {} : { onCollect: input.onCollect }),
-    ...(input.capTokens === undefined ? {} : { capTokens: input.capTokens }),
-    eligible: (id) => {
-      const entry = byId.get(id);
-      return entry !== undefined && entry.position <= cutCount && input.eligible(id);
-    },
-    maxTokens: recallTokens({
-      ratio: input.settings.recallRatio,
-      config,
-      covered: conversation.slice(0, cutCount),
-      summary: compression.summary?.text ?? '',
-      todo:
-        compression.structured === null
-          ? []
-          : todoContextBlocks(compression.structured, {
-              toolEvidence: TOOL_EVIDENCE_SHOWN,
-              counter,
-              maxTokens: inputBudgetOf(config),
-            }).map((block) => block.content),
-      counter,
-    }),
-  });
 }

@@ -10,6 +10,9 @@ import type { SessionCompression } from './session-store.ts';
  * the tool outputs it holds, and the recall offered beside the summary.
  */
 
+/** Newest indexed tool results a session's artifact view lists (seed 004 §2.2). */
+export const TOOL_EVIDENCE_SHOWN = 8;
+
 /** Ids of the user messages the requirement TODO quotes (open and done items), with the items' ids. */
 export function requirementEvidence(compression: SessionCompression): Map<string, string[]> {
   const byMessage = new Map<string, string[]>();

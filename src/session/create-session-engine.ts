@@ -31,12 +31,12 @@ import {
 } from './chat-tools.ts';
 import {
   type CompileSessionOptions,
-  inputBudgetOf,
   type PreparedSession,
   prepareSessionCompile,
 } from './compile-session.ts';
 import { compressSession, DEFAULT_KEEP_LAST } from './compress-session.ts';
 import { compileWithinBudget, type FittedCall, moveSessionCut } from './fit-session-call.ts';
+import { inputBudgetOf } from './long-session-settings.ts';
 import { createProcessCalls } from './process-session-calls.ts';
 import { readSessionManifest } from './read-session-manifest.ts';
 import { runProcessTurn } from './run-process-turn.ts';

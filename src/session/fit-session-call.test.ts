@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Message, Summarizer } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import type { PreparedSession, SessionCompile } from './compile-session.ts';
-import { DEFAULT_LONG_SESSION } from './compile-session.ts';
 import { compileWithinBudget, type FitSessionCallContext } from './fit-session-call.ts';
+import { DEFAULT_LONG_SESSION } from './long-session-settings.ts';
 
 const BUDGET = 10_000;
 const counter = getTokenCounter('gpt-4o');

@@ -10,7 +10,8 @@ import {
   type SummaryPeriod,
   type TokenCounter,
 } from '../core/index.ts';
-import type { LongSessionSettings, PreparedSession, SessionCompile } from './compile-session.ts';
+import type { PreparedSession, SessionCompile } from './compile-session.ts';
+import type { LongSessionSettings } from './long-session-settings.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
 
 /** How a long session's call is fitted (see {@link compileWithinBudget}). */

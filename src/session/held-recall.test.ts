@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextHold, type SessionCompile, type TurnRecall } from './compile-session.ts';
+import type { SessionCompile } from './compile-session.ts';
+import { nextHold, type TurnRecall } from './turn-recall.ts';
 
 /** A compile that sent these recalled messages, `tokens` each. */
 function sent(ids: readonly string[], tokens = 99): SessionCompile {

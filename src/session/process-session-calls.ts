@@ -12,7 +12,8 @@ import {
 import { type AgentHistory, createAgentHistory } from './agent-history-layer.ts';
 import type { HistoryHit } from './chat-tools.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
-import { longSessionSettings, type SessionCompile } from './compile-session.ts';
+import type { SessionCompile } from './compile-session.ts';
+import { longSessionSettings } from './long-session-settings.ts';
 import type { ProcessTurnContext } from './run-process-turn.ts';
 import type { SessionProcess } from './session-engine.ts';
 import type { SessionIndexes } from './session-recall.ts';

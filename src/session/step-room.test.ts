@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
-import { recallCapFor, type SessionCompile, sessionStableLayers } from './compile-session.ts';
+import { type SessionCompile, sessionStableLayers } from './compile-session.ts';
 import { createRecallSource, createSessionIndexes } from './session-recall.ts';
+import { recallCapFor } from './turn-recall.ts';
 
 /** A compile of `totalTokens` in an input budget of 1,000 that sent recalled blocks of these sizes. */
 function compiled(totalTokens: number, recalled: readonly number[]): SessionCompile {

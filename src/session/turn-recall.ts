@@ -1,0 +1,144 @@
+import { todoContextBlocks } from '../compression/index.ts';
+import type { ContextSource, Message, TokenCounter } from '../core/index.ts';
+import type { ContextConfig } from '../workspace/index.ts';
+import type { SessionCompile } from './compile-session.ts';
+import { recallTokens, TOOL_EVIDENCE_SHOWN } from './compressed-forms.ts';
+import { inputBudgetOf, type LongSessionSettings } from './long-session-settings.ts';
+import {
+  createRecallSource,
+  type HeldRecall,
+  RECALL_LAYER,
+  type RecallSourceOptions,
+  type SessionIndexes,
+} from './session-recall.ts';
+import type { SessionCompression } from './session-store.ts';
+
+/**
+ * The recall's cap for a turn's calls (decision 068): when the call leaves less free than
+ * `roomTokens` (what the turn's steps are expected to take), the recall sent less the missing
+ * room; `undefined` when the call leaves that room or sends no recall.
+ */
+export function recallCapFor(compiled: SessionCompile, roomTokens: number): number | undefined {
+  if (roomTokens <= 0) return undefined;
+  const { report, kept } = compiled.compiled;
+  const free = report.inputBudget - report.totalTokens;
+  if (free >= roomTokens) return undefined;
+  let recalled = 0;
+  // Each recalled block and its separator (select-call's one token).
+  for (const block of kept) if (block.layer === RECALL_LAYER) recalled += block.tokens + 1;
+  return recalled === 0 ? undefined : Math.max(0, recalled - (roomTokens - free));
+}
+
+/** A session's recall for this turn: the hold it started from, and its collect's outcome. */
+export interface TurnRecall {
+  throughMessageId: string;
+  held: HeldRecall | undefined;
+  outcome: { held: boolean; whole: readonly string[] | undefined } | undefined;
+}
+
+/**
+ * What a session holds after a compile (decision 063): the held recall less what the call
+ * dropped, or a new hold when the recall was whole and all of it was sent; else nothing. A
+ * step that had to drop held messages drops as many more as its steps took, so the next
+ * turn's steps find that room without changing the recall again.
+ */
+export function nextHold(input: {
+  recall: TurnRecall;
+  compiled: SessionCompile;
+  /** What the session holds now (made by an earlier call of this turn, or before). */
+  current: HeldRecall | undefined;
+  /** Tokens of the turn's steps in this call. */
+  stepTokens: number;
+}): HeldRecall | undefined {
+  const { recall, compiled } = input;
+  const outcome = recall.outcome;
+  if (outcome === undefined) return undefined;
+  const sent = new Map<string, number>();
+  for (const block of compiled.compiled.kept) {
+    if (block.layer === RECALL_LAYER) sent.set(block.metadata.messageId as string, block.tokens + 1);
+  }
+  // The hold this call continues: the one it was sent from, or the one its turn made.
+  const base = outcome.held
+    ? recall.held
+    : input.current?.whole === outcome.whole
+      ? input.current
+      : undefined;
+  if (base !== undefined) {
+    const ids = base.ids.filter((id) => sent.has(id));
+    if (ids.length < base.ids.length && input.stepTokens > 0) {
+      let freed = 0;
+      while (ids.length > 0 && freed < input.stepTokens) freed += sent.get(ids.pop() as string) ?? 0;
+    }
+    return ids.length === 0 ? undefined : { ...base, ids };
+  }
+  const whole = outcome.whole;
+  if (whole === undefined || whole.some((id) => !sent.has(id))) return undefined;
+  return { throughMessageId: recall.throughMessageId, whole, ids: whole };
+}
+
+/**
+ * A long session's recall for one call (decision 040): the session's conversation index
+ * brought up to `indexed`, the messages behind the cut (`cutCount`) that `eligible` allows,
+ * packed into what the summary and the TODO views leave of their verbatim size. The chat
+ * turn's compile and an agent's call of a process turn (decision 066) recall through it.
+ */
+export async function sessionRecallSource(input: {
+  sessionId: string;
+  indexes: SessionIndexes;
+  /** The messages the index holds (uncurated): the session's conversation, and a turn's new ones. */
+  indexed: readonly Message[];
+  /** The conversation as the model sees it (curated), oldest first. */
+  conversation: readonly Message[];
+  cutCount: number;
+  /** Whether a message behind the cut may be recalled (not curated, not sent in another form). */
+  eligible: (messageId: string) => boolean;
+  settings: LongSessionSettings;
+  config: ContextConfig;
+  compression: SessionCompression;
+  counter: TokenCounter;
+  /**
+   * The recall held from call to call (decision 063), asked once the index knows whether it
+   * ranks by vectors (a vector ranking finds every message, so nothing is held then).
+   */
+  held?: (vectors: boolean) => HeldRecall | undefined;
+  /** Receives each collect's outcome (see {@link RecallSourceOptions.onCollect}). */
+  onCollect?: RecallSourceOptions['onCollect'];
+  /** The recall's limit for one turn's calls (see {@link RecallSourceOptions.capTokens}). */
+  capTokens?: RecallSourceOptions['capTokens'];
+}): Promise<ContextSource> {
+  const { conversation, cutCount, compression, config, counter } = input;
+  const index = input.indexes.sync(input.sessionId, input.indexed);
+  const vectors = await input.indexes.syncVectors(input.sessionId, input.indexed);
+  const byId = new Map<string, { message: Message; position: number }>();
+  conversation.forEach((message, position) => {
+    byId.set(message.id, { message, position: position + 1 });
+  });
+  const held = input.held?.(vectors !== undefined);
+  return createRecallSource({
+    index,
+    messages: byId,
+    ...(vectors === undefined ? {} : { vectors }),
+    ...(held === undefined ? {} : { held }),
+    ...(input.onCollect === undefined ? {} : { onCollect: input.onCollect }),
+    ...(input.capTokens === undefined ? {} : { capTokens: input.capTokens }),
+    eligible: (id) => {
+      const entry = byId.get(id);
+      return entry !== undefined && entry.position <= cutCount && input.eligible(id);
+    },
+    maxTokens: recallTokens({
+      ratio: input.settings.recallRatio,
+      config,
+      covered: conversation.slice(0, cutCount),
+      summary: compression.summary?.text ?? '',
+      todo:
+        compression.structured === null
+          ? []
+          : todoContextBlocks(compression.structured, {
+              toolEvidence: TOOL_EVIDENCE_SHOWN,
+              counter,
+              maxTokens: inputBudgetOf(config),
+            }).map((block) => block.content),
+      counter,
+    }),
+  });
+}
