@@ -14,7 +14,7 @@ import type { BenchContext } from '../lib/context.ts';
 import { loadLocomoTurns } from '../lib/data.ts';
 import { measureInterleavedAsync } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
-import { type BenchSession, buildSession, knowledgeSource } from './session.ts';
+import { type BenchSession, buildSession, knowledgeSource, unseenSession } from './session.ts';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -37,8 +37,9 @@ function loadedCounter() {
 
 /**
  * Suite `core` (issues 2 and 26): the compile pipeline on a 128k-token session.
- * - cold compile (tokenizer loaded, every cache empty; knowledge blocks made by a source with
- *   the compile's counter) vs pure tokenisation of the same texts once with the same o200k
+ * - cold compile (tokenizer loaded, every cache empty, a new session: every text and message
+ *   object new to the process; knowledge blocks made by a source with the compile's counter)
+ *   vs pure tokenisation of the same texts once with the same o200k
  *   counter — the pipeline's overhead, with Chinese knowledge and with history only;
  * - warm recompile after appending one message vs recounting every message on every call,
  *   with gpt-tokenizer's merge cache warm (the fastest recount) and with js-tiktoken;
@@ -64,13 +65,18 @@ async function coldOverhead(
   knowledge: boolean,
 ): Promise<BenchMetric[]> {
   const label = knowledge ? 'zh-knowledge' : 'history-only';
-  const texts = [
-    session.systemPrompt,
-    ...session.history.map((message) => String(message.content)),
-    ...(knowledge ? session.knowledge.map((text) => text.content) : []),
-    String(session.query.content),
+  const textsOf = (unseen: BenchSession) => [
+    unseen.systemPrompt,
+    ...unseen.history.map((message) => String(message.content)),
+    ...(knowledge ? unseen.knowledge.map((text) => text.content) : []),
+    String(unseen.query.content),
   ];
-  const sources = knowledge ? [knowledgeSource(session.knowledge)] : [];
+  // Every sample is a new session: texts and objects no memo of the process has seen (the
+  // same objects sample after sample would find the last sample's per-message work waiting).
+  // Both sides get the same texts.
+  let sample = 0;
+  let compiled = unseenSession(session, sample);
+  let tokenised = textsOf(compiled);
   let compileCounter = loadedCounter();
   let tokeniseCounter = loadedCounter();
   const [coldCompile, tokenise] = await measureInterleavedAsync(
@@ -79,18 +85,20 @@ async function coldOverhead(
         name: `ctxloom cold compile (${label})`,
         setup: () => {
           compileCounter = loadedCounter();
+          compiled = unseenSession(session, ++sample);
+          tokenised = textsOf(compiled);
         },
         run: async () => {
           const orchestrator = createOrchestrator({
             counter: compileCounter,
             window: COLD_WINDOW,
-            sources,
+            sources: knowledge ? [knowledgeSource(compiled.knowledge)] : [],
             allocationRatios: { knowledge: 0.5 },
           });
           const { report } = await orchestrator.build({
-            systemPrompt: session.systemPrompt,
-            history: session.history,
-            query: session.query,
+            systemPrompt: compiled.systemPrompt,
+            history: compiled.history,
+            query: compiled.query,
           });
           return report.totalTokens;
         },
@@ -102,7 +110,7 @@ async function coldOverhead(
         },
         run: async () => {
           let total = 0;
-          for (const text of texts) total += tokeniseCounter.countText(text);
+          for (const text of tokenised) total += tokeniseCounter.countText(text);
           return total;
         },
       },
@@ -114,7 +122,8 @@ async function coldOverhead(
     `cold ${label}: compile sent ${String(coldCompile.output)} tokens, the texts are ${String(tokenise.output)} tokens`,
   );
   // Untimed: what the compile hands the tokenizer, beside the texts the pure side counts.
-  const counted = await countedByCompile(session, sources);
+  const texts = textsOf(session);
+  const counted = await countedByCompile(session, knowledge ? [knowledgeSource(session.knowledge)] : []);
   context.log(
     `cold ${label}: the compile tokenised ${counted.texts} texts of ${counted.characters} characters ` +
       `(${counted.repeated} twice or more), tokenising alone ${texts.length} texts of ` +

@@ -90,3 +90,32 @@ export function knowledgeSource(knowledge: readonly KnowledgeText[]): ContextSou
     },
   };
 }
+
+/**
+ * `session` as a new session would bring it: new message objects, and every text (system
+ * prompt, messages, knowledge, query) marked with `mark` so no memo of the process — by object
+ * or by content — has seen it. A cold compile of the original objects over and over would
+ * find the previous sample's fingerprints, previews and copies waiting.
+ */
+export function unseenSession(session: BenchSession, mark: number): BenchSession {
+  const tag = ` (${mark})`;
+  return {
+    systemPrompt: marked(session.systemPrompt, tag),
+    history: session.history.map((message) => ({
+      ...message,
+      id: `${message.id}${tag}`,
+      content: marked(String(message.content), tag),
+    })),
+    knowledge: session.knowledge.map((text) => ({ ...text, content: marked(text.content, tag) })),
+    query: { ...session.query, content: marked(String(session.query.content), tag) },
+    tokens: session.tokens,
+  };
+}
+
+/**
+ * `text` + `tag` as one flat string. A `+` makes a rope that whoever reads it first flattens (a
+ * copy of the text): the timed side that came first would pay for both.
+ */
+function marked(text: string, tag: string): string {
+  return JSON.parse(JSON.stringify(text + tag)) as string;
+}
