@@ -160,6 +160,8 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     documentCount: 0,
     slotFrequencies,
   };
+  // The search's scoring terms are its first entries (a count, not `length`: setting an
+  // array's length is a runtime call).
   const scoring: ScoringTerm[] = [];
   const pool: ScoringTerm[] = [];
   // The last ranking's slots and scores, best first (read before the next search).
@@ -249,12 +251,11 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       entry.bound = weight * list.maxImpact;
       scoring[used++] = entry;
     }
-    scoring.length = used;
     reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), used);
     scratch.norms = slotNorms;
     scratch.documentCount = count;
     const { scores, touched, heap } = scratch;
-    const touchedCount = accumulateScores(scoring, limit, filter === undefined, scratch);
+    const touchedCount = accumulateScores(scoring, used, limit, filter === undefined, scratch);
     // Touched slots not yet read by the filter start here; those before it that it kept are
     // moved to the front of `touched`, those it dropped have their accumulator zeroed at once.
     let unread = touchedCount;
@@ -286,7 +287,6 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       // kept slots, and those the filter had not read.
       for (let index = 0; index < keptCount; index++) scores[touched[index] as number] = 0;
       for (let index = unread; index < touchedCount; index++) scores[touched[index] as number] = 0;
-      scoring.length = 0;
     }
   };
   const hitsOf = (size: number): Bm25Hit[] => {
