@@ -235,8 +235,8 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       const weight = weights === undefined ? 1 : (weights[index] as number);
       const list = postings.get(term);
       if (list === undefined || !(weight > 0)) continue;
-      const idf = Math.log(1 + (count - list.count + 0.5) / (list.count + 0.5));
-      const impacts = currentImpacts(list, generation, idf, k1, slotNorms);
+      // The idf and impacts are computed once per collection generation.
+      const impacts = currentImpacts(list, generation, count, k1, slotNorms);
       // Pooled: a search allocates no scoring entries once the pool covers its terms.
       let entry = pool[used];
       if (entry === undefined) {
@@ -247,7 +247,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       entry.postings = list;
       entry.impacts = impacts;
       entry.weight = weight;
-      entry.boost = 1 * idf * (k1 + 1);
+      entry.boost = list.boost;
       entry.bound = weight * list.maxImpact;
       scoring[used++] = entry;
     }
