@@ -219,7 +219,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   };
 
   // The best `limit` documents for distinct `terms` (each with its weight, > 0 to count; 1
-  // when `weights` is undefined), best first, into `result`; returns how many.
+  // when `weights` is undefined), best first, into `result`; returns how many. Its parts are
+  // functions of their own: a large function reaches V8's optimising tier only after more
+  // calls, and an agent calls a search a few times per turn.
   const rank = (
     terms: readonly string[],
     weights: readonly number[] | undefined,
@@ -229,6 +231,22 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     const count = documents.size;
     if (count === 0 || limit <= 0) return 0;
     const slotNorms = currentNorms();
+    const used = scoringTermsOf(terms, weights, count, slotNorms);
+    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), used);
+    scratch.norms = slotNorms;
+    scratch.documentCount = count;
+    const touchedCount = accumulateScores(scoring, used, limit, filter === undefined, scratch);
+    return filter === undefined
+      ? keepBest(touchedCount, limit)
+      : keepBestPassing(touchedCount, limit, filter);
+  };
+  // The scoring entries of `terms` found in the index, into `scoring`; returns how many.
+  const scoringTermsOf = (
+    terms: readonly string[],
+    weights: readonly number[] | undefined,
+    count: number,
+    slotNorms: Float64Array,
+  ): number => {
     let used = 0;
     for (let index = 0; index < terms.length; index++) {
       const term = terms[index] as string;
@@ -251,43 +269,52 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       entry.bound = weight * list.maxImpact;
       scoring[used++] = entry;
     }
-    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), used);
-    scratch.norms = slotNorms;
-    scratch.documentCount = count;
+    return used;
+  };
+  // The best `limit` of the touched slots into `result`; every touched accumulator is left
+  // zeroed for the next search. Returns how many.
+  const keepBest = (touchedCount: number, limit: number): number => {
     const { scores, touched, heap } = scratch;
-    const touchedCount = accumulateScores(scoring, used, limit, filter === undefined, scratch);
+    const size = storeBest(topSlots(touched, touchedCount, scores, limit, heap));
+    for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
+    return size;
+  };
+  // keepBest of the touched slots whose id passes `filter`.
+  const keepBestPassing = (touchedCount: number, limit: number, filter: (id: string) => boolean): number => {
+    const { scores, touched, heap } = scratch;
     // Touched slots not yet read by the filter start here; those before it that it kept are
     // moved to the front of `touched`, those it dropped have their accumulator zeroed at once.
-    let unread = touchedCount;
-    let keptCount = touchedCount;
+    let unread = 0;
+    let keptCount = 0;
     try {
-      if (filter !== undefined) {
-        keptCount = 0;
-        for (unread = 0; unread < touchedCount; ) {
-          const slot = touched[unread] as number;
-          const passes = filter(slotIds[slot] as string);
-          unread++;
-          if (passes) touched[keptCount++] = slot;
-          else scores[slot] = 0;
-        }
+      while (unread < touchedCount) {
+        const slot = touched[unread] as number;
+        const passes = filter(slotIds[slot] as string);
+        unread++;
+        if (passes) touched[keptCount++] = slot;
+        else scores[slot] = 0;
       }
-      const size = topSlots(touched, keptCount, scores, limit, heap);
-      if (result.slots.length < size) {
-        result.slots = new Int32Array(Math.max(32, size));
-        result.scores = new Float64Array(result.slots.length);
-      }
-      for (let index = 0; index < size; index++) {
-        const slot = heap[index] as number;
-        result.slots[index] = slot;
-        result.scores[index] = scores[slot] as number;
-      }
-      return size;
+      return storeBest(topSlots(touched, keptCount, scores, limit, heap));
     } finally {
       // Even when the filter throws, the accumulators are left zeroed for the next search: the
       // kept slots, and those the filter had not read.
       for (let index = 0; index < keptCount; index++) scores[touched[index] as number] = 0;
       for (let index = unread; index < touchedCount; index++) scores[touched[index] as number] = 0;
     }
+  };
+  // The first `size` slots of the scratch heap, best first, and their scores into `result`.
+  const storeBest = (size: number): number => {
+    const { scores, heap } = scratch;
+    if (result.slots.length < size) {
+      result.slots = new Int32Array(Math.max(32, size));
+      result.scores = new Float64Array(result.slots.length);
+    }
+    for (let index = 0; index < size; index++) {
+      const slot = heap[index] as number;
+      result.slots[index] = slot;
+      result.scores[index] = scores[slot] as number;
+    }
+    return size;
   };
   const hitsOf = (size: number): Bm25Hit[] => {
     const hits: Bm25Hit[] = [];

@@ -257,12 +257,24 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       stamp = 0;
     }
     stamp++;
+    // A turn's own text is its content only without a message range.
+    if (range === 0) beginRecall(candidates, space);
+    addCandidates(candidates, count, origin, range, rankedShape);
+    return candidates;
+  };
+  // The candidates of the last search's `count` hits, in rank order, into `candidates` (a
+  // function of its own: its loop reaches V8's optimising tier long before the whole recall).
+  const addCandidates = (
+    candidates: RetrievalCandidate[],
+    count: number,
+    origin: string,
+    range: number,
+    rankedShape: boolean,
+  ): void => {
     const ranked = slots.lastSlots();
     const scores = slots.lastScores();
     const ids = slots.ids;
     const best = scores[0] as number;
-    // A turn's own text is its content only without a message range.
-    if (range === 0) beginRecall(candidates, space);
     for (let rank = 0; rank < count; rank++) {
       const slot = ranked[rank] as number;
       const id = ids[slot] as string;
@@ -280,7 +292,6 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         stamps[number] = stamp;
       }
     }
-    return candidates;
   };
   const distinct = (): boolean => lastDistinct;
   const recallWith = async (
