@@ -308,6 +308,7 @@ export function distinctTerms(terms: string[]): string[] {
     while (seen < distinct && terms[seen] !== term) seen++;
     if (seen === distinct) terms[distinct++] = term;
   }
-  terms.length = distinct;
+  // Setting `length` is a runtime call even when it does not change.
+  if (distinct < terms.length) terms.length = distinct;
   return terms;
 }

@@ -160,6 +160,8 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     documentCount: 0,
     slotFrequencies,
   };
+  // The search's scoring terms are its first entries (a count, not `length`: setting an
+  // array's length is a runtime call).
   const scoring: ScoringTerm[] = [];
   const pool: ScoringTerm[] = [];
   // The last ranking's slots and scores, best first (read before the next search).
@@ -217,7 +219,9 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   };
 
   // The best `limit` documents for distinct `terms` (each with its weight, > 0 to count; 1
-  // when `weights` is undefined), best first, into `result`; returns how many.
+  // when `weights` is undefined), best first, into `result`; returns how many. Its parts are
+  // functions of their own: a large function reaches V8's optimising tier only after more
+  // calls, and an agent calls a search a few times per turn.
   const rank = (
     terms: readonly string[],
     weights: readonly number[] | undefined,
@@ -227,14 +231,30 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     const count = documents.size;
     if (count === 0 || limit <= 0) return 0;
     const slotNorms = currentNorms();
+    const used = scoringTermsOf(terms, weights, count, slotNorms);
+    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), used);
+    scratch.norms = slotNorms;
+    scratch.documentCount = count;
+    const touchedCount = accumulateScores(scoring, used, limit, filter === undefined, scratch);
+    return filter === undefined
+      ? keepBest(touchedCount, limit)
+      : keepBestPassing(touchedCount, limit, filter);
+  };
+  // The scoring entries of `terms` found in the index, into `scoring`; returns how many.
+  const scoringTermsOf = (
+    terms: readonly string[],
+    weights: readonly number[] | undefined,
+    count: number,
+    slotNorms: Float64Array,
+  ): number => {
     let used = 0;
     for (let index = 0; index < terms.length; index++) {
       const term = terms[index] as string;
       const weight = weights === undefined ? 1 : (weights[index] as number);
       const list = postings.get(term);
       if (list === undefined || !(weight > 0)) continue;
-      const idf = Math.log(1 + (count - list.count + 0.5) / (list.count + 0.5));
-      const impacts = currentImpacts(list, generation, idf, k1, slotNorms);
+      // The idf and impacts are computed once per collection generation.
+      const impacts = currentImpacts(list, generation, count, k1, slotNorms);
       // Pooled: a search allocates no scoring entries once the pool covers its terms.
       let entry = pool[used];
       if (entry === undefined) {
@@ -245,49 +265,56 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
       entry.postings = list;
       entry.impacts = impacts;
       entry.weight = weight;
-      entry.boost = 1 * idf * (k1 + 1);
+      entry.boost = list.boost;
       entry.bound = weight * list.maxImpact;
       scoring[used++] = entry;
     }
-    scoring.length = used;
-    reserveScratch(scratch, slotIds.length, Math.ceil(Math.min(limit, count)), used);
-    scratch.norms = slotNorms;
-    scratch.documentCount = count;
+    return used;
+  };
+  // The best `limit` of the touched slots into `result`; every touched accumulator is left
+  // zeroed for the next search. Returns how many.
+  const keepBest = (touchedCount: number, limit: number): number => {
     const { scores, touched, heap } = scratch;
-    const touchedCount = accumulateScores(scoring, limit, filter === undefined, scratch);
+    const size = storeBest(topSlots(touched, touchedCount, scores, limit, heap));
+    for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
+    return size;
+  };
+  // keepBest of the touched slots whose id passes `filter`.
+  const keepBestPassing = (touchedCount: number, limit: number, filter: (id: string) => boolean): number => {
+    const { scores, touched, heap } = scratch;
     // Touched slots not yet read by the filter start here; those before it that it kept are
     // moved to the front of `touched`, those it dropped have their accumulator zeroed at once.
-    let unread = touchedCount;
-    let keptCount = touchedCount;
+    let unread = 0;
+    let keptCount = 0;
     try {
-      if (filter !== undefined) {
-        keptCount = 0;
-        for (unread = 0; unread < touchedCount; ) {
-          const slot = touched[unread] as number;
-          const passes = filter(slotIds[slot] as string);
-          unread++;
-          if (passes) touched[keptCount++] = slot;
-          else scores[slot] = 0;
-        }
+      while (unread < touchedCount) {
+        const slot = touched[unread] as number;
+        const passes = filter(slotIds[slot] as string);
+        unread++;
+        if (passes) touched[keptCount++] = slot;
+        else scores[slot] = 0;
       }
-      const size = topSlots(touched, keptCount, scores, limit, heap);
-      if (result.slots.length < size) {
-        result.slots = new Int32Array(Math.max(32, size));
-        result.scores = new Float64Array(result.slots.length);
-      }
-      for (let index = 0; index < size; index++) {
-        const slot = heap[index] as number;
-        result.slots[index] = slot;
-        result.scores[index] = scores[slot] as number;
-      }
-      return size;
+      return storeBest(topSlots(touched, keptCount, scores, limit, heap));
     } finally {
       // Even when the filter throws, the accumulators are left zeroed for the next search: the
       // kept slots, and those the filter had not read.
       for (let index = 0; index < keptCount; index++) scores[touched[index] as number] = 0;
       for (let index = unread; index < touchedCount; index++) scores[touched[index] as number] = 0;
-      scoring.length = 0;
     }
+  };
+  // The first `size` slots of the scratch heap, best first, and their scores into `result`.
+  const storeBest = (size: number): number => {
+    const { scores, heap } = scratch;
+    if (result.slots.length < size) {
+      result.slots = new Int32Array(Math.max(32, size));
+      result.scores = new Float64Array(result.slots.length);
+    }
+    for (let index = 0; index < size; index++) {
+      const slot = heap[index] as number;
+      result.slots[index] = slot;
+      result.scores[index] = scores[slot] as number;
+    }
+    return size;
   };
   const hitsOf = (size: number): Bm25Hit[] => {
     const hits: Bm25Hit[] = [];

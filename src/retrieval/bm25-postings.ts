@@ -14,6 +14,8 @@ export interface Bm25Postings {
   impacts: Float64Array;
   /** Largest of `impacts` (an upper bound of the term's contribution), valid for `generation`. */
   maxImpact: number;
+  /** `idf·(k1 + 1)` (an impact is `boost·tf / (tf + norm)`), valid for `generation`. */
+  boost: number;
   /** Impacts indexed by slot (0 where absent), built on demand for common terms. */
   dense: Float64Array | undefined;
   /** Generation `dense` was built for. */
@@ -29,6 +31,7 @@ export function createPostings(): Bm25Postings {
     generation: -1,
     impacts: new Float64Array(0),
     maxImpact: 0,
+    boost: 0,
     dense: undefined,
     denseGeneration: -1,
   };
@@ -62,22 +65,26 @@ export function removePosting(postings: Bm25Postings, slot: number): boolean {
 }
 
 /**
- * The postings' impacts for `generation`, recomputed when the collection changed since they
- * were cached. `idf` and `norms` (k1·(1 − b + b·length/avgLength) per slot) are the current
- * ones. Each impact is computed exactly as a weight-1 term's contribution in
- * {@link Bm25Index.search}, so adding impacts gives the same bits as scoring on the fly.
+ * The postings' impacts (and `boost`, `maxImpact`) for `generation`, recomputed when the
+ * collection changed since they were cached — the idf included: it depends on the collection
+ * only. `documentCount` and `norms` (k1·(1 − b + b·length/avgLength) per slot) are the current
+ * ones. The idf is Lucene's `ln(1 + (N − df + 0.5)/(df + 0.5))`, and each impact is computed
+ * exactly as a weight-1 term's contribution in {@link Bm25Index.search}, so adding impacts
+ * gives the same bits as scoring on the fly.
  */
 export function currentImpacts(
   postings: Bm25Postings,
   generation: number,
-  idf: number,
+  documentCount: number,
   k1: number,
   norms: Float64Array,
 ): Float64Array {
   if (postings.generation === generation) return postings.impacts;
   if (postings.impacts.length < postings.count) postings.impacts = new Float64Array(postings.slots.length);
   const { impacts, slots, frequencies, count } = postings;
+  const idf = Math.log(1 + (documentCount - count + 0.5) / (count + 0.5));
   const boost = 1 * idf * (k1 + 1);
+  postings.boost = boost;
   let maxImpact = 0;
   for (let index = 0; index < count; index++) {
     const frequency = frequencies[index] as number;

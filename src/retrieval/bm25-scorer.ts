@@ -49,18 +49,19 @@ const LOOKUP_RATIO = 16;
  * `limit`-th best partial score, a document holding only remaining terms can no longer
  * reach the top (partial scores only grow), so the remaining terms only complete the
  * touched documents. `prune: false` scores every document holding a query term (needed
- * when a filter may discard touched documents). Sorts `terms` in place; `scratch` must be
- * reserved for them ({@link reserveScratch}).
+ * when a filter may discard touched documents). Reads the first `termCount` of `terms` and
+ * sorts them in place; `scratch` must be reserved for them ({@link reserveScratch}).
  */
 export function accumulateScores(
   terms: ScoringTerm[],
+  termCount: number,
   limit: number,
   prune: boolean,
   scratch: ScoringScratch,
 ): number {
   // Insertion sort, in place: a query has a handful of terms.
   const order = terms;
-  for (let index = 1; index < order.length; index++) {
+  for (let index = 1; index < termCount; index++) {
     const term = order[index] as ScoringTerm;
     let at = index;
     while (at > 0 && (order[at - 1] as ScoringTerm).bound < term.bound) {
@@ -70,15 +71,15 @@ export function accumulateScores(
     order[at] = term;
   }
   const remaining = scratch.suffix;
-  remaining[order.length] = 0;
-  for (let index = order.length - 1; index >= 0; index--) {
+  remaining[termCount] = 0;
+  for (let index = termCount - 1; index >= 0; index--) {
     remaining[index] = (remaining[index + 1] as number) + (order[index] as ScoringTerm).bound;
   }
   const { scores, touched } = scratch;
   let touchedCount = 0;
   let next = 0;
   let added = 0;
-  for (; next < order.length; next++) {
+  for (; next < termCount; next++) {
     const rest = (remaining[next] as number) * SLACK;
     // No document scores above the bounds added so far, so the threshold is only worth
     // computing when they beat the remaining bounds.
@@ -100,7 +101,7 @@ export function accumulateScores(
     }
     added += (order[next] as ScoringTerm).bound;
   }
-  for (; next < order.length; next++) completeTouched(order[next] as ScoringTerm, touchedCount, scratch);
+  for (; next < termCount; next++) completeTouched(order[next] as ScoringTerm, touchedCount, scratch);
   return touchedCount;
 }
 

@@ -95,38 +95,32 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
     positionBySlot[slot] = position;
   };
-  // Fingerprint of each entry's own text by position (filled on first recall).
-  const textFingerprints: Array<string | undefined> = [];
-  // A small number per distinct fingerprint, and that of each entry's own text by position
-  // (filled on first recall): a recall tells the retriever whether its candidates repeat a
-  // fingerprint from stamps over these numbers, so the reranker need not compare fingerprints.
+  // What each entry's own text gives a recall, by position (filled on its first recall): its
+  // fingerprint, that fingerprint's number, and its term ids.
+  const facts: Array<TurnFacts | undefined> = [];
+  // A small number per distinct fingerprint: a recall tells the retriever whether its
+  // candidates repeat a fingerprint from stamps over these numbers, so the reranker need not
+  // compare fingerprints.
   const fingerprintNumbers = new Map<string, number>();
-  const textFingerprintNumbers: Array<number | undefined> = [];
   let stamps = new Int32Array(64);
   let stamp = 0;
   let lastDistinct = false;
-  const fingerprintNumberAt = (position: number, fingerprint: string): number => {
-    let number = textFingerprintNumbers[position];
+  const numberOf = (fingerprint: string): number => {
+    let number = fingerprintNumbers.get(fingerprint);
     if (number === undefined) {
-      number = fingerprintNumbers.get(fingerprint);
-      if (number === undefined) {
-        number = fingerprintNumbers.size;
-        fingerprintNumbers.set(fingerprint, number);
-        if (number >= stamps.length) {
-          const grown = new Int32Array(stamps.length * 2);
-          grown.set(stamps);
-          stamps = grown;
-        }
+      number = fingerprintNumbers.size;
+      fingerprintNumbers.set(fingerprint, number);
+      if (number >= stamps.length) {
+        const grown = new Int32Array(stamps.length * 2);
+        grown.set(stamps);
+        stamps = grown;
       }
-      textFingerprintNumbers[position] = number;
     }
     return number;
   };
-  // Term ids of each entry's own text by position (filled on first recall), so the reranker's
-  // query-overlap signal counts a recalled turn's query terms without analysing or looking up
-  // its text (passage-terms.ts).
+  // The term ids let the reranker's query-overlap signal count a recalled turn's query terms
+  // without analysing or looking up its text (passage-terms.ts).
   const space = createTermSpace(lexical.analyzer);
-  const textTermIds: Array<number[] | undefined> = [];
   // Fingerprints of recalled contents, computed once per distinct content (hashing dominated
   // recall time otherwise); bounded FIFO.
   const fingerprints = new Map<string, string>();
@@ -181,13 +175,15 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
   };
 
-  const termIdsAt = (position: number): number[] => {
-    let ids = textTermIds[position];
-    if (ids === undefined) {
-      ids = space.idsOf(termsOf(order[position] as ConversationEntry).keys());
-      textTermIds[position] = ids;
+  const factsAt = (position: number): TurnFacts => {
+    let known = facts[position];
+    if (known === undefined) {
+      const entry = order[position] as ConversationEntry;
+      const fingerprint = fingerprintOf(entry.text);
+      known = { fingerprint, number: numberOf(fingerprint), ids: space.idsOf(termsOf(entry).keys()) };
+      facts[position] = known;
     }
-    return ids;
+    return known;
   };
   const toCandidate = (
     id: string,
@@ -196,25 +192,23 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     range: number,
   ): RetrievalCandidate | undefined => {
     const position = positions.get(id);
-    return position === undefined ? undefined : candidateAt(position, vectorScore, origin, range, false);
+    if (position === undefined) return undefined;
+    if (range === 0) {
+      const text = (order[position] as ConversationEntry).text;
+      return candidateAt(position, vectorScore, origin, text, factsAt(position).fingerprint, false);
+    }
+    const content = window(position, range);
+    return candidateAt(position, vectorScore, origin, content, fingerprintOf(content), false);
   };
   const candidateAt = (
     position: number,
     vectorScore: number,
     origin: string,
-    range: number,
+    content: string,
+    fingerprint: string,
     ranked: boolean,
   ): RetrievalCandidate => {
     const entry = order[position] as ConversationEntry;
-    let content: string;
-    let fingerprint: string;
-    if (range === 0) {
-      content = entry.text;
-      fingerprint = textFingerprints[position] ??= fingerprintOf(content);
-    } else {
-      content = window(position, range);
-      fingerprint = fingerprintOf(content);
-    }
     const metadata = entry.metadata;
     if (ranked) {
       // The ranked shape, for the retriever's in-place rerank (fresh-recall.ts).
@@ -257,12 +251,24 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       stamp = 0;
     }
     stamp++;
+    // A turn's own text is its content only without a message range.
+    if (range === 0) beginRecall(candidates, space);
+    addCandidates(candidates, count, origin, range, rankedShape);
+    return candidates;
+  };
+  // The candidates of the last search's `count` hits, in rank order, into `candidates` (a
+  // function of its own: its loop reaches V8's optimising tier long before the whole recall).
+  const addCandidates = (
+    candidates: RetrievalCandidate[],
+    count: number,
+    origin: string,
+    range: number,
+    rankedShape: boolean,
+  ): void => {
     const ranked = slots.lastSlots();
     const scores = slots.lastScores();
     const ids = slots.ids;
     const best = scores[0] as number;
-    // A turn's own text is its content only without a message range.
-    if (range === 0) beginRecall(candidates, space);
     for (let rank = 0; rank < count; rank++) {
       const slot = ranked[rank] as number;
       const id = ids[slot] as string;
@@ -271,16 +277,22 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
         position = positions.get(id) ?? -1;
       if (position < 0) continue;
-      const candidate = candidateAt(position, (scores[rank] as number) / best, origin, range, rankedShape);
-      candidates.push(candidate);
+      const vectorScore = (scores[rank] as number) / best;
       if (range === 0) {
-        noteRecalled(candidate.content, termIdsAt(position));
-        const number = fingerprintNumberAt(position, candidate.fingerprint);
-        if (stamps[number] === stamp) lastDistinct = false;
-        stamps[number] = stamp;
+        // A turn's own text: its fingerprint, number and term ids are known after its first recall.
+        const text = (order[position] as ConversationEntry).text;
+        const known = factsAt(position);
+        candidates.push(candidateAt(position, vectorScore, origin, text, known.fingerprint, rankedShape));
+        noteRecalled(text, known.ids);
+        if (stamps[known.number] === stamp) lastDistinct = false;
+        stamps[known.number] = stamp;
+      } else {
+        const content = window(position, range);
+        candidates.push(
+          candidateAt(position, vectorScore, origin, content, fingerprintOf(content), rankedShape),
+        );
       }
     }
-    return candidates;
   };
   const distinct = (): boolean => lastDistinct;
   const recallWith = async (
@@ -302,9 +314,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         if (existing !== undefined) {
           analysed.delete(entry.id);
           order[existing] = entry;
-          textFingerprints[existing] = undefined;
-          textFingerprintNumbers[existing] = undefined;
-          textTermIds[existing] = undefined;
+          facts[existing] = undefined;
           reindex(existing - indexContext, existing + indexContext);
           continue;
         }
@@ -319,9 +329,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       const slot = slots.slotOf(id);
       if (slot >= 0 && slot < positionBySlot.length) positionBySlot[slot] = -1;
       order.splice(position, 1);
-      textFingerprints.splice(position, 1);
-      textFingerprintNumbers.splice(position, 1);
-      textTermIds.splice(position, 1);
+      facts.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
       positions.clear();
@@ -357,6 +365,15 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   };
   registerFreshRecall(index, (request, ranked) => recallNow(request, name, messageRange, ranked), distinct);
   return index;
+}
+
+// What a turn's own text gives a recall (see `facts`).
+interface TurnFacts {
+  fingerprint: string;
+  /** The fingerprint's number (`fingerprintNumbers`). */
+  number: number;
+  /** Sorted distinct term ids of the text (passage-terms.ts). */
+  ids: number[];
 }
 
 // The `signals` placeholder of a candidate made in the ranked shape (always overwritten).

@@ -62,6 +62,27 @@ describe('query overlap from the term ids a conversation index holds', () => {
     }
   });
 
+  it('gives the text lookup overlap after a longer recall, and for a list grown after its recall', async () => {
+    const { analyzer } = countingAnalyzer();
+    const index = createConversationIndex({ analyzer });
+    index.append(turns);
+    const held = createReranker({ analyzer });
+    const looked = createReranker({ analyzer });
+    const copies = (candidates: readonly { content: string }[]) =>
+      candidates.map((candidate) => ({ ...candidate })) as typeof long;
+    const long = await index.recall({ query: 'weekend hike views report Dana', limit: 5 });
+    expect(long.length).toBe(5);
+    const short = await index.recall({ query: 'report Dana', limit: 2 });
+    expect(held.rerank({ query: 'report Dana', candidates: short })).toEqual(
+      looked.rerank({ query: 'report Dana', candidates: copies(short) }),
+    );
+    // A candidate appended to the recalled list after the recall: the list no longer matches.
+    short.push({ ...(long[4] as (typeof long)[number]) });
+    expect(held.rerank({ query: 'report Dana', candidates: short })).toEqual(
+      looked.rerank({ query: 'report Dana', candidates: copies(short) }),
+    );
+  });
+
   it('leaves another analyzer, a message range and a replaced turn to the text lookup', async () => {
     const { analyzer } = countingAnalyzer();
     const index = createConversationIndex({ analyzer });
