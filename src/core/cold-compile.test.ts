@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { createCharCounter } from '../testing/char-counter.ts';
+import { compileContext } from './compile.ts';
+import type { CompiledContext } from './compile-types.ts';
+import type { Message } from './message.ts';
+import { createOrchestrator } from './orchestrator.ts';
+import type { CompileReport } from './report.ts';
+import { withTokenCache } from './tokens.ts';
+
+/** The report without the counter's cache statistics (they count lookups, not what was sent). */
+function sent(compiled: CompiledContext): { messages: string; report: string } {
+  const report: CompileReport = { ...compiled.report };
+  delete report.cache;
+  return { messages: JSON.stringify(compiled.messages), report: JSON.stringify(report) };
+}
+
+const history = (count: number): Message[] =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `m${index}`,
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    content: `Message ${index} about the trip to Lisbon and the hotel.`,
+  }));
+
+describe('a cold compile (a new counter over messages compiled before)', () => {
+  it('reads each message once per measured field after the measuring pass, the blocks taken from the last compile', async () => {
+    const reads = new Map<string, number>();
+    const messages = history(600).map(
+      (message) =>
+        new Proxy(message, {
+          get(target, key, receiver) {
+            if (typeof key === 'string') reads.set(key, (reads.get(key) ?? 0) + 1);
+            return Reflect.get(target, key, receiver);
+          },
+        }),
+    );
+    const request = { systemPrompt: 'You plan trips.', history: messages, query: 'When do we leave?' };
+    const options = { window: 12_000 };
+    await createOrchestrator({ ...options, counter: withTokenCache(createCharCounter()) }).build(request);
+    reads.clear();
+    const cold = await createOrchestrator({ ...options, counter: withTokenCache(createCharCounter()) }).build(
+      request,
+    );
+    const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
+    // All in the measuring pass (the text, its count, the entry and its checked values): the
+    // kept history's blocks are the last compile's, their measures agreeing field by field,
+    // so the later stages take them by position. Blocks checked by their fields instead made
+    // compose read every kept message again (8.2 reads of content per message, 3.2 of name).
+    expect(perMessage.content).toBeLessThanOrEqual(6.01);
+    expect(perMessage.name).toBeLessThanOrEqual(3.01);
+    expect(perMessage.metadata).toBeLessThanOrEqual(2.01);
+    expect(perMessage.role).toBeLessThanOrEqual(3.01);
+    expect(perMessage.id).toBeLessThanOrEqual(2.01);
+    const scratch = await compileContext(
+      { ...request, history: structuredClone(history(600)) },
+      { ...options, counter: createCharCounter() },
+    );
+    expect(sent(cold)).toEqual(sent(scratch));
+  });
+
+  it('sends what a compile from scratch sends when a role, name or metadata changed in place between two counters’ compiles', async () => {
+    const messages = history(400);
+    const request = () => ({
+      systemPrompt: 'You plan trips.',
+      history: messages,
+      query: 'When do we leave?',
+    });
+    const options = { window: 8_000 };
+    const compiled: { cold: CompiledContext; snapshot: Message[] }[] = [];
+    // Changes that keep every count (the character counter counts `user` and `tool` alike, and
+    // `Ana` and `Bob`) are seen by the measures' fields alone.
+    for (let call = 0; call < 6; call++) {
+      if (call === 1) (messages[394] as Message).role = 'tool';
+      if (call === 2) (messages[396] as Message).metadata = { note: 'edited' };
+      if (call === 3) (messages[397] as Message).name = 'Ana';
+      if (call === 4) (messages[397] as Message).name = 'Bob';
+      // A new counter every call: every measure is new, the blocks may be the last compile's.
+      const orchestrator = createOrchestrator({ ...options, counter: withTokenCache(createCharCounter()) });
+      compiled.push({ cold: await orchestrator.build(request()), snapshot: structuredClone(messages) });
+      if (call === 4) messages.push({ id: 'm400', role: 'user', content: 'Noted.' });
+    }
+    for (const { cold, snapshot } of compiled) {
+      const scratch = await compileContext(
+        { ...request(), history: snapshot },
+        { ...options, counter: createCharCounter() },
+      );
+      expect(sent(cold)).toEqual(sent(scratch));
+    }
+  });
+});
