@@ -169,10 +169,15 @@ export function measuresAgree(a: MessageMeasure, b: MessageMeasure): boolean {
 }
 
 function newEntry(cost: (message: Message) => number, message: Message): MemoEntry {
+  return entryOf(message, cost(message));
+}
+
+/** The entry of `message`, whose cost as sent is `tokens`. */
+function entryOf(message: Message, tokens: number): MemoEntry {
   const parts = typeof message.content === 'string' ? undefined : messageParts(message);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
-    tokens: cost(message),
+    tokens,
     error: parts?.some(isErrorResult) === true,
     blockId: historyBlockId(message),
     content: message.content,
@@ -308,6 +313,15 @@ function measureFresh(
   const names = new Array<string | undefined>(count);
   const metadatas = new Array<Message['metadata']>(count);
   const { cost, plainFromCache } = counterMemo;
+  // Counted first, in a loop that does nothing else (the tokenizer's tables stay in the CPU
+  // cache), then the entries are made.
+  const tokens = new Float64Array(count);
+  if (plainFromCache) {
+    for (let index = 0; index < count; index++) {
+      const message = messages[index] as Message;
+      if (typeof message.content === 'string') tokens[index] = cost(message);
+    }
+  }
   let parts = false;
   let idTaken = false;
   for (let index = 0; index < count; index++) {
@@ -321,7 +335,7 @@ function measureFresh(
     metadatas[index] = message.metadata;
     measures[index] =
       plainFromCache && typeof content === 'string'
-        ? newEntry(cost, message)
+        ? entryOf(message, tokens[index] as number)
         : (measureWith(counterMemo, message) as MemoEntry);
   }
   const copy = messages.slice();
