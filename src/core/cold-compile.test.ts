@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
 import { compileContext } from './compile.ts';
@@ -85,5 +86,115 @@ describe('a cold compile (a new counter over messages compiled before)', () => {
       );
       expect(sent(cold)).toEqual(sent(scratch));
     }
+  });
+
+  it('fingerprints a tool call again when its role changed in place (the hash covers role and parts)', async () => {
+    const messages: Message[] = [
+      { id: 'm0', role: 'user', content: 'Read the file.' },
+      {
+        id: 'call0',
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 't0', toolName: 'read', input: {} }],
+      },
+    ];
+    const request = () => ({
+      systemPrompt: 'You plan trips.',
+      history: messages,
+      query: 'When do we leave?',
+    });
+    await createOrchestrator({ window: 400, counter: withTokenCache(createCharCounter()) }).build(request());
+    (messages[1] as Message).role = 'tool';
+    const cold = await createOrchestrator({
+      window: 400,
+      counter: withTokenCache(createCharCounter()),
+    }).build(request());
+    const scratch = await compileContext(
+      { ...request(), history: structuredClone(messages) },
+      { window: 400, counter: createCharCounter() },
+    );
+    expect(sent(cold)).toEqual(sent(scratch));
+  });
+
+  it('gives the bytes and report of a compile from scratch for every cold compile of a history changed in place between them (property)', async () => {
+    type Change =
+      | { type: 'append' }
+      | { type: 'role' | 'name' | 'metadata' | 'content'; at: number }
+      | { type: 'tool'; error: boolean };
+    const change: fc.Arbitrary<Change> = fc.oneof(
+      fc.constant({ type: 'append' as const }),
+      fc.record({
+        type: fc.constantFrom('role' as const, 'name' as const, 'metadata' as const, 'content' as const),
+        at: fc.nat(),
+      }),
+      fc.record({ type: fc.constant('tool' as const), error: fc.boolean() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 60 }),
+        fc.array(change, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 200, max: 3000 }),
+        async (length, changes, window) => {
+          // Every third message named, so a name can change without changing a count.
+          const messages = history(length).map((message, index) =>
+            index % 3 === 0 ? { ...message, name: 'Ana' } : message,
+          );
+          const request = () => ({
+            systemPrompt: 'You plan trips.',
+            history: messages,
+            query: 'When do we leave?',
+          });
+          const compiled: { cold: CompiledContext; snapshot: Message[] }[] = [];
+          const compile = async () => {
+            // A new counter every call: a cold compile over the messages the last one saw.
+            const orchestrator = createOrchestrator({ window, counter: withTokenCache(createCharCounter()) });
+            compiled.push({ cold: await orchestrator.build(request()), snapshot: structuredClone(messages) });
+          };
+          await compile();
+          for (const [step, item] of changes.entries()) {
+            const target = messages[
+              item.type === 'append' || item.type === 'tool' ? 0 : item.at % messages.length
+            ] as Message;
+            if (item.type === 'append')
+              messages.push({ id: `new${step}`, role: 'user', content: `Appended ${step}.` });
+            // `user` and `tool`, `Ana` and `Bob` count alike: only the fields tell the change.
+            else if (item.type === 'role') target.role = target.role === 'tool' ? 'user' : 'tool';
+            else if (item.type === 'name') target.name = target.name === 'Ana' ? 'Bob' : 'Ana';
+            else if (item.type === 'metadata') target.metadata = { step };
+            else if (item.type === 'content') (target as { content: string }).content = `Changed ${step}.`;
+            else if ('error' in item)
+              messages.push(
+                {
+                  id: `call${step}`,
+                  role: 'assistant',
+                  content: [{ type: 'tool-call', toolCallId: `t${step}`, toolName: 'read', input: {} }],
+                },
+                {
+                  id: `result${step}`,
+                  role: 'tool',
+                  content: [
+                    {
+                      type: 'tool-result',
+                      toolCallId: `t${step}`,
+                      toolName: 'read',
+                      output: item.error
+                        ? { type: 'error-text', value: 'Failed.' }
+                        : { type: 'text', value: 'Read.' },
+                    },
+                  ],
+                },
+              );
+            await compile();
+          }
+          for (const { cold, snapshot } of compiled) {
+            const scratch = await compileContext(
+              { ...request(), history: snapshot },
+              { window, counter: createCharCounter() },
+            );
+            expect(sent(cold)).toEqual(sent(scratch));
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
   });
 });
