@@ -88,6 +88,26 @@ describe('a cold compile (a new counter over messages compiled before)', () => {
     }
   });
 
+  it('keeps the first list it measured apart from later updates of it (a message replaced by an equal one under another id)', async () => {
+    const messages = history(10);
+    const orchestrator = createOrchestrator({ window: 4_000, counter: withTokenCache(createCharCounter()) });
+    const compileAndCheck = async (list: Message[]) => {
+      const request = { systemPrompt: 'You plan trips.', history: list, query: 'When do we leave?' };
+      const compiled = await orchestrator.build(request);
+      const scratch = await compileContext(
+        { ...request, history: structuredClone(list) },
+        { window: 4_000, counter: createCharCounter() },
+      );
+      expect(sent(compiled)).toEqual(sent(scratch));
+    };
+    await compileAndCheck(messages);
+    // The same list but one message: same content and role, another id.
+    const replaced = messages.map((message, index) => (index === 5 ? { ...message, id: 'other' } : message));
+    await compileAndCheck(replaced);
+    // A list that starts elsewhere and then holds the first list's messages from its start on.
+    await compileAndCheck([{ id: 'before', role: 'user', content: 'Before.' }, ...replaced]);
+  });
+
   it('fingerprints a tool call again when its role changed in place (the hash covers role and parts)', async () => {
     const messages: Message[] = [
       { id: 'm0', role: 'user', content: 'Read the file.' },

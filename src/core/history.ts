@@ -338,10 +338,10 @@ function measureFresh(
         ? entryOf(message, tokens[index] as number)
         : (measureWith(counterMemo, message) as MemoEntry);
   }
-  const copy = messages.slice();
-  counterMemo.runs.remember(copy, measures);
+  // Two copies: the checked list is updated in place by later calls, the run memo's is not.
+  counterMemo.runs.remember(messages.slice(), measures);
   counterMemo.lists.set(messages[0] as Message, {
-    messages: copy,
+    messages: messages.slice(),
     entries: measures.slice(),
     contents,
     roles,
