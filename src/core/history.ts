@@ -297,9 +297,9 @@ export function measureAndScan(
 }
 
 /**
- * {@link measureAndScan} for a counter that has measured no list yet (a cold compile): one
- * plain loop, no run to look for per message. The list is remembered as the run memo and
- * the checked lists would have it, so later calls find it the same way.
+ * {@link measureAndScan} for a counter that has measured no list yet (a cold compile): plain
+ * loops, no run to look for per message and no closure made per call. The list is remembered
+ * as the run memo and the checked lists would have it, so later calls find it the same way.
  */
 function measureFresh(
   counterMemo: CounterMemo,
