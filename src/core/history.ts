@@ -147,11 +147,37 @@ function measuresMessage(entry: MemoEntry, message: Message): boolean {
   );
 }
 
+/**
+ * True when two measures of the history (from {@link measureAndScan}, with any counters) say
+ * the same: the same text, tokens, error flag and block id, taken from the same content, role,
+ * name and metadata — a block made from either is the block the other would make.
+ */
+export function measuresAgree(a: MessageMeasure, b: MessageMeasure): boolean {
+  const left = a as MemoEntry;
+  const right = b as MemoEntry;
+  return (
+    left.tokens === right.tokens &&
+    left.content === right.content &&
+    left.text === right.text &&
+    left.error === right.error &&
+    left.blockId === right.blockId &&
+    left.role === right.role &&
+    left.name === right.name &&
+    left.metadata === right.metadata &&
+    left.content !== undefined
+  );
+}
+
 function newEntry(cost: (message: Message) => number, message: Message): MemoEntry {
+  return entryOf(message, cost(message));
+}
+
+/** The entry of `message`, whose cost as sent is `tokens`. */
+function entryOf(message: Message, tokens: number): MemoEntry {
   const parts = typeof message.content === 'string' ? undefined : messageParts(message);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
-    tokens: cost(message),
+    tokens,
     error: parts?.some(isErrorResult) === true,
     blockId: historyBlockId(message),
     content: message.content,
@@ -221,6 +247,7 @@ export function measureAndScan(
   const first = messages[0];
   const list = first === undefined ? undefined : counterMemo.lists.get(first);
   if (list !== undefined) return measureChecked(counterMemo, list, messages, id);
+  if (counterMemo.runs.computed === 0 && first !== undefined) return measureFresh(counterMemo, messages, id);
   let parts = false;
   let idTaken = false;
   const count = messages.length;
@@ -266,6 +293,61 @@ export function measureAndScan(
     checked.entries = measures.slice();
     counterMemo.lists.set(first, checked);
   }
+  return { measures, parts, idTaken };
+}
+
+/**
+ * {@link measureAndScan} for a counter that has measured no list yet (a cold compile): plain
+ * loops, no run to look for per message and no closure made per call. The list is remembered
+ * as the run memo and the checked lists would have it, so later calls find it the same way.
+ */
+function measureFresh(
+  counterMemo: CounterMemo,
+  messages: readonly Message[],
+  id: string | undefined,
+): MeasureScan {
+  const count = messages.length;
+  const measures = new Array<MemoEntry>(count);
+  const contents = new Array<Message['content']>(count);
+  const roles = new Array<Message['role']>(count);
+  const names = new Array<string | undefined>(count);
+  const metadatas = new Array<Message['metadata']>(count);
+  const { cost, plainFromCache } = counterMemo;
+  // Counted first, in a loop that does nothing else (the tokenizer's tables stay in the CPU
+  // cache), then the entries are made.
+  const tokens = new Float64Array(count);
+  if (plainFromCache) {
+    for (let index = 0; index < count; index++) {
+      const message = messages[index] as Message;
+      if (typeof message.content === 'string') tokens[index] = cost(message);
+    }
+  }
+  let parts = false;
+  let idTaken = false;
+  for (let index = 0; index < count; index++) {
+    const message = messages[index] as Message;
+    const content = message.content;
+    if (typeof content !== 'string') parts = true;
+    if (message.id === id) idTaken = true;
+    contents[index] = content;
+    roles[index] = message.role;
+    names[index] = message.name;
+    metadatas[index] = message.metadata;
+    measures[index] =
+      plainFromCache && typeof content === 'string'
+        ? entryOf(message, tokens[index] as number)
+        : (measureWith(counterMemo, message) as MemoEntry);
+  }
+  // Two copies: the checked list is updated in place by later calls, the run memo's is not.
+  counterMemo.runs.remember(messages.slice(), measures);
+  counterMemo.lists.set(messages[0] as Message, {
+    messages: messages.slice(),
+    entries: measures.slice(),
+    contents,
+    roles,
+    names,
+    metadatas,
+  });
   return { measures, parts, idTaken };
 }
 

@@ -4,8 +4,11 @@ import type { Message } from './message.ts';
 import type { MessageFingerprint } from './report.ts';
 import { createRunMemo } from './run-memo.ts';
 
-/** Hashes by message content (a recompile over the same objects hashes nothing again). */
-const byContent = new WeakMap<object, string>();
+/**
+ * Hashes by parts array, with the role they were hashed with (a recompile over the same objects
+ * hashes nothing again; a role changed in place hashes again).
+ */
+const byContent = new WeakMap<object, { role: Message['role']; hash: string }>();
 /** Hashes of plain-text contents per role, keyed by the content string itself (no concatenation). */
 const byText = new Map<string, Map<string, string>>();
 const MAX_TEXT_ENTRIES = 8192;
@@ -94,10 +97,9 @@ function hashOfContent(message: Message): string {
     }
     return hash;
   }
-  let hash = byContent.get(content);
-  if (hash === undefined) {
-    hash = hashText(`${message.role}\u0000${JSON.stringify(content)}`);
-    byContent.set(content, hash);
-  }
+  const known = byContent.get(content);
+  if (known !== undefined && known.role === message.role) return known.hash;
+  const hash = hashText(`${message.role}\u0000${JSON.stringify(content)}`);
+  byContent.set(content, { role: message.role, hash });
   return hash;
 }

@@ -27,6 +27,18 @@ describe('createRunMemo', () => {
     expect(memo.computed).toBe(7);
   });
 
+  it('reuses a run the caller computed and remembered as map would have kept it', () => {
+    const memo = createRunMemo<Item, string>();
+    const keys = items(['a', 'b', 'c'], 'body');
+    memo.remember(keys, keys.map(compute));
+    expect(memo.computed).toBe(3);
+    // The same keys after one new head: the remembered run is found at its first key.
+    const next = [...items(['system'], 'head'), ...keys];
+    const values = memo.map({ keys: next, compute, valid: () => true, startsRun: () => false });
+    expect(values).toEqual(['system@0', 'a@0', 'b@1', 'c@2']);
+    expect(memo.computed).toBe(4);
+  });
+
   it('recomputes from the first value that is no longer valid, and survives changes to what it returned', () => {
     const memo = createRunMemo<Item, string>();
     const keys = items(['a', 'b', 'c'], 'body');

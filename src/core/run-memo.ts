@@ -24,6 +24,12 @@ export interface RunMemo<K extends object, V> {
      */
     unshared?: { keys?: boolean; values?: boolean };
   }): V[];
+  /**
+   * Keeps `values`, computed by the caller for `keys`, as one run from `keys[0]` — what `map`
+   * keeps after computing every key (and counts them as computed). Both arrays are kept as
+   * they are: the caller never changes them afterwards.
+   */
+  remember(keys: readonly K[], values: readonly V[]): void;
   /** Keys computed (not reused) since the memo was made: tests read it to see what was reused. */
   readonly computed: number;
 }
@@ -47,6 +53,12 @@ export function createRunMemo<K extends object, V>(): RunMemo<K, V> {
   return {
     get computed() {
       return computed;
+    },
+    remember(keys, values) {
+      const first = keys[0];
+      if (first === undefined) return;
+      starts.set(first, { keys, values, numbers: undefined, offset: 0 });
+      computed += keys.length;
     },
     map({ keys, compute, valid, startsRun, unshared, numbers }) {
       const count = keys.length;
