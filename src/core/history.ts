@@ -147,27 +147,6 @@ function measuresMessage(entry: MemoEntry, message: Message): boolean {
   );
 }
 
-/**
- * True when two measures of the history (from {@link measureAndScan}, with any counters) say
- * the same: the same text, tokens, error flag and block id, taken from the same content, role,
- * name and metadata — a block made from either is the block the other would make.
- */
-export function measuresAgree(a: MessageMeasure, b: MessageMeasure): boolean {
-  const left = a as MemoEntry;
-  const right = b as MemoEntry;
-  return (
-    left.tokens === right.tokens &&
-    left.content === right.content &&
-    left.text === right.text &&
-    left.error === right.error &&
-    left.blockId === right.blockId &&
-    left.role === right.role &&
-    left.name === right.name &&
-    left.metadata === right.metadata &&
-    left.content !== undefined
-  );
-}
-
 function newEntry(cost: (message: Message) => number, message: Message): MemoEntry {
   return entryOf(message, cost(message));
 }

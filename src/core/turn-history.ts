@@ -10,7 +10,6 @@ import {
   type MessageMeasure,
   measureAndScan,
   measureMessages,
-  measuresAgree,
   positionPriority,
   type ToolGroups,
 } from './history.ts';
@@ -374,16 +373,6 @@ function reusedBlocks(
     const limit = Math.min(messages.length, known.blocks.length);
     let same = 0;
     while (same < limit && measures[from + same] === known.measures[from + same]) same++;
-    // Another counter's compile of the same messages (a cold compile): its measures are other
-    // objects, and one that agrees field by field made the block this one would make.
-    if (same === 0) {
-      while (
-        same < limit &&
-        messages[same] === known.messages[same] &&
-        measuresAgree(measures[from + same] as MessageMeasure, known.measures[from + same] as MessageMeasure)
-      )
-        same++;
-    }
     if (same > 0) {
       const blocks = known.blocks.slice(0, same);
       for (let index = same; index < messages.length; index++) {
@@ -400,7 +389,7 @@ function reusedBlocks(
       }
       const tokensBefore =
         known.tokensBefore === undefined ? undefined : extendSums(known.tokensBefore, blocks, same);
-      lastKept = { measures, messages, from, blocks, tokensBefore };
+      lastKept = { measures, from, blocks, tokensBefore };
       return tokensBefore === undefined
         ? { blocks, byMeasure: true }
         : { blocks, tokensBefore, byMeasure: true };
@@ -441,7 +430,7 @@ function reusedBlocks(
     return { blocks, byMeasure };
   }
   const tokensBefore = extendSums(new Float64Array(1), blocks, 0);
-  lastKept = { measures, messages, from, blocks, tokensBefore };
+  lastKept = { measures, from, blocks, tokensBefore };
   return tokensBefore === undefined ? { blocks, byMeasure } : { blocks, tokensBefore, byMeasure };
 }
 
@@ -473,8 +462,6 @@ function extendSums(
 let lastKept:
   | {
       measures: readonly MessageMeasure[];
-      /** The kept messages the blocks were made from (`blocks[i]` from `messages[i]`). */
-      messages: readonly Message[];
       from: number;
       blocks: readonly ContextBlock[];
       tokensBefore: Float64Array | undefined;
