@@ -2,7 +2,7 @@ import type { ContextBlock } from './block.ts';
 import type { BudgetPlan } from './budget.ts';
 import { collapseWhitespace } from './collapse-whitespace.ts';
 import type { SourceResult } from './collector.ts';
-import { layerOf } from './compose.ts';
+import { type CarriedRun, layerOf } from './compose.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
 import { messageFingerprints } from './message-fingerprints.ts';
@@ -54,6 +54,12 @@ export interface BuildReportInput {
   fixedBlockIds?: ReadonlySet<string>;
   /** `selection.kept[at..at + count)` are history-layer blocks: their layer is taken by position. */
   keptHistory?: { at: number; count: number };
+  /**
+   * The history sent as one tagged run: its copies are `messages[historyRun.start..end)`, its
+   * blocks `selection.kept[keptHistory.at..)` (see `composeCall`); what the last run's report
+   * made for the blocks it carried over is taken by position.
+   */
+  carried?: CarriedRun;
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -114,7 +120,12 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // history, unless a source fills the history layer) are never looked up.
   const keptByLayer = new Map<string, BlockSummary[]>();
   const keptBlocks = input.selection.kept;
-  const summaries = keptSummaries(keptBlocks);
+  const carried = carriedRun(input);
+  const summaries = keptSummaries(
+    keptBlocks,
+    carried === undefined ? undefined : input.keptHistory?.at,
+    carried,
+  );
   const keptIds = new Set<string>(input.results.length === 0 ? [] : (input.fixedBlockIds ?? []));
   const filled = new Set(input.results.map((result) => result.source.layer));
   const historyFilled = filled.has('history');
@@ -237,7 +248,13 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers,
     sources,
     compaction: [...input.actions],
-    messages: messageFingerprints(input.messages, input.costs),
+    messages: messageFingerprints(
+      input.messages,
+      input.costs,
+      carried === undefined || input.historyRun === undefined
+        ? undefined
+        : { start: input.historyRun.start, carried },
+    ),
   };
   if (input.tools !== undefined && input.tools.length > 0) {
     report.tools = {
@@ -377,19 +394,86 @@ function previewKey(block: ContextBlock): object {
 const keptRuns = createRunMemo<ContextBlock, BlockSummary>();
 
 /**
+ * `input.carried` when its run is where the report is told the history sits (its copies at
+ * `historyRun.start`, its blocks at `keptHistory.at`, checked by pointer at both ends).
+ */
+function carriedRun(input: BuildReportInput): CarriedRun | undefined {
+  const { carried, historyRun, keptHistory } = input;
+  if (carried === undefined || historyRun === undefined || keptHistory === undefined) return undefined;
+  const { blocks, copies } = carried.run;
+  const count = blocks.length;
+  if (count === 0 || keptHistory.count !== count || historyRun.end - historyRun.start !== count)
+    return undefined;
+  const kept = input.selection.kept;
+  if (kept[keptHistory.at] !== blocks[0] || kept[keptHistory.at + count - 1] !== blocks[count - 1])
+    return undefined;
+  const messages = input.messages;
+  if (messages[historyRun.start] !== copies[0] || messages[historyRun.end - 1] !== copies[count - 1])
+    return undefined;
+  return carried;
+}
+
+/** The summaries a report made for a tagged run's blocks (aligned with them). */
+const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
+
+/** Summaries of kept blocks outside a carried run, by block (a block is never changed once made). */
+const summaryByBlock = new WeakMap<ContextBlock, BlockSummary>();
+
+function summaryOf(block: ContextBlock): BlockSummary {
+  return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
+}
+
+/**
  * The summary of each kept block. A block is never changed once made, so its summary is
  * made once and shared (frozen) by every report that lists it: a step reusing the history's
- * blocks copies their summaries run by run.
+ * blocks copies their summaries run by run. With `carried` (the kept history's blocks from
+ * `at` on, as one tagged run), the blocks it carried over take the summaries the last run's
+ * report made for them, by position; the other kept blocks are looked up by block.
  */
-function keptSummaries(blocks: readonly ContextBlock[]): BlockSummary[] {
-  return keptRuns.map({
-    keys: blocks,
-    compute: (block) => Object.freeze(withDetails(summarize(block, blockPreview(block)), block)),
-    valid: () => true,
-    startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
-    // The summaries are only read afterwards (each report copies them into its own lists).
-    unshared: { values: true },
-  });
+function keptSummaries(
+  blocks: readonly ContextBlock[],
+  at: number | undefined,
+  carried: CarriedRun | undefined,
+): BlockSummary[] {
+  if (carried === undefined || at === undefined) {
+    return keptRuns.map({
+      keys: blocks,
+      compute: summaryOf,
+      valid: () => true,
+      startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
+      // The summaries are only read afterwards (each report copies them into its own lists).
+      unshared: { values: true },
+    });
+  }
+  const { run, previous, offset, same } = carried;
+  const count = run.blocks.length;
+  const known = previous === undefined ? undefined : summariesByRun.get(previous);
+  const reused = known === undefined ? 0 : same;
+  const summaries = new Array<BlockSummary>(blocks.length);
+  const aligned = new Array<BlockSummary>(count);
+  for (let index = 0; index < blocks.length; index++) {
+    if (index === at) {
+      for (let within = 0; within < count; within++) {
+        const summary =
+          within < reused
+            ? ((known as BlockSummary[])[offset + within] as BlockSummary)
+            : summaryOf(run.blocks[within] as ContextBlock);
+        aligned[within] = summary;
+        summaries[index + within] = summary;
+      }
+      index += count - 1;
+      continue;
+    }
+    const block = blocks[index] as ContextBlock;
+    let summary = summaryByBlock.get(block);
+    if (summary === undefined) {
+      summary = summaryOf(block);
+      summaryByBlock.set(block, summary);
+    }
+    summaries[index] = summary;
+  }
+  summariesByRun.set(run, aligned);
+  return summaries;
 }
 
 function blockPreview(block: ContextBlock): string {

@@ -1,7 +1,13 @@
 import type { ContextBlock } from './block.ts';
 import { renderContexts } from './collector.ts';
 import type { CompileRequest } from './compile-types.ts';
-import { composeWithHistory, forgetTaggedRun, layerOf, taggedHistoryRun } from './compose.ts';
+import {
+  type CarriedRun,
+  composeWithHistory,
+  forgetTaggedRun,
+  layerOf,
+  taggedHistoryRun,
+} from './compose.ts';
 import { countJoined } from './count-joined.ts';
 import { type HistoryBlockMetadata, measureMessage } from './history.ts';
 import type { ContextKey } from './layers.ts';
@@ -31,6 +37,11 @@ export interface ComposedCall {
   historyRun?: { start: number; end: number };
   /** `selection.kept[at..at + count)` are the history's blocks taken by position (see `keptHistoryRun`). */
   keptHistory?: { at: number; count: number };
+  /**
+   * The kept history's run as one tagged run (it is the whole history sent: its copies sit at
+   * `historyRun.start`, its blocks at `keptHistory.at`), and what it carried over.
+   */
+  carried?: CarriedRun;
 }
 
 /**
@@ -152,6 +163,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   if (composed.historyPlain && composed.historyLength > 0)
     result.historyRun = { start: composed.historyStart, end: composed.historyStart + composed.historyLength };
   if (run !== undefined) result.keptHistory = { at: run.at, count: run.count };
+  if (tagged !== undefined) result.carried = tagged.carried;
   return result;
 }
 

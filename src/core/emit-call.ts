@@ -88,6 +88,7 @@ export async function emitCall(input: {
     fixedBlockIds: call.fixedBlockIds,
     ...(composed.historyRun === undefined ? {} : { historyRun: composed.historyRun }),
     ...(composed.keptHistory === undefined ? {} : { keptHistory: composed.keptHistory }),
+    ...(composed.carried === undefined ? {} : { carried: composed.carried }),
   });
   return {
     messages: composed.messages,

@@ -6,6 +6,7 @@ import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { compileContext } from './compile.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import type { Message } from './message.ts';
+import { fingerprintsComputed } from './message-fingerprints.ts';
 import { createOrchestrator } from './orchestrator.ts';
 import type { CompileReport } from './report.ts';
 import { withTokenCache } from './tokens.ts';
@@ -286,7 +287,7 @@ describe('incremental recompiles (decision 065)', () => {
     },
   );
 
-  it('lists the previous report’s summary objects for every older history message after one is appended', async () => {
+  it('lists the previous report’s summary and fingerprint objects for every older history message after one is appended', async () => {
     const counter = getTokenCounter('gpt-4o');
     const history: Message[] = Array.from({ length: 600 }, (_, index) => ({
       id: `m${index}`,
@@ -300,6 +301,7 @@ describe('incremental recompiles (decision 065)', () => {
       compiled.report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
     const first = await orchestrator.build(request());
     history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
+    const computedBefore = fingerprintsComputed();
     const second = await orchestrator.build(request());
     const before = keptHistory(first);
     const after = keptHistory(second);
@@ -308,6 +310,14 @@ describe('incremental recompiles (decision 065)', () => {
     const shared = after.filter((summary) => before.includes(summary));
     expect(shared.length).toBeGreaterThanOrEqual(after.length - 1);
     expect(after.at(-1)?.id).toBe('history:m600');
+    // The same for the fingerprints of the sent history, taken from the last run by position.
+    const sentBefore = (first.report.messages ?? []).filter((fingerprint) => fingerprint.layer === 'history');
+    const sentAfter = (second.report.messages ?? []).filter((fingerprint) => fingerprint.layer === 'history');
+    const carried = sentAfter.filter((fingerprint) => sentBefore.includes(fingerprint));
+    expect(carried.length).toBeGreaterThanOrEqual(sentAfter.length - 1);
+    expect(fingerprintsComputed() - computedBefore).toBeLessThanOrEqual(
+      (second.report.messages?.length ?? 0) - carried.length,
+    );
     const scratch = await compileContext(
       { ...request(), history: structuredClone(history) },
       { counter: getTokenCounter('gpt-4o'), window: 12_000 },
