@@ -416,9 +416,6 @@ function carriedRun(input: BuildReportInput): CarriedRun | undefined {
 /** The summaries a report made for a tagged run's blocks (aligned with them). */
 const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
 
-/** Summaries of kept blocks outside a carried run, by block (a block is never changed once made). */
-const summaryByBlock = new WeakMap<ContextBlock, BlockSummary>();
-
 function summaryOf(block: ContextBlock): BlockSummary {
   return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
 }
@@ -428,7 +425,8 @@ function summaryOf(block: ContextBlock): BlockSummary {
  * made once and shared (frozen) by every report that lists it: a step reusing the history's
  * blocks copies their summaries run by run. With `carried` (the kept history's blocks from
  * `at` on, as one tagged run), the blocks it carried over take the summaries the last run's
- * report made for them, by position; the other kept blocks are looked up by block.
+ * report made for them, by position; the other kept blocks (a source's, made anew by most
+ * sources on every compile) are summarised.
  */
 function keptSummaries(
   blocks: readonly ContextBlock[],
@@ -464,13 +462,7 @@ function keptSummaries(
       index += count - 1;
       continue;
     }
-    const block = blocks[index] as ContextBlock;
-    let summary = summaryByBlock.get(block);
-    if (summary === undefined) {
-      summary = summaryOf(block);
-      summaryByBlock.set(block, summary);
-    }
-    summaries[index] = summary;
+    summaries[index] = summaryOf(blocks[index] as ContextBlock);
   }
   summariesByRun.set(run, aligned);
   return summaries;
