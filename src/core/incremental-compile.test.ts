@@ -351,14 +351,14 @@ describe('incremental recompiles (decision 065)', () => {
     reads.clear();
     await orchestrator.build(request());
     // Per older message: each field the measures check once (content, role, name, metadata),
-    // its id once (is it the query's?), nothing else: the sent copies of the kept history are
-    // carried over by block (decision 067, third amendment), without reading the message.
+    // nothing else — not its id (whether one is the query's is looked up in the ids kept with
+    // the measured list) — and the sent copies of the kept history are carried over by block
+    // (decision 067, third amendment), without reading the message.
     const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
-    expect(perMessage.id).toBeLessThanOrEqual(1.01);
     expect(perMessage.content).toBeLessThanOrEqual(1.01);
     expect(perMessage.role).toBeLessThanOrEqual(1.01);
     expect(perMessage.metadata).toBeLessThanOrEqual(1.01);
-    expect(Object.keys(perMessage).sort()).toEqual(['content', 'id', 'metadata', 'name', 'role']);
+    expect(Object.keys(perMessage).sort()).toEqual(['content', 'metadata', 'name', 'role']);
     // A query whose id a history message has is still seen (and sent under another id).
     query = { id: 'm17', role: 'user', content: 'When do we leave?' };
     const second = await orchestrator.build(request());
@@ -368,5 +368,37 @@ describe('incremental recompiles (decision 065)', () => {
       { counter: getTokenCounter('gpt-4o'), window: 12_000 },
     );
     expect(sent(second)).toEqual(sent(scratch));
+  });
+
+  it('sees query ids and tool parts of the messages as they are after messages are taken out of the middle', async () => {
+    const history: Message[] = Array.from({ length: 300 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index} about the trip to Lisbon and the hotel.`,
+    }));
+    history.splice(150, 0, ...messagesOf({ type: 'tool', lines: 3, error: true }, 150));
+    const options = { window: 4_000 };
+    const orchestrator = createOrchestrator({ ...options, counter: withTokenCache(createCharCounter()) });
+    let query: Message = { id: 't150:call', role: 'user', content: 'When do we leave?' };
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query });
+    const compare = async () => {
+      const incremental = await orchestrator.build(request());
+      const scratch = await compileContext(
+        { ...request(), history: structuredClone(history) },
+        { ...options, counter: createCharCounter() },
+      );
+      expect(sent(incremental)).toEqual(sent(scratch));
+      return incremental.report.warnings?.map((warning) => warning.code) ?? [];
+    };
+    expect(await compare()).toContain('query-id-taken');
+    // The tool call and its result taken out: the id is free again, and no message has parts.
+    history.splice(150, 2);
+    history.push({ id: 'm300', role: 'user', content: 'And the return flight?' });
+    expect(await compare()).not.toContain('query-id-taken');
+    query = { id: 'm299', role: 'user', content: 'When do we leave?' };
+    expect(await compare()).toContain('query-id-taken');
+    history.splice(100, 1);
+    query = { id: 'm100', role: 'user', content: 'When do we leave?' };
+    expect(await compare()).not.toContain('query-id-taken');
   });
 });
