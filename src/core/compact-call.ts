@@ -131,6 +131,8 @@ export async function compactCall(input: {
  * sent after all: reported `recalled` into that block's layer (decision 040).
  */
 function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextBlock[]): DroppedBlock[] {
+  // Only covered history can be recalled: without any, the kept blocks are not read.
+  if (!excluded.some(recallable)) return excluded.slice();
   const named = new Map<string, string>();
   for (let index = 0; index < kept.length; index++) {
     const block = kept[index] as ContextBlock;
@@ -141,12 +143,17 @@ function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextB
   }
   if (named.size === 0) return [...excluded];
   return excluded.map((entry) => {
-    if (entry.block.layer !== 'history') return entry;
-    const reason = entry.reason.type;
-    if (reason !== 'summarized' && reason !== 'recallable') return entry;
+    if (!recallable(entry)) return entry;
     const into = named.get((entry.block.metadata as HistoryBlockMetadata).message.id);
     return into === undefined ? entry : { block: entry.block, reason: { type: 'recalled', into } };
   });
+}
+
+/** A covered history message's entry: summarised, or recallable from the conversation index. */
+function recallable(entry: DroppedBlock): boolean {
+  if (entry.block.layer !== 'history') return false;
+  const reason = entry.reason.type;
+  return reason === 'summarized' || reason === 'recallable';
 }
 
 /** Index in the history of a dropped message (0 when unknown). */

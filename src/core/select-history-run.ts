@@ -221,13 +221,17 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
   }
 
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
-  const keptBlocks: ContextBlock[] = [];
+  // Sized once (the kept history is most of it): no regrowing while a long run is copied.
+  let keptOthers = 0;
+  for (let index = 0; index < unique.length; index++) keptOthers += kept[index] as number;
+  const keptBlocks = new Array<ContextBlock>(keptOthers + length - cut);
+  let at = 0;
   for (let index = 0; index < splitAt; index++) {
-    if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
+    if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
-  for (let index = start + cut; index < end; index++) keptBlocks.push(blocks[index] as ContextBlock);
+  for (let index = start + cut; index < end; index++) keptBlocks[at++] = blocks[index] as ContextBlock;
   for (let index = splitAt; index < unique.length; index++) {
-    if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
+    if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
   return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
 }

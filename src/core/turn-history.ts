@@ -270,7 +270,7 @@ export function turnHistoryBlocks(input: {
   // positions, `positionPriority`), so every step of a tool loop reuses them, and a compile
   // after new messages reuses the blocks the previous compile made for the older ones.
   if (cache.kept === undefined) {
-    const made = reusedBlocks(prepared.messages.slice(keptFrom), keptFrom, measures, keptGroups);
+    const made = reusedBlocks(prepared.messages, keptFrom, measures, keptGroups);
     cache.kept = made.blocks;
     cache.keptByMeasure = made.byMeasure;
     if (made.tokensBefore !== undefined) cache.keptTokensBefore = made.tokensBefore;
@@ -351,17 +351,17 @@ interface KeptBlocks {
 }
 
 /**
- * The blocks of `messages` (the kept history, from position `from` of the history on), made
- * as `buildHistoryBlocks` makes them. Runs of messages an earlier compile made blocks for, in
+ * The blocks of `history.slice(from)` (the kept history), made as `buildHistoryBlocks` makes them. Runs of messages an earlier compile made blocks for, in
  * the same order, are taken from it by pointer while each block is still what would be made
  * (same measure, group, place and priority): a compile after one new message makes one block.
  */
 function reusedBlocks(
-  messages: readonly Message[],
+  history: readonly Message[],
   from: number,
   measures: readonly MessageMeasure[],
   groups: ToolGroups,
 ): KeptBlocks {
+  const count = history.length - from;
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
   // Most histories have no tool calls: no group lookup per message then.
   const byIndex = groups.groups.size === 0 ? undefined : groups.groups;
@@ -370,21 +370,21 @@ function reusedBlocks(
     // The same measure object at the same place is the same message as measured then (the
     // measures are kept by message, and checked against it): its block is still what would
     // be made, read by pointer only. The new messages after them get new blocks.
-    const limit = Math.min(messages.length, known.blocks.length);
+    const limit = Math.min(count, known.blocks.length);
     let same = 0;
     while (same < limit && measures[from + same] === known.measures[from + same]) same++;
     if (same > 0) {
-      const blocks = known.blocks.slice(0, same);
-      for (let index = same; index < messages.length; index++) {
+      // Sized once: the earlier blocks copied, the new ones written after them.
+      const blocks = new Array<ContextBlock>(count);
+      for (let index = 0; index < same; index++) blocks[index] = known.blocks[index] as ContextBlock;
+      for (let index = same; index < count; index++) {
         const measure = measureOf(index);
-        const message = messages[index] as Message;
-        blocks.push(
-          historyBlock(
-            measure,
-            { message, index, error: measure.error },
-            positionPriority(from + index),
-            undefined,
-          ),
+        const message = history[from + index] as Message;
+        blocks[index] = historyBlock(
+          measure,
+          { message, index, error: measure.error },
+          positionPriority(from + index),
+          undefined,
         );
       }
       const tokensBefore =
@@ -397,7 +397,7 @@ function reusedBlocks(
   }
   const computedBefore = keptRuns.computed;
   const blocks = keptRuns.map({
-    keys: messages,
+    keys: history.slice(from),
     compute: (message, index) => {
       const measure = measureOf(index);
       return historyBlock(
