@@ -137,8 +137,13 @@ export function withUnreachable(
     }
   }
   lastDrops = { blocks: unreachable, grantTokens, reason, entries };
-  const dropped = selection.dropped;
-  for (let index = entries.length - 1; index >= 0; index--) dropped.push(entries[index] as DroppedBlock);
+  // One array sized for both (pushing a long run onto the selection's drops regrows it).
+  const own = selection.dropped;
+  const dropped = new Array<DroppedBlock>(own.length + entries.length);
+  for (let index = 0; index < own.length; index++) dropped[index] = own[index] as DroppedBlock;
+  for (let index = 0; index < entries.length; index++)
+    dropped[own.length + index] = entries[entries.length - 1 - index] as DroppedBlock;
+  selection.dropped = dropped;
   return selection;
 }
 
