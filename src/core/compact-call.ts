@@ -17,7 +17,8 @@ import type { Message } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { DroppedBlock, Selection } from './select.ts';
-import { type CallSelector, SEPARATOR_TOKENS } from './select-call.ts';
+import { type CallSelection, type CallSelector, SEPARATOR_TOKENS } from './select-call.ts';
+import type { TokenCounter } from './tokens.ts';
 
 /** The summary of dropped history made on a call's first attempt, kept for its retries. */
 export interface SummaryState {
@@ -62,13 +63,14 @@ export async function compactCall(input: {
   const { candidateCount } = gathered;
   let pool =
     summary.block === undefined ? selectable : withSummary(selectable, summary.block, candidateCount);
-  let { selection, chunked } = selector.select(pool, extraReserve);
+  let picked = selector.select(pool, extraReserve);
+  let { selection, chunked } = picked;
 
   if (input.summarize) {
     // Summarise what fell out; when the summary itself displaces more history, summarise
     // again over everything dropped (once), so nothing leaves the window unaccounted for.
     let erring: Message[] = [];
-    let lost = droppedHistory(selection.dropped, erring);
+    let lost = lostHistory(call, picked, erring);
     for (let pass = 0; pass < 2 && lost.length > 0; pass++) {
       const made = await summarizeDropped({
         messages: lost,
@@ -78,7 +80,7 @@ export async function compactCall(input: {
           options.summaryMaxTokens ??
           Math.min(2000, Math.max(64, Math.floor(gathered.firstPlan.available * 0.1))),
         counter,
-        droppedTokens: droppedHistoryTokens(selection.dropped, counter),
+        droppedTokens: lostTokens(call, picked, counter),
         errorLines: errorLines(erring),
         // Only a summarizer numbers the periods it rolls.
         fromIndex: options.summarizer === undefined ? 0 : historyIndexOf(selection.dropped, lost[0]),
@@ -89,10 +91,11 @@ export async function compactCall(input: {
       summary.actions = made.actions;
       summary.summarized = lost.slice(0, made.coveredCount);
       pool = withSummary(selectable, made.block, candidateCount);
-      ({ selection, chunked } = selector.select(pool, extraReserve));
-      if (droppedHistoryCount(selection.dropped) <= lost.length) break;
+      picked = selector.select(pool, extraReserve);
+      ({ selection, chunked } = picked);
+      if (lostCount(call, picked) <= lost.length) break;
       erring = [];
-      lost = droppedHistory(selection.dropped, erring);
+      lost = lostHistory(call, picked, erring);
     }
   }
 
@@ -124,6 +127,46 @@ export async function compactCall(input: {
         ),
   );
   return { selection, dropped, covered, chunked, actions: trimmed.actions };
+}
+
+/**
+ * The history candidates and their messages when `picked` says its history drops are the
+ * first `historyDropped` candidates, made from checked messages with their running sums.
+ */
+function byPosition(
+  call: ResolvedCall,
+  picked: CallSelection,
+): { count: number; sums: Float64Array; messages: readonly Message[]; offset: number } | undefined {
+  const count = picked.historyDropped;
+  const source = call.historyMadeFrom;
+  const sums = call.historyTokensBefore;
+  if (count === undefined || source === undefined || sums === undefined) return undefined;
+  if (count > source.count || sums.length !== call.historyCandidates.length + 1) return undefined;
+  return { count, sums, messages: source.messages, offset: source.offset };
+}
+
+/**
+ * The history dropped for lack of room, oldest first (`droppedHistory`), pushing onto
+ * `erring` those that may carry a failed tool result. By position when known: the candidates'
+ * messages, none of which errs when no history message has parts.
+ */
+function lostHistory(call: ResolvedCall, picked: CallSelection, erring: Message[]): Message[] {
+  const known = call.historyParts ? undefined : byPosition(call, picked);
+  if (known === undefined) return droppedHistory(picked.selection.dropped, erring);
+  return known.messages.slice(known.offset, known.offset + known.count);
+}
+
+/** The tokens of {@link lostHistory}'s messages (`droppedHistoryTokens`), from the running sums when known. */
+function lostTokens(call: ResolvedCall, picked: CallSelection, counter: TokenCounter): number {
+  const known = byPosition(call, picked);
+  return known === undefined
+    ? droppedHistoryTokens(picked.selection.dropped, counter)
+    : (known.sums[known.count] as number);
+}
+
+/** How many messages {@link lostHistory} gives (`droppedHistoryCount`). */
+function lostCount(call: ResolvedCall, picked: CallSelection): number {
+  return byPosition(call, picked)?.count ?? droppedHistoryCount(picked.selection.dropped);
 }
 
 /**

@@ -189,6 +189,13 @@ describe('incremental recompiles (decision 065)', () => {
               counter: createCharCounter(),
             });
             expect(sent(incremental)).toEqual(sent(scratch));
+            // A frozen history is prepared without checking its messages, so its stages read
+            // every drop (nothing is taken by position): the same bytes and report.
+            const frozen = await compileContext(request(Object.freeze(structuredClone(history))), {
+              ...options,
+              counter: createCharCounter(),
+            });
+            expect(sent(incremental)).toEqual(sent(frozen));
           }
         },
       ),

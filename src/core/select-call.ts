@@ -11,6 +11,7 @@ import {
 import { withWindowDrops } from './history-window.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import { type DropReason, type Selection, selectBlocks } from './select.ts';
+import { runDrops } from './select-history-run.ts';
 import { withUnreachable } from './unreachable-history.ts';
 
 /** Tokens counted between two blocks of one layer when they are joined. */
@@ -24,10 +25,21 @@ export interface CallSelector {
    * Selects among `blocks` with `extraReserve` more tokens held back (a retry's overshoot):
    * the kept and dropped blocks, and the history a chunked cut dropped on top.
    */
-  select(
-    blocks: readonly ContextBlock[],
-    extraReserve: number,
-  ): { selection: Selection; chunked: ContextBlock[] };
+  select(blocks: readonly ContextBlock[], extraReserve: number): CallSelection;
+}
+
+/** One selection of a call (see {@link CallSelector}). */
+export interface CallSelection {
+  selection: Selection;
+  /** History a chunked cut dropped on top of what did not fit. */
+  chunked: ContextBlock[];
+  /**
+   * When known by position: the history dropped over budget is exactly
+   * `historyCandidates[0..historyDropped)` (what could never fit, what the selection left out
+   * of its history run, and the chunked cut), so a later stage takes it from the candidates
+   * (and their running sums) instead of reading each drop.
+   */
+  historyDropped?: number;
 }
 
 /**
@@ -85,6 +97,7 @@ export function createCallSelector(
         separatorTokens: SEPARATOR_TOKENS,
       });
       const own = selection.dropped.length;
+      const fromRun = runDrops(selection);
       const reachable =
         unreachable.length === 0 ? selection : withUnreachable(selection, unreachable, unreachableTokens);
       const full =
@@ -92,7 +105,19 @@ export function createCallSelector(
           ? reachable
           : withWindowDrops(reachable, windowed, options.maxHistoryMessages ?? 0);
       if (store !== undefined) return cutForward(full);
-      if (chunkTokens <= 0) return { selection: full, chunked: [] };
+      // The history run is the reachable history, right after what could never fit.
+      const oldest = unreachable.length;
+      const prefix =
+        fromRun !== undefined &&
+        windowed.length === 0 &&
+        firstStep < 0 &&
+        historyCandidates[oldest] === fromRun.first
+          ? oldest + fromRun.cut
+          : undefined;
+      if (chunkTokens <= 0)
+        return prefix === undefined
+          ? { selection: full, chunked: [] }
+          : { selection: full, chunked: [], historyDropped: prefix };
       const chunked = dropHistoryInChunks(
         full,
         historyCandidates,
@@ -101,12 +126,23 @@ export function createCallSelector(
         // The unreachable history is the oldest messages; the window's drops are older still.
         { scan: own, oldest: unreachable.length, tokensBefore: call.historyTokensBefore },
       );
-      return { selection: chunked.selection, chunked: chunked.added };
+      const added = chunked.added;
+      // The chunked cut drops the kept blocks from the cut on: right after the prefix, in order.
+      const widened =
+        prefix !== undefined &&
+        (added.length === 0 ||
+          (added[0] === historyCandidates[prefix] &&
+            added[added.length - 1] === historyCandidates[prefix + added.length - 1]))
+          ? prefix + added.length
+          : undefined;
+      return widened === undefined
+        ? { selection: chunked.selection, chunked: added }
+        : { selection: chunked.selection, chunked: added, historyDropped: widened };
     },
   };
 
   /** The stored cut's drops, then a forward cut when history beyond it did not fit either. */
-  function cutForward(selection: Selection): { selection: Selection; chunked: ContextBlock[] } {
+  function cutForward(selection: Selection): CallSelection {
     let grant = selection.layers.find((layer) => layer.layer === 'history');
     const overBudget = selection.dropped.find(
       (entry) => entry.block.layer === 'history' && entry.reason.type === 'over-budget',

@@ -34,6 +34,22 @@ interface HistoryRun {
   chain: HistoryChain;
 }
 
+/**
+ * Per selection made from a history run: the run's first block and how many of its oldest
+ * blocks it dropped (over budget), so a caller that knows where the run sits among its
+ * history finds those drops by position (see {@link runDrops}).
+ */
+const droppedFromRun = new WeakMap<Selection, { first: ContextBlock; cut: number }>();
+
+/**
+ * When `selection` was made from a history run (see {@link selectBlocks}): the run's first
+ * block and the number of its oldest blocks dropped over budget — the only history blocks the
+ * selection dropped over budget. Undefined otherwise.
+ */
+export function runDrops(selection: Selection): { first: ContextBlock; cut: number } | undefined {
+  return droppedFromRun.get(selection);
+}
+
 /** Below this many blocks a run is not worth carrying over (and a small selection does not evict a long one). */
 const MIN_RUN = 32;
 
@@ -233,5 +249,7 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
   for (let index = splitAt; index < unique.length; index++) {
     if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
-  return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+  const selection: Selection = { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+  droppedFromRun.set(selection, { first: blocks[start] as ContextBlock, cut });
+  return selection;
 }

@@ -47,6 +47,8 @@ export interface PreparedHistory {
   keptFrom: number;
   /** Measures of `messages`. */
   measures: readonly MessageMeasure[];
+  /** Whether some message's content is a parts array (else none has a tool result, nor an error). */
+  parts: boolean;
   /** Tool groups of `messages` from `keptFrom` on (indices relative to `keptFrom`). */
   keptGroups: ToolGroups;
   /** Tool groups of the covered messages (before `coveredTo`). */
@@ -190,6 +192,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     windowFrom,
     keptFrom,
     measures: scan.measures,
+    parts: scan.parts,
     keptGroups: groupsOf(keptFrom, messages.length),
     coveredGroups: groupsOf(0, coveredTo),
     windowGroups: groupsOf(coveredTo, keptFrom),
