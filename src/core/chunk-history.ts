@@ -165,7 +165,7 @@ function keptRange(
   const at = kept.indexOf(history[from] as ContextBlock);
   if (at < 0 || at + to - from > kept.length) return -1;
   for (let offset = 1; offset < to - from; offset++) {
-    if (kept[at + offset] !== history[from + offset]) return -1;
+    if (!Object.is(kept[at + offset], history[from + offset])) return -1;
   }
   return at;
 }

@@ -191,7 +191,7 @@ function keptHistoryRun(
   while (
     at + count < kept.length &&
     from + count < source.count &&
-    kept[at + count] === candidates[from + count]
+    Object.is(kept[at + count], candidates[from + count])
   ) {
     count++;
   }

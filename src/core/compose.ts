@@ -313,7 +313,7 @@ export function taggedHistoryRun(
     offset = known.blocks[0] === first ? 0 : known.blocks.indexOf(first);
     if (offset >= 0) {
       const limit = Math.min(count, known.blocks.length - offset);
-      while (same < limit && known.blocks[offset + same] === runBlocks[same]) {
+      while (same < limit && Object.is(known.blocks[offset + same], runBlocks[same])) {
         copies[same] = known.copies[offset + same] as Message;
         merged[same] = known.merged[offset + same] as number;
         same++;

@@ -302,11 +302,11 @@ function measureChecked(
   for (; same < limit; same++) {
     const message = messages[same] as Message;
     if (
-      message !== list.messages[same] ||
-      message.content !== list.contents[same] ||
-      message.role !== list.roles[same] ||
-      message.name !== list.names[same] ||
-      message.metadata !== list.metadatas[same]
+      !Object.is(message, list.messages[same]) ||
+      !Object.is(message.content, list.contents[same]) ||
+      !Object.is(message.role, list.roles[same]) ||
+      !Object.is(message.name, list.names[same]) ||
+      !Object.is(message.metadata, list.metadatas[same])
     )
       break;
     measures[same] = list.entries[same] as MemoEntry;

@@ -124,7 +124,10 @@ export function createCallSelector(
         chunkTokens,
         firstStep < 0 ? historyCandidates.length - 1 : firstStep,
         // The unreachable history is the oldest messages; the window's drops are older still.
-        { scan: own, oldest: unreachable.length, tokensBefore: call.historyTokensBefore },
+        // When the history's drops are known by position, none of them is located.
+        prefix === undefined
+          ? { scan: own, oldest: unreachable.length, tokensBefore: call.historyTokensBefore }
+          : { scan: 0, oldest: prefix, tokensBefore: call.historyTokensBefore },
       );
       const added = chunked.added;
       // The chunked cut drops the kept blocks from the cut on: right after the prefix, in order.

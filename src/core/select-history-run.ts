@@ -72,7 +72,7 @@ export function historyRun(blocks: readonly ContextBlock[]): HistoryRun | undefi
   if (current !== undefined && offset >= 0) {
     const known = current.blocks;
     let at = offset;
-    while (end < count && at < known.length && blocks[end] === known[at]) {
+    while (end < count && at < known.length && Object.is(blocks[end], known[at])) {
       end++;
       at++;
     }

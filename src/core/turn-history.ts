@@ -375,7 +375,7 @@ function reusedBlocks(
     // be made, read by pointer only. The new messages after them get new blocks.
     const limit = Math.min(count, known.blocks.length);
     let same = 0;
-    while (same < limit && measures[from + same] === known.measures[from + same]) same++;
+    while (same < limit && Object.is(measures[from + same], known.measures[from + same])) same++;
     if (same > 0) {
       // Sized once: the earlier blocks copied, the new ones written after them.
       const blocks = new Array<ContextBlock>(count);
