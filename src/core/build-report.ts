@@ -60,6 +60,12 @@ export interface BuildReportInput {
    * made for the blocks it carried over is taken by position.
    */
   carried?: CarriedRun;
+  /**
+   * Where the history's drops sit in `dropped` (`[from, to)` pairs: each entry there is a
+   * history drop) and the tokens of those blocks: they are listed without reading each block
+   * for its layer, and a single run of them is summed from `tokens`.
+   */
+  historyDrops?: { ranges: readonly number[]; tokens: number };
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -169,10 +175,22 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // (each layer's list is its own, so listing the history's afterwards changes no order).
   const allDropped = input.dropped;
   const droppedHistory: DroppedBlock[] = [];
+  const ranges = input.historyDrops?.ranges ?? [];
+  let range = 0;
+  // Whether every history drop is in the ranges (their tokens are then known).
+  let onlyRanges = input.historyDrops !== undefined;
   for (let index = 0; index < allDropped.length; index++) {
+    if (range < ranges.length && index === ranges[range]) {
+      const end = ranges[range + 1] as number;
+      for (; index < end; index++) droppedHistory.push(allDropped[index] as DroppedBlock);
+      index--;
+      range += 2;
+      continue;
+    }
     const entry = allDropped[index] as DroppedBlock;
     if (entry.block.layer === 'history') {
       droppedHistory.push(entry);
+      onlyRanges = false;
       continue;
     }
     listOf(droppedByLayer, entry.block.layer).push(withDetails(summarizeDropped(entry), entry.block));
@@ -182,12 +200,14 @@ export function buildReport(input: BuildReportInput): CompileReport {
     // the rest as runs when there are more.
     const listed = listOf(droppedByLayer, 'history');
     const single = Math.min(droppedHistory.length, LISTED_HISTORY_DROPS);
+    let rest = onlyRanges ? (input.historyDrops?.tokens ?? 0) : Number.NaN;
     for (let index = 0; index < single; index++) {
       const entry = droppedHistory[index] as DroppedBlock;
       listed.push(withDetails(summarizeDropped(entry), entry.block));
+      rest -= entry.block.tokens;
     }
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS));
+      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS, rest));
   }
 
   const layers: LayerReport[] = [];
@@ -309,15 +329,22 @@ function summarize(block: ContextBlock, preview: string): BlockSummary {
  */
 export const LISTED_HISTORY_DROPS = 100;
 
-/** Consecutive drops (in the report's order, from `from` on) with the same reason as one entry each. */
-function collapseRuns(entries: readonly DroppedBlock[], from: number): DroppedSummary[] {
+/**
+ * Consecutive drops (in the report's order, from `from` on) with the same reason as one entry
+ * each. `restTokens`, when a number, is the tokens of every drop from `from` on: a single run
+ * takes it instead of reading each block.
+ */
+function collapseRuns(
+  entries: readonly DroppedBlock[],
+  from: number,
+  restTokens = Number.NaN,
+): DroppedSummary[] {
   const runs: DroppedSummary[] = [];
   let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
     const key = JSON.stringify(first.reason);
     let end = start + 1;
-    let tokens = first.block.tokens;
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
     // An equal reason object met once (the unreachable history's, after the selection's) is
     // remembered, so a long run of it is compared by pointer too.
@@ -328,10 +355,11 @@ function collapseRuns(entries: readonly DroppedBlock[], from: number): DroppedSu
       equal = reason;
       return true;
     };
-    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) {
-      tokens += (entries[end] as DroppedBlock).block.tokens;
-      end++;
-    }
+    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end++;
+    let tokens = 0;
+    if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
+    else
+      for (let index = start; index < end; index++) tokens += (entries[index] as DroppedBlock).block.tokens;
     const last = entries[end - 1] as DroppedBlock;
     const count = end - start;
     runs.push({

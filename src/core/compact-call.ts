@@ -39,6 +39,12 @@ export interface CompactedCall {
   chunked: ContextBlock[];
   /** The trims. */
   actions: CompactionAction[];
+  /**
+   * When the history's drops are known by position: where they sit in `dropped` (`[from, to)`
+   * pairs, in order, every history drop the selection made) and their tokens, and the tokens
+   * of `chunked` — so the report neither reads each dropped block for its layer nor sums them.
+   */
+  historyDrops?: { ranges: readonly number[]; tokens: number; chunkedTokens: number };
 }
 
 /**
@@ -99,6 +105,7 @@ export async function compactCall(input: {
     }
   }
 
+  const untrimmed = selection;
   const trimmed = trimDropped(selection, counter, {
     minTrimTokens: options.minTrimTokens ?? 24,
     separatorTokens: SEPARATOR_TOKENS,
@@ -116,7 +123,8 @@ export async function compactCall(input: {
           selection.dropped,
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
-  const dropped = withRecalled(call.excluded, selection.kept).concat(
+  const recalled = withRecalled(call.excluded, selection.kept);
+  const dropped = recalled.concat(
     summarizedIds.size === 0
       ? selection.dropped
       : selection.dropped.map(
@@ -126,7 +134,19 @@ export async function compactCall(input: {
               : entry,
         ),
   );
-  return { selection, dropped, covered, chunked, actions: trimmed.actions };
+  const compacted: CompactedCall = { selection, dropped, covered, chunked, actions: trimmed.actions };
+  // A trim replaces a drop (the positions move): the report then reads every drop.
+  const known = selection === untrimmed ? byPosition(call, picked) : undefined;
+  const ranges = picked.historyEntries;
+  if (known !== undefined && ranges !== undefined) {
+    const { sums, count } = known;
+    compacted.historyDrops = {
+      ranges: ranges.map((at) => at + recalled.length),
+      tokens: sums[count] as number,
+      chunkedTokens: (sums[count] as number) - (sums[count - chunked.length] as number),
+    };
+  }
+  return compacted;
 }
 
 /**

@@ -40,6 +40,11 @@ export interface CallSelection {
    * (and their running sums) instead of reading each drop.
    */
   historyDropped?: number;
+  /**
+   * With `historyDropped`: where the history's drops sit in `selection.dropped`, as `[from,
+   * to)` pairs in order (flat) — every history drop, and nothing else.
+   */
+  historyEntries?: readonly number[];
 }
 
 /**
@@ -114,10 +119,17 @@ export function createCallSelector(
         historyCandidates[oldest] === fromRun.first
           ? oldest + fromRun.cut
           : undefined;
+      // The run's drops where the selection put them, then what never fit and the chunked cut
+      // at the end (each appended): every history drop, in order.
+      const entries = (): number[] => {
+        const run = fromRun as { at: number; cut: number };
+        const end = full.dropped.length;
+        return run.cut === 0 ? [own, end] : [run.at, run.at + run.cut, own, end];
+      };
       if (chunkTokens <= 0)
         return prefix === undefined
           ? { selection: full, chunked: [] }
-          : { selection: full, chunked: [], historyDropped: prefix };
+          : { selection: full, chunked: [], historyDropped: prefix, historyEntries: entries() };
       const chunked = dropHistoryInChunks(
         full,
         historyCandidates,
@@ -138,9 +150,15 @@ export function createCallSelector(
             added[added.length - 1] === historyCandidates[prefix + added.length - 1]))
           ? prefix + added.length
           : undefined;
-      return widened === undefined
-        ? { selection: chunked.selection, chunked: added }
-        : { selection: chunked.selection, chunked: added, historyDropped: widened };
+      if (widened === undefined) return { selection: chunked.selection, chunked: added };
+      const end = chunked.selection.dropped.length;
+      const run = fromRun as { at: number; cut: number };
+      return {
+        selection: chunked.selection,
+        chunked: added,
+        historyDropped: widened,
+        historyEntries: run.cut === 0 ? [own, end] : [run.at, run.at + run.cut, own, end],
+      };
     },
   };
 

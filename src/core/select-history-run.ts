@@ -35,18 +35,28 @@ interface HistoryRun {
 }
 
 /**
- * Per selection made from a history run: the run's first block and how many of its oldest
- * blocks it dropped (over budget), so a caller that knows where the run sits among its
- * history finds those drops by position (see {@link runDrops}).
+ * Per selection made from a history run: the run's first block, how many of its oldest
+ * blocks it dropped (over budget) and where their entries begin among the drops, so a caller
+ * that knows where the run sits among its history finds those drops by position (see
+ * {@link runDrops}).
  */
-const droppedFromRun = new WeakMap<Selection, { first: ContextBlock; cut: number }>();
+const droppedFromRun = new WeakMap<Selection, RunDrops>();
+
+/** See {@link runDrops}. */
+export interface RunDrops {
+  first: ContextBlock;
+  /** The run's oldest `cut` blocks were dropped over budget. */
+  cut: number;
+  /** Their entries are `dropped[at..at + cut)`, newest first. */
+  at: number;
+}
 
 /**
  * When `selection` was made from a history run (see {@link selectBlocks}): the run's first
- * block and the number of its oldest blocks dropped over budget — the only history blocks the
- * selection dropped over budget. Undefined otherwise.
+ * block, the number of its oldest blocks dropped over budget — the only history blocks the
+ * selection dropped — and where their entries sit. Undefined otherwise.
  */
-export function runDrops(selection: Selection): { first: ContextBlock; cut: number } | undefined {
+export function runDrops(selection: Selection): RunDrops | undefined {
   return droppedFromRun.get(selection);
 }
 
@@ -186,6 +196,7 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
   const grants: LayerGrant[] = [];
   const hungry: { layer: string; priority: number; grant: LayerGrant; units: Int32Array | undefined }[] = [];
   let cut = 0;
+  let dropsAt = -1;
   for (const [layer, layerUnits] of byLayer) {
     let grant = 0;
     let layerPriority = 0;
@@ -229,6 +240,7 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
         cut = low;
       }
       grant.usedTokens = runTokens(cut, length);
+      dropsAt = dropped.length;
       for (let index = start + cut - 1; index >= start; index--)
         dropped.push({ block: blocks[index] as ContextBlock, reason });
       continue;
@@ -250,6 +262,10 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
     if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
   const selection: Selection = { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
-  droppedFromRun.set(selection, { first: blocks[start] as ContextBlock, cut });
+  droppedFromRun.set(selection, {
+    first: blocks[start] as ContextBlock,
+    cut,
+    at: dropsAt < 0 ? dropped.length : dropsAt,
+  });
   return selection;
 }
