@@ -498,30 +498,34 @@ function keptSummaries(
 
 function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
+  const content = block.content;
+  if (key === block && content.length >= MIN_PREVIEWED_BY_TEXT && content.length <= MAX_PREVIEWED_BY_TEXT) {
+    // A source makes new blocks of the same texts on every compile: the previews of long ones
+    // are remembered by text alone (a weak entry per new block costs more than it saves).
+    return previewByText(content);
+  }
   const known = previews.get(key);
   // A message changed in place since is previewed again (its block holds the new text).
-  let text = known !== undefined && known.content === block.content ? known.text : undefined;
+  if (known !== undefined && known.content === content) return known.text;
+  const text = preview(content);
+  previews.set(key, { content, text });
+  return text;
+}
+
+/** The preview of a long source text, remembered by text (bounded, see {@link previewsByText}). */
+function previewByText(content: string): string {
+  let text = previewsByText.get(content);
   if (text === undefined) {
-    // A source makes new blocks of the same texts on every compile: their previews are
-    // remembered by text too (bounded), where the block is the key.
-    const length = block.content.length;
-    const byText = key === block && length >= MIN_PREVIEWED_BY_TEXT && length <= MAX_PREVIEWED_BY_TEXT;
-    text = byText ? previewsByText.get(block.content) : undefined;
-    if (text === undefined) {
-      text = preview(block.content);
-      if (byText) {
-        if (
-          previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
-          previewedCharacters + length > MAX_PREVIEWED_CHARACTERS
-        ) {
-          previewsByText.clear();
-          previewedCharacters = 0;
-        }
-        previewsByText.set(block.content, text);
-        previewedCharacters += length;
-      }
+    text = preview(content);
+    if (
+      previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
+      previewedCharacters + content.length > MAX_PREVIEWED_CHARACTERS
+    ) {
+      previewsByText.clear();
+      previewedCharacters = 0;
     }
-    previews.set(key, { content: block.content, text });
+    previewsByText.set(content, text);
+    previewedCharacters += content.length;
   }
   return text;
 }

@@ -126,6 +126,18 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
     if (text === undefined || at < 0 || counter.isSplitPoint === undefined)
       return countMessage(counter, message);
     const blocks = keptContext.filter((block) => block.layer === layer);
+    const tokens = blocks.map((block) => block.tokens);
+    const known = layerCosts.get(layer as string);
+    if (
+      known !== undefined &&
+      known.counter === counter &&
+      known.content === content &&
+      known.text === text &&
+      known.role === message.role &&
+      known.name === message.name &&
+      sameNumbers(known.tokens, tokens)
+    )
+      return known.cost;
     const layerText = {
       text,
       tokens: countJoined(
@@ -142,7 +154,17 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       layerText,
       ...(suffix === '' ? [] : [{ text: suffix, tokens: counter.countText(suffix) }]),
     ];
-    return countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
+    const cost = countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
+    layerCosts.set(layer as string, {
+      counter,
+      content: content as string,
+      text,
+      role: message.role,
+      name: message.name,
+      tokens,
+      cost,
+    });
+    return cost;
   };
   // The history's tagged copies sit together after the layers before them (compose puts them
   // there, in order): their costs are the kept blocks', without reading each copy's layer.
@@ -165,6 +187,30 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   if (run !== undefined) result.keptHistory = { at: run.at, count: run.count };
   if (tagged !== undefined) result.carried = tagged.carried;
   return result;
+}
+
+/**
+ * The last cost of each layer's message counted from its blocks: a layer sent again with the
+ * same text, wrapping and block counts (a source returns the same texts on every compile)
+ * costs what it cost, without counting its joins again.
+ */
+const layerCosts = new Map<
+  string,
+  {
+    counter: ResolvedCall['counter'];
+    content: string;
+    text: string;
+    role: Message['role'];
+    name: string | undefined;
+    tokens: number[];
+    cost: number;
+  }
+>();
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 /**

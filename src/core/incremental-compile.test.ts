@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createInMemoryArtifactStore } from './artifact-handles.ts';
+import { createBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import type { Message } from './message.ts';
 import { fingerprintsComputed } from './message-fingerprints.ts';
 import { createOrchestrator } from './orchestrator.ts';
 import type { CompileReport } from './report.ts';
+import type { ContextSource } from './source.ts';
 import { withTokenCache } from './tokens.ts';
 
 /** A history message or a tool call with its result, as the property appends them. */
@@ -407,5 +409,59 @@ describe('incremental recompiles (decision 065)', () => {
     history.splice(100, 1);
     query = { id: 'm100', role: 'user', content: 'When do we leave?' };
     expect(await compare()).not.toContain('query-id-taken');
+  });
+
+  it('counts and previews a source’s layer as it is when its texts repeat, change and move between compiles', async () => {
+    const paragraph = (at: number) =>
+      `Paragraph ${at}: ${Array.from({ length: 40 + (at % 7) * 20 }, (_, word) => `w${(at + word) % 11}`).join(' ')}`;
+    // The texts each compile's source returns: the same, the same again, one changed, moved, one fewer.
+    const texts = [
+      [0, 1, 2, 3].map(paragraph),
+      [0, 1, 2, 3].map(paragraph),
+      [paragraph(0), `${paragraph(1)} (edited)`, paragraph(2), paragraph(3)],
+      [3, 0, 1, 2].map(paragraph),
+      [3, 0, 1].map(paragraph),
+    ];
+    const source = (call: number): ContextSource => ({
+      name: 'notes',
+      layer: 'knowledge__context',
+      priority: 0.6,
+      async collect(request) {
+        return (texts[call] ?? []).map((content, at) =>
+          createBlock(
+            { id: `note-${at}`, layer: 'knowledge__context', source: 'notes', content },
+            request.counter,
+          ),
+        );
+      },
+    });
+    const history: Message[] = Array.from({ length: 120 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index} about the trip to Lisbon and the hotel.`,
+    }));
+    let call = 0;
+    const sources = [
+      {
+        ...source(0),
+        collect: (...input: Parameters<ContextSource['collect']>) => source(call).collect(...input),
+      },
+    ];
+    const counter = withTokenCache(getTokenCounter('gpt-4o'));
+    const orchestrator = createOrchestrator({ counter, window: 3_000, sources });
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query: 'When do we leave?' });
+    // Every incremental compile first (a compile from scratch in between would replace what they carry).
+    const incremental: CompiledContext[] = [];
+    for (; call < texts.length; call++) {
+      history.push({ id: `m${history.length}`, role: 'user', content: `Turn ${call}.` });
+      incremental.push(await orchestrator.build(request()));
+    }
+    for (let at = 0; at < texts.length; at++) {
+      const scratch = await compileContext(
+        { ...request(), history: structuredClone(history.slice(0, 121 + at)) },
+        { counter: getTokenCounter('gpt-4o'), window: 3_000, sources: [source(at)] },
+      );
+      expect(sent(incremental[at] as CompiledContext)).toEqual(sent(scratch));
+    }
   });
 });
