@@ -294,7 +294,6 @@ function measureChecked(
   id: string | undefined,
 ): MeasureScan {
   const count = messages.length;
-  const measures = new Array<MessageMeasure>(count);
   const limit = Math.min(count, list.messages.length);
   let same = 0;
   // Pointers only: the message is read, not its content or id (whether a content is a parts
@@ -309,8 +308,9 @@ function measureChecked(
       !Object.is(message.metadata, list.metadatas[same])
     )
       break;
-    measures[same] = list.entries[same] as MemoEntry;
   }
+  // The unchanged messages' entries in one copy (not one store per message).
+  const measures: MessageMeasure[] = list.entries.slice(0, same);
   const { idCounts } = list;
   for (let index = same; index < list.messages.length; index++) {
     if (typeof list.contents[index] !== 'string') list.partsCount--;
@@ -330,7 +330,7 @@ function measureChecked(
       counterMemo.plainFromCache && typeof content === 'string'
         ? newEntry(counterMemo.cost, message)
         : (measureWith(counterMemo, message) as MemoEntry);
-    measures[index] = entry;
+    measures.push(entry);
     if (idCounts !== undefined) idCounts.set(entry.blockId, (idCounts.get(entry.blockId) ?? 0) + 1);
     list.messages.push(message);
     list.entries.push(entry);
