@@ -122,12 +122,13 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
     // counted when it was made), not tokenised a second time; only the joins are.
     const text = layer === undefined ? undefined : rendered[layer as ContextKey];
     const content = message.content;
-    const at = text === undefined || typeof content !== 'string' ? -1 : content.indexOf(text);
-    if (text === undefined || at < 0 || counter.isSplitPoint === undefined)
+    if (text === undefined || typeof content !== 'string' || counter.isSplitPoint === undefined)
       return countMessage(counter, message);
     const blocks = keptContext.filter((block) => block.layer === layer);
     const tokens = blocks.map((block) => block.tokens);
     const known = layerCosts.get(layer as string);
+    // Checked before the text is searched for in the message (a search for a long layer text
+    // costs more than the rest of its cost).
     if (
       known !== undefined &&
       known.counter === counter &&
@@ -138,6 +139,8 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       sameNumbers(known.tokens, tokens)
     )
       return known.cost;
+    const at = content.indexOf(text);
+    if (at < 0) return countMessage(counter, message);
     const layerText = {
       text,
       tokens: countJoined(
@@ -147,8 +150,8 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       ),
     };
     // The text may be wrapped (a late layer travels as `<context layer="…">` user text).
-    const prefix = (content as string).slice(0, at);
-    const suffix = (content as string).slice(at + text.length);
+    const prefix = content.slice(0, at);
+    const suffix = content.slice(at + text.length);
     const parts = [
       ...(prefix === '' ? [] : [{ text: prefix, tokens: counter.countText(prefix) }]),
       layerText,
@@ -157,7 +160,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
     const cost = countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
     layerCosts.set(layer as string, {
       counter,
-      content: content as string,
+      content,
       text,
       role: message.role,
       name: message.name,
