@@ -506,7 +506,7 @@ function blockPreview(block: ContextBlock): string {
   }
   const known = previews.get(key);
   // A message changed in place since is previewed again (its block holds the new text).
-  if (known !== undefined && known.content === content) return known.text;
+  if (known !== undefined && Object.is(known.content, content)) return known.text;
   const text = preview(content);
   previews.set(key, { content, text });
   return text;
