@@ -95,7 +95,7 @@ function boundaryByBlocks(history: readonly ContextBlock[], cut: number, chunkTo
  * {@link boundaryByBlocks} from running sums (no groups): the blocks from `cut` on stay in the
  * chunk of the block before `cut` until the first that starts in a later one.
  */
-function boundaryBySums(tokensBefore: Float64Array, cut: number, chunkTokens: number): number {
+export function boundaryBySums(tokensBefore: Float64Array, cut: number, chunkTokens: number): number {
   const count = tokensBefore.length - 1;
   const chunk = cut === 0 ? 0 : Math.floor((tokensBefore[cut - 1] as number) / chunkTokens);
   let index = cut;

@@ -69,7 +69,18 @@ export async function compactCall(input: {
   const { candidateCount } = gathered;
   let pool =
     summary.block === undefined ? selectable : withSummary(selectable, summary.block, candidateCount);
-  let picked = selector.select(pool, extraReserve);
+  // A compile that summarises asks its first selection only what it drops, when that is
+  // known by position: the selection's lists are made only if it is the one sent.
+  const dropped =
+    input.summarize && options.summarizer === undefined && !call.historyParts
+      ? selector.historyDropped(pool, extraReserve)
+      : undefined;
+  const counted: CallSelection | undefined =
+    dropped === undefined ? undefined : { selection: UNSELECTED, chunked: [], historyDropped: dropped };
+  let picked =
+    counted !== undefined && byPosition(call, counted) !== undefined
+      ? counted
+      : selector.select(pool, extraReserve);
   let { selection, chunked } = picked;
 
   if (input.summarize) {
@@ -104,6 +115,11 @@ export async function compactCall(input: {
       lost = lostHistory(call, picked, erring);
     }
   }
+  // Nothing was summarised after all: the first selection is the one sent.
+  if (picked === counted) {
+    picked = selector.select(pool, extraReserve);
+    ({ selection, chunked } = picked);
+  }
 
   const untrimmed = selection;
   const trimmed = trimDropped(selection, counter, {
@@ -124,7 +140,7 @@ export async function compactCall(input: {
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
   const recalled = withRecalled(call.excluded, selection.kept);
-  const dropped = recalled.concat(
+  const all = recalled.concat(
     summarizedIds.size === 0
       ? selection.dropped
       : selection.dropped.map(
@@ -134,7 +150,7 @@ export async function compactCall(input: {
               : entry,
         ),
   );
-  const compacted: CompactedCall = { selection, dropped, covered, chunked, actions: trimmed.actions };
+  const compacted: CompactedCall = { selection, dropped: all, covered, chunked, actions: trimmed.actions };
   // A trim replaces a drop (the positions move): the report then reads every drop.
   const known = selection === untrimmed ? byPosition(call, picked) : undefined;
   const ranges = picked.historyEntries;
@@ -148,6 +164,14 @@ export async function compactCall(input: {
   }
   return compacted;
 }
+
+/** The stand-in selection of a first selection asked only what it drops (never read: see `byPosition`). */
+const UNSELECTED: Selection = Object.freeze({
+  kept: [],
+  dropped: [],
+  layers: [],
+  pinnedTokens: 0,
+}) as unknown as Selection;
 
 /**
  * The history candidates and their messages when `picked` says its history drops are the

@@ -1,5 +1,5 @@
 import type { ContextBlock } from './block.ts';
-import { dropHistoryInChunks, dropHistoryRange } from './chunk-history.ts';
+import { boundaryBySums, dropHistoryInChunks, dropHistoryRange } from './chunk-history.ts';
 import type { CompileOptions } from './compile-types.ts';
 import type { GatheredBlocks } from './gather-blocks.ts';
 import {
@@ -10,7 +10,7 @@ import {
 } from './history-cut.ts';
 import { withWindowDrops } from './history-window.ts';
 import type { ResolvedCall } from './resolve-call.ts';
-import { type DropReason, type Selection, selectBlocks } from './select.ts';
+import { type DropReason, historyCut, type SelectInput, type Selection, selectBlocks } from './select.ts';
 import { runDrops } from './select-history-run.ts';
 import { withUnreachable } from './unreachable-history.ts';
 
@@ -26,6 +26,12 @@ export interface CallSelector {
    * the kept and dropped blocks, and the history a chunked cut dropped on top.
    */
   select(blocks: readonly ContextBlock[], extraReserve: number): CallSelection;
+  /**
+   * The `historyDropped` that {@link CallSelector.select} would give for the same arguments,
+   * when the history is cut by position (no window, stored cut or steps; the history one run,
+   * its running sums known), without making the selection's lists; undefined otherwise.
+   */
+  historyDropped(blocks: readonly ContextBlock[], extraReserve: number): number | undefined;
 }
 
 /** One selection of a call (see {@link CallSelector}). */
@@ -83,24 +89,41 @@ export function createCallSelector(
         );
   const behind = new Set<string>();
   for (let index = 0; index < storedAt; index++) behind.add((historyCandidates[index] as ContextBlock).id);
+  const selectInput = (blocks: readonly ContextBlock[], extraReserve: number): SelectInput => {
+    const reserve = call.fixedTokens + extraReserve;
+    const pinnedBudget = Math.max(0, firstPlan.inputBudget - reserve);
+    const fixed = reserve + Math.min(pinnedWanted, pinnedBudget);
+    const plan = call.budget.allocate({ ...gathered.allocateInput, fixedTokens: fixed });
+    return {
+      blocks:
+        behind.size === 0
+          ? blocks
+          : blocks.filter((block) => block.layer !== 'history' || !behind.has(block.id)),
+      plan,
+      pinnedBudget,
+      sourcePriorities: gathered.sourcePriorities,
+      layerOrder: gathered.layerOrder,
+      separatorTokens: SEPARATOR_TOKENS,
+    };
+  };
   return {
     chunkTokens,
+    historyDropped(blocks, extraReserve) {
+      const sums = call.historyTokensBefore;
+      if (store !== undefined || windowed.length > 0 || firstStep >= 0) return undefined;
+      if (sums === undefined || sums.length !== historyCandidates.length + 1) return undefined;
+      const run = historyCut(selectInput(blocks, extraReserve));
+      const oldest = unreachable.length;
+      if (run === undefined || historyCandidates[oldest] !== run.first) return undefined;
+      // What `select` and `dropHistoryInChunks` make of it: the cut past what never fit and
+      // the run's drops, widened to the next chunk boundary (never past the newest message).
+      const cut = oldest + run.cut;
+      if (chunkTokens <= 0 || cut === 0) return cut;
+      const boundary = Math.min(boundaryBySums(sums, cut, chunkTokens), historyCandidates.length - 1);
+      return boundary <= cut || boundary >= historyCandidates.length ? cut : boundary;
+    },
     select(blocks, extraReserve) {
-      const reserve = call.fixedTokens + extraReserve;
-      const pinnedBudget = Math.max(0, firstPlan.inputBudget - reserve);
-      const fixed = reserve + Math.min(pinnedWanted, pinnedBudget);
-      const plan = call.budget.allocate({ ...gathered.allocateInput, fixedTokens: fixed });
-      const selection = selectBlocks({
-        blocks:
-          behind.size === 0
-            ? blocks
-            : blocks.filter((block) => block.layer !== 'history' || !behind.has(block.id)),
-        plan,
-        pinnedBudget,
-        sourcePriorities: gathered.sourcePriorities,
-        layerOrder: gathered.layerOrder,
-        separatorTokens: SEPARATOR_TOKENS,
-      });
+      const selection = selectBlocks(selectInput(blocks, extraReserve));
       const own = selection.dropped.length;
       const fromRun = runDrops(selection);
       const reachable =

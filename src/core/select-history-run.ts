@@ -147,6 +147,23 @@ function namesMessage(block: ContextBlock): boolean {
  * units rank newest first, so what it keeps is the longest newest part within its grant.
  */
 export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
+  return selectRun(input, run, false).selection;
+}
+
+/**
+ * How many of the history run's oldest blocks {@link selectWithRun} drops, and the run's first
+ * block, without making its kept list or the run's drop entries (a caller that needs only where
+ * the history is cut).
+ */
+export function runCut(input: SelectInput, run: HistoryRun): { first: ContextBlock; cut: number } {
+  return selectRun(input, run, true);
+}
+
+function selectRun(
+  input: SelectInput,
+  run: HistoryRun,
+  cutOnly: boolean,
+): { selection: Selection; first: ContextBlock; cut: number } {
   const separator = input.separatorTokens ?? 0;
   const { start, end, offset } = run;
   const prefix = run.chain.prefix;
@@ -240,6 +257,7 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
         cut = low;
       }
       grant.usedTokens = runTokens(cut, length);
+      if (cutOnly) continue;
       dropsAt = dropped.length;
       for (let index = start + cut - 1; index >= start; index--)
         dropped.push({ block: blocks[index] as ContextBlock, reason });
@@ -248,6 +266,9 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
     grant.usedTokens = fillByRank(layerUnits, grant.grantTokens, units, picks, reason);
   }
 
+  const runFirst = blocks[start] as ContextBlock;
+  if (cutOnly)
+    return { selection: { kept: [], dropped, layers: grants, pinnedTokens }, first: runFirst, cut };
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
   // Sized once (the kept history is most of it): no regrowing while a long run is copied.
   let keptOthers = 0;
@@ -262,10 +283,6 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
     if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
   const selection: Selection = { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
-  droppedFromRun.set(selection, {
-    first: blocks[start] as ContextBlock,
-    cut,
-    at: dropsAt < 0 ? dropped.length : dropsAt,
-  });
-  return selection;
+  droppedFromRun.set(selection, { first: runFirst, cut, at: dropsAt < 0 ? dropped.length : dropsAt });
+  return { selection, first: runFirst, cut };
 }
