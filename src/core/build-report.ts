@@ -2,7 +2,7 @@ import type { ContextBlock } from './block.ts';
 import type { BudgetPlan } from './budget.ts';
 import { collapseWhitespace } from './collapse-whitespace.ts';
 import type { SourceResult } from './collector.ts';
-import { layerOf } from './compose.ts';
+import { type CarriedRun, layerOf } from './compose.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
 import { messageFingerprints } from './message-fingerprints.ts';
@@ -54,6 +54,18 @@ export interface BuildReportInput {
   fixedBlockIds?: ReadonlySet<string>;
   /** `selection.kept[at..at + count)` are history-layer blocks: their layer is taken by position. */
   keptHistory?: { at: number; count: number };
+  /**
+   * The history sent as one tagged run: its copies are `messages[historyRun.start..end)`, its
+   * blocks `selection.kept[keptHistory.at..)` (see `composeCall`); what the last run's report
+   * made for the blocks it carried over is taken by position.
+   */
+  carried?: CarriedRun;
+  /**
+   * Where the history's drops sit in `dropped` (`[from, to)` pairs: each entry there is a
+   * history drop) and the tokens of those blocks: they are listed without reading each block
+   * for its layer, and a single run of them is summed from `tokens`.
+   */
+  historyDrops?: { ranges: readonly number[]; tokens: number };
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -114,7 +126,12 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // history, unless a source fills the history layer) are never looked up.
   const keptByLayer = new Map<string, BlockSummary[]>();
   const keptBlocks = input.selection.kept;
-  const summaries = keptSummaries(keptBlocks);
+  const carried = carriedRun(input);
+  const summaries = keptSummaries(
+    keptBlocks,
+    carried === undefined ? undefined : input.keptHistory?.at,
+    carried,
+  );
   const keptIds = new Set<string>(input.results.length === 0 ? [] : (input.fixedBlockIds ?? []));
   const filled = new Set(input.results.map((result) => result.source.layer));
   const historyFilled = filled.has('history');
@@ -158,10 +175,22 @@ export function buildReport(input: BuildReportInput): CompileReport {
   // (each layer's list is its own, so listing the history's afterwards changes no order).
   const allDropped = input.dropped;
   const droppedHistory: DroppedBlock[] = [];
+  const ranges = input.historyDrops?.ranges ?? [];
+  let range = 0;
+  // Whether every history drop is in the ranges (their tokens are then known).
+  let onlyRanges = input.historyDrops !== undefined;
   for (let index = 0; index < allDropped.length; index++) {
+    if (range < ranges.length && index === ranges[range]) {
+      const end = ranges[range + 1] as number;
+      for (; index < end; index++) droppedHistory.push(allDropped[index] as DroppedBlock);
+      index--;
+      range += 2;
+      continue;
+    }
     const entry = allDropped[index] as DroppedBlock;
     if (entry.block.layer === 'history') {
       droppedHistory.push(entry);
+      onlyRanges = false;
       continue;
     }
     listOf(droppedByLayer, entry.block.layer).push(withDetails(summarizeDropped(entry), entry.block));
@@ -171,12 +200,14 @@ export function buildReport(input: BuildReportInput): CompileReport {
     // the rest as runs when there are more.
     const listed = listOf(droppedByLayer, 'history');
     const single = Math.min(droppedHistory.length, LISTED_HISTORY_DROPS);
+    let rest = onlyRanges ? (input.historyDrops?.tokens ?? 0) : Number.NaN;
     for (let index = 0; index < single; index++) {
       const entry = droppedHistory[index] as DroppedBlock;
       listed.push(withDetails(summarizeDropped(entry), entry.block));
+      rest -= entry.block.tokens;
     }
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS));
+      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS, rest));
   }
 
   const layers: LayerReport[] = [];
@@ -237,7 +268,13 @@ export function buildReport(input: BuildReportInput): CompileReport {
     layers,
     sources,
     compaction: [...input.actions],
-    messages: messageFingerprints(input.messages, input.costs),
+    messages: messageFingerprints(
+      input.messages,
+      input.costs,
+      carried === undefined || input.historyRun === undefined
+        ? undefined
+        : { start: input.historyRun.start, carried },
+    ),
   };
   if (input.tools !== undefined && input.tools.length > 0) {
     report.tools = {
@@ -292,15 +329,22 @@ function summarize(block: ContextBlock, preview: string): BlockSummary {
  */
 export const LISTED_HISTORY_DROPS = 100;
 
-/** Consecutive drops (in the report's order, from `from` on) with the same reason as one entry each. */
-function collapseRuns(entries: readonly DroppedBlock[], from: number): DroppedSummary[] {
+/**
+ * Consecutive drops (in the report's order, from `from` on) with the same reason as one entry
+ * each. `restTokens`, when a number, is the tokens of every drop from `from` on: a single run
+ * takes it instead of reading each block.
+ */
+function collapseRuns(
+  entries: readonly DroppedBlock[],
+  from: number,
+  restTokens = Number.NaN,
+): DroppedSummary[] {
   const runs: DroppedSummary[] = [];
   let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
     const key = JSON.stringify(first.reason);
     let end = start + 1;
-    let tokens = first.block.tokens;
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
     // An equal reason object met once (the unreachable history's, after the selection's) is
     // remembered, so a long run of it is compared by pointer too.
@@ -311,10 +355,11 @@ function collapseRuns(entries: readonly DroppedBlock[], from: number): DroppedSu
       equal = reason;
       return true;
     };
-    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) {
-      tokens += (entries[end] as DroppedBlock).block.tokens;
-      end++;
-    }
+    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end++;
+    let tokens = 0;
+    if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
+    else
+      for (let index = start; index < end; index++) tokens += (entries[index] as DroppedBlock).block.tokens;
     const last = entries[end - 1] as DroppedBlock;
     const count = end - start;
     runs.push({
@@ -377,47 +422,110 @@ function previewKey(block: ContextBlock): object {
 const keptRuns = createRunMemo<ContextBlock, BlockSummary>();
 
 /**
+ * `input.carried` when its run is where the report is told the history sits (its copies at
+ * `historyRun.start`, its blocks at `keptHistory.at`, checked by pointer at both ends).
+ */
+function carriedRun(input: BuildReportInput): CarriedRun | undefined {
+  const { carried, historyRun, keptHistory } = input;
+  if (carried === undefined || historyRun === undefined || keptHistory === undefined) return undefined;
+  const { blocks, copies } = carried.run;
+  const count = blocks.length;
+  if (count === 0 || keptHistory.count !== count || historyRun.end - historyRun.start !== count)
+    return undefined;
+  const kept = input.selection.kept;
+  if (kept[keptHistory.at] !== blocks[0] || kept[keptHistory.at + count - 1] !== blocks[count - 1])
+    return undefined;
+  const messages = input.messages;
+  if (messages[historyRun.start] !== copies[0] || messages[historyRun.end - 1] !== copies[count - 1])
+    return undefined;
+  return carried;
+}
+
+/** The summaries a report made for a tagged run's blocks (aligned with them). */
+const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
+
+function summaryOf(block: ContextBlock): BlockSummary {
+  return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
+}
+
+/**
  * The summary of each kept block. A block is never changed once made, so its summary is
  * made once and shared (frozen) by every report that lists it: a step reusing the history's
- * blocks copies their summaries run by run.
+ * blocks copies their summaries run by run. With `carried` (the kept history's blocks from
+ * `at` on, as one tagged run), the blocks it carried over take the summaries the last run's
+ * report made for them, by position; the other kept blocks (a source's, made anew by most
+ * sources on every compile) are summarised.
  */
-function keptSummaries(blocks: readonly ContextBlock[]): BlockSummary[] {
-  return keptRuns.map({
-    keys: blocks,
-    compute: (block) => Object.freeze(withDetails(summarize(block, blockPreview(block)), block)),
-    valid: () => true,
-    startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
-    // The summaries are only read afterwards (each report copies them into its own lists).
-    unshared: { values: true },
-  });
+function keptSummaries(
+  blocks: readonly ContextBlock[],
+  at: number | undefined,
+  carried: CarriedRun | undefined,
+): BlockSummary[] {
+  if (carried === undefined || at === undefined) {
+    return keptRuns.map({
+      keys: blocks,
+      compute: summaryOf,
+      valid: () => true,
+      startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
+      // The summaries are only read afterwards (each report copies them into its own lists).
+      unshared: { values: true },
+    });
+  }
+  const { run, previous, offset, same } = carried;
+  const count = run.blocks.length;
+  const known = previous === undefined ? undefined : summariesByRun.get(previous);
+  const reused = known === undefined ? 0 : same;
+  const summaries = new Array<BlockSummary>(blocks.length);
+  const aligned = new Array<BlockSummary>(count);
+  for (let index = 0; index < blocks.length; index++) {
+    if (index === at) {
+      for (let within = 0; within < count; within++) {
+        const summary =
+          within < reused
+            ? ((known as BlockSummary[])[offset + within] as BlockSummary)
+            : summaryOf(run.blocks[within] as ContextBlock);
+        aligned[within] = summary;
+        summaries[index + within] = summary;
+      }
+      index += count - 1;
+      continue;
+    }
+    summaries[index] = summaryOf(blocks[index] as ContextBlock);
+  }
+  summariesByRun.set(run, aligned);
+  return summaries;
 }
 
 function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
+  const content = block.content;
+  if (key === block && content.length >= MIN_PREVIEWED_BY_TEXT && content.length <= MAX_PREVIEWED_BY_TEXT) {
+    // A source makes new blocks of the same texts on every compile: the previews of long ones
+    // are remembered by text alone (a weak entry per new block costs more than it saves).
+    return previewByText(content);
+  }
   const known = previews.get(key);
   // A message changed in place since is previewed again (its block holds the new text).
-  let text = known !== undefined && known.content === block.content ? known.text : undefined;
+  if (known !== undefined && Object.is(known.content, content)) return known.text;
+  const text = preview(content);
+  previews.set(key, { content, text });
+  return text;
+}
+
+/** The preview of a long source text, remembered by text (bounded, see {@link previewsByText}). */
+function previewByText(content: string): string {
+  let text = previewsByText.get(content);
   if (text === undefined) {
-    // A source makes new blocks of the same texts on every compile: their previews are
-    // remembered by text too (bounded), where the block is the key.
-    const length = block.content.length;
-    const byText = key === block && length >= MIN_PREVIEWED_BY_TEXT && length <= MAX_PREVIEWED_BY_TEXT;
-    text = byText ? previewsByText.get(block.content) : undefined;
-    if (text === undefined) {
-      text = preview(block.content);
-      if (byText) {
-        if (
-          previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
-          previewedCharacters + length > MAX_PREVIEWED_CHARACTERS
-        ) {
-          previewsByText.clear();
-          previewedCharacters = 0;
-        }
-        previewsByText.set(block.content, text);
-        previewedCharacters += length;
-      }
+    text = preview(content);
+    if (
+      previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
+      previewedCharacters + content.length > MAX_PREVIEWED_CHARACTERS
+    ) {
+      previewsByText.clear();
+      previewedCharacters = 0;
     }
-    previews.set(key, { content: block.content, text });
+    previewsByText.set(content, text);
+    previewedCharacters += content.length;
   }
   return text;
 }

@@ -95,7 +95,7 @@ function boundaryByBlocks(history: readonly ContextBlock[], cut: number, chunkTo
  * {@link boundaryByBlocks} from running sums (no groups): the blocks from `cut` on stay in the
  * chunk of the block before `cut` until the first that starts in a later one.
  */
-function boundaryBySums(tokensBefore: Float64Array, cut: number, chunkTokens: number): number {
+export function boundaryBySums(tokensBefore: Float64Array, cut: number, chunkTokens: number): number {
   const count = tokensBefore.length - 1;
   const chunk = cut === 0 ? 0 : Math.floor((tokensBefore[cut - 1] as number) / chunkTokens);
   let index = cut;
@@ -120,9 +120,13 @@ export function dropHistoryRange(
   let kept: ContextBlock[];
   let added: ContextBlock[];
   if (contiguous >= 0) {
-    // The whole range is kept, in order (the usual cut): two copies, no block read.
+    // The whole range is kept, in order (the usual cut): copies sized once, no block read.
     added = history.slice(from, to);
-    kept = selection.kept.slice(0, contiguous).concat(selection.kept.slice(contiguous + to - from));
+    const before = selection.kept;
+    kept = new Array<ContextBlock>(before.length - (to - from));
+    for (let index = 0; index < contiguous; index++) kept[index] = before[index] as ContextBlock;
+    for (let index = contiguous + to - from; index < before.length; index++)
+      kept[index - (to - from)] = before[index] as ContextBlock;
   } else {
     const locate = historyLocator(history);
     const taken: ContextBlock[] = [];
@@ -137,7 +141,11 @@ export function dropHistoryRange(
   }
   if (added.length === 0) return { selection, added };
   const freed = added.reduce((sum, block) => sum + block.tokens, 0);
-  const dropped: DroppedBlock[] = selection.dropped.concat(added.map((block) => ({ block, reason })));
+  const earlier = selection.dropped;
+  const dropped = new Array<DroppedBlock>(earlier.length + added.length);
+  for (let index = 0; index < earlier.length; index++) dropped[index] = earlier[index] as DroppedBlock;
+  for (let index = 0; index < added.length; index++)
+    dropped[earlier.length + index] = { block: added[index] as ContextBlock, reason };
   const layers = selection.layers.map((grant) =>
     grant.layer === 'history' ? { ...grant, usedTokens: Math.max(0, grant.usedTokens - freed) } : grant,
   );
@@ -157,7 +165,7 @@ function keptRange(
   const at = kept.indexOf(history[from] as ContextBlock);
   if (at < 0 || at + to - from > kept.length) return -1;
   for (let offset = 1; offset < to - from; offset++) {
-    if (kept[at + offset] !== history[from + offset]) return -1;
+    if (!Object.is(kept[at + offset], history[from + offset])) return -1;
   }
   return at;
 }

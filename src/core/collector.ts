@@ -94,8 +94,28 @@ export function renderContexts(blocks: readonly ContextBlock[]): Record<ContextK
     parts.set(block.layer, list);
   }
   const contexts: Record<ContextKey, string> = {};
-  for (const [layer, list] of parts) contexts[layer] = list.join('\n\n');
+  for (const [layer, list] of parts) contexts[layer] = joined(layer, list);
   return contexts;
+}
+
+/** The last text each layer was rendered to, with the block texts it joins. */
+const lastRendered = new Map<string, { texts: string[]; text: string }>();
+
+/**
+ * `texts` joined by a blank line. A layer rendered from the same texts as last time (a source
+ * returns new blocks of the same texts on every compile) gets the same string back: no new
+ * copy of a long layer, and a later search in it finds it already flat.
+ */
+function joined(layer: string, texts: string[]): string {
+  const last = lastRendered.get(layer);
+  if (last !== undefined && last.texts.length === texts.length) {
+    let same = 0;
+    while (same < texts.length && last.texts[same] === texts[same]) same++;
+    if (same === texts.length) return last.text;
+  }
+  const text = texts.join('\n\n');
+  lastRendered.set(layer, { texts, text });
+  return text;
 }
 
 /** Output of {@link collectContexts}: seed 000's `contexts` plus the blocks behind them. */

@@ -17,7 +17,8 @@ import type { Message } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { DroppedBlock, Selection } from './select.ts';
-import { type CallSelector, SEPARATOR_TOKENS } from './select-call.ts';
+import { type CallSelection, type CallSelector, SEPARATOR_TOKENS } from './select-call.ts';
+import type { TokenCounter } from './tokens.ts';
 
 /** The summary of dropped history made on a call's first attempt, kept for its retries. */
 export interface SummaryState {
@@ -38,6 +39,12 @@ export interface CompactedCall {
   chunked: ContextBlock[];
   /** The trims. */
   actions: CompactionAction[];
+  /**
+   * When the history's drops are known by position: where they sit in `dropped` (`[from, to)`
+   * pairs, in order, every history drop the selection made) and their tokens, and the tokens
+   * of `chunked` — so the report neither reads each dropped block for its layer nor sums them.
+   */
+  historyDrops?: { ranges: readonly number[]; tokens: number; chunkedTokens: number };
 }
 
 /**
@@ -62,13 +69,25 @@ export async function compactCall(input: {
   const { candidateCount } = gathered;
   let pool =
     summary.block === undefined ? selectable : withSummary(selectable, summary.block, candidateCount);
-  let { selection, chunked } = selector.select(pool, extraReserve);
+  // A compile that summarises asks its first selection only what it drops, when that is
+  // known by position: the selection's lists are made only if it is the one sent.
+  const dropped =
+    input.summarize && options.summarizer === undefined && !call.historyParts
+      ? selector.historyDropped(pool, extraReserve)
+      : undefined;
+  const counted: CallSelection | undefined =
+    dropped === undefined ? undefined : { selection: UNSELECTED, chunked: [], historyDropped: dropped };
+  let picked =
+    counted !== undefined && byPosition(call, counted) !== undefined
+      ? counted
+      : selector.select(pool, extraReserve);
+  let { selection, chunked } = picked;
 
   if (input.summarize) {
     // Summarise what fell out; when the summary itself displaces more history, summarise
     // again over everything dropped (once), so nothing leaves the window unaccounted for.
     let erring: Message[] = [];
-    let lost = droppedHistory(selection.dropped, erring);
+    let lost = lostHistory(call, picked, erring);
     for (let pass = 0; pass < 2 && lost.length > 0; pass++) {
       const made = await summarizeDropped({
         messages: lost,
@@ -78,7 +97,7 @@ export async function compactCall(input: {
           options.summaryMaxTokens ??
           Math.min(2000, Math.max(64, Math.floor(gathered.firstPlan.available * 0.1))),
         counter,
-        droppedTokens: droppedHistoryTokens(selection.dropped, counter),
+        droppedTokens: lostTokens(call, picked, counter),
         errorLines: errorLines(erring),
         // Only a summarizer numbers the periods it rolls.
         fromIndex: options.summarizer === undefined ? 0 : historyIndexOf(selection.dropped, lost[0]),
@@ -89,13 +108,20 @@ export async function compactCall(input: {
       summary.actions = made.actions;
       summary.summarized = lost.slice(0, made.coveredCount);
       pool = withSummary(selectable, made.block, candidateCount);
-      ({ selection, chunked } = selector.select(pool, extraReserve));
-      if (droppedHistoryCount(selection.dropped) <= lost.length) break;
+      picked = selector.select(pool, extraReserve);
+      ({ selection, chunked } = picked);
+      if (lostCount(call, picked) <= lost.length) break;
       erring = [];
-      lost = droppedHistory(selection.dropped, erring);
+      lost = lostHistory(call, picked, erring);
     }
   }
+  // Nothing was summarised after all: the first selection is the one sent.
+  if (picked === counted) {
+    picked = selector.select(pool, extraReserve);
+    ({ selection, chunked } = picked);
+  }
 
+  const untrimmed = selection;
   const trimmed = trimDropped(selection, counter, {
     minTrimTokens: options.minTrimTokens ?? 24,
     separatorTokens: SEPARATOR_TOKENS,
@@ -113,7 +139,8 @@ export async function compactCall(input: {
           selection.dropped,
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
-  const dropped = withRecalled(call.excluded, selection.kept).concat(
+  const recalled = withRecalled(call.excluded, selection.kept);
+  const all = recalled.concat(
     summarizedIds.size === 0
       ? selection.dropped
       : selection.dropped.map(
@@ -123,7 +150,67 @@ export async function compactCall(input: {
               : entry,
         ),
   );
-  return { selection, dropped, covered, chunked, actions: trimmed.actions };
+  const compacted: CompactedCall = { selection, dropped: all, covered, chunked, actions: trimmed.actions };
+  // A trim replaces a drop (the positions move): the report then reads every drop.
+  const known = selection === untrimmed ? byPosition(call, picked) : undefined;
+  const ranges = picked.historyEntries;
+  if (known !== undefined && ranges !== undefined) {
+    const { sums, count } = known;
+    compacted.historyDrops = {
+      ranges: ranges.map((at) => at + recalled.length),
+      tokens: sums[count] as number,
+      chunkedTokens: (sums[count] as number) - (sums[count - chunked.length] as number),
+    };
+  }
+  return compacted;
+}
+
+/** The stand-in selection of a first selection asked only what it drops (never read: see `byPosition`). */
+const UNSELECTED: Selection = Object.freeze({
+  kept: [],
+  dropped: [],
+  layers: [],
+  pinnedTokens: 0,
+}) as unknown as Selection;
+
+/**
+ * The history candidates and their messages when `picked` says its history drops are the
+ * first `historyDropped` candidates, made from checked messages with their running sums.
+ */
+function byPosition(
+  call: ResolvedCall,
+  picked: CallSelection,
+): { count: number; sums: Float64Array; messages: readonly Message[]; offset: number } | undefined {
+  const count = picked.historyDropped;
+  const source = call.historyMadeFrom;
+  const sums = call.historyTokensBefore;
+  if (count === undefined || source === undefined || sums === undefined) return undefined;
+  if (count > source.count || sums.length !== call.historyCandidates.length + 1) return undefined;
+  return { count, sums, messages: source.messages, offset: source.offset };
+}
+
+/**
+ * The history dropped for lack of room, oldest first (`droppedHistory`), pushing onto
+ * `erring` those that may carry a failed tool result. By position when known: the candidates'
+ * messages, none of which errs when no history message has parts.
+ */
+function lostHistory(call: ResolvedCall, picked: CallSelection, erring: Message[]): Message[] {
+  const known = call.historyParts ? undefined : byPosition(call, picked);
+  if (known === undefined) return droppedHistory(picked.selection.dropped, erring);
+  return known.messages.slice(known.offset, known.offset + known.count);
+}
+
+/** The tokens of {@link lostHistory}'s messages (`droppedHistoryTokens`), from the running sums when known. */
+function lostTokens(call: ResolvedCall, picked: CallSelection, counter: TokenCounter): number {
+  const known = byPosition(call, picked);
+  return known === undefined
+    ? droppedHistoryTokens(picked.selection.dropped, counter)
+    : (known.sums[known.count] as number);
+}
+
+/** How many messages {@link lostHistory} gives (`droppedHistoryCount`). */
+function lostCount(call: ResolvedCall, picked: CallSelection): number {
+  return byPosition(call, picked)?.count ?? droppedHistoryCount(picked.selection.dropped);
 }
 
 /**
@@ -131,6 +218,8 @@ export async function compactCall(input: {
  * sent after all: reported `recalled` into that block's layer (decision 040).
  */
 function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextBlock[]): DroppedBlock[] {
+  // Only covered history can be recalled: without any, the kept blocks are not read.
+  if (!excluded.some(recallable)) return excluded.slice();
   const named = new Map<string, string>();
   for (let index = 0; index < kept.length; index++) {
     const block = kept[index] as ContextBlock;
@@ -141,12 +230,17 @@ function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextB
   }
   if (named.size === 0) return [...excluded];
   return excluded.map((entry) => {
-    if (entry.block.layer !== 'history') return entry;
-    const reason = entry.reason.type;
-    if (reason !== 'summarized' && reason !== 'recallable') return entry;
+    if (!recallable(entry)) return entry;
     const into = named.get((entry.block.metadata as HistoryBlockMetadata).message.id);
     return into === undefined ? entry : { block: entry.block, reason: { type: 'recalled', into } };
   });
+}
+
+/** A covered history message's entry: summarised, or recallable from the conversation index. */
+function recallable(entry: DroppedBlock): boolean {
+  if (entry.block.layer !== 'history') return false;
+  const reason = entry.reason.type;
+  return reason === 'summarized' || reason === 'recallable';
 }
 
 /** Index in the history of a dropped message (0 when unknown). */

@@ -1,7 +1,13 @@
 import type { ContextBlock } from './block.ts';
 import { renderContexts } from './collector.ts';
 import type { CompileRequest } from './compile-types.ts';
-import { composeWithHistory, forgetTaggedRun, layerOf, taggedHistoryRun } from './compose.ts';
+import {
+  type CarriedRun,
+  composeWithHistory,
+  forgetTaggedRun,
+  layerOf,
+  taggedHistoryRun,
+} from './compose.ts';
 import { countJoined } from './count-joined.ts';
 import { type HistoryBlockMetadata, measureMessage } from './history.ts';
 import type { ContextKey } from './layers.ts';
@@ -31,6 +37,11 @@ export interface ComposedCall {
   historyRun?: { start: number; end: number };
   /** `selection.kept[at..at + count)` are the history's blocks taken by position (see `keptHistoryRun`). */
   keptHistory?: { at: number; count: number };
+  /**
+   * The kept history's run as one tagged run (it is the whole history sent: its copies sit at
+   * `historyRun.start`, its blocks at `keptHistory.at`), and what it carried over.
+   */
+  carried?: CarriedRun;
 }
 
 /**
@@ -111,10 +122,25 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
     // counted when it was made), not tokenised a second time; only the joins are.
     const text = layer === undefined ? undefined : rendered[layer as ContextKey];
     const content = message.content;
-    const at = text === undefined || typeof content !== 'string' ? -1 : content.indexOf(text);
-    if (text === undefined || at < 0 || counter.isSplitPoint === undefined)
+    if (text === undefined || typeof content !== 'string' || counter.isSplitPoint === undefined)
       return countMessage(counter, message);
     const blocks = keptContext.filter((block) => block.layer === layer);
+    const tokens = blocks.map((block) => block.tokens);
+    const known = layerCosts.get(layer as string);
+    // Checked before the text is searched for in the message (a search for a long layer text
+    // costs more than the rest of its cost).
+    if (
+      known !== undefined &&
+      known.counter === counter &&
+      known.content === content &&
+      known.text === text &&
+      known.role === message.role &&
+      known.name === message.name &&
+      sameNumbers(known.tokens, tokens)
+    )
+      return known.cost;
+    const at = content.indexOf(text);
+    if (at < 0) return countMessage(counter, message);
     const layerText = {
       text,
       tokens: countJoined(
@@ -124,14 +150,24 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       ),
     };
     // The text may be wrapped (a late layer travels as `<context layer="…">` user text).
-    const prefix = (content as string).slice(0, at);
-    const suffix = (content as string).slice(at + text.length);
+    const prefix = content.slice(0, at);
+    const suffix = content.slice(at + text.length);
     const parts = [
       ...(prefix === '' ? [] : [{ text: prefix, tokens: counter.countText(prefix) }]),
       layerText,
       ...(suffix === '' ? [] : [{ text: suffix, tokens: counter.countText(suffix) }]),
     ];
-    return countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
+    const cost = countMessage(counter, { ...message, content: '' }) + countJoined(counter, parts, '');
+    layerCosts.set(layer as string, {
+      counter,
+      content,
+      text,
+      role: message.role,
+      name: message.name,
+      tokens,
+      cost,
+    });
+    return cost;
   };
   // The history's tagged copies sit together after the layers before them (compose puts them
   // there, in order): their costs are the kept blocks', without reading each copy's layer.
@@ -152,7 +188,32 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   if (composed.historyPlain && composed.historyLength > 0)
     result.historyRun = { start: composed.historyStart, end: composed.historyStart + composed.historyLength };
   if (run !== undefined) result.keptHistory = { at: run.at, count: run.count };
+  if (tagged !== undefined) result.carried = tagged.carried;
   return result;
+}
+
+/**
+ * The last cost of each layer's message counted from its blocks: a layer sent again with the
+ * same text, wrapping and block counts (a source returns the same texts on every compile)
+ * costs what it cost, without counting its joins again.
+ */
+const layerCosts = new Map<
+  string,
+  {
+    counter: ResolvedCall['counter'];
+    content: string;
+    text: string;
+    role: Message['role'];
+    name: string | undefined;
+    tokens: number[];
+    cost: number;
+  }
+>();
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 /**
@@ -179,7 +240,7 @@ function keptHistoryRun(
   while (
     at + count < kept.length &&
     from + count < source.count &&
-    kept[at + count] === candidates[from + count]
+    Object.is(kept[at + count], candidates[from + count])
   ) {
     count++;
   }

@@ -254,8 +254,30 @@ function joinTagged(
   return { messages, count: copies.length, plain: tagged.plain };
 }
 
-/** The last kept history run's blocks and their tagged copies (see {@link taggedHistoryRun}). */
-let lastRun: { blocks: readonly ContextBlock[]; copies: Message[]; merged: Uint8Array } | undefined;
+/**
+ * A kept history run's blocks and their tagged copies (see {@link taggedHistoryRun}). Later
+ * stages keep what they derive from a run by the run object (the report's fingerprints and
+ * summaries), aligned with its blocks, so the next run takes them by position.
+ */
+export interface TaggedRun {
+  readonly blocks: readonly ContextBlock[];
+  readonly copies: readonly Message[];
+  readonly merged: Uint8Array;
+}
+
+/**
+ * A run and what it carried over: `run.blocks[0..same)` (and their copies) are
+ * `previous.blocks[offset..offset + same)`, by pointer; the rest are new.
+ */
+export interface CarriedRun {
+  run: TaggedRun;
+  previous: TaggedRun | undefined;
+  offset: number;
+  same: number;
+}
+
+/** The last kept history run (see {@link taggedHistoryRun}). */
+let lastRun: TaggedRun | undefined;
 
 /**
  * Forgets the last run's copies: a compile whose blocks may not stand for their messages (a
@@ -271,30 +293,32 @@ export function forgetTaggedRun(): void {
  * made from `messageAt(i)`. A block the last run held is the same message as it was (the
  * caller's promise: each block was made, or checked, from its message as it is now —
  * decision 067's third amendment), so its copy is taken by pointer and neither the block nor
- * the message is read; the others are tagged as {@link compose} tags them.
+ * the message is read; the others are tagged as {@link compose} tags them. `carried` says
+ * which part was taken from the last run, and where.
  */
 export function taggedHistoryRun(
   blocks: readonly ContextBlock[],
   start: number,
   count: number,
   messageAt: (index: number) => Message,
-): { copies: Message[]; plain: boolean } {
+): { copies: Message[]; plain: boolean; carried: CarriedRun } {
   const runBlocks = blocks.slice(start, start + count);
   const copies = new Array<Message>(count);
   const merged = new Uint8Array(count);
   let same = 0;
+  let offset = 0;
   const known = lastRun;
   if (known !== undefined && count > 0) {
     const first = runBlocks[0] as ContextBlock;
-    const offset = known.blocks[0] === first ? 0 : known.blocks.indexOf(first);
+    offset = known.blocks[0] === first ? 0 : known.blocks.indexOf(first);
     if (offset >= 0) {
       const limit = Math.min(count, known.blocks.length - offset);
-      while (same < limit && known.blocks[offset + same] === runBlocks[same]) {
+      while (same < limit && Object.is(known.blocks[offset + same], runBlocks[same])) {
         copies[same] = known.copies[offset + same] as Message;
         merged[same] = known.merged[offset + same] as number;
         same++;
       }
-    }
+    } else offset = 0;
   }
   let plain = true;
   for (let index = 0; index < same && plain; index++) if (merged[index] === 1) plain = false;
@@ -306,8 +330,9 @@ export function taggedHistoryRun(
       plain = false;
     }
   }
-  lastRun = { blocks: runBlocks, copies, merged };
-  return { copies, plain };
+  const run: TaggedRun = { blocks: runBlocks, copies, merged };
+  lastRun = run;
+  return { copies, plain, carried: { run, previous: known, offset, same } };
 }
 
 function tag(message: Message, layer: string): Message {

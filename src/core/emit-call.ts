@@ -37,7 +37,9 @@ export async function emitCall(input: {
     actions.push({
       type: 'chunked',
       messages: compacted.chunked.length,
-      tokens: compacted.chunked.reduce((sum, block) => sum + block.tokens, 0),
+      tokens:
+        compacted.historyDrops?.chunkedTokens ??
+        compacted.chunked.reduce((sum, block) => sum + block.tokens, 0),
       chunkTokens: input.chunkTokens,
     });
   }
@@ -88,6 +90,8 @@ export async function emitCall(input: {
     fixedBlockIds: call.fixedBlockIds,
     ...(composed.historyRun === undefined ? {} : { historyRun: composed.historyRun }),
     ...(composed.keptHistory === undefined ? {} : { keptHistory: composed.keptHistory }),
+    ...(composed.carried === undefined ? {} : { carried: composed.carried }),
+    ...(compacted.historyDrops === undefined ? {} : { historyDrops: compacted.historyDrops }),
   });
   return {
     messages: composed.messages,

@@ -92,6 +92,15 @@ interface CheckedList {
   roles: Message['role'][];
   names: (string | undefined)[];
   metadatas: Message['metadata'][];
+  /** How many of `contents` are parts arrays (kept with the list: the check compares pointers only). */
+  partsCount: number;
+  /**
+   * How many messages of the list have each id, made when a check first asks for an id and
+   * kept up with the list: whether a message has the query's id is one lookup, not a string
+   * comparison per message (each a read of an id string not in the CPU cache). Ids are taken
+   * as they were when a message was measured, as its block's id is.
+   */
+  idCounts: Map<string, number> | undefined;
 }
 
 const memo = new WeakMap<TokenCounter, CounterMemo>();
@@ -237,9 +246,12 @@ export function measureAndScan(
     roles: new Array(count),
     names: new Array(count),
     metadatas: new Array(count),
+    partsCount: 0,
+    idCounts: undefined,
   };
   // Each check's values noted from the message just read (it is in the CPU cache).
   const note = (message: Message, index: number) => {
+    if (typeof message.content !== 'string') checked.partsCount++;
     checked.contents[index] = message.content;
     checked.roles[index] = message.role;
     checked.names[index] = message.name;
@@ -343,25 +355,27 @@ function measureChecked(
   id: string | undefined,
 ): MeasureScan {
   const count = messages.length;
-  const measures = new Array<MessageMeasure>(count);
-  let parts = false;
-  let idTaken = false;
   const limit = Math.min(count, list.messages.length);
   let same = 0;
+  // Pointers only: the message is read, not its content or id (whether a content is a parts
+  // array, and which ids the list has, are kept with the list).
   for (; same < limit; same++) {
     const message = messages[same] as Message;
-    const content = message.content;
     if (
-      message !== list.messages[same] ||
-      content !== list.contents[same] ||
-      message.role !== list.roles[same] ||
-      message.name !== list.names[same] ||
-      message.metadata !== list.metadatas[same]
+      !Object.is(message, list.messages[same]) ||
+      !Object.is(message.content, list.contents[same]) ||
+      !Object.is(message.role, list.roles[same]) ||
+      !Object.is(message.name, list.names[same]) ||
+      !Object.is(message.metadata, list.metadatas[same])
     )
       break;
-    if (typeof content !== 'string') parts = true;
-    if (message.id === id) idTaken = true;
-    measures[same] = list.entries[same] as MemoEntry;
+  }
+  // The unchanged messages' entries in one copy (not one store per message).
+  const measures: MessageMeasure[] = list.entries.slice(0, same);
+  const { idCounts } = list;
+  for (let index = same; index < list.messages.length; index++) {
+    if (typeof list.contents[index] !== 'string') list.partsCount--;
+    if (idCounts !== undefined) uncount(idCounts, (list.entries[index] as MemoEntry).blockId);
   }
   list.messages.length = same;
   list.entries.length = same;
@@ -372,13 +386,13 @@ function measureChecked(
   for (let index = same; index < count; index++) {
     const message = messages[index] as Message;
     const content = message.content;
-    if (typeof content !== 'string') parts = true;
-    if (message.id === id) idTaken = true;
+    if (typeof content !== 'string') list.partsCount++;
     const entry =
       counterMemo.plainFromCache && typeof content === 'string'
         ? newEntry(counterMemo.cost, message)
         : (measureWith(counterMemo, message) as MemoEntry);
-    measures[index] = entry;
+    measures.push(entry);
+    if (idCounts !== undefined) idCounts.set(entry.blockId, (idCounts.get(entry.blockId) ?? 0) + 1);
     list.messages.push(message);
     list.entries.push(entry);
     list.contents.push(content);
@@ -386,7 +400,23 @@ function measureChecked(
     list.names.push(message.name);
     list.metadatas.push(message.metadata);
   }
-  return { measures, parts, idTaken };
+  let idTaken = false;
+  if (id !== undefined) {
+    let counts = idCounts;
+    if (counts === undefined) {
+      counts = new Map();
+      for (const entry of list.entries) counts.set(entry.blockId, (counts.get(entry.blockId) ?? 0) + 1);
+      list.idCounts = counts;
+    }
+    idTaken = counts.has(historyBlockId({ id } as Message));
+  }
+  return { measures, parts: list.partsCount > 0, idTaken };
+}
+
+function uncount(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 0) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
 
 /**

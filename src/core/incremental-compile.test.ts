@@ -3,11 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createInMemoryArtifactStore } from './artifact-handles.ts';
+import { createBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import type { Message } from './message.ts';
+import { fingerprintsComputed } from './message-fingerprints.ts';
 import { createOrchestrator } from './orchestrator.ts';
 import type { CompileReport } from './report.ts';
+import type { ContextSource } from './source.ts';
 import { withTokenCache } from './tokens.ts';
 
 /** A history message or a tool call with its result, as the property appends them. */
@@ -188,6 +191,13 @@ describe('incremental recompiles (decision 065)', () => {
               counter: createCharCounter(),
             });
             expect(sent(incremental)).toEqual(sent(scratch));
+            // A frozen history is prepared without checking its messages, so its stages read
+            // every drop (nothing is taken by position): the same bytes and report.
+            const frozen = await compileContext(request(Object.freeze(structuredClone(history))), {
+              ...options,
+              counter: createCharCounter(),
+            });
+            expect(sent(incremental)).toEqual(sent(frozen));
           }
         },
       ),
@@ -286,7 +296,7 @@ describe('incremental recompiles (decision 065)', () => {
     },
   );
 
-  it('lists the previous report’s summary objects for every older history message after one is appended', async () => {
+  it('lists the previous report’s summary and fingerprint objects for every older history message after one is appended', async () => {
     const counter = getTokenCounter('gpt-4o');
     const history: Message[] = Array.from({ length: 600 }, (_, index) => ({
       id: `m${index}`,
@@ -300,6 +310,7 @@ describe('incremental recompiles (decision 065)', () => {
       compiled.report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
     const first = await orchestrator.build(request());
     history.push({ id: 'm600', role: 'user', content: 'And the return flight?' });
+    const computedBefore = fingerprintsComputed();
     const second = await orchestrator.build(request());
     const before = keptHistory(first);
     const after = keptHistory(second);
@@ -308,6 +319,14 @@ describe('incremental recompiles (decision 065)', () => {
     const shared = after.filter((summary) => before.includes(summary));
     expect(shared.length).toBeGreaterThanOrEqual(after.length - 1);
     expect(after.at(-1)?.id).toBe('history:m600');
+    // The same for the fingerprints of the sent history, taken from the last run by position.
+    const sentBefore = (first.report.messages ?? []).filter((fingerprint) => fingerprint.layer === 'history');
+    const sentAfter = (second.report.messages ?? []).filter((fingerprint) => fingerprint.layer === 'history');
+    const carried = sentAfter.filter((fingerprint) => sentBefore.includes(fingerprint));
+    expect(carried.length).toBeGreaterThanOrEqual(sentAfter.length - 1);
+    expect(fingerprintsComputed() - computedBefore).toBeLessThanOrEqual(
+      (second.report.messages?.length ?? 0) - carried.length,
+    );
     const scratch = await compileContext(
       { ...request(), history: structuredClone(history) },
       { counter: getTokenCounter('gpt-4o'), window: 12_000 },
@@ -341,14 +360,14 @@ describe('incremental recompiles (decision 065)', () => {
     reads.clear();
     await orchestrator.build(request());
     // Per older message: each field the measures check once (content, role, name, metadata),
-    // its id once (is it the query's?), nothing else: the sent copies of the kept history are
-    // carried over by block (decision 067, third amendment), without reading the message.
+    // nothing else — not its id (whether one is the query's is looked up in the ids kept with
+    // the measured list) — and the sent copies of the kept history are carried over by block
+    // (decision 067, third amendment), without reading the message.
     const perMessage = Object.fromEntries([...reads].map(([key, count]) => [key, count / 600]));
-    expect(perMessage.id).toBeLessThanOrEqual(1.01);
     expect(perMessage.content).toBeLessThanOrEqual(1.01);
     expect(perMessage.role).toBeLessThanOrEqual(1.01);
     expect(perMessage.metadata).toBeLessThanOrEqual(1.01);
-    expect(Object.keys(perMessage).sort()).toEqual(['content', 'id', 'metadata', 'name', 'role']);
+    expect(Object.keys(perMessage).sort()).toEqual(['content', 'metadata', 'name', 'role']);
     // A query whose id a history message has is still seen (and sent under another id).
     query = { id: 'm17', role: 'user', content: 'When do we leave?' };
     const second = await orchestrator.build(request());
@@ -358,5 +377,91 @@ describe('incremental recompiles (decision 065)', () => {
       { counter: getTokenCounter('gpt-4o'), window: 12_000 },
     );
     expect(sent(second)).toEqual(sent(scratch));
+  });
+
+  it('sees query ids and tool parts of the messages as they are after messages are taken out of the middle', async () => {
+    const history: Message[] = Array.from({ length: 300 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index} about the trip to Lisbon and the hotel.`,
+    }));
+    history.splice(150, 0, ...messagesOf({ type: 'tool', lines: 3, error: true }, 150));
+    const options = { window: 4_000 };
+    const orchestrator = createOrchestrator({ ...options, counter: withTokenCache(createCharCounter()) });
+    let query: Message = { id: 't150:call', role: 'user', content: 'When do we leave?' };
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query });
+    const compare = async () => {
+      const incremental = await orchestrator.build(request());
+      const scratch = await compileContext(
+        { ...request(), history: structuredClone(history) },
+        { ...options, counter: createCharCounter() },
+      );
+      expect(sent(incremental)).toEqual(sent(scratch));
+      return incremental.report.warnings?.map((warning) => warning.code) ?? [];
+    };
+    expect(await compare()).toContain('query-id-taken');
+    // The tool call and its result taken out: the id is free again, and no message has parts.
+    history.splice(150, 2);
+    history.push({ id: 'm300', role: 'user', content: 'And the return flight?' });
+    expect(await compare()).not.toContain('query-id-taken');
+    query = { id: 'm299', role: 'user', content: 'When do we leave?' };
+    expect(await compare()).toContain('query-id-taken');
+    history.splice(100, 1);
+    query = { id: 'm100', role: 'user', content: 'When do we leave?' };
+    expect(await compare()).not.toContain('query-id-taken');
+  });
+
+  it('counts and previews a source’s layer as it is when its texts repeat, change and move between compiles', async () => {
+    const paragraph = (at: number) =>
+      `Paragraph ${at}: ${Array.from({ length: 40 + (at % 7) * 20 }, (_, word) => `w${(at + word) % 11}`).join(' ')}`;
+    // The texts each compile's source returns: the same, the same again, one changed, moved, one fewer.
+    const texts = [
+      [0, 1, 2, 3].map(paragraph),
+      [0, 1, 2, 3].map(paragraph),
+      [paragraph(0), `${paragraph(1)} (edited)`, paragraph(2), paragraph(3)],
+      [3, 0, 1, 2].map(paragraph),
+      [3, 0, 1].map(paragraph),
+    ];
+    const source = (call: number): ContextSource => ({
+      name: 'notes',
+      layer: 'knowledge__context',
+      priority: 0.6,
+      async collect(request) {
+        return (texts[call] ?? []).map((content, at) =>
+          createBlock(
+            { id: `note-${at}`, layer: 'knowledge__context', source: 'notes', content },
+            request.counter,
+          ),
+        );
+      },
+    });
+    const history: Message[] = Array.from({ length: 120 }, (_, index) => ({
+      id: `m${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index} about the trip to Lisbon and the hotel.`,
+    }));
+    let call = 0;
+    const sources = [
+      {
+        ...source(0),
+        collect: (...input: Parameters<ContextSource['collect']>) => source(call).collect(...input),
+      },
+    ];
+    const counter = withTokenCache(getTokenCounter('gpt-4o'));
+    const orchestrator = createOrchestrator({ counter, window: 3_000, sources });
+    const request = () => ({ systemPrompt: 'You plan trips.', history, query: 'When do we leave?' });
+    // Every incremental compile first (a compile from scratch in between would replace what they carry).
+    const incremental: CompiledContext[] = [];
+    for (; call < texts.length; call++) {
+      history.push({ id: `m${history.length}`, role: 'user', content: `Turn ${call}.` });
+      incremental.push(await orchestrator.build(request()));
+    }
+    for (let at = 0; at < texts.length; at++) {
+      const scratch = await compileContext(
+        { ...request(), history: structuredClone(history.slice(0, 121 + at)) },
+        { counter: getTokenCounter('gpt-4o'), window: 3_000, sources: [source(at)] },
+      );
+      expect(sent(incremental[at] as CompiledContext)).toEqual(sent(scratch));
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { layerOf } from './compose.ts';
+import { type CarriedRun, layerOf } from './compose.ts';
 import { hashText } from './fingerprint.ts';
 import type { Message } from './message.ts';
 import type { MessageFingerprint } from './report.ts';
@@ -21,11 +21,16 @@ const runs = createRunMemo<Message, MessageFingerprint>();
  * Equal hashes at equal positions of two calls mean the same prefix (prompt caches, diffs).
  * A message object sent again at the same cost (the history of every step of a tool loop)
  * gets the same frozen fingerprint object: a recompile builds and hashes only what is new.
+ * With `history` (the history's tagged copies sit at `start`, as one tagged run), the copies
+ * the run carried over take the fingerprints the last run's report made for them, by
+ * position (see {@link CarriedRun}); only the other messages are looked at.
  */
 export function messageFingerprints(
   messages: readonly Message[],
   costs: readonly number[],
+  history?: { start: number; carried: CarriedRun },
 ): MessageFingerprint[] {
+  if (history !== undefined) return withCarriedRun(messages, costs, history.start, history.carried);
   return runs.map({
     keys: messages,
     compute: (message, index) => fingerprintOf(message, costs[index] ?? 0),
@@ -40,7 +45,52 @@ export function messageFingerprints(
 
 /** How many fingerprints were computed, not copied from an earlier call's run (tests read it). */
 export function fingerprintsComputed(): number {
-  return runs.computed;
+  return runs.computed + computedByRun;
+}
+
+/** The fingerprints a report made for a tagged run's copies, and the costs they were made with (aligned). */
+const byRun = new WeakMap<CarriedRun['run'], { fingerprints: MessageFingerprint[]; costs: Float64Array }>();
+let computedByRun = 0;
+
+function withCarriedRun(
+  messages: readonly Message[],
+  costs: readonly number[],
+  start: number,
+  carried: CarriedRun,
+): MessageFingerprint[] {
+  const { run, previous, offset, same } = carried;
+  const count = run.copies.length;
+  const known = previous === undefined ? undefined : byRun.get(previous);
+  const reused = known === undefined ? 0 : same;
+  const result = new Array<MessageFingerprint>(messages.length);
+  const fingerprints = new Array<MessageFingerprint>(count);
+  const made = new Float64Array(count);
+  for (let index = 0; index < start; index++) result[index] = computeAt(messages, costs, index);
+  for (let index = 0; index < count; index++) {
+    const cost = costs[start + index] ?? 0;
+    made[index] = cost;
+    const fingerprint =
+      index < reused && (known as { costs: Float64Array }).costs[offset + index] === cost
+        ? ((known as { fingerprints: MessageFingerprint[] }).fingerprints[
+            offset + index
+          ] as MessageFingerprint)
+        : computeAt(messages, costs, start + index);
+    fingerprints[index] = fingerprint;
+    result[start + index] = fingerprint;
+  }
+  for (let index = start + count; index < messages.length; index++)
+    result[index] = computeAt(messages, costs, index);
+  byRun.set(run, { fingerprints, costs: made });
+  return result;
+}
+
+function computeAt(
+  messages: readonly Message[],
+  costs: readonly number[],
+  index: number,
+): MessageFingerprint {
+  computedByRun++;
+  return fingerprintOf(messages[index] as Message, costs[index] ?? 0);
 }
 
 interface Known {

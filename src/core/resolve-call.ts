@@ -62,6 +62,8 @@ export interface ResolvedCall {
    * stands for its message as it is (see `keptHistoryRun`).
    */
   historyMadeFrom?: HistoryBlockSource;
+  /** Whether some history message has a parts array (false: no history message carries an error). */
+  historyParts: boolean;
   /** Index of the first step's block in `historyCandidates`, −1 without steps. */
   firstStep: number;
   isStep: (block: ContextBlock) => boolean;
@@ -225,6 +227,7 @@ export function resolveCall(
     tools,
     toolTokens,
     fixedTokens,
+    historyParts: prepared.parts,
   };
   if (tokensBefore !== undefined) resolved.historyTokensBefore = tokensBefore;
   // A frozen history's preparation is reused without measuring (nor checking) it again.

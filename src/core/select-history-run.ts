@@ -34,6 +34,32 @@ interface HistoryRun {
   chain: HistoryChain;
 }
 
+/**
+ * Per selection made from a history run: the run's first block, how many of its oldest
+ * blocks it dropped (over budget) and where their entries begin among the drops, so a caller
+ * that knows where the run sits among its history finds those drops by position (see
+ * {@link runDrops}).
+ */
+const droppedFromRun = new WeakMap<Selection, RunDrops>();
+
+/** See {@link runDrops}. */
+export interface RunDrops {
+  first: ContextBlock;
+  /** The run's oldest `cut` blocks were dropped over budget. */
+  cut: number;
+  /** Their entries are `dropped[at..at + cut)`, newest first. */
+  at: number;
+}
+
+/**
+ * When `selection` was made from a history run (see {@link selectBlocks}): the run's first
+ * block, the number of its oldest blocks dropped over budget — the only history blocks the
+ * selection dropped — and where their entries sit. Undefined otherwise.
+ */
+export function runDrops(selection: Selection): RunDrops | undefined {
+  return droppedFromRun.get(selection);
+}
+
 /** Below this many blocks a run is not worth carrying over (and a small selection does not evict a long one). */
 const MIN_RUN = 32;
 
@@ -56,7 +82,7 @@ export function historyRun(blocks: readonly ContextBlock[]): HistoryRun | undefi
   if (current !== undefined && offset >= 0) {
     const known = current.blocks;
     let at = offset;
-    while (end < count && at < known.length && blocks[end] === known[at]) {
+    while (end < count && at < known.length && Object.is(blocks[end], known[at])) {
       end++;
       at++;
     }
@@ -121,6 +147,23 @@ function namesMessage(block: ContextBlock): boolean {
  * units rank newest first, so what it keeps is the longest newest part within its grant.
  */
 export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
+  return selectRun(input, run, false).selection;
+}
+
+/**
+ * How many of the history run's oldest blocks {@link selectWithRun} drops, and the run's first
+ * block, without making its kept list or the run's drop entries (a caller that needs only where
+ * the history is cut).
+ */
+export function runCut(input: SelectInput, run: HistoryRun): { first: ContextBlock; cut: number } {
+  return selectRun(input, run, true);
+}
+
+function selectRun(
+  input: SelectInput,
+  run: HistoryRun,
+  cutOnly: boolean,
+): { selection: Selection; first: ContextBlock; cut: number } {
   const separator = input.separatorTokens ?? 0;
   const { start, end, offset } = run;
   const prefix = run.chain.prefix;
@@ -170,6 +213,7 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
   const grants: LayerGrant[] = [];
   const hungry: { layer: string; priority: number; grant: LayerGrant; units: Int32Array | undefined }[] = [];
   let cut = 0;
+  let dropsAt = -1;
   for (const [layer, layerUnits] of byLayer) {
     let grant = 0;
     let layerPriority = 0;
@@ -213,6 +257,8 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
         cut = low;
       }
       grant.usedTokens = runTokens(cut, length);
+      if (cutOnly) continue;
+      dropsAt = dropped.length;
       for (let index = start + cut - 1; index >= start; index--)
         dropped.push({ block: blocks[index] as ContextBlock, reason });
       continue;
@@ -220,14 +266,23 @@ export function selectWithRun(input: SelectInput, run: HistoryRun): Selection {
     grant.usedTokens = fillByRank(layerUnits, grant.grantTokens, units, picks, reason);
   }
 
+  const runFirst = blocks[start] as ContextBlock;
+  if (cutOnly)
+    return { selection: { kept: [], dropped, layers: grants, pinnedTokens }, first: runFirst, cut };
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
-  const keptBlocks: ContextBlock[] = [];
+  // Sized once (the kept history is most of it): no regrowing while a long run is copied.
+  let keptOthers = 0;
+  for (let index = 0; index < unique.length; index++) keptOthers += kept[index] as number;
+  const keptBlocks = new Array<ContextBlock>(keptOthers + length - cut);
+  let at = 0;
   for (let index = 0; index < splitAt; index++) {
-    if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
+    if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
-  for (let index = start + cut; index < end; index++) keptBlocks.push(blocks[index] as ContextBlock);
+  for (let index = start + cut; index < end; index++) keptBlocks[at++] = blocks[index] as ContextBlock;
   for (let index = splitAt; index < unique.length; index++) {
-    if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
+    if (kept[index] === 1) keptBlocks[at++] = unique[index] as ContextBlock;
   }
-  return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+  const selection: Selection = { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+  droppedFromRun.set(selection, { first: runFirst, cut, at: dropsAt < 0 ? dropped.length : dropsAt });
+  return { selection, first: runFirst, cut };
 }

@@ -1,5 +1,5 @@
 import type { ContextBlock } from './block.ts';
-import { historyRun, selectWithRun } from './select-history-run.ts';
+import { historyRun, runCut, selectWithRun } from './select-history-run.ts';
 import type { DroppedBlock, DropReason, LayerGrant, SelectInput, Selection } from './select-types.ts';
 import { dedupe, fillByRank, keepPinned, rankOf, toUnits, unitsByLayer } from './select-units.ts';
 
@@ -29,6 +29,16 @@ export { dedupKey } from './select-units.ts';
 export function selectBlocks(input: SelectInput): Selection {
   const run = historyRun(input.blocks);
   return run === undefined ? selectEach(input) : selectWithRun(input, run);
+}
+
+/**
+ * Where {@link selectBlocks} would cut the history, when it selects the history as one
+ * carried run: the run's first block and how many of its oldest blocks it drops over budget
+ * (the only history it drops). Undefined when the history is not one run. Makes no lists.
+ */
+export function historyCut(input: SelectInput): { first: ContextBlock; cut: number } | undefined {
+  const run = historyRun(input.blocks);
+  return run === undefined ? undefined : runCut(input, run);
 }
 
 /** {@link selectBlocks} unit by unit, without a carried-over history run (tests compare the two). */

@@ -47,6 +47,8 @@ export interface PreparedHistory {
   keptFrom: number;
   /** Measures of `messages`. */
   measures: readonly MessageMeasure[];
+  /** Whether some message's content is a parts array (else none has a tool result, nor an error). */
+  parts: boolean;
   /** Tool groups of `messages` from `keptFrom` on (indices relative to `keptFrom`). */
   keptGroups: ToolGroups;
   /** Tool groups of the covered messages (before `coveredTo`). */
@@ -190,6 +192,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     windowFrom,
     keptFrom,
     measures: scan.measures,
+    parts: scan.parts,
     keptGroups: groupsOf(keptFrom, messages.length),
     coveredGroups: groupsOf(0, coveredTo),
     windowGroups: groupsOf(coveredTo, keptFrom),
@@ -270,7 +273,7 @@ export function turnHistoryBlocks(input: {
   // positions, `positionPriority`), so every step of a tool loop reuses them, and a compile
   // after new messages reuses the blocks the previous compile made for the older ones.
   if (cache.kept === undefined) {
-    const made = reusedBlocks(prepared.messages.slice(keptFrom), keptFrom, measures, keptGroups);
+    const made = reusedBlocks(prepared.messages, keptFrom, measures, keptGroups);
     cache.kept = made.blocks;
     cache.keptByMeasure = made.byMeasure;
     if (made.tokensBefore !== undefined) cache.keptTokensBefore = made.tokensBefore;
@@ -351,17 +354,17 @@ interface KeptBlocks {
 }
 
 /**
- * The blocks of `messages` (the kept history, from position `from` of the history on), made
- * as `buildHistoryBlocks` makes them. Runs of messages an earlier compile made blocks for, in
+ * The blocks of `history.slice(from)` (the kept history), made as `buildHistoryBlocks` makes them. Runs of messages an earlier compile made blocks for, in
  * the same order, are taken from it by pointer while each block is still what would be made
  * (same measure, group, place and priority): a compile after one new message makes one block.
  */
 function reusedBlocks(
-  messages: readonly Message[],
+  history: readonly Message[],
   from: number,
   measures: readonly MessageMeasure[],
   groups: ToolGroups,
 ): KeptBlocks {
+  const count = history.length - from;
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
   // Most histories have no tool calls: no group lookup per message then.
   const byIndex = groups.groups.size === 0 ? undefined : groups.groups;
@@ -370,21 +373,21 @@ function reusedBlocks(
     // The same measure object at the same place is the same message as measured then (the
     // measures are kept by message, and checked against it): its block is still what would
     // be made, read by pointer only. The new messages after them get new blocks.
-    const limit = Math.min(messages.length, known.blocks.length);
+    const limit = Math.min(count, known.blocks.length);
     let same = 0;
-    while (same < limit && measures[from + same] === known.measures[from + same]) same++;
+    while (same < limit && Object.is(measures[from + same], known.measures[from + same])) same++;
     if (same > 0) {
-      const blocks = known.blocks.slice(0, same);
-      for (let index = same; index < messages.length; index++) {
+      // Sized once: the earlier blocks copied, the new ones written after them.
+      const blocks = new Array<ContextBlock>(count);
+      for (let index = 0; index < same; index++) blocks[index] = known.blocks[index] as ContextBlock;
+      for (let index = same; index < count; index++) {
         const measure = measureOf(index);
-        const message = messages[index] as Message;
-        blocks.push(
-          historyBlock(
-            measure,
-            { message, index, error: measure.error },
-            positionPriority(from + index),
-            undefined,
-          ),
+        const message = history[from + index] as Message;
+        blocks[index] = historyBlock(
+          measure,
+          { message, index, error: measure.error },
+          positionPriority(from + index),
+          undefined,
         );
       }
       const tokensBefore =
@@ -397,7 +400,7 @@ function reusedBlocks(
   }
   const computedBefore = keptRuns.computed;
   const blocks = keptRuns.map({
-    keys: messages,
+    keys: history.slice(from),
     compute: (message, index) => {
       const measure = measureOf(index);
       return historyBlock(
@@ -437,15 +440,24 @@ function reusedBlocks(
 /**
  * The running token sums of `blocks`, the first `same + 1` taken from `known` (the same
  * blocks, by pointer) and the rest read from the blocks after them. Undefined when a count is
- * not a whole number in [0, 2⁴⁰) (sums are then exact in any order).
+ * not a whole number in [0, 2⁴⁰) (sums are then exact in any order). When the blocks only
+ * append to `known`'s, the sums are written after `known`'s in its buffer (sized with room to
+ * spare) and the result is a longer view of it: the earlier views, each a prefix, still read
+ * what they read, and nothing is copied.
  */
 function extendSums(
   known: Float64Array,
   blocks: readonly ContextBlock[],
   same: number,
 ): Float64Array | undefined {
-  const sums = new Float64Array(blocks.length + 1);
-  sums.set(same + 1 === known.length ? known : known.subarray(0, same + 1));
+  const length = blocks.length + 1;
+  let sums: Float64Array;
+  if (same + 1 === known.length && known.byteOffset === 0 && known.buffer.byteLength >= length * 8) {
+    sums = new Float64Array(known.buffer, 0, length);
+  } else {
+    sums = new Float64Array(new ArrayBuffer(Math.max(64, Math.ceil(length * 1.25)) * 8), 0, length);
+    sums.set(same + 1 === known.length ? known : known.subarray(0, same + 1));
+  }
   for (let index = same; index < blocks.length; index++) {
     const tokens = (blocks[index] as ContextBlock).tokens;
     if (!(Number.isInteger(tokens) && tokens >= 0 && tokens < 2 ** 40)) return undefined;

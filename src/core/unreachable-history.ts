@@ -91,7 +91,7 @@ function tokensOf(blocks: readonly ContextBlock[]): number {
   const known = lastSum;
   if (known !== undefined && known.blocks.length <= blocks.length) {
     const limit = known.blocks.length;
-    while (from < limit && known.blocks[from] === blocks[from]) from++;
+    while (from < limit && Object.is(known.blocks[from], blocks[from])) from++;
     if (from === limit) tokens = known.tokens;
     else from = 0;
   }
@@ -120,7 +120,7 @@ export function withUnreachable(
   let same = 0;
   if (known !== undefined && known.grantTokens === grantTokens) {
     const limit = Math.min(known.blocks.length, unreachable.length);
-    while (same < limit && known.blocks[same] === unreachable[same]) same++;
+    while (same < limit && Object.is(known.blocks[same], unreachable[same])) same++;
   }
   const reason: DropReason =
     same > 0 && known !== undefined ? known.reason : Object.freeze({ type: 'over-budget', grantTokens });
@@ -137,8 +137,13 @@ export function withUnreachable(
     }
   }
   lastDrops = { blocks: unreachable, grantTokens, reason, entries };
-  const dropped = selection.dropped;
-  for (let index = entries.length - 1; index >= 0; index--) dropped.push(entries[index] as DroppedBlock);
+  // One array sized for both (pushing a long run onto the selection's drops regrows it).
+  const own = selection.dropped;
+  const dropped = new Array<DroppedBlock>(own.length + entries.length);
+  for (let index = 0; index < own.length; index++) dropped[index] = own[index] as DroppedBlock;
+  for (let index = 0; index < entries.length; index++)
+    dropped[own.length + index] = entries[entries.length - 1 - index] as DroppedBlock;
+  selection.dropped = dropped;
   return selection;
 }
 

@@ -34,5 +34,14 @@ export function layerNames(message: Message): string[] {
 export function contextAsUserText(message: Message): string {
   const text = typeof message.content === 'string' ? message.content : '';
   const layer = layerNames(message).join('+') || 'context';
-  return `<context layer="${layer}">\n${text}\n</context>`;
+  // The same layer text as last time (a layer rendered from the same texts) gets the same
+  // string back: a long layer is not copied again, nor flattened again when searched.
+  const last = lastWrapped.get(layer);
+  if (last !== undefined && last.text === text) return last.wrapped;
+  const wrapped = `<context layer="${layer}">\n${text}\n</context>`;
+  lastWrapped.set(layer, { text, wrapped });
+  return wrapped;
 }
+
+/** The last text {@link contextAsUserText} wrapped, per layer name. */
+const lastWrapped = new Map<string, { text: string; wrapped: string }>();
