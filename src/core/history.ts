@@ -313,12 +313,12 @@ function measureFresh(
       if (typeof message.content === 'string') tokens[index] = cost(message);
     }
   }
-  let parts = false;
+  let partsCount = 0;
   let idTaken = false;
   for (let index = 0; index < count; index++) {
     const message = messages[index] as Message;
     const content = message.content;
-    if (typeof content !== 'string') parts = true;
+    if (typeof content !== 'string') partsCount++;
     if (message.id === id) idTaken = true;
     contents[index] = content;
     roles[index] = message.role;
@@ -338,8 +338,10 @@ function measureFresh(
     roles,
     names,
     metadatas,
+    partsCount,
+    idCounts: undefined,
   });
-  return { measures, parts, idTaken };
+  return { measures, parts: partsCount > 0, idTaken };
 }
 
 /**
