@@ -51,7 +51,12 @@ export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | Fi
 
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
-/** One message of a model call or of the stored history. `id` is stable across resumes. */
+/**
+ * One message of a model call or of the stored history. `id` is stable across resumes and
+ * belongs to the object: a compile takes it as it was when the message was first measured, so
+ * give a message another id by replacing the object. `content`, `role`, `name` and `metadata`
+ * may be changed in place between compiles (each compile checks them).
+ */
 export interface Message {
   id: string;
   role: MessageRole;
