@@ -169,9 +169,10 @@ class Merger implements BpeMerger {
 
   countPiece(piece: string): number {
     this.ensureCapacity(piece.length * 3);
-    const { tokens, next, previous, stamps, heapKeys, heapStamps, heapPositions } = this;
+    const { tokens } = this;
     const length = encodeByteRanks(piece, this.byteRanks, tokens);
     if (length <= SHORT_PIECE_BYTES) return this.countShort(length);
+    const { next, previous, stamps, heapKeys, heapStamps, heapPositions } = this;
     this.heapSize = 0;
     for (let index = 0; index < length; index++) {
       next[index] = index + 1;
