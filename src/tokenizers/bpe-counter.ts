@@ -36,26 +36,45 @@ export interface BpeTextCounter {
  * are remembered, as `gpt-tokenizer`'s merge cache does.
  */
 export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCounter {
-  const maxCachedPieces = options.maxCachedPieces ?? 100_000;
-  const splitPattern = new RegExp(options.splitPattern.source, options.splitPattern.flags);
-  const pieceCounts = new Map<string, number>();
+  const counter = new TextCounter(options);
+  return { count: (text) => counter.count(text), clearCaches: () => counter.clearCaches() };
+}
+
+// A class rather than closures over one counter's state: optimised code that calls a method
+// depends on the class's shape, which outlives every counter, where calls between closures of
+// one counter made the engine drop that code when the counter was collected and compile it
+// again for the next one (decision 059, third amendment).
+class TextCounter {
+  private readonly maxCachedPieces: number;
+  private readonly splitPattern: RegExp;
+  private readonly loadTables: () => BpeTables;
+  private readonly pieceCounts = new Map<string, number>();
   // Parts of one or two BMP characters (most parts of Chinese text) are kept by code, with no
   // string made for them: tokens of one character (0: not counted yet), and of two.
-  const characterCounts = new Uint8Array(65536);
-  const characterPairCounts = createCodePairCounts();
-  let state: CounterState | undefined;
+  private readonly characterCounts = new Uint8Array(65536);
+  private readonly characterPairCounts = new CodePairCounts();
+  private state: CounterState | undefined = undefined;
   // Set by countPiece: the piece was cut into parts (and each part remembered).
-  let wasCut = false;
+  private wasCut = false;
 
-  const count = (text: string): number => {
+  constructor(options: BpeTextCounterOptions) {
+    this.maxCachedPieces = options.maxCachedPieces ?? 100_000;
+    this.splitPattern = new RegExp(options.splitPattern.source, options.splitPattern.flags);
+    this.loadTables = options.loadTables;
+  }
+
+  count(text: string): number {
     if (text.length === 0) return 0;
+    let state = this.state;
     if (state === undefined) {
-      const tables = options.loadTables();
+      const tables = this.loadTables();
       state = { tables, merger: createBpeMerger(tables) };
+      this.state = state;
     }
+    const { pieceCounts } = this;
     let total = 0;
     // `match` with a global regex returns the piece strings without a match object each.
-    const pieces = text.match(splitPattern) ?? [];
+    const pieces = text.match(this.splitPattern) ?? [];
     for (const piece of pieces) {
       const cacheable = piece.length <= MAX_CACHED_PIECE_LENGTH;
       const cached = cacheable ? pieceCounts.get(piece) : undefined;
@@ -63,29 +82,30 @@ export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCou
         total += cached;
         continue;
       }
-      const pieceCount = countPiece(state, piece);
+      const pieceCount = this.countPiece(state, piece);
       // A piece cut into parts is counted again from its remembered parts; long pieces rarely
       // repeat. Only whole pieces of words are worth a cache entry of their own.
-      if (cacheable && !wasCut) remember(piece, pieceCount);
+      if (cacheable && !this.wasCut) this.remember(piece, pieceCount);
       total += pieceCount;
     }
     return total;
-  };
+  }
 
-  const remember = (piece: string, pieceCount: number) => {
-    if (maxCachedPieces === 0) return;
-    if (pieceCounts.size >= maxCachedPieces) {
+  private remember(piece: string, pieceCount: number): void {
+    const { pieceCounts } = this;
+    if (this.maxCachedPieces === 0) return;
+    if (pieceCounts.size >= this.maxCachedPieces) {
       const oldest = pieceCounts.keys().next();
       if (!oldest.done) pieceCounts.delete(oldest.value);
     }
     pieceCounts.set(piece, pieceCount);
-  };
+  }
 
   // A piece not remembered: cut where no token spans (piece-splits.ts), each part counted
   // from its cache or merged alone. A run of Han characters is mostly words of one or two
   // characters that recur, so a run first seen is still counted from remembered words.
-  const countPiece = (current: CounterState, piece: string): number => {
-    wasCut = false;
+  private countPiece(current: CounterState, piece: string): number {
+    this.wasCut = false;
     if (current.tables.stringRanks.has(piece)) return 1;
     const { splits } = current.tables;
     let total = 0;
@@ -94,91 +114,91 @@ export function createBpeTextCounter(options: BpeTextCounterOptions): BpeTextCou
     for (let index = 1; index < piece.length; index++) {
       const code = piece.charCodeAt(index);
       if (splits.isSplit(previous, code)) {
-        total += countPart(current, piece, start, index);
+        total += this.countPart(current, piece, start, index);
         start = index;
       }
       previous = code;
     }
     if (start === 0) return current.merger.countPiece(piece);
-    wasCut = true;
-    return total + countPart(current, piece, start, piece.length);
-  };
+    this.wasCut = true;
+    return total + this.countPart(current, piece, start, piece.length);
+  }
 
   // Splits never fall next to a surrogate, so a part of one or two units is BMP characters.
-  const countPart = (current: CounterState, piece: string, start: number, end: number): number => {
+  private countPart(current: CounterState, piece: string, start: number, end: number): number {
     const length = end - start;
     if (length === 1) {
       const code = piece.charCodeAt(start);
-      const known = characterCounts[code] as number;
+      const known = this.characterCounts[code] as number;
       if (known !== 0) return known;
       const characterCount = countUncached(current, piece.slice(start, end));
-      if (maxCachedPieces > 0) characterCounts[code] = characterCount;
+      if (this.maxCachedPieces > 0) this.characterCounts[code] = characterCount;
       return characterCount;
     }
     if (length === 2) {
       const key = (piece.charCodeAt(start) << 16) | piece.charCodeAt(start + 1);
-      const known = characterPairCounts.get(key);
+      const known = this.characterPairCounts.get(key);
       if (known !== 0) return known;
       const pairCount = countUncached(current, piece.slice(start, end));
-      if (maxCachedPieces > 0) characterPairCounts.set(key, pairCount);
+      if (this.maxCachedPieces > 0) this.characterPairCounts.set(key, pairCount);
       return pairCount;
     }
     const part = piece.slice(start, end);
     const cacheable = length <= MAX_CACHED_PIECE_LENGTH;
-    const cached = cacheable ? pieceCounts.get(part) : undefined;
+    const cached = cacheable ? this.pieceCounts.get(part) : undefined;
     if (cached !== undefined) return cached;
     const partCount = countUncached(current, part);
-    if (cacheable) remember(part, partCount);
+    if (cacheable) this.remember(part, partCount);
     return partCount;
-  };
+  }
 
-  return {
-    count,
-    clearCaches: () => {
-      pieceCounts.clear();
-      characterCounts.fill(0);
-      characterPairCounts.clear();
-      state?.merger.clear();
-    },
-  };
+  clearCaches(): void {
+    this.pieceCounts.clear();
+    this.characterCounts.fill(0);
+    this.characterPairCounts.clear();
+    this.state?.merger.clear();
+  }
 }
 
 const countUncached = ({ tables, merger }: CounterState, text: string): number =>
   tables.stringRanks.has(text) ? 1 : merger.countPiece(text);
 
 const PAIR_SLOT_BITS = 16;
+const PAIR_SLOT_MASK = (1 << PAIR_SLOT_BITS) - 1;
+const slotOf = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - PAIR_SLOT_BITS);
 
 /**
  * Token counts of two-character parts keyed by their two UTF-16 units (`first << 16 | second`,
  * never 0: NUL is never split next to). Open addressing in 2¹⁶ slots, filled to half; further
  * pairs are counted each time.
  */
-function createCodePairCounts() {
-  const mask = (1 << PAIR_SLOT_BITS) - 1;
-  const keys = new Int32Array(1 << PAIR_SLOT_BITS);
-  const counts = new Uint8Array(1 << PAIR_SLOT_BITS);
-  let size = 0;
-  const slotOf = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - PAIR_SLOT_BITS);
-  return {
-    /** The count, or 0 when not known. */
-    get(key: number): number {
-      for (let slot = slotOf(key); ; slot = (slot + 1) & mask) {
-        const found = keys[slot] as number;
-        if (found === key) return counts[slot] as number;
-        if (found === 0) return 0;
-      }
-    },
-    set(key: number, count: number): void {
-      if (size >= mask >> 1) return;
-      let slot = slotOf(key);
-      while (keys[slot] !== 0) slot = (slot + 1) & mask;
-      keys[slot] = key;
-      counts[slot] = count;
-      size++;
-    },
-    clear(): void {
-      keys.fill(0);
-      size = 0;
-    },
-  };
+class CodePairCounts {
+  private readonly keys = new Int32Array(1 << PAIR_SLOT_BITS);
+  private readonly counts = new Uint8Array(1 << PAIR_SLOT_BITS);
+  private size = 0;
+
+  /** The count, or 0 when not known. */
+  get(key: number): number {
+    const { keys } = this;
+    for (let slot = slotOf(key); ; slot = (slot + 1) & PAIR_SLOT_MASK) {
+      const found = keys[slot] as number;
+      if (found === key) return this.counts[slot] as number;
+      if (found === 0) return 0;
+    }
+  }
+
+  set(key: number, count: number): void {
+    if (this.size >= PAIR_SLOT_MASK >> 1) return;
+    const { keys } = this;
+    let slot = slotOf(key);
+    while (keys[slot] !== 0) slot = (slot + 1) & PAIR_SLOT_MASK;
+    keys[slot] = key;
+    this.counts[slot] = count;
+    this.size++;
+  }
+
+  clear(): void {
+    this.keys.fill(0);
+    this.size = 0;
+  }
 }

@@ -21,19 +21,48 @@ export interface BpeMerger {
 
 /** Creates a {@link BpeMerger} over `tables`. */
 export function createBpeMerger(tables: BpeTables): BpeMerger {
-  const { byteRanks, pairs, pairBits } = tables;
-  const pairMask = (1 << pairBits) - 1;
+  return new Merger(tables);
+}
+
+const HOT_BITS = 16;
+const HOT_NONE = 0xfffffff; // NO_MERGE in the 28 bits a packed slot has for the result
+
+// A class rather than closures over one merger's state: optimised code that calls a method
+// depends on the class's shape, which outlives every merger, where a call to a closure of one
+// merger made the engine drop that code when the merger was collected and compile it again
+// for the next counter (decision 059, third amendment).
+class Merger implements BpeMerger {
+  private readonly byteRanks: Int32Array;
+  private readonly pairs: Int32Array;
+  private readonly pairBits: number;
+  private readonly pairMask: number;
   // A small direct-mapped cache of pair lookups that stays in the CPU cache; the big table
   // does not, and its misses were the main cost on Chinese text.
-  const hotBits = 16;
-  const hot = new Int32Array((1 << hotBits) * 2).fill(-1);
-  const HOT_NONE = 0xfffffff; // NO_MERGE in the 28 bits a packed slot has for the result
+  private readonly hot = new Int32Array((1 << HOT_BITS) * 2).fill(-1);
+  private capacity = 0;
+  private tokens = new Int32Array(0);
+  private ranks = new Int32Array(0);
+  private next = new Int32Array(0);
+  private previous = new Int32Array(0);
+  private stamps = new Int32Array(0);
+  private heapKeys = new Float64Array(0);
+  private heapStamps = new Int32Array(0);
+  private heapPositions = new Int32Array(0);
+  private heapSize = 0;
 
-  const lookup = (left: number, right: number): number => {
+  constructor(tables: BpeTables) {
+    this.byteRanks = tables.byteRanks;
+    this.pairs = tables.pairs;
+    this.pairBits = tables.pairBits;
+    this.pairMask = (1 << tables.pairBits) - 1;
+  }
+
+  private lookup(left: number, right: number): number {
+    const { hot, pairs, pairBits, pairMask } = this;
     const mix = hashPair(left, right);
     const packed = packPair(left, right);
     const low = right & 15;
-    const hotSlot = (mix >>> (32 - hotBits)) << 1;
+    const hotSlot = (mix >>> (32 - HOT_BITS)) << 1;
     if (hot[hotSlot] === packed) {
       const second = hot[hotSlot + 1] as number;
       if ((second & 15) === low) {
@@ -56,35 +85,26 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
     hot[hotSlot] = packed;
     hot[hotSlot + 1] = low | ((merged === NO_MERGE ? HOT_NONE : merged) << 4);
     return merged;
-  };
+  }
 
-  let capacity = 0;
-  let tokens = new Int32Array(0);
-  let ranks = new Int32Array(0);
-  let next = new Int32Array(0);
-  let previous = new Int32Array(0);
-  let stamps = new Int32Array(0);
-  let heapKeys = new Float64Array(0);
-  let heapStamps = new Int32Array(0);
-  let heapPositions = new Int32Array(0);
-  let heapSize = 0;
+  private ensureCapacity(size: number): void {
+    if (size <= this.capacity) return;
+    const capacity = Math.max(256, size * 2);
+    this.capacity = capacity;
+    this.tokens = new Int32Array(capacity);
+    this.ranks = new Int32Array(capacity);
+    this.next = new Int32Array(capacity);
+    this.previous = new Int32Array(capacity);
+    this.stamps = new Int32Array(capacity);
+    this.heapKeys = new Float64Array(capacity);
+    this.heapStamps = new Int32Array(capacity);
+    this.heapPositions = new Int32Array(capacity);
+  }
 
-  const ensureCapacity = (size: number) => {
-    if (size <= capacity) return;
-    capacity = Math.max(256, size * 2);
-    tokens = new Int32Array(capacity);
-    ranks = new Int32Array(capacity);
-    next = new Int32Array(capacity);
-    previous = new Int32Array(capacity);
-    stamps = new Int32Array(capacity);
-    heapKeys = new Float64Array(capacity);
-    heapStamps = new Int32Array(capacity);
-    heapPositions = new Int32Array(capacity);
-  };
-
-  const push = (rank: number, position: number, stamp: number) => {
+  private push(rank: number, position: number, stamp: number): void {
+    const { heapKeys, heapStamps, heapPositions } = this;
     const key = rank * RANK_SCALE + position;
-    let index = heapSize++;
+    let index = this.heapSize++;
     while (index > 0) {
       const parent = (index - 1) >> 1;
       if ((heapKeys[parent] as number) <= key) break;
@@ -96,10 +116,11 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
     heapKeys[index] = key;
     heapStamps[index] = stamp;
     heapPositions[index] = position;
-  };
+  }
 
-  const removeTop = () => {
-    heapSize--;
+  private removeTop(): void {
+    const { heapKeys, heapStamps, heapPositions } = this;
+    const heapSize = --this.heapSize;
     const key = heapKeys[heapSize] as number;
     const stamp = heapStamps[heapSize] as number;
     const position = heapPositions[heapSize] as number;
@@ -117,12 +138,13 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
     heapKeys[index] = key;
     heapStamps[index] = stamp;
     heapPositions[index] = position;
-  };
+  }
 
   // Short pieces (most of them) merge faster by scanning a dense array for the lowest rank.
-  const countShort = (length: number): number => {
+  private countShort(length: number): number {
+    const { tokens, ranks } = this;
     for (let index = 0; index < length - 1; index++) {
-      ranks[index] = lookup(tokens[index] as number, tokens[index + 1] as number);
+      ranks[index] = this.lookup(tokens[index] as number, tokens[index + 1] as number);
     }
     let remaining = length;
     while (remaining > 1) {
@@ -139,17 +161,19 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
       tokens.copyWithin(at + 1, at + 2, remaining);
       ranks.copyWithin(at + 1, at + 2, remaining);
       remaining--;
-      if (at + 1 < remaining) ranks[at] = lookup(lowest, tokens[at + 1] as number);
-      if (at > 0) ranks[at - 1] = lookup(tokens[at - 1] as number, lowest);
+      if (at + 1 < remaining) ranks[at] = this.lookup(lowest, tokens[at + 1] as number);
+      if (at > 0) ranks[at - 1] = this.lookup(tokens[at - 1] as number, lowest);
     }
     return remaining;
-  };
+  }
 
-  const countPiece = (piece: string): number => {
-    ensureCapacity(piece.length * 3);
-    const length = encodeByteRanks(piece, byteRanks, tokens);
-    if (length <= SHORT_PIECE_BYTES) return countShort(length);
-    heapSize = 0;
+  countPiece(piece: string): number {
+    this.ensureCapacity(piece.length * 3);
+    const { tokens } = this;
+    const length = encodeByteRanks(piece, this.byteRanks, tokens);
+    if (length <= SHORT_PIECE_BYTES) return this.countShort(length);
+    const { next, previous, stamps, heapKeys, heapStamps, heapPositions } = this;
+    this.heapSize = 0;
     for (let index = 0; index < length; index++) {
       next[index] = index + 1;
       previous[index] = index - 1;
@@ -157,15 +181,15 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
     }
     next[length - 1] = -1;
     for (let index = 0; index < length - 1; index++) {
-      const rank = lookup(tokens[index] as number, tokens[index + 1] as number);
-      if (rank !== NO_MERGE) push(rank, index, 0);
+      const rank = this.lookup(tokens[index] as number, tokens[index + 1] as number);
+      if (rank !== NO_MERGE) this.push(rank, index, 0);
     }
     let remaining = length;
-    while (heapSize > 0) {
+    while (this.heapSize > 0) {
       const key = heapKeys[0] as number;
       const stamp = heapStamps[0] as number;
       const left = heapPositions[0] as number;
-      removeTop();
+      this.removeTop();
       // A stale entry: this node or its right neighbour changed since the pair was queued.
       if (stamps[left] !== stamp) continue;
       const right = next[left] as number;
@@ -178,19 +202,21 @@ export function createBpeMerger(tables: BpeTables): BpeMerger {
       const leftStamp = (stamps[left] as number) + 1;
       stamps[left] = leftStamp;
       if (after !== -1) {
-        const rank = lookup(tokens[left] as number, tokens[after] as number);
-        if (rank !== NO_MERGE) push(rank, left, leftStamp);
+        const rank = this.lookup(tokens[left] as number, tokens[after] as number);
+        if (rank !== NO_MERGE) this.push(rank, left, leftStamp);
       }
       const before = previous[left] as number;
       if (before !== -1) {
         const beforeStamp = (stamps[before] as number) + 1;
         stamps[before] = beforeStamp;
-        const rank = lookup(tokens[before] as number, tokens[left] as number);
-        if (rank !== NO_MERGE) push(rank, before, beforeStamp);
+        const rank = this.lookup(tokens[before] as number, tokens[left] as number);
+        if (rank !== NO_MERGE) this.push(rank, before, beforeStamp);
       }
     }
     return remaining;
-  };
+  }
 
-  return { countPiece, clear: () => hot.fill(-1) };
+  clear(): void {
+    this.hot.fill(-1);
+  }
 }

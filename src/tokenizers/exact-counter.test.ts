@@ -137,6 +137,21 @@ describe('createExactCounter on CJK text', () => {
     );
   });
 
+  it('keeps the caches of each counter its own: counters made one after another, used in turn', () => {
+    fc.assert(
+      fc.property(fc.array(mixed, { minLength: 1, maxLength: 12 }), (texts) => {
+        const counters = [createO200kCounter(), createO200kCounter(), createO200kCounter()];
+        texts.forEach((text, index) => {
+          const counter = counters[index % counters.length] as (typeof counters)[number];
+          if (index % 4 === 3) counter.bpe.clearCaches();
+          expect(counter.countText(text)).toBe(gptO200k(text, ORDINARY));
+          expect(counter.countText(text)).toBe(gptO200k(text, ORDINARY));
+        });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('counts the same with every cache disabled', () => {
     const uncached = createExactCounter({ encoding: 'o200k_base', maxCachedPieces: 0 });
     const cached = createO200kCounter();
