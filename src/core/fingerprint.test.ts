@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fingerprintContent, hashText } from './fingerprint.ts';
+import { fingerprintContent, hashJoined, hashText } from './fingerprint.ts';
 
 // cyrb53 as first written: the 53-bit value's hex digits, zero-padded to 14.
 function reference(text: string, seed = 0): string {
@@ -46,5 +46,17 @@ describe('hashText', () => {
     const expected = texts.map((text) => hashText(text.replace(/\s+/gu, ' ').trim()));
     // Twice over more texts than are remembered, so some are looked up and some made again.
     for (let round = 0; round < 2; round++) expect(texts.map(fingerprintContent)).toEqual(expected);
+  });
+});
+
+describe('hashJoined', () => {
+  it('hashes two texts as hashText hashes them joined', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (prefix, text) => {
+        expect(hashJoined(prefix, text)).toBe(hashText(prefix + text));
+        expect(hashJoined(prefix, text)).toBe(reference(prefix + text));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

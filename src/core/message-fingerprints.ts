@@ -1,5 +1,5 @@
 import { type CarriedRun, layerOf } from './compose.ts';
-import { hashText } from './fingerprint.ts';
+import { hashJoined, hashText } from './fingerprint.ts';
 import type { Message } from './message.ts';
 import type { MessageFingerprint } from './report.ts';
 import { createRunMemo } from './run-memo.ts';
@@ -141,7 +141,7 @@ function hashOfContent(message: Message): string {
     }
     let hash = forRole.get(content);
     if (hash === undefined) {
-      hash = hashText(`${message.role}\u0000${content}`);
+      hash = hashJoined(`${message.role}\u0000`, content);
       if (forRole.size >= MAX_TEXT_ENTRIES) forRole.clear();
       forRole.set(content, hash);
     }
