@@ -201,11 +201,24 @@ export function buildReport(input: BuildReportInput): CompileReport {
     const listed = listOf(droppedByLayer, 'history');
     const single = Math.min(droppedHistory.length, LISTED_HISTORY_DROPS);
     let rest = onlyRanges ? (input.historyDrops?.tokens ?? 0) : Number.NaN;
+    // The blocks listed last time at the same places keep their previews (a recompile drops
+    // the same oldest messages): no lookup by message for them.
+    const known = lastListed;
+    const blocks = new Array<ContextBlock>(single);
+    const previews = new Array<string>(single);
     for (let index = 0; index < single; index++) {
       const entry = droppedHistory[index] as DroppedBlock;
-      listed.push(withDetails(summarizeDropped(entry), entry.block));
-      rest -= entry.block.tokens;
+      const block = entry.block;
+      const text =
+        known !== undefined && Object.is(known.blocks[index], block)
+          ? (known.previews[index] as string)
+          : blockPreview(block);
+      blocks[index] = block;
+      previews[index] = text;
+      listed.push(withDetails(summarizeDropped(entry, text), block));
+      rest -= block.tokens;
     }
+    lastListed = { blocks, previews };
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
       listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS, rest));
   }
@@ -376,7 +389,7 @@ function collapseRuns(
   return runs;
 }
 
-function summarizeDropped(entry: DroppedBlock): DroppedSummary {
+function summarizeDropped(entry: DroppedBlock, preview = blockPreview(entry.block)): DroppedSummary {
   // One literal (not `summarize` plus a property, nor a spread copy): a long session drops
   // thousands of messages, and each entry then costs one allocation of one shape.
   const { block } = entry;
@@ -385,10 +398,16 @@ function summarizeDropped(entry: DroppedBlock): DroppedSummary {
     source: block.source,
     tokens: block.tokens,
     priority: block.priority,
-    preview: blockPreview(block),
+    preview,
     reason: entry.reason,
   };
 }
+
+/**
+ * The history blocks the last report listed one by one, and their previews (aligned). A block
+ * is never changed once made (decision 067), so its preview is what it was.
+ */
+let lastListed: { blocks: readonly ContextBlock[]; previews: readonly string[] } | undefined;
 
 /** The list for `layer`, created on first use; consecutive blocks mostly share a layer. */
 function listOf<T>(byLayer: Map<string, T[]>, layer: string): T[] {
