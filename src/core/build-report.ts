@@ -518,9 +518,10 @@ function keptSummaries(
 function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
   const content = block.content;
-  if (key === block && content.length >= MIN_PREVIEWED_BY_TEXT && content.length <= MAX_PREVIEWED_BY_TEXT) {
-    // A source makes new blocks of the same texts on every compile: the previews of long ones
-    // are remembered by text alone (a weak entry per new block costs more than it saves).
+  if (key === block && content.length <= MAX_PREVIEWED_BY_TEXT) {
+    // A source makes new blocks of the same texts on every compile (so does the omission
+    // notice): their previews are remembered by text alone (a weak entry per new block costs
+    // more than it saves).
     return previewByText(content);
   }
   const known = previews.get(key);
@@ -531,7 +532,7 @@ function blockPreview(block: ContextBlock): string {
   return text;
 }
 
-/** The preview of a long source text, remembered by text (bounded, see {@link previewsByText}). */
+/** The preview of a source text, remembered by text (bounded, see {@link previewsByText}). */
 function previewByText(content: string): string {
   let text = previewsByText.get(content);
   if (text === undefined) {
@@ -550,14 +551,13 @@ function previewByText(content: string): string {
 }
 
 /**
- * Previews of long source texts by text (see {@link blockPreview}); cleared when 4,096 texts
+ * Previews of source texts by text (see {@link blockPreview}); cleared when 4,096 texts
  * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
  */
 const previewsByText = new Map<string, string>();
 let previewedCharacters = 0;
 const MAX_PREVIEWS_BY_TEXT = 4096;
 const MAX_PREVIEWED_CHARACTERS = 4 * 1024 * 1024;
-const MIN_PREVIEWED_BY_TEXT = 240;
 const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
 
 function preview(text: string): string {
