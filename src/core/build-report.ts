@@ -478,8 +478,8 @@ function carriedRun(input: BuildReportInput): CarriedRun | undefined {
   return carried;
 }
 
-/** The summaries a report made for a tagged run's blocks (aligned with them). */
-const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
+/** The summaries a report made for a tagged run's blocks: its list of kept summaries and where the run's begin in it. */
+const summariesByRun = new WeakMap<CarriedRun['run'], { summaries: readonly BlockSummary[]; at: number }>();
 
 function summaryOf(block: ContextBlock): BlockSummary {
   return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
@@ -513,23 +513,24 @@ function keptSummaries(
   const known = previous === undefined ? undefined : summariesByRun.get(previous);
   const reused = known === undefined ? 0 : same;
   const summaries = new Array<BlockSummary>(blocks.length);
-  const aligned = new Array<BlockSummary>(count);
+  const knownSummaries = known?.summaries ?? [];
+  const knownFrom = (known?.at ?? 0) + offset;
   for (let index = 0; index < blocks.length; index++) {
     if (index === at) {
       for (let within = 0; within < count; within++) {
-        const summary =
+        summaries[index + within] =
           within < reused
-            ? ((known as BlockSummary[])[offset + within] as BlockSummary)
+            ? (knownSummaries[knownFrom + within] as BlockSummary)
             : summaryOf(run.blocks[within] as ContextBlock);
-        aligned[within] = summary;
-        summaries[index + within] = summary;
       }
       index += count - 1;
       continue;
     }
     summaries[index] = summaryOf(blocks[index] as ContextBlock);
   }
-  summariesByRun.set(run, aligned);
+  // The run's summaries are `summaries[at..at + count)`; the list is only read afterwards
+  // (each report copies its runs into its own lists).
+  summariesByRun.set(run, { summaries, at });
   return summaries;
 }
 
