@@ -65,7 +65,7 @@ export interface BuildReportInput {
    * history drop) and the tokens of those blocks: they are listed without reading each block
    * for its layer, and a single run of them is summed from `tokens`.
    */
-  historyDrops?: { ranges: readonly number[]; tokens: number };
+  historyDrops?: { ranges: readonly number[]; tokens: number; sharedReasons?: readonly number[] };
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -201,13 +201,33 @@ export function buildReport(input: BuildReportInput): CompileReport {
     const listed = listOf(droppedByLayer, 'history');
     const single = Math.min(droppedHistory.length, LISTED_HISTORY_DROPS);
     let rest = onlyRanges ? (input.historyDrops?.tokens ?? 0) : Number.NaN;
+    // The blocks listed last time at the same places keep their previews (a recompile drops
+    // the same oldest messages): no lookup by message for them.
+    const known = lastListed;
+    const blocks = new Array<ContextBlock>(single);
+    const previews = new Array<string>(single);
     for (let index = 0; index < single; index++) {
       const entry = droppedHistory[index] as DroppedBlock;
-      listed.push(withDetails(summarizeDropped(entry), entry.block));
-      rest -= entry.block.tokens;
+      const block = entry.block;
+      const text =
+        known !== undefined && Object.is(known.blocks[index], block)
+          ? (known.previews[index] as string)
+          : blockPreview(block);
+      blocks[index] = block;
+      previews[index] = text;
+      listed.push(withDetails(summarizeDropped(entry, text), block));
+      rest -= block.tokens;
     }
+    lastListed = { blocks, previews };
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS, rest));
+      listed.push(
+        ...collapseRuns(
+          droppedHistory,
+          LISTED_HISTORY_DROPS,
+          rest,
+          onlyRanges ? input.historyDrops?.sharedReasons : undefined,
+        ),
+      );
   }
 
   const layers: LayerReport[] = [];
@@ -338,13 +358,24 @@ function collapseRuns(
   entries: readonly DroppedBlock[],
   from: number,
   restTokens = Number.NaN,
+  /** `entries` as runs, by length, whose entries share one reason object: one compared per run. */
+  sharedReasons?: readonly number[],
 ): DroppedSummary[] {
+  // Where the run of shared reasons holding each entry ends (each entry its own without them).
+  let shared = 0;
+  let sharedEnd = 0;
+  const runEnd = (index: number): number => {
+    if (sharedReasons === undefined) return index + 1;
+    while (sharedEnd <= index && shared < sharedReasons.length)
+      sharedEnd += sharedReasons[shared++] as number;
+    return sharedEnd > index ? Math.min(sharedEnd, entries.length) : index + 1;
+  };
   const runs: DroppedSummary[] = [];
   let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
     const key = JSON.stringify(first.reason);
-    let end = start + 1;
+    let end = runEnd(start);
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
     // An equal reason object met once (the unreachable history's, after the selection's) is
     // remembered, so a long run of it is compared by pointer too.
@@ -355,7 +386,7 @@ function collapseRuns(
       equal = reason;
       return true;
     };
-    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end++;
+    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end = runEnd(end);
     let tokens = 0;
     if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
     else
@@ -376,7 +407,7 @@ function collapseRuns(
   return runs;
 }
 
-function summarizeDropped(entry: DroppedBlock): DroppedSummary {
+function summarizeDropped(entry: DroppedBlock, preview = blockPreview(entry.block)): DroppedSummary {
   // One literal (not `summarize` plus a property, nor a spread copy): a long session drops
   // thousands of messages, and each entry then costs one allocation of one shape.
   const { block } = entry;
@@ -385,10 +416,16 @@ function summarizeDropped(entry: DroppedBlock): DroppedSummary {
     source: block.source,
     tokens: block.tokens,
     priority: block.priority,
-    preview: blockPreview(block),
+    preview,
     reason: entry.reason,
   };
 }
+
+/**
+ * The history blocks the last report listed one by one, and their previews (aligned). A block
+ * is never changed once made (decision 067), so its preview is what it was.
+ */
+let lastListed: { blocks: readonly ContextBlock[]; previews: readonly string[] } | undefined;
 
 /** The list for `layer`, created on first use; consecutive blocks mostly share a layer. */
 function listOf<T>(byLayer: Map<string, T[]>, layer: string): T[] {
@@ -441,8 +478,8 @@ function carriedRun(input: BuildReportInput): CarriedRun | undefined {
   return carried;
 }
 
-/** The summaries a report made for a tagged run's blocks (aligned with them). */
-const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
+/** The summaries a report made for a tagged run's blocks: its list of kept summaries and where the run's begin in it. */
+const summariesByRun = new WeakMap<CarriedRun['run'], { summaries: readonly BlockSummary[]; at: number }>();
 
 function summaryOf(block: ContextBlock): BlockSummary {
   return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
@@ -476,32 +513,34 @@ function keptSummaries(
   const known = previous === undefined ? undefined : summariesByRun.get(previous);
   const reused = known === undefined ? 0 : same;
   const summaries = new Array<BlockSummary>(blocks.length);
-  const aligned = new Array<BlockSummary>(count);
+  const knownSummaries = known?.summaries ?? [];
+  const knownFrom = (known?.at ?? 0) + offset;
   for (let index = 0; index < blocks.length; index++) {
     if (index === at) {
       for (let within = 0; within < count; within++) {
-        const summary =
+        summaries[index + within] =
           within < reused
-            ? ((known as BlockSummary[])[offset + within] as BlockSummary)
+            ? (knownSummaries[knownFrom + within] as BlockSummary)
             : summaryOf(run.blocks[within] as ContextBlock);
-        aligned[within] = summary;
-        summaries[index + within] = summary;
       }
       index += count - 1;
       continue;
     }
     summaries[index] = summaryOf(blocks[index] as ContextBlock);
   }
-  summariesByRun.set(run, aligned);
+  // The run's summaries are `summaries[at..at + count)`; the list is only read afterwards
+  // (each report copies its runs into its own lists).
+  summariesByRun.set(run, { summaries, at });
   return summaries;
 }
 
 function blockPreview(block: ContextBlock): string {
   const key = previewKey(block);
   const content = block.content;
-  if (key === block && content.length >= MIN_PREVIEWED_BY_TEXT && content.length <= MAX_PREVIEWED_BY_TEXT) {
-    // A source makes new blocks of the same texts on every compile: the previews of long ones
-    // are remembered by text alone (a weak entry per new block costs more than it saves).
+  if (key === block && content.length <= MAX_PREVIEWED_BY_TEXT) {
+    // A source makes new blocks of the same texts on every compile (so does the omission
+    // notice): their previews are remembered by text alone (a weak entry per new block costs
+    // more than it saves).
     return previewByText(content);
   }
   const known = previews.get(key);
@@ -512,7 +551,7 @@ function blockPreview(block: ContextBlock): string {
   return text;
 }
 
-/** The preview of a long source text, remembered by text (bounded, see {@link previewsByText}). */
+/** The preview of a source text, remembered by text (bounded, see {@link previewsByText}). */
 function previewByText(content: string): string {
   let text = previewsByText.get(content);
   if (text === undefined) {
@@ -531,14 +570,13 @@ function previewByText(content: string): string {
 }
 
 /**
- * Previews of long source texts by text (see {@link blockPreview}); cleared when 4,096 texts
+ * Previews of source texts by text (see {@link blockPreview}); cleared when 4,096 texts
  * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
  */
 const previewsByText = new Map<string, string>();
 let previewedCharacters = 0;
 const MAX_PREVIEWS_BY_TEXT = 4096;
 const MAX_PREVIEWED_CHARACTERS = 4 * 1024 * 1024;
-const MIN_PREVIEWED_BY_TEXT = 240;
 const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
 
 function preview(text: string): string {

@@ -5,6 +5,7 @@ import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import { rollSummary, type SummaryPeriod } from './rolling-summary.ts';
 import type { DroppedBlock, DropReason, Selection } from './select.ts';
+import { noteCopiedBlocks } from './select-history-run.ts';
 import type { Summarizer } from './summarizer.ts';
 import { countMessage, type TokenCounter } from './tokens.ts';
 import { trimToTokens } from './trim.ts';
@@ -329,6 +330,7 @@ export function withSummary(
     found = (candidates[index] as ContextBlock).id === COMPRESSION_BLOCK_ID;
   // Usually there is none to replace: one copy of a long list, without a callback per block.
   const pool = found ? candidates.filter((block) => block.id !== COMPRESSION_BLOCK_ID) : candidates.slice();
+  if (!found) noteCopiedBlocks(pool, candidates, candidates.length);
   pool.push(summary);
   return pool;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compose, composeWithHistory, layerOf } from './compose.ts';
+import type { ContextBlock } from './block.ts';
+import { compose, composeWithHistory, forgetTaggedRun, layerOf, taggedHistoryRun } from './compose.ts';
 import { CtxloomError } from './errors.ts';
 import { createLayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
@@ -172,5 +173,30 @@ describe('compose', () => {
       composeWithHistory({ history: [...history, { ...merged, id: 'm2', metadata: { note: 1 } }] })
         .historyPlain,
     ).toBe(true);
+  });
+
+  it('carries where merged copies sit over to the next run, by position (decision 067, fifth amendment)', () => {
+    forgetTaggedRun();
+    const messages: Message[] = Array.from({ length: 6 }, (_, index) => ({
+      id: `m${index}`,
+      role: 'user',
+      content: `message ${index}`,
+      ...(index === 2 ? { metadata: { layers: ['system'] } } : {}),
+    }));
+    const blocks = messages.map((message) => ({ id: message.id }) as unknown as ContextBlock);
+    const first = taggedHistoryRun(blocks.slice(0, 4), 0, 4, (index) => messages[index] as Message);
+    expect(first.plain).toBe(false);
+    expect(first.carried.run.mergedAt).toEqual([2]);
+    // The next run starts one block later and carries the merged copy over: still not plain.
+    const second = taggedHistoryRun(blocks.slice(1, 6), 0, 5, (index) => messages[index + 1] as Message);
+    expect(second.carried.same).toBe(3);
+    expect(second.plain).toBe(false);
+    expect(second.carried.run.mergedAt).toEqual([1]);
+    // A run from after the merged copy is plain again.
+    const third = taggedHistoryRun(blocks.slice(3, 6), 0, 3, (index) => messages[index + 3] as Message);
+    expect(third.carried.same).toBe(3);
+    expect(third.plain).toBe(true);
+    expect(third.carried.run.mergedAt).toEqual([]);
+    forgetTaggedRun();
   });
 });

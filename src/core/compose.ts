@@ -262,7 +262,8 @@ function joinTagged(
 export interface TaggedRun {
   readonly blocks: readonly ContextBlock[];
   readonly copies: readonly Message[];
-  readonly merged: Uint8Array;
+  /** Where the copies that carry a merged layers list sit, ascending (most runs have none). */
+  readonly mergedAt: readonly number[];
 }
 
 /**
@@ -304,7 +305,7 @@ export function taggedHistoryRun(
 ): { copies: Message[]; plain: boolean; carried: CarriedRun } {
   const runBlocks = blocks.slice(start, start + count);
   const copies = new Array<Message>(count);
-  const merged = new Uint8Array(count);
+  const mergedAt: number[] = [];
   let same = 0;
   let offset = 0;
   const known = lastRun;
@@ -315,22 +316,18 @@ export function taggedHistoryRun(
       const limit = Math.min(count, known.blocks.length - offset);
       while (same < limit && Object.is(known.blocks[offset + same], runBlocks[same])) {
         copies[same] = known.copies[offset + same] as Message;
-        merged[same] = known.merged[offset + same] as number;
         same++;
       }
+      for (const at of known.mergedAt) if (at >= offset && at < offset + same) mergedAt.push(at - offset);
     } else offset = 0;
   }
-  let plain = true;
-  for (let index = 0; index < same && plain; index++) if (merged[index] === 1) plain = false;
   for (let index = same; index < count; index++) {
     const entry = taggedEntry(messageAt(index));
     copies[index] = entry.message;
-    if (entry.merged) {
-      merged[index] = 1;
-      plain = false;
-    }
+    if (entry.merged) mergedAt.push(index);
   }
-  const run: TaggedRun = { blocks: runBlocks, copies, merged };
+  const plain = mergedAt.length === 0;
+  const run: TaggedRun = { blocks: runBlocks, copies, mergedAt };
   lastRun = run;
   return { copies, plain, carried: { run, previous: known, offset, same } };
 }

@@ -94,6 +94,8 @@ interface CheckedList {
   metadatas: Message['metadata'][];
   /** How many of `contents` are parts arrays (kept with the list: the check compares pointers only). */
   partsCount: number;
+  /** The measures the last check of this list returned (`entries`, as a copy nobody changes). */
+  lastMeasures?: readonly MessageMeasure[];
   /**
    * How many messages of the list have each id, made when a check first asks for an id and
    * kept up with the list: whether a message has the query's id is one lookup, not a string
@@ -219,6 +221,13 @@ export interface MeasureScan {
   parts: boolean;
   /** Whether some message has the id asked for (false when none was asked). */
   idTaken: boolean;
+  /**
+   * The measures the last check of the same list returned, and how many of its first ones are
+   * `measures`' first ones (the same objects, the messages unchanged); at the next index both
+   * have, they differ (a message changed or replaced gets a new entry). Lets a later stage skip
+   * its own walk comparing the two.
+   */
+  carried?: { previous: readonly MessageMeasure[]; same: number };
 }
 
 /**
@@ -402,6 +411,8 @@ function measureChecked(
     list.names.push(message.name);
     list.metadatas.push(message.metadata);
   }
+  const previous = list.lastMeasures;
+  list.lastMeasures = measures;
   let idTaken = false;
   if (id !== undefined) {
     let counts = idCounts;
@@ -412,7 +423,9 @@ function measureChecked(
     }
     idTaken = counts.has(historyBlockId({ id } as Message));
   }
-  return { measures, parts: list.partsCount > 0, idTaken };
+  const scan: MeasureScan = { measures, parts: list.partsCount > 0, idTaken };
+  if (previous !== undefined) scan.carried = { previous, same };
+  return scan;
 }
 
 function uncount(counts: Map<string, number>, key: string): void {

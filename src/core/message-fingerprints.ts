@@ -48,8 +48,14 @@ export function fingerprintsComputed(): number {
   return runs.computed + computedByRun;
 }
 
-/** The fingerprints a report made for a tagged run's copies, and the costs they were made with (aligned). */
-const byRun = new WeakMap<CarriedRun['run'], { fingerprints: MessageFingerprint[]; costs: Float64Array }>();
+/**
+ * The fingerprints a report made for a tagged run's copies (aligned), and the costs they were
+ * made with: the compile's own costs array (never changed once composed), the run's from `start`.
+ */
+const byRun = new WeakMap<
+  CarriedRun['run'],
+  { fingerprints: MessageFingerprint[]; costs: readonly number[]; start: number }
+>();
 let computedByRun = 0;
 
 function withCarriedRun(
@@ -64,13 +70,13 @@ function withCarriedRun(
   const reused = known === undefined ? 0 : same;
   const result = new Array<MessageFingerprint>(messages.length);
   const fingerprints = new Array<MessageFingerprint>(count);
-  const made = new Float64Array(count);
   for (let index = 0; index < start; index++) result[index] = computeAt(messages, costs, index);
+  const knownCosts = known?.costs ?? [];
+  const knownFrom = (known?.start ?? 0) + offset;
   for (let index = 0; index < count; index++) {
     const cost = costs[start + index] ?? 0;
-    made[index] = cost;
     const fingerprint =
-      index < reused && (known as { costs: Float64Array }).costs[offset + index] === cost
+      index < reused && (knownCosts[knownFrom + index] ?? 0) === cost
         ? ((known as { fingerprints: MessageFingerprint[] }).fingerprints[
             offset + index
           ] as MessageFingerprint)
@@ -80,7 +86,7 @@ function withCarriedRun(
   }
   for (let index = start + count; index < messages.length; index++)
     result[index] = computeAt(messages, costs, index);
-  byRun.set(run, { fingerprints, costs: made });
+  byRun.set(run, { fingerprints, costs, start });
   return result;
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ContextBlock } from './block.ts';
+import { withSummary } from './compact.ts';
 import { positionPriority } from './history.ts';
 import { type SelectInput, type Selection, selectBlocks, selectEach } from './select.ts';
 
@@ -92,6 +93,17 @@ function expectSame(fast: Selection, each: Selection): void {
   expect(fast.pinnedTokens).toBe(each.pinnedTokens);
 }
 
+const summaryBlock: ContextBlock = {
+  id: 'summary',
+  layer: 'todo__context',
+  source: 'todo__context-src',
+  content: 'summary',
+  tokens: 7,
+  priority: 0.6,
+  fingerprint: 'summary',
+  metadata: {},
+};
+
 describe('selection of a carried-over history run (decision 067)', () => {
   it('selects what a unit-by-unit selection selects, call after call, as the history grows and its start moves', () => {
     fc.assert(
@@ -128,6 +140,10 @@ describe('selection of a carried-over history run (decision 067)', () => {
             expectSame(selectBlocks(input), selectEach(input));
             // The second selection of a call sees the same run.
             expectSame(selectBlocks(input), selectEach(input));
+            // So does one over the pool with a summary (a copy with a block after it: the run
+            // is taken from the last walk, decision 067's fifth amendment).
+            const pooled = inputOf(withSummary(blocks, summaryBlock), call.budget, shares, pinnedBudget);
+            expectSame(selectBlocks(pooled), selectEach(pooled));
           }
         },
       ),

@@ -70,6 +70,18 @@ const MIN_RUN = 32;
  */
 export function historyRun(blocks: readonly ContextBlock[]): HistoryRun | undefined {
   const count = blocks.length;
+  const walked = lastWalk;
+  // A copy of the blocks the last run was found in, with the chain as that run left it: the
+  // same run, found without walking it again (a compile's second selection, over the pool
+  // with its summary).
+  if (
+    walked !== undefined &&
+    Object.is(walked.run.chain, chain) &&
+    walked.run.chain.blocks.length === walked.chainLength &&
+    sharesPrefix(blocks, walked.blocks, walked.run.end)
+  ) {
+    return runFrom(blocks, walked.run.start, walked.run.end, walked.run.offset, walked.run.chain);
+  }
   let start = 0;
   while (start < count && (blocks[start] as ContextBlock).layer !== 'history') start++;
   if (count - start < MIN_RUN) return undefined;
@@ -100,6 +112,22 @@ export function historyRun(blocks: readonly ContextBlock[]): HistoryRun | undefi
     offset = 0;
     end = start + 1;
   }
+  return runFrom(blocks, start, end, offset, current);
+}
+
+/**
+ * The run `blocks[start..end)` = `current.blocks[offset..]` (checked by pointer), extended by
+ * the new blocks after it while they may, when no other history block follows it.
+ */
+function runFrom(
+  blocks: readonly ContextBlock[],
+  start: number,
+  from: number,
+  offset: number,
+  current: HistoryChain,
+): HistoryRun | undefined {
+  const count = blocks.length;
+  let end = from;
   // Past the chain's end: new blocks extend it while they may.
   if (offset + (end - start) === current.blocks.length) {
     while (end < count) {
@@ -115,7 +143,37 @@ export function historyRun(blocks: readonly ContextBlock[]): HistoryRun | undefi
   }
   if (end - start < MIN_RUN) return undefined;
   chain = current;
-  return { start, end, offset, chain: current };
+  const run = { start, end, offset, chain: current };
+  lastWalk = { blocks, run, chainLength: current.blocks.length };
+  return run;
+}
+
+/** The last run found, the blocks it was found in and the chain's length then (see {@link historyRun}). */
+let lastWalk: { blocks: readonly ContextBlock[]; run: HistoryRun; chainLength: number } | undefined;
+
+/**
+ * Lists made as a copy of another's first blocks (`withSummary`'s pool): `blocks` holds
+ * `source[0..count)` at the same places. Neither list is changed afterwards.
+ */
+const copiedFrom = new WeakMap<readonly ContextBlock[], { source: readonly ContextBlock[]; count: number }>();
+
+/** Notes that `copy` begins with `source`'s first `count` blocks (see {@link historyRun}). */
+export function noteCopiedBlocks(
+  copy: readonly ContextBlock[],
+  source: readonly ContextBlock[],
+  count: number,
+): void {
+  copiedFrom.set(copy, { source, count });
+}
+
+function sharesPrefix(
+  blocks: readonly ContextBlock[],
+  other: readonly ContextBlock[],
+  length: number,
+): boolean {
+  if (Object.is(blocks, other)) return true;
+  const copied = copiedFrom.get(blocks);
+  return copied !== undefined && Object.is(copied.source, other) && copied.count >= length;
 }
 
 function runnable(block: ContextBlock, onto: HistoryChain | undefined): boolean {

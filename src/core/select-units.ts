@@ -194,13 +194,16 @@ export function toUnits(
   layerSources: Map<string, Set<string>>,
 ): Units {
   const size = blocks.length;
+  // One buffer for the five arrays (each typed array's own buffer is an allocation outside
+  // the heap): the doubles first, then the 32-bit and the byte arrays, each aligned.
+  const buffer = new ArrayBuffer(size * 22);
   const units: Units = {
     count: 0,
-    first: new Int32Array(size),
-    tokens: new Float64Array(size),
-    priority: new Float64Array(size),
-    pinned: new Uint8Array(size),
-    grouped: new Uint8Array(size),
+    first: new Int32Array(buffer, size * 16, size),
+    tokens: new Float64Array(buffer, 0, size),
+    priority: new Float64Array(buffer, size * 8, size),
+    pinned: new Uint8Array(buffer, size * 20, size),
+    grouped: new Uint8Array(buffer, size * 21, size),
     rest: new Map(),
   };
   // Groups by layer, then by group id: the ids are strings the blocks already hold (their hash

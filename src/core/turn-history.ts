@@ -7,6 +7,7 @@ import {
   historyBlock,
   historyBlocks,
   historyToBlocks,
+  type MeasureScan,
   type MessageMeasure,
   measureAndScan,
   measureMessages,
@@ -47,6 +48,8 @@ export interface PreparedHistory {
   keptFrom: number;
   /** Measures of `messages`. */
   measures: readonly MessageMeasure[];
+  /** What the measuring pass knew of `measures` against the ones it returned before (see {@link MeasureScan}). */
+  measuresCarried?: MeasureScan['carried'];
   /** Whether some message's content is a parts array (else none has a tool result, nor an error). */
   parts: boolean;
   /** Tool groups of `messages` from `keptFrom` on (indices relative to `keptFrom`). */
@@ -192,6 +195,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     windowFrom,
     keptFrom,
     measures: scan.measures,
+    ...(scan.carried === undefined ? {} : { measuresCarried: scan.carried }),
     parts: scan.parts,
     keptGroups: groupsOf(keptFrom, messages.length),
     coveredGroups: groupsOf(0, coveredTo),
@@ -273,7 +277,7 @@ export function turnHistoryBlocks(input: {
   // positions, `positionPriority`), so every step of a tool loop reuses them, and a compile
   // after new messages reuses the blocks the previous compile made for the older ones.
   if (cache.kept === undefined) {
-    const made = reusedBlocks(prepared.messages, keptFrom, measures, keptGroups);
+    const made = reusedBlocks(prepared.messages, keptFrom, measures, keptGroups, prepared.measuresCarried);
     cache.kept = made.blocks;
     cache.keptByMeasure = made.byMeasure;
     if (made.tokensBefore !== undefined) cache.keptTokensBefore = made.tokensBefore;
@@ -363,6 +367,8 @@ function reusedBlocks(
   from: number,
   measures: readonly MessageMeasure[],
   groups: ToolGroups,
+  /** The measuring pass's answer to the walk below, when it compared with the same measures. */
+  carried?: MeasureScan['carried'],
 ): KeptBlocks {
   const count = history.length - from;
   const measureOf = (index: number) => measures[from + index] as MessageMeasure;
@@ -375,7 +381,9 @@ function reusedBlocks(
     // be made, read by pointer only. The new messages after them get new blocks.
     const limit = Math.min(count, known.blocks.length);
     let same = 0;
-    while (same < limit && Object.is(measures[from + same], known.measures[from + same])) same++;
+    if (carried !== undefined && carried.previous === known.measures)
+      same = Math.max(0, Math.min(limit, carried.same - from));
+    else while (same < limit && Object.is(measures[from + same], known.measures[from + same])) same++;
     if (same > 0) {
       // Sized once: the earlier blocks copied, the new ones written after them.
       const blocks = new Array<ContextBlock>(count);
