@@ -478,8 +478,8 @@ function carriedRun(input: BuildReportInput): CarriedRun | undefined {
   return carried;
 }
 
-/** The summaries a report made for a tagged run's blocks: its list of kept summaries and where the run's begin in it. */
-const summariesByRun = new WeakMap<CarriedRun['run'], { summaries: readonly BlockSummary[]; at: number }>();
+/** The summaries a report made for a tagged run's blocks (aligned with them). */
+const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
 
 function summaryOf(block: ContextBlock): BlockSummary {
   return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
@@ -513,24 +513,23 @@ function keptSummaries(
   const known = previous === undefined ? undefined : summariesByRun.get(previous);
   const reused = known === undefined ? 0 : same;
   const summaries = new Array<BlockSummary>(blocks.length);
-  const knownSummaries = known?.summaries ?? [];
-  const knownFrom = (known?.at ?? 0) + offset;
+  const aligned = new Array<BlockSummary>(count);
   for (let index = 0; index < blocks.length; index++) {
     if (index === at) {
       for (let within = 0; within < count; within++) {
-        summaries[index + within] =
+        const summary =
           within < reused
-            ? (knownSummaries[knownFrom + within] as BlockSummary)
+            ? ((known as BlockSummary[])[offset + within] as BlockSummary)
             : summaryOf(run.blocks[within] as ContextBlock);
+        aligned[within] = summary;
+        summaries[index + within] = summary;
       }
       index += count - 1;
       continue;
     }
     summaries[index] = summaryOf(blocks[index] as ContextBlock);
   }
-  // The run's summaries are `summaries[at..at + count)`; the list is only read afterwards
-  // (each report copies its runs into its own lists).
-  summariesByRun.set(run, { summaries, at });
+  summariesByRun.set(run, aligned);
   return summaries;
 }
 
