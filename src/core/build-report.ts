@@ -65,7 +65,7 @@ export interface BuildReportInput {
    * history drop) and the tokens of those blocks: they are listed without reading each block
    * for its layer, and a single run of them is summed from `tokens`.
    */
-  historyDrops?: { ranges: readonly number[]; tokens: number; sharedReasons?: readonly number[] };
+  historyDrops?: { ranges: readonly number[]; tokens: number };
 }
 
 /** Assembles the {@link CompileReport}; layer tokens are counted from the emitted messages. */
@@ -220,14 +220,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
     }
     lastListed = { blocks, previews };
     if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(
-        ...collapseRuns(
-          droppedHistory,
-          LISTED_HISTORY_DROPS,
-          rest,
-          onlyRanges ? input.historyDrops?.sharedReasons : undefined,
-        ),
-      );
+      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS, rest));
   }
 
   const layers: LayerReport[] = [];
@@ -358,24 +351,13 @@ function collapseRuns(
   entries: readonly DroppedBlock[],
   from: number,
   restTokens = Number.NaN,
-  /** `entries` as runs, by length, whose entries share one reason object: one compared per run. */
-  sharedReasons?: readonly number[],
 ): DroppedSummary[] {
-  // Where the run of shared reasons holding each entry ends (each entry its own without them).
-  let shared = 0;
-  let sharedEnd = 0;
-  const runEnd = (index: number): number => {
-    if (sharedReasons === undefined) return index + 1;
-    while (sharedEnd <= index && shared < sharedReasons.length)
-      sharedEnd += sharedReasons[shared++] as number;
-    return sharedEnd > index ? Math.min(sharedEnd, entries.length) : index + 1;
-  };
   const runs: DroppedSummary[] = [];
   let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
     const key = JSON.stringify(first.reason);
-    let end = runEnd(start);
+    let end = start + 1;
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
     // An equal reason object met once (the unreachable history's, after the selection's) is
     // remembered, so a long run of it is compared by pointer too.
@@ -386,7 +368,7 @@ function collapseRuns(
       equal = reason;
       return true;
     };
-    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end = runEnd(end);
+    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end++;
     let tokens = 0;
     if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
     else

@@ -44,16 +44,7 @@ export interface CompactedCall {
    * pairs, in order, every history drop the selection made) and their tokens, and the tokens
    * of `chunked` — so the report neither reads each dropped block for its layer nor sums them.
    */
-  historyDrops?: {
-    ranges: readonly number[];
-    tokens: number;
-    chunkedTokens: number;
-    /**
-     * The history's drops in order (the ranges one after another) as runs whose entries share
-     * one reason object, by length: the run's drops, the unreachable history's, the chunked cut's.
-     */
-    sharedReasons: readonly number[];
-  };
+  historyDrops?: { ranges: readonly number[]; tokens: number; chunkedTokens: number };
 }
 
 /**
@@ -165,18 +156,10 @@ export async function compactCall(input: {
   const ranges = picked.historyEntries;
   if (known !== undefined && ranges !== undefined) {
     const { sums, count } = known;
-    // Each range's drops share their stage's reason (decision 067, item 31); the last range
-    // is the unreachable history's followed by the chunked cut's.
-    const lengths: number[] = [];
-    for (let at = 0; at < ranges.length; at += 2)
-      lengths.push((ranges[at + 1] as number) - (ranges[at] as number));
-    const last = lengths.pop() ?? 0;
-    lengths.push(last - chunked.length, chunked.length);
     compacted.historyDrops = {
       ranges: ranges.map((at) => at + recalled.length),
       tokens: sums[count] as number,
       chunkedTokens: (sums[count] as number) - (sums[count - chunked.length] as number),
-      sharedReasons: lengths.filter((length) => length > 0),
     };
   }
   return compacted;
