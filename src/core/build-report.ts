@@ -18,6 +18,7 @@ import type {
 import { createRunMemo } from './run-memo.ts';
 import type { DroppedBlock, DropReason, Selection } from './select.ts';
 import type { ContextSource } from './source.ts';
+import { createTextMemo } from './text-memo.ts';
 import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
 import { type ToolDefinition, toolDefinitionText } from './tool-definitions.ts';
 
@@ -534,30 +535,14 @@ function blockPreview(block: ContextBlock): string {
 
 /** The preview of a source text, remembered by text (bounded, see {@link previewsByText}). */
 function previewByText(content: string): string {
-  let text = previewsByText.get(content);
-  if (text === undefined) {
-    text = preview(content);
-    if (
-      previewsByText.size >= MAX_PREVIEWS_BY_TEXT ||
-      previewedCharacters + content.length > MAX_PREVIEWED_CHARACTERS
-    ) {
-      previewsByText.clear();
-      previewedCharacters = 0;
-    }
-    previewsByText.set(content, text);
-    previewedCharacters += content.length;
-  }
-  return text;
+  return previewsByText.get(content, preview);
 }
 
 /**
  * Previews of source texts by text (see {@link blockPreview}); cleared when 4,096 texts
  * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
  */
-const previewsByText = new Map<string, string>();
-let previewedCharacters = 0;
-const MAX_PREVIEWS_BY_TEXT = 4096;
-const MAX_PREVIEWED_CHARACTERS = 4 * 1024 * 1024;
+const previewsByText = createTextMemo<string>({ maxTexts: 4096, maxCharacters: 4 * 1024 * 1024 });
 const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
 
 function preview(text: string): string {

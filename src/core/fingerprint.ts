@@ -1,4 +1,5 @@
 import { collapseWhitespace } from './collapse-whitespace.ts';
+import { createTextMemo } from './text-memo.ts';
 
 /**
  * A fast, non-cryptographic 53-bit content hash (two 32-bit lanes, cyrb53 construction),
@@ -77,21 +78,12 @@ const HEX = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
  */
 export function fingerprintContent(content: string): string {
   if (content.length < MIN_REMEMBERED_LENGTH || content.length > MAX_REMEMBERED_LENGTH)
-    return hashText(collapseWhitespace(content));
-  let fingerprint = remembered.get(content);
-  if (fingerprint === undefined) {
-    fingerprint = hashText(collapseWhitespace(content));
-    if (
-      remembered.size >= MAX_REMEMBERED ||
-      rememberedCharacters + content.length > MAX_REMEMBERED_CHARACTERS
-    ) {
-      remembered.clear();
-      rememberedCharacters = 0;
-    }
-    remembered.set(content, fingerprint);
-    rememberedCharacters += content.length;
-  }
-  return fingerprint;
+    return collapsedHash(content);
+  return remembered.get(content, collapsedHash);
+}
+
+function collapsedHash(content: string): string {
+  return hashText(collapseWhitespace(content));
 }
 
 /**
@@ -101,9 +93,6 @@ export function fingerprintContent(content: string): string {
  * by the characters the kept texts hold (cleared when full); texts too short to be worth it,
  * or too long to keep, are hashed each time.
  */
-const remembered = new Map<string, string>();
-let rememberedCharacters = 0;
-const MAX_REMEMBERED = 4096;
-const MAX_REMEMBERED_CHARACTERS = 4 * 1024 * 1024;
+const remembered = createTextMemo<string>({ maxTexts: 4096, maxCharacters: 4 * 1024 * 1024 });
 const MIN_REMEMBERED_LENGTH = 64;
 const MAX_REMEMBERED_LENGTH = 256 * 1024;
