@@ -1,5 +1,5 @@
-import { measureMessage } from '../core/history.ts';
 import type { Message } from '../core/index.ts';
+import { measureMessage } from '../core/measure-messages.ts';
 import {
   type CompressionTrigger,
   type CompressionTriggerOptions,

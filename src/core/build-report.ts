@@ -1,6 +1,5 @@
 import type { ContextBlock } from './block.ts';
 import type { BudgetPlan } from './budget.ts';
-import { collapseWhitespace } from './collapse-whitespace.ts';
 import type { SourceResult } from './collector.ts';
 import { type CarriedRun, layerOf } from './compose.ts';
 import type { ContextKey, LayerRegistry } from './layers.ts';
@@ -15,10 +14,10 @@ import type {
   LayerReport,
   SourceReport,
 } from './report.ts';
-import { createRunMemo } from './run-memo.ts';
+import { blockPreview, preview, previewOf } from './report-previews.ts';
+import { carriedRun, keptSummaries, withDetails } from './report-summaries.ts';
 import type { DroppedBlock, DropReason, Selection } from './select.ts';
 import type { ContextSource } from './source.ts';
-import { createTextMemo } from './text-memo.ts';
 import type { CachedTokenCounter, TokenCounter } from './tokens.ts';
 import { type ToolDefinition, toolDefinitionText } from './tool-definitions.ts';
 
@@ -318,22 +317,6 @@ function fixedSummary(layer: string, input: BuildReportInput): BlockSummary | un
   return { id, source: layer, tokens: input.counter.countText(text), priority: 1, preview: preview(text) };
 }
 
-function previewOf(message: Message): string {
-  return typeof message.content === 'string'
-    ? message.content
-    : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
-}
-
-function summarize(block: ContextBlock, preview: string): BlockSummary {
-  return {
-    id: block.id,
-    source: block.source,
-    tokens: block.tokens,
-    priority: block.priority,
-    preview,
-  };
-}
-
 /**
  * Dropped history messages a report lists one by one. When more are dropped (a long session
  * drops thousands), this many are listed one by one, in the order the stages dropped them
@@ -418,137 +401,6 @@ function listOf<T>(byLayer: Map<string, T[]>, layer: string): T[] {
     byLayer.set(layer, list);
   }
   return list;
-}
-
-/** Adds the optional fields a block carries: pinned, provenance, tokens before trimming. */
-function withDetails<T extends BlockSummary>(summary: T, block: ContextBlock): T {
-  if (block.pinned === true) summary.pinned = true;
-  if (block.provenance !== undefined) summary.provenance = block.provenance;
-  const from = block.metadata.trimmedFromTokens;
-  if (typeof from === 'number') summary.trimmedFromTokens = from;
-  return summary;
-}
-
-/** Previews keyed by the history message (stable across compiles) or else by the block. */
-const previews = new WeakMap<object, { content: string; text: string }>();
-
-/** What a block's preview is keyed by: its history message (stable across compiles), else the block. */
-function previewKey(block: ContextBlock): object {
-  const message = block.metadata.message;
-  return typeof message === 'object' && message !== null ? message : block;
-}
-
-/** Summaries of runs of kept blocks an earlier report listed (every step of a tool loop keeps the same history blocks). */
-const keptRuns = createRunMemo<ContextBlock, BlockSummary>();
-
-/**
- * `input.carried` when its run is where the report is told the history sits (its copies at
- * `historyRun.start`, its blocks at `keptHistory.at`, checked by pointer at both ends).
- */
-function carriedRun(input: BuildReportInput): CarriedRun | undefined {
-  const { carried, historyRun, keptHistory } = input;
-  if (carried === undefined || historyRun === undefined || keptHistory === undefined) return undefined;
-  const { blocks, copies } = carried.run;
-  const count = blocks.length;
-  if (count === 0 || keptHistory.count !== count || historyRun.end - historyRun.start !== count)
-    return undefined;
-  const kept = input.selection.kept;
-  if (kept[keptHistory.at] !== blocks[0] || kept[keptHistory.at + count - 1] !== blocks[count - 1])
-    return undefined;
-  const messages = input.messages;
-  if (messages[historyRun.start] !== copies[0] || messages[historyRun.end - 1] !== copies[count - 1])
-    return undefined;
-  return carried;
-}
-
-/** The summaries a report made for a tagged run's blocks (aligned with them). */
-const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
-
-function summaryOf(block: ContextBlock): BlockSummary {
-  return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
-}
-
-/**
- * The summary of each kept block. A block is never changed once made, so its summary is
- * made once and shared (frozen) by every report that lists it: a step reusing the history's
- * blocks copies their summaries run by run. With `carried` (the kept history's blocks from
- * `at` on, as one tagged run), the blocks it carried over take the summaries the last run's
- * report made for them, by position; the other kept blocks (a source's, made anew by most
- * sources on every compile) are summarised.
- */
-function keptSummaries(
-  blocks: readonly ContextBlock[],
-  at: number | undefined,
-  carried: CarriedRun | undefined,
-): BlockSummary[] {
-  if (carried === undefined || at === undefined) {
-    return keptRuns.map({
-      keys: blocks,
-      compute: summaryOf,
-      valid: () => true,
-      startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
-      // The summaries are only read afterwards (each report copies them into its own lists).
-      unshared: { values: true },
-    });
-  }
-  const { run, previous, offset, same } = carried;
-  const count = run.blocks.length;
-  const known = previous === undefined ? undefined : summariesByRun.get(previous);
-  const reused = known === undefined ? 0 : same;
-  const summaries = new Array<BlockSummary>(blocks.length);
-  const aligned = new Array<BlockSummary>(count);
-  for (let index = 0; index < blocks.length; index++) {
-    if (index === at) {
-      for (let within = 0; within < count; within++) {
-        const summary =
-          within < reused
-            ? ((known as BlockSummary[])[offset + within] as BlockSummary)
-            : summaryOf(run.blocks[within] as ContextBlock);
-        aligned[within] = summary;
-        summaries[index + within] = summary;
-      }
-      index += count - 1;
-      continue;
-    }
-    summaries[index] = summaryOf(blocks[index] as ContextBlock);
-  }
-  summariesByRun.set(run, aligned);
-  return summaries;
-}
-
-function blockPreview(block: ContextBlock): string {
-  const key = previewKey(block);
-  const content = block.content;
-  if (key === block && content.length <= MAX_PREVIEWED_BY_TEXT) {
-    // A source makes new blocks of the same texts on every compile (so does the omission
-    // notice): their previews are remembered by text alone (a weak entry per new block costs
-    // more than it saves).
-    return previewByText(content);
-  }
-  const known = previews.get(key);
-  // A message changed in place since is previewed again (its block holds the new text).
-  if (known !== undefined && Object.is(known.content, content)) return known.text;
-  const text = preview(content);
-  previews.set(key, { content, text });
-  return text;
-}
-
-/** The preview of a source text, remembered by text (bounded, see {@link previewsByText}). */
-function previewByText(content: string): string {
-  return previewsByText.get(content, preview);
-}
-
-/**
- * Previews of source texts by text (see {@link blockPreview}); cleared when 4,096 texts
- * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
- */
-const previewsByText = createTextMemo<string>({ maxTexts: 4096, maxCharacters: 4 * 1024 * 1024 });
-const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
-
-function preview(text: string): string {
-  const head = text.length > 240 ? text.slice(0, 240) : text;
-  const flat = collapseWhitespace(head);
-  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 
 function sum(blocks: readonly ContextBlock[]): number {

@@ -12,7 +12,8 @@ import {
 } from './compact.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import type { GatheredBlocks } from './gather-blocks.ts';
-import { type HistoryBlockMetadata, historyBlockId } from './history.ts';
+import type { HistoryBlockMetadata } from './history.ts';
+import { historyBlockId } from './measure-messages.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { ResolvedCall } from './resolve-call.ts';

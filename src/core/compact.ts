@@ -1,6 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { createBlock } from './block.ts';
-import { HISTORY_SOURCE, type HistoryBlockMetadata, historyBlockId, measureMessage } from './history.ts';
+import { HISTORY_SOURCE, type HistoryBlockMetadata } from './history.ts';
+import { historyBlockId, measureMessage } from './measure-messages.ts';
 import { type Message, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import { rollSummary, type SummaryPeriod } from './rolling-summary.ts';

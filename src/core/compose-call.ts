@@ -9,8 +9,9 @@ import {
   taggedHistoryRun,
 } from './compose.ts';
 import { countJoined } from './count-joined.ts';
-import { type HistoryBlockMetadata, measureMessage } from './history.ts';
+import type { HistoryBlockMetadata } from './history.ts';
 import type { ContextKey } from './layers.ts';
+import { measureMessage } from './measure-messages.ts';
 import type { Message } from './message.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { Selection } from './select.ts';

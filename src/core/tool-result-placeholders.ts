@@ -1,6 +1,6 @@
 import { type ArtifactHandleStore, artifactPlaceholder, OPEN_ARTIFACT_TOOL } from './artifact-handles.ts';
 import { type ParsedPage, pageStub, parsePage, shrinkPage } from './artifact-pages.ts';
-import { historyBlockId } from './history.ts';
+import { historyBlockId } from './measure-messages.ts';
 import { isErrorResult, type Message, type Part, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
 import type { TokenCounter } from './tokens.ts';

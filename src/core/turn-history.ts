@@ -7,14 +7,16 @@ import {
   historyBlock,
   historyBlocks,
   historyToBlocks,
-  type MeasureScan,
-  type MessageMeasure,
-  measureAndScan,
-  measureMessages,
   positionPriority,
   type ToolGroups,
 } from './history.ts';
 import { historyWindowStart } from './history-window.ts';
+import {
+  type MeasureScan,
+  type MessageMeasure,
+  measureAndScan,
+  measureMessages,
+} from './measure-messages.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
 import { createRunMemo } from './run-memo.ts';

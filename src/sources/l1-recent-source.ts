@@ -1,6 +1,7 @@
 import { fingerprintContent } from '../core/fingerprint.ts';
-import { type HistoryBlockMetadata, measureMessage, recencyPriority } from '../core/history.ts';
+import { type HistoryBlockMetadata, recencyPriority } from '../core/history.ts';
 import type { ContextBlock, ContextSource } from '../core/index.ts';
+import { measureMessage } from '../core/measure-messages.ts';
 import type { MemoryView } from './memory-store.ts';
 import { groupTurns } from './turns.ts';
 

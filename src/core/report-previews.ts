@@ -1,0 +1,61 @@
+import type { ContextBlock } from './block.ts';
+import { collapseWhitespace } from './collapse-whitespace.ts';
+import type { Message } from './message.ts';
+import { createTextMemo } from './text-memo.ts';
+
+/** A message's text as the report previews it (parts other than text by their type). */
+export function previewOf(message: Message): string {
+  return typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+}
+
+/**
+ * The report's preview of a block: its first 120 characters with whitespace collapsed,
+ * remembered by history message or block (checked against the content) or, for source
+ * blocks, by text.
+ */
+export function blockPreview(block: ContextBlock): string {
+  const key = previewKey(block);
+  const content = block.content;
+  if (key === block && content.length <= MAX_PREVIEWED_BY_TEXT) {
+    // A source makes new blocks of the same texts on every compile (so does the omission
+    // notice): their previews are remembered by text alone (a weak entry per new block costs
+    // more than it saves).
+    return previewByText(content);
+  }
+  const known = previews.get(key);
+  // A message changed in place since is previewed again (its block holds the new text).
+  if (known !== undefined && Object.is(known.content, content)) return known.text;
+  const text = preview(content);
+  previews.set(key, { content, text });
+  return text;
+}
+
+/** The preview of a source text, remembered by text (bounded, see {@link previewsByText}). */
+function previewByText(content: string): string {
+  return previewsByText.get(content, preview);
+}
+
+/**
+ * Previews of source texts by text (see {@link blockPreview}); cleared when 4,096 texts
+ * or 4 Mi characters are kept; texts over 256 Ki characters are previewed each time.
+ */
+const previewsByText = createTextMemo<string>({ maxTexts: 4096, maxCharacters: 4 * 1024 * 1024 });
+const MAX_PREVIEWED_BY_TEXT = 256 * 1024;
+
+/** `text` previewed: its first 120 characters with whitespace collapsed. */
+export function preview(text: string): string {
+  const head = text.length > 240 ? text.slice(0, 240) : text;
+  const flat = collapseWhitespace(head);
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}
+
+/** Previews keyed by the history message (stable across compiles) or else by the block. */
+const previews = new WeakMap<object, { content: string; text: string }>();
+
+/** What a block's preview is keyed by: its history message (stable across compiles), else the block. */
+function previewKey(block: ContextBlock): object {
+  const message = block.metadata.message;
+  return typeof message === 'object' && message !== null ? message : block;
+}
