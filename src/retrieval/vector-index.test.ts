@@ -13,6 +13,14 @@ describe('createVectorIndex', () => {
     expect(hits[0]?.score).toBeCloseTo(0.9994, 3);
   });
 
+  it('keeps an exactly opposite vector at score −1 under the default minScore', () => {
+    // fast-check found it (seed 1662595778): float32 rounding gave −1.0000001 and dropped it.
+    const index = createVectorIndex({ dimensions: 4 });
+    index.add('v0', [-4, -3, -4, -3]);
+    const hits = index.search([4, 3, 4, 3], { limit: 100 });
+    expect(hits).toEqual([{ id: 'v0', score: -1 }]);
+  });
+
   it('agrees with a naive cosine after random adds and removes', () => {
     fc.assert(
       fc.property(

@@ -129,6 +129,10 @@ export function createVectorIndex(options: { dimensions: number }): VectorIndex 
         const offset = row * dimensions;
         for (let column = 0; column < dimensions; column++)
           dot += (query[column] as number) * (data[offset + column] as number);
+        // Float32 normalisation can put a cosine a hair outside [−1, 1] (exactly opposite
+        // vectors gave −1.0000001 and fell below the default `minScore`); clamp it.
+        if (dot > 1) dot = 1;
+        else if (dot < -1) dot = -1;
         if (dot < minScore) continue;
         if (heapScores.length < limit) {
           heapScores.push(dot);
