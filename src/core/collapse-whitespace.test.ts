@@ -15,6 +15,10 @@ const unit = fc.oneof(
     '\u00a0',
     '\u1680',
     '\u2000',
+    '\u200a',
+    '\u202f',
+    '\u205f',
+    '\u0085',
     '\u2028',
     '\u2029',
     '\u3000',
@@ -33,6 +37,17 @@ describe('collapseWhitespace', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('agrees with \\s on every UTF-16 code unit, inside a text and at either end', () => {
+    for (let code = 0; code <= 0xffff; code++) {
+      const character = String.fromCharCode(code);
+      for (const text of [`a${character}b`, `${character}a`, `a${character}`, `a ${character}b`]) {
+        const expected = text.replace(/\s+/gu, ' ').trim();
+        if (collapseWhitespace(text) !== expected)
+          expect.fail(`U+${code.toString(16).padStart(4, '0')} in ${JSON.stringify(text)}`);
+      }
+    }
   });
 
   it('returns text with only single inner spaces unchanged, and collapses the rest', () => {
