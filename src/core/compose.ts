@@ -1,6 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { contextAsUserText } from './emit/stable.ts';
 import { hashText } from './fingerprint.ts';
+import { HistoryRecord, historyRecordOf, setHistoryRecord } from './history-records.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
 import { createRunMemo } from './run-memo.ts';
@@ -75,7 +76,7 @@ export function compose(input: ComposeInput): Message[] {
 export function composeWithHistory(
   input: ComposeInput,
   /** The history's tagged copies when the caller has them (see {@link taggedHistoryRun}): `input.history` is then not read. */
-  taggedCopies?: { copies: readonly Message[]; plain: boolean },
+  taggedCopies?: { copies: readonly Message[]; plain: boolean; carried?: CarriedRun },
 ): {
   messages: Message[];
   historyStart: number;
@@ -119,6 +120,7 @@ export function composeWithHistory(
     messages,
     count: historyLength,
     plain: historyPlain,
+    records,
   } = taggedCopies === undefined
     ? taggedHistoryInto(head, input.history ?? [], tail)
     : joinTagged(head, taggedCopies, tail);
@@ -126,8 +128,54 @@ export function composeWithHistory(
     historyLength === 0 ? undefined : (messages[head.length + historyLength - 1] as Message);
   const queryEntered = query !== undefined && lastHistory?.id === query.id;
   if (query !== undefined && !queryEntered) messages.push(tagged(query, 'query'));
-  for (const step of input.steps ?? []) messages.push(tagged(step, 'history'));
+  const steps = input.steps ?? [];
+  const stepsStart = messages.length;
+  const stepRecords = new Array<HistoryRecord>(steps.length);
+  for (let index = 0; index < steps.length; index++) {
+    const entry = taggedEntry(steps[index] as Message);
+    stepRecords[index] = entry;
+    messages.push(entry.message);
+  }
+  lastTagged = {
+    messages,
+    start: head.length + (taggedCopies?.carried?.run.recordsFrom ?? 0),
+    records,
+    stepsStart,
+    steps: stepRecords,
+  };
   return { messages, historyStart: head.length, historyLength, historyPlain };
+}
+
+/**
+ * The records of the history copies and steps the last {@link composeWithHistory} tagged, by
+ * place in its messages: `records` from `start` (a carried run's: only those not taken from
+ * the last run), `steps` from `stepsStart`.
+ */
+let lastTagged:
+  | {
+      messages: readonly Message[];
+      start: number;
+      records: readonly HistoryRecord[];
+      stepsStart: number;
+      steps: readonly HistoryRecord[];
+    }
+  | undefined;
+
+/**
+ * The record (see {@link HistoryRecord}) of `messages[index]` when it is a history copy or a
+ * step the last compose tagged into `messages`, else undefined: a report finds there what it
+ * keeps for the copy, with no lookup by message.
+ */
+export function taggedRecordAt(messages: readonly Message[], index: number): HistoryRecord | undefined {
+  const known = lastTagged;
+  if (known === undefined || known.messages !== messages) return undefined;
+  const record =
+    index >= known.stepsStart
+      ? known.steps[index - known.stepsStart]
+      : index >= known.start
+        ? known.records[index - known.start]
+        : undefined;
+  return record !== undefined && record.message === messages[index] ? record : undefined;
 }
 
 /** The layer a composed message renders (from its metadata), or undefined. */
@@ -158,29 +206,15 @@ function layerMessage(layer: string, content: string): Message {
   return { id: `layer:${layer}`, role: 'system', content, metadata: { layer } };
 }
 
-interface TaggedHistory {
-  content: Message['content'];
-  metadata: Message['metadata'];
-  role: Message['role'];
-  name: string | undefined;
-  message: Message;
-  /** The copy's metadata has a `layers` list (what a merged system message carries). */
-  merged: boolean;
-}
-
-/**
- * History messages as tagged, by original: a recompile sends the same history, and reusing
- * its tagged copies spares an allocation per message (and lets later stages memoise by them).
- * Reused only while the original's content, metadata, role and name are the same values.
- */
-const taggedHistory = new WeakMap<Message, TaggedHistory>();
+/** A history message's record once tagged: its copy and the values it was tagged from. */
+type TaggedHistory = HistoryRecord & { content: Message['content']; message: Message };
 
 function tagged(message: Message, layer: string): Message {
   return layer === 'history' ? taggedEntry(message).message : tag(message, layer);
 }
 
-/** Whether `known` was tagged from `message` as it is now. */
-function sameAs(known: TaggedHistory, message: Message): boolean {
+/** Whether `known` was tagged from `message` as it is now (a record not tagged yet never was). */
+function sameAs(known: HistoryRecord, message: Message): boolean {
   return (
     known.content === message.content &&
     known.metadata === message.metadata &&
@@ -189,20 +223,34 @@ function sameAs(known: TaggedHistory, message: Message): boolean {
   );
 }
 
+/**
+ * A history message as tagged, from its record (see {@link HistoryRecord}): a recompile sends
+ * the same history, and reusing its tagged copies spares an allocation per message (and lets
+ * later stages memoise by them). Reused only while the original's content, metadata, role and
+ * name are the same values; a message changed since gets a new record (the old one stays with
+ * whatever holds it, describing the copy it made), keeping the preview, which is checked
+ * against the content it was made from.
+ */
 function taggedEntry(message: Message): TaggedHistory {
-  const known = taggedHistory.get(message);
-  if (known !== undefined && sameAs(known, message)) return known;
-  const entry: TaggedHistory = {
-    content: message.content,
-    metadata: message.metadata,
-    role: message.role,
-    name: message.name,
-    message: tag(message, 'history'),
-    // Any list (not only one of more than one): a list changed in place stays a list.
-    merged: Array.isArray(message.metadata?.layers),
-  };
-  taggedHistory.set(message, entry);
-  return entry;
+  const known = historyRecordOf(message);
+  if (known !== undefined && sameAs(known, message)) return known as TaggedHistory;
+  // A record the report made for a preview, never tagged, is filled in place.
+  const record = known !== undefined && known.message === undefined ? known : new HistoryRecord();
+  record.content = message.content;
+  record.metadata = message.metadata;
+  record.role = message.role;
+  record.name = message.name;
+  record.message = tag(message, 'history');
+  // Any list (not only one of more than one): a list changed in place stays a list.
+  record.merged = Array.isArray(message.metadata?.layers);
+  if (record !== known) {
+    if (known !== undefined) {
+      record.previewContent = known.previewContent;
+      record.previewText = known.previewText;
+    }
+    setHistoryRecord(message, record);
+  }
+  return record as TaggedHistory;
 }
 
 /** Tagged copies of the runs of history earlier calls sent (each step of a tool loop resends it). */
@@ -217,7 +265,7 @@ function taggedHistoryInto(
   head: readonly Message[],
   history: readonly Message[],
   tail: readonly Message[],
-): { messages: Message[]; count: number; plain: boolean } {
+): { messages: Message[]; count: number; plain: boolean; records: readonly HistoryRecord[] } {
   const entries = taggedRuns.map({
     keys: history,
     compute: taggedEntry,
@@ -236,22 +284,22 @@ function taggedHistoryInto(
     if (entry.merged) plain = false;
   }
   for (let index = 0; index < tail.length; index++) messages[at++] = tail[index] as Message;
-  return { messages, count: entries.length, plain };
+  return { messages, count: entries.length, plain, records: entries };
 }
 
 /** `head`, the tagged copies, then `tail`, in one new array. */
 function joinTagged(
   head: readonly Message[],
-  tagged: { copies: readonly Message[]; plain: boolean },
+  tagged: { copies: readonly Message[]; plain: boolean; carried?: CarriedRun },
   tail: readonly Message[],
-): { messages: Message[]; count: number; plain: boolean } {
+): { messages: Message[]; count: number; plain: boolean; records: readonly HistoryRecord[] } {
   const { copies } = tagged;
   const messages = new Array<Message>(head.length + copies.length + tail.length);
   let at = 0;
   for (let index = 0; index < head.length; index++) messages[at++] = head[index] as Message;
   for (let index = 0; index < copies.length; index++) messages[at++] = copies[index] as Message;
   for (let index = 0; index < tail.length; index++) messages[at++] = tail[index] as Message;
-  return { messages, count: copies.length, plain: tagged.plain };
+  return { messages, count: copies.length, plain: tagged.plain, records: tagged.carried?.run.records ?? [] };
 }
 
 /**
@@ -264,6 +312,13 @@ export interface TaggedRun {
   readonly copies: readonly Message[];
   /** Where the copies that carry a merged layers list sit, ascending (most runs have none). */
   readonly mergedAt: readonly number[];
+  /**
+   * The records of the copies from `recordsFrom` on (those not taken from the last run),
+   * aligned: later stages keep what they make for a new copy in its record, not in a memo of
+   * their own (see {@link HistoryRecord}).
+   */
+  readonly records: readonly HistoryRecord[];
+  readonly recordsFrom: number;
 }
 
 /**
@@ -321,13 +376,15 @@ export function taggedHistoryRun(
       for (const at of known.mergedAt) if (at >= offset && at < offset + same) mergedAt.push(at - offset);
     } else offset = 0;
   }
+  const records = new Array<HistoryRecord>(count - same);
   for (let index = same; index < count; index++) {
     const entry = taggedEntry(messageAt(index));
     copies[index] = entry.message;
+    records[index - same] = entry;
     if (entry.merged) mergedAt.push(index);
   }
   const plain = mergedAt.length === 0;
-  const run: TaggedRun = { blocks: runBlocks, copies, mergedAt };
+  const run: TaggedRun = { blocks: runBlocks, copies, mergedAt, records, recordsFrom: same };
   lastRun = run;
   return { copies, plain, carried: { run, previous: known, offset, same } };
 }

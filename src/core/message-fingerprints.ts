@@ -1,5 +1,7 @@
-import { type CarriedRun, layerOf } from './compose.ts';
+import type { ContextBlock } from './block.ts';
+import { type CarriedRun, layerOf, taggedRecordAt } from './compose.ts';
 import { hashJoined, hashText } from './fingerprint.ts';
+import { type HistoryRecord, historyRecordOf } from './history-records.ts';
 import type { Message } from './message.ts';
 import type { MessageFingerprint } from './report.ts';
 import { createRunMemo } from './run-memo.ts';
@@ -19,8 +21,11 @@ const runs = createRunMemo<Message, MessageFingerprint>();
 /**
  * One fingerprint per emitted message: id, layer, role, cost and a hash of role and content.
  * Equal hashes at equal positions of two calls mean the same prefix (prompt caches, diffs).
- * A message object sent again at the same cost (the history of every step of a tool loop)
- * gets the same frozen fingerprint object: a recompile builds and hashes only what is new.
+ * A history message's tagged copy sent again at the same cost (the history of every step of a
+ * tool loop) gets the same frozen fingerprint object, kept in the message's record (see
+ * {@link HistoryRecord}): a recompile builds and hashes only what is new. Other messages
+ * (layers, the query) are new objects on every compile and are fingerprinted each time, their
+ * hashes looked up by content.
  * With `history` (the history's tagged copies sit at `start`, as one tagged run), the copies
  * the run carried over take the fingerprints the last run's report made for them, by
  * position (see {@link CarriedRun}); only the other messages are looked at.
@@ -33,7 +38,7 @@ export function messageFingerprints(
   if (history !== undefined) return withCarriedRun(messages, costs, history.start, history.carried);
   return runs.map({
     keys: messages,
-    compute: (message, index) => fingerprintOf(message, costs[index] ?? 0),
+    compute: (message, index) => fingerprintIn(message, costs[index] ?? 0, taggedRecordAt(messages, index)),
     // The run keeps the costs its fingerprints were made with (each one's tokens), so the
     // check compares two numbers side by side instead of reading each fingerprint object.
     valid: (_fingerprint, index, saved) => saved === (costs[index] ?? 0),
@@ -70,7 +75,7 @@ function withCarriedRun(
   const reused = known === undefined ? 0 : same;
   const result = new Array<MessageFingerprint>(messages.length);
   const fingerprints = new Array<MessageFingerprint>(count);
-  for (let index = 0; index < start; index++) result[index] = computeAt(messages, costs, index);
+  for (let index = 0; index < start; index++) result[index] = fingerprintAt(messages, costs, index);
   const knownCosts = known?.costs ?? [];
   const knownFrom = (known?.start ?? 0) + offset;
   for (let index = 0; index < count; index++) {
@@ -80,61 +85,95 @@ function withCarriedRun(
         ? ((known as { fingerprints: MessageFingerprint[] }).fingerprints[
             offset + index
           ] as MessageFingerprint)
-        : computeAt(messages, costs, start + index);
+        : computeAt(
+            messages,
+            costs,
+            start + index,
+            recordInRun(run, index, messages[start + index] as Message),
+          );
     fingerprints[index] = fingerprint;
     result[start + index] = fingerprint;
   }
   for (let index = start + count; index < messages.length; index++)
-    result[index] = computeAt(messages, costs, index);
+    result[index] = fingerprintAt(messages, costs, index);
   byRun.set(run, { fingerprints, costs, start });
   return result;
 }
 
-function computeAt(
+/**
+ * The record of a run's `index`-th copy `copy`: a new copy's is in the run; a copy taken from
+ * the last run whose fingerprint the last report did not keep (rare) is found by its message.
+ */
+function recordInRun(run: CarriedRun['run'], index: number, copy: Message): HistoryRecord | undefined {
+  const record =
+    index >= run.recordsFrom
+      ? run.records[index - run.recordsFrom]
+      : historyRecordOf((run.blocks[index] as ContextBlock).metadata.message as Message);
+  return record !== undefined && record.message === copy ? record : undefined;
+}
+
+/** `messages[index]`'s fingerprint, kept in its record when compose tagged it (see {@link HistoryRecord}). */
+function fingerprintAt(
   messages: readonly Message[],
   costs: readonly number[],
   index: number,
 ): MessageFingerprint {
+  return computeAt(messages, costs, index, taggedRecordAt(messages, index));
+}
+
+/** {@link fingerprintIn} for `messages[index]` with `record`, counted as computed. */
+function computeAt(
+  messages: readonly Message[],
+  costs: readonly number[],
+  index: number,
+  record: HistoryRecord | undefined,
+): MessageFingerprint {
   computedByRun++;
-  return fingerprintOf(messages[index] as Message, costs[index] ?? 0);
+  return fingerprintIn(messages[index] as Message, costs[index] ?? 0, record);
 }
 
-interface Known {
-  content: Message['content'];
-  fingerprint: MessageFingerprint;
-}
-
-/** Fingerprints by message object, reused while its id, role, content, layer and cost are the same. */
-const byMessage = new WeakMap<Message, Known>();
-
-function fingerprintOf(message: Message, tokens: number): MessageFingerprint {
-  const known = byMessage.get(message);
-  const layer = layerOf(message) ?? 'history';
-  if (known !== undefined) {
-    const { fingerprint } = known;
-    if (
-      known.content === message.content &&
-      fingerprint.tokens === tokens &&
-      fingerprint.role === message.role &&
-      fingerprint.id === message.id &&
-      fingerprint.layer === layer
-    ) {
-      return fingerprint;
-    }
+/**
+ * A fingerprint made for the report (not copied from a run). A history copy's is kept in its
+ * record, reused while it describes the copy (a message tagged again gets a new copy and
+ * record); any other message is new on every compile (layers, the query), so it is made
+ * without a memo entry, its hash looked up by content.
+ */
+function fingerprintIn(
+  message: Message,
+  tokens: number,
+  record: HistoryRecord | undefined,
+): MessageFingerprint {
+  if (record === undefined) return fingerprintFrom(undefined, undefined, message, tokens);
+  const known = record.fingerprint;
+  const fingerprint = fingerprintFrom(known, record.fingerprintContent, message, tokens);
+  if (fingerprint !== known) {
+    record.fingerprint = fingerprint;
+    record.fingerprintContent = message.content;
   }
-  const hash =
-    known !== undefined && known.content === message.content && known.fingerprint.role === message.role
-      ? known.fingerprint.hash
-      : hashOfContent(message);
-  const fingerprint: MessageFingerprint = Object.freeze({
+  return fingerprint;
+}
+
+/**
+ * `message`'s fingerprint at `tokens`: `known` (made from `content`) while it still describes
+ * the message (id, role, content, layer and cost), else a new one, hashed again only when the
+ * content or the role changed.
+ */
+function fingerprintFrom(
+  known: MessageFingerprint | undefined,
+  content: Message['content'] | undefined,
+  message: Message,
+  tokens: number,
+): MessageFingerprint {
+  const layer = layerOf(message) ?? 'history';
+  const sameText = known !== undefined && content === message.content && known.role === message.role;
+  if (sameText && known.tokens === tokens && known.id === message.id && known.layer === layer) return known;
+  return Object.freeze({
     id: message.id,
     layer,
     role: message.role,
     tokens,
-    hash,
+    hash: sameText ? known.hash : hashOfContent(message),
   });
-  byMessage.set(message, { content: message.content, fingerprint });
-  return fingerprint;
 }
 
 function hashOfContent(message: Message): string {

@@ -1,5 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import { collapseWhitespace } from './collapse-whitespace.ts';
+import { HistoryRecord, historyRecordOf, setHistoryRecord } from './history-records.ts';
 import type { Message } from './message.ts';
 import { createTextMemo } from './text-memo.ts';
 
@@ -12,23 +13,41 @@ export function previewOf(message: Message): string {
 
 /**
  * The report's preview of a block: its first 120 characters with whitespace collapsed,
- * remembered by history message or block (checked against the content) or, for source
- * blocks, by text.
+ * remembered in the history message's record (checked against the content), by block or,
+ * for source blocks, by text.
  */
 export function blockPreview(block: ContextBlock): string {
-  const key = previewKey(block);
+  const message = block.metadata.message;
   const content = block.content;
-  if (key === block && content.length <= MAX_PREVIEWED_BY_TEXT) {
+  if (typeof message === 'object' && message !== null) return previewInRecord(message as Message, content);
+  if (content.length <= MAX_PREVIEWED_BY_TEXT) {
     // A source makes new blocks of the same texts on every compile (so does the omission
     // notice): their previews are remembered by text alone (a weak entry per new block costs
     // more than it saves).
     return previewByText(content);
   }
-  const known = previews.get(key);
-  // A message changed in place since is previewed again (its block holds the new text).
+  const known = previews.get(block);
   if (known !== undefined && Object.is(known.content, content)) return known.text;
   const text = preview(content);
-  previews.set(key, { content, text });
+  previews.set(block, { content, text });
+  return text;
+}
+
+/**
+ * A history block's preview, kept in its message's record (see {@link HistoryRecord}): compose
+ * made the record of every message it tagged, so a kept message's preview costs a lookup, not
+ * an insert of its own. A message changed in place since is previewed again (its block holds
+ * the new text).
+ */
+function previewInRecord(message: Message, content: string): string {
+  let record = historyRecordOf(message);
+  if (record === undefined) {
+    record = new HistoryRecord();
+    setHistoryRecord(message, record);
+  } else if (Object.is(record.previewContent, content)) return record.previewText;
+  const text = preview(content);
+  record.previewContent = content;
+  record.previewText = text;
   return text;
 }
 
@@ -51,11 +70,5 @@ export function preview(text: string): string {
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 
-/** Previews keyed by the history message (stable across compiles) or else by the block. */
-const previews = new WeakMap<object, { content: string; text: string }>();
-
-/** What a block's preview is keyed by: its history message (stable across compiles), else the block. */
-function previewKey(block: ContextBlock): object {
-  const message = block.metadata.message;
-  return typeof message === 'object' && message !== null ? message : block;
-}
+/** Previews of long source blocks by block. */
+const previews = new WeakMap<ContextBlock, { content: string; text: string }>();
