@@ -185,6 +185,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
     return known;
   };
+  // Forgets a turn's facts (its text changed, or it is gone). When most of the term space's pool
+  // is then unused, every turn's facts are forgotten and the pool starts anew: a turn's facts
+  // are recomputed on its next recall.
+  const forgetFacts = (position: number): void => {
+    const known = facts[position];
+    if (known === undefined) return;
+    facts[position] = undefined;
+    space.release(known.ids);
+    if (space.wasteful) {
+      facts.fill(undefined);
+      space.clearPool();
+    }
+  };
   const toCandidate = (
     id: string,
     vectorScore: number,
@@ -283,7 +296,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         const text = (order[position] as ConversationEntry).text;
         const known = factsAt(position);
         candidates.push(candidateAt(position, vectorScore, origin, text, known.fingerprint, rankedShape));
-        noteRecalled(text, known.ids);
+        noteRecalled(text, known.ids, space.pool);
         if (stamps[known.number] === stamp) lastDistinct = false;
         stamps[known.number] = stamp;
       } else {
@@ -314,7 +327,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         if (existing !== undefined) {
           analysed.delete(entry.id);
           order[existing] = entry;
-          facts[existing] = undefined;
+          forgetFacts(existing);
           reindex(existing - indexContext, existing + indexContext);
           continue;
         }
@@ -329,6 +342,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       const slot = slots.slotOf(id);
       if (slot >= 0 && slot < positionBySlot.length) positionBySlot[slot] = -1;
       order.splice(position, 1);
+      forgetFacts(position);
       facts.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
@@ -372,8 +386,8 @@ interface TurnFacts {
   fingerprint: string;
   /** The fingerprint's number (`fingerprintNumbers`). */
   number: number;
-  /** Sorted distinct term ids of the text (passage-terms.ts). */
-  ids: number[];
+  /** Offset of the text's sorted distinct term ids in the term space's pool (passage-terms.ts). */
+  ids: number;
 }
 
 // The `signals` placeholder of a candidate made in the ranked shape (always overwritten).
