@@ -118,6 +118,26 @@ describe('createConversationIndex', () => {
     expect((freshRecallOf(view) as FreshRecall).distinct()).toBe(false);
   });
 
+  it("reads a turn's id, text and metadata when it is appended, and again when it is appended again", async () => {
+    const index = createConversationIndex({ messageRange: 1 });
+    const entries = turns.map((turn) => ({ ...turn, metadata: { speaker: turn.text[0] } }));
+    index.append(entries);
+    const changed = entries[1] as (typeof entries)[number];
+    changed.text = 'B: penguins skating on frozen lakes';
+    changed.metadata = { speaker: 'C' };
+    const view = index.recallSource({ messageRange: 0 });
+    const [hit] = await view.recall({ query: 'Mount Tam views', limit: 1 });
+    expect(hit?.content).toBe('B: Mount Tam, the views are great.');
+    expect(hit?.metadata).toEqual({ speaker: 'B', position: 1 });
+    expect((await index.recall({ query: 'Mount Tam views', limit: 1 }))[0]?.content).toContain(
+      'B: Mount Tam, the views are great.',
+    );
+    index.append([changed]);
+    const [after] = await view.recall({ query: 'penguins skating', limit: 1 });
+    expect(after?.content).toBe('B: penguins skating on frozen lakes');
+    expect(after?.metadata).toEqual({ speaker: 'C', position: 1 });
+  });
+
   it('rejects windows outside 0..10', () => {
     expect(() => createConversationIndex({ indexContext: 11 })).toThrow(/indexContext/);
   });

@@ -41,7 +41,10 @@ export interface ConversationIndexOptions {
 export interface ConversationIndex extends RecallSource {
   readonly size: number;
   readonly lexical: Bm25Index;
-  /** Appends entries in conversation order (an existing id is replaced in place). */
+  /**
+   * Appends entries in conversation order (an existing id is replaced in place). An entry's id,
+   * text and metadata are read when it is appended: to change a turn, append it again.
+   */
   append(entries: readonly ConversationEntry[]): void;
   remove(id: string): boolean;
   /** Entries in conversation order. */
@@ -95,9 +98,30 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
     positionBySlot[slot] = position;
   };
-  // What each entry's own text gives a recall, by position (filled on its first recall): its
-  // fingerprint, that fingerprint's number, and its term ids.
-  const facts: Array<TurnFacts | undefined> = [];
+  // What each entry's own text gives a recall, by position (filled on its first recall): the
+  // offset of its term ids in the term space's pool (-1: not yet known), its fingerprint and that
+  // fingerprint's number. Typed arrays and a packed list, not a record per turn: a recall reads
+  // 20 turns' facts, and 20 records scattered over the heap cost a cache miss each.
+  let factIds = new Int32Array(64).fill(-1);
+  let factNumbers = new Int32Array(64);
+  const factFingerprints: string[] = [];
+  // Each entry's id, text and metadata by position, as packed lists: a recall reads them for 20
+  // turns without loading the 20 entry objects.
+  const entryIds: string[] = [];
+  const entryTexts: string[] = [];
+  const entryMetadata: Array<Record<string, unknown> | undefined> = [];
+  // Room for the facts of every position (unknown for the new ones).
+  const growFacts = (): void => {
+    if (order.length > factIds.length) {
+      const ids = new Int32Array(Math.max(order.length, factIds.length * 2)).fill(-1);
+      ids.set(factIds);
+      factIds = ids;
+      const numbers = new Int32Array(ids.length);
+      numbers.set(factNumbers);
+      factNumbers = numbers;
+    }
+    while (factFingerprints.length < order.length) factFingerprints.push('');
+  };
   // A small number per distinct fingerprint: a recall tells the retriever whether its
   // candidates repeat a fingerprint from stamps over these numbers, so the reranker need not
   // compare fingerprints.
@@ -141,7 +165,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       index <= Math.min(order.length - 1, position + radius);
       index++
     ) {
-      parts.push((order[index] as ConversationEntry).text);
+      parts.push(entryTexts[index] as string);
     }
     return parts.join('\n');
   };
@@ -175,15 +199,27 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     }
   };
 
-  const factsAt = (position: number): TurnFacts => {
-    let known = facts[position];
-    if (known === undefined) {
-      const entry = order[position] as ConversationEntry;
-      const fingerprint = fingerprintOf(entry.text);
-      known = { fingerprint, number: numberOf(fingerprint), ids: space.idsOf(termsOf(entry).keys()) };
-      facts[position] = known;
+  // Fills the facts of the turn at `position` if not yet known.
+  const knowFacts = (position: number): void => {
+    if ((factIds[position] as number) >= 0) return;
+    const entry = order[position] as ConversationEntry;
+    const fingerprint = fingerprintOf(entryTexts[position] as string);
+    factFingerprints[position] = fingerprint;
+    factNumbers[position] = numberOf(fingerprint);
+    factIds[position] = space.idsOf(termsOf(entry).keys());
+  };
+  // Forgets a turn's facts (its text changed, or it is gone). When most of the term space's pool
+  // is then unused, every turn's facts are forgotten and the pool starts anew: a turn's facts
+  // are recomputed on its next recall.
+  const forgetFacts = (position: number): void => {
+    const ids = factIds[position] as number;
+    if (ids < 0) return;
+    factIds[position] = -1;
+    space.release(ids);
+    if (space.wasteful) {
+      factIds.fill(-1);
+      space.clearPool();
     }
-    return known;
   };
   const toCandidate = (
     id: string,
@@ -194,8 +230,9 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     const position = positions.get(id);
     if (position === undefined) return undefined;
     if (range === 0) {
-      const text = (order[position] as ConversationEntry).text;
-      return candidateAt(position, vectorScore, origin, text, factsAt(position).fingerprint, false);
+      const text = entryTexts[position] as string;
+      knowFacts(position);
+      return candidateAt(position, vectorScore, origin, text, factFingerprints[position] as string, false);
     }
     const content = window(position, range);
     return candidateAt(position, vectorScore, origin, content, fingerprintOf(content), false);
@@ -208,12 +245,12 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     fingerprint: string,
     ranked: boolean,
   ): RetrievalCandidate => {
-    const entry = order[position] as ConversationEntry;
-    const metadata = entry.metadata;
+    const id = entryIds[position] as string;
+    const metadata = entryMetadata[position];
     if (ranked) {
       // The ranked shape, for the retriever's in-place rerank (fresh-recall.ts).
       return {
-        id: entry.id,
+        id,
         origin,
         content,
         vectorScore,
@@ -224,7 +261,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       } as RetrievalCandidate;
     }
     return {
-      id: entry.id,
+      id,
       origin,
       content,
       vectorScore,
@@ -274,18 +311,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       const id = ids[slot] as string;
       let position = slot < positionBySlot.length ? (positionBySlot[slot] as number) : -1;
       // The lexical index is public: a document put there directly is found by id, if at all.
-      if (position < 0 || (order[position] as ConversationEntry | undefined)?.id !== id)
-        position = positions.get(id) ?? -1;
+      if (position < 0 || entryIds[position] !== id) position = positions.get(id) ?? -1;
       if (position < 0) continue;
       const vectorScore = (scores[rank] as number) / best;
       if (range === 0) {
         // A turn's own text: its fingerprint, number and term ids are known after its first recall.
-        const text = (order[position] as ConversationEntry).text;
-        const known = factsAt(position);
-        candidates.push(candidateAt(position, vectorScore, origin, text, known.fingerprint, rankedShape));
-        noteRecalled(text, known.ids);
-        if (stamps[known.number] === stamp) lastDistinct = false;
-        stamps[known.number] = stamp;
+        const text = entryTexts[position] as string;
+        knowFacts(position);
+        const fingerprint = factFingerprints[position] as string;
+        candidates.push(candidateAt(position, vectorScore, origin, text, fingerprint, rankedShape));
+        noteRecalled(text, factIds[position] as number, space.pool);
+        const number = factNumbers[position] as number;
+        if (stamps[number] === stamp) lastDistinct = false;
+        stamps[number] = stamp;
       } else {
         const content = window(position, range);
         candidates.push(
@@ -314,12 +352,19 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         if (existing !== undefined) {
           analysed.delete(entry.id);
           order[existing] = entry;
-          facts[existing] = undefined;
+          entryIds[existing] = entry.id;
+          entryTexts[existing] = entry.text;
+          entryMetadata[existing] = entry.metadata;
+          forgetFacts(existing);
           reindex(existing - indexContext, existing + indexContext);
           continue;
         }
         positions.set(entry.id, order.length);
         order.push(entry);
+        entryIds.push(entry.id);
+        entryTexts.push(entry.text);
+        entryMetadata.push(entry.metadata);
+        growFacts();
       }
       reindex(start - indexContext, order.length - 1);
     },
@@ -329,7 +374,14 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
       const slot = slots.slotOf(id);
       if (slot >= 0 && slot < positionBySlot.length) positionBySlot[slot] = -1;
       order.splice(position, 1);
-      facts.splice(position, 1);
+      entryIds.splice(position, 1);
+      entryTexts.splice(position, 1);
+      entryMetadata.splice(position, 1);
+      forgetFacts(position);
+      factIds.copyWithin(position, position + 1);
+      factIds[factIds.length - 1] = -1;
+      factNumbers.copyWithin(position, position + 1);
+      factFingerprints.splice(position, 1);
       lexical.remove(id);
       analysed.delete(id);
       positions.clear();
@@ -365,15 +417,6 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
   };
   registerFreshRecall(index, (request, ranked) => recallNow(request, name, messageRange, ranked), distinct);
   return index;
-}
-
-// What a turn's own text gives a recall (see `facts`).
-interface TurnFacts {
-  fingerprint: string;
-  /** The fingerprint's number (`fingerprintNumbers`). */
-  number: number;
-  /** Sorted distinct term ids of the text (passage-terms.ts). */
-  ids: number[];
 }
 
 // The `signals` placeholder of a candidate made in the ranked shape (always overwritten).

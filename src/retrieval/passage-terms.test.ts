@@ -109,4 +109,35 @@ describe('query overlap from the term ids a conversation index holds', () => {
     );
     expect(after.find((candidate) => candidate.id === '2')?.content).toBe('B: Rain all weekend, no hike.');
   });
+
+  it('gives the text lookup overlap while turns are replaced until their held ids are cleared and rebuilt', async () => {
+    const { analyzer } = countingAnalyzer();
+    const index = createConversationIndex({ analyzer });
+    index.append(turns);
+    const held = createReranker({ analyzer });
+    const looked = createReranker({ analyzer });
+    const texts = [
+      'B: a weekend hike with views',
+      'B: the report, then Dana',
+      'B: views of 爬山 at the weekend',
+    ];
+    for (let round = 0; round < 12; round++) {
+      // Each recall holds every turn's ids; each replacement releases turn 2's and turn 4's.
+      const query = round % 2 === 0 ? 'weekend hike views report Dana' : 'views 爬山 Dana';
+      const before = await index.recall({ query, limit: 5 });
+      index.append([
+        { id: '2', text: texts[round % 3] as string },
+        { id: '4', text: texts[(round + 1) % 3] as string },
+      ]);
+      if (round === 6) index.remove('3');
+      // The list recalled before the change is still the last recall: it keeps its own ids.
+      expect(held.rerank({ query, candidates: before })).toEqual(
+        looked.rerank({ query, candidates: before.map((candidate) => ({ ...candidate })) }),
+      );
+      const candidates = await index.recall({ query, limit: 5 });
+      expect(held.rerank({ query, candidates })).toEqual(
+        looked.rerank({ query, candidates: candidates.map((candidate) => ({ ...candidate })) }),
+      );
+    }
+  });
 });

@@ -10,14 +10,30 @@ import type { RetrievalCandidate } from './candidate.ts';
 export interface TermSpace {
   /** The analyzer every passage of this space was analysed with. */
   readonly analyzer: Analyzer;
-  /** Sorted distinct ids of `terms` (distinct already), taking new ids as needed. */
-  idsOf(terms: Iterable<string>): number[];
   /**
-   * For each passage, how many of `terms` (the query's distinct terms) its `ids` hold, divided
-   * by `size`, into `out[passage × stride + column]`.
+   * Every passage's ids, one after another: at a passage's offset, how many ids it has, then
+   * its sorted distinct ids. Grown by copying (offsets stay valid) and replaced by a new list
+   * when cleared (a list held from before keeps its contents).
+   */
+  readonly pool: Int32Array;
+  /** Sorted distinct ids of `terms` (distinct already) into `pool`, taking new ids as needed; returns their offset. */
+  idsOf(terms: Iterable<string>): number;
+  /** Notes that the ids at `offset` are no longer used (their room is reused once enough is). */
+  release(offset: number): void;
+  /**
+   * Whether more than half of `pool` is released: the owner should forget every offset it
+   * holds and call {@link TermSpace.clearPool}.
+   */
+  readonly wasteful: boolean;
+  /** Starts a new, empty `pool` (the dictionary is kept: an id is never reissued). */
+  clearPool(): void;
+  /**
+   * For each passage, how many of `terms` (the query's distinct terms) its ids in `pool` (at
+   * `offsets`) hold, divided by `size`, into `out[passage × stride + column]`.
    */
   shareOfQueryTerms(
-    ids: readonly (readonly number[])[],
+    pool: Int32Array,
+    offsets: readonly number[],
     count: number,
     terms: readonly string[],
     size: number,
@@ -36,26 +52,57 @@ export function createTermSpace(analyzer: Analyzer): TermSpace {
   // marks[id] === stamp ⇔ a term of the query being counted.
   let marks = new Int32Array(256);
   let stamp = 0;
+  // The passages' ids in one list, not a list per passage: the overlap count reads 20 passages
+  // per query, and 20 lists scattered over the heap cost two cache misses each where one
+  // compact list is mostly in cache.
+  let pool = new Int32Array(1024);
+  let used = 0;
+  let released = 0;
+  const scratch: number[] = [];
   return {
     analyzer,
+    get pool() {
+      return pool;
+    },
     idsOf(terms) {
-      const ids: number[] = [];
+      let count = 0;
       for (const term of terms) {
         let id = dictionary.get(term);
         if (id === undefined) {
           id = dictionary.size;
           dictionary.set(term, id);
         }
-        ids.push(id);
+        scratch[count++] = id;
       }
       if (dictionary.size > marks.length) {
         const grown = new Int32Array(Math.max(dictionary.size, marks.length * 2));
         grown.set(marks);
         marks = grown;
       }
-      return ids.sort((left, right) => left - right);
+      if (used + count + 1 > pool.length) {
+        const grown = new Int32Array(Math.max(pool.length * 2, used + count + 1));
+        grown.set(pool.subarray(0, used));
+        pool = grown;
+      }
+      const offset = used;
+      pool[offset] = count;
+      for (let index = 0; index < count; index++) pool[offset + 1 + index] = scratch[index] as number;
+      pool.subarray(offset + 1, offset + 1 + count).sort();
+      used += count + 1;
+      return offset;
     },
-    shareOfQueryTerms(ids, count, terms, size, out, column, stride) {
+    release(offset) {
+      released += (pool[offset] as number) + 1;
+    },
+    get wasteful() {
+      return released * 2 > used;
+    },
+    clearPool() {
+      pool = new Int32Array(1024);
+      used = 0;
+      released = 0;
+    },
+    shareOfQueryTerms(ids, offsets, count, terms, size, out, column, stride) {
       if (stamp === 0x7fffffff) {
         marks.fill(0);
         stamp = 0;
@@ -69,13 +116,13 @@ export function createTermSpace(analyzer: Analyzer): TermSpace {
         if (id > highestMarked) highestMarked = id;
       }
       for (let at = 0; at < count; at++) {
-        const passage = ids[at] as readonly number[];
-        const length = passage.length;
+        const from = (offsets[at] as number) + 1;
+        const end = from + (ids[from - 1] as number);
         // Ids ascend: past the highest marked one, none is left. A mark is counted without a
         // branch (whether an id is the query's is unpredictable; ~15–25 % faster).
         let found = 0;
-        for (let index = 0; index < length; index++) {
-          const id = passage[index] as number;
+        for (let index = from; index < end; index++) {
+          const id = ids[index] as number;
           if (id > highestMarked) break;
           found += marks[id] === stamp ? 1 : 0;
         }
@@ -94,15 +141,25 @@ export function createTermSpace(analyzer: Analyzer): TermSpace {
 export interface RecalledTerms {
   list: readonly RetrievalCandidate[] | undefined;
   space: TermSpace | undefined;
-  /** Candidates noted: the first `count` entries of `contents` and `ids` are this recall's. */
+  /** The space's pool the offsets are in (as it was when the last candidate was noted). */
+  pool: Int32Array;
+  /** Candidates noted: the first `count` entries of `contents` and `offsets` are this recall's. */
   count: number;
   contents: string[];
-  ids: (readonly number[])[];
+  /** Each candidate's offset in `pool`. */
+  offsets: number[];
 }
 
 // `count`, not the lists' `length`: setting an array's length is a runtime call. Entries past
 // `count` are an earlier, longer recall's until overwritten.
-const recalled: RecalledTerms = { list: undefined, space: undefined, count: 0, contents: [], ids: [] };
+const recalled: RecalledTerms = {
+  list: undefined,
+  space: undefined,
+  pool: new Int32Array(0),
+  count: 0,
+  contents: [],
+  offsets: [],
+};
 
 /** Starts the record of a recall into `list` (filled with {@link noteRecalled}). */
 export function beginRecall(list: readonly RetrievalCandidate[], space: TermSpace): void {
@@ -111,11 +168,15 @@ export function beginRecall(list: readonly RetrievalCandidate[], space: TermSpac
   recalled.count = 0;
 }
 
-/** Notes the next candidate of the recall begun: its content and that content's term ids. */
-export function noteRecalled(content: string, ids: readonly number[]): void {
+/**
+ * Notes the next candidate of the recall begun: its content and the offset of that content's
+ * term ids in `pool`, the space's current one.
+ */
+export function noteRecalled(content: string, offset: number, pool: Int32Array): void {
   const at = recalled.count++;
   recalled.contents[at] = content;
-  recalled.ids[at] = ids;
+  recalled.offsets[at] = offset;
+  recalled.pool = pool;
 }
 
 /**

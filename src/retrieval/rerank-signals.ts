@@ -86,7 +86,16 @@ export function createQueryOverlapSignal(weight = 0.35): RerankSignal {
       const held = recalledTermsOf(candidates, analyzer);
       if (held !== undefined) {
         const space = held.space as NonNullable<typeof held.space>;
-        space.shareOfQueryTerms(held.ids, candidates.length, terms, size, scores, column, stride);
+        space.shareOfQueryTerms(
+          held.pool,
+          held.offsets,
+          candidates.length,
+          terms,
+          size,
+          scores,
+          column,
+          stride,
+        );
       } else marked(analyzer, terms).shareOfQueryTerms(candidates, size, scores, column, stride);
     },
   );
