@@ -2,9 +2,13 @@ import { CtxloomError } from '../core/index.ts';
 import { type Analyzer, createAnalyzer, distinctTermsOf } from './analyzer.ts';
 import {
   appendPosting,
-  type Bm25Postings,
-  createPostings,
+  createPostingsStore,
   currentImpacts,
+  FACT_BOOST,
+  FACT_COUNT,
+  FACT_MAX_IMPACT,
+  FACT_START,
+  FACTS,
   removePosting,
 } from './bm25-postings.ts';
 import { accumulateScores, reserveScratch, type ScoringScratch, type ScoringTerm } from './bm25-scorer.ts';
@@ -139,7 +143,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     throw new CtxloomError({ code: 'invalid-argument', message: 'b must be within 0..1', path: 'b' });
 
   const documents = new Map<string, DocumentEntry>();
-  const postings = new Map<string, Bm25Postings>();
+  const postings = createPostingsStore();
   const slotIds: Array<string | undefined> = [];
   const slotLengths: number[] = [];
   const slotFrequencies: Array<Map<string, number> | undefined> = [];
@@ -159,6 +163,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     norms: new Float64Array(0),
     documentCount: 0,
     slotFrequencies,
+    postings,
   };
   // The search's scoring terms are its first entries (a count, not `length`: setting an
   // array's length is a runtime call).
@@ -170,12 +175,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
   const remove = (id: string): boolean => {
     const entry = documents.get(id);
     if (entry === undefined) return false;
-    for (const term of entry.frequencies.keys()) {
-      const list = postings.get(term);
-      if (list === undefined) continue;
-      removePosting(list, entry.slot);
-      if (list.count === 0) postings.delete(term);
-    }
+    for (const term of entry.frequencies.keys()) removePosting(postings, term, entry.slot);
     documents.delete(id);
     slotIds[entry.slot] = undefined;
     slotFrequencies[entry.slot] = undefined;
@@ -197,12 +197,7 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     for (const [term, frequency] of frequencies) {
       // A zero frequency is no occurrence (it would score 0 and be touched twice).
       if (!(frequency > 0)) continue;
-      let list = postings.get(term);
-      if (list === undefined) {
-        list = createPostings();
-        postings.set(term, list);
-      }
-      appendPosting(list, slot, frequency);
+      appendPosting(postings, term, slot, frequency);
     }
   };
 
@@ -251,22 +246,26 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     for (let index = 0; index < terms.length; index++) {
       const term = terms[index] as string;
       const weight = weights === undefined ? 1 : (weights[index] as number);
-      const list = postings.get(term);
-      if (list === undefined || !(weight > 0)) continue;
+      const number = postings.numbers.get(term);
+      if (number === undefined || !(weight > 0)) continue;
       // The idf and impacts are computed once per collection generation.
-      const impacts = currentImpacts(list, generation, count, k1, slotNorms);
+      currentImpacts(postings, number, generation, count, k1, slotNorms);
+      const { facts } = postings;
+      const row = number * FACTS;
       // Pooled: a search allocates no scoring entries once the pool covers its terms.
       let entry = pool[used];
       if (entry === undefined) {
-        entry = { term, postings: list, impacts, weight, boost: 0, bound: 0 };
+        entry = { term, number: 0, start: 0, count: 0, weight, boost: 0, bound: 0 };
         pool[used] = entry;
       }
       entry.term = term;
-      entry.postings = list;
-      entry.impacts = impacts;
+      entry.number = number;
+      // Integers (`| 0`), so the entry holds them unboxed.
+      entry.start = (facts[row + FACT_START] as number) | 0;
+      entry.count = (facts[row + FACT_COUNT] as number) | 0;
       entry.weight = weight;
-      entry.boost = list.boost;
-      entry.bound = weight * list.maxImpact;
+      entry.boost = facts[row + FACT_BOOST] as number;
+      entry.bound = weight * (facts[row + FACT_MAX_IMPACT] as number);
       scoring[used++] = entry;
     }
     return used;

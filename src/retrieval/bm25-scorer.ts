@@ -1,11 +1,17 @@
-import { type Bm25Postings, currentDenseImpacts } from './bm25-postings.ts';
+import { currentDenseImpacts, type PostingsStore } from './bm25-postings.ts';
 
-/** One query term ready to score: its postings, cached impacts and query weight (> 0). */
+/**
+ * One query term ready to score: its run in the postings store (impacts current, see
+ * `currentImpacts`) and its query weight (> 0).
+ */
 export interface ScoringTerm {
   term: string;
-  postings: Bm25Postings;
-  /** Weight-1 contribution per posting (see `currentImpacts`). */
-  impacts: Float64Array;
+  /** The term's number in the store. */
+  number: number;
+  /** Offset of its postings in the store's arrays. */
+  start: number;
+  /** How many postings. */
+  count: number;
   weight: number;
   /** `idf·(k1 + 1)`: an impact is `boost·tf / (tf + norm)`. */
   boost: number;
@@ -30,6 +36,8 @@ export interface ScoringScratch {
   documentCount: number;
   /** Term frequencies per slot, for looking a term up in a few documents. */
   slotFrequencies: ReadonlyArray<ReadonlyMap<string, number> | undefined>;
+  /** The index's postings. */
+  postings: PostingsStore;
 }
 
 // Relative slack on the bound comparison: a bound is computed from the same rounded numbers
@@ -76,6 +84,7 @@ export function accumulateScores(
     remaining[index] = (remaining[index + 1] as number) + (order[index] as ScoringTerm).bound;
   }
   const { scores, touched } = scratch;
+  const { slots, impacts } = scratch.postings;
   let touchedCount = 0;
   let next = 0;
   let added = 0;
@@ -91,9 +100,8 @@ export function accumulateScores(
     )
       break;
     // weight × impact is the impact itself for weight 1 (x·1 = x exactly).
-    const { postings, impacts, weight } = order[next] as ScoringTerm;
-    const { slots, count } = postings;
-    for (let index = 0; index < count; index++) {
+    const { start, count, weight } = order[next] as ScoringTerm;
+    for (let index = start; index < start + count; index++) {
       const slot = slots[index] as number;
       const previous = scores[slot] as number;
       if (previous === 0) touched[touchedCount++] = slot;
@@ -109,20 +117,20 @@ export function accumulateScores(
 // slot when it is in most documents, by scanning its postings, or — when they are much longer
 // than the touched list — by looking the term up per document.
 function completeTouched(term: ScoringTerm, touchedCount: number, scratch: ScoringScratch): void {
-  const { postings, impacts, weight } = term;
+  const { start, count, weight } = term;
   const { scores, touched, slotFrequencies, norms } = scratch;
-  if (postings.count * 2 >= scratch.documentCount) {
+  if (count * 2 >= scratch.documentCount) {
     // A term in half the documents or more: its impacts by slot (0 where absent, and x + 0 = x).
-    const dense = currentDenseImpacts(postings, norms.length);
+    const dense = currentDenseImpacts(scratch.postings, term.number, norms.length);
     for (let index = 0; index < touchedCount; index++) {
       const slot = touched[index] as number;
       scores[slot] = (scores[slot] as number) + weight * (dense[slot] as number);
     }
     return;
   }
-  if (postings.count <= touchedCount * LOOKUP_RATIO) {
-    const { slots, count } = postings;
-    for (let index = 0; index < count; index++) {
+  if (count <= touchedCount * LOOKUP_RATIO) {
+    const { slots, impacts } = scratch.postings;
+    for (let index = start; index < start + count; index++) {
       const slot = slots[index] as number;
       const previous = scores[slot] as number;
       if (previous !== 0) scores[slot] = previous + weight * (impacts[index] as number);
