@@ -6,7 +6,7 @@ import { blockPreview } from './report-previews.ts';
 import { createRunMemo } from './run-memo.ts';
 
 /** A block's summary in a report: id, source, tokens, priority and `preview`. */
-export function summarize(block: ContextBlock, preview: string): BlockSummary {
+function summarize(block: ContextBlock, preview: string): BlockSummary {
   return {
     id: block.id,
     source: block.source,
@@ -16,8 +16,8 @@ export function summarize(block: ContextBlock, preview: string): BlockSummary {
   };
 }
 
-export /** Adds the optional fields a block carries: pinned, provenance, tokens before trimming. */
-function withDetails<T extends BlockSummary>(summary: T, block: ContextBlock): T {
+/** Adds the optional fields a block carries: pinned, provenance, tokens before trimming. */
+export function withDetails<T extends BlockSummary>(summary: T, block: ContextBlock): T {
   if (block.pinned === true) summary.pinned = true;
   if (block.provenance !== undefined) summary.provenance = block.provenance;
   const from = block.metadata.trimmedFromTokens;
