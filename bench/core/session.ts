@@ -68,15 +68,19 @@ export function buildSession(counter: TokenCounter, targetTokens = 128_000): Ben
 /**
  * A source returning the knowledge paragraphs as blocks made with the compile's counter —
  * what a retrieval or workspace source does, so the compile pays for counting them.
+ * `makeBlock`: another checkout's `createBlock` (`bench/ab.ts`); default this one's.
  */
-export function knowledgeSource(knowledge: readonly KnowledgeText[]): ContextSource {
+export function knowledgeSource(
+  knowledge: readonly KnowledgeText[],
+  makeBlock: typeof createBlock = createBlock,
+): ContextSource {
   return {
     name: 'knowledge',
     layer: 'knowledge__context',
     priority: 0.6,
     async collect(request): Promise<ContextBlock[]> {
       return knowledge.map((text) =>
-        createBlock(
+        makeBlock(
           {
             id: text.id,
             layer: 'knowledge__context',

@@ -11,23 +11,32 @@ import type { Engine } from './peers.ts';
 
 const rankingCounter = createCharCounter();
 
+/** What {@link ctxloomConversationEngine} builds with: this checkout's modules, or another's (`bench/ab.ts`). */
+export interface ConversationModules {
+  createConversationIndex: typeof createConversationIndex;
+  createRetriever: typeof createRetriever;
+}
+
 /**
  * ctxloom on a conversation: memory L4 conversation index (each turn indexed with
  * `indexContext` neighbours) → unified retriever (rewriter has no history here, recall,
  * seed reranker). `recallLimit` is the retriever's per-source limit.
  */
-export function ctxloomConversationEngine(options: {
-  indexContext: number;
-  recallLimit: number;
-  label?: string;
-}): Engine {
+export function ctxloomConversationEngine(
+  options: {
+    indexContext: number;
+    recallLimit: number;
+    label?: string;
+  },
+  modules: ConversationModules = { createConversationIndex, createRetriever },
+): Engine {
   return {
     name: options.label ?? 'ctxloom',
     settings: `defaults: analyzer (NFKC, stopwords-iso en+zh, Porter stemming, CJK uni+bigrams), BM25 k1 1.2 b 0.75, conversation index indexContext ${options.indexContext}, recallLimit ${options.recallLimit}, seed reranker .40/.35/.15/.10`,
     build(documents) {
-      const index = createConversationIndex({ indexContext: options.indexContext });
+      const index = modules.createConversationIndex({ indexContext: options.indexContext });
       index.append(documents);
-      const retriever = createRetriever({ sources: [index], recallLimit: options.recallLimit });
+      const retriever = modules.createRetriever({ sources: [index], recallLimit: options.recallLimit });
       return {
         async search(query, limit) {
           const result = await retriever.retrieve({ query, maxTokens: 0, counter: rankingCounter });

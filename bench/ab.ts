@@ -1,0 +1,219 @@
+/**
+ * Same-process A/B: `npm run bench:ab -- <cold|warm|retrieval> <base checkout>` loads ctxloom
+ * from this tree and from `<base checkout>` into one process and times both on the bench's own
+ * workloads, alternating sample by sample (the order reversed every round), so a load change on
+ * a shared machine hits both alike. Prints each side's medians and new ÷ base.
+ *
+ * The base is another checkout of the repository, e.g. `git worktree add ../base <commit>`,
+ * with `node_modules` linked to this one's and `vocab/*.br` copied (or `npm run build:vocab`).
+ * The base is imported first; `AB_NEW_FIRST=1` imports this tree first.
+ *
+ * Calibrate before believing a small difference: two checkouts of the same commit read
+ * 0.81–1.13 (warm) and 0.87–0.95 (cold, wall) against each other on 2 cores at load ~2, in
+ * either import order. A difference inside that needs many runs of both orders, or whole
+ * `npm run bench` runs alternated between the two checkouts.
+ *
+ * - `cold`: `bench/core`'s cold compile (a session the process has not seen, caches empty), with
+ *   Chinese knowledge and history only, with the o200k counter and with a counter that
+ *   tokenises nothing (the pipeline alone); CPU and wall medians.
+ * - `warm`: `bench/core`'s steady warm recompile (+1 message to a 3,667-message session per
+ *   call, gpt-tokenizer's recount between calls as in the bench); CPU medians.
+ * - `retrieval`: `bench/retrieval`'s query latency on the longest LoCoMo conversation, both
+ *   full retrievers and FlexSearch in the same rounds; p50 and p90.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type * as Core from '../src/core/index.ts';
+import type * as ConversationIndex from '../src/retrieval/conversation-index.ts';
+import type * as Retriever from '../src/retrieval/retriever.ts';
+import type * as Tokenizers from '../src/tokenizers/index.ts';
+import { buildSession, knowledgeSource, unseenSession } from './core/session.ts';
+import { median } from './lib/measure.ts';
+import { ctxloomConversationEngine } from './retrieval/ctxloom-engines.ts';
+import { loadLocomo } from './retrieval/datasets.ts';
+import { flexSearchEngine } from './retrieval/peers.ts';
+import { queryLatency } from './retrieval/timing.ts';
+
+/** One checkout's modules. */
+interface Tree {
+  name: string;
+  core: typeof Core;
+  tokenizers: typeof Tokenizers;
+  conversationIndex: typeof ConversationIndex;
+  retriever: typeof Retriever;
+}
+
+const SUITES = ['cold', 'warm', 'retrieval'] as const;
+const [suite, basePath] = process.argv.slice(2).filter((argument) => !argument.startsWith('-'));
+if (!SUITES.includes(suite as (typeof SUITES)[number]) || basePath === undefined) {
+  console.error(`usage: npm run bench:ab -- <${SUITES.join('|')}> <base checkout>`);
+  process.exit(2);
+}
+const runs = Math.max(5, Number(process.env.BENCH_RUNS ?? 9) || 9);
+const here = fileURLToPath(new URL('..', import.meta.url));
+const newFirst = process.env.AB_NEW_FIRST === '1';
+const first = await loadTree(newFirst ? 'new' : 'base', newFirst ? here : resolve(basePath));
+const second = await loadTree(newFirst ? 'base' : 'new', newFirst ? resolve(basePath) : here);
+const [base, next] = newFirst ? [second, first] : [first, second];
+if (suite === 'cold') await cold();
+else if (suite === 'warm') await warm();
+else await retrieval();
+
+async function loadTree(name: string, root: string): Promise<Tree> {
+  if (!existsSync(resolve(root, 'vocab/o200k_base.tokens.br'))) {
+    console.error(`${root} has no vocab/o200k_base.tokens.br: copy this tree's vocab/*.br there`);
+    process.exit(2);
+  }
+  const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
+  return {
+    name,
+    core: await load('src/core/index.ts'),
+    tokenizers: await load('src/tokenizers/index.ts'),
+    conversationIndex: await load('src/retrieval/conversation-index.ts'),
+    retriever: await load('src/retrieval/retriever.ts'),
+  };
+}
+
+/** An o200k counter of `tree` with its tables loaded and every cache empty (as `bench/core`'s). */
+function loadedCounter(tree: Tree) {
+  const counter = tree.tokenizers.createO200kCounter();
+  counter.countText('warm up the tables');
+  counter.countText('表格已加载'.repeat(20));
+  counter.bpe.clearCaches();
+  return counter;
+}
+
+function ratioLine(label: string, old: number, now: number, unit: string): string {
+  return `${label}: base ${old.toFixed(3)} ${unit}, new ${now.toFixed(3)} ${unit}, new ÷ base ${(now / old).toFixed(3)}`;
+}
+
+async function cold(): Promise<void> {
+  const session = buildSession(next.tokenizers.createO200kCounter());
+  const collectGarbage = (globalThis as { gc?: () => void }).gc;
+  let sample = 0;
+  for (const knowledge of [true, false]) {
+    // One compile of a session no memo of the process has seen, made before its timer starts.
+    const prepare = (tree: Tree, free: boolean) => {
+      const unseen = unseenSession(session, ++sample);
+      const counter = free
+        ? tree.core.createTokenCounter({
+            name: 'free (length ÷ 4)',
+            exact: false,
+            countText: (text) => Math.ceil(text.length / 4),
+          })
+        : loadedCounter(tree);
+      const orchestrator = tree.core.createOrchestrator({
+        counter,
+        window: 400_000,
+        sources: knowledge ? [knowledgeSource(unseen.knowledge, tree.core.createBlock)] : [],
+        allocationRatios: { knowledge: 0.5 },
+      });
+      return () =>
+        orchestrator.build({
+          systemPrompt: unseen.systemPrompt,
+          history: unseen.history,
+          query: unseen.query,
+        });
+    };
+    const sides = [base, next].flatMap((tree) =>
+      [false, true].map((free) => ({ tree, free, wall: [] as number[], cpu: [] as number[] })),
+    );
+    for (let round = 0; round <= runs; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const compile = prepare(side.tree, side.free);
+        collectGarbage?.();
+        const cpuStart = process.cpuUsage();
+        const start = performance.now();
+        await compile();
+        const wall = performance.now() - start;
+        const cpu = process.cpuUsage(cpuStart);
+        // The first round warms the code up.
+        if (round === 0) continue;
+        side.wall.push(wall);
+        side.cpu.push((cpu.user + cpu.system) / 1000);
+      }
+    }
+    const [oldReal, oldFree, newReal, newFree] = sides;
+    if (oldReal === undefined || oldFree === undefined || newReal === undefined || newFree === undefined)
+      return;
+    const label = knowledge ? 'zh-knowledge' : 'history-only';
+    console.log(ratioLine(`cold ${label}, CPU`, median(oldReal.cpu), median(newReal.cpu), 'ms'));
+    console.log(ratioLine(`cold ${label}, wall`, median(oldReal.wall), median(newReal.wall), 'ms'));
+    console.log(
+      ratioLine(`cold ${label}, free counter, CPU`, median(oldFree.cpu), median(newFree.cpu), 'ms'),
+    );
+  }
+}
+
+async function warm(): Promise<void> {
+  const session = buildSession(next.tokenizers.createO200kCounter());
+  const sides = [base, next].map((tree) => {
+    const history = [...session.history];
+    const orchestrator = tree.core.createOrchestrator({
+      counter: loadedCounter(tree),
+      window: 128_000,
+      sources: [knowledgeSource(session.knowledge, tree.core.createBlock)],
+    });
+    return { tree, history, orchestrator, samples: [] as number[] };
+  });
+  const request = (history: Core.Message[]) => ({
+    systemPrompt: session.systemPrompt,
+    history,
+    query: session.query,
+  });
+  for (const side of sides) await side.orchestrator.build(request(side.history));
+  const ordinary = { disallowedSpecial: new Set<string>() };
+  const recount = () => {
+    let total = 0;
+    for (const message of session.history) total += countTokens(String(message.content), ordinary);
+    return total;
+  };
+  const calls = Math.max(41, runs * 5);
+  for (let call = 0; call < calls; call++) {
+    for (const side of call % 2 === 0 ? sides : [...sides].reverse()) {
+      side.history.push({
+        id: `new-${call}`,
+        role: 'user',
+        content: `A new message number ${call} about the trip.`,
+      });
+      const started = process.cpuUsage();
+      await side.orchestrator.build(request(side.history));
+      const used = process.cpuUsage(started);
+      side.samples.push((used.user + used.system) / 1000);
+      recount();
+    }
+  }
+  const [old, now] = sides.map((side) => median(side.samples.slice(5)));
+  console.log(
+    ratioLine(`warm recompile (+1 message), CPU, medians of ${calls - 5}`, old ?? 0, now ?? 0, 'ms'),
+  );
+}
+
+async function retrieval(): Promise<void> {
+  const { corpora } = loadLocomo();
+  const longest = corpora.reduce((left, right) =>
+    right.documents.length > left.documents.length ? right : left,
+  );
+  const engines = [base, next].map((tree) =>
+    ctxloomConversationEngine(
+      { indexContext: 1, recallLimit: 20, label: tree.name },
+      {
+        createConversationIndex: tree.conversationIndex.createConversationIndex,
+        createRetriever: tree.retriever.createRetriever,
+      },
+    ),
+  );
+  const p50 = { base: [] as number[], new: [] as number[], flexsearch: [] as number[] };
+  for (let round = 0; round < runs; round++) {
+    const order = round % 2 === 0 ? engines : [...engines].reverse();
+    const latency = await queryLatency([...order, flexSearchEngine({ chinese: false })], longest);
+    for (const name of ['base', 'new', 'flexsearch'] as const) p50[name].push(latency.p50.get(name) ?? 0);
+  }
+  const [old, now, flex] = [median(p50.base), median(p50.new), median(p50.flexsearch)];
+  console.log(ratioLine(`retrieval p50 (median of ${runs} runs)`, old, now, 'µs'));
+  console.log(
+    `FlexSearch p50 ${flex.toFixed(2)} µs: base ÷ FlexSearch ${(old / flex).toFixed(3)}, new ÷ FlexSearch ${(now / flex).toFixed(3)}`,
+  );
+}
