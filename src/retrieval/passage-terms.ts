@@ -108,23 +108,20 @@ export function createTermSpace(analyzer: Analyzer): TermSpace {
         stamp = 0;
       }
       stamp++;
-      let highestMarked = -1;
       for (let index = 0; index < terms.length; index++) {
         const id = dictionary.get(terms[index] as string);
-        if (id === undefined) continue;
-        marks[id] = stamp;
-        if (id > highestMarked) highestMarked = id;
+        if (id !== undefined) marks[id] = stamp;
       }
       for (let at = 0; at < count; at++) {
         const from = (offsets[at] as number) + 1;
         const end = from + (ids[from - 1] as number);
-        // Ids ascend: past the highest marked one, none is left. A mark is counted without a
-        // branch (whether an id is the query's is unpredictable; ~15–25 % faster).
+        // No branch per id: whether an id is the query's is unpredictable, and so is where a
+        // passage's ids pass the highest marked one (a `? 1 : 0` compiles to a branch). `other`
+        // is 0 for a mark, and `(other | -other) >>> 31` is 1 for any other value.
         let found = 0;
         for (let index = from; index < end; index++) {
-          const id = ids[index] as number;
-          if (id > highestMarked) break;
-          found += marks[id] === stamp ? 1 : 0;
+          const other = (marks[ids[index] as number] as number) ^ stamp;
+          found += 1 - ((other | -other) >>> 31);
         }
         out[at * stride + column] = found / size;
       }
