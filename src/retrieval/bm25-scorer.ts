@@ -112,9 +112,7 @@ export function accumulateScores(
     for (let index = start; index < start + count; index++) {
       const slot = slots[index] as number;
       const previous = scores[slot] as number;
-      // Listed without a branch: kept when first touched, overwritten next otherwise.
-      touched[touchedCount] = slot;
-      touchedCount += bit(previous === 0);
+      if (previous === 0) touched[touchedCount++] = slot;
       scores[slot] = previous + weight * (impacts[index] as number);
     }
     added += (order[next] as ScoringTerm).bound;

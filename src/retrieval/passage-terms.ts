@@ -138,7 +138,7 @@ export function createTermSpace(analyzer: Analyzer): TermSpace {
 export interface RecalledTerms {
   list: readonly RetrievalCandidate[] | undefined;
   space: TermSpace | undefined;
-  /** The space's pool the offsets are in (as it was when the last candidate was noted). */
+  /** The space's pool the offsets are in (as it was when the recall ended). */
   pool: Int32Array;
   /** Candidates noted: the first `count` entries of `contents` and `offsets` are this recall's. */
   count: number;
@@ -167,12 +167,20 @@ export function beginRecall(list: readonly RetrievalCandidate[], space: TermSpac
 
 /**
  * Notes the next candidate of the recall begun: its content and the offset of that content's
- * term ids in `pool`, the space's current one.
+ * term ids in the space's pool.
  */
-export function noteRecalled(content: string, offset: number, pool: Int32Array): void {
+export function noteRecalled(content: string, offset: number): void {
   const at = recalled.count++;
   recalled.contents[at] = content;
   recalled.offsets[at] = offset;
+}
+
+/**
+ * Ends the record of the recall begun with the space's pool as it is now: a recall only grows
+ * the pool, by copying, so its last array holds every offset noted (read once, not per
+ * candidate).
+ */
+export function endRecall(pool: Int32Array): void {
   recalled.pool = pool;
 }
 
