@@ -4,7 +4,7 @@ import type { Analyzer } from './analyzer.ts';
 import { type Bm25Index, type Bm25Slots, bm25Slots, createBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
 import { registerFreshRecall } from './fresh-recall.ts';
-import { beginRecall, createTermSpace, noteRecalled } from './passage-terms.ts';
+import { beginRecall, createTermSpace, endRecall, noteRecalled } from './passage-terms.ts';
 import type { RecallRequest, RecallSource } from './recall-source.ts';
 
 /** One conversation turn (or any ordered entry) as indexed. */
@@ -291,6 +291,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
     // A turn's own text is its content only without a message range.
     if (range === 0) beginRecall(candidates, space);
     addCandidates(candidates, count, origin, range, rankedShape);
+    if (range === 0) endRecall(space.pool);
     return candidates;
   };
   // The candidates of the last search's `count` hits, in rank order, into `candidates` (a
@@ -320,7 +321,7 @@ export function createConversationIndex(options: ConversationIndexOptions = {}):
         knowFacts(position);
         const fingerprint = factFingerprints[position] as string;
         candidates.push(candidateAt(position, vectorScore, origin, text, fingerprint, rankedShape));
-        noteRecalled(text, factIds[position] as number, space.pool);
+        noteRecalled(text, factIds[position] as number);
         const number = factNumbers[position] as number;
         if (stamps[number] === stamp) lastDistinct = false;
         stamps[number] = stamp;
