@@ -80,7 +80,10 @@ describe('createRunMemo', () => {
     plain.map({
       keys,
       compute,
-      valid: (_value, _index, saved) => (none.push(saved), true),
+      valid: (_value, _index, saved) => {
+        none.push(saved);
+        return true;
+      },
       startsRun: () => false,
     });
     expect(none.every(Number.isNaN)).toBe(true);

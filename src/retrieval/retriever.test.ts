@@ -68,7 +68,14 @@ describe('createRetriever', () => {
     const custom = createReranker({
       signals: [
         ...createDefaultSignals(),
-        { name: 'keys', weight: 0, score: (candidate) => (seen.push(Object.keys(candidate)), 0) },
+        {
+          name: 'keys',
+          weight: 0,
+          score: (candidate) => {
+            seen.push(Object.keys(candidate));
+            return 0;
+          },
+        },
       ],
     });
     await createRetriever({ sources: [index], reranker: custom }).retrieve(request);
