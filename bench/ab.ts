@@ -20,6 +20,11 @@
  *   call, gpt-tokenizer's recount between calls as in the bench); CPU medians.
  * - `retrieval`: `bench/retrieval`'s query latency on the longest LoCoMo conversation, both
  *   full retrievers and FlexSearch in the same rounds; p50 and p90.
+ * - `rankings`: no timing — every LoCoMo question retrieved by both checkouts (conversation
+ *   index, default retriever, budgets 0 and 2,000 o200k tokens, and 2,000 with `messageRange` 2):
+ *   each result's ranked ids with their scores and signals and the packed blocks' ids and
+ *   tokens, compared as JSON (numbers to the bit, but for the sign of a zero). Prints how many
+ *   results differ and the first that does: "rankings unchanged" is this command's `0 differ`.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -45,7 +50,7 @@ interface Tree {
   retriever: typeof Retriever;
 }
 
-const SUITES = ['cold', 'warm', 'retrieval'] as const;
+const SUITES = ['cold', 'warm', 'retrieval', 'rankings'] as const;
 const [suite, basePath] = process.argv.slice(2).filter((argument) => !argument.startsWith('-'));
 if (!SUITES.includes(suite as (typeof SUITES)[number]) || basePath === undefined) {
   console.error(`usage: npm run bench:ab -- <${SUITES.join('|')}> <base checkout>`);
@@ -59,7 +64,8 @@ const second = await loadTree(newFirst ? 'base' : 'new', newFirst ? resolve(base
 const [base, next] = newFirst ? [second, first] : [first, second];
 if (suite === 'cold') await cold();
 else if (suite === 'warm') await warm();
-else await retrieval();
+else if (suite === 'retrieval') await retrieval();
+else await rankings();
 
 async function loadTree(name: string, root: string): Promise<Tree> {
   if (!existsSync(resolve(root, 'vocab/o200k_base.tokens.br'))) {
@@ -216,4 +222,51 @@ async function retrieval(): Promise<void> {
   console.log(
     `FlexSearch p50 ${flex.toFixed(2)} µs: base ÷ FlexSearch ${(old / flex).toFixed(3)}, new ÷ FlexSearch ${(now / flex).toFixed(3)}`,
   );
+}
+
+async function rankings(): Promise<void> {
+  const { corpora } = loadLocomo();
+  const counter = next.tokenizers.createO200kCounter();
+  const settings = [
+    { maxTokens: 0, messageRange: 0 },
+    { maxTokens: 2_000, messageRange: 0 },
+    { maxTokens: 2_000, messageRange: 2 },
+  ];
+  // Every result of one checkout, as JSON, in a fixed order (corpus, setting, question).
+  const resultsOf = async (tree: Tree): Promise<string[]> => {
+    const results: string[] = [];
+    for (const corpus of corpora) {
+      for (const { maxTokens, messageRange } of settings) {
+        const index = tree.conversationIndex.createConversationIndex({ indexContext: 1, messageRange });
+        index.append(corpus.documents);
+        const retriever = tree.retriever.createRetriever({ sources: [index], recallLimit: 20 });
+        for (const question of corpus.questions) {
+          const result = await retriever.retrieve({ query: question.question, maxTokens, counter });
+          results.push(
+            JSON.stringify({
+              ranked: result.ranked.map((candidate) => [
+                candidate.id,
+                candidate.finalScore,
+                candidate.vectorScore,
+                candidate.signals,
+              ]),
+              blocks: result.blocks.map((block) => [block.id, block.tokens]),
+            }),
+          );
+        }
+      }
+    }
+    return results;
+  };
+  const [old, now] = [await resultsOf(base), await resultsOf(next)];
+  let differ = 0;
+  let first: number | undefined;
+  for (let index = 0; index < old.length; index++) {
+    if (old[index] === now[index]) continue;
+    differ++;
+    first ??= index;
+  }
+  console.log(`rankings: ${old.length} retrieves, ${differ} differ`);
+  if (first !== undefined)
+    console.log(`first that differs (#${first}):\n  base ${old[first]}\n  new  ${now[first]}`);
 }
