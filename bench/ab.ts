@@ -21,8 +21,9 @@
  * - `retrieval`: `bench/retrieval`'s query latency on the longest LoCoMo conversation, both
  *   full retrievers and FlexSearch in the same rounds; p50 and p90.
  * - `rankings`: no timing — every LoCoMo question retrieved by both checkouts (conversation
- *   index, default retriever, budgets 0 and 2,000 o200k tokens, and 2,000 with `messageRange` 2):
- *   each result's ranked ids with their scores and signals and the packed blocks' ids and
+ *   index, default retriever, budgets 0 and 2,000 o200k tokens, and 2,000 with `messageRange` 2)
+ *   and every CMRC 2018 question (Chinese; knowledge base, default retriever, budgets 0 and
+ *   2,000): each result's ranked ids with their scores and signals and the packed blocks' ids and
  *   tokens, compared as JSON (numbers to the bit, but for the sign of a zero). Prints how many
  *   results differ and the first that does: "rankings unchanged" is this command's `0 differ`.
  */
@@ -32,12 +33,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type * as Core from '../src/core/index.ts';
 import type * as ConversationIndex from '../src/retrieval/conversation-index.ts';
+import type * as KnowledgeBase from '../src/retrieval/knowledge-base.ts';
 import type * as Retriever from '../src/retrieval/retriever.ts';
 import type * as Tokenizers from '../src/tokenizers/index.ts';
 import { buildSession, knowledgeSource, unseenSession } from './core/session.ts';
 import { median } from './lib/measure.ts';
 import { ctxloomConversationEngine } from './retrieval/ctxloom-engines.ts';
-import { loadLocomo } from './retrieval/datasets.ts';
+import { loadCmrc, loadLocomo } from './retrieval/datasets.ts';
 import { flexSearchEngine } from './retrieval/peers.ts';
 import { queryLatency } from './retrieval/timing.ts';
 
@@ -47,6 +49,7 @@ interface Tree {
   core: typeof Core;
   tokenizers: typeof Tokenizers;
   conversationIndex: typeof ConversationIndex;
+  knowledgeBase: typeof KnowledgeBase;
   retriever: typeof Retriever;
 }
 
@@ -78,6 +81,7 @@ async function loadTree(name: string, root: string): Promise<Tree> {
     core: await load('src/core/index.ts'),
     tokenizers: await load('src/tokenizers/index.ts'),
     conversationIndex: await load('src/retrieval/conversation-index.ts'),
+    knowledgeBase: await load('src/retrieval/knowledge-base.ts'),
     retriever: await load('src/retrieval/retriever.ts'),
   };
 }
@@ -232,30 +236,45 @@ async function rankings(): Promise<void> {
     { maxTokens: 2_000, messageRange: 0 },
     { maxTokens: 2_000, messageRange: 2 },
   ];
+  const cmrc = loadCmrc();
   // Every result of one checkout, as JSON, in a fixed order (corpus, setting, question).
   const resultsOf = async (tree: Tree): Promise<string[]> => {
     const results: string[] = [];
+    const note = async (
+      retriever: Retriever.Retriever,
+      questions: readonly { question: string }[],
+      maxTokens: number,
+    ) => {
+      for (const question of questions) {
+        const result = await retriever.retrieve({ query: question.question, maxTokens, counter });
+        results.push(
+          JSON.stringify({
+            ranked: result.ranked.map((candidate) => [
+              candidate.id,
+              candidate.finalScore,
+              candidate.vectorScore,
+              candidate.signals,
+            ]),
+            blocks: result.blocks.map((block) => [block.id, block.tokens]),
+          }),
+        );
+      }
+    };
     for (const corpus of corpora) {
       for (const { maxTokens, messageRange } of settings) {
         const index = tree.conversationIndex.createConversationIndex({ indexContext: 1, messageRange });
         index.append(corpus.documents);
-        const retriever = tree.retriever.createRetriever({ sources: [index], recallLimit: 20 });
-        for (const question of corpus.questions) {
-          const result = await retriever.retrieve({ query: question.question, maxTokens, counter });
-          results.push(
-            JSON.stringify({
-              ranked: result.ranked.map((candidate) => [
-                candidate.id,
-                candidate.finalScore,
-                candidate.vectorScore,
-                candidate.signals,
-              ]),
-              blocks: result.blocks.map((block) => [block.id, block.tokens]),
-            }),
-          );
-        }
+        await note(
+          tree.retriever.createRetriever({ sources: [index], recallLimit: 20 }),
+          corpus.questions,
+          maxTokens,
+        );
       }
     }
+    const kb = tree.knowledgeBase.createKnowledgeBase({ name: 'kb' });
+    await kb.add(cmrc.documents);
+    const retriever = tree.retriever.createRetriever({ sources: [kb] });
+    for (const maxTokens of [0, 2_000]) await note(retriever, cmrc.questions, maxTokens);
     return results;
   };
   const [old, now] = [await resultsOf(base), await resultsOf(next)];
@@ -266,7 +285,10 @@ async function rankings(): Promise<void> {
     differ++;
     first ??= index;
   }
-  console.log(`rankings: ${old.length} retrieves, ${differ} differ`);
+  const ranked = now.filter((result) => !result.startsWith('{"ranked":[]')).length;
+  console.log(
+    `rankings: ${old.length} retrieves (${ranked} of this tree's rank candidates), ${differ} differ`,
+  );
   if (first !== undefined)
     console.log(`first that differs (#${first}):\n  base ${old[first]}\n  new  ${now[first]}`);
 }
