@@ -1,17 +1,17 @@
 /**
- * Same-process A/B: `npm run bench:ab -- <cold|warm|retrieval> <base checkout>` loads ctxloom
- * from this tree and from `<base checkout>` into one process and times both on the bench's own
- * workloads, alternating sample by sample (the order reversed every round), so a load change on
- * a shared machine hits both alike. Prints each side's medians and new ÷ base.
+ * Same-process A/B: `npm run bench:ab -- <cold|warm|retrieval|rankings> <base checkout>` loads
+ * ctxloom from this tree and from `<base checkout>` into one process and times both on the
+ * bench's own workloads, alternating sample by sample (the order reversed every round), so a
+ * load change on a shared machine hits both alike. Prints each side's medians and new ÷ base.
  *
  * The base is another checkout of the repository, e.g. `git worktree add ../base <commit>`,
  * with `node_modules` linked to this one's and `vocab/*.br` copied (or `npm run build:vocab`).
  * The base is imported first; `AB_NEW_FIRST=1` imports this tree first.
  *
  * Calibrate before believing a small difference: two checkouts of the same commit read
- * 0.81–1.13 (warm), 0.87–1.04 (cold) and 0.94 (retrieval p50) against each other on 2 cores at
- * load ~2, in either import order. A difference inside that needs many runs of both orders, or whole
- * `npm run bench` runs alternated between the two checkouts.
+ * 0.81–1.13 (warm), 0.87–1.04 (cold) and 0.94 (retrieval p50) against each other on 2 cores
+ * at load ~2, in either import order. A difference inside that needs many runs of both orders,
+ * or whole `npm run bench` runs alternated between the two checkouts.
  *
  * - `cold`: `bench/core`'s cold compile (a session the process has not seen, caches empty), with
  *   Chinese knowledge and history only, with the o200k counter and with a counter that
@@ -19,7 +19,7 @@
  * - `warm`: `bench/core`'s steady warm recompile (+1 message to a 3,667-message session per
  *   call, gpt-tokenizer's recount between calls as in the bench); CPU medians.
  * - `retrieval`: `bench/retrieval`'s query latency on the longest LoCoMo conversation, both
- *   full retrievers and FlexSearch in the same rounds; p50 and p90.
+ *   full retrievers and FlexSearch in the same rounds; the median of each run's p50.
  * - `rankings`: no timing — every LoCoMo question retrieved by both checkouts (conversation
  *   index, default retriever, budgets 0 and 2,000 o200k tokens, and 2,000 with `messageRange` 2)
  *   and every CMRC 2018 question (Chinese; knowledge base, default retriever, budgets 0 and
