@@ -36,7 +36,7 @@ import type * as ConversationIndex from '../src/retrieval/conversation-index.ts'
 import type * as KnowledgeBase from '../src/retrieval/knowledge-base.ts';
 import type * as Retriever from '../src/retrieval/retriever.ts';
 import type * as Tokenizers from '../src/tokenizers/index.ts';
-import { buildSession, knowledgeSource, unseenSession } from './core/session.ts';
+import { buildSession, freeCounter, knowledgeSource, loadedCounter, unseenSession } from './core/session.ts';
 import { median } from './lib/measure.ts';
 import { ctxloomConversationEngine } from './retrieval/ctxloom-engines.ts';
 import { loadCmrc, loadLocomo } from './retrieval/datasets.ts';
@@ -86,15 +86,6 @@ async function loadTree(name: string, root: string): Promise<Tree> {
   };
 }
 
-/** An o200k counter of `tree` with its tables loaded and every cache empty (as `bench/core`'s). */
-function loadedCounter(tree: Tree) {
-  const counter = tree.tokenizers.createO200kCounter();
-  counter.countText('warm up the tables');
-  counter.countText('表格已加载'.repeat(20));
-  counter.bpe.clearCaches();
-  return counter;
-}
-
 function ratioLine(label: string, old: number, now: number, unit: string): string {
   return `${label}: base ${old.toFixed(3)} ${unit}, new ${now.toFixed(3)} ${unit}, new ÷ base ${(now / old).toFixed(3)}`;
 }
@@ -108,12 +99,8 @@ async function cold(): Promise<void> {
     const prepare = (tree: Tree, free: boolean) => {
       const unseen = unseenSession(session, ++sample);
       const counter = free
-        ? tree.core.createTokenCounter({
-            name: 'free (length ÷ 4)',
-            exact: false,
-            countText: (text) => Math.ceil(text.length / 4),
-          })
-        : loadedCounter(tree);
+        ? freeCounter(tree.core.createTokenCounter)
+        : loadedCounter(tree.tokenizers.createO200kCounter);
       const orchestrator = tree.core.createOrchestrator({
         counter,
         window: 400_000,
@@ -162,7 +149,7 @@ async function warm(): Promise<void> {
   const sides = [base, next].map((tree) => {
     const history = [...session.history];
     const orchestrator = tree.core.createOrchestrator({
-      counter: loadedCounter(tree),
+      counter: loadedCounter(tree.tokenizers.createO200kCounter),
       window: 128_000,
       sources: [knowledgeSource(session.knowledge, tree.core.createBlock)],
     });

@@ -5,7 +5,6 @@ import {
   compileContext,
   createOrchestrator,
   createStepCompiler,
-  createTokenCounter,
   type Message,
   type TokenCounter,
   withTokenCache,
@@ -15,7 +14,14 @@ import type { BenchContext } from '../lib/context.ts';
 import { loadLocomoTurns } from '../lib/data.ts';
 import { measureInterleavedAsync } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
-import { type BenchSession, buildSession, knowledgeSource, unseenSession } from './session.ts';
+import {
+  type BenchSession,
+  buildSession,
+  freeCounter,
+  knowledgeSource,
+  loadedCounter,
+  unseenSession,
+} from './session.ts';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -26,15 +32,6 @@ function median(values: number[]): number {
 const COLD_WINDOW = 400_000;
 const WINDOW = 128_000;
 const ORDINARY = { disallowedSpecial: new Set<string>() };
-
-/** An o200k counter with its tables loaded and every cache empty (the "cold" state). */
-function loadedCounter() {
-  const counter = createO200kCounter();
-  counter.countText('warm up the tables');
-  counter.countText('表格已加载'.repeat(20));
-  counter.bpe.clearCaches();
-  return counter;
-}
 
 /**
  * Suite `core` (issues 2 and 26): the compile pipeline on a 128k-token session.
@@ -176,15 +173,8 @@ async function coldOverhead(
   ];
 }
 
-/**
- * A counter that tokenises nothing (a quarter of the length, rounded up): a cold compile with it
- * costs the pipeline's own per-message work — measuring, selecting, composing, the report.
- */
-const FREE_COUNTER = createTokenCounter({
-  name: 'free (length ÷ 4)',
-  exact: false,
-  countText: (text) => Math.ceil(text.length / 4),
-});
+/** See {@link freeCounter}. */
+const FREE_COUNTER = freeCounter();
 
 /** What one cold compile hands the raw tokenizer: texts, their characters, texts handed over more than once. */
 async function countedByCompile(

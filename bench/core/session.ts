@@ -1,5 +1,6 @@
 import type { ContextBlock, ContextSource, Message, TokenCounter } from '../../src/core/index.ts';
-import { createBlock } from '../../src/core/index.ts';
+import { createBlock, createTokenCounter } from '../../src/core/index.ts';
+import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import { loadCmrcParagraphs, loadLocomoTurns } from '../lib/data.ts';
 
 /** One knowledge paragraph before it is a block (a source makes the block at compile time). */
@@ -122,4 +123,25 @@ export function unseenSession(session: BenchSession, mark: number): BenchSession
  */
 function marked(text: string, tag: string): string {
   return JSON.parse(JSON.stringify(text + tag)) as string;
+}
+
+/**
+ * An o200k counter with its tables loaded and every cache empty (the "cold" state).
+ * `create`: another checkout's `createO200kCounter` (`bench/ab.ts`); default this one's.
+ */
+export function loadedCounter(create: typeof createO200kCounter = createO200kCounter) {
+  const counter = create();
+  counter.countText('warm up the tables');
+  counter.countText('表格已加载'.repeat(20));
+  counter.bpe.clearCaches();
+  return counter;
+}
+
+/**
+ * A counter that tokenises nothing (a quarter of the length, rounded up): a cold compile with it
+ * costs the pipeline's own per-message work — measuring, selecting, composing, the report.
+ * `make`: another checkout's `createTokenCounter`; default this one's.
+ */
+export function freeCounter(make: typeof createTokenCounter = createTokenCounter): TokenCounter {
+  return make({ name: 'free (length ÷ 4)', exact: false, countText: (text) => Math.ceil(text.length / 4) });
 }
