@@ -83,6 +83,56 @@ describe('createBm25Index', () => {
     expect(index.search('support group Melanie sunrise', { limit: 10 })).toEqual(expected);
   });
 
+  it('leaves no score behind from weighted searches, with pruned terms or overflowing weights', () => {
+    // Enough documents for a pruned term to be completed posting by posting (that completion
+    // writes every posting's score without a branch: `0 + w·i·0` must stay 0 for an untouched
+    // document), and weights so large that contributions overflow to infinity.
+    const many = () => {
+      const index = createBm25Index();
+      for (let at = 0; at < 400; at++) {
+        const words = [`common word filler${at % 13} alpha${at % 3}`];
+        if (at % 7 === 0) words.push('rare');
+        if (at % 2 === 1) words.push('beta');
+        index.add(`d${at}`, words.join(' '));
+      }
+      return index;
+    };
+    const index = many();
+    const queries = [
+      new Map([
+        ['common', Number.POSITIVE_INFINITY],
+        ['rare', 1],
+      ]),
+      new Map([
+        ['common', 1e308],
+        ['rare', 1e308],
+        ['beta', 1e-300],
+      ]),
+      new Map([
+        ['rare', Number.MAX_VALUE],
+        ['common', Number.MIN_VALUE],
+        ['alpha1', 1],
+      ]),
+    ];
+    for (const terms of queries) {
+      const hits = index.searchTerms(terms, { limit: 5 });
+      expect(hits).toHaveLength(5);
+      for (const hit of hits) expect(hit.score).toBe(Number.POSITIVE_INFINITY);
+    }
+    // `alpha1` (a third of the documents, a tiny weight) is pruned after `rare` and completed
+    // over its postings, most of them in documents `rare` did not touch.
+    const pruned = new Map([
+      ['rare', 1],
+      ['alpha1', 1e-6],
+    ]);
+    expect(index.searchTerms(pruned, { limit: 5 })).toEqual(many().searchTerms(pruned, { limit: 5 }));
+    // A score left in a document the completion did not touch would keep it out of the next
+    // search that reaches it (a document is listed when its score is first raised from 0).
+    expect(index.search('alpha1', { limit: 200 })).toEqual(many().search('alpha1', { limit: 200 }));
+    const query = 'common rare beta filler3 alpha2';
+    expect(index.search(query, { limit: 10 })).toEqual(many().search(query, { limit: 10 }));
+  });
+
   it('scores the same after add/remove churn as a fresh build of the survivors', () => {
     fc.assert(
       fc.property(
