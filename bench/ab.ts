@@ -15,7 +15,9 @@
  *
  * - `cold`: `bench/core`'s cold compile (a session the process has not seen, caches empty), with
  *   Chinese knowledge and history only, with the o200k counter and with a counter that
- *   tokenises nothing (the pipeline alone); CPU and wall medians.
+ *   tokenises nothing (the pipeline alone); CPU (the process's, all threads), main-thread CPU
+ *   (the compile's own work, without the collector's sweeping and V8's compiling on other
+ *   threads) and wall medians.
  * - `warm`: `bench/core`'s steady warm recompile (+1 message to a 3,667-message session per
  *   call, gpt-tokenizer's recount between calls as in the bench); CPU medians.
  * - `retrieval`: `bench/retrieval`'s query latency on the longest LoCoMo conversation, both
@@ -115,21 +117,30 @@ async function cold(): Promise<void> {
         });
     };
     const sides = [base, next].flatMap((tree) =>
-      [false, true].map((free) => ({ tree, free, wall: [] as number[], cpu: [] as number[] })),
+      [false, true].map((free) => ({
+        tree,
+        free,
+        wall: [] as number[],
+        cpu: [] as number[],
+        main: [] as number[],
+      })),
     );
     for (let round = 0; round <= runs; round++) {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
         const compile = prepare(side.tree, side.free);
         collectGarbage?.();
         const cpuStart = process.cpuUsage();
+        const mainStart = process.threadCpuUsage();
         const start = performance.now();
         await compile();
         const wall = performance.now() - start;
+        const main = process.threadCpuUsage(mainStart);
         const cpu = process.cpuUsage(cpuStart);
         // The first round warms the code up.
         if (round === 0) continue;
         side.wall.push(wall);
         side.cpu.push((cpu.user + cpu.system) / 1000);
+        side.main.push((main.user + main.system) / 1000);
       }
     }
     const [oldReal, oldFree, newReal, newFree] = sides;
@@ -138,8 +149,12 @@ async function cold(): Promise<void> {
     const label = knowledge ? 'zh-knowledge' : 'history-only';
     console.log(ratioLine(`cold ${label}, CPU`, median(oldReal.cpu), median(newReal.cpu), 'ms'));
     console.log(ratioLine(`cold ${label}, wall`, median(oldReal.wall), median(newReal.wall), 'ms'));
+    console.log(ratioLine(`cold ${label}, main thread`, median(oldReal.main), median(newReal.main), 'ms'));
     console.log(
       ratioLine(`cold ${label}, free counter, CPU`, median(oldFree.cpu), median(newFree.cpu), 'ms'),
+    );
+    console.log(
+      ratioLine(`cold ${label}, free counter, main thread`, median(oldFree.main), median(newFree.main), 'ms'),
     );
   }
 }
