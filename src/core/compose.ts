@@ -235,7 +235,7 @@ function taggedEntry(message: Message): TaggedHistory {
   const known = historyRecordOf(message);
   if (known !== undefined && sameAs(known, message)) return known as TaggedHistory;
   // A record the report made for a preview, never tagged, is filled in place.
-  const record = known !== undefined && known.message === undefined ? known : new HistoryRecord();
+  const record = known !== undefined && known.message === undefined ? known : new HistoryRecord(message);
   record.content = message.content;
   record.metadata = message.metadata;
   record.role = message.role;

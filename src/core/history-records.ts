@@ -10,6 +10,8 @@ import type { MessageFingerprint } from './report.ts';
  * entry: a message changed in place is tagged, previewed and hashed again.
  */
 export class HistoryRecord {
+  /** The message this is the record of (what {@link historyRecordOf} finds it by). */
+  readonly source: Message;
   /** The content, metadata, role and name the copy was tagged from (`content` undefined: no copy yet). */
   content: Message['content'] | undefined = undefined;
   metadata: Message['metadata'] = undefined;
@@ -25,6 +27,10 @@ export class HistoryRecord {
   /** The copy's fingerprint, and the copy's content it was made from. */
   fingerprint: MessageFingerprint | undefined = undefined;
   fingerprintContent: Message['content'] | undefined = undefined;
+
+  constructor(source: Message) {
+    this.source = source;
+  }
 }
 
 const records = new WeakMap<Message, HistoryRecord>();

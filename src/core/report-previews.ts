@@ -14,12 +14,16 @@ export function previewOf(message: Message): string {
 /**
  * The report's preview of a block: its first 120 characters with whitespace collapsed,
  * remembered in the history message's record (checked against the content), by block or,
- * for source blocks, by text.
+ * for source blocks, by text. `record`: the block's message's record if the caller holds it
+ * (a run's new copies), which spares the lookup; used only if it is that message's.
  */
-export function blockPreview(block: ContextBlock): string {
+export function blockPreview(block: ContextBlock, record?: HistoryRecord): string {
   const message = block.metadata.message;
   const content = block.content;
-  if (typeof message === 'object' && message !== null) return previewInRecord(message as Message, content);
+  if (typeof message === 'object' && message !== null) {
+    if (record !== undefined && record.source === message) return previewIn(record, content);
+    return previewInRecord(message as Message, content);
+  }
   if (content.length <= MAX_PREVIEWED_BY_TEXT) {
     // A source makes new blocks of the same texts on every compile (so does the omission
     // notice): their previews are remembered by text alone (a weak entry per new block costs
@@ -42,9 +46,15 @@ export function blockPreview(block: ContextBlock): string {
 function previewInRecord(message: Message, content: string): string {
   let record = historyRecordOf(message);
   if (record === undefined) {
-    record = new HistoryRecord();
+    record = new HistoryRecord(message);
     setHistoryRecord(message, record);
-  } else if (Object.is(record.previewContent, content)) return record.previewText;
+  }
+  return previewIn(record, content);
+}
+
+/** The preview of `content`, kept in `record` (made again when the content is not the one it was made from). */
+function previewIn(record: HistoryRecord, content: string): string {
+  if (Object.is(record.previewContent, content)) return record.previewText;
   const text = preview(content);
   record.previewContent = content;
   record.previewText = text;

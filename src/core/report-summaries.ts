@@ -1,6 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import type { BuildReportInput } from './build-report.ts';
 import type { CarriedRun } from './compose.ts';
+import type { HistoryRecord } from './history-records.ts';
 import type { BlockSummary } from './report.ts';
 import { blockPreview } from './report-previews.ts';
 import { createRunMemo } from './run-memo.ts';
@@ -51,8 +52,8 @@ export function carriedRun(input: BuildReportInput): CarriedRun | undefined {
 /** The summaries a report made for a tagged run's blocks (aligned with them). */
 const summariesByRun = new WeakMap<CarriedRun['run'], BlockSummary[]>();
 
-function summaryOf(block: ContextBlock): BlockSummary {
-  return Object.freeze(withDetails(summarize(block, blockPreview(block)), block));
+function summaryOf(block: ContextBlock, record?: HistoryRecord): BlockSummary {
+  return Object.freeze(withDetails(summarize(block, blockPreview(block, record)), block));
 }
 
 /**
@@ -71,7 +72,7 @@ export function keptSummaries(
   if (carried === undefined || at === undefined) {
     return keptRuns.map({
       keys: blocks,
-      compute: summaryOf,
+      compute: (block) => summaryOf(block),
       valid: () => true,
       startsRun: (index) => blocks[index]?.layer !== blocks[index - 1]?.layer,
       // The summaries are only read afterwards (each report copies them into its own lists).
@@ -79,6 +80,7 @@ export function keptSummaries(
     });
   }
   const { run, previous, offset, same } = carried;
+  const { records, recordsFrom } = run;
   const count = run.blocks.length;
   const known = previous === undefined ? undefined : summariesByRun.get(previous);
   const reused = known === undefined ? 0 : same;
@@ -90,7 +92,10 @@ export function keptSummaries(
         const summary =
           within < reused
             ? ((known as BlockSummary[])[offset + within] as BlockSummary)
-            : summaryOf(run.blocks[within] as ContextBlock);
+            : summaryOf(
+                run.blocks[within] as ContextBlock,
+                within >= recordsFrom ? records[within - recordsFrom] : undefined,
+              );
         aligned[within] = summary;
         summaries[index + within] = summary;
       }
