@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { preview } from './report-previews.ts';
+import type { ContextBlock } from './block.ts';
+import { HistoryRecord } from './history-records.ts';
+import type { Message } from './message.ts';
+import { blockPreview, preview } from './report-previews.ts';
 
 /** The preview as first specified: the first 240 characters, whitespace collapsed, cut at 120. */
 function reference(text: string): string {
@@ -41,5 +44,34 @@ describe('preview', () => {
     // 120 characters then only whitespace: the collapsed text is 120 long, no ellipsis.
     expect(preview(`${'x'.repeat(120)} \n `)).toBe('x'.repeat(120));
     expect(preview(`${'x'.repeat(119)} ${'y'.repeat(5)}`)).toBe(`${'x'.repeat(119)}…`);
+  });
+});
+
+describe('blockPreview with a record handed over', () => {
+  const blockOf = (message: Message): ContextBlock => ({
+    id: message.id,
+    layer: 'history',
+    source: 'history',
+    content: String(message.content),
+    tokens: 1,
+    priority: 0.5,
+    fingerprint: message.id,
+    metadata: { message, index: 0 },
+  });
+
+  it("uses the record only when it is the block's message's", () => {
+    const first: Message = { id: 'a', role: 'user', content: 'the first message' };
+    const second: Message = { id: 'b', role: 'user', content: 'the second message' };
+    const ofFirst = new HistoryRecord(first);
+    // Another message's record, even one that holds a preview, is not read.
+    ofFirst.previewContent = 'the second message';
+    ofFirst.previewText = 'not the preview of the second message';
+    expect(blockPreview(blockOf(second), ofFirst)).toBe('the second message');
+    // The message's own record is read and filled (the preview kept for the next report).
+    const own = new HistoryRecord(first);
+    expect(blockPreview(blockOf(first), own)).toBe('the first message');
+    expect(own.previewText).toBe('the first message');
+    own.previewText = 'kept';
+    expect(blockPreview(blockOf(first), own)).toBe('kept');
   });
 });
