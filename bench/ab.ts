@@ -10,8 +10,8 @@
  *
  * Calibrate before believing a small difference: two checkouts of the same commit read
  * 0.81–1.13 (warm), 0.87–1.04 (cold) and 0.94 (retrieval p50; 1.08 on an Intel Xeon) against
- * each other on 2 cores at load ~2, in either import order. A difference inside that needs many runs of both orders,
- * or whole `npm run bench` runs alternated between the two checkouts.
+ * each other on 2 cores at load ~2, in either import order. A difference inside that needs many
+ * runs of both orders, or whole `npm run bench` runs alternated between the two checkouts.
  *
  * - `cold`: `bench/core`'s cold compile (a session the process has not seen, caches empty), with
  *   Chinese knowledge and history only, with the o200k counter and with a counter that
