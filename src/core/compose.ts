@@ -332,6 +332,11 @@ export interface CarriedRun {
   same: number;
 }
 
+/** The record of `run`'s `index`-th copy if the run made that copy (not taken from the last run). */
+export function newCopyRecord(run: TaggedRun, index: number): HistoryRecord | undefined {
+  return index >= run.recordsFrom ? run.records[index - run.recordsFrom] : undefined;
+}
+
 /** The last kept history run (see {@link taggedHistoryRun}). */
 let lastRun: TaggedRun | undefined;
 

@@ -1,5 +1,5 @@
 import type { ContextBlock } from './block.ts';
-import { type CarriedRun, layerOf, taggedRecordAt } from './compose.ts';
+import { type CarriedRun, layerOf, newCopyRecord, taggedRecordAt } from './compose.ts';
 import { hashJoined, hashText } from './fingerprint.ts';
 import { type HistoryRecord, historyRecordOf } from './history-records.ts';
 import type { Message } from './message.ts';
@@ -106,9 +106,8 @@ function withCarriedRun(
  */
 function recordInRun(run: CarriedRun['run'], index: number, copy: Message): HistoryRecord | undefined {
   const record =
-    index >= run.recordsFrom
-      ? run.records[index - run.recordsFrom]
-      : historyRecordOf((run.blocks[index] as ContextBlock).metadata.message as Message);
+    newCopyRecord(run, index) ??
+    historyRecordOf((run.blocks[index] as ContextBlock).metadata.message as Message);
   return record !== undefined && record.message === copy ? record : undefined;
 }
 
@@ -181,10 +180,15 @@ function fingerprintFrom(
   });
 }
 
+/** The hash of a plain-text content sent with `role`. */
+function textHash(role: Message['role'], content: string): string {
+  return hashJoined(`${role}\u0000`, content);
+}
+
 function hashOfContent(message: Message, byTextMemo: boolean): string {
   const { content } = message;
   if (typeof content === 'string') {
-    if (!byTextMemo) return hashJoined(`${message.role}\u0000`, content);
+    if (!byTextMemo) return textHash(message.role, content);
     let forRole = byText.get(message.role);
     if (forRole === undefined) {
       forRole = new Map();
@@ -192,7 +196,7 @@ function hashOfContent(message: Message, byTextMemo: boolean): string {
     }
     let hash = forRole.get(content);
     if (hash === undefined) {
-      hash = hashJoined(`${message.role}\u0000`, content);
+      hash = textHash(message.role, content);
       if (forRole.size >= MAX_TEXT_ENTRIES) forRole.clear();
       forRole.set(content, hash);
     }

@@ -1,6 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import type { BuildReportInput } from './build-report.ts';
-import type { CarriedRun } from './compose.ts';
+import { type CarriedRun, newCopyRecord } from './compose.ts';
 import type { HistoryRecord } from './history-records.ts';
 import type { BlockSummary } from './report.ts';
 import { blockPreview } from './report-previews.ts';
@@ -80,7 +80,6 @@ export function keptSummaries(
     });
   }
   const { run, previous, offset, same } = carried;
-  const { records, recordsFrom } = run;
   const count = run.blocks.length;
   const known = previous === undefined ? undefined : summariesByRun.get(previous);
   const reused = known === undefined ? 0 : same;
@@ -92,10 +91,7 @@ export function keptSummaries(
         const summary =
           within < reused
             ? ((known as BlockSummary[])[offset + within] as BlockSummary)
-            : summaryOf(
-                run.blocks[within] as ContextBlock,
-                within >= recordsFrom ? records[within - recordsFrom] : undefined,
-              );
+            : summaryOf(run.blocks[within] as ContextBlock, newCopyRecord(run, within));
         aligned[within] = summary;
         summaries[index + within] = summary;
       }
