@@ -66,13 +66,17 @@ describe('ctxloom mcp notifications (the SDK client over stdio)', () => {
 
   it('tells of a block added to a file, and sends updated for the subscribed file and the preview', async () => {
     const uri = fileResourceUri('guidance.md');
+    // The server sends a batch's updates in the order of subscription, each its own message on
+    // stdio: the preview, subscribed last, arrives last, so once it is here an update for
+    // milestones.md (subscribed before it) would be here too.
     await client.subscribeResource({ uri });
-    await client.subscribeResource({ uri: 'ctxloom://preview' });
     await client.subscribeResource({ uri: fileResourceUri('milestones.md') });
+    await client.subscribeResource({ uri: 'ctxloom://preview' });
     await appendFile(join(session, 'guidance.md'), '\n## 新增小节\n\n外部加的一节。\n');
     await expect.poll(() => listChanged, { timeout: 10_000 }).toBeGreaterThan(0);
-    await expect.poll(() => updated, { timeout: 10_000 }).toContain(uri);
-    expect(updated).toContain('ctxloom://preview');
+    await expect
+      .poll(() => updated, { timeout: 10_000 })
+      .toEqual(expect.arrayContaining([uri, 'ctxloom://preview']));
     expect(updated).not.toContain(fileResourceUri('milestones.md'));
     expect(await listedUris()).toContain(blockResourceUri('guidance.md', '教学指南：Raft 共识/新增小节'));
   });
