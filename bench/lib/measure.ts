@@ -27,6 +27,12 @@ export interface Measurement {
    * milliseconds: steadier than wall time when other processes share the cores.
    */
   medianCpuMs: number;
+  /**
+   * Median CPU time of the main thread alone: the work the candidate itself did, without the
+   * collector's and compiler's helper threads (whose sweeping after the `gc()` before each run
+   * lands in whichever run comes next).
+   */
+  medianMainCpuMs: number;
   /** What the last run returned (for checking candidates agree). */
   output: unknown;
 }
@@ -82,14 +88,23 @@ export async function measureInterleavedAsync(
   return log.measurements(candidates);
 }
 
-/** Starts wall and CPU clocks; the returned function reads both, in milliseconds. */
-function startTimer(): () => { wallMs: number; cpuMs: number } {
+/** A run's wall time, the process's CPU time and the main thread's, in milliseconds. */
+interface RunTime {
+  wallMs: number;
+  cpuMs: number;
+  mainCpuMs: number;
+}
+
+/** Starts the wall, process CPU and main-thread CPU clocks; the returned function reads them. */
+function startTimer(): () => RunTime {
   const cpuStart = process.cpuUsage();
+  const mainStart = process.threadCpuUsage();
   const start = performance.now();
   return () => {
     const wallMs = performance.now() - start;
     const cpu = process.cpuUsage(cpuStart);
-    return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+    const main = process.threadCpuUsage(mainStart);
+    return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs: (main.user + main.system) / 1000 };
   };
 }
 
@@ -99,14 +114,16 @@ function createSampleLog(count: number, options: MeasureOptions) {
   const warmup = options.warmup ?? 1;
   const samples = Array.from({ length: count }, () => [] as number[]);
   const cpuSamples = Array.from({ length: count }, () => [] as number[]);
+  const mainCpuSamples = Array.from({ length: count }, () => [] as number[]);
   const outputs: unknown[] = new Array(count).fill(undefined);
   return {
     rounds: warmup + runs,
-    record(round: number, index: number, time: { wallMs: number; cpuMs: number }, output: unknown) {
+    record(round: number, index: number, time: RunTime, output: unknown) {
       outputs[index] = output;
       if (round < warmup) return;
       samples[index]?.push(time.wallMs);
       cpuSamples[index]?.push(time.cpuMs);
+      mainCpuSamples[index]?.push(time.mainCpuMs);
     },
     measurements(candidates: readonly { name: string }[]): Measurement[] {
       return candidates.map((candidate, index) => {
@@ -116,6 +133,7 @@ function createSampleLog(count: number, options: MeasureOptions) {
           medianMs: median(samplesMs),
           samplesMs,
           medianCpuMs: median(cpuSamples[index] ?? []),
+          medianMainCpuMs: median(mainCpuSamples[index] ?? []),
           output: outputs[index],
         };
       });
