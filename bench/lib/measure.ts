@@ -30,7 +30,9 @@ export interface Measurement {
   /**
    * Median CPU time of the main thread alone: the work the candidate itself did, without the
    * collector's and compiler's helper threads (whose sweeping after the `gc()` before each run
-   * lands in whichever run comes next).
+   * lands in whichever run comes next). Kernels that account a thread's time at the tick read
+   * it short by up to a tick's worth (~1 ms on a 20 ms run where the tick is 4 ms): for runs
+   * of tens of milliseconds only.
    */
   medianMainCpuMs: number;
   /** What the last run returned (for checking candidates agree). */
