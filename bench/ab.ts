@@ -39,7 +39,7 @@ import type * as KnowledgeBase from '../src/retrieval/knowledge-base.ts';
 import type * as Retriever from '../src/retrieval/retriever.ts';
 import type * as Tokenizers from '../src/tokenizers/index.ts';
 import { buildSession, freeCounter, knowledgeSource, loadedCounter, unseenSession } from './core/session.ts';
-import { median } from './lib/measure.ts';
+import { median, startTimer } from './lib/measure.ts';
 import { ctxloomConversationEngine } from './retrieval/ctxloom-engines.ts';
 import { loadCmrc, loadLocomo } from './retrieval/datasets.ts';
 import { flexSearchEngine } from './retrieval/peers.ts';
@@ -129,18 +129,14 @@ async function cold(): Promise<void> {
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
         const compile = prepare(side.tree, side.free);
         collectGarbage?.();
-        const cpuStart = process.cpuUsage();
-        const mainStart = process.threadCpuUsage();
-        const start = performance.now();
+        const timer = startTimer();
         await compile();
-        const wall = performance.now() - start;
-        const main = process.threadCpuUsage(mainStart);
-        const cpu = process.cpuUsage(cpuStart);
+        const time = timer();
         // The first round warms the code up.
         if (round === 0) continue;
-        side.wall.push(wall);
-        side.cpu.push((cpu.user + cpu.system) / 1000);
-        side.main.push((main.user + main.system) / 1000);
+        side.wall.push(time.wallMs);
+        side.cpu.push(time.cpuMs);
+        side.main.push(time.mainCpuMs);
       }
     }
     const [oldReal, oldFree, newReal, newFree] = sides;

@@ -1,4 +1,3 @@
-import { hashJoined } from '../../src/core/fingerprint.ts';
 import {
   type ContextSource,
   createOrchestrator,
@@ -6,9 +5,10 @@ import {
   type TokenCounter,
   withTokenCache,
 } from '../../src/core/index.ts';
+import { textHash } from '../../src/core/message-fingerprints.ts';
 import { preview } from '../../src/core/report-previews.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { measureInterleavedAsync } from '../lib/measure.ts';
+import { measureInterleavedAsync, tokenisingCandidate } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { type BenchSession, freeCounter, knowledgeSource, loadedCounter, unseenSession } from './session.ts';
 
@@ -36,7 +36,6 @@ export async function coldOverhead(
   let freeCompiled = compiled;
   let tokenised = textsOf(compiled);
   let compileCounter = loadedCounter();
-  let tokeniseCounter = loadedCounter();
   const compile = async (unseen: BenchSession, counter: TokenCounter) => {
     const orchestrator = createOrchestrator({
       counter,
@@ -64,17 +63,7 @@ export async function coldOverhead(
         },
         run: () => compile(compiled, compileCounter),
       },
-      {
-        name: 'o200k tokenisation of the same texts',
-        setup: () => {
-          tokeniseCounter = loadedCounter();
-        },
-        run: async () => {
-          let total = 0;
-          for (const text of tokenised) total += tokeniseCounter.countText(text);
-          return total;
-        },
-      },
+      tokenisingCandidate('o200k tokenisation of the same texts', loadedCounter, () => tokenised),
       {
         // The same cold compile with a counter that tokenises nothing: the pipeline's own work.
         name: `ctxloom cold compile, counting free (${label})`,
@@ -185,7 +174,7 @@ function reportFloor(unseen: BenchSession, counter: TokenCounter, knowledge: boo
     kept[index] = {
       id: message.id,
       tokens,
-      hash: hashJoined(`${message.role}\u0000`, text),
+      hash: textHash(message.role, text),
       preview: preview(text),
     };
   }

@@ -10,7 +10,7 @@ import {
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { loadLocomoTurns } from '../lib/data.ts';
-import { measureInterleavedAsync } from '../lib/measure.ts';
+import { measureInterleavedAsync, tokenisingCandidate } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { coldOverhead } from './cold.ts';
 import { type BenchSession, buildSession, knowledgeSource, loadedCounter } from './session.ts';
@@ -222,21 +222,8 @@ async function stepRecompile(context: BenchContext): Promise<BenchMetric[]> {
           part.type === 'tool-result' ? JSON.stringify(part.output) : JSON.stringify(part),
         ),
   );
-  let tokeniseCounter = loadedCounter();
   const [tokenise] = await measureInterleavedAsync(
-    [
-      {
-        name: 'o200k tokenisation of the step',
-        setup: () => {
-          tokeniseCounter = loadedCounter();
-        },
-        run: async () => {
-          let total = 0;
-          for (const text of stepTexts) total += tokeniseCounter.countText(text);
-          return total;
-        },
-      },
-    ],
+    [tokenisingCandidate('o200k tokenisation of the step', loadedCounter, () => stepTexts)],
     { runs: context.runs },
   );
   let round = 0;

@@ -91,14 +91,37 @@ export async function measureInterleavedAsync(
 }
 
 /** A run's wall time, the process's CPU time and the main thread's, in milliseconds. */
-interface RunTime {
+export interface RunTime {
   wallMs: number;
   cpuMs: number;
   mainCpuMs: number;
 }
 
+/**
+ * A candidate that counts `texts()` once with a counter `load`ed anew before each run (its
+ * caches empty): the tokenising a compile is compared with.
+ */
+export function tokenisingCandidate(
+  name: string,
+  load: () => { countText(text: string): number },
+  texts: () => readonly string[],
+): AsyncBenchCandidate {
+  let counter = load();
+  return {
+    name,
+    setup: () => {
+      counter = load();
+    },
+    run: async () => {
+      let total = 0;
+      for (const text of texts()) total += counter.countText(text);
+      return total;
+    },
+  };
+}
+
 /** Starts the wall, process CPU and main-thread CPU clocks; the returned function reads them. */
-function startTimer(): () => RunTime {
+export function startTimer(): () => RunTime {
   const cpuStart = process.cpuUsage();
   const mainStart = process.threadCpuUsage();
   const start = performance.now();

@@ -6,7 +6,7 @@ import {
 } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { measureInterleavedAsync } from '../lib/measure.ts';
+import { measureInterleavedAsync, tokenisingCandidate } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { naiveDropOldest, runCacheMatrix } from './cache-matrix.ts';
 import { type RecordedCall, sentBefore, simulateCache } from './cache-share.ts';
@@ -332,22 +332,11 @@ async function warmRecompile(context: BenchContext) {
   );
   const stepTokens = sample.report.totalTokens;
   const newText = JSON.stringify(added[1]?.content);
-  let tokeniseCounter = loaded();
   let newCounter = loaded();
   let round = 0;
   const [tokenise, newResult] = await measureInterleavedAsync(
     [
-      {
-        name: 'o200k tokenisation of the step',
-        setup: () => {
-          tokeniseCounter = loaded();
-        },
-        run: async () => {
-          let total = 0;
-          for (const text of stepTexts) total += tokeniseCounter.countText(text);
-          return total;
-        },
-      },
+      tokenisingCandidate('o200k tokenisation of the step', loaded, () => stepTexts),
       {
         name: 'o200k tokenisation of the new result',
         setup: () => {

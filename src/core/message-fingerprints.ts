@@ -180,8 +180,8 @@ function fingerprintFrom(
   });
 }
 
-/** The hash of a plain-text content sent with `role`. */
-function textHash(role: Message['role'], content: string): string {
+/** The hash of a plain-text content sent with `role` (a message fingerprint's `hash`). */
+export function textHash(role: Message['role'], content: string): string {
   return hashJoined(`${role}\u0000`, content);
 }
 
