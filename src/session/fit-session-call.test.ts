@@ -15,10 +15,11 @@ const conversation: Message[] = [
 ];
 
 /**
- * A session past its cut whose call totals `total` tokens, `recall` of them recalled: what
- * `compileWithinBudget` reads of a compile (kept blocks by layer, totals, drops).
+ * A session past its cut whose call totals `total` tokens, `recall` of them recalled and
+ * `history` of them the live history: what `compileWithinBudget` reads of a compile (kept
+ * blocks by layer, totals, drops).
  */
-function preparedSession(total: number, recall: number): PreparedSession {
+function preparedSession(total: number, recall: number, history = 5000): PreparedSession {
   const report = { totalTokens: total, inputBudget: BUDGET, compaction: [] };
   const compiled = {
     report,
@@ -26,7 +27,7 @@ function preparedSession(total: number, recall: number): PreparedSession {
       report,
       kept: [
         { layer: 'recall__context', tokens: recall - 1, metadata: {} },
-        { layer: 'history', tokens: 40, metadata: { message: conversation[3] } },
+        { layer: 'history', tokens: history, metadata: { message: conversation[3] } },
       ],
       dropped: [],
       query: undefined,
@@ -53,11 +54,19 @@ const context = {
 } as unknown as FitSessionCallContext;
 const step: Message[] = [{ id: 's1', role: 'tool', content: 'output' }];
 
-describe('compileWithinBudget (decisions 040, 063)', () => {
+describe('compileWithinBudget (decisions 040, 063, 069)', () => {
   it('moves the cut for the recall slot at a turn’s first call', async () => {
     // 9,500 of 10,000 tokens, 2,000 recalled: the recall slot (5,500) counts, so the call is past 9,000.
     const fitted = await compileWithinBudget(context, preparedSession(9500, 2000));
     expect(fitted.compiled.warnings.join('\n')).toContain('compaction pending');
+  });
+
+  it('lets the recall slot give way to the last turn when the fixed layers leave less', async () => {
+    // The same call with a live history of 40 tokens: the fixed layers take 7,461, so under the
+    // soft limit 1,139 are left for the history and the recall; the slot shrinks to what the last
+    // turn leaves of them, and the recall beyond it only fills — the cut stays.
+    const fitted = await compileWithinBudget(context, preparedSession(9500, 2000, 40));
+    expect(fitted.compiled.warnings).toEqual([]);
   });
 
   it('lets the recall give way in a tool step: the cut moves only for what the recall cannot free', async () => {

@@ -131,31 +131,56 @@ export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
   let compiled = await loop.compile();
   for (let move = 0; move < MAX_MOVES; move++) {
     const core = loop.core(compiled);
-    const recallSlot =
-      loop.stepping === true ? 0 : Math.floor(settings.recallRatio * core.report.inputBudget);
-    const trigger = triggerOf(core, settings.softLimitRatio, recallSlot);
     const live = loop.live(compiled);
-    if (trigger === undefined || live.length === 0) break;
-    if (trigger === 'soft-limit' && loop.ownStage === true) break;
-    if (loop.mayMove?.(compiled, live) === false) break;
+    // Under the soft limit with no history dropped: no recall slot makes the cut move.
+    if (live.length === 0 || triggerOf(core, settings.softLimitRatio, Number.POSITIVE_INFINITY) === undefined)
+      break;
     const budget = core.report.inputBudget;
-    const liveTokens = live.map((message) => countMessage(loop.counter, message));
-    // The room is counted under the soft limit, so after a move the history grows for
-    // (1 − keepRatio) of it before the next move: the cut stays put for many turns.
-    const room =
+    const summaryCap = Math.floor(settings.summaryRatio * budget);
+    // What the recent history and the recall share under the soft limit.
+    const available =
       Math.floor(settings.softLimitRatio * budget) -
       fixedTokens(core, new Set(live.map((message) => message.id))) -
-      Math.floor(settings.summaryRatio * budget) -
-      Math.floor(settings.recallRatio * budget);
+      summaryCap;
+    // The recall's slot gives way to the last turn, and to the room it grows in after a move
+    // (decision 069); in a tool step it gives way to everything (decision 063).
+    const lastTurn = lastTurnStart(live);
+    const lastTurnTokens = countFrom(loop.counter, live, lastTurn);
+    const recallSlot =
+      loop.stepping === true
+        ? 0
+        : Math.max(
+            0,
+            Math.min(
+              Math.floor(settings.recallRatio * budget),
+              available - Math.ceil(lastTurnTokens / settings.keepRatio),
+            ),
+          );
+    const trigger = triggerOf(core, settings.softLimitRatio, recallSlot);
+    if (trigger === undefined) break;
+    if (trigger === 'soft-limit' && loop.ownStage === true) break;
+    if (loop.mayMove?.(compiled, live) === false) break;
+    // The room is counted under the soft limit, so after a move the history grows for
+    // (1 − keepRatio) of it before the next move: the cut stays put for many turns.
+    const room = available - recallSlot;
     let passing = planHistoryCut({
       live,
-      tokens: liveTokens,
+      tokens: live.map((message) => countMessage(loop.counter, message)),
       roomTokens: room,
       keepRatio: settings.keepRatio,
     });
+    // At a turn's first call the last turn stays while it fits beside the fixed layers (the
+    // recall gives way to it), unless history was already dropped for lack of room. A tool
+    // step's own outputs come first.
+    const kept =
+      loop.stepping !== true && trigger === 'soft-limit' && lastTurnTokens <= available
+        ? lastTurn
+        : live.length;
+    if (passing > kept) passing = kept;
     // Over budget although the plan found room (other layers grew): the next turn goes.
-    if (passing === 0) passing = nextTurnStart(live);
-    await loop.move(passing, trigger, Math.floor(settings.summaryRatio * budget));
+    if (passing === 0) passing = Math.min(nextTurnStart(live), kept);
+    if (passing === 0) break;
+    await loop.move(passing, trigger, summaryCap);
     compiled = await loop.compile();
   }
   const { report } = loop.core(compiled);
@@ -208,6 +233,20 @@ function fixedTokens(compiled: CompiledContext, liveIds: ReadonlySet<string>): n
     }
   }
   return Math.max(0, compiled.report.totalTokens - movable);
+}
+
+/** Where the last turn of `live` starts: its last user message (0 when none). */
+function lastTurnStart(live: readonly Message[]): number {
+  for (let index = live.length - 1; index > 0; index--) if (live[index]?.role === 'user') return index;
+  return 0;
+}
+
+/** Tokens of `messages` from `start` on, as stored (what the plan of the cut counts). */
+function countFrom(counter: TokenCounter, messages: readonly Message[], start: number): number {
+  let total = 0;
+  for (let index = start; index < messages.length; index++)
+    total += countMessage(counter, messages[index] as Message);
+  return total;
 }
 
 /** Messages up to the second user message (the first turn passes), or all. */

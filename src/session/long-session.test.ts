@@ -117,7 +117,8 @@ describe('a long session through engine.runTurn (decision 040)', () => {
       const kept = report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
       const state = await engine.store.load(SESSION);
       const positions = new Map(state.messages.map((message, index) => [`history:${message.id}`, index]));
-      firstKept.push(positions.get(kept[0]?.id ?? '') ?? Number.POSITIVE_INFINITY);
+      // With no history after the cut, the cut sits at the turn's own message.
+      firstKept.push(positions.get(kept[0]?.id ?? `history:u-${turn}`) as number);
     }
     // The cut only moves forward, and it moved.
     for (let index = 1; index < firstKept.length; index++) {
@@ -157,6 +158,39 @@ describe('a long session through engine.runTurn (decision 040)', () => {
     expect(JSON.stringify(preview.messages)).toContain('glacier-14');
   });
 
+  it('keeps the last exchange verbatim when the fixed layers leave the history less than the recall’s share (decision 069)', async () => {
+    // 4,000-token window: the tools, prompts, knowledge and milestones take ~1,950 of the 3,000
+    // input tokens, more than the recall's 55 % reservation leaves the history. Answers ~150 tokens.
+    await setWindow(4000);
+    let turn = 0;
+    const answer = (at: number) =>
+      `Answer ${at}: ${Array.from({ length: 24 }, (_, word) => `${TOPICS[(at + word) % TOPICS.length]}-${at}-${word}`).join(' ')}.`;
+    const model = scriptedModel(() => answer(turn));
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    let moves = 0;
+    for (turn = 0; turn < 24; turn++) {
+      const text = `Turn ${turn}: and what about the ${TOPICS[turn % TOPICS.length]} one?`;
+      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+      for await (const _ of running.stream);
+      await running.stored;
+      const report = running.compiled?.report as CompileReport;
+      if (report.compaction.some((action) => action.type === 'compacted')) moves++;
+      expect(report.totalTokens).toBeLessThanOrEqual(report.inputBudget);
+      if (turn === 0) continue;
+      // The previous question and its answer reach the model as history, not only as recall.
+      const history = report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+      expect(history.map((block) => block.id)).toContain(`history:u-${turn - 1}`);
+      expect(JSON.stringify(running.compiled?.aiSdk.messages)).toContain(answer(turn - 1));
+    }
+    // The session did outgrow its window: the cut moved (older turns summarised or recallable).
+    expect(moves).toBeGreaterThan(0);
+  });
+
   it('previews exactly the bytes the turn then sends, compaction included', async () => {
     await setWindow(2500);
     const model = scriptedModel(() => 'Understood, noted for later.');
@@ -177,7 +211,7 @@ describe('a long session through engine.runTurn (decision 040)', () => {
   });
 
   it('gives the model search_history over the whole conversation', async () => {
-    await setWindow(3000);
+    await setWindow(4000);
     let turn = 0;
     const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope' });
     const engine = createSessionEngine({
@@ -198,8 +232,11 @@ describe('a long session through engine.runTurn (decision 040)', () => {
     const received = model.doStreamCalls as LanguageModelV4CallOptions[];
     const afterSearch = JSON.stringify(received.at(-1)?.prompt);
     expect(afterSearch).toContain('search_history');
-    // The tool's result names the earliest telescope note, whatever the cut.
+    // The tool's result names the earliest telescope note, whatever the cut, and reaches the
+    // model as the tool's result (not only through the recall).
     expect(afterSearch).toContain('the telescope one is 15');
+    const toolMessage = (received.at(-1)?.prompt ?? []).find((message) => message.role === 'tool');
+    expect(JSON.stringify(toolMessage)).toContain('the telescope one is 15');
     const stored = await engine.store.load(SESSION);
     const result = stored.messages.findLast((message: Message) => message.role === 'tool');
     expect(JSON.stringify(result?.content)).toContain('search_history');

@@ -57,7 +57,7 @@ export const contextConfigSchema = z.strictObject({
        */
       longSession: z
         .strictObject({
-          /** Share for older messages recalled for the query (`recall__context`), 0..0.8; 0 turns recall off. Default 0.55 (recall also fills whatever else the call leaves). */
+          /** Share for older messages recalled for the query (`recall__context`), 0..0.8; 0 turns recall off. Default 0.55 (recall also fills whatever else the call leaves); at a turn's first call it gives way to the last turn (decision 069). */
           recallRatio: z.number().min(0).max(0.8).optional(),
           /** Most of the budget the rolling summary takes, 0.02..0.5. Default 0.04. */
           summaryRatio: z.number().min(0.02).max(0.5).optional(),
