@@ -142,40 +142,33 @@ export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
       Math.floor(settings.softLimitRatio * budget) -
       fixedTokens(core, new Set(live.map((message) => message.id))) -
       summaryCap;
-    // The recall's slot gives way to the last turn, and to the room it grows in after a move
+    // The recall's slot gives way to the last turn and to the room it grows in after a move
     // (decision 069); in a tool step it gives way to everything (decision 063).
     const lastTurn = lastTurnStart(live);
     const lastTurnTokens = countFrom(loop.counter, live, lastTurn);
-    const recallSlot =
-      loop.stepping === true
-        ? 0
-        : Math.max(
-            0,
-            Math.min(
-              Math.floor(settings.recallRatio * budget),
-              available - Math.ceil(lastTurnTokens / settings.keepRatio),
-            ),
-          );
-    const trigger = triggerOf(core, settings.softLimitRatio, recallSlot);
+    const fullSlot = Math.floor(settings.recallRatio * budget);
+    const givenSlot = Math.max(
+      0,
+      Math.min(fullSlot, available - Math.ceil(lastTurnTokens / settings.keepRatio)),
+    );
+    const trigger = triggerOf(core, settings.softLimitRatio, loop.stepping === true ? 0 : givenSlot);
     if (trigger === undefined) break;
     if (trigger === 'soft-limit' && loop.ownStage === true) break;
     if (loop.mayMove?.(compiled, live) === false) break;
+    // At a turn's first call the last turn stays while it fits beside the fixed layers (the
+    // recall gives way to it), unless history was already dropped for lack of room. A tool
+    // step's own outputs come first, and its move plans with the recall's whole slot (063).
+    const protect = loop.stepping !== true && trigger === 'soft-limit' && lastTurnTokens <= available;
     // The room is counted under the soft limit, so after a move the history grows for
     // (1 − keepRatio) of it before the next move: the cut stays put for many turns.
-    const room = available - recallSlot;
+    const room = available - (loop.stepping === true ? fullSlot : givenSlot);
     let passing = planHistoryCut({
       live,
       tokens: live.map((message) => countMessage(loop.counter, message)),
       roomTokens: room,
       keepRatio: settings.keepRatio,
     });
-    // At a turn's first call the last turn stays while it fits beside the fixed layers (the
-    // recall gives way to it), unless history was already dropped for lack of room. A tool
-    // step's own outputs come first.
-    const kept =
-      loop.stepping !== true && trigger === 'soft-limit' && lastTurnTokens <= available
-        ? lastTurn
-        : live.length;
+    const kept = protect ? lastTurn : live.length;
     if (passing > kept) passing = kept;
     // Over budget although the plan found room (other layers grew): the next turn goes.
     if (passing === 0) passing = Math.min(nextTurnStart(live), kept);
