@@ -132,26 +132,32 @@ export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
   for (let move = 0; move < MAX_MOVES; move++) {
     const core = loop.core(compiled);
     const live = loop.live(compiled);
-    // Under the soft limit with no history dropped: no recall slot makes the cut move.
-    if (live.length === 0 || triggerOf(core, settings.softLimitRatio, Number.POSITIVE_INFINITY) === undefined)
-      break;
     const budget = core.report.inputBudget;
+    const fullSlot = Math.floor(settings.recallRatio * budget);
+    // The recall's slot only ever shrinks below its whole share (decision 069), which makes a
+    // move rarer: a call the whole share does not move stays, and costs no more than that check.
+    const whole = triggerOf(core, settings.softLimitRatio, loop.stepping === true ? 0 : fullSlot);
+    if (live.length === 0 || whole === undefined) break;
     const summaryCap = Math.floor(settings.summaryRatio * budget);
     // What the recent history and the recall share under the soft limit.
     const available =
       Math.floor(settings.softLimitRatio * budget) -
       fixedTokens(core, new Set(live.map((message) => message.id))) -
       summaryCap;
+    const liveTokens = live.map((message) => countMessage(loop.counter, message));
     // The recall's slot gives way to the last turn and to the room it grows in after a move
     // (decision 069); in a tool step it gives way to everything (decision 063).
     const lastTurn = lastTurnStart(live);
-    const lastTurnTokens = countFrom(loop.counter, live, lastTurn);
-    const fullSlot = Math.floor(settings.recallRatio * budget);
+    let lastTurnTokens = 0;
+    for (let index = lastTurn; index < live.length; index++) lastTurnTokens += liveTokens[index] as number;
     const givenSlot = Math.max(
       0,
       Math.min(fullSlot, available - Math.ceil(lastTurnTokens / settings.keepRatio)),
     );
-    const trigger = triggerOf(core, settings.softLimitRatio, loop.stepping === true ? 0 : givenSlot);
+    const trigger =
+      loop.stepping === true || givenSlot === fullSlot
+        ? whole
+        : triggerOf(core, settings.softLimitRatio, givenSlot);
     if (trigger === undefined) break;
     if (trigger === 'soft-limit' && loop.ownStage === true) break;
     if (loop.mayMove?.(compiled, live) === false) break;
@@ -164,7 +170,7 @@ export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
     const room = available - (loop.stepping === true ? fullSlot : givenSlot);
     let passing = planHistoryCut({
       live,
-      tokens: live.map((message) => countMessage(loop.counter, message)),
+      tokens: liveTokens,
       roomTokens: room,
       keepRatio: settings.keepRatio,
     });
@@ -232,14 +238,6 @@ function fixedTokens(compiled: CompiledContext, liveIds: ReadonlySet<string>): n
 function lastTurnStart(live: readonly Message[]): number {
   for (let index = live.length - 1; index > 0; index--) if (live[index]?.role === 'user') return index;
   return 0;
-}
-
-/** Tokens of `messages` from `start` on, as stored (what the plan of the cut counts). */
-function countFrom(counter: TokenCounter, messages: readonly Message[], start: number): number {
-  let total = 0;
-  for (let index = start; index < messages.length; index++)
-    total += countMessage(counter, messages[index] as Message);
-  return total;
 }
 
 /** Messages up to the second user message (the first turn passes), or all. */
