@@ -108,14 +108,17 @@ export const OPEN_ARTIFACT_TOOL = 'open_artifact';
 /**
  * The placeholder text that stands for a tool output kept as an artifact: what it is, how
  * big, a preview, and how to read it — by pages with `open_artifact`, or as `parts` says
- * (e.g. `read_file` line ranges).
+ * (e.g. `read_file` line ranges). `brief`: only what it is, how big and the pages.
  */
 export function artifactPlaceholder(
   entry: ArtifactHandle,
-  detail: { tokens?: number; parts?: string } = {},
+  detail: { tokens?: number; parts?: string; brief?: boolean } = {},
 ): string {
   const size =
     detail.tokens === undefined ? `${entry.length} chars` : `${entry.length} chars, ${detail.tokens} tokens`;
+  // Brief (a call with little room): the handle and how to read it, no preview.
+  if (detail.brief === true)
+    return `[${entry.toolName} output kept as artifact ${entry.handle} (${size}) — call ${OPEN_ARTIFACT_TOOL} with {"handle":"${entry.handle}"} to read it page by page.]`;
   const parts = detail.parts === undefined ? '' : `; or ${detail.parts}`;
   return `[${entry.toolName} output kept as artifact ${entry.handle} (${size}, hash ${entry.hash}). Preview: ${entry.preview} — call ${OPEN_ARTIFACT_TOOL} with {"handle":"${entry.handle}"} to read it page by page (each page fits the call and says where the next starts)${parts}.]`;
 }

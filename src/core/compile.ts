@@ -5,7 +5,9 @@ import { composeCall } from './compose-call.ts';
 import { emitCall } from './emit-call.ts';
 import { gatherBlocks } from './gather-blocks.ts';
 import { cutsPastStored, recordHistoryCut } from './history-cut.ts';
-import type { CompactionAction } from './report.ts';
+import { historyBlockId } from './measure-messages.ts';
+import type { Message } from './message.ts';
+import type { BlockSummary, CompactionAction } from './report.ts';
 import { resolveCall } from './resolve-call.ts';
 import { createCallSelector } from './select-call.ts';
 import type { CompressionSummary } from './summarizer.ts';
@@ -53,33 +55,52 @@ async function compileCall(request: CompileRequest, options: CompileOptions): Pr
     options.toolResults !== undefined && (request.steps ?? []).some((message) => message.role === 'tool');
   if (!squeezable) return compileOnce(request, options, false);
   // In a tool loop, the current turn's earlier tool outputs become placeholders before any
-  // history goes: they sit after the query, so the cached history prefix stays intact.
+  // history goes: they sit after the query, so the cached history prefix stays intact. A
+  // summary is handed on only with the compile that is sent.
   let pending: CompressionSummary | undefined;
-  const first = await compileOnce(
-    request,
-    {
-      ...options,
-      onSummary: (summary) => {
-        pending = summary;
-      },
+  const deferred: CompileOptions = {
+    ...options,
+    onSummary: (summary) => {
+      pending = summary;
     },
-    false,
-  );
+  };
+  let compiled = await compileOnce(request, deferred, false);
   // History behind a stored cut is not what this call lacks room for.
-  const historyDropped = cutsPastStored(options.historyCut, first);
-  if (!historyDropped) {
-    if (pending !== undefined) await options.onSummary?.(pending);
-    return first;
+  if (cutsPastStored(options.historyCut, compiled)) {
+    pending = undefined;
+    compiled = await compileOnce(request, deferred, true);
   }
-  return compileOnce(request, options, true);
+  // An output of the turn that still did not fit is read by pages, never dropped: every
+  // output shares the room the history had, newest first (decision 070).
+  const room = roomForLostOutputs(request.steps ?? [], compiled);
+  if (room !== undefined) return compileOnce(request, options, true, room);
+  if (pending !== undefined) await options.onSummary?.(pending);
+  return compiled;
+}
+
+/**
+ * The tokens the history layer was granted when `compiled` dropped, for lack of room, a step
+ * message that carries a tool output; undefined when every such message was sent.
+ */
+function roomForLostOutputs(steps: readonly Message[], compiled: CompiledContext): number | undefined {
+  const history = compiled.report.layers.find((layer) => layer.layer === 'history');
+  if (history === undefined) return undefined;
+  // Steps that are sent are the last history blocks sent: only those are read.
+  const sent = new Set<string>();
+  for (let at = Math.max(0, history.kept.length - steps.length); at < history.kept.length; at++)
+    sent.add((history.kept[at] as BlockSummary).id);
+  const lost = steps.some((message) => message.role === 'tool' && !sent.has(historyBlockId(message)));
+  if (!lost || !history.dropped.some((entry) => entry.reason.type === 'over-budget')) return undefined;
+  return history.grantTokens ?? 0;
 }
 
 async function compileOnce(
   request: CompileRequest,
   options: CompileOptions,
   squeezeSteps: boolean,
+  stepRoom?: number,
 ): Promise<CompiledContext> {
-  const call = resolveCall(request, options, squeezeSteps);
+  const call = resolveCall(request, options, squeezeSteps, stepRoom);
   const gathered = await gatherBlocks(call, request, options);
   const selector = createCallSelector(call, gathered, options);
   // Select and compact, retried when the exact count of the composed messages overshoots.

@@ -85,8 +85,12 @@ export type CompactionAction =
       handle: string;
       fromTokens: number;
       toTokens: number;
-      /** `page-shrunk`: an `open_artifact` page cut to fit the call, or left as a stub naming its range. */
-      reason: 'oversized' | 'earlier-turn' | 'page-shrunk';
+      /**
+       * `page-shrunk`: an `open_artifact` page cut to fit the call, or left as a stub naming its
+       * range. `no-room`: an output of the current turn that the call could not keep beside the
+       * turn's newer outputs (read by pages instead of dropped).
+       */
+      reason: 'oversized' | 'earlier-turn' | 'page-shrunk' | 'no-room';
     }
   | {
       /**

@@ -77,12 +77,16 @@ export interface ResolvedCall {
  * Stage 1, resolve: the layers and policy, the budget, the fixed layers, the candidates
  * handed in (and those the share switch leaves out), the query, the history and the steps
  * with tool outputs kept as artifacts where due, the tool definitions and what all of it
- * reserves. With `squeezeSteps`, the turn's earlier tool outputs become placeholders too.
+ * reserves. With `squeezeSteps`, the turn's earlier tool outputs become placeholders too;
+ * with `stepRoom` (a call that could not keep its turn's outputs), every output of the turn
+ * shares that many tokens with the steps around it, newest first, and what does not fit is
+ * kept as an artifact (read by pages).
  */
 export function resolveCall(
   request: CompileRequest,
   options: CompileOptions,
   squeezeSteps: boolean,
+  stepRoom?: number,
 ): ResolvedCall {
   const { counter } = options;
   assertMaxHistoryMessages(options.maxHistoryMessages);
@@ -169,14 +173,17 @@ export function resolveCall(
   if (toolResults !== undefined) {
     const replaced = placeholderToolResults({
       messages: steps,
-      // Squeezed, the turn's earlier outputs count as earlier-turn ones.
-      currentFrom: squeezeSteps ? lastToolCallIndex(steps) : currentFrom - historyLength,
+      // Squeezed, the turn's earlier outputs count as earlier-turn ones; fitted, all are current.
+      currentFrom:
+        stepRoom !== undefined ? 0 : squeezeSteps ? lastToolCallIndex(steps) : currentFrom - historyLength,
       policy: toolResults,
       maxTokens: maxPlaceholderTokens,
       counter,
       // `open_artifact` pages may fill what the fixed part leaves (they are sized to it).
       pageTokens:
-        Math.min(budgetPreview, options.maxInputTokens ?? budgetPreview) - fixedTokens - PAGE_SLACK_TOKENS,
+        (stepRoom ?? Math.min(budgetPreview, options.maxInputTokens ?? budgetPreview) - fixedTokens) -
+        PAGE_SLACK_TOKENS,
+      fitOutputs: stepRoom !== undefined,
     });
     turnSteps = replaced.messages;
     placeholderActions.push(...replaced.actions);

@@ -35,11 +35,16 @@ interface Memo {
 /** Per store, replaced messages by original (and the rule that applied): a recompile reuses them. */
 const memos = new WeakMap<ArtifactHandleStore, WeakMap<Message, Memo>>();
 
-/** A page of `open_artifact` in a message: where it is, what it holds and its tokens. */
+/**
+ * A current output sized against the room: where it is, its tokens, and what it is — a page of
+ * `open_artifact`, or (`fitOutputs`) any other output, kept whole or as an artifact.
+ */
 interface FoundPage {
   index: number;
   part: number;
-  page: ParsedPage;
+  page: ParsedPage | undefined;
+  toolName: string;
+  text: string;
   tokens: number;
 }
 
@@ -64,6 +69,12 @@ export function placeholderToolResults(input: {
   counter: TokenCounter;
   /** Tokens the current messages may take with their pages. Default `maxTokens`. */
   pageTokens?: number;
+  /**
+   * Every current output shares `pageTokens`, not only the pages (a call that could not keep
+   * its turn's outputs): newest first, an output that does not fit what is left is kept as an
+   * artifact (reason `no-room`), so it is read by pages instead of being dropped.
+   */
+  fitOutputs?: boolean;
 }): { messages: Message[]; actions: CompactionAction[] } {
   const { policy, counter } = input;
   const earlier = policy.earlierTurnMaxTokens ?? 256;
@@ -79,8 +90,9 @@ export function placeholderToolResults(input: {
       return { key: '', message, actions: [] as CompactionAction[] };
     const current = index >= input.currentFrom;
     const limit = current ? input.maxTokens : Math.min(earlier, input.maxTokens);
+    const fitted = current && input.fitOutputs === true;
     const key = `${current ? 'current' : 'earlier'} ${limit}`;
-    const known = byMessage.get(message);
+    const known = fitted ? undefined : byMessage.get(message);
     if (known !== undefined && known.key === key) return known;
     const own: CompactionAction[] = [];
     let hasPage = false;
@@ -91,22 +103,27 @@ export function placeholderToolResults(input: {
       if (page !== undefined && current) {
         // Sized below, against the room the current messages leave.
         hasPage = true;
-        pages.push({ index, part: partIndex, page, tokens: counter.countText(text) });
+        pages.push({
+          index,
+          part: partIndex,
+          page,
+          toolName: part.toolName,
+          text,
+          tokens: counter.countText(text),
+        });
         return part;
       }
       const tokens = counter.countText(text);
+      if (tokens <= limit && fitted) {
+        hasPage = true;
+        pages.push({ index, part: partIndex, page, toolName: part.toolName, text, tokens });
+        return part;
+      }
       if (tokens <= limit) return part;
       let value: string;
       let handle: string;
       if (page === undefined) {
-        const entry = policy.store.put({
-          content: text,
-          toolName: part.toolName,
-          ...(policy.previewChars === undefined ? {} : { previewChars: policy.previewChars }),
-        });
-        const parts = policy.describeParts?.({ toolName: part.toolName, content: text, tokens });
-        value = artifactPlaceholder(entry, { tokens, ...(parts === undefined ? {} : { parts }) });
-        handle = entry.handle;
+        ({ value, handle } = keptAsArtifact(policy, part.toolName, text, tokens));
       } else {
         value = pageStub(page);
         handle = page.handle;
@@ -142,9 +159,10 @@ export function placeholderToolResults(input: {
 }
 
 /**
- * Fits the current turn's pages into `pageTokens` less the current messages around them,
- * the newest page first: it shrinks to what is left; an older page that does not fit becomes
- * a stub. Updates `replaced` in place.
+ * Fits the current turn's pages (with `fitOutputs`, all its outputs) into `pageTokens` less
+ * the current messages around them, the newest first: the newest page shrinks to what is
+ * left, an older page that does not fit becomes a stub, any other output that does not fit
+ * is kept as an artifact. Updates `replaced` in place.
  */
 function sizePages(args: {
   replaced: Memo[];
@@ -158,14 +176,26 @@ function sizePages(args: {
     counter.countMessages(replaced.slice(currentFrom).map((entry) => entry.message)) -
     pages.reduce((sum, found) => sum + found.tokens, 0);
   let room = (input.pageTokens ?? input.maxTokens) - around;
-  for (const [order, found] of [...pages].reverse().entries()) {
-    let value: string | undefined;
+  let newestPage = true;
+  for (const found of [...pages].reverse()) {
+    const { page } = found;
     if (found.tokens <= room) {
       room -= found.tokens;
+      if (page !== undefined) newestPage = false;
       continue;
     }
-    if (order === 0) value = shrinkPage(found.page, counter, Math.max(0, room));
-    value ??= pageStub(found.page);
+    let value: string | undefined;
+    let handle: string;
+    if (page === undefined) {
+      // With too little room for the preview, the handle and how to read it.
+      const fits = (placeholder: string) => counter.countText(placeholder) <= room;
+      ({ value, handle } = keptAsArtifact(input.policy, found.toolName, found.text, found.tokens, fits));
+    } else {
+      if (newestPage) value = shrinkPage(page, counter, Math.max(0, room));
+      value ??= pageStub(page);
+      handle = page.handle;
+      newestPage = false;
+    }
     const tokens = counter.countText(value);
     room -= tokens;
     const entry = replaced[found.index] as Memo;
@@ -178,11 +208,11 @@ function sizePages(args: {
     const action: CompactionAction = {
       type: 'placeholder',
       blockId: historyBlockId(message),
-      toolName: OPEN_ARTIFACT_TOOL,
-      handle: found.page.handle,
+      toolName: found.toolName,
+      handle,
       fromTokens: found.tokens,
       toTokens: tokens,
-      reason: 'page-shrunk',
+      reason: page === undefined ? 'no-room' : 'page-shrunk',
     };
     replaced[found.index] = {
       key: entry.key,
@@ -194,4 +224,28 @@ function sizePages(args: {
       actions: [...entry.actions, action],
     };
   }
+}
+
+/**
+ * `text` put in the policy's store: the placeholder that stands for it and its handle — a brief
+ * one (no preview, no parts) when `fits` says the full one does not fit.
+ */
+function keptAsArtifact(
+  policy: ToolResultPolicy,
+  toolName: string,
+  text: string,
+  tokens: number,
+  fits?: (placeholder: string) => boolean,
+): { value: string; handle: string } {
+  const entry = policy.store.put({
+    content: text,
+    toolName,
+    ...(policy.previewChars === undefined ? {} : { previewChars: policy.previewChars }),
+  });
+  const parts = policy.describeParts?.({ toolName, content: text, tokens });
+  const value = artifactPlaceholder(entry, { tokens, ...(parts === undefined ? {} : { parts }) });
+  return {
+    value: fits === undefined || fits(value) ? value : artifactPlaceholder(entry, { tokens, brief: true }),
+    handle: entry.handle,
+  };
 }

@@ -4,6 +4,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nextArtifactCall, toolResultTexts } from '../ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../ai-sdk/index.ts';
 import { type CompileReport, type Message, messageText, type Summarizer } from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
@@ -28,28 +29,35 @@ afterEach(async () => {
 
 const TOPICS = ['lighthouse', 'violin', 'glacier', 'marathon', 'orchid', 'telescope', 'pottery', 'sailboat'];
 
-/** A model that answers every call with a scripted text, or a `search_history` call when asked. */
+/** A model's answer that calls one tool. */
+function toolCall(toolCallId: string, toolName: string, input: unknown) {
+  return {
+    stream: simulateReadableStream({
+      chunks: [
+        { type: 'stream-start', warnings: [] },
+        { type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
+      ] satisfies LanguageModelV4StreamPart[],
+    }),
+  };
+}
+
+/**
+ * A model that answers every call with a scripted text, or a `search_history` call when asked,
+ * and reads any tool output kept as an artifact by pages.
+ */
 function scriptedModel(answers: () => string, search?: { query: string }) {
   let searched = false;
+  let opened = 0;
   return new MockLanguageModelV4({
     doStream: async (options) => {
       const prompt = JSON.stringify(options.prompt);
+      // It reads an output kept as an artifact, page by page, as the placeholder says.
+      const follow = nextArtifactCall(options.prompt);
+      if (follow !== undefined) return toolCall(`o${++opened}`, 'open_artifact', follow);
       if (search !== undefined && !searched && prompt.includes('look it up')) {
         searched = true;
-        return {
-          stream: simulateReadableStream({
-            chunks: [
-              { type: 'stream-start', warnings: [] },
-              {
-                type: 'tool-call',
-                toolCallId: 'c1',
-                toolName: 'search_history',
-                input: JSON.stringify(search),
-              },
-              { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
-            ] satisfies LanguageModelV4StreamPart[],
-          }),
-        };
+        return toolCall('c1', 'search_history', search);
       }
       const text = answers();
       return {
@@ -210,38 +218,45 @@ describe('a long session through engine.runTurn (decision 040)', () => {
     }
   });
 
-  it('gives the model search_history over the whole conversation', async () => {
-    await setWindow(4000);
-    let turn = 0;
-    const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope' });
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
+  // At 3,000 tokens the example's fixed layers (~1,800) leave the history less than the
+  // tool's ~400-token result: it is kept as an artifact and read by pages (decision 070).
+  for (const window of [3000, 4000]) {
+    it(`gives the model search_history over the whole conversation (window ${window})`, async () => {
+      await setWindow(window);
+      let turn = 0;
+      const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope' });
+      const engine = createSessionEngine({
+        workspace: notebook.workspace,
+        store: createFileSessionStore({ workspace: notebook.workspace }),
+        model: { model, spec: 'recording', offline: true },
+        now: () => new Date('2026-03-01T10:00:00.000Z'),
+      });
+      for (turn = 0; turn < 30; turn++) {
+        const text =
+          turn === 29
+            ? 'Which telescope did I mention? Please look it up.'
+            : `Note ${turn}: the ${TOPICS[turn % TOPICS.length]} one is ${turn * 3}.`;
+        const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+        for await (const _ of running.stream);
+        await running.stored;
+      }
+      const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+      const turnCalls = received.slice(
+        received.findIndex((call) => JSON.stringify(call.prompt).includes('look it up')),
+      );
+      expect(JSON.stringify(turnCalls.at(-1)?.prompt)).toContain('search_history');
+      // The tool's result names the earliest telescope note, whatever the cut, and reaches the
+      // model as the tool's result (not only through the recall): whole, or on a page of it.
+      const results = turnCalls.flatMap((call) => toolResultTexts(call.prompt));
+      expect(results.some((text) => text.includes('the telescope one is 15'))).toBe(true);
+      const stored = await engine.store.load(SESSION);
+      const result = stored.messages.find(
+        (message: Message) =>
+          message.role === 'tool' && JSON.stringify(message.content).includes('search_history'),
+      );
+      expect(JSON.stringify(result?.content)).toContain('"position":');
     });
-    for (turn = 0; turn < 30; turn++) {
-      const text =
-        turn === 29
-          ? 'Which telescope did I mention? Please look it up.'
-          : `Note ${turn}: the ${TOPICS[turn % TOPICS.length]} one is ${turn * 3}.`;
-      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
-      for await (const _ of running.stream);
-      await running.stored;
-    }
-    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
-    const afterSearch = JSON.stringify(received.at(-1)?.prompt);
-    expect(afterSearch).toContain('search_history');
-    // The tool's result names the earliest telescope note, whatever the cut, and reaches the
-    // model as the tool's result (not only through the recall).
-    expect(afterSearch).toContain('the telescope one is 15');
-    const toolMessage = (received.at(-1)?.prompt ?? []).find((message) => message.role === 'tool');
-    expect(JSON.stringify(toolMessage)).toContain('the telescope one is 15');
-    const stored = await engine.store.load(SESSION);
-    const result = stored.messages.findLast((message: Message) => message.role === 'tool');
-    expect(JSON.stringify(result?.content)).toContain('search_history');
-    expect(JSON.stringify(result?.content)).toContain('"position":');
-  });
+  }
 });
 
 describe('/compress (decision 040)', () => {

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { getTokenCounter } from '../tokenizers/index.ts';
+import { createInMemoryArtifactStore } from './artifact-handles.ts';
+import { readArtifact } from './artifact-pages.ts';
+import { createStepCompiler } from './compile-step.ts';
+import type { CompiledContext } from './compile-types.ts';
+import { type Message, type ToolResultPart, toolOutputText } from './message.ts';
+import { withTokenCache } from './tokens.ts';
+import { placeholderToolResults } from './tool-result-placeholders.ts';
+
+const counter = withTokenCache(getTokenCounter('gpt-4o'));
+const WINDOW = 2000;
+
+/** A system prompt that leaves the history of a 2,000-token window (1,500 of input) ~450 tokens. */
+const SYSTEM = Array.from(
+  { length: 62 },
+  (_, index) => `Rule ${index}: answer from the tool outputs and cite the line you used.`,
+).join('\n');
+
+/** A search result of ~550 tokens: under 40 % of the input budget, over what the history has. */
+const RESULT = Array.from(
+  { length: 32 },
+  (_, index) => `line ${index}: the lighthouse note number ${index * 7} was written on day ${index}.`,
+).join('\n');
+
+function call(id: string, toolName: string, input: Record<string, unknown>): Message {
+  return {
+    id: `a-${id}`,
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: id, toolName, input }],
+  };
+}
+
+function result(id: string, toolName: string, value: string): Message {
+  return {
+    id: `t-${id}`,
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value } }],
+  };
+}
+
+/** The text of the tool results a call sends after its query, by message id. */
+function sentResults(compiled: CompiledContext): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const message of compiled.steps) {
+    if (message.role !== 'tool' || typeof message.content === 'string') continue;
+    for (const part of message.content)
+      if (part.type === 'tool-result') texts.set(message.id, toolOutputText(part.output));
+  }
+  return texts;
+}
+
+describe('a step output the call has no room for (decision 070)', () => {
+  it('is kept as an artifact and read page by page, never dropped', async () => {
+    const steps = createStepCompiler({
+      request: {
+        systemPrompt: SYSTEM,
+        history: [
+          { id: 'u0', role: 'user', content: 'Remember the lighthouse notes.' },
+          { id: 'r0', role: 'assistant', content: 'I will.' },
+        ],
+        query: 'Which lighthouse notes are there? Search them.',
+      },
+      options: { counter, window: WINDOW },
+    });
+    const produced: Message[] = [call('s', 'search', { query: 'lighthouse' }), result('s', 'search', RESULT)];
+    let compiled = await steps.compile(produced);
+    const assertSent = (made: CompiledContext) =>
+      expect(made.report.totalTokens).toBe(
+        counter.countMessages(made.messages) + (made.report.tools?.tokens ?? 0),
+      );
+    assertSent(compiled);
+    expect(counter.countText(RESULT)).toBeLessThan(0.4 * compiled.report.inputBudget);
+    // The output is sent as a placeholder naming its artifact, and the report says why.
+    const placeholder = sentResults(compiled).get('t-s') ?? '';
+    expect(placeholder).toMatch(/^\[search output kept as artifact art_[0-9a-f]+/u);
+    expect(compiled.report.compaction).toContainEqual(
+      expect.objectContaining({ type: 'placeholder', blockId: 'history:t-s', reason: 'no-room' }),
+    );
+    const handle = /art_[0-9a-f]+/u.exec(placeholder)?.[0] as string;
+
+    // Reading it by pages, as the placeholder says, brings every character of it into the calls.
+    let read = '';
+    for (let page = 0; page < 20 && read.length < RESULT.length; page++) {
+      const opened = readArtifact(steps.store, { handle, offset: read.length });
+      produced.push(
+        call(`o${page}`, 'open_artifact', { handle }),
+        result(`o${page}`, 'open_artifact', opened.output),
+      );
+      compiled = await steps.compile(produced);
+      assertSent(compiled);
+      const sent = sentResults(compiled).get(`t-o${page}`) ?? '';
+      const text = sent.slice(sent.indexOf('\n') + 1);
+      expect(sent.startsWith(`[${handle} · characters ${read.length}–`)).toBe(true);
+      expect(RESULT.slice(read.length).startsWith(text)).toBe(true);
+      read += text;
+    }
+    expect(read).toBe(RESULT);
+  });
+});
+
+describe('placeholderToolResults with fitOutputs', () => {
+  const policy = () => ({
+    store: createInMemoryArtifactStore(),
+    describeParts: () => 'call read_file with {"path":"notes.md","startLine":1,"endLine":40}',
+  });
+  const messages = [call('r', 'read_file', { path: 'notes.md' }), result('r', 'read_file', RESULT)];
+  const fitted = (pageTokens: number) =>
+    placeholderToolResults({
+      messages,
+      currentFrom: 0,
+      policy: policy(),
+      maxTokens: 10_000,
+      counter,
+      pageTokens,
+      fitOutputs: true,
+    });
+  const sent = (made: ReturnType<typeof fitted>) =>
+    toolOutputText(
+      ((made.messages[1] as Message).content as ToolResultPart[])[0]?.output as ToolResultPart['output'],
+    );
+
+  it('sends an output that fits whole, and one that does not behind a placeholder with its preview and parts', () => {
+    expect(sent(fitted(2000))).toBe(RESULT);
+    const placeholder = sent(fitted(300));
+    expect(placeholder).toContain('Preview: line 0: the lighthouse note');
+    expect(placeholder).toContain('or call read_file with');
+    expect(fitted(300).actions).toEqual([expect.objectContaining({ reason: 'no-room', fromTokens: 544 })]);
+  });
+
+  it('drops the preview and parts when even they do not fit: the handle and the pages remain', () => {
+    const brief = sent(fitted(100));
+    expect(brief).toMatch(
+      /^\[read_file output kept as artifact art_[0-9a-f]+ \(\d+ chars, 544 tokens\) — call open_artifact with \{"handle":"art_[0-9a-f]+"\} to read it page by page\.\]$/u,
+    );
+    expect(counter.countText(brief)).toBeLessThan(60);
+  });
+});
