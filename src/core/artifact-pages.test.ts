@@ -144,6 +144,22 @@ describe('placeholderToolResults and open_artifact pages', () => {
     expect(result.actions).toMatchObject([{ type: 'placeholder', handle, reason: 'page-shrunk' }]);
   });
 
+  it('says the newest page did not fit when not a line of it does (never that it was shown)', () => {
+    const big = page(0, 3_000);
+    const result = placeholderToolResults({
+      messages: [pageMessage('p1', big.output)],
+      currentFrom: 0,
+      policy: { store },
+      maxTokens: 1_000,
+      pageTokens: 20,
+      counter,
+    });
+    expect(outputOf(result.messages[0])).toBe(
+      `[${handle} · characters 0–${big.end} of ${chinese.length} did not fit this call's room; call open_artifact with {"handle":"${handle}","offset":0} to read them when the conversation leaves more room]`,
+    );
+    expect(result.actions).toMatchObject([{ type: 'placeholder', handle, reason: 'page-shrunk' }]);
+  });
+
   it('leaves an older page of the turn, or an earlier turn’s page, as a stub naming its range', () => {
     const first = page(0, 900);
     const second = page(first.end, 900);

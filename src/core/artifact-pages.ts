@@ -251,10 +251,16 @@ export function shrinkPage(page: ParsedPage, counter: TokenCounter, maxTokens: n
   return fitPage(page, counter, maxTokens)?.output;
 }
 
-/** What stands for a page left out of a call: its range and how to read it again. */
-export function pageStub(page: ParsedPage): string {
+/**
+ * What stands for a page left out of a call: its range and how to read it again — or, for the
+ * newest page when not even a line of it fits (`shown` false), that it did not fit.
+ */
+export function pageStub(page: ParsedPage, shown = true): string {
   const again = JSON.stringify({ handle: page.handle, offset: page.offset });
-  return `[${page.handle} · characters ${page.offset}–${page.end} of ${page.length} were shown here; call ${OPEN_ARTIFACT_TOOL} with ${again} to read them again]`;
+  const range = `[${page.handle} · characters ${page.offset}–${page.end} of ${page.length}`;
+  return shown
+    ? `${range} were shown here; call ${OPEN_ARTIFACT_TOOL} with ${again} to read them again]`
+    : `${range} did not fit this call's room; call ${OPEN_ARTIFACT_TOOL} with ${again} to read them when the conversation leaves more room]`;
 }
 
 function nextBreak(text: string): number {

@@ -95,14 +95,14 @@ export function placeholderToolResults(input: {
     const known = fitted ? undefined : byMessage.get(message);
     if (known !== undefined && known.key === key) return known;
     const own: CompactionAction[] = [];
-    let hasPage = false;
+    let sizedBelow = false;
     const content = message.content.map((part, partIndex): Part => {
       if (part.type !== 'tool-result' || isErrorResult(part as Part)) return part;
       const text = toolOutputText(part.output);
       const page = part.toolName === OPEN_ARTIFACT_TOOL ? parsePage(text) : undefined;
       if (page !== undefined && current) {
         // Sized below, against the room the current messages leave.
-        hasPage = true;
+        sizedBelow = true;
         pages.push({
           index,
           part: partIndex,
@@ -115,7 +115,7 @@ export function placeholderToolResults(input: {
       }
       const tokens = counter.countText(text);
       if (tokens <= limit && fitted) {
-        hasPage = true;
+        sizedBelow = true;
         pages.push({ index, part: partIndex, page, toolName: part.toolName, text, tokens });
         return part;
       }
@@ -147,8 +147,8 @@ export function placeholderToolResults(input: {
           : { ...message, content, metadata: { ...message.metadata, placeholders: own.length } },
       actions: own,
     };
-    // A message with a current page depends on the room around it: not memoised.
-    if (!hasPage) byMessage.set(message, entry);
+    // A message with an output sized below (a current page) depends on the room around it: not memoised.
+    if (!sizedBelow) byMessage.set(message, entry);
     return entry;
   });
   if (pages.length > 0) sizePages({ replaced, pages, input });
@@ -191,7 +191,7 @@ function sizePages(args: {
       const fits = (placeholder: string) => counter.countText(placeholder) <= room;
       ({ value, handle } = keptAsArtifact(input.policy, found.toolName, found.text, found.tokens, fits));
     } else {
-      if (newestPage) value = shrinkPage(page, counter, Math.max(0, room));
+      if (newestPage) value = shrinkPage(page, counter, Math.max(0, room)) ?? pageStub(page, false);
       value ??= pageStub(page);
       handle = page.handle;
       newestPage = false;
