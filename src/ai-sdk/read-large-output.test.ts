@@ -2,6 +2,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
+import { parsePage } from '../core/artifact-pages.ts';
 import { type CompiledContext, withTokenCache } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { countCallTokens } from './count-call-tokens.ts';
@@ -88,6 +89,63 @@ describe('a large tool output through ctxloomMiddleware', () => {
     // Never a placeholder of a page: no handle but the file's is ever named.
     const handles = new Set(JSON.stringify(calls.map((call) => call.prompt)).match(/art_[0-9a-f]+/gu));
     expect(handles.size).toBe(1);
+    for (const [index, call] of calls.entries()) {
+      const report = compiled[index]?.report;
+      expect(countCallTokens(call, counter)).toBe(report?.totalTokens);
+      expect(report?.totalTokens).toBeLessThanOrEqual(report?.inputBudget ?? 0);
+    }
+  });
+});
+
+describe('a tool output the history has no room for, through ctxloomMiddleware (decision 070)', () => {
+  it('is kept as an artifact and read page by page in a small window, never dropped', async () => {
+    // Under 40 % of the input budget, but more than the long instructions leave the history.
+    const file = chineseFile(counter, 500);
+    const instructions = Array.from(
+      { length: 60 },
+      (_, index) => `Rule ${index}: cite the section you used and keep the answer short.`,
+    ).join('\n');
+    const compiled: CompiledContext[] = [];
+    const middleware = ctxloomMiddleware({
+      counter,
+      window: 2000,
+      onCompile: (entry) => void compiled.push(entry),
+    });
+    const base = followingModel();
+    await generateText({
+      model: wrapLanguageModel({ model: base, middleware }),
+      instructions,
+      tools: {
+        read_file: tool({
+          description: 'Read a file',
+          inputSchema: jsonSchema<{ path: string }>({
+            type: 'object',
+            properties: { path: { type: 'string' } },
+            required: ['path'],
+          }),
+          execute: async () => file,
+        }),
+        open_artifact: openArtifactTool(middleware.store),
+      },
+      stopWhen: stepCountIs(40),
+      prompt: 'Read raft.md and summarise it.',
+    });
+    const calls = base.doGenerateCalls as LanguageModelV4CallOptions[];
+    expect(counter.countText(file)).toBeLessThan(0.4 * (compiled[0]?.report.inputBudget ?? 0));
+    expect(compiled[1]?.report.compaction).toContainEqual(
+      expect.objectContaining({ type: 'placeholder', toolName: 'read_file', reason: 'no-room' }),
+    );
+    // Every character of the file reached the model, page by page, and the model stopped reading.
+    const read = new Array<string>(file.length).fill('');
+    for (const call of calls) {
+      for (const text of toolResultTexts(call.prompt)) {
+        const page = parsePage(text);
+        for (let at = 0; page !== undefined && at < page.text.length; at++)
+          read[page.offset + at] = page.text[at] as string;
+      }
+    }
+    expect(read.join('')).toBe(file);
+    expect(nextArtifactCall(calls.at(-1)?.prompt ?? [])).toBeUndefined();
     for (const [index, call] of calls.entries()) {
       const report = compiled[index]?.report;
       expect(countCallTokens(call, counter)).toBe(report?.totalTokens);

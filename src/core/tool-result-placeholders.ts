@@ -3,7 +3,7 @@ import { type ParsedPage, pageStub, parsePage, shrinkPage } from './artifact-pag
 import { historyBlockId } from './measure-messages.ts';
 import { isErrorResult, type Message, type Part, toolOutputText } from './message.ts';
 import type { CompactionAction } from './report.ts';
-import type { TokenCounter } from './tokens.ts';
+import { countMessage, type TokenCounter } from './tokens.ts';
 
 /** How tool outputs are kept out of the prompt as artifacts (see `CompileOptions.toolResults`). */
 export interface ToolResultPolicy {
@@ -162,7 +162,9 @@ export function placeholderToolResults(input: {
  * Fits the current turn's pages (with `fitOutputs`, all its outputs) into `pageTokens` less
  * the current messages around them, the newest first: the newest page shrinks to what is
  * left, an older page that does not fit becomes a stub, any other output that does not fit
- * is kept as an artifact. Updates `replaced` in place.
+ * is kept as an artifact. With `fitOutputs` the messages around an output are counted as the
+ * newest-first walk reaches them, so the turn's oldest steps (which the selection drops first)
+ * do not take the room of the newest page. Updates `replaced` in place.
  */
 function sizePages(args: {
   replaced: Memo[];
@@ -172,13 +174,21 @@ function sizePages(args: {
   const { replaced, pages, input } = args;
   const { counter } = input;
   const currentFrom = Math.max(0, input.currentFrom);
-  const around =
-    counter.countMessages(replaced.slice(currentFrom).map((entry) => entry.message)) -
-    pages.reduce((sum, found) => sum + found.tokens, 0);
-  let room = (input.pageTokens ?? input.maxTokens) - around;
+  const sized = pages.reduce((sum, found) => sum + found.tokens, 0);
+  let room = input.pageTokens ?? input.maxTokens;
+  // What each message takes besides its outputs sized here.
+  const frame = (index: number) =>
+    countMessage(counter, (replaced[index] as Memo).message) -
+    pages.reduce((sum, found) => (found.index === index ? sum + found.tokens : sum), 0);
+  let framed = replaced.length;
+  if (input.fitOutputs !== true) {
+    room -= counter.countMessages(replaced.slice(currentFrom).map((entry) => entry.message)) - sized;
+    framed = currentFrom;
+  }
   let newestPage = true;
   for (const found of [...pages].reverse()) {
     const { page } = found;
+    for (; framed > found.index; framed--) room -= frame(framed - 1);
     if (found.tokens <= room) {
       room -= found.tokens;
       if (page !== undefined) newestPage = false;
