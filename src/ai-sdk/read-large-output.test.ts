@@ -52,35 +52,54 @@ function followingModel() {
   });
 }
 
+/**
+ * A `generateText` run through `ctxloomMiddleware` in which a model that follows placeholders
+ * reads `file` with `read_file` and then by `open_artifact` pages: the calls the model received
+ * and each call's compile, in order.
+ */
+async function readThroughMiddleware(input: {
+  file: string;
+  window: number;
+  instructions: string;
+  steps: number;
+}): Promise<{ calls: LanguageModelV4CallOptions[]; compiled: CompiledContext[] }> {
+  const compiled: CompiledContext[] = [];
+  const middleware = ctxloomMiddleware({
+    counter,
+    window: input.window,
+    onCompile: (entry) => void compiled.push(entry),
+  });
+  const base = followingModel();
+  await generateText({
+    model: wrapLanguageModel({ model: base, middleware }),
+    instructions: input.instructions,
+    tools: {
+      read_file: tool({
+        description: 'Read a file',
+        inputSchema: jsonSchema<{ path: string }>({
+          type: 'object',
+          properties: { path: { type: 'string' } },
+          required: ['path'],
+        }),
+        execute: async () => input.file,
+      }),
+      open_artifact: openArtifactTool(middleware.store),
+    },
+    stopWhen: stepCountIs(input.steps),
+    prompt: 'Read raft.md and summarise it.',
+  });
+  return { calls: base.doGenerateCalls as LanguageModelV4CallOptions[], compiled };
+}
+
 describe('a large tool output through ctxloomMiddleware', () => {
   it('puts a 5,500-token Chinese file in the model input within 3 calls, with a 16k window', async () => {
     const file = chineseFile(counter, 5500);
-    const compiled: CompiledContext[] = [];
-    const middleware = ctxloomMiddleware({
-      counter,
+    const { calls, compiled } = await readThroughMiddleware({
+      file,
       window: 16_000,
-      onCompile: (entry) => void compiled.push(entry),
-    });
-    const base = followingModel();
-    await generateText({
-      model: wrapLanguageModel({ model: base, middleware }),
       instructions: 'You review design notes.',
-      tools: {
-        read_file: tool({
-          description: 'Read a file',
-          inputSchema: jsonSchema<{ path: string }>({
-            type: 'object',
-            properties: { path: { type: 'string' } },
-            required: ['path'],
-          }),
-          execute: async () => file,
-        }),
-        open_artifact: openArtifactTool(middleware.store),
-      },
-      stopWhen: stepCountIs(8),
-      prompt: 'Read raft.md and summarise it.',
+      steps: 8,
     });
-    const calls = base.doGenerateCalls as LanguageModelV4CallOptions[];
     // The file is larger than 40 % of the input budget: the read becomes a placeholder first.
     expect(JSON.stringify(calls[1]?.prompt)).toContain('call open_artifact with');
     const first = calls.findIndex((call) => hasEveryLine([call.prompt], file));
@@ -105,32 +124,7 @@ describe('a tool output the history has no room for, through ctxloomMiddleware (
       { length: 60 },
       (_, index) => `Rule ${index}: cite the section you used and keep the answer short.`,
     ).join('\n');
-    const compiled: CompiledContext[] = [];
-    const middleware = ctxloomMiddleware({
-      counter,
-      window: 2000,
-      onCompile: (entry) => void compiled.push(entry),
-    });
-    const base = followingModel();
-    await generateText({
-      model: wrapLanguageModel({ model: base, middleware }),
-      instructions,
-      tools: {
-        read_file: tool({
-          description: 'Read a file',
-          inputSchema: jsonSchema<{ path: string }>({
-            type: 'object',
-            properties: { path: { type: 'string' } },
-            required: ['path'],
-          }),
-          execute: async () => file,
-        }),
-        open_artifact: openArtifactTool(middleware.store),
-      },
-      stopWhen: stepCountIs(40),
-      prompt: 'Read raft.md and summarise it.',
-    });
-    const calls = base.doGenerateCalls as LanguageModelV4CallOptions[];
+    const { calls, compiled } = await readThroughMiddleware({ file, window: 2000, instructions, steps: 40 });
     expect(counter.countText(file)).toBeLessThan(0.4 * (compiled[0]?.report.inputBudget ?? 0));
     expect(compiled[1]?.report.compaction).toContainEqual(
       expect.objectContaining({ type: 'placeholder', toolName: 'read_file', reason: 'no-room' }),

@@ -110,31 +110,27 @@ describe('placeholderToolResults and open_artifact pages', () => {
   const { handle } = store.put({ content: chinese, toolName: 'read_file' });
   const page = (offset: number, maxTokens: number) =>
     readArtifact(store, { handle, offset, maxTokens }, { counter });
-
-  it('never keeps a page as an artifact of its own: above the 40 % limit it stays, within the room', () => {
-    const big = page(0, 3_000);
-    const result = placeholderToolResults({
-      messages: [pageMessage('p1', big.output)],
+  /** One current page message sized against `pageTokens` (the 40 % limit at 1,000). */
+  const sized = (output: string, pageTokens: number) =>
+    placeholderToolResults({
+      messages: [pageMessage('p1', output)],
       currentFrom: 0,
       policy: { store },
       maxTokens: 1_000,
-      pageTokens: 5_000,
+      pageTokens,
       counter,
     });
+
+  it('never keeps a page as an artifact of its own: above the 40 % limit it stays, within the room', () => {
+    const big = page(0, 3_000);
+    const result = sized(big.output, 5_000);
     expect(outputOf(result.messages[0])).toBe(big.output);
     expect(result.actions).toEqual([]);
   });
 
   it('shrinks the newest page to the room left, its header saying where the rest starts', () => {
     const big = page(0, 3_000);
-    const result = placeholderToolResults({
-      messages: [pageMessage('p1', big.output)],
-      currentFrom: 0,
-      policy: { store },
-      maxTokens: 1_000,
-      pageTokens: 1_200,
-      counter,
-    });
+    const result = sized(big.output, 1_200);
     const shrunk = parsePage(outputOf(result.messages[0]));
     expect(shrunk?.offset).toBe(0);
     expect(shrunk?.end).toBeLessThan(big.end);
@@ -146,14 +142,7 @@ describe('placeholderToolResults and open_artifact pages', () => {
 
   it('says the newest page did not fit when not a line of it does (never that it was shown)', () => {
     const big = page(0, 3_000);
-    const result = placeholderToolResults({
-      messages: [pageMessage('p1', big.output)],
-      currentFrom: 0,
-      policy: { store },
-      maxTokens: 1_000,
-      pageTokens: 20,
-      counter,
-    });
+    const result = sized(big.output, 20);
     expect(outputOf(result.messages[0])).toBe(
       `[${handle} · characters 0–${big.end} of ${chinese.length} did not fit this call's room; call open_artifact with {"handle":"${handle}","offset":0} to read them when the conversation leaves more room]`,
     );
