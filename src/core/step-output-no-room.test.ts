@@ -136,3 +136,46 @@ describe('placeholderToolResults with fitOutputs', () => {
     expect(counter.countText(brief)).toBeLessThan(60);
   });
 });
+
+describe('placeholderToolResults with fitOutputs, over a wide turn', () => {
+  it('sizes hundreds of outputs newest first: the newest whole, older large ones behind brief placeholders, small ones as they are', () => {
+    const store = createInMemoryArtifactStore();
+    const messages: Message[] = [];
+    for (let step = 0; step < 400; step++) {
+      const value = step % 2 === 0 ? `ok ${step}` : `${RESULT.slice(0, 600)} (${step})`;
+      messages.push(call(`w${step}`, 'search', { step }), result(`w${step}`, 'search', value));
+    }
+    const made = placeholderToolResults({
+      messages,
+      currentFrom: 0,
+      policy: { store },
+      maxTokens: 10_000,
+      counter,
+      pageTokens: 600,
+      fitOutputs: true,
+    });
+    const texts = made.messages.map((message) =>
+      typeof message.content === 'string' || message.content[0]?.type !== 'tool-result'
+        ? undefined
+        : toolOutputText(message.content[0].output),
+    );
+    // The newest large output fits the room whole; the small ones are never replaced.
+    expect(texts.at(-1)).toBe(`${RESULT.slice(0, 600)} (399)`);
+    expect(texts.at(-3)).toBe('ok 398');
+    expect(texts[1]).toBe('ok 0');
+    // The large outputs sent whole are the newest few; every older one stands behind a brief
+    // placeholder, each reported.
+    const large = texts.filter((_text, index) => index % 4 === 3);
+    const whole = large.filter((text) => text?.startsWith(RESULT.slice(0, 40))).length;
+    expect(whole).toBeGreaterThanOrEqual(1);
+    expect(large.slice(-whole).every((text) => text?.startsWith(RESULT.slice(0, 40)))).toBe(true);
+    const replaced = made.actions.filter((action) => action.type === 'placeholder');
+    expect(replaced).toHaveLength(200 - whole);
+    expect(replaced.every((action) => action.type === 'placeholder' && action.reason === 'no-room')).toBe(
+      true,
+    );
+    expect(texts[3]).toMatch(
+      /^\[search output kept as artifact art_[0-9a-f]+ \(\d+ chars, \d+ tokens\) — call open_artifact/u,
+    );
+  });
+});

@@ -39,7 +39,7 @@ const memos = new WeakMap<ArtifactHandleStore, WeakMap<Message, Memo>>();
  * A current output sized against the room: where it is, its tokens, and what it is — a page of
  * `open_artifact`, or (`fitOutputs`) any other output, kept whole or as an artifact.
  */
-interface FoundPage {
+interface SizedOutput {
   index: number;
   part: number;
   page: ParsedPage | undefined;
@@ -84,7 +84,7 @@ export function placeholderToolResults(input: {
     memos.set(policy.store, memo);
   }
   const byMessage = memo;
-  const pages: FoundPage[] = [];
+  const sized: SizedOutput[] = [];
   const replaced = input.messages.map((message, index) => {
     if (typeof message.content === 'string' || !message.content.some((part) => part.type === 'tool-result'))
       return { key: '', message, actions: [] as CompactionAction[] };
@@ -100,23 +100,12 @@ export function placeholderToolResults(input: {
       if (part.type !== 'tool-result' || isErrorResult(part as Part)) return part;
       const text = toolOutputText(part.output);
       const page = part.toolName === OPEN_ARTIFACT_TOOL ? parsePage(text) : undefined;
-      if (page !== undefined && current) {
-        // Sized below, against the room the current messages leave.
-        sizedBelow = true;
-        pages.push({
-          index,
-          part: partIndex,
-          page,
-          toolName: part.toolName,
-          text,
-          tokens: counter.countText(text),
-        });
-        return part;
-      }
       const tokens = counter.countText(text);
-      if (tokens <= limit && fitted) {
+      // A current page (fitted, any output within the limit) is sized below, against the room
+      // the current messages leave.
+      if ((page !== undefined && current) || (fitted && tokens <= limit)) {
         sizedBelow = true;
-        pages.push({ index, part: partIndex, page, toolName: part.toolName, text, tokens });
+        sized.push({ index, part: partIndex, page, toolName: part.toolName, text, tokens });
         return part;
       }
       if (tokens <= limit) return part;
@@ -151,7 +140,7 @@ export function placeholderToolResults(input: {
     if (!sizedBelow) byMessage.set(message, entry);
     return entry;
   });
-  if (pages.length > 0) sizePages({ replaced, pages, input });
+  if (sized.length > 0) sizeOutputs({ replaced, sized, input });
   return {
     messages: replaced.map((entry) => entry.message),
     actions: replaced.flatMap((entry) => entry.actions),
@@ -166,27 +155,32 @@ export function placeholderToolResults(input: {
  * newest-first walk reaches them, so the turn's oldest steps (which the selection drops first)
  * do not take the room of the newest page. Updates `replaced` in place.
  */
-function sizePages(args: {
+function sizeOutputs(args: {
   replaced: Memo[];
-  pages: FoundPage[];
+  sized: SizedOutput[];
   input: Parameters<typeof placeholderToolResults>[0];
 }): void {
-  const { replaced, pages, input } = args;
+  const { replaced, sized, input } = args;
   const { counter } = input;
   const currentFrom = Math.max(0, input.currentFrom);
-  const sized = pages.reduce((sum, found) => sum + found.tokens, 0);
+  // The tokens of the outputs sized here, by message.
+  const sizedTokens = new Map<number, number>();
+  for (const found of sized) sizedTokens.set(found.index, (sizedTokens.get(found.index) ?? 0) + found.tokens);
   let room = input.pageTokens ?? input.maxTokens;
-  // What each message takes besides its outputs sized here.
+  // What a message takes besides its outputs sized here.
   const frame = (index: number) =>
-    countMessage(counter, (replaced[index] as Memo).message) -
-    pages.reduce((sum, found) => (found.index === index ? sum + found.tokens : sum), 0);
+    countMessage(counter, (replaced[index] as Memo).message) - (sizedTokens.get(index) ?? 0);
+  // Messages from `framed` on are counted against the room: unfitted all at once, fitted as
+  // the newest-first walk reaches them.
   let framed = replaced.length;
   if (input.fitOutputs !== true) {
-    room -= counter.countMessages(replaced.slice(currentFrom).map((entry) => entry.message)) - sized;
+    let all = 0;
+    for (const tokens of sizedTokens.values()) all += tokens;
+    room -= counter.countMessages(replaced.slice(currentFrom).map((entry) => entry.message)) - all;
     framed = currentFrom;
   }
   let newestPage = true;
-  for (const found of [...pages].reverse()) {
+  for (const found of [...sized].reverse()) {
     const { page } = found;
     for (; framed > found.index; framed--) room -= frame(framed - 1);
     if (found.tokens <= room) {
@@ -200,6 +194,12 @@ function sizePages(args: {
       // With too little room for the preview, the handle and how to read it.
       const fits = (placeholder: string) => counter.countText(placeholder) <= room;
       ({ value, handle } = keptAsArtifact(input.policy, found.toolName, found.text, found.tokens, fits));
+      // A placeholder no smaller than the output would only cost more: the output stays (and
+      // the selection drops the oldest steps first).
+      if (counter.countText(value) >= found.tokens) {
+        room -= found.tokens;
+        continue;
+      }
     } else {
       if (newestPage) value = shrinkPage(page, counter, Math.max(0, room)) ?? pageStub(page, false);
       value ??= pageStub(page);
