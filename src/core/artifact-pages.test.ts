@@ -90,6 +90,22 @@ describe('readArtifact', () => {
     expect(read).toBe(content);
   });
 
+  it('cuts inside a line rather than send a page of the few characters a line break leaves', () => {
+    // The page before cut a line three characters from its end; the next line is too long
+    // for the room whole.
+    const store = createInMemoryArtifactStore();
+    const long = '领导者把日志条目复制到所有跟随者，并在多数派确认后提交。'.repeat(4);
+    const content = `交。\n${long}\n${long}`;
+    const { handle } = store.put({ content, toolName: 'read_file' });
+    const page = readArtifact(store, { handle, maxTokens: 100 }, { counter });
+    expect(page.tokens).toBeLessThanOrEqual(100);
+    expect(page.text.length).toBeGreaterThan(20);
+    expect(page.text.startsWith('交。\n领导者')).toBe(true);
+    // A line break in the last quarter of the room still ends the page.
+    const lines = readArtifact(store, { handle, maxTokens: 150 }, { counter });
+    expect(lines.text).toBe(`交。\n${long}\n`);
+  });
+
   it('refuses an unknown handle, an offset past the end and a bad maxTokens with typed errors', () => {
     const store = createInMemoryArtifactStore();
     const { handle } = store.put({ content: 'abc', toolName: 'read_file' });

@@ -146,9 +146,9 @@ interface PageSource {
 
 /**
  * The largest page that starts the source's text and whose output fits `maxTokens`, or
- * undefined when not even one character fits. It ends after a line break when whole lines
- * fit (found by counting each line once, then checked with one exact count), else inside
- * the first line (a binary search, never splitting a surrogate pair).
+ * undefined when not even one character fits. It ends after a line break when one falls in
+ * the last quarter of the room (whole lines found by counting each line once, then checked
+ * with one exact count), else inside a line (a binary search, never splitting a surrogate pair).
  */
 function fitPage(source: PageSource, counter: TokenCounter, maxTokens: number): ArtifactPage | undefined {
   const { text } = source;
@@ -161,7 +161,8 @@ function fitPage(source: PageSource, counter: TokenCounter, maxTokens: number): 
   // Whole lines: the count of lines joined is about the sum of their counts (a tokenizer
   // does not merge across a line break); the exact count then takes back lines while over.
   const ends: number[] = [];
-  let tokens = counter.countText(renderPage(source, 0));
+  const header = counter.countText(renderPage(source, 0));
+  let tokens = header;
   for (let start = 0; start < high; ) {
     const lineEnd = text.indexOf('\n', start);
     const end = lineEnd < 0 ? text.length : lineEnd + 1;
@@ -171,20 +172,30 @@ function fitPage(source: PageSource, counter: TokenCounter, maxTokens: number): 
     ends.push(end);
     start = end;
   }
-  for (let tries = 0; ends.length > 0 && tries < 4; tries++) {
+  let lines: ArtifactPage | undefined;
+  for (let tries = 0; ends.length > 0 && tries < 4 && lines === undefined; tries++) {
     const page = pageOf(source, ends.at(-1) as number, counter);
-    if (page.tokens <= maxTokens) return page;
-    ends.pop();
+    if (page.tokens <= maxTokens) lines = page;
+    else ends.pop();
   }
-  // Not one whole line fits (or the sum was far off): the longest prefix that does.
-  let low = 0;
-  let top = ends.length > 0 ? (ends.at(-1) as number) : high;
+  // The page ends at a line break that falls in the last quarter of the room the header leaves
+  // (decision 045); an earlier one (the rest of a line the page before cut, then one too long
+  // for the room) would leave a page of a few characters.
+  if (
+    lines !== undefined &&
+    ((lines.tokens - header) * 4 >= (maxTokens - header) * 3 || lines.nextOffset === undefined)
+  )
+    return lines;
+  // No line break in the last quarter (or the sum was far off): the longest prefix that fits.
+  let low = lines === undefined ? 0 : lines.end - source.offset;
+  let top = lines === undefined && ends.length > 0 ? (ends.at(-1) as number) : high;
   while (low < top) {
     const middle = Math.ceil((low + top) / 2);
     if (counter.countText(renderPage(source, middle)) <= maxTokens) low = middle;
     else top = middle - 1;
   }
   if (low > 1 && isHighSurrogate(text.charCodeAt(low - 1))) low -= 1;
+  if (lines !== undefined && low <= lines.end - source.offset) return lines;
   return low === 0 ? undefined : pageOf(source, low, counter);
 }
 
