@@ -23,12 +23,12 @@ function source(name: string, layer: string, blockLayer = layer): ContextSource 
 describe('collectContexts', () => {
   it('returns contexts keyed by __context layers, with the blocks behind them', async () => {
     const layers = createLayerRegistry();
-    registerLayer(layers, { name: 'profile__context' });
+    registerLayer(layers, { name: 'glossary__context' });
     const collected = await collectContexts({
       sources: [
         source('kb', 'knowledge__context'),
         source('todo', 'todo__context'),
-        source('profile', 'profile__context'),
+        source('glossary', 'glossary__context'),
       ],
       request,
       allocations: {},
@@ -37,7 +37,7 @@ describe('collectContexts', () => {
     expect(collected.contexts).toEqual({
       knowledge__context: 'from kb',
       todo__context: 'from todo',
-      profile__context: 'from profile',
+      glossary__context: 'from glossary',
     });
     for (const key of Object.keys(collected.contexts)) expect(key.endsWith('__context')).toBe(true);
     expect(collected.blocks).toHaveLength(3);

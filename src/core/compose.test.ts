@@ -79,20 +79,20 @@ describe('compose', () => {
   });
 
   it('refuses an unregistered __context key', () => {
-    expect(() => compose({ contexts: { profile__context: 'x' } })).toThrow(
-      /unknown layer "profile__context"/,
+    expect(() => compose({ contexts: { glossary__context: 'x' } })).toThrow(
+      /unknown layer "glossary__context"/,
     );
   });
 
   it('renders a registered custom layer at its position', () => {
     const layers = createLayerRegistry();
-    layers.register({ name: 'profile__context', title: 'Profile' }, { after: 'framework__context' });
+    layers.register({ name: 'glossary__context', title: 'Glossary' }, { after: 'framework__context' });
     const messages = compose({
       systemPrompt: 's',
-      contexts: { profile__context: 'p', knowledge__context: 'k' },
+      contexts: { glossary__context: 'p', knowledge__context: 'k' },
       policy: { layers },
     });
-    expect(messages.map(layerOf)).toEqual(['system', 'profile__context', 'knowledge__context']);
+    expect(messages.map(layerOf)).toEqual(['system', 'glossary__context', 'knowledge__context']);
   });
 
   it('merges stable and volatile system layers into one message each, with titles, when asked', () => {

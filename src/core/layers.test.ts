@@ -4,10 +4,11 @@ import { CtxloomError } from './errors.ts';
 import { assertContextKey, createLayerRegistry, DEFAULT_LAYERS } from './layers.ts';
 
 describe('layer registry', () => {
-  it("holds seed 000's eight layers in its order, with a long session's recall before the history", () => {
+  it("holds seed 000's eight layers in its order, with the profile and a long session's recall", () => {
     expect(DEFAULT_LAYERS.map((layer) => layer.name)).toEqual([
       'system',
       'framework__context',
+      'profile__context',
       'experience__context',
       'knowledge__context',
       'todo__context',
@@ -21,6 +22,8 @@ describe('layer registry', () => {
     expect(registry.get('knowledge__context').lifecycle).toBe('runtime');
     expect(registry.get('system').shared).toBe(false);
     expect(registry.get('framework__context').compactable).toBe(false);
+    // The profile is stable (sent before the history) but may be compacted, as knowledge is.
+    expect(registry.get('profile__context')).toMatchObject({ stable: true, compactable: true, shared: true });
   });
 
   it('marks named default layers stable, so the cache-friendly order sends them before the history', () => {

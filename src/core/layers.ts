@@ -28,7 +28,11 @@ export interface LayerDefinition {
   title?: string;
 }
 
-/** The default layers: seed 000's eight, in its order, and a long session's recall before the history. */
+/**
+ * The default layers: seed 000's eight, in its order, with the user's profile after the
+ * framework (stable: a workspace's selected profile blocks change only when the user edits
+ * them — decision 071) and a long session's recall before the history.
+ */
 export const DEFAULT_LAYERS: readonly LayerDefinition[] = [
   { name: 'system', kind: 'system', lifecycle: 'runtime', shared: false, compactable: false, stable: true },
   {
@@ -39,6 +43,17 @@ export const DEFAULT_LAYERS: readonly LayerDefinition[] = [
     compactable: false,
     stable: true,
     title: 'Framework',
+  },
+  {
+    // The user's profile (a workspace's `profileBlocks`): stable, so the cache-friendly order
+    // sends it before the history (decision 071).
+    name: 'profile__context',
+    kind: 'context',
+    lifecycle: 'runtime',
+    shared: true,
+    compactable: true,
+    stable: true,
+    title: 'Profile',
   },
   {
     name: 'experience__context',
@@ -220,7 +235,7 @@ export function createLayerRegistry(
 /**
  * Adds a custom `__context` layer to `registry` at `position` (default: just before the
  * history) and returns its definition. Same as `registry.register(layer, position)`.
- * @example registerLayer(layers, { name: 'profile__context', title: 'Profile' }, { after: 'framework__context' });
+ * @example registerLayer(layers, { name: 'glossary__context', title: 'Glossary' }, { after: 'framework__context' });
  */
 export function registerLayer(
   registry: LayerRegistry,

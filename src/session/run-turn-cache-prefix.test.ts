@@ -187,7 +187,15 @@ describe('the cached prefix of engine.runTurn (decision 063)', () => {
       // Any other step repeats the previous call's prefix through the whole history.
       const previous = received[call - 1] as LanguageModelV4CallOptions;
       const current = received[call] as LanguageModelV4CallOptions;
-      const tail = current.prompt.findIndex((message) => JSON.stringify(message).includes('<context layer='));
+      // The history ends at the volatile layers' user text, or at the query when the call has
+      // none (the profile is sent before the history, decision 071; retrieval may find nothing).
+      const volatile = current.prompt.findIndex((message) =>
+        JSON.stringify(message).includes('<context layer='),
+      );
+      const query = current.prompt.findIndex((message) =>
+        JSON.stringify(message).includes(`Turn ${turnOf[call]}: what do the notes say`),
+      );
+      const tail = volatile >= 0 ? volatile : query;
       expect(tail).toBeGreaterThan(2);
       expect(sharedPrefix(previous, current)).toBeGreaterThanOrEqual(tail);
     }

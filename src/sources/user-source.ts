@@ -18,7 +18,7 @@ export interface UserSourceOptions {
   profile: (request: CollectRequest) => UserProfile | undefined | Promise<UserProfile | undefined>;
   /** Budget key; default `user`. */
   name?: string;
-  /** Default `knowledge__context` (register a `profile__context` layer and pass it to separate it). */
+  /** Default `knowledge__context`; pass `profile__context` to send it before the history (a stable layer, decision 071). */
   layer?: string;
   /** 0..1, default 0.85. */
   priority?: number;

@@ -174,7 +174,7 @@ async function journey(): Promise<void> {
     const withExam = await previewTokens();
     await page.locator('input[data-block="学习目标"]').uncheck();
     await poll(previewTokens).toBeLessThan(withExam);
-    await page.locator('tr[data-layer="knowledge__context"] .layer-toggle').click();
+    await page.locator('tr[data-layer="profile__context"] .layer-toggle').click();
     await poll(() => page.locator('.layer-detail .layer-text').textContent()).toContain('期末考试');
     await shot('3-blocks-preview');
 

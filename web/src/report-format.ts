@@ -4,6 +4,7 @@ import type { Translate } from './i18n.ts';
 const COLORS: Record<string, string> = {
   system: '#6366f1',
   framework__context: '#0ea5e9',
+  profile__context: '#06b6d4',
   knowledge__context: '#10b981',
   todo__context: '#f59e0b',
   experience__context: '#84cc16',

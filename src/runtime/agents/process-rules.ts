@@ -26,7 +26,7 @@ export type ProcessRole =
 export interface ProcessRuleOptions {
   /** The team-level share switch (seed 000's `enable_share_context`). Default true. */
   enableShareContext?: boolean;
-  /** MapReduce workers only: also inject `knowledge__context`. Default false. */
+  /** MapReduce workers only: also inject `knowledge__context` and `profile__context`. Default false. */
   workerKnowledge?: boolean;
 }
 
@@ -40,7 +40,7 @@ export function processRule(role: ProcessRole, options: ProcessRuleOptions = {})
         history: false,
         enableShareContext: false,
         alwaysInclude: options.workerKnowledge
-          ? ['framework__context', 'knowledge__context']
+          ? ['framework__context', 'profile__context', 'knowledge__context']
           : ['framework__context'],
       };
     case 'mapreduce-planner':

@@ -30,11 +30,13 @@ describe('compileWorkspaceContext', () => {
     expect(result.systemPrompt).toContain('本次学习主题：Raft 共识算法');
     const layers = result.messages.map((message) => message.metadata?.layer);
     // Cache-friendly order: stable layers, the history, then the per-call layers before the query.
-    expect(layers.slice(0, 2)).toEqual(['system', 'framework__context']);
+    // The profile blocks are stable: before the history (decision 071); retrieval after it.
+    expect(layers.slice(0, 3)).toEqual(['system', 'framework__context', 'profile__context']);
     expect(layers.slice(-3)).toEqual(['knowledge__context', 'todo__context', 'query']);
-    expect(result.compiled.contexts.knowledge__context).toContain('# 学习目标');
+    expect(result.compiled.contexts.profile__context).toContain('# 学习目标');
     // `8701df` is the V2 short id of 基本信息/工作经验 in profile.blocks.json
-    expect(result.compiled.contexts.knowledge__context).toContain('## 工作经验');
+    expect(result.compiled.contexts.profile__context).toContain('## 工作经验');
+    expect(result.compiled.contexts.knowledge__context).not.toContain('# 学习目标');
     expect(result.compiled.contexts.todo__context).toContain('# Raft 学习里程碑');
     const dismissed = result.messages.find((message) => message.id === 'm039');
     expect(JSON.stringify(dismissed?.content)).toContain('[已读取 ground-truth.md:79-82 — 模型判断：');
@@ -129,7 +131,7 @@ describe('compileWorkspaceContext', () => {
     await workspace.sandbox.writeText('profile.md', original.replace('# 学习目标', '# 学习目标与动机'));
     const config = parseContextConfig(JSON.stringify({ profileBlocks: [shortId], query: '继续' }));
     const result = await compileWorkspaceContext({ workspace, sessionId, config });
-    expect(result.compiled.contexts.knowledge__context).toContain('# 学习目标与动机');
+    expect(result.compiled.contexts.profile__context).toContain('# 学习目标与动机');
     expect(result.warnings).toEqual([]);
     await workspace.sandbox.writeText('profile.md', original);
   });

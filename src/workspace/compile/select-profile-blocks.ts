@@ -9,7 +9,7 @@ export interface SelectProfileBlocksOptions {
   /** Block ids from `profileBlocks` (V1 paths or V2 short ids). */
   ids: readonly string[];
   counter: TokenCounter;
-  /** Layer the blocks fill. Default `knowledge__context`. */
+  /** Layer the blocks fill. Default `profile__context` (stable: sent before the history, decision 071). */
   layer?: string;
   /** Priority 0..1 of profile blocks. Default 0.8. */
   priority?: number;
@@ -25,7 +25,7 @@ export function selectProfileBlocks(options: SelectProfileBlocksOptions): {
   blocks: ContextBlock[];
   warnings: string[];
 } {
-  const layer = options.layer ?? 'knowledge__context';
+  const layer = options.layer ?? 'profile__context';
   const warnings: string[] = [];
   const chosen = new Map<string, { startLine: number; endLine: number; id: string }>();
   for (const id of options.ids) {

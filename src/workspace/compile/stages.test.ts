@@ -51,7 +51,7 @@ describe('selectProfileBlocks', () => {
       ['profile.md#基本信息/教育背景', '## 教育背景\n本科', 3],
       ['profile.md#学习目标', '# 学习目标\n理解 Raft\n## 已有基础\n会 Go', 5],
     ]);
-    expect(blocks[0]?.layer).toBe('knowledge__context');
+    expect(blocks[0]?.layer).toBe('profile__context');
     expect(blocks[0]?.tokens).toBe('## 教育背景\n本科'.length);
   });
 
