@@ -45,4 +45,53 @@ describe('recall', () => {
     expect(second).toEqual(first);
     expect(counter.texts).toBe(counted);
   });
+
+  it('recalls what a tool message carries — its calls and short results — never an empty line (decision 072)', async () => {
+    const call = (id: string, path: string): Message =>
+      Object.freeze({
+        id,
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: `c-${id}`, toolName: 'read_file', input: { path } }],
+      }) as Message;
+    const result = (id: string, value: string): Message =>
+      Object.freeze({
+        id,
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `c-${id}`,
+            toolName: 'read_file',
+            output: { type: 'text', value },
+          },
+        ],
+      }) as Message;
+    const messages: Message[] = [
+      Object.freeze({ id: 'u1', role: 'user', content: 'How tall is the lighthouse?' }) as Message,
+      call('a1', 'lighthouse.md'),
+      result('t1', 'The lighthouse is 40 m tall.'),
+      Object.freeze({
+        id: 'u2',
+        role: 'user',
+        content: 'And its whole history, the lighthouse logbook?',
+      }) as Message,
+      call('a2', 'logbook.md'),
+      result('t2', 'entry '.repeat(100)),
+      Object.freeze({ id: 'a3', role: 'assistant', content: 'The lighthouse was built in 1890.' }) as Message,
+    ];
+    const index = createSessionIndexes().sync('s', messages);
+    const byId = new Map(
+      messages.map((message, position) => [message.id, { message, position: position + 1 }]),
+    );
+    const source = createRecallSource({ index, messages: byId, eligible: () => true, maxTokens: 10_000 });
+    const request = { query: 'lighthouse', history: [], counter: createCharCounter() };
+    const blocks = await source.collect(request, { maxTokens: 10_000, source: 'recall' });
+    const texts = new Map(blocks.map((block) => [block.metadata.messageId, block.content]));
+    expect(texts.get('a1')).toBe('#2 assistant: read_file({"path":"lighthouse.md"})');
+    expect(texts.get('t1')).toBe('#3 tool: read_file → The lighthouse is 40 m tall.');
+    // 600 characters (tokens, with this counter) of a file: not recalled in part, not whole.
+    expect(texts.has('t2')).toBe(false);
+    expect(texts.get('a2')).toBe('#5 assistant: read_file({"path":"logbook.md"})');
+    for (const text of texts.values()) expect(text).not.toMatch(/: ?$/u);
+  });
 });

@@ -7,6 +7,7 @@ import {
   messageText,
   type TokenCounter,
 } from '../core/index.ts';
+import { partText, toolOutputText } from '../core/message.ts';
 import {
   type ConversationIndex,
   createConversationIndex,
@@ -227,6 +228,8 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
         if (entry === undefined) return undefined;
         const { message, position } = entry;
         const text = recalledText(message, position, request.counter);
+        // Nothing to carry (a tool result too long to recall): it stays behind the cut, unsent.
+        if (text === undefined) return undefined;
         return {
           position,
           block: createBlock(
@@ -289,7 +292,7 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
   };
 }
 
-/** A recalled message's block text, its tokens and fingerprint. */
+/** A recalled message's block text, its tokens and fingerprint (none: the message is not recalled). */
 interface RecalledText {
   position: number;
   content: string;
@@ -302,34 +305,63 @@ interface RecalledText {
  * messages every call, and a stored message is the same frozen value from call to call
  * (decision 061), so its text is formatted, counted and fingerprinted once.
  */
-const recalledTexts = new WeakMap<TokenCounter, WeakMap<Message, RecalledText>>();
+const recalledTexts = new WeakMap<TokenCounter, WeakMap<Message, RecalledText & { carried: boolean }>>();
 
-function recalledText(message: Message, position: number, counter: TokenCounter): RecalledText {
+function recalledText(message: Message, position: number, counter: TokenCounter): RecalledText | undefined {
   let byMessage = recalledTexts.get(counter);
   if (byMessage === undefined) {
     byMessage = new WeakMap();
     recalledTexts.set(counter, byMessage);
   }
   const known = byMessage.get(message);
-  if (known !== undefined && known.position === position) return known;
-  const content = formatRecalled(message, position);
+  if (known !== undefined && known.position === position) return known.carried ? known : undefined;
+  const body = recalledBody(message, counter);
+  const content = body === undefined ? '' : formatRecalled(message, position, body);
   const text = {
     position,
     content,
-    tokens: counter.countText(content),
-    fingerprint: fingerprintContent(content),
+    tokens: body === undefined ? 0 : counter.countText(content),
+    fingerprint: body === undefined ? '' : fingerprintContent(content),
+    carried: body !== undefined,
   };
   // Only frozen messages cannot change under the memo (a stored message is; a caller's may not be).
   if (Object.isFrozen(message)) byMessage.set(message, text);
-  return text;
+  return text.carried ? text : undefined;
+}
+
+/** Most tokens of a tool result a recall carries (as many as an earlier turn's output shows whole). */
+const RECALLED_RESULT_TOKENS = 256;
+
+/**
+ * What a recalled message carries, all of it (decision 072): its text, its tool calls as
+ * `name(input)` and its tool results as `name → output`. Undefined when that is nothing, or
+ * when a tool result is longer than {@link RECALLED_RESULT_TOKENS} — a recall that carried part
+ * of it would claim what it does not send, and a whole file would crowd out the conversation;
+ * the tool can be called again.
+ */
+function recalledBody(message: Message, counter: TokenCounter): string | undefined {
+  if (typeof message.content === 'string') return message.content.trim() === '' ? undefined : message.content;
+  const lines: string[] = [];
+  for (const part of message.content) {
+    if (part.type === 'text') {
+      if (part.text.trim() !== '') lines.push(part.text);
+    } else if (part.type === 'tool-call') {
+      lines.push(partText(part));
+    } else if (part.type === 'tool-result') {
+      const output = toolOutputText(part.output);
+      if (counter.countText(output) > RECALLED_RESULT_TOKENS) return undefined;
+      lines.push(`${part.toolName} → ${output}`);
+    }
+  }
+  return lines.length === 0 ? undefined : lines.join('\n');
 }
 
 /** `2026-05-08 user: text` (or `#12 user: text` without a time) — what places it for the model. */
-function formatRecalled(message: Message, position: number): string {
+function formatRecalled(message: Message, position: number, body: string): string {
   const at = typeof message.metadata?.createdAt === 'string' ? message.metadata.createdAt : undefined;
   // The day places a recalled message (blocks come in conversation order); without one, its position.
   const where = at === undefined ? `#${position}` : at.slice(0, 10);
-  return `${where} ${message.role}: ${messageText(message)}`;
+  return `${where} ${message.role}: ${body}`;
 }
 
 async function vectorHits(
