@@ -349,7 +349,9 @@ function recalledBody(message: Message, counter: TokenCounter): string | undefin
       lines.push(partText(part));
     } else if (part.type === 'tool-result') {
       const output = toolOutputText(part.output);
-      if (counter.countText(output) > RECALLED_RESULT_TOKENS) return undefined;
+      // Longer than any 256 tokens of text (a token spans at most ~16 characters): not tokenised.
+      if (output.length > RECALLED_RESULT_TOKENS * 16 || counter.countText(output) > RECALLED_RESULT_TOKENS)
+        return undefined;
       lines.push(`${part.toolName} → ${output}`);
     }
   }
