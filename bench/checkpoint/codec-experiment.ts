@@ -3,7 +3,7 @@
  * compression for `BENCH_CHECKPOINT_TURNS` turns (default 1 000) on ctxloom's SQLite saver,
  * then decodes every row of the thread and compresses its bodies again each way:
  *
- *   CTXLOOM_LOCOMO_PATH=…/locomo-dev.json node --conditions=ctxloom-source \
+ *   CTXLOOM_LOCOMO_PATH=…/locomo-dev.json npx node --conditions=ctxloom-source \
  *     bench/checkpoint/codec-experiment.ts
  *
  * Prints JSON: the chained records and writes records DEFLATE-d against the two windows of

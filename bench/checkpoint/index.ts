@@ -12,7 +12,7 @@
  * turns 1–10 from a separate run on a fresh saver where the late turns of
  * {@link LATENCY_THREADS} threads alternate with the first turns of as many fresh threads
  * (median of every put of those turns, so load on the shared machine hits both ends alike).
- * Run: `npm run bench -- checkpoint` (or `node --conditions=ctxloom-source bench/checkpoint/index.ts`).
+ * Run: `npm run bench -- checkpoint` (or `npx node --conditions=ctxloom-source bench/checkpoint/index.ts`).
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -408,7 +408,7 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-// Runnable directly: `node --conditions=ctxloom-source bench/checkpoint/index.ts`.
+// Runnable directly: `npx node --conditions=ctxloom-source bench/checkpoint/index.ts`.
 if (import.meta.main) {
   const { createBenchResult, formatBenchResult, writeBenchResult } = await import('../lib/index.ts');
   const output = await run({ log: (message) => console.error(message), runs: 5 });

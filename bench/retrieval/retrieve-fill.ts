@@ -19,7 +19,7 @@ export interface FillResult {
  * the share of each question's evidence turns among the injected blocks, the share of the
  * budget the blocks fill and their mean count — one round of `recallLimit` 20 candidates
  * (`maxRecallLimit: 20`, the behaviour before it filled the budget) against the default.
- * `node --conditions=ctxloom-source bench/retrieval/retrieve-fill.ts` (budgets in argv).
+ * `npx node --conditions=ctxloom-source bench/retrieval/retrieve-fill.ts` (budgets in argv).
  */
 export async function retrieveFill(budgets: readonly number[]): Promise<FillResult[]> {
   const counter = withTokenCache(

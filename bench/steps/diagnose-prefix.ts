@@ -6,7 +6,7 @@
  * cut) and by the layer of each message, the tokens sent before that a break lost.
  *
  *   DIAG_KIND=tool-en|tool-zh|plain DIAG_TURNS=100 \
- *     node --conditions=ctxloom-source bench/steps/diagnose-prefix.ts
+ *     npx node --conditions=ctxloom-source bench/steps/diagnose-prefix.ts
  */
 import { withTokenCache } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';

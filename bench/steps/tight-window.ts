@@ -7,7 +7,7 @@
  * for lack of room, history dropped over budget, and whether each report is what was sent;
  * per turn the CPU time (median of the first and last ten).
  *
- *   TIGHT_WINDOW=3000 TIGHT_TURNS=300 node --conditions=ctxloom-source bench/steps/tight-window.ts
+ *   TIGHT_WINDOW=3000 TIGHT_TURNS=300 npx node --conditions=ctxloom-source bench/steps/tight-window.ts
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
  * Fits the estimator's per-class rates against exact o200k counts on the fitting half of the
  * corpus (weighted least squares on relative error) and prints them. The rates in
  * src/tokenizers/estimator-rates.ts were produced by this script; the benchmark measures the
- * error on the held-out half. Run: node --conditions=ctxloom-source bench/tokenizers/fit-estimator.ts
+ * error on the held-out half. Run: npx node --conditions=ctxloom-source bench/tokenizers/fit-estimator.ts
  */
 import { createO200kCounter } from '../../src/tokenizers/exact-counter.ts';
 import { extractScriptFeatures, type ScriptFeatures } from '../../src/tokenizers/script-features.ts';
