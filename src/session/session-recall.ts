@@ -292,7 +292,7 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
   };
 }
 
-/** A recalled message's block text, its tokens and fingerprint (none: the message is not recalled). */
+/** A recalled message's block text, its tokens and fingerprint. */
 interface RecalledText {
   position: number;
   content: string;
@@ -305,7 +305,7 @@ interface RecalledText {
  * messages every call, and a stored message is the same frozen value from call to call
  * (decision 061), so its text is formatted, counted and fingerprinted once.
  */
-const recalledTexts = new WeakMap<TokenCounter, WeakMap<Message, RecalledText & { carried: boolean }>>();
+const recalledTexts = new WeakMap<TokenCounter, WeakMap<Message, RecalledText | null>>();
 
 function recalledText(message: Message, position: number, counter: TokenCounter): RecalledText | undefined {
   let byMessage = recalledTexts.get(counter);
@@ -314,19 +314,23 @@ function recalledText(message: Message, position: number, counter: TokenCounter)
     recalledTexts.set(counter, byMessage);
   }
   const known = byMessage.get(message);
-  if (known !== undefined && known.position === position) return known.carried ? known : undefined;
+  // `null`: the message carries nothing a recall may send, wherever it sits.
+  if (known === null) return undefined;
+  if (known !== undefined && known.position === position) return known;
   const body = recalledBody(message, counter);
-  const content = body === undefined ? '' : formatRecalled(message, position, body);
-  const text = {
-    position,
-    content,
-    tokens: body === undefined ? 0 : counter.countText(content),
-    fingerprint: body === undefined ? '' : fingerprintContent(content),
-    carried: body !== undefined,
-  };
+  let text: RecalledText | null = null;
+  if (body !== undefined) {
+    const content = formatRecalled(message, position, body);
+    text = {
+      position,
+      content,
+      tokens: counter.countText(content),
+      fingerprint: fingerprintContent(content),
+    };
+  }
   // Only frozen messages cannot change under the memo (a stored message is; a caller's may not be).
   if (Object.isFrozen(message)) byMessage.set(message, text);
-  return text.carried ? text : undefined;
+  return text ?? undefined;
 }
 
 /** Most tokens of a tool result a recall carries (as many as an earlier turn's output shows whole). */
