@@ -32,6 +32,9 @@ interface Memo {
   actions: CompactionAction[];
 }
 
+/** An earlier turn's tool output above this many tokens is a placeholder (`earlierTurnMaxTokens`' default). */
+export const EARLIER_TURN_MAX_TOKENS = 256;
+
 /** Per store, replaced messages by original (and the rule that applied): a recompile reuses them. */
 const memos = new WeakMap<ArtifactHandleStore, WeakMap<Message, Memo>>();
 
@@ -77,7 +80,7 @@ export function placeholderToolResults(input: {
   fitOutputs?: boolean;
 }): { messages: Message[]; actions: CompactionAction[] } {
   const { policy, counter } = input;
-  const earlier = policy.earlierTurnMaxTokens ?? 256;
+  const earlier = policy.earlierTurnMaxTokens ?? EARLIER_TURN_MAX_TOKENS;
   let memo = memos.get(policy.store);
   if (memo === undefined) {
     memo = new WeakMap();

@@ -8,6 +8,7 @@ import {
   type TokenCounter,
 } from '../core/index.ts';
 import { partText, toolOutputText } from '../core/message.ts';
+import { EARLIER_TURN_MAX_TOKENS } from '../core/tool-result-placeholders.ts';
 import {
   type ConversationIndex,
   createConversationIndex,
@@ -333,8 +334,8 @@ function recalledText(message: Message, position: number, counter: TokenCounter)
   return text ?? undefined;
 }
 
-/** Most tokens of a tool result a recall carries (as many as an earlier turn's output shows whole). */
-const RECALLED_RESULT_TOKENS = 256;
+/** Most tokens of a tool result a recall carries: as many as an earlier turn's output is shown whole with. */
+const RECALLED_RESULT_TOKENS = EARLIER_TURN_MAX_TOKENS;
 
 /**
  * What a recalled message carries, all of it (decision 072): its text, its tool calls as
@@ -353,7 +354,7 @@ function recalledBody(message: Message, counter: TokenCounter): string | undefin
       lines.push(partText(part));
     } else if (part.type === 'tool-result') {
       const output = toolOutputText(part.output);
-      // Longer than any 256 tokens of text (a token spans at most ~16 characters): not tokenised.
+      // Longer than any text of that many tokens (a token spans at most ~16 characters): not tokenised.
       if (output.length > RECALLED_RESULT_TOKENS * 16 || counter.countText(output) > RECALLED_RESULT_TOKENS)
         return undefined;
       lines.push(`${part.toolName} → ${output}`);
