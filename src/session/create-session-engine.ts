@@ -8,7 +8,6 @@ import {
   countMessage,
   createExtractiveSummarizer,
   type Message,
-  messageText,
   renderSummary,
   type Summarizer,
   type TokenCounter,
@@ -43,7 +42,7 @@ import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
-import { createSessionIndexes } from './session-recall.ts';
+import { carriedBody, createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { globalCallTracer } from './trace-calls.ts';
 
@@ -174,7 +173,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       const message = position === undefined ? undefined : conversation[position];
       if (message === undefined || position === undefined) return [];
       const createdAt = message.metadata?.createdAt;
-      const text = messageText(message);
+      // What it says, tool calls and results included (decision 072's reading), cut at 1,200 characters.
+      const text = carriedBody(message, (toolName, output) => `${toolName} → ${output}`) ?? '';
       return [
         {
           position: position + 1,

@@ -431,3 +431,63 @@ describe('recall with an embedder (decision 040)', () => {
     expect(lexicallyRecalled.some((block) => block.content.includes('bought an automobile'))).toBe(false);
   });
 });
+
+describe('search_history (decision 040, 072)', () => {
+  it('answers a hit on a tool call or a tool result with what it says, as the recall does — never an empty text', async () => {
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: {
+        model: scriptedModel(() => 'Done.', { query: 'lighthouse keeper' }),
+        spec: 'recording',
+        offline: true,
+      },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    const at = { createdAt: '2026-02-01T09:00:00.000Z' };
+    await engine.store.appendMessages(SESSION, [
+      { id: 'h-u', role: 'user', content: 'Open the notes, please.', metadata: at },
+      {
+        id: 'h-call',
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'r1', toolName: 'read_file', input: { path: 'keeper.md' } },
+        ],
+        metadata: at,
+      },
+      {
+        id: 'h-result',
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'r1',
+            toolName: 'read_file',
+            output: { type: 'text', value: 'The lighthouse keeper logs the weather at dawn.' },
+          },
+        ],
+        metadata: at,
+      },
+    ]);
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'Who logs the weather? Please look it up.',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    const stored = await engine.store.load(SESSION);
+    const result = stored.messages.find(
+      (message: Message) =>
+        message.role === 'tool' && JSON.stringify(message.content).includes('search_history'),
+    );
+    const part = Array.isArray(result?.content) ? result.content[0] : undefined;
+    const hits =
+      part?.type === 'tool-result' && part.output.type === 'json'
+        ? (part.output.value as { id: string; text: string }[])
+        : undefined;
+    expect(hits?.length).toBeGreaterThan(0);
+    const texts = new Map(hits?.map((hit) => [hit.id, hit.text]));
+    expect(texts.get('h-result')).toBe('read_file → The lighthouse keeper logs the weather at dawn.');
+    for (const hit of hits ?? []) expect(hit.text).not.toBe('');
+  });
+});

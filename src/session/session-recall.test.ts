@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, TokenCounter } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
-import { createRecallSource, createSessionIndexes } from './session-recall.ts';
+import { createRecallSource, createSessionIndexes, indexedText } from './session-recall.ts';
 
 /** A char counter that counts how many texts it was asked to count. */
 function countingCounter(): TokenCounter & { texts: number } {
@@ -93,5 +93,38 @@ describe('recall', () => {
     expect(texts.has('t2')).toBe(false);
     expect(texts.get('a2')).toBe('#5 assistant: read_file({"path":"logbook.md"})');
     for (const text of texts.values()) expect(text).not.toMatch(/: ?$/u);
+  });
+
+  it('indexes what a message carries: a tool call by its input, a short result by its words, a long one by its tool only', () => {
+    const call: Message = {
+      id: 'a1',
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'harbour.md' } },
+      ],
+    };
+    const result = (id: string, value: string): Message => ({
+      id,
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value } },
+      ],
+    });
+    expect(indexedText(call)).toBe('read_file({"path":"harbour.md"})');
+    expect(indexedText(result('t1', 'The ferry leaves at nine.'))).toBe(
+      'read_file → The ferry leaves at nine.',
+    );
+    expect(indexedText(result('t2', 'anchor '.repeat(1000)))).toBe('read_file');
+    // Indexed alone (no neighbours), each is found by what it carries.
+    const index = createSessionIndexes().sync('s', [
+      call,
+      { id: 'u1', role: 'user', content: 'x '.repeat(50) },
+      { id: 'u2', role: 'user', content: 'y '.repeat(50) },
+      { id: 'u3', role: 'user', content: 'z '.repeat(50) },
+      { id: 'u4', role: 'user', content: 'w '.repeat(50) },
+      result('t1', 'The ferry leaves at nine.'),
+    ]);
+    expect(index.lexical.search('harbour', { limit: 3 }).map((hit) => hit.id)).toContain('a1');
+    expect(index.lexical.search('ferry', { limit: 3 }).map((hit) => hit.id)).toContain('t1');
   });
 });

@@ -4,7 +4,6 @@ import {
   type ContextSource,
   createBlock,
   type Message,
-  messageText,
   type TokenCounter,
 } from '../core/index.ts';
 import { partText, toolOutputText } from '../core/message.ts';
@@ -121,11 +120,11 @@ export function createSessionIndexes(options: { embedder?: Embedder } = {}): Ses
       }
       const vectorIndex = index;
       const missing = conversation.filter(
-        (message) => !vectorIndex.has(message.id) && messageText(message).trim() !== '',
+        (message) => !vectorIndex.has(message.id) && indexedText(message).trim() !== '',
       );
       for (let start = 0; start < missing.length; start += EMBED_BATCH) {
         const batch = missing.slice(start, start + EMBED_BATCH);
-        const embedded = await embedder.embed(batch.map((message) => messageText(message)));
+        const embedded = await embedder.embed(batch.map((message) => indexedText(message)));
         batch.forEach((message, position) => {
           const vector = embedded[position];
           if (vector?.some((value) => value !== 0)) vectorIndex.add(message.id, vector);
@@ -150,7 +149,7 @@ export function createSessionIndexes(options: { embedder?: Embedder } = {}): Ses
       }
       const fresh = conversation.slice(entry.ids.length);
       if (fresh.length > 0) {
-        entry.index.append(fresh.map((message) => ({ id: message.id, text: messageText(message) })));
+        entry.index.append(fresh.map((message) => ({ id: message.id, text: indexedText(message) })));
         for (const message of fresh) entry.ids.push(message.id);
       }
       return entry.index;
@@ -336,15 +335,19 @@ function recalledText(message: Message, position: number, counter: TokenCounter)
 
 /** Most tokens of a tool result a recall carries: as many as an earlier turn's output is shown whole with. */
 const RECALLED_RESULT_TOKENS = EARLIER_TURN_MAX_TOKENS;
+/** Longer than any text of {@link RECALLED_RESULT_TOKENS} tokens (a token spans at most ~16 characters). */
+const RECALLED_RESULT_CHARACTERS = RECALLED_RESULT_TOKENS * 16;
 
 /**
- * What a recalled message carries, all of it (decision 072): its text, its tool calls as
- * `name(input)` and its tool results as `name → output`. Undefined when that is nothing, or
- * when a tool result is longer than {@link RECALLED_RESULT_TOKENS} — a recall that carried part
- * of it would claim what it does not send, and a whole file would crowd out the conversation;
- * the tool can be called again.
+ * What a message says, one line a part (decision 072): its text, its tool calls as
+ * `name(input)` and its tool results as `result(name, output)` — `undefined` from it and the
+ * message says nothing it may carry. Undefined when there is nothing. One reading for the
+ * conversation index, the recall and `search_history`, so what is found is what is shown.
  */
-function recalledBody(message: Message, counter: TokenCounter): string | undefined {
+export function carriedBody(
+  message: Message,
+  result: (toolName: string, output: string) => string | undefined,
+): string | undefined {
   if (typeof message.content === 'string') return message.content.trim() === '' ? undefined : message.content;
   const lines: string[] = [];
   for (const part of message.content) {
@@ -353,14 +356,40 @@ function recalledBody(message: Message, counter: TokenCounter): string | undefin
     } else if (part.type === 'tool-call') {
       lines.push(partText(part));
     } else if (part.type === 'tool-result') {
-      const output = toolOutputText(part.output);
-      // Longer than any text of that many tokens (a token spans at most ~16 characters): not tokenised.
-      if (output.length > RECALLED_RESULT_TOKENS * 16 || counter.countText(output) > RECALLED_RESULT_TOKENS)
-        return undefined;
-      lines.push(`${part.toolName} → ${output}`);
+      const line = result(part.toolName, toolOutputText(part.output));
+      if (line === undefined) return undefined;
+      lines.push(line);
     }
   }
   return lines.length === 0 ? undefined : lines.join('\n');
+}
+
+/**
+ * The text the conversation index (and the vectors) take for a message: what it carries, a
+ * tool result whole up to the characters a recalled one can have, a longer one by its tool's
+ * name only (a whole file would be found by any of its words, and neither the recall nor
+ * `search_history` shows it).
+ */
+export function indexedText(message: Message): string {
+  return (
+    carriedBody(message, (toolName, output) =>
+      output.length > RECALLED_RESULT_CHARACTERS ? toolName : `${toolName} → ${output}`,
+    ) ?? ''
+  );
+}
+
+/**
+ * What a recalled message carries, all of it (decision 072), or undefined — when that is
+ * nothing, or when a tool result is longer than {@link RECALLED_RESULT_TOKENS}: a recall that
+ * carried part of it would claim what it does not send, and a whole file would crowd out the
+ * conversation; the tool can be called again.
+ */
+function recalledBody(message: Message, counter: TokenCounter): string | undefined {
+  return carriedBody(message, (toolName, output) =>
+    output.length > RECALLED_RESULT_CHARACTERS || counter.countText(output) > RECALLED_RESULT_TOKENS
+      ? undefined
+      : `${toolName} → ${output}`,
+  );
 }
 
 /** `2026-05-08 user: text` (or `#12 user: text` without a time) — what places it for the model. */
