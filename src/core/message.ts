@@ -100,12 +100,17 @@ export function partText(part: Part): string {
     case 'reasoning':
       return part.text;
     case 'tool-call':
-      return `${part.toolName}(${stringifyJson(part.input)})`;
+      return `${part.toolName}(${toolInputText(part.input)})`;
     case 'tool-result':
       return toolOutputText(part.output);
     case 'file':
       return `${part.filename ?? 'file'} ${part.mediaType}`;
   }
+}
+
+/** The text of a tool call's input (serialised compactly; a string as it is). */
+export function toolInputText(input: unknown): string {
+  return stringifyJson(input);
 }
 
 /** The text of a tool output (JSON values are serialised compactly). */

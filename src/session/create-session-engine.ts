@@ -174,7 +174,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       if (message === undefined || position === undefined) return [];
       const createdAt = message.metadata?.createdAt;
       // What it says, tool calls and results included (decision 072's reading), cut at 1,200 characters.
-      const text = carriedBody(message, (toolName, output) => `${toolName} → ${output}`) ?? '';
+      const text = carriedBody(message, (part) => part.line) ?? '';
       return [
         {
           position: position + 1,

@@ -78,6 +78,18 @@ describe('recall', () => {
       call('a2', 'logbook.md'),
       result('t2', 'entry '.repeat(100)),
       Object.freeze({ id: 'a3', role: 'assistant', content: 'The lighthouse was built in 1890.' }) as Message,
+      Object.freeze({
+        id: 'w1',
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'c-w1',
+            toolName: 'write_file',
+            input: { path: 'lighthouse.md', content: 'lighthouse '.repeat(60) },
+          },
+        ],
+      }) as Message,
     ];
     const index = createSessionIndexes().sync('s', messages);
     const byId = new Map(
@@ -91,6 +103,8 @@ describe('recall', () => {
     expect(texts.get('t1')).toBe('#3 tool: read_file → The lighthouse is 40 m tall.');
     // 600 characters (tokens, with this counter) of a file: not recalled in part, not whole.
     expect(texts.has('t2')).toBe(false);
+    // Nor a call whose input is a file.
+    expect(texts.has('w1')).toBe(false);
     expect(texts.get('a2')).toBe('#5 assistant: read_file({"path":"logbook.md"})');
     for (const text of texts.values()) expect(text).not.toMatch(/: ?$/u);
   });
@@ -115,6 +129,19 @@ describe('recall', () => {
       'read_file → The ferry leaves at nine.',
     );
     expect(indexedText(result('t2', 'anchor '.repeat(1000)))).toBe('read_file');
+    const write: Message = {
+      id: 'a2',
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: 'c2',
+          toolName: 'write_file',
+          input: { path: 'a.md', content: 'b '.repeat(3000) },
+        },
+      ],
+    };
+    expect(indexedText(write)).toBe('write_file');
     // Indexed alone (no neighbours), each is found by what it carries.
     const index = createSessionIndexes().sync('s', [
       call,

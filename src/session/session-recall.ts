@@ -6,7 +6,7 @@ import {
   type Message,
   type TokenCounter,
 } from '../core/index.ts';
-import { partText, toolOutputText } from '../core/message.ts';
+import { toolInputText, toolOutputText } from '../core/message.ts';
 import { EARLIER_TURN_MAX_TOKENS } from '../core/tool-result-placeholders.ts';
 import {
   type ConversationIndex,
@@ -333,62 +333,76 @@ function recalledText(message: Message, position: number, counter: TokenCounter)
   return text ?? undefined;
 }
 
-/** Most tokens of a tool result a recall carries: as many as an earlier turn's output is shown whole with. */
-const RECALLED_RESULT_TOKENS = EARLIER_TURN_MAX_TOKENS;
-/** Longer than any text of {@link RECALLED_RESULT_TOKENS} tokens (a token spans at most ~16 characters). */
-const RECALLED_RESULT_CHARACTERS = RECALLED_RESULT_TOKENS * 16;
+/** Most tokens of a tool call or result a recall carries: as many as an earlier turn's output is shown whole with. */
+const RECALLED_TOOL_TOKENS = EARLIER_TURN_MAX_TOKENS;
+/** Longer than any text of {@link RECALLED_TOOL_TOKENS} tokens (a token spans at most ~16 characters). */
+const RECALLED_TOOL_CHARACTERS = RECALLED_TOOL_TOKENS * 16;
+
+/** A tool call or result as a message carries it: its line, and the input or output in it. */
+export interface CarriedToolPart {
+  toolName: string;
+  /** `name(input)` for a call, `name → output` for a result. */
+  line: string;
+  /** The call's input (JSON) or the result's output, as text. */
+  payload: string;
+}
 
 /**
- * What a message says, one line a part (decision 072): its text, its tool calls as
- * `name(input)` and its tool results as `result(name, output)` — `undefined` from it and the
- * message says nothing it may carry. Undefined when there is nothing. One reading for the
- * conversation index, the recall and `search_history`, so what is found is what is shown.
+ * What a message says, one line a part (decision 072): its text, and each tool call or result
+ * as `tool(part)` gives it — `undefined` from it and the message carries nothing. Undefined
+ * when there is nothing. One reading for the conversation index, the recall and
+ * `search_history`, so what is found is what is shown.
  */
 export function carriedBody(
   message: Message,
-  result: (toolName: string, output: string) => string | undefined,
+  tool: (part: CarriedToolPart) => string | undefined,
 ): string | undefined {
   if (typeof message.content === 'string') return message.content.trim() === '' ? undefined : message.content;
   const lines: string[] = [];
   for (const part of message.content) {
+    let line: string | undefined;
     if (part.type === 'text') {
       if (part.text.trim() !== '') lines.push(part.text);
-    } else if (part.type === 'tool-call') {
-      lines.push(partText(part));
-    } else if (part.type === 'tool-result') {
-      const line = result(part.toolName, toolOutputText(part.output));
-      if (line === undefined) return undefined;
-      lines.push(line);
+      continue;
     }
+    if (part.type === 'tool-call') {
+      const payload = toolInputText(part.input);
+      line = tool({ toolName: part.toolName, line: `${part.toolName}(${payload})`, payload });
+    } else if (part.type === 'tool-result') {
+      const payload = toolOutputText(part.output);
+      line = tool({ toolName: part.toolName, line: `${part.toolName} → ${payload}`, payload });
+    } else continue;
+    if (line === undefined) return undefined;
+    lines.push(line);
   }
   return lines.length === 0 ? undefined : lines.join('\n');
 }
 
 /**
  * The text the conversation index (and the vectors) take for a message: what it carries, a
- * tool result whole up to the characters a recalled one can have, a longer one by its tool's
- * name only (a whole file would be found by any of its words, and neither the recall nor
- * `search_history` shows it).
+ * tool call or result whole up to the characters a recalled one can have, a longer one by its
+ * tool's name only — a whole file (read, or written by a call) would be found by any of its
+ * words, and the recall never shows it.
  */
 export function indexedText(message: Message): string {
   return (
-    carriedBody(message, (toolName, output) =>
-      output.length > RECALLED_RESULT_CHARACTERS ? toolName : `${toolName} → ${output}`,
+    carriedBody(message, (part) =>
+      part.payload.length > RECALLED_TOOL_CHARACTERS ? part.toolName : part.line,
     ) ?? ''
   );
 }
 
 /**
  * What a recalled message carries, all of it (decision 072), or undefined — when that is
- * nothing, or when a tool result is longer than {@link RECALLED_RESULT_TOKENS}: a recall that
- * carried part of it would claim what it does not send, and a whole file would crowd out the
- * conversation; the tool can be called again.
+ * nothing, or when a tool call or result is longer than {@link RECALLED_TOOL_TOKENS}: a recall
+ * that carried part of it would claim what it does not send, and a whole file would crowd out
+ * the conversation; the tool can be called again.
  */
 function recalledBody(message: Message, counter: TokenCounter): string | undefined {
-  return carriedBody(message, (toolName, output) =>
-    output.length > RECALLED_RESULT_CHARACTERS || counter.countText(output) > RECALLED_RESULT_TOKENS
+  return carriedBody(message, (part) =>
+    part.payload.length > RECALLED_TOOL_CHARACTERS || counter.countText(part.payload) > RECALLED_TOOL_TOKENS
       ? undefined
-      : `${toolName} → ${output}`,
+      : part.line,
   );
 }
 
