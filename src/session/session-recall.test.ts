@@ -109,7 +109,7 @@ describe('recall', () => {
     for (const text of texts.values()) expect(text).not.toMatch(/: ?$/u);
   });
 
-  it('indexes what a message carries: a tool call by its input, a short result by its words, a long one by its tool only', () => {
+  it('indexes what a message carries: a tool call by its input, a short result by its words, a long one not at all', () => {
     const call: Message = {
       id: 'a1',
       role: 'assistant',
@@ -128,7 +128,7 @@ describe('recall', () => {
     expect(indexedText(result('t1', 'The ferry leaves at nine.'))).toBe(
       'read_file → The ferry leaves at nine.',
     );
-    expect(indexedText(result('t2', 'anchor '.repeat(1000)))).toBe('read_file');
+    expect(indexedText(result('t2', 'anchor '.repeat(1000)))).toBe('');
     const write: Message = {
       id: 'a2',
       role: 'assistant',
@@ -141,7 +141,7 @@ describe('recall', () => {
         },
       ],
     };
-    expect(indexedText(write)).toBe('write_file');
+    expect(indexedText(write)).toBe('');
     // Indexed alone (no neighbours), each is found by what it carries.
     const index = createSessionIndexes().sync('s', [
       call,

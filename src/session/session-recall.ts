@@ -349,8 +349,8 @@ export interface CarriedToolPart {
 
 /**
  * What a message says, one line a part (decision 072): its text, and each tool call or result
- * as `tool(part)` gives it — `undefined` from it and the message carries nothing. Undefined
- * when there is nothing. One reading for the conversation index, the recall and
+ * as `tool(part)` gives it — `''` leaves the part out, `undefined` and the message carries
+ * nothing. Undefined when there is nothing. One reading for the conversation index, the recall and
  * `search_history`, so what is found is what is shown.
  */
 export function carriedBody(
@@ -373,22 +373,21 @@ export function carriedBody(
       line = tool({ toolName: part.toolName, line: `${part.toolName} → ${payload}`, payload });
     } else continue;
     if (line === undefined) return undefined;
-    lines.push(line);
+    if (line !== '') lines.push(line);
   }
   return lines.length === 0 ? undefined : lines.join('\n');
 }
 
 /**
  * The text the conversation index (and the vectors) take for a message: what it carries, a
- * tool call or result whole up to the characters a recalled one can have, a longer one by its
- * tool's name only — a whole file (read, or written by a call) would be found by any of its
- * words, and the recall never shows it.
+ * tool call or result whole up to the characters a recalled one can have, a longer one left
+ * out — a whole file (read, or written by a call) would be found by any of its words, and the
+ * recall never shows it; a message of nothing else is found through its neighbours, as a
+ * message's own words are, and gets no vector.
  */
 export function indexedText(message: Message): string {
   return (
-    carriedBody(message, (part) =>
-      part.payload.length > RECALLED_TOOL_CHARACTERS ? part.toolName : part.line,
-    ) ?? ''
+    carriedBody(message, (part) => (part.payload.length > RECALLED_TOOL_CHARACTERS ? '' : part.line)) ?? ''
   );
 }
 
