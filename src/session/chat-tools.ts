@@ -21,25 +21,45 @@ export interface ChatToolsContext {
   now: () => Date;
   createId: () => string;
   /**
-   * Searches the session's whole conversation (decision 040): the `search_history` tool.
-   * Default: no such tool.
+   * Searches the session's whole conversation, or reads one of its messages on (decision
+   * 040): the `search_history` tool. Default: no such tool.
    */
-  searchHistory?: (sessionId: string, query: string, limit: number) => Promise<HistoryHit[]>;
+  searchHistory?: (sessionId: string, request: HistoryRequest) => Promise<HistoryHit[]>;
 }
 
-/** One message `search_history` found. */
+/** What `search_history` is asked: words to look for, or a message to read on from `offset`. */
+export interface HistoryRequest {
+  query?: string | undefined;
+  /** Most hits (default 8). */
+  limit?: number | undefined;
+  messageId?: string | undefined;
+  /** Character of the message to read from (default 0). */
+  offset?: number | undefined;
+}
+
+/** One message `search_history` found, or the part of it asked for. */
 export interface HistoryHit {
   /** 1-based position in the conversation. */
   position: number;
   id: string;
   role: string;
   createdAt?: string;
+  /** What the message says — its text, tool calls and results — from the offset asked for. */
   text: string;
+  /** When `text` stops before the message ends: its length, and the arguments that read on. */
+  more?: { length: number; next: { messageId: string; offset: number } };
 }
 
 const searchHistoryInput = z.strictObject({
-  query: z.string().min(1).max(500).describe('Words to look for (any language).'),
+  query: z.string().min(1).max(500).optional().describe('Words to look for (any language).'),
   limit: z.int().min(1).max(20).optional().describe('Most messages returned (default 8).'),
+  messageId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Read on in a message (from more.next) instead of searching.'),
+  offset: z.int().min(0).max(1e9).optional().describe('Where to read on from (from more.next).'),
 });
 
 const cache = new WeakMap<ChatToolsContext, Map<string, WorkspaceTools>>();
@@ -71,7 +91,7 @@ export function createChatTools(context: ChatToolsContext, sessionId: string): W
     if (search !== undefined) {
       tools = {
         ...tools,
-        ...searchHistoryTool((query, limit) => search(sessionId, query, limit)),
+        ...searchHistoryTool((request) => search(sessionId, request)),
       } as WorkspaceTools;
     }
     if (sessions.size >= 1000) sessions.delete(sessions.keys().next().value as string);
@@ -113,15 +133,15 @@ export async function turnTools(base: ToolSet): Promise<TurnTools> {
  * `search_history` (decision 040) over `search`: the chat model's, and an agent's of a long
  * process session (decision 066).
  */
-export function searchHistoryTool(search: (query: string, limit: number) => Promise<HistoryHit[]>): {
+export function searchHistoryTool(search: (request: HistoryRequest) => Promise<HistoryHit[]>): {
   search_history: ToolSet[string];
 } {
   return {
     search_history: tool({
       description:
-        'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time.',
+        'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time. A hit with `more` is cut: pass its more.next to read on.',
       inputSchema: searchHistoryInput,
-      execute: async (input) => search(input.query, input.limit ?? 8),
+      execute: async (input) => search(input),
     }),
   };
 }

@@ -25,6 +25,7 @@ import {
   type ChatToolsContext,
   createChatTools,
   type HistoryHit,
+  type HistoryRequest,
   type TurnTools,
   turnTools,
 } from './chat-tools.ts';
@@ -45,6 +46,11 @@ import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
 import { carriedBody, createSessionIndexes } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { globalCallTracer } from './trace-calls.ts';
+
+/** Characters of a message a `search_history` hit shows (a long one says where the rest starts). */
+const HIT_CHARACTERS = 1200;
+/** Characters of a message one `search_history` read of it shows, from its offset. */
+const READ_CHARACTERS = 4000;
 
 /**
  * Creates the session engine over a workspace (manifests and files) and a
@@ -69,7 +75,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const chatTools: ChatToolsContext = {
     workspace,
     curate: (sessionId, request) => engine.curate(sessionId, request),
-    searchHistory: (sessionId, query, limit) => searchHistory(sessionId, query, limit),
+    searchHistory: (sessionId, request) => searchHistory(sessionId, request),
     now,
     createId,
   };
@@ -98,14 +104,22 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       append: (record) => store.appendCall(sessionId, record),
     });
 
-  /** Loads a session for one turn's calls: the same tools, counted, in the preview and every step. */
+  /**
+   * Loads a session for one turn's calls: the same tools, counted, in the preview and every
+   * step. `override.tools`: the turn's own (a call compiled again after the cut moved keeps
+   * the artifact store the model's `open_artifact` reads); default new ones.
+   */
   async function prepare(
     sessionId: string,
     compileOptions: Pick<CompileSessionOptions, 'query' | 'queryId'> = {},
-    override: { compression?: SessionCompression; actions?: readonly CompactionAction[] } = {},
+    override: {
+      compression?: SessionCompression;
+      actions?: readonly CompactionAction[];
+      tools?: TurnTools;
+    } = {},
   ): Promise<{ prepared: PreparedSession; tools: TurnTools }> {
     await requireFolder(sessionId);
-    const tools = await turnTools(toolsOf(sessionId));
+    const tools = override.tools ?? (await turnTools(toolsOf(sessionId)));
     const prepared = await prepareSessionCompile({
       workspace,
       store,
@@ -127,7 +141,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
 
   /**
    * Compiles a call within the session's budget, moving the cut first when it must (decision
-   * 040): stored before a call that is sent (`turnId` set), in memory for a preview.
+   * 040): stored before a call that is sent (`turnId` set), in memory for a preview. `tools`:
+   * the turn's, which a call compiled again after a move keeps (its placeholders go to the
+   * store the model reads).
    */
   async function fitCall(
     sessionId: string,
@@ -135,6 +151,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     prepared: PreparedSession,
     steps: readonly import('../core/index.ts').Message[] | undefined,
     turnId: string | undefined,
+    tools?: TurnTools,
   ): Promise<FittedCall> {
     const summarizer = summarizerFor(prepared.counter);
     const calls = turnId === undefined ? undefined : summarizerCalls(sessionId, turnId, summarizer);
@@ -145,7 +162,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         sessionId,
         summarizer,
         persist: turnId !== undefined,
-        prepare: async (override) => (await prepare(sessionId, compileOptions, override)).prepared,
+        prepare: async (override) =>
+          (await prepare(sessionId, compileOptions, tools === undefined ? override : { ...override, tools }))
+            .prepared,
         ...(calls === undefined
           ? {}
           : {
@@ -160,30 +179,61 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     );
   }
 
-  /** `search_history`: the session's conversation index, every message (curated ones as placeholders). */
-  async function searchHistory(sessionId: string, query: string, limit: number): Promise<HistoryHit[]> {
+  /**
+   * `search_history`: the session's conversation index over every message (curated ones left
+   * out), or one message read on from an offset. A hit's text is what the message says
+   * (decision 072's reading: text, tool calls and results), its first
+   * {@link HIT_CHARACTERS} characters; a read's, {@link READ_CHARACTERS} from the offset — each
+   * says where the rest starts, so every message behind the cut can be read whole.
+   */
+  async function searchHistory(sessionId: string, request: HistoryRequest): Promise<HistoryHit[]> {
     const state = await store.load(sessionId);
     const conversation = conversationMessages(state.messages);
-    const index = indexes.sync(sessionId, conversation);
     const curated = foldCurationEvents(state.curation);
-    const hits = index.lexical.search(query, { limit, filter: (id) => !curated.has(id) });
     const positions = new Map(conversation.map((message, position) => [message.id, position] as const));
+    const hitAt = (position: number, offset: number, characters: number): HistoryHit => {
+      const message = conversation[position] as Message;
+      const text = carriedBody(message, (part) => part.line) ?? '';
+      const from = Math.min(offset, text.length);
+      let end = Math.min(text.length, from + characters);
+      // Never between the two halves of a surrogate pair.
+      if (end < text.length && /[\uD800-\uDBFF]/u.test(text[end - 1] ?? '')) end -= 1;
+      const createdAt = message.metadata?.createdAt;
+      return {
+        position: position + 1,
+        id: message.id,
+        role: message.role,
+        ...(typeof createdAt === 'string' ? { createdAt } : {}),
+        text: text.slice(from, end),
+        ...(end < text.length
+          ? { more: { length: text.length, next: { messageId: message.id, offset: end } } }
+          : {}),
+      };
+    };
+    if (request.messageId !== undefined) {
+      const position = positions.get(request.messageId);
+      if (position === undefined || curated.has(request.messageId)) {
+        throw new CtxloomError({
+          code: 'not-found',
+          message: `no message "${request.messageId}" in this conversation (or it was dismissed)`,
+          path: 'messageId',
+        });
+      }
+      return [hitAt(position, request.offset ?? 0, READ_CHARACTERS)];
+    }
+    const query = request.query?.trim() ?? '';
+    if (query === '') {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: 'search_history needs a query (words to look for) or a messageId (a message to read on)',
+        path: 'query',
+      });
+    }
+    const index = indexes.sync(sessionId, conversation);
+    const hits = index.lexical.search(query, { limit: request.limit ?? 8, filter: (id) => !curated.has(id) });
     return hits.flatMap((hit) => {
       const position = positions.get(hit.id);
-      const message = position === undefined ? undefined : conversation[position];
-      if (message === undefined || position === undefined) return [];
-      const createdAt = message.metadata?.createdAt;
-      // What it says, tool calls and results included (decision 072's reading), cut at 1,200 characters.
-      const text = carriedBody(message, (part) => part.line) ?? '';
-      return [
-        {
-          position: position + 1,
-          id: message.id,
-          role: message.role,
-          ...(typeof createdAt === 'string' ? { createdAt } : {}),
-          text: text.length > 1200 ? `${text.slice(0, 1199)}…` : text,
-        },
-      ];
+      return position === undefined ? [] : [hitAt(position, 0, HIT_CHARACTERS)];
     });
   }
 

@@ -248,7 +248,10 @@ describe('a long session through engine.runTurn (decision 040)', () => {
       // The tool's result names the earliest telescope note, whatever the cut, and reaches the
       // model as the tool's result (not only through the recall): whole, or on a page of it.
       const results = turnCalls.flatMap((call) => toolResultTexts(call.prompt));
+      console.log('RESULTS', JSON.stringify(results).slice(0, 3000));
       expect(results.some((text) => text.includes('the telescope one is 15'))).toBe(true);
+      // Read whole (kept as an artifact at 3,000 tokens, in a call that moved the cut): never unknown.
+      expect(results.join('\n')).not.toContain('no artifact');
       const stored = await engine.store.load(SESSION);
       const result = stored.messages.find(
         (message: Message) =>
@@ -489,5 +492,63 @@ describe('search_history (decision 040, 072)', () => {
     const texts = new Map(hits?.map((hit) => [hit.id, hit.text]));
     expect(texts.get('h-result')).toBe('read_file → The lighthouse keeper logs the weather at dawn.');
     for (const hit of hits ?? []) expect(hit.text).not.toBe('');
+  });
+
+  it('reads a long message whole, part by part, from where its hit stops (messageId and offset)', async () => {
+    const output = `The lighthouse keeper logs the weather at dawn. ${'Wind north, sea calm, 灯塔 🌊. '.repeat(200)}`;
+    let received: string[] = [];
+    // Searches, then reads on from each result's `more.next` until nothing is left, then answers.
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async (options) => {
+        calls++;
+        const newest = toolResultTexts(options.prompt).at(-1);
+        if (newest === undefined)
+          return toolCall('s0', 'search_history', { query: 'lighthouse keeper weather' });
+        const result = JSON.parse(newest) as { type: string; value: unknown };
+        const hits =
+          result.type === 'json'
+            ? (result.value as { id: string; text: string; more?: { next: unknown } }[])
+            : [];
+        const hit = hits.find((candidate) => candidate.id === 'h-long');
+        if (hit !== undefined) received.push(hit.text);
+        if (hit?.more !== undefined) return toolCall(`s${calls}`, 'search_history', hit.more.next);
+        if (hit !== undefined) return toolCall('bad', 'search_history', { messageId: 'nope' });
+        return scriptedModel(() => 'Done.').doStream(options);
+      },
+    });
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    await engine.store.appendMessages(SESSION, [
+      { id: 'h-u', role: 'user', content: 'Run the log tool, please.' },
+      {
+        id: 'h-long',
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'r1',
+            toolName: 'read_log',
+            output: { type: 'text', value: output },
+          },
+        ],
+      },
+    ]);
+    received = [];
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What did the keeper log? Look it up.',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    expect(received.length).toBeGreaterThanOrEqual(3);
+    expect(received.join('')).toBe(`read_log → ${output}`);
+    // A message that is not in the conversation is a clear error to the model, not an empty answer.
+    const errors = JSON.stringify(model.doStreamCalls.at(-1)?.prompt);
+    expect(errors).toContain('no message \\"nope\\" in this conversation');
   });
 });

@@ -39,6 +39,8 @@ interface TurnContext {
     prepared: PreparedSession,
     steps: readonly Message[] | undefined,
     turnId: string | undefined,
+    /** The turn's tools: a call compiled again after a move keeps their artifact store. */
+    tools?: TurnTools,
   ) => Promise<FittedCall>;
   now: () => Date;
   createId: () => string;
@@ -77,7 +79,14 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
     });
   }
   // The cut moves (stored) before the call when the session outgrew its budget (decision 040).
-  const fitted = await context.fitCall(input.sessionId, compileOptions, loaded.prepared, undefined, userId);
+  const fitted = await context.fitCall(
+    input.sessionId,
+    compileOptions,
+    loaded.prepared,
+    undefined,
+    userId,
+    loaded.tools,
+  );
   let prepared = fitted.prepared;
   const compiled = fitted.compiled;
   const userMessage: Message = {
@@ -149,7 +158,14 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
         // Each later step of the tool loop is compiled again, under the same budget, and logged.
         prepareStep: recompileEachStep(async (steps, stepNumber) => {
           // A step that no longer fits moves the cut forward (stored), never back.
-          const step = await context.fitCall(input.sessionId, compileOptions, prepared, steps, userId);
+          const step = await context.fitCall(
+            input.sessionId,
+            compileOptions,
+            prepared,
+            steps,
+            userId,
+            loaded.tools,
+          );
           prepared = step.prepared;
           const next = step.compiled;
           const record = await logCall(next, stepNumber);
