@@ -15,7 +15,7 @@ import {
   foldCurationEvents,
   type SessionHistoryLayer,
 } from '../workspace/index.ts';
-import { type HistoryHit, type HistoryRequest, searchHistoryTool } from './chat-tools.ts';
+import { type HistoryHit, searchHistoryTool } from './chat-tools.ts';
 import type { HeldSessionWrites } from './checkpoint-session-store.ts';
 import { summaryCompression } from './compile-session.ts';
 import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
@@ -45,7 +45,7 @@ export interface AgentHistoryOptions {
   now: () => Date;
   createId: () => string;
   /** Searches the session's whole conversation: an agent's `search_history` (as the chat model's). */
-  searchHistory?: (request: HistoryRequest) => Promise<HistoryHit[]>;
+  searchHistory?: (query: string, limit: number) => Promise<HistoryHit[]>;
 }
 
 /** A long session's history for the agent calls of one process turn (decision 066). */

@@ -20,54 +20,32 @@ export interface ChatToolsContext {
   curate?: (sessionId: string, request: DismissRequest) => Promise<readonly CurationEvent[]>;
   now: () => Date;
   createId: () => string;
-  /**
-   * Searches the session's whole conversation, or reads one of its messages on (decision
-   * 040): the `search_history` tool. Default: no such tool.
-   */
-  searchHistory?: (sessionId: string, request: HistoryRequest) => Promise<HistoryHit[]>;
 }
 
-/** What `search_history` is asked: words to look for, or a message to read on from `offset`. */
-export interface HistoryRequest {
-  query?: string | undefined;
-  /** Most hits (default 8). */
-  limit?: number | undefined;
-  messageId?: string | undefined;
-  /** Character of the message to read from (default 0). */
-  offset?: number | undefined;
-}
-
-/** One message `search_history` found, or the part of it asked for. */
+/** One message `search_history` found. */
 export interface HistoryHit {
   /** 1-based position in the conversation. */
   position: number;
   id: string;
   role: string;
   createdAt?: string;
-  /** What the message says — its text, tool calls and results — from the offset asked for. */
+  /** What the message says — its text, tool calls and results — or its start, when it is long. */
   text: string;
-  /** When `text` stops before the message ends: its length, and the arguments that read on. */
-  more?: { length: number; next: { messageId: string; offset: number } };
+  /** When `text` is only the start: the message's length, and how to read it whole (decision 073). */
+  more?: string;
 }
 
 const searchHistoryInput = z.strictObject({
-  query: z.string().min(1).max(500).optional().describe('Words to look for (any language).'),
+  query: z.string().min(1).max(500).describe('Words to look for (any language).'),
   limit: z.int().min(1).max(20).optional().describe('Most messages returned (default 8).'),
-  messageId: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('Read on in a message (from more.next) instead of searching.'),
-  offset: z.int().min(0).max(1e9).optional().describe('Where to read on from (from more.next).'),
 });
 
 const cache = new WeakMap<ChatToolsContext, Map<string, WorkspaceTools>>();
 
 /**
  * The tools a chat model may call: the workspace tools (`read_file`, `write_file`,
- * `list_files`, `search`, `read_block`, `dismiss_memory`), all inside the session sandbox,
- * and `search_history` when the context can search the session's conversation.
+ * `list_files`, `search`, `read_block`, `dismiss_memory`), all inside the session sandbox
+ * (`search_history` is the turn's, {@link turnTools}).
  * Built once per context and session (the tools hold no per-request state; building converts
  * their zod schemas to JSON Schema, which is not free): create the context once.
  */
@@ -87,13 +65,6 @@ export function createChatTools(context: ChatToolsContext, sessionId: string): W
       now: context.now,
       createId: context.createId,
     });
-    const search = context.searchHistory;
-    if (search !== undefined) {
-      tools = {
-        ...tools,
-        ...searchHistoryTool((request) => search(sessionId, request)),
-      } as WorkspaceTools;
-    }
     if (sessions.size >= 1000) sessions.delete(sessions.keys().next().value as string);
     sessions.set(sessionId, tools);
   }
@@ -110,21 +81,36 @@ export interface TurnTools {
   store: ArtifactHandleStore;
 }
 
-const definitionCache = new WeakMap<ToolSet, Promise<ToolDefinition[]>>();
+/** Definitions by base tool set, without and with the turn's `search_history`. */
+const definitionCache = [
+  new WeakMap<ToolSet, Promise<ToolDefinition[]>>(),
+  new WeakMap<ToolSet, Promise<ToolDefinition[]>>(),
+] as const;
 
 /**
  * The tools of a turn over a session's tool set: the set plus `open_artifact` (bound to a new
- * artifact store), so an output replaced by a placeholder can be re-opened. Definitions are
- * computed once per tool set. A session without tools gets none, and no placeholders.
+ * artifact store), so an output replaced by a placeholder can be re-opened, and, with
+ * `searchHistory`, the `search_history` tool over it — a long message it finds is put in the
+ * same store, so `open_artifact` reads it whole (decision 073). Definitions are computed once
+ * per tool set. A session without tools gets none, and no placeholders.
  */
-export async function turnTools(base: ToolSet): Promise<TurnTools> {
+export async function turnTools(
+  base: ToolSet,
+  searchHistory?: (query: string, limit: number, store: ArtifactHandleStore) => Promise<HistoryHit[]>,
+): Promise<TurnTools> {
   const store = createInMemoryArtifactStore();
-  if (Object.keys(base).length === 0) return { set: base, definitions: [], store };
-  const set: ToolSet = { ...base, open_artifact: openArtifactTool(store) };
-  let definitions = definitionCache.get(base);
+  const history =
+    searchHistory === undefined
+      ? {}
+      : searchHistoryTool((query, limit) => searchHistory(query, limit, store));
+  if (Object.keys(base).length === 0 && searchHistory === undefined)
+    return { set: base, definitions: [], store };
+  const set: ToolSet = { ...base, ...history, open_artifact: openArtifactTool(store) };
+  const cache = definitionCache[searchHistory === undefined ? 0 : 1];
+  let definitions = cache.get(base);
   if (definitions === undefined) {
     definitions = toolDefinitions(set);
-    definitionCache.set(base, definitions);
+    cache.set(base, definitions);
   }
   return { set, definitions: await definitions, store };
 }
@@ -133,15 +119,15 @@ export async function turnTools(base: ToolSet): Promise<TurnTools> {
  * `search_history` (decision 040) over `search`: the chat model's, and an agent's of a long
  * process session (decision 066).
  */
-export function searchHistoryTool(search: (request: HistoryRequest) => Promise<HistoryHit[]>): {
+export function searchHistoryTool(search: (query: string, limit: number) => Promise<HistoryHit[]>): {
   search_history: ToolSet[string];
 } {
   return {
     search_history: tool({
       description:
-        'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time. A hit with `more` is cut: pass its more.next to read on.',
+        'Search this conversation for earlier messages that are no longer shown in full (older turns behind the summary); returns the best matches with their position and time.',
       inputSchema: searchHistoryInput,
-      execute: async (input) => search(input),
+      execute: async (input) => search(input.query, input.limit ?? 8),
     }),
   };
 }

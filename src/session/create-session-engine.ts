@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createCallLogWriter } from '../core/call-log-writer.ts';
 import { conversationMessages } from '../core/conversation-messages.ts';
 import {
+  type ArtifactHandleStore,
   type CompactionAction,
   type CompiledContext,
   CtxloomError,
   countMessage,
   createExtractiveSummarizer,
   type Message,
+  OPEN_ARTIFACT_DEFINITION,
   renderSummary,
   type Summarizer,
   type TokenCounter,
@@ -25,7 +27,6 @@ import {
   type ChatToolsContext,
   createChatTools,
   type HistoryHit,
-  type HistoryRequest,
   type TurnTools,
   turnTools,
 } from './chat-tools.ts';
@@ -43,14 +44,12 @@ import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
-import { carriedBody, createSessionIndexes } from './session-recall.ts';
+import { carriedBody, createSessionIndexes, SEARCH_HISTORY_TOOL } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { globalCallTracer } from './trace-calls.ts';
 
-/** Characters of a message a `search_history` hit shows (a long one says where the rest starts). */
+/** Characters of a message a `search_history` hit shows (a longer one says how to read it whole). */
 const HIT_CHARACTERS = 1200;
-/** Characters of a message one `search_history` read of it shows, from its offset. */
-const READ_CHARACTERS = 4000;
 
 /**
  * Creates the session engine over a workspace (manifests and files) and a
@@ -75,7 +74,6 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const chatTools: ChatToolsContext = {
     workspace,
     curate: (sessionId, request) => engine.curate(sessionId, request),
-    searchHistory: (sessionId, request) => searchHistory(sessionId, request),
     now,
     createId,
   };
@@ -119,7 +117,15 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     } = {},
   ): Promise<{ prepared: PreparedSession; tools: TurnTools }> {
     await requireFolder(sessionId);
-    const tools = override.tools ?? (await turnTools(toolsOf(sessionId)));
+    const tools =
+      override.tools ??
+      (await turnTools(
+        toolsOf(sessionId),
+        // The default tools search the conversation; a caller's own set is left as it is.
+        options.tools === undefined
+          ? (query, limit, artifacts) => searchHistory(sessionId, query, limit, artifacts)
+          : undefined,
+      ));
     const prepared = await prepareSessionCompile({
       workspace,
       store,
@@ -181,59 +187,54 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
 
   /**
    * `search_history`: the session's conversation index over every message (curated ones left
-   * out), or one message read on from an offset. A hit's text is what the message says
-   * (decision 072's reading: text, tool calls and results), its first
-   * {@link HIT_CHARACTERS} characters; a read's, {@link READ_CHARACTERS} from the offset — each
-   * says where the rest starts, so every message behind the cut can be read whole.
+   * out). A hit's text is what the message says (decision 072's reading: text, tool calls and
+   * results); a message longer than {@link HIT_CHARACTERS} shows its start, and with the turn's
+   * `artifacts` store the whole text is put there and the hit says how `open_artifact` reads
+   * it page by page (decision 073) — so every message behind the cut can be read whole.
    */
-  async function searchHistory(sessionId: string, request: HistoryRequest): Promise<HistoryHit[]> {
+  async function searchHistory(
+    sessionId: string,
+    query: string,
+    limit: number,
+    artifacts?: ArtifactHandleStore,
+  ): Promise<HistoryHit[]> {
     const state = await store.load(sessionId);
     const conversation = conversationMessages(state.messages);
-    const curated = foldCurationEvents(state.curation);
-    const positions = new Map(conversation.map((message, position) => [message.id, position] as const));
-    const hitAt = (position: number, offset: number, characters: number): HistoryHit => {
-      const message = conversation[position] as Message;
-      const text = carriedBody(message, (part) => part.line) ?? '';
-      const from = Math.min(offset, text.length);
-      let end = Math.min(text.length, from + characters);
-      // Never between the two halves of a surrogate pair.
-      if (end < text.length && /[\uD800-\uDBFF]/u.test(text[end - 1] ?? '')) end -= 1;
-      const createdAt = message.metadata?.createdAt;
-      return {
-        position: position + 1,
-        id: message.id,
-        role: message.role,
-        ...(typeof createdAt === 'string' ? { createdAt } : {}),
-        text: text.slice(from, end),
-        ...(end < text.length
-          ? { more: { length: text.length, next: { messageId: message.id, offset: end } } }
-          : {}),
-      };
-    };
-    if (request.messageId !== undefined) {
-      const position = positions.get(request.messageId);
-      if (position === undefined || curated.has(request.messageId)) {
-        throw new CtxloomError({
-          code: 'not-found',
-          message: `no message "${request.messageId}" in this conversation (or it was dismissed)`,
-          path: 'messageId',
-        });
-      }
-      return [hitAt(position, request.offset ?? 0, READ_CHARACTERS)];
-    }
-    const query = request.query?.trim() ?? '';
-    if (query === '') {
-      throw new CtxloomError({
-        code: 'invalid-argument',
-        message: 'search_history needs a query (words to look for) or a messageId (a message to read on)',
-        path: 'query',
-      });
-    }
     const index = indexes.sync(sessionId, conversation);
-    const hits = index.lexical.search(query, { limit: request.limit ?? 8, filter: (id) => !curated.has(id) });
+    const curated = foldCurationEvents(state.curation);
+    const hits = index.lexical.search(query, { limit, filter: (id) => !curated.has(id) });
+    const positions = new Map(conversation.map((message, position) => [message.id, position] as const));
     return hits.flatMap((hit) => {
       const position = positions.get(hit.id);
-      return position === undefined ? [] : [hitAt(position, 0, HIT_CHARACTERS)];
+      const message = position === undefined ? undefined : conversation[position];
+      if (message === undefined || position === undefined) return [];
+      const createdAt = message.metadata?.createdAt;
+      const text = carriedBody(message, (part) => part.line) ?? '';
+      let shown = text;
+      let more: string | undefined;
+      if (text.length > HIT_CHARACTERS) {
+        // Never between the two halves of a surrogate pair.
+        const end = /[\uD800-\uDBFF]/u.test(text[HIT_CHARACTERS - 1] ?? '')
+          ? HIT_CHARACTERS - 1
+          : HIT_CHARACTERS;
+        shown = text.slice(0, end);
+        const length = `${text.length} characters in all, the first ${end} shown`;
+        if (artifacts === undefined) more = length;
+        else {
+          const { handle } = artifacts.put({ content: text, toolName: SEARCH_HISTORY_TOOL });
+          more = `${length} — call ${OPEN_ARTIFACT_DEFINITION.name} with {"handle":"${handle}"} to read it whole, page by page`;
+        }
+      }
+      return [
+        {
+          position: position + 1,
+          id: message.id,
+          role: message.role,
+          ...(typeof createdAt === 'string' ? { createdAt } : {}),
+          text: shown,
+          ...(more === undefined ? {} : { more }),
+        },
+      ];
     });
   }
 

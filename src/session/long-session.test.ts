@@ -6,6 +6,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nextArtifactCall, toolResultTexts } from '../ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../ai-sdk/index.ts';
+import { type ParsedPage, parsePage } from '../core/artifact-pages.ts';
 import { type CompileReport, type Message, messageText, type Summarizer } from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
@@ -248,10 +249,7 @@ describe('a long session through engine.runTurn (decision 040)', () => {
       // The tool's result names the earliest telescope note, whatever the cut, and reaches the
       // model as the tool's result (not only through the recall): whole, or on a page of it.
       const results = turnCalls.flatMap((call) => toolResultTexts(call.prompt));
-      console.log('RESULTS', JSON.stringify(results).slice(0, 3000));
       expect(results.some((text) => text.includes('the telescope one is 15'))).toBe(true);
-      // Read whole (kept as an artifact at 3,000 tokens, in a call that moved the cut): never unknown.
-      expect(results.join('\n')).not.toContain('no artifact');
       const stored = await engine.store.load(SESSION);
       const result = stored.messages.find(
         (message: Message) =>
@@ -260,6 +258,46 @@ describe('a long session through engine.runTurn (decision 040)', () => {
       expect(JSON.stringify(result?.content)).toContain('"position":');
     });
   }
+});
+
+describe('a step that moves the cut and has no room for its output (decision 070)', () => {
+  it("keeps the output in the store the turn's open_artifact reads", async () => {
+    await setWindow(3000);
+    let turn = 0;
+    const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope lens mirror' });
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    for (turn = 0; turn < 30; turn++) {
+      const text =
+        turn === 29
+          ? 'Which telescope did I mention? Please look it up.'
+          : `Note ${turn}: the telescope with the ${TOPICS[turn % TOPICS.length]} lens and mirror number ${turn * 3} sits on the shelf sits on the shelf sits on the shelf.`;
+      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const calls = await engine.listCalls(SESSION, { limit: 1000 });
+    const last = calls.filter((call) => call.turnId === 'u-29' && call.agentId === undefined);
+    // The scenario: a step of the turn moved the cut and kept the tool's answer as an artifact.
+    expect(
+      last.some(
+        (call) =>
+          call.step > 0 &&
+          call.report.compaction.some((action) => action.type === 'compacted') &&
+          call.report.compaction.some(
+            (action) => action.type === 'placeholder' && action.reason === 'no-room',
+          ),
+      ),
+    ).toBe(true);
+    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+    const results = received.flatMap((call) => toolResultTexts(call.prompt));
+    expect(results.some((text) => parsePage(text) !== undefined)).toBe(true);
+    expect(results.join('\n')).not.toContain('no artifact');
+  });
 });
 
 describe('/compress (decision 040)', () => {
@@ -494,26 +532,29 @@ describe('search_history (decision 040, 072)', () => {
     for (const hit of hits ?? []) expect(hit.text).not.toBe('');
   });
 
-  it('reads a long message whole, part by part, from where its hit stops (messageId and offset)', async () => {
+  it('lets the model read a long message whole: the hit shows its start, open_artifact its pages (decision 073)', async () => {
     const output = `The lighthouse keeper logs the weather at dawn. ${'Wind north, sea calm, 灯塔 🌊. '.repeat(200)}`;
-    let received: string[] = [];
-    // Searches, then reads on from each result's `more.next` until nothing is left, then answers.
-    let calls = 0;
+    let hit: { text: string; more?: string } | undefined;
+    const pages: ParsedPage[] = [];
+    // Searches, then reads the artifact the hit names page by page, then answers.
     const model = new MockLanguageModelV4({
       doStream: async (options) => {
-        calls++;
         const newest = toolResultTexts(options.prompt).at(-1);
         if (newest === undefined)
           return toolCall('s0', 'search_history', { query: 'lighthouse keeper weather' });
-        const result = JSON.parse(newest) as { type: string; value: unknown };
-        const hits =
-          result.type === 'json'
-            ? (result.value as { id: string; text: string; more?: { next: unknown } }[])
-            : [];
-        const hit = hits.find((candidate) => candidate.id === 'h-long');
-        if (hit !== undefined) received.push(hit.text);
-        if (hit?.more !== undefined) return toolCall(`s${calls}`, 'search_history', hit.more.next);
-        if (hit !== undefined) return toolCall('bad', 'search_history', { messageId: 'nope' });
+        const page = parsePage(newest);
+        if (page !== undefined) pages.push(page);
+        else {
+          const result = JSON.parse(newest) as { type: string; value: unknown };
+          const hits =
+            result.type === 'json' ? (result.value as { id: string; text: string; more?: string }[]) : [];
+          hit = hits.find((candidate) => candidate.id === 'h-long');
+        }
+        const follow = /call open_artifact with (\{[^}]*\})/u.exec(
+          page === undefined ? (hit?.more ?? '') : '',
+        );
+        const next = follow === null ? nextArtifactCall(options.prompt) : JSON.parse(follow[1] as string);
+        if (next !== undefined) return toolCall(`o${pages.length}`, 'open_artifact', next);
         return scriptedModel(() => 'Done.').doStream(options);
       },
     });
@@ -538,17 +579,19 @@ describe('search_history (decision 040, 072)', () => {
         ],
       },
     ]);
-    received = [];
     const running = await engine.runTurn({
       sessionId: SESSION,
       text: 'What did the keeper log? Look it up.',
     });
     for await (const _ of running.stream);
     await running.stored;
-    expect(received.length).toBeGreaterThanOrEqual(3);
-    expect(received.join('')).toBe(`read_log → ${output}`);
-    // A message that is not in the conversation is a clear error to the model, not an empty answer.
-    const errors = JSON.stringify(model.doStreamCalls.at(-1)?.prompt);
-    expect(errors).toContain('no message \\"nope\\" in this conversation');
+    const whole = `read_log → ${output}`;
+    expect(hit?.text).toBe(whole.slice(0, 1200));
+    expect(hit?.more).toContain(`${whole.length} characters in all`);
+    // Every character of the message reached the model, page by page.
+    const read = new Array<string>(whole.length).fill('');
+    for (const page of pages)
+      for (let at = 0; at < page.text.length; at++) read[page.offset + at] = page.text[at] as string;
+    expect(read.join('')).toBe(whole);
   });
 });

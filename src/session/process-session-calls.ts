@@ -10,7 +10,7 @@ import {
   type Workspace,
 } from '../workspace/index.ts';
 import { type AgentHistory, createAgentHistory } from './agent-history-layer.ts';
-import type { HistoryHit, HistoryRequest } from './chat-tools.ts';
+import type { HistoryHit } from './chat-tools.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import type { SessionCompile } from './compile-session.ts';
 import { longSessionSettings } from './long-session-settings.ts';
@@ -30,7 +30,7 @@ export interface ProcessCallsContext {
   indexes: SessionIndexes;
   now: () => Date;
   createId: () => string;
-  searchHistory: (sessionId: string, request: HistoryRequest) => Promise<HistoryHit[]>;
+  searchHistory: (sessionId: string, query: string, limit: number) => Promise<HistoryHit[]>;
   /** Throws `not-found` when the session has no folder. */
   requireFolder: (sessionId: string) => Promise<void>;
 }
@@ -108,7 +108,7 @@ export function createProcessCalls(context: ProcessCallsContext): ProcessCalls {
       persist: turnId !== undefined,
       now: context.now,
       createId: context.createId,
-      searchHistory: (request) => context.searchHistory(sessionId, request),
+      searchHistory: (query, limit) => context.searchHistory(sessionId, query, limit),
     });
   }
 

@@ -204,12 +204,12 @@ describe('the cached prefix of engine.runTurn (decision 063)', () => {
 
   it('holds a whole recall before the history until the cut moves, so the next turns repeat it', async () => {
     // A new conversation in an 8k window: the cut moves within a few turns, and the few
-    // messages behind it are all recalled (the recall is whole). Files of ~700 tokens: the
+    // messages behind it are all recalled (the recall is whole). Files of ~800 tokens: the
     // recall is whole with the room the steps take beside it (a recall cut to leave the turn's
     // steps their room is not held, decision 068).
     const { received, calls, turnOf } = await runSession(16, (turn) => [1, 2, 1, 1, 0][turn % 5] as number, {
       window: 8000,
-      fileTokens: 700,
+      fileTokens: 800,
       fresh: true,
     });
     // Recalled messages read `2026-03-01 user: …`; before the history they travel as a system message.
