@@ -1,23 +1,14 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { simulateReadableStream } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nextArtifactCall, toolResultTexts } from '../ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../ai-sdk/index.ts';
-import { type ParsedPage, parsePage } from '../core/artifact-pages.ts';
 import { type CompileReport, type Message, messageText, type Summarizer } from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
 import { createFileSessionStore } from './file-session-store.ts';
+import { scriptedModel, setSessionWindow, TOPICS } from './long-session.test-support.ts';
 
 const SESSION = 'raft-consensus';
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 const counter = getTokenCounter('gpt-4o');
 let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
 
@@ -28,59 +19,8 @@ afterEach(async () => {
   await notebook.cleanup();
 });
 
-const TOPICS = ['lighthouse', 'violin', 'glacier', 'marathon', 'orchid', 'telescope', 'pottery', 'sailboat'];
-
-/** A model's answer that calls one tool. */
-function toolCall(toolCallId: string, toolName: string, input: unknown) {
-  return {
-    stream: simulateReadableStream({
-      chunks: [
-        { type: 'stream-start', warnings: [] },
-        { type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) },
-        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
-      ] satisfies LanguageModelV4StreamPart[],
-    }),
-  };
-}
-
-/**
- * A model that answers every call with a scripted text, or a `search_history` call when asked,
- * and reads any tool output kept as an artifact by pages.
- */
-function scriptedModel(answers: () => string, search?: { query: string }) {
-  let searched = false;
-  let opened = 0;
-  return new MockLanguageModelV4({
-    doStream: async (options) => {
-      const prompt = JSON.stringify(options.prompt);
-      // It reads an output kept as an artifact, page by page, as the placeholder says.
-      const follow = nextArtifactCall(options.prompt);
-      if (follow !== undefined) return toolCall(`o${++opened}`, 'open_artifact', follow);
-      if (search !== undefined && !searched && prompt.includes('look it up')) {
-        searched = true;
-        return toolCall('c1', 'search_history', search);
-      }
-      const text = answers();
-      return {
-        stream: simulateReadableStream({
-          chunks: [
-            { type: 'stream-start', warnings: [] },
-            { type: 'text-start', id: 't' },
-            { type: 'text-delta', id: 't', delta: text },
-            { type: 'text-end', id: 't' },
-            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
-          ] satisfies LanguageModelV4StreamPart[],
-        }),
-      };
-    },
-  });
-}
-
 async function setWindow(window: number) {
-  const path = join(notebook.root, SESSION, 'context-config.json');
-  const config = JSON.parse(await readFile(path, 'utf8'));
-  config.budget.window = window;
-  await writeFile(path, `${JSON.stringify(config, null, 2)}\n`);
+  await setSessionWindow(notebook.root, SESSION, window);
 }
 
 /** How a report accounts for each history message: sent, summarised, recalled or recallable. */
@@ -221,83 +161,6 @@ describe('a long session through engine.runTurn (decision 040)', () => {
 
   // At 3,000 tokens the example's fixed layers (~1,800) leave the history less than the
   // tool's ~400-token result: it is kept as an artifact and read by pages (decision 070).
-  for (const window of [3000, 4000]) {
-    it(`gives the model search_history over the whole conversation (window ${window})`, async () => {
-      await setWindow(window);
-      let turn = 0;
-      const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope' });
-      const engine = createSessionEngine({
-        workspace: notebook.workspace,
-        store: createFileSessionStore({ workspace: notebook.workspace }),
-        model: { model, spec: 'recording', offline: true },
-        now: () => new Date('2026-03-01T10:00:00.000Z'),
-      });
-      for (turn = 0; turn < 30; turn++) {
-        const text =
-          turn === 29
-            ? 'Which telescope did I mention? Please look it up.'
-            : `Note ${turn}: the ${TOPICS[turn % TOPICS.length]} one is ${turn * 3}.`;
-        const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
-        for await (const _ of running.stream);
-        await running.stored;
-      }
-      const received = model.doStreamCalls as LanguageModelV4CallOptions[];
-      const turnCalls = received.slice(
-        received.findIndex((call) => JSON.stringify(call.prompt).includes('look it up')),
-      );
-      expect(JSON.stringify(turnCalls.at(-1)?.prompt)).toContain('search_history');
-      // The tool's result names the earliest telescope note, whatever the cut, and reaches the
-      // model as the tool's result (not only through the recall): whole, or on a page of it.
-      const results = turnCalls.flatMap((call) => toolResultTexts(call.prompt));
-      expect(results.some((text) => text.includes('the telescope one is 15'))).toBe(true);
-      const stored = await engine.store.load(SESSION);
-      const result = stored.messages.find(
-        (message: Message) =>
-          message.role === 'tool' && JSON.stringify(message.content).includes('search_history'),
-      );
-      expect(JSON.stringify(result?.content)).toContain('"position":');
-    });
-  }
-});
-
-describe('a step that moves the cut and has no room for its output (decision 070)', () => {
-  it("keeps the output in the store the turn's open_artifact reads", async () => {
-    await setWindow(3000);
-    let turn = 0;
-    const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope lens mirror' });
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
-    for (turn = 0; turn < 30; turn++) {
-      const text =
-        turn === 29
-          ? 'Which telescope did I mention? Please look it up.'
-          : `Note ${turn}: the telescope with the ${TOPICS[turn % TOPICS.length]} lens and mirror number ${turn * 3} sits on the shelf sits on the shelf sits on the shelf.`;
-      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
-      for await (const _ of running.stream);
-      await running.stored;
-    }
-    const calls = await engine.listCalls(SESSION, { limit: 1000 });
-    const last = calls.filter((call) => call.turnId === 'u-29' && call.agentId === undefined);
-    // The scenario: a step of the turn moved the cut and kept the tool's answer as an artifact.
-    expect(
-      last.some(
-        (call) =>
-          call.step > 0 &&
-          call.report.compaction.some((action) => action.type === 'compacted') &&
-          call.report.compaction.some(
-            (action) => action.type === 'placeholder' && action.reason === 'no-room',
-          ),
-      ),
-    ).toBe(true);
-    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
-    const results = received.flatMap((call) => toolResultTexts(call.prompt));
-    expect(results.some((text) => parsePage(text) !== undefined)).toBe(true);
-    expect(results.join('\n')).not.toContain('no artifact');
-  });
 });
 
 describe('/compress (decision 040)', () => {
@@ -470,128 +333,5 @@ describe('recall with an embedder (decision 040)', () => {
     const plain = await lexical.compile(SESSION, { query: 'Which vehicle did I get?' });
     const lexicallyRecalled = plain.compiled.kept.filter((block) => block.layer === 'recall__context');
     expect(lexicallyRecalled.some((block) => block.content.includes('bought an automobile'))).toBe(false);
-  });
-});
-
-describe('search_history (decision 040, 072)', () => {
-  it('answers a hit on a tool call or a tool result with what it says, as the recall does — never an empty text', async () => {
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: {
-        model: scriptedModel(() => 'Done.', { query: 'lighthouse keeper' }),
-        spec: 'recording',
-        offline: true,
-      },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
-    const at = { createdAt: '2026-02-01T09:00:00.000Z' };
-    await engine.store.appendMessages(SESSION, [
-      { id: 'h-u', role: 'user', content: 'Open the notes, please.', metadata: at },
-      {
-        id: 'h-call',
-        role: 'assistant',
-        content: [
-          { type: 'tool-call', toolCallId: 'r1', toolName: 'read_file', input: { path: 'keeper.md' } },
-        ],
-        metadata: at,
-      },
-      {
-        id: 'h-result',
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'r1',
-            toolName: 'read_file',
-            output: { type: 'text', value: 'The lighthouse keeper logs the weather at dawn.' },
-          },
-        ],
-        metadata: at,
-      },
-    ]);
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'Who logs the weather? Please look it up.',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
-    const stored = await engine.store.load(SESSION);
-    const result = stored.messages.find(
-      (message: Message) =>
-        message.role === 'tool' && JSON.stringify(message.content).includes('search_history'),
-    );
-    const part = Array.isArray(result?.content) ? result.content[0] : undefined;
-    const hits =
-      part?.type === 'tool-result' && part.output.type === 'json'
-        ? (part.output.value as { id: string; text: string }[])
-        : undefined;
-    expect(hits?.length).toBeGreaterThan(0);
-    const texts = new Map(hits?.map((hit) => [hit.id, hit.text]));
-    expect(texts.get('h-result')).toBe('read_file → The lighthouse keeper logs the weather at dawn.');
-    for (const hit of hits ?? []) expect(hit.text).not.toBe('');
-  });
-
-  it('lets the model read a long message whole: the hit shows its start, open_artifact its pages (decision 073)', async () => {
-    const output = `The lighthouse keeper logs the weather at dawn. ${'Wind north, sea calm, 灯塔 🌊. '.repeat(200)}`;
-    let hit: { text: string; more?: string } | undefined;
-    const pages: ParsedPage[] = [];
-    // Searches, then reads the artifact the hit names page by page, then answers.
-    const model = new MockLanguageModelV4({
-      doStream: async (options) => {
-        const newest = toolResultTexts(options.prompt).at(-1);
-        if (newest === undefined)
-          return toolCall('s0', 'search_history', { query: 'lighthouse keeper weather' });
-        const page = parsePage(newest);
-        if (page !== undefined) pages.push(page);
-        else {
-          const result = JSON.parse(newest) as { type: string; value: unknown };
-          const hits =
-            result.type === 'json' ? (result.value as { id: string; text: string; more?: string }[]) : [];
-          hit = hits.find((candidate) => candidate.id === 'h-long');
-        }
-        const follow = /call open_artifact with (\{[^}]*\})/u.exec(
-          page === undefined ? (hit?.more ?? '') : '',
-        );
-        const next = follow === null ? nextArtifactCall(options.prompt) : JSON.parse(follow[1] as string);
-        if (next !== undefined) return toolCall(`o${pages.length}`, 'open_artifact', next);
-        return scriptedModel(() => 'Done.').doStream(options);
-      },
-    });
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
-    await engine.store.appendMessages(SESSION, [
-      { id: 'h-u', role: 'user', content: 'Run the log tool, please.' },
-      {
-        id: 'h-long',
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'r1',
-            toolName: 'read_log',
-            output: { type: 'text', value: output },
-          },
-        ],
-      },
-    ]);
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'What did the keeper log? Look it up.',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
-    const whole = `read_log → ${output}`;
-    expect(hit?.text).toBe(whole.slice(0, 1200));
-    expect(hit?.more).toContain(`${whole.length} characters in all`);
-    // Every character of the message reached the model, page by page.
-    const read = new Array<string>(whole.length).fill('');
-    for (const page of pages)
-      for (let at = 0; at < page.text.length; at++) read[page.offset + at] = page.text[at] as string;
-    expect(read.join('')).toBe(whole);
   });
 });
