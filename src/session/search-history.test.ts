@@ -23,28 +23,36 @@ async function setWindow(window: number) {
   await setSessionWindow(notebook.root, SESSION, window);
 }
 
+/**
+ * Thirty turns through `engine.runTurn`: `note(turn)` for the first 29, then a question whose
+ * "look it up" makes the scripted model call `search_history` with `query`.
+ */
+async function runNotes(query: string, note: (turn: number) => string) {
+  let turn = 0;
+  const model = scriptedModel(() => `Fine ${turn}.`, { query });
+  const engine = createSessionEngine({
+    workspace: notebook.workspace,
+    store: createFileSessionStore({ workspace: notebook.workspace }),
+    model: { model, spec: 'recording', offline: true },
+    now: () => new Date('2026-03-01T10:00:00.000Z'),
+  });
+  for (turn = 0; turn < 30; turn++) {
+    const text = turn === 29 ? 'Which telescope did I mention? Please look it up.' : note(turn);
+    const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
+    for await (const _ of running.stream);
+    await running.stored;
+  }
+  return { engine, received: model.doStreamCalls as LanguageModelV4CallOptions[] };
+}
+
 describe('search_history over a long session through engine.runTurn (decision 040)', () => {
   for (const window of [3000, 4000]) {
     it(`gives the model search_history over the whole conversation (window ${window})`, async () => {
       await setWindow(window);
-      let turn = 0;
-      const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope' });
-      const engine = createSessionEngine({
-        workspace: notebook.workspace,
-        store: createFileSessionStore({ workspace: notebook.workspace }),
-        model: { model, spec: 'recording', offline: true },
-        now: () => new Date('2026-03-01T10:00:00.000Z'),
-      });
-      for (turn = 0; turn < 30; turn++) {
-        const text =
-          turn === 29
-            ? 'Which telescope did I mention? Please look it up.'
-            : `Note ${turn}: the ${TOPICS[turn % TOPICS.length]} one is ${turn * 3}.`;
-        const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
-        for await (const _ of running.stream);
-        await running.stored;
-      }
-      const received = model.doStreamCalls as LanguageModelV4CallOptions[];
+      const { engine, received } = await runNotes(
+        'telescope',
+        (turn) => `Note ${turn}: the ${TOPICS[turn % TOPICS.length]} one is ${turn * 3}.`,
+      );
       const turnCalls = received.slice(
         received.findIndex((call) => JSON.stringify(call.prompt).includes('look it up')),
       );
@@ -66,23 +74,11 @@ describe('search_history over a long session through engine.runTurn (decision 04
 describe('a step that moves the cut and has no room for its output (decision 070)', () => {
   it("keeps the output in the store the turn's open_artifact reads", async () => {
     await setWindow(3000);
-    let turn = 0;
-    const model = scriptedModel(() => `Fine ${turn}.`, { query: 'telescope lens mirror' });
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
-    for (turn = 0; turn < 30; turn++) {
-      const text =
-        turn === 29
-          ? 'Which telescope did I mention? Please look it up.'
-          : `Note ${turn}: the telescope with the ${TOPICS[turn % TOPICS.length]} lens and mirror number ${turn * 3} sits on the shelf sits on the shelf sits on the shelf.`;
-      const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
-      for await (const _ of running.stream);
-      await running.stored;
-    }
+    const { engine, received } = await runNotes(
+      'telescope lens mirror',
+      (turn) =>
+        `Note ${turn}: the telescope with the ${TOPICS[turn % TOPICS.length]} lens and mirror number ${turn * 3} sits on the shelf sits on the shelf sits on the shelf.`,
+    );
     const calls = await engine.listCalls(SESSION, { limit: 1000 });
     const last = calls.filter((call) => call.turnId === 'u-29' && call.agentId === undefined);
     // The scenario: a step of the turn moved the cut and kept the tool's answer as an artifact.
@@ -96,7 +92,6 @@ describe('a step that moves the cut and has no room for its output (decision 070
           ),
       ),
     ).toBe(true);
-    const received = model.doStreamCalls as LanguageModelV4CallOptions[];
     const results = received.flatMap((call) => toolResultTexts(call.prompt));
     expect(results.some((text) => parsePage(text) !== undefined)).toBe(true);
     expect(results.join('\n')).not.toContain('no artifact');
