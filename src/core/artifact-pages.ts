@@ -1,5 +1,6 @@
 import { type ArtifactHandleStore, OPEN_ARTIFACT_TOOL } from './artifact-handles.ts';
 import { CtxloomError } from './errors.ts';
+import { isHighSurrogate } from './surrogates.ts';
 import { createTokenCounter, NO_MESSAGE_OVERHEAD, type TokenCounter } from './tokens.ts';
 
 /** What the last call compiled with an artifact store left for the next tool output. */
@@ -277,8 +278,4 @@ export function pageStub(page: ParsedPage, shown = true): string {
 function nextBreak(text: string): number {
   const lineEnd = text.indexOf('\n');
   return Math.min(lineEnd < 0 ? text.length : lineEnd + 1, 200);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -1,3 +1,5 @@
+import { isHighSurrogate } from './surrogates.ts';
+
 /** A sentence and where it sits in its text (`text.slice(start, end) === sentence`). */
 export interface SentenceSpan {
   text: string;
@@ -58,8 +60,4 @@ export function splitSentences(text: string): SentenceSpan[] {
     if (end > start) spans.push({ text: text.slice(start, end), start, end });
   }
   return spans;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -1,4 +1,5 @@
 import { sentenceSegments } from './split-sentences.ts';
+import { pairSafeEnd } from './surrogates.ts';
 import type { TokenCounter } from './tokens.ts';
 
 /** The marker appended to trimmed text, so the model knows text is missing. */
@@ -49,10 +50,10 @@ export function trimToTokens(
     let hi = text.length;
     while (lo < hi) {
       const middle = (lo + hi + 1) >> 1;
-      if (fits(safeEnd(text, middle))) lo = middle;
+      if (fits(pairSafeEnd(text, middle))) lo = middle;
       else hi = middle - 1;
     }
-    const end = safeEnd(text, lo);
+    const end = pairSafeEnd(text, lo);
     if (end === 0) return undefined;
     best = { end, boundary: 'character' };
   }
@@ -77,9 +78,4 @@ function boundaries(text: string): { end: number; boundary: TrimResult['boundary
     add(end - (piece.length - piece.trimEnd().length), 'sentence');
   }
   return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([end, boundary]) => ({ end, boundary }));
-}
-
-function safeEnd(text: string, end: number): number {
-  const code = text.charCodeAt(end - 1);
-  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
 }

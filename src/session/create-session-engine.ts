@@ -14,6 +14,7 @@ import {
   type Summarizer,
   type TokenCounter,
 } from '../core/index.ts';
+import { pairSafeEnd } from '../core/surrogates.ts';
 import { createModelSummarizer } from '../llm/index.ts';
 import { humanMessageId } from '../state/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
@@ -213,10 +214,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       let shown = text;
       let more: string | undefined;
       if (text.length > HIT_CHARACTERS) {
-        // Never between the two halves of a surrogate pair.
-        const end = /[\uD800-\uDBFF]/u.test(text[HIT_CHARACTERS - 1] ?? '')
-          ? HIT_CHARACTERS - 1
-          : HIT_CHARACTERS;
+        const end = pairSafeEnd(text, HIT_CHARACTERS);
         shown = text.slice(0, end);
         const length = `${text.length} characters in all, the first ${end} shown`;
         if (artifacts === undefined) more = length;

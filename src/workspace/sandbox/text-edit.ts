@@ -1,4 +1,5 @@
 import { CtxloomError } from '../../core/index.ts';
+import { isHighSurrogate } from '../../core/surrogates.ts';
 
 /**
  * A change `Sandbox.update` writes as: the first `keep` characters of the current text,
@@ -41,8 +42,4 @@ export function applyEdit(
   }
   const kept = bytes.byteLength - Buffer.byteLength(text.slice(keep), 'utf8');
   return { text: next, encoded: Buffer.concat([bytes.subarray(0, kept), Buffer.from(insert, 'utf8')]) };
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
