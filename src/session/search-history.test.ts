@@ -8,6 +8,7 @@ import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { createSessionEngine } from './create-session-engine.ts';
 import { createFileSessionStore } from './file-session-store.ts';
 import { scriptedModel, setSessionWindow, TOPICS, toolCall } from './long-session.test-support.ts';
+import { indexedText } from './session-recall.ts';
 
 const SESSION = 'raft-consensus';
 let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
@@ -218,5 +219,67 @@ describe('search_history (decision 040, 072)', () => {
     for (const page of pages)
       for (let at = 0; at < page.text.length; at++) read[page.offset + at] = page.text[at] as string;
     expect(read.join('')).toBe(whole);
+  });
+
+  it('answers a hit on a huge tool call or result with its start and a handle, and indexes neither by its words', async () => {
+    // A 2-million-character output and a call whose input is a 300,000-element array (wide JSON).
+    const output = `Ledger export. ${'row 0042 harbour crates; '.repeat(80_000)}`;
+    const input = { path: 'ledger.csv', rows: Array.from({ length: 300_000 }, (_, index) => index % 10) };
+    let hits: { id: string; text: string; more?: string }[] = [];
+    const model = new MockLanguageModelV4({
+      doStream: async (options) => {
+        const newest = toolResultTexts(options.prompt).at(-1);
+        if (newest === undefined)
+          return toolCall('s0', 'search_history', { query: 'harbour ledger export please' });
+        const result = JSON.parse(newest) as { type: string; value: unknown };
+        if (result.type === 'json') hits = result.value as typeof hits;
+        return scriptedModel(() => 'Done.').doStream(options);
+      },
+    });
+    const engine = createSessionEngine({
+      workspace: notebook.workspace,
+      store: createFileSessionStore({ workspace: notebook.workspace }),
+      model: { model, spec: 'recording', offline: true },
+      now: () => new Date('2026-03-01T10:00:00.000Z'),
+    });
+    await engine.store.appendMessages(SESSION, [
+      { id: 'h-u', role: 'user', content: 'Export the harbour ledger, please.' },
+      {
+        id: 'h-call',
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'export_rows', input }],
+      },
+      {
+        id: 'h-result',
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'x1',
+            toolName: 'export_rows',
+            output: { type: 'text', value: output },
+          },
+        ],
+      },
+    ]);
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What did the export say? Look it up.',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    const byId = new Map(hits.map((hit) => [hit.id, hit]));
+    // Found through the user's words beside them (their own words are not indexed), each cut.
+    for (const id of ['h-call', 'h-result']) {
+      const hit = byId.get(id);
+      expect(hit?.text.length).toBeLessThanOrEqual(1200);
+      expect(hit?.more).toMatch(
+        /characters in all, the first 1200 shown — call open_artifact with \{"handle":"art_[0-9a-f]+"\}/u,
+      );
+    }
+    expect(byId.get('h-result')?.text).toBe(`export_rows → ${output}`.slice(0, 1200));
+    expect(
+      indexedText((await engine.store.load(SESSION)).messages.find((m) => m.id === 'h-result') as Message),
+    ).toBe('');
   });
 });
