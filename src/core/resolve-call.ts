@@ -71,6 +71,11 @@ export interface ResolvedCall {
   toolTokens: number;
   /** Tokens every plan reserves: system prompt, fixed layers, query, layer frames, tools. */
   fixedTokens: number;
+  /**
+   * The layer frame `fixedTokens` holds for each of these context layers (no fixed text): a
+   * layer that keeps no block is not sent, and its frame is room nobody uses.
+   */
+  layerFrames: { tokens: number; layers: ReadonlySet<string> };
 }
 
 /**
@@ -167,6 +172,9 @@ export function resolveCall(
     layers.list().filter((layer) => layer.kind === 'context' && included(layer.name)),
   );
   const fixedTokens = counter.countMessages(fixedMessages) + contextLayers.size * layerFrame + toolTokens;
+  const framed = new Set<string>();
+  for (const layer of contextLayers)
+    if (fixedContexts[layer.name as ContextKey] === undefined) framed.add(layer.name);
   const warnings: CompileWarning[] = [...prepared.warnings];
   const placeholderActions: CompactionAction[] = [...prepared.actions];
   let turnSteps = steps;
@@ -234,6 +242,7 @@ export function resolveCall(
     tools,
     toolTokens,
     fixedTokens,
+    layerFrames: { tokens: layerFrame, layers: framed },
     historyParts: prepared.parts,
   };
   if (tokensBefore !== undefined) resolved.historyTokensBefore = tokensBefore;

@@ -104,6 +104,9 @@ export function createCallSelector(
       sourcePriorities: gathered.sourcePriorities,
       layerOrder: gathered.layerOrder,
       separatorTokens: SEPARATOR_TOKENS,
+      ...(firstStep < 0
+        ? {}
+        : { isStep: call.isStep, pinnedReserved: fixed - reserve, layerFrames: call.layerFrames }),
     };
   };
   return {

@@ -42,6 +42,21 @@ export interface SelectInput {
   layerOrder?: readonly string[];
   /** Tokens charged per block for the separator that joins it to its neighbours. Default 0. */
   separatorTokens?: number;
+  /**
+   * The current turn's tool steps among the history blocks (a call in a tool loop). When the
+   * history's grant cannot hold them, they take what the other layers leave unused.
+   */
+  isStep?: (block: ContextBlock) => boolean;
+  /**
+   * Tokens the plan set aside for pinned blocks (its allocations are what is left): what the
+   * kept pinned blocks leave of it is unused room the steps may take. Default 0.
+   */
+  pinnedReserved?: number;
+  /**
+   * The frame the plan's fixed part holds for each of `layers` (context layers with no fixed
+   * text): one that keeps no block is not sent, so its frame too is room the steps may take.
+   */
+  layerFrames?: { tokens: number; layers: ReadonlySet<string> };
 }
 
 /** Per-layer accounting of a selection. */

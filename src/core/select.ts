@@ -1,7 +1,7 @@
 import type { ContextBlock } from './block.ts';
 import { historyRun, runCut, selectWithRun } from './select-history-run.ts';
 import type { DroppedBlock, DropReason, LayerGrant, SelectInput, Selection } from './select-types.ts';
-import { dedupe, fillByRank, keepPinned, rankOf, toUnits, unitsByLayer } from './select-units.ts';
+import { dedupe, fillByRank, keepPinned, rankOf, toUnits, type Units, unitsByLayer } from './select-units.ts';
 
 export type { DroppedBlock, DropReason, LayerGrant, SelectInput, Selection } from './select-types.ts';
 export { dedupKey } from './select-units.ts';
@@ -23,6 +23,13 @@ export { dedupKey } from './select-units.ts';
  *    the first that does not fit; it and every lower unit are dropped. So nothing dropped
  *    outranks anything kept in the same layer, and a bigger budget never drops what a
  *    smaller one kept.
+ * 6. A turn's own tool steps (`isStep`) that the history's grant cannot hold take, on top of
+ *    it, the tokens every other layer left unused — the pool's rest, what each hungry layer's
+ *    first unfitting unit left of its grant, what the pinned blocks left of the tokens the
+ *    plan set aside for them (`pinnedReserved`), the frames of layers that keep nothing
+ *    (`layerFrames`) — before the history is filled
+ *    (decision 074). Only then: the other layers keep what they kept, and a call whose steps
+ *    fit is selected as before.
  *
  * Blocks dropped for the same cause share one (frozen) reason object.
  */
@@ -85,12 +92,44 @@ export function selectEach(input: SelectInput): Selection {
   }
 
   hungry.sort((a, b) => b.priority - a.priority || rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
-  for (const { grant, units: layerUnits } of hungry) {
+  let steps: { grant: LayerGrant; units: Int32Array; tokens: number } | undefined;
+  for (const { layer, grant, units: layerUnits } of hungry) {
     const extra = Math.min(pool, grant.demandTokens - grant.grantTokens);
     pool -= extra;
     grant.grantTokens += extra;
+    if (layer === 'history' && input.isStep !== undefined) {
+      const tokens = stepTokens(layerUnits, units, unique, input.isStep);
+      if (tokens > grant.grantTokens) {
+        // Filled last, with what the others leave (rule 6).
+        steps = { grant, units: layerUnits, tokens };
+        continue;
+      }
+    }
     const reason: DropReason = Object.freeze({ type: 'over-budget', grantTokens: grant.grantTokens });
     grant.usedTokens = fillByRank(layerUnits, grant.grantTokens, units, picks, reason);
+  }
+  if (steps !== undefined) {
+    const { grant } = steps;
+    // What nobody uses, up to what the steps lack: the pool's rest, what the pinned blocks
+    // left of their reserve, the frames of layers that keep nothing, then what each other
+    // hungry layer's fill left of its grant, the last-served first — taken from its grant, so
+    // the compact stage does not trim a block into it too.
+    let lacking = steps.tokens - grant.grantTokens;
+    const take = (available: number) => {
+      const taken = Math.min(Math.max(0, available), lacking);
+      lacking -= taken;
+      grant.grantTokens += taken;
+      return taken;
+    };
+    take(pool);
+    take((input.pinnedReserved ?? 0) - pinnedTokens);
+    take(unsentFrames(input.layerFrames, unique, kept));
+    for (let at = hungry.length - 1; at >= 0 && lacking > 0; at--) {
+      const other = (hungry[at] as (typeof hungry)[number]).grant;
+      if (other !== grant) other.grantTokens -= take(other.grantTokens - other.usedTokens);
+    }
+    const reason: DropReason = Object.freeze({ type: 'over-budget', grantTokens: grant.grantTokens });
+    grant.usedTokens = fillByRank(steps.units, grant.grantTokens, units, picks, reason);
   }
 
   grants.sort((a, b) => rankOf(layerOrder, a.layer) - rankOf(layerOrder, b.layer));
@@ -106,4 +145,40 @@ export function selectEach(input: SelectInput): Selection {
     if (kept[index] === 1) keptBlocks.push(unique[index] as ContextBlock);
   }
   return { kept: keptBlocks, dropped, layers: grants, pinnedTokens };
+}
+
+/**
+ * Tokens of the history's units that are the turn's steps: the newest units (a history's
+ * priorities rise with position, the steps come last), read from the end while they are steps.
+ */
+function stepTokens(
+  layerUnits: Int32Array,
+  units: Units,
+  blocks: readonly ContextBlock[],
+  isStep: (block: ContextBlock) => boolean,
+): number {
+  let tokens = 0;
+  for (let at = layerUnits.length - 1; at >= 0; at--) {
+    const unit = layerUnits[at] as number;
+    if (!isStep(blocks[units.first[unit] as number] as ContextBlock)) break;
+    tokens += units.tokens[unit] as number;
+  }
+  return tokens;
+}
+
+/** The frames of `frames.layers` that keep no block (read before the history is filled): not sent. */
+function unsentFrames(
+  frames: SelectInput['layerFrames'],
+  blocks: readonly ContextBlock[],
+  kept: Uint8Array,
+): number {
+  if (frames === undefined || frames.layers.size === 0) return 0;
+  const sent = new Set<string>();
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index] as ContextBlock;
+    if (kept[index] === 1 && block.layer !== 'history') sent.add(block.layer);
+  }
+  let unsent = 0;
+  for (const layer of frames.layers) if (!sent.has(layer)) unsent += frames.tokens;
+  return unsent;
 }

@@ -135,6 +135,29 @@ describe('placeholderToolResults with fitOutputs', () => {
     );
     expect(counter.countText(brief)).toBeLessThan(60);
   });
+
+  it('sizes an output over the limit to the room too: never whole, brief when the full placeholder does not fit', () => {
+    const overLimit = (pageTokens: number) =>
+      placeholderToolResults({
+        messages,
+        currentFrom: 0,
+        policy: policy(),
+        maxTokens: 400,
+        counter,
+        pageTokens,
+        fitOutputs: true,
+      });
+    // Room for the whole output: still a placeholder, the full one (it is over the limit).
+    const roomy = overLimit(2000);
+    expect(sent(roomy)).toContain('Preview: line 0: the lighthouse note');
+    expect(roomy.actions).toEqual([expect.objectContaining({ reason: 'oversized', fromTokens: 544 })]);
+    // Little room: the brief one, which the call's few free tokens can hold (decision 074).
+    const tight = overLimit(100);
+    expect(sent(tight)).toMatch(
+      /^\[read_file output kept as artifact art_[0-9a-f]+ \(\d+ chars, 544 tokens\) — call/u,
+    );
+    expect(tight.actions).toEqual([expect.objectContaining({ reason: 'oversized', fromTokens: 544 })]);
+  });
 });
 
 describe('placeholderToolResults with fitOutputs, over a wide turn', () => {

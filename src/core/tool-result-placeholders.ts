@@ -49,6 +49,8 @@ interface SizedOutput {
   toolName: string;
   text: string;
   tokens: number;
+  /** An output (not a page) over the policy's limit: never sent whole, its placeholder sized to the room (fitted). */
+  oversized: boolean;
 }
 
 /**
@@ -104,11 +106,19 @@ export function placeholderToolResults(input: {
       const text = toolOutputText(part.output);
       const page = part.toolName === OPEN_ARTIFACT_TOOL ? parsePage(text) : undefined;
       const tokens = counter.countText(text);
-      // A current page (fitted, any output within the limit) is sized below, against the room
-      // the current messages leave.
-      if ((page !== undefined && current) || (fitted && tokens <= limit)) {
+      // A current page (fitted, any output: one over the limit by its placeholder) is sized
+      // below, against the room the current messages leave.
+      if ((page !== undefined && current) || (fitted && page === undefined)) {
         sizedBelow = true;
-        sized.push({ index, part: partIndex, page, toolName: part.toolName, text, tokens });
+        sized.push({
+          index,
+          part: partIndex,
+          page,
+          toolName: part.toolName,
+          text,
+          tokens,
+          oversized: page === undefined && tokens > limit,
+        });
         return part;
       }
       if (tokens <= limit) return part;
@@ -186,7 +196,7 @@ function sizeOutputs(args: {
   for (const found of [...sized].reverse()) {
     const { page } = found;
     for (; framed > found.index; framed--) room -= frame(framed - 1);
-    if (found.tokens <= room) {
+    if (found.tokens <= room && !found.oversized) {
       room -= found.tokens;
       if (page !== undefined) newestPage = false;
       continue;
@@ -199,7 +209,7 @@ function sizeOutputs(args: {
       ({ value, handle } = keptAsArtifact(input.policy, found.toolName, found.text, found.tokens, fits));
       // A placeholder no smaller than the output would only cost more: the output stays (and
       // the selection drops the oldest steps first).
-      if (counter.countText(value) >= found.tokens) {
+      if (!found.oversized && counter.countText(value) >= found.tokens) {
         room -= found.tokens;
         continue;
       }
@@ -225,7 +235,7 @@ function sizeOutputs(args: {
       handle,
       fromTokens: found.tokens,
       toTokens: tokens,
-      reason: page === undefined ? 'no-room' : 'page-shrunk',
+      reason: page !== undefined ? 'page-shrunk' : found.oversized ? 'oversized' : 'no-room',
     };
     replaced[found.index] = {
       key: entry.key,
