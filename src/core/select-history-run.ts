@@ -3,6 +3,7 @@ import type { DroppedBlock, DropReason, LayerGrant, SelectInput, Selection } fro
 import {
   dedupe,
   dedupKey,
+  FIT_EPSILON,
   fillByRank,
   keepPinned,
   MESSAGE_KEY,
@@ -309,7 +310,7 @@ function selectRun(
         let high = length;
         while (low < high) {
           const middle = (low + high) >>> 1;
-          if (runTokens(middle, length) <= grant.grantTokens) high = middle;
+          if (runTokens(middle, length) <= grant.grantTokens + FIT_EPSILON) high = middle;
           else low = middle + 1;
         }
         cut = low;

@@ -109,6 +109,21 @@ describe('a turn’s steps the history’s grant cannot hold (decision 074)', ()
   });
 });
 
+describe('a grant that is a sum of shares', () => {
+  it('holds the whole count it adds up to, less a rounding error', () => {
+    // Shares of a budget are real numbers: the tight-window bench met a history grant of
+    // 236.99999999999997 for steps sized to it, 237 tokens.
+    const grant = 83 - 64 * Number.EPSILON;
+    expect(grant).toBeLessThan(83);
+    const selection = selectBlocks({
+      blocks: history().map((entry) => ({ ...entry, group: undefined })),
+      plan: { allocations: { history: grant }, unallocated: 0 },
+      pinnedBudget: 0,
+    });
+    expect(ids(selection.kept)).toEqual(['call', 'result']);
+  });
+});
+
 const LAYERS = ['knowledge__context', 'todo__context', 'history'];
 const other = fc.record({
   layer: fc.constantFrom('knowledge__context', 'todo__context'),

@@ -273,6 +273,13 @@ export function rank(
   return units.reverse();
 }
 
+/**
+ * Grants are shares of a budget (real numbers), block counts whole: a unit fits when it is
+ * within this of its grant, so a share that should add up to a whole count (236.99999999999997
+ * for 237) does not drop the unit it was sized for.
+ */
+export const FIT_EPSILON = 1e-6;
+
 export function rankOf(order: readonly string[], layer: string): number {
   const index = order.indexOf(layer);
   return index < 0 ? order.length : index;
@@ -297,7 +304,7 @@ export function fillByRank(
   for (let at = 0; at < ranked.length; at++) {
     const unit = ranked[at] as number;
     const unitTokens = tokens[unit] as number;
-    if (!full && used + unitTokens <= grantTokens) {
+    if (!full && used + unitTokens <= grantTokens + FIT_EPSILON) {
       used += unitTokens;
       picks.keep(unit);
     } else {

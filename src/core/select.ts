@@ -1,7 +1,16 @@
 import type { ContextBlock } from './block.ts';
 import { historyRun, runCut, selectWithRun } from './select-history-run.ts';
 import type { DroppedBlock, DropReason, LayerGrant, SelectInput, Selection } from './select-types.ts';
-import { dedupe, fillByRank, keepPinned, rankOf, toUnits, type Units, unitsByLayer } from './select-units.ts';
+import {
+  dedupe,
+  FIT_EPSILON,
+  fillByRank,
+  keepPinned,
+  rankOf,
+  toUnits,
+  type Units,
+  unitsByLayer,
+} from './select-units.ts';
 
 export type { DroppedBlock, DropReason, LayerGrant, SelectInput, Selection } from './select-types.ts';
 export { dedupKey } from './select-units.ts';
@@ -99,7 +108,7 @@ export function selectEach(input: SelectInput): Selection {
     grant.grantTokens += extra;
     if (layer === 'history' && input.isStep !== undefined) {
       const tokens = stepTokens(layerUnits, units, unique, input.isStep);
-      if (tokens > grant.grantTokens) {
+      if (tokens > grant.grantTokens + FIT_EPSILON) {
         // Filled last, with what the others leave (rule 6).
         steps = { grant, units: layerUnits, tokens };
         continue;
