@@ -42,8 +42,10 @@ export function toolResultTexts(prompt: LanguageModelV4Prompt): string[] {
  * next page), or undefined when the newest result asks for nothing (the output is read).
  */
 export function nextArtifactCall(prompt: LanguageModelV4Prompt): Record<string, unknown> | undefined {
-  const newest = toolResultTexts(prompt).at(-1);
-  if (newest === undefined) return undefined;
+  const last = toolResultTexts(prompt).at(-1);
+  if (last === undefined) return undefined;
+  // A JSON result (a `search_history` hit's `more`) carries the arguments escaped.
+  const newest = last.replaceAll('\\"', '"');
   const next = /next page: open_artifact (\{[^}]*\})/u.exec(newest);
   if (next !== null) return JSON.parse(next[1] as string);
   const placeholder = /call open_artifact with (\{[^}]*\})/u.exec(newest);

@@ -116,7 +116,7 @@ describe('a grant that is a sum of shares', () => {
     const grant = 83 - 64 * Number.EPSILON;
     expect(grant).toBeLessThan(83);
     const selection = selectBlocks({
-      blocks: history().map((entry) => ({ ...entry, group: undefined })),
+      blocks: history().map(({ group: _group, ...entry }) => entry),
       plan: { allocations: { history: grant }, unallocated: 0 },
       pinnedBudget: 0,
     });

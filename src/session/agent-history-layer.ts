@@ -1,5 +1,6 @@
 import { createCallLogWriter } from '../core/call-log-writer.ts';
 import type {
+  ArtifactHandleStore,
   CallRecord,
   CompactionAction,
   CompiledContext,
@@ -44,8 +45,11 @@ export interface AgentHistoryOptions {
   persist: boolean;
   now: () => Date;
   createId: () => string;
-  /** Searches the session's whole conversation: an agent's `search_history` (as the chat model's). */
-  searchHistory?: (query: string, limit: number) => Promise<HistoryHit[]>;
+  /**
+   * Searches the session's whole conversation: an agent's `search_history` (as the chat
+   * model's), a long hit's whole text put in `store`.
+   */
+  searchHistory?: (query: string, limit: number, store: ArtifactHandleStore) => Promise<HistoryHit[]>;
 }
 
 /** A long session's history for the agent calls of one process turn (decision 066). */
@@ -101,11 +105,11 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
   };
 
   const search = options.searchHistory;
-  const searchTool = search === undefined ? {} : searchHistoryTool(search);
   const layer: SessionHistoryLayer = {
-    async tools() {
+    async tools(store) {
       await load();
-      return summary === null ? {} : searchTool;
+      if (summary === null || search === undefined) return {};
+      return searchHistoryTool((query, limit) => search(query, limit, store));
     },
     async fit(request, compile, fitOptions = {}) {
       const { compression, curation } = await load();

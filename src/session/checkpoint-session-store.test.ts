@@ -181,7 +181,8 @@ describe('createCheckpointSessionStore', () => {
     ]);
     // The second call carries the tool result: its report says so.
     expect(calls[1]?.report.totalTokens).toBeGreaterThan((calls[0]?.report.totalTokens ?? 0) + 400);
-    expect(calls[0]?.report.tools?.names).toEqual(['lookup']);
+    // Its tools, with the `open_artifact` that reads what its placeholders name (counted too).
+    expect(calls[0]?.report.tools?.names).toEqual(['lookup', 'open_artifact']);
   });
 
   it('writes the summary text to compression__context, where runtime agents read it', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hasEveryLine, nextArtifactCall } from '../ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../ai-sdk/index.ts';
 import { type CallRecord, type CompileReport, createExtractiveSummarizer } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
@@ -65,10 +66,15 @@ function accounting(report: CompileReport): Record<string, number> {
  * A session engine whose turns run two agents in sequence (a reader, then a writer that sees
  * the reader's reply) on a checkpoint thread; one recording model answers both.
  */
-function processEngine(answer: ((prompt: string, index: number) => string) | ScriptedModel) {
+function processEngine(answer: ((prompt: string, index: number) => string) | ScriptedModel, readerSteps = 5) {
   const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-long-${thread}` });
   const model = typeof answer === 'function' ? textModel(answer) : answer;
-  const reader = defineAgent({ id: 'reader', systemPrompt: 'You read the story.', model });
+  const reader = defineAgent({
+    id: 'reader',
+    systemPrompt: 'You read the story.',
+    model,
+    maxSteps: readerSteps,
+  });
   const writer = defineAgent({ id: 'writer', systemPrompt: 'You note the code word.', model });
   const graph = createSequentialProcess({
     counter,
@@ -258,6 +264,76 @@ describe('a long process session: agent calls under the session’s cut, rolling
     // …while the first step's report had it behind the cut (summarised, recalled or recallable).
     const first = calls[0]?.report.layers.find((layer) => layer.layer === 'history');
     expect(first?.kept.some((block) => block.id === 'history:human:raft-consensus:u-9')).toBe(false);
+  });
+
+  it('lets an agent read a long message behind the cut whole: the hit’s handle, then open_artifact by pages (decision 073)', async () => {
+    await setWindow(3000);
+    let turn = 0;
+    // Turn 9's message is ~2,600 characters; its code word is in its last line, past a hit's 1,200.
+    const long = [
+      'Turn 9: my violin story, at length.',
+      ...Array.from(
+        { length: 40 },
+        (_, line) => `Part ${line}: the violin case stood by the window for a while.`,
+      ),
+      'The code word of my violin story is violin-63.',
+    ].join('\n');
+    const model = scriptedModel((options) => {
+      const prompt = promptText(options);
+      const offered = (options.tools ?? []).some((tool) => tool.name === 'search_history');
+      const results = options.prompt.filter((message) => message.role === 'tool').length;
+      if (offered && prompt.includes('look it up') && results === 0) {
+        const input = JSON.stringify({ query: 'violin story code word', limit: 1 });
+        return [{ type: 'tool-call', toolCallId: 'search', toolName: 'search_history', input }];
+      }
+      // The hit names its handle in `more`; a page names the next one.
+      const newest = options.prompt.filter((message) => message.role === 'tool').at(-1);
+      const text = newest === undefined ? '' : JSON.stringify(newest.content);
+      const handle = /art_[0-9a-f]+/u.exec(text)?.[0];
+      const follow = nextArtifactCall(options.prompt);
+      if (
+        prompt.includes('look it up') &&
+        results < 12 &&
+        (follow !== undefined || text.includes('"more"'))
+      ) {
+        const input = JSON.stringify(follow ?? { handle });
+        return [{ type: 'tool-call', toolCallId: `open-${results}`, toolName: 'open_artifact', input }];
+      }
+      return [{ type: 'text', text: `Noted: turn ${turn}.` }];
+    });
+    // A 3,000-token window leaves a page ~260 characters: the reader takes up to 20 steps.
+    const { engine } = processEngine(model, 20);
+    for (turn = 0; turn < 30; turn++) {
+      const topic = TOPICS[turn % TOPICS.length];
+      const running = await engine.runTurn({
+        sessionId: SESSION,
+        text: turn === 9 ? long : `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}.`,
+        messageId: `u-${turn}`,
+      });
+      for await (const _ of running.stream);
+      await running.stored;
+    }
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'What was the code word of my violin story in turn 9? look it up',
+      messageId: 'q',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    const asked = model.calls.filter((sent) => promptText(sent).includes('look it up'));
+    // The search's hit is cut at 1,200 characters and says how to read the rest …
+    const hit = asked.find((sent) => JSON.stringify(sent.prompt).includes('characters in all'));
+    expect(JSON.stringify(hit?.prompt)).toContain('call open_artifact with');
+    // … and the agent's open_artifact brought every line of the message into its calls.
+    expect(asked.every((sent) => (sent.tools ?? []).some((tool) => tool.name === 'open_artifact'))).toBe(
+      true,
+    );
+    expect(
+      hasEveryLine(
+        asked.map((sent) => sent.prompt),
+        long,
+      ),
+    ).toBe(true);
   });
 
   it('recalls an older turn for the question that asks about it, and the preview is the call the agent then sends', async () => {

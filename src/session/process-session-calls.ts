@@ -1,4 +1,4 @@
-import { CtxloomError, type Summarizer, type TokenCounter } from '../core/index.ts';
+import { type ArtifactHandleStore, CtxloomError, type Summarizer, type TokenCounter } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type ContextConfig,
@@ -30,7 +30,12 @@ export interface ProcessCallsContext {
   indexes: SessionIndexes;
   now: () => Date;
   createId: () => string;
-  searchHistory: (sessionId: string, query: string, limit: number) => Promise<HistoryHit[]>;
+  searchHistory: (
+    sessionId: string,
+    query: string,
+    limit: number,
+    store: ArtifactHandleStore,
+  ) => Promise<HistoryHit[]>;
   /** Throws `not-found` when the session has no folder. */
   requireFolder: (sessionId: string) => Promise<void>;
 }
@@ -108,7 +113,7 @@ export function createProcessCalls(context: ProcessCallsContext): ProcessCalls {
       persist: turnId !== undefined,
       now: context.now,
       createId: context.createId,
-      searchHistory: (query, limit) => context.searchHistory(sessionId, query, limit),
+      searchHistory: (query, limit, store) => context.searchHistory(sessionId, query, limit, store),
     });
   }
 

@@ -2,6 +2,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { HumanMessage } from '@langchain/core/messages';
 import { jsonSchema, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { hasEveryLine, nextArtifactCall } from '../../ai-sdk/follow-placeholders.test-support.ts';
 import { type AnyModelMessage, fromModelMessages } from '../../ai-sdk/from-model-messages.ts';
 import type { CompiledContext } from '../../core/index.ts';
 import { countToolDefinitions, withTokenCache } from '../../core/index.ts';
@@ -128,5 +129,67 @@ describe('runAgent', () => {
       expect(sent).toBeLessThanOrEqual(5000 - (report?.outputReserve ?? 0));
       expect(params.maxOutputTokens).toBe(report?.outputReserve);
     }
+  });
+});
+
+describe('runAgent and a tool output over 40 % of the budget', () => {
+  it('offers open_artifact over the store its placeholders name, so the output is read by pages', async () => {
+    // 5,000 tokens (3,750 of input): a 2,400-token file is over the 1,500-token limit.
+    const big = Array.from(
+      { length: 160 },
+      (_, index) => `line ${index}: the loader retries partition ${index} after ${index % 7} seconds.`,
+    ).join('\n');
+    expect(counter.countText(big)).toBeGreaterThan(1500);
+    const model = scriptedModel((options, index) => {
+      const follow = index === 0 ? undefined : nextArtifactCall(options.prompt);
+      if (index === 0)
+        return [{ type: 'tool-call', toolCallId: 'c0', toolName: 'read_file', input: '{"path":"big"}' }];
+      if (follow !== undefined && index < 12)
+        return [
+          {
+            type: 'tool-call',
+            toolCallId: `o${index}`,
+            toolName: 'open_artifact',
+            input: JSON.stringify(follow),
+          },
+        ];
+      return [{ type: 'text', text: 'Read.' }];
+    });
+    const agent = defineAgent({
+      id: 'reader',
+      systemPrompt: 'You read files.',
+      model,
+      window: 5000,
+      maxSteps: 12,
+      tools: {
+        read_file: tool({
+          description: 'Read a file',
+          inputSchema: jsonSchema<{ path: string }>({
+            type: 'object',
+            properties: { path: { type: 'string' } },
+          }),
+          execute: async () => big,
+        }),
+      },
+    });
+    const sb = new StateBuilder({}, { blackboard: createCompressionBlackboard() });
+    const result = await runAgent({ agent, sb, rule: processRule('react'), counter, query: 'Read big' });
+    expect(result.text).toBe('Read.');
+    // Every call offered the tool its placeholders name, counted in its report.
+    for (const [index, params] of model.calls.entries()) {
+      expect((params.tools ?? []).map((entry) => entry.name)).toContain('open_artifact');
+      expect(sentTokens(params)).toBe(result.steps[index]?.report.totalTokens);
+    }
+    expect(result.steps[1]?.report.compaction).toContainEqual(
+      expect.objectContaining({ type: 'placeholder', reason: 'oversized' }),
+    );
+    // The pages brought every line of the file into the calls.
+    expect(model.calls.length).toBeGreaterThan(2);
+    expect(
+      hasEveryLine(
+        model.calls.map((params) => params.prompt),
+        big,
+      ),
+    ).toBe(true);
   });
 });

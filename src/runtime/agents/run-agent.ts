@@ -1,8 +1,9 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { isStepCount } from 'ai';
 import { toolDefinitions } from '../../ai-sdk/ctxloom-prepare-step.ts';
+import { openArtifactTool } from '../../ai-sdk/open-artifact-tool.ts';
 import { recompileEachStep, toStepCall } from '../../ai-sdk/recompile-each-step.ts';
-import { createInMemoryArtifactStore } from '../../core/artifact-handles.ts';
+import { createInMemoryArtifactStore, OPEN_ARTIFACT_TOOL } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import type { ContextSource } from '../../core/source.ts';
@@ -118,12 +119,19 @@ async function prepareAgentCall(
   // The call's agent: under a session's budget, its window is the session's, capped by the
   // agent's own (its model's); the compact stage's triggers read it too (decision 062).
   const history = layers?.history;
-  // A long session offers an agent that takes tools its `search_history` (decision 066).
-  const offered = history === undefined || input.agent.maxSteps <= 1 ? {} : await history.tools();
+  // Where the call's tool outputs kept out of the prompt go: the placeholders name it.
+  const store = createInMemoryArtifactStore();
+  // A long session offers an agent that takes tools its `search_history` (decision 066), whose
+  // long hits go in the same store.
+  const takesTools = input.agent.maxSteps > 1;
+  const offered = history === undefined || !takesTools ? {} : await history.tools(store);
+  const own = { ...offered, ...input.agent.tools };
+  // An agent that takes tools reads what its placeholders name with `open_artifact`, over this
+  // store (ctxloom's, whatever the agent defines under that name), as `createReactAgent`'s does.
   const agent = callAgent(
-    Object.keys(offered).length === 0
+    !takesTools || Object.keys(own).length === 0
       ? input.agent
-      : { ...input.agent, tools: { ...offered, ...input.agent.tools } },
+      : { ...input.agent, tools: { ...own, [OPEN_ARTIFACT_TOOL]: openArtifactTool(store) } },
     layers?.budget,
   );
   const request = collectAgentContext({
@@ -138,7 +146,6 @@ async function prepareAgentCall(
   if (input.signal !== undefined) request.signal = input.signal;
   const sources = [...(agent.sources ?? []), ...(input.sources ?? []), ...(layers?.sources ?? [])];
   const tools = await toolDefinitions(agent.tools);
-  const store = createInMemoryArtifactStore();
   const budget = layers?.budget;
   const composition = layers?.composition;
   // The request and limits of the last compile the stage made: later steps start from them.

@@ -1,6 +1,7 @@
 import type { ToolSet } from 'ai';
 import { hashText } from '../../core/fingerprint.ts';
 import type {
+  ArtifactHandleStore,
   CompiledContext,
   CompileRequest,
   ContextBlock,
@@ -71,9 +72,10 @@ export interface SessionHistoryLayer {
   /**
    * The tools an agent that takes tools is offered besides its own: `search_history` over the
    * session's whole conversation once messages are behind the session's cut (what its report
-   * calls `recallable`); none before.
+   * calls `recallable`); none before. A hit on a long message puts its whole text in `store`
+   * (the call's, which the agent's `open_artifact` reads) and says how to read it page by page.
    */
-  tools(): Promise<ToolSet>;
+  tools(store: ArtifactHandleStore): Promise<ToolSet>;
 }
 
 /** A session's budget (`budget` and `chatHistory` of the manifest) as core's compile options name it. */
