@@ -58,11 +58,14 @@ function sentTokens(params: LanguageModelV4CallOptions): number {
   );
 }
 
-const readFile = tool({
-  description: 'Read a file',
-  inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } } }),
-  execute: async ({ path }: { path: string }) => file(path),
-});
+/** A `read_file` tool answering with `read(path)`. */
+const readFileTool = (read: (path: string) => string) =>
+  tool({
+    description: 'Read a file',
+    inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } } }),
+    execute: async ({ path }: { path: string }) => read(path),
+  });
+const readFile = readFileTool(file);
 
 describe('createReactAgent', () => {
   it('runs a LangGraph node whose every model call is compiled under the window', async () => {
@@ -98,14 +101,7 @@ describe('runAgent', () => {
       window: 5000,
       maxSteps: 8,
       tools: {
-        read_file: tool({
-          description: 'Read a file',
-          inputSchema: jsonSchema<{ path: string }>({
-            type: 'object',
-            properties: { path: { type: 'string' } },
-          }),
-          execute: async ({ path }: { path: string }) => file(path),
-        }),
+        read_file: readFile,
       },
     });
     const sb = new StateBuilder({}, { blackboard: createCompressionBlackboard() });
@@ -162,14 +158,7 @@ describe('runAgent and a tool output over 40 % of the budget', () => {
       window: 5000,
       maxSteps: 12,
       tools: {
-        read_file: tool({
-          description: 'Read a file',
-          inputSchema: jsonSchema<{ path: string }>({
-            type: 'object',
-            properties: { path: { type: 'string' } },
-          }),
-          execute: async () => big,
-        }),
+        read_file: readFileTool(() => big),
       },
     });
     const sb = new StateBuilder({}, { blackboard: createCompressionBlackboard() });
