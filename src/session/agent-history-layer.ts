@@ -10,6 +10,7 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../core/index.ts';
+import { countMessage } from '../core/index.ts';
 import {
   type ContextConfig,
   type CurationEvent,
@@ -18,12 +19,12 @@ import {
 } from '../workspace/index.ts';
 import { type HistoryHit, searchHistoryTool } from './chat-tools.ts';
 import type { HeldSessionWrites } from './checkpoint-session-store.ts';
-import { summaryCompression } from './compile-session.ts';
+import { sessionStableLayers, summaryCompression } from './compile-session.ts';
 import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
 import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
-import { sessionRecallSource } from './turn-recall.ts';
+import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall } from './turn-recall.ts';
 
 /** Options of {@link createAgentHistory}. */
 export interface AgentHistoryOptions {
@@ -81,6 +82,8 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
   let loaded: Promise<{ compression: SessionCompression; curation: CurationEvent[] }> | undefined;
   let summary: HistorySummary | null = null;
   let moved = false;
+  // Per agent of the turn, the recall's cap once its first call set it (decision 068).
+  const recallCaps = new Map<string, { tokens: number | undefined }>();
   const logged: CallRecord[] = [];
   let step = 0;
   const summarizerCalls =
@@ -128,33 +131,92 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       const end = turnAt >= 0 ? turnAt : lastIsQuery ? conversation.length - 1 : conversation.length;
       // Every move of this call is in its report.
       const actions: CompactionAction[] = [];
+      // The agent's recall is held and capped as a chat turn's (decisions 063, 068), per agent:
+      // each asks its own questions.
+      const agentId = typeof request.metadata?.agentId === 'string' ? request.metadata.agentId : '';
+      const key = `${options.sessionId}\u0000agent\u0000${agentId}`;
+      let cap = recallCaps.get(agentId);
+      if (cap === undefined) {
+        cap = { tokens: undefined };
+        recallCaps.set(agentId, cap);
+      }
+      const recallCap = cap;
+      const stepTokens = (request.steps ?? []).reduce(
+        (sum, message) => sum + countMessage(counter, message),
+        0,
+      );
+      const compileOnce = async () => {
+        const cut = cutCount();
+        const sources: ContextSource[] = [];
+        let recall: TurnRecall | undefined;
+        if (settings.recallRatio > 0 && cut > 0) {
+          const throughMessageId = summary?.throughMessageId ?? '';
+          const stored = options.indexes.heldRecall(key);
+          const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
+          sources.push(
+            await sessionRecallSource({
+              sessionId: options.sessionId,
+              indexes: options.indexes,
+              // What precedes the turn: a preview (its question not stored yet) ranks as the turn.
+              indexed: conversation.slice(0, end),
+              conversation,
+              cutCount: cut,
+              eligible: (id) => !curated.has(id),
+              settings,
+              config: options.config,
+              compression: { ...compression, summary },
+              counter,
+              held: (vectors) => {
+                if (vectors) return undefined;
+                recall = turnRecall;
+                if (stored?.throughMessageId === throughMessageId) turnRecall.held = stored;
+                return turnRecall.held;
+              },
+              onCollect: (outcome) => {
+                turnRecall.outcome = outcome;
+              },
+              capTokens: () => recallCap.tokens,
+            }),
+          );
+        }
+        // Before the history: the TODO, the summary while history after the cut is sent, and a
+        // held recall — what changes only when the cut moves (decisions 063, 068).
+        const stableLayers = sessionStableLayers({
+          liveHistory: cut < end,
+          heldRecall: (recall as TurnRecall | undefined)?.held !== undefined,
+        });
+        const compiled = await compile(
+          withSummary({ request, summary, conversation, cutCount: cut, curated, actions }),
+          sources,
+          { stableLayers },
+        );
+        return { compiled, recall: recall as TurnRecall | undefined };
+      };
       return fitWithinBudget<CompiledContext>({
         settings,
         counter,
         compile: async () => {
-          const cut = cutCount();
-          const sources: ContextSource[] = [];
-          if (settings.recallRatio > 0 && cut > 0) {
-            sources.push(
-              await sessionRecallSource({
-                sessionId: options.sessionId,
-                indexes: options.indexes,
-                // What precedes the turn: a preview (its question not stored yet) ranks as the turn.
-                indexed: conversation.slice(0, end),
-                conversation,
-                cutCount: cut,
-                eligible: (id) => !curated.has(id),
-                settings,
-                config: options.config,
-                compression: { ...compression, summary },
-                counter,
-              }),
-            );
+          let { compiled, recall } = await compileOnce();
+          if (recall !== undefined) {
+            // Decision 068: the turn's steps get the room the last turns' steps took, from the
+            // recall, once — the recall is then the same in every call of the agent's turn.
+            const capTokens =
+              recallCap.tokens === undefined
+                ? recallCapFor(compiled, options.indexes.stepRoom(key, options.turnId) - stepTokens)
+                : undefined;
+            if (capTokens !== undefined) {
+              recallCap.tokens = capTokens;
+              ({ compiled, recall } = await compileOnce());
+            }
+            // A preview reads the hold and writes nothing.
+            if (recall !== undefined && options.persist) {
+              const current = options.indexes.heldRecall(key);
+              options.indexes.holdRecall(key, nextHold({ recall, compiled, current, stepTokens }));
+            }
           }
-          return compile(
-            withSummary({ request, summary, conversation, cutCount: cut, curated, actions }),
-            sources,
-          );
+          if (options.persist && options.turnId !== undefined)
+            options.indexes.noteSteps(key, options.turnId, stepTokens);
+          return compiled;
         },
         core: (compiled) => compiled,
         ...(fitOptions.ownStage === true ? { ownStage: true } : {}),

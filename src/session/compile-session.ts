@@ -205,7 +205,10 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
         // once — so the recall is the same in every call of the turn instead of shrinking per step.
         const cap =
           recallCap.tokens === undefined
-            ? recallCapFor(compiled, indexes.stepRoom(options.sessionId, options.queryId) - stepTokens)
+            ? recallCapFor(
+                compiled.compiled,
+                indexes.stepRoom(options.sessionId, options.queryId) - stepTokens,
+              )
             : undefined;
         if (cap !== undefined) {
           recallCap.tokens = cap;
@@ -214,7 +217,10 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
           compiled = { ...(await prepared.compile(step.steps)), state };
         }
         const current = indexes.heldRecall(options.sessionId);
-        indexes.holdRecall(options.sessionId, nextHold({ recall, compiled, current, stepTokens }));
+        indexes.holdRecall(
+          options.sessionId,
+          nextHold({ recall, compiled: compiled.compiled, current, stepTokens }),
+        );
       }
       // Every call of a turn is noted (a turn without steps as 0), so the room follows the last turns.
       if (indexes !== undefined && options.queryId !== undefined) {

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionCompile } from './compile-session.ts';
+import type { CompiledContext } from '../core/index.ts';
 import { nextHold, type TurnRecall } from './turn-recall.ts';
 
 /** A compile that sent these recalled messages, `tokens` each. */
-function sent(ids: readonly string[], tokens = 99): SessionCompile {
+function sent(ids: readonly string[], tokens = 99): CompiledContext {
   return {
-    compiled: {
-      kept: ids.map((id) => ({ layer: 'recall__context', tokens, metadata: { messageId: id } })),
-    },
-  } as unknown as SessionCompile;
+    kept: ids.map((id) => ({ layer: 'recall__context', tokens, metadata: { messageId: id } })),
+  } as unknown as CompiledContext;
 }
 
 const whole = ['a', 'b', 'c', 'd', 'e'];

@@ -1,25 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/index.ts';
+import type { CompiledContext, Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
-import { type SessionCompile, sessionStableLayers } from './compile-session.ts';
+import { sessionStableLayers } from './compile-session.ts';
 import { createRecallSource, createSessionIndexes } from './session-recall.ts';
 import { recallCapFor } from './turn-recall.ts';
 
 /** A compile of `totalTokens` in an input budget of 1,000 that sent recalled blocks of these sizes. */
-function compiled(totalTokens: number, recalled: readonly number[]): SessionCompile {
+function compiled(totalTokens: number, recalled: readonly number[]): CompiledContext {
   return {
-    compiled: {
-      report: { inputBudget: 1000, totalTokens },
-      kept: [
-        { layer: 'history', tokens: 50, metadata: {} },
-        ...recalled.map((tokens, index) => ({
-          layer: 'recall__context',
-          tokens,
-          metadata: { messageId: `r${index}` },
-        })),
-      ],
-    },
-  } as unknown as SessionCompile;
+    report: { inputBudget: 1000, totalTokens },
+    kept: [
+      { layer: 'history', tokens: 50, metadata: {} },
+      ...recalled.map((tokens, index) => ({
+        layer: 'recall__context',
+        tokens,
+        metadata: { messageId: `r${index}` },
+      })),
+    ],
+  } as unknown as CompiledContext;
 }
 
 describe("a turn's steps get their room from the recall (decision 068)", () => {

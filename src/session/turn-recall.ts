@@ -1,7 +1,6 @@
 import { todoContextBlocks } from '../compression/index.ts';
-import type { ContextSource, Message, TokenCounter } from '../core/index.ts';
+import type { CompiledContext, ContextSource, Message, TokenCounter } from '../core/index.ts';
 import type { ContextConfig } from '../workspace/index.ts';
-import type { SessionCompile } from './compile-session.ts';
 import { recallTokens, TOOL_EVIDENCE_SHOWN } from './compressed-forms.ts';
 import { inputBudgetOf, type LongSessionSettings } from './long-session-settings.ts';
 import {
@@ -18,9 +17,9 @@ import type { SessionCompression } from './session-store.ts';
  * `roomTokens` (what the turn's steps are expected to take), the recall sent less the missing
  * room; `undefined` when the call leaves that room or sends no recall.
  */
-export function recallCapFor(compiled: SessionCompile, roomTokens: number): number | undefined {
+export function recallCapFor(compiled: CompiledContext, roomTokens: number): number | undefined {
   if (roomTokens <= 0) return undefined;
-  const { report, kept } = compiled.compiled;
+  const { report, kept } = compiled;
   const free = report.inputBudget - report.totalTokens;
   if (free >= roomTokens) return undefined;
   let recalled = 0;
@@ -44,7 +43,7 @@ export interface TurnRecall {
  */
 export function nextHold(input: {
   recall: TurnRecall;
-  compiled: SessionCompile;
+  compiled: CompiledContext;
   /** What the session holds now (made by an earlier call of this turn, or before). */
   current: HeldRecall | undefined;
   /** Tokens of the turn's steps in this call. */
@@ -54,7 +53,7 @@ export function nextHold(input: {
   const outcome = recall.outcome;
   if (outcome === undefined) return undefined;
   const sent = new Map<string, number>();
-  for (const block of compiled.compiled.kept) {
+  for (const block of compiled.kept) {
     if (block.layer === RECALL_LAYER) sent.set(block.metadata.messageId as string, block.tokens + 1);
   }
   // The hold this call continues: the one it was sent from, or the one its turn made.

@@ -6,6 +6,7 @@ import { recompileEachStep, toStepCall } from '../../ai-sdk/recompile-each-step.
 import { createInMemoryArtifactStore, OPEN_ARTIFACT_TOOL } from '../../core/artifact-handles.ts';
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
+import { createLayerRegistry } from '../../core/layers.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { CompressionSummary } from '../../core/summarizer.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
@@ -154,6 +155,7 @@ async function prepareAgentCall(
     compileRequest: CompileRequest,
     limits: { maxInputTokens?: number },
     extra: readonly ContextSource[],
+    stableLayers: readonly string[] = [],
   ) => {
     const callSources = [...sources, ...extra];
     return compileContext(compileRequest, {
@@ -172,6 +174,8 @@ async function prepareAgentCall(
       ...(callSources.length === 0 ? {} : { sources: callSources }),
       tools,
       toolResults: { store },
+      // A long session's stable layers go before the history (decisions 063, 068).
+      ...(stableLayers.length === 0 ? {} : { layers: createLayerRegistry([], { stable: stableLayers }) }),
       // A long session's history is the session's: its summary covers what precedes the cut,
       // and nothing an agent summarises replaces it (decision 066).
       ...(history !== undefined || agent.summarizer === undefined ? {} : { summarizer: agent.summarizer }),
@@ -188,11 +192,15 @@ async function prepareAgentCall(
   const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>
     history === undefined
       ? compileOnce(compileRequest, limits, [])
-      : history.fit(compileRequest, (fitted, extra) => compileOnce(fitted, limits, extra), {
-          // A compact stage's soft trigger (seed 004) stands: the session's cut moves only
-          // when history would be dropped.
-          ownStage: input.compact !== undefined,
-        });
+      : history.fit(
+          compileRequest,
+          (fitted, extra, fit) => compileOnce(fitted, limits, extra, fit?.stableLayers),
+          {
+            // A compact stage's soft trigger (seed 004) stands: the session's cut moves only
+            // when history would be dropped.
+            ownStage: input.compact !== undefined,
+          },
+        );
   const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
     last = { request: compileRequest, limits };
     return compileStep(compileRequest, limits);

@@ -66,7 +66,12 @@ export interface SessionHistoryLayer {
    */
   fit(
     request: CompileRequest,
-    compile: (request: CompileRequest, sources: readonly ContextSource[]) => Promise<CompiledContext>,
+    compile: (
+      request: CompileRequest,
+      sources: readonly ContextSource[],
+      /** Layers sent before the history (the layer registry's `stable`), decisions 063 and 068. */
+      options?: { stableLayers?: readonly string[] },
+    ) => Promise<CompiledContext>,
     options?: { ownStage?: boolean },
   ): Promise<CompiledContext>;
   /**
