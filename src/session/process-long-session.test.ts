@@ -147,6 +147,28 @@ describe('a long process session: agent calls under the session’s cut, rolling
       expect(call.report.totalTokens).toBe(countCallTokens(model.calls[index]!, counter));
       expect(call.report.totalTokens).toBeLessThanOrEqual(call.report.inputBudget);
     }
+    // The TODO and the summary go before the history the call sends, as a chat turn's do
+    // (decisions 063, 068): the history growing turn by turn re-sends neither.
+    let ordered = 0;
+    for (const [index, call] of calls.entries()) {
+      const history = call.report.layers.find((layer) => layer.layer === 'history');
+      const summarised = call.report.layers.some(
+        (layer) => layer.layer === 'compression__context' && layer.kept.length > 0,
+      );
+      if ((history?.kept.length ?? 0) === 0 || !summarised) continue;
+      const prompt = model.calls[index]?.prompt ?? [];
+      const text = (at: number) => JSON.stringify(prompt[at]?.content ?? '');
+      const firstTurn = prompt.findIndex(
+        (message) => message.role === 'user' || message.role === 'assistant',
+      );
+      const summaryAt = prompt.findIndex((_message, at) => text(at).startsWith('"Summary of messages'));
+      const todoAt = prompt.findIndex((_message, at) => text(at).includes('Raft 学习里程碑'));
+      expect(summaryAt, `call ${index}`).toBeGreaterThan(0);
+      expect(summaryAt, `call ${index}`).toBeLessThan(firstTurn);
+      expect(todoAt, `call ${index}`).toBeLessThan(firstTurn);
+      ordered++;
+    }
+    expect(ordered).toBeGreaterThan(0);
     // Agents (which take tools) are offered `search_history` once messages are behind the cut.
     const offered = model.calls.map((sent) =>
       (sent.tools ?? []).some((tool) => tool.name === 'search_history'),
