@@ -3,6 +3,7 @@ import type { BenchContext } from '../lib/context.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { type RecordedCall, sentBefore, simulateCache } from './cache-share.ts';
 import { runNotebookPath } from './notebook-path.ts';
+import { runProcessPath } from './process-path.ts';
 import { loadChineseFiles, loadFiles, loadLongTurns, runToolSession } from './session.ts';
 
 /** Turn marks measured by default; `BENCH_STEPS_TURNS=30,100,300` extends the run. */
@@ -79,8 +80,9 @@ export function naiveDropOldest(call: RecordedCall, budget: number): RecordedCal
 /**
  * Issue 26's cache matrix: tool-heavy sessions (English repository files, Chinese CMRC files)
  * and a plain conversation, each run once to the largest mark through `ctxloomMiddleware`
- * (stored cut, the default), through the middleware with decision 021's chunked cut, and
- * through `engine.runTurn`; measured at every mark (a session's first N turns are the
+ * (stored cut, the default), through the middleware with decision 021's chunked cut,
+ * through `engine.runTurn` and through a process turn's agent (`engine.runTurn` on a session
+ * whose turns run a LangGraph process, decision 066); measured at every mark (a session's first N turns are the
  * N-turn session: the calls are causal). Per mark: the share of input tokens an Anthropic
  * prompt cache serves at steady state, its ceiling (tokens sent before in any position), and
  * naive drop-oldest on the SDK's own prompts of the same turns.
@@ -114,8 +116,9 @@ export async function runCacheMatrix(
     const stored = await runToolSession(base);
     const chunked = await runToolSession({ ...base, historyCut: false });
     const notebook = await runNotebookPath({ ...base, window: kind.notebookWindow });
+    const processed = await runProcessPath({ ...base, window: kind.notebookWindow });
     context.log(
-      `${kind.name}: ${turns.length} turns, ${stored.length} middleware and ${notebook.length} notebook calls in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      `${kind.name}: ${turns.length} turns, ${stored.length} middleware, ${notebook.length} notebook and ${processed.length} process calls in ${((performance.now() - started) / 1000).toFixed(0)} s`,
     );
     const budget = kind.window - Math.floor(kind.window * 0.25);
     const naive = stored.map((record) => naiveDropOldest(record.raw, budget));
@@ -123,6 +126,7 @@ export async function runCacheMatrix(
     // notebook from its first move of the cut.
     const startTurn = stored.find((record) => record.rawTokens > budget)?.turn ?? turns.length;
     const notebookStart = notebook.find((call) => call.moved)?.turn ?? turns.length;
+    const processStart = processed.find((call) => call.moved)?.turn ?? turns.length;
     for (const mark of marks) {
       if (mark > turns.length) continue;
       const range = (list: readonly { turn: number }[], from: number) => [
@@ -152,6 +156,14 @@ export async function runCacheMatrix(
         notebookFrom,
         notebookTo,
       );
+      const [processFrom, processTo] = range(processed, processStart).map((index) =>
+        index < 0 ? processed.length : index,
+      ) as [number, number];
+      const agents = shares(
+        processed.map((call) => call.sent),
+        processFrom,
+        processTo,
+      );
       const ofCeiling = (entry: { prefix: number; ceiling: number }) =>
         (100 * entry.prefix) / Math.max(1e-9, entry.ceiling);
       const servedOf = (entry: { served: number; ceiling: number }) =>
@@ -160,7 +172,10 @@ export async function runCacheMatrix(
       for (const [path, entry] of [
         ['middleware', ours],
         ['runTurn', engine],
+        ['process', agents],
       ] as const) {
+        // A path whose cut has not moved by this mark has no steady state to measure yet.
+        if (entry.calls === 0) continue;
         metrics.push({
           name: `steps.cache.${kind.name}.${mark}.${path}.prefix-of-ceiling`,
           value: ofCeiling(entry),
@@ -173,15 +188,25 @@ export async function runCacheMatrix(
       const line = (entry: { prefix: number; served: number; ceiling: number }) =>
         `${entry.prefix.toFixed(1)} % (${ofCeiling(entry).toFixed(1)} % of its ceiling ${entry.ceiling.toFixed(1)} %; simulated cache ${entry.served.toFixed(1)} %, ${servedOf(entry).toFixed(1)} %)`;
       notes.push(
-        `${kind.name} at ${mark} turns (window ${kind.window}, notebook ${kind.notebookWindow}; steady state from turn ${startTurn}, runTurn ${notebookStart}) — previous call's prefix: middleware ${line(ours)}; decision 021's chunked cut ${line(before)}; naive drop-oldest ${line(drop)}; engine.runTurn ${line(engine)}.`,
+        `${kind.name} at ${mark} turns (window ${kind.window}, notebook ${kind.notebookWindow}; steady state from turn ${startTurn}, runTurn ${notebookStart}) — previous call's prefix: middleware ${line(ours)}; decision 021's chunked cut ${line(before)}; naive drop-oldest ${line(drop)}; engine.runTurn ${line(engine)}; a process turn's agent (from turn ${processStart}) ${line(agents)}.`,
       );
     }
     const over = stored.filter(
       (record) => record.sentTokens > budget || record.sentTokens !== record.compiled?.report.totalTokens,
     ).length;
+    const processOff = processed.filter(
+      (call) => call.sentTokens > (call.inputBudget ?? 0) || call.sentTokens !== call.loggedTokens,
+    ).length;
     notes.push(
-      `${kind.name}: middleware calls over budget or whose report ≠ tokens sent: ${over} of ${stored.length}.`,
+      `${kind.name}: middleware calls over budget or whose report ≠ tokens sent: ${over} of ${stored.length}; process agent calls over budget or whose logged report ≠ tokens sent: ${processOff} of ${processed.length}.`,
     );
+    metrics.push({
+      name: `steps.process.${kind.name}.overruns-or-mismatch`,
+      value: processOff,
+      unit: 'calls',
+      target: `0 agent calls over the input budget or whose logged report ≠ tokens sent (process turns, ${kind.name})`,
+      better: 'lower',
+    });
   }
   return { metrics, notes };
 }

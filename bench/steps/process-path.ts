@@ -1,0 +1,124 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jsonSchema, tool } from 'ai';
+import type { TokenCounter } from '../../src/core/index.ts';
+import { defineAgent } from '../../src/runtime/agents/define-agent.ts';
+import { SqliteSaver } from '../../src/runtime/checkpoint/sqlite-saver.ts';
+import { scriptedModel } from '../../src/runtime/processes/mock-model.test-support.ts';
+import { createSequentialProcess } from '../../src/runtime/processes/sequential.ts';
+import {
+  type CallRecord,
+  createCheckpointSessionStore,
+  createSessionEngine,
+} from '../../src/session/index.ts';
+import { openWorkspace } from '../../src/workspace/index.ts';
+import type { NotebookCall } from './notebook-path.ts';
+import { toRecorded } from './session.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
+const SESSION = 'raft-consensus';
+
+/**
+ * The same session through a process turn — `engine.runTurn` on a session whose turns run a
+ * LangGraph process (decision 066): one `reader` agent (`defineAgent`, a `read_file` tool over
+ * the files, up to 6 steps) in a sequential process on a SQLite checkpoint thread, on a copy of
+ * `examples/notebook`. A recording provider reads files on the fixed script, then answers with
+ * the LoCoMo reply. Each provider call is matched with the agent call the engine logged.
+ */
+export async function runProcessPath(input: {
+  counter: TokenCounter;
+  turns: { user: string; reply: string }[];
+  files: { path: string; text: string }[];
+  window: number;
+  reads: (turn: number) => number;
+}): Promise<NotebookCall[]> {
+  const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-process-'));
+  const saver = new SqliteSaver({ path: join(root, 'sessions.db'), durability: 'normal' });
+  try {
+    await cp(EXAMPLE, root, { recursive: true });
+    const path = join(root, SESSION, 'context-config.json');
+    const config = JSON.parse(await readFile(path, 'utf8'));
+    config.budget.window = input.window;
+    await writeFile(path, JSON.stringify(config, null, 2));
+    const files = new Map(input.files.map((file) => [file.path.replaceAll('/', '-'), file.text]));
+    const names = [...files.keys()];
+    let turn = 0;
+    let readsDone = 0;
+    let cursor = 0;
+    const sent: { turn: number; tokens: number; call: NotebookCall['sent'] }[] = [];
+    const model = scriptedModel((params) => {
+      const recorded = toRecorded(params, input.counter);
+      sent.push({ turn, tokens: recorded.tokens, call: recorded.call });
+      if (readsDone < input.reads(turn)) {
+        readsDone++;
+        const file = names[cursor++ % names.length];
+        const call = JSON.stringify({ path: file });
+        return [
+          { type: 'tool-call', toolCallId: `t${turn}-${readsDone}`, toolName: 'read_file', input: call },
+        ];
+      }
+      return [{ type: 'text', text: input.turns[turn]?.reply ?? 'ok' }];
+    });
+    const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-bench` });
+    const reader = defineAgent({
+      id: 'reader',
+      systemPrompt: 'You are a helpful assistant who reads the session’s files when asked.',
+      model,
+      maxSteps: 6,
+      tools: {
+        read_file: tool({
+          description: 'Read a file of the session',
+          inputSchema: jsonSchema<{ path: string }>({
+            type: 'object',
+            properties: { path: { type: 'string' } },
+            required: ['path'],
+          }),
+          execute: async ({ path: file }) => files.get(file) ?? `no file ${file}`,
+        }),
+      },
+    });
+    const graph = createSequentialProcess({
+      counter: input.counter,
+      blackboard: store.blackboard,
+      agents: [reader],
+    }).compile({ checkpointer: saver });
+    const engine = createSessionEngine({
+      workspace: openWorkspace({ root }),
+      store,
+      counter: input.counter,
+      process: {
+        graph,
+        preview: async () => {
+          throw new Error('the bench previews nothing');
+        },
+      },
+    });
+    const logged: CallRecord[] = [];
+    for (turn = 0; turn < input.turns.length; turn++) {
+      readsDone = 0;
+      const running = await engine.runTurn({ sessionId: SESSION, text: input.turns[turn]?.user ?? '' });
+      for await (const _chunk of running.stream) {
+        // read to the end: the answer is stored before `finish`
+      }
+      await running.stored;
+      // The turn's reader calls (a summariser's calls are logged too, under their own id).
+      const calls = await engine.listCalls(SESSION);
+      logged.push(
+        ...calls.filter((call) => call.turnId === running.userMessageId && call.agentId === 'reader'),
+      );
+    }
+    return sent.map((call, index) => ({
+      turn: call.turn,
+      sentTokens: call.tokens,
+      loggedTokens: logged[index]?.report.totalTokens,
+      inputBudget: logged[index]?.report.inputBudget,
+      moved: logged[index]?.report.compaction.some((action) => action.type === 'compacted') === true,
+      sent: call.call,
+    }));
+  } finally {
+    await saver.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
