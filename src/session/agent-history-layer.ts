@@ -195,6 +195,8 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       return fitWithinBudget<CompiledContext>({
         settings,
         counter,
+        // A tool step's own outputs come first; its move plans with the recall's whole slot (063).
+        stepping: (request.steps ?? []).length > 0,
         compile: async () => {
           let { compiled, recall } = await compileOnce();
           if (recall !== undefined) {
