@@ -134,7 +134,8 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       // The agent's recall is held and capped as a chat turn's (decisions 063, 068), per agent:
       // each asks its own questions.
       const agentId = typeof request.metadata?.agentId === 'string' ? request.metadata.agentId : '';
-      const key = `${options.sessionId}\u0000agent\u0000${agentId}`;
+      const { sessionId, indexes } = options;
+      const holder = `agent:${agentId}`;
       let cap = recallCaps.get(agentId);
       if (cap === undefined) {
         cap = { tokens: undefined };
@@ -151,7 +152,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
         let recall: TurnRecall | undefined;
         if (settings.recallRatio > 0 && cut > 0) {
           const throughMessageId = summary?.throughMessageId ?? '';
-          const stored = options.indexes.heldRecall(key);
+          const stored = indexes.heldRecall(sessionId, holder);
           const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
           sources.push(
             await sessionRecallSource({
@@ -204,7 +205,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
             // recall, once — the recall is then the same in every call of the agent's turn.
             const capTokens =
               recallCap.tokens === undefined
-                ? recallCapFor(compiled, options.indexes.stepRoom(key, options.turnId) - stepTokens)
+                ? recallCapFor(compiled, indexes.stepRoom(sessionId, options.turnId, holder) - stepTokens)
                 : undefined;
             if (capTokens !== undefined) {
               recallCap.tokens = capTokens;
@@ -212,12 +213,12 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
             }
             // A preview reads the hold and writes nothing.
             if (recall !== undefined && options.persist) {
-              const current = options.indexes.heldRecall(key);
-              options.indexes.holdRecall(key, nextHold({ recall, compiled, current, stepTokens }));
+              const current = indexes.heldRecall(sessionId, holder);
+              indexes.holdRecall(sessionId, nextHold({ recall, compiled, current, stepTokens }), holder);
             }
           }
           if (options.persist && options.turnId !== undefined)
-            options.indexes.noteSteps(key, options.turnId, stepTokens);
+            indexes.noteSteps(sessionId, options.turnId, stepTokens, holder);
           return compiled;
         },
         core: (compiled) => compiled,

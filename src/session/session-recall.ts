@@ -36,18 +36,22 @@ export interface SessionIndexes {
    * (only the new ones are sent to the embedder). `undefined` without one.
    */
   syncVectors(sessionId: string, conversation: readonly Message[]): Promise<SessionVectors | undefined>;
-  /** The recall a session holds until its cut moves (decision 063); `undefined` when none. */
-  heldRecall(sessionId: string): HeldRecall | undefined;
-  /** Holds a session's recall, or lets it go (`undefined`). */
-  holdRecall(sessionId: string, held: HeldRecall | undefined): void;
+  /**
+   * The recall a session holds until its cut moves (decision 063); `undefined` when none.
+   * `holder`: whose recall — the chat turn's (default) or an agent's of a process turn (each asks
+   * its own questions, decision 076).
+   */
+  heldRecall(sessionId: string, holder?: string): HeldRecall | undefined;
+  /** Holds a session's recall (`holder`'s), or lets it go (`undefined`). */
+  holdRecall(sessionId: string, held: HeldRecall | undefined, holder?: string): void;
   /**
    * Notes the tokens a turn's tool steps took so far (its latest call's steps; 0 at its first
    * call); the room the next turns leave their steps is read with {@link SessionIndexes.stepRoom}.
    */
-  noteSteps(sessionId: string, turnId: string, tokens: number): void;
+  noteSteps(sessionId: string, turnId: string, tokens: number, holder?: string): void;
   /** The room the session's last turns' steps took (the most of them), `turnId`'s own left out. */
-  stepRoom(sessionId: string, turnId: string | undefined): number;
-  /** Forgets a session (deleted). */
+  stepRoom(sessionId: string, turnId: string | undefined, holder?: string): number;
+  /** Forgets a session (deleted): its indexes, and every holder's recall and step room. */
   drop(sessionId: string): void;
 }
 
@@ -82,14 +86,24 @@ const EMBED_BATCH = 64;
 export function createSessionIndexes(options: { embedder?: Embedder } = {}): SessionIndexes {
   const indexes = new Map<string, { index: ConversationIndex; ids: string[] }>();
   const vectors = new Map<string, VectorIndex>();
-  const held = new Map<string, HeldRecall>();
-  const steps = new Map<string, { turnId: string; tokens: number }[]>();
+  // By session, then by holder ('' the chat turn's, an agent's id): `drop` forgets them all.
+  const held = new Map<string, Map<string, HeldRecall>>();
+  const steps = new Map<string, Map<string, { turnId: string; tokens: number }[]>>();
+  const bySession = <T>(maps: Map<string, Map<string, T>>, sessionId: string): Map<string, T> => {
+    let map = maps.get(sessionId);
+    if (map === undefined) {
+      map = new Map();
+      maps.set(sessionId, map);
+    }
+    return map;
+  };
   return {
-    noteSteps(sessionId, turnId, tokens) {
-      let turns = steps.get(sessionId);
+    noteSteps(sessionId, turnId, tokens, holder = '') {
+      const byHolder = bySession(steps, sessionId);
+      let turns = byHolder.get(holder);
       if (turns === undefined) {
         turns = [];
-        steps.set(sessionId, turns);
+        byHolder.set(holder, turns);
       }
       const last = turns.at(-1);
       if (last?.turnId === turnId) last.tokens = Math.max(last.tokens, tokens);
@@ -98,17 +112,19 @@ export function createSessionIndexes(options: { embedder?: Embedder } = {}): Ses
         if (turns.length > STEP_TURNS_SEEN) turns.shift();
       }
     },
-    stepRoom(sessionId, turnId) {
+    stepRoom(sessionId, turnId, holder = '') {
       // The most of the last turns that took steps, among the turns seen lately.
-      const taken = (steps.get(sessionId) ?? []).filter((turn) => turn.turnId !== turnId && turn.tokens > 0);
+      const taken = (steps.get(sessionId)?.get(holder) ?? []).filter(
+        (turn) => turn.turnId !== turnId && turn.tokens > 0,
+      );
       let most = 0;
       for (const turn of taken.slice(-STEP_TURNS_KEPT)) most = Math.max(most, turn.tokens);
       return most;
     },
-    heldRecall: (sessionId) => held.get(sessionId),
-    holdRecall(sessionId, recall) {
-      if (recall === undefined) held.delete(sessionId);
-      else held.set(sessionId, recall);
+    heldRecall: (sessionId, holder = '') => held.get(sessionId)?.get(holder),
+    holdRecall(sessionId, recall, holder = '') {
+      if (recall === undefined) held.get(sessionId)?.delete(holder);
+      else bySession(held, sessionId).set(holder, recall);
     },
     async syncVectors(sessionId, conversation) {
       const embedder = options.embedder;

@@ -52,6 +52,25 @@ describe("a turn's steps get their room from the recall (decision 068)", () => {
     expect(indexes.stepRoom('s', 'next')).toBe(0);
   });
 
+  it('keeps each holder’s steps and held recall apart — the chat turn’s and each agent’s — and drop forgets them all', () => {
+    const indexes = createSessionIndexes();
+    const hold = { throughMessageId: 'm9', whole: ['a'], ids: ['a'] };
+    indexes.noteSteps('s', 'u1', 500);
+    indexes.noteSteps('s', 'u1', 900, 'agent:reader');
+    indexes.holdRecall('s', hold, 'agent:reader');
+    expect(indexes.stepRoom('s', 'u2')).toBe(500);
+    expect(indexes.stepRoom('s', 'u2', 'agent:reader')).toBe(900);
+    expect(indexes.stepRoom('s', 'u2', 'agent:writer')).toBe(0);
+    expect(indexes.heldRecall('s')).toBeUndefined();
+    expect(indexes.heldRecall('s', 'agent:reader')).toBe(hold);
+    indexes.holdRecall('s', undefined, 'agent:reader');
+    expect(indexes.heldRecall('s', 'agent:reader')).toBeUndefined();
+    indexes.holdRecall('s', hold, 'agent:writer');
+    indexes.drop('s');
+    expect(indexes.heldRecall('s', 'agent:writer')).toBeUndefined();
+    expect(indexes.stepRoom('s', 'u2', 'agent:reader')).toBe(0);
+  });
+
   it('caps the recall by the room the call leaves short, and not when it leaves the room', () => {
     // 1,000 − 800 = 200 free; steps need 500: the recall (401 + 101 with separators) gives 300.
     expect(recallCapFor(compiled(800, [400, 100]), 500)).toBe(502 - 300);
