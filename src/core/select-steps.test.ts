@@ -92,6 +92,22 @@ describe('a turn’s steps the history’s grant cannot hold (decision 074)', ()
     });
   });
 
+  it('take the frame of a layer that sends nothing, and leave that layer no room to trim into', () => {
+    const selection = selectBlocks(
+      input({
+        isStep,
+        // The history lacks 23 tokens; the knowledge layer sends nothing, so its frame (and its
+        // 140 unused tokens) would be free — unless the compact stage trimmed its block into them.
+        layerFrames: { tokens: 5, layers: new Set(['knowledge__context']) },
+      }),
+    );
+    expect(ids(selection.kept)).toEqual(['call', 'result']);
+    expect(selection.layers.find((layer) => layer.layer === 'knowledge__context')).toMatchObject({
+      grantTokens: 0,
+      usedTokens: 0,
+    });
+  });
+
   it('change nothing when the history’s grant holds them', () => {
     const roomy = input({
       plan: { allocations: { 'knowledge__context-src': 140, history: 120 }, unallocated: 0 },

@@ -132,7 +132,16 @@ export function selectEach(input: SelectInput): Selection {
     };
     take(pool);
     take((input.pinnedReserved ?? 0) - pinnedTokens);
-    take(unsentFrames(input.layerFrames, unique, kept));
+    // A layer whose frame the steps take must stay unsent: what its grant has left goes to the
+    // steps too, and none stays for the compact stage to trim a block into.
+    for (const layer of unsentLayers(input.layerFrames, unique, kept)) {
+      if (lacking <= 0) break;
+      take(input.layerFrames?.tokens ?? 0);
+      const emptied = grants.find((entry) => entry.layer === layer);
+      if (emptied === undefined || emptied === grant) continue;
+      take(emptied.grantTokens - emptied.usedTokens);
+      emptied.grantTokens = emptied.usedTokens;
+    }
     for (let at = hungry.length - 1; at >= 0 && lacking > 0; at--) {
       const other = (hungry[at] as (typeof hungry)[number]).grant;
       if (other !== grant) other.grantTokens -= take(other.grantTokens - other.usedTokens);
@@ -175,19 +184,17 @@ function stepTokens(
   return tokens;
 }
 
-/** The frames of `frames.layers` that keep no block (read before the history is filled): not sent. */
-function unsentFrames(
+/** The layers of `frames.layers` that keep no block (read before the history is filled): not sent. */
+function unsentLayers(
   frames: SelectInput['layerFrames'],
   blocks: readonly ContextBlock[],
   kept: Uint8Array,
-): number {
-  if (frames === undefined || frames.layers.size === 0) return 0;
+): string[] {
+  if (frames === undefined || frames.layers.size === 0) return [];
   const sent = new Set<string>();
   for (let index = 0; index < blocks.length; index++) {
     const block = blocks[index] as ContextBlock;
     if (kept[index] === 1 && block.layer !== 'history') sent.add(block.layer);
   }
-  let unsent = 0;
-  for (const layer of frames.layers) if (!sent.has(layer)) unsent += frames.tokens;
-  return unsent;
+  return [...frames.layers].filter((layer) => !sent.has(layer));
 }
