@@ -136,12 +136,8 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       const agentId = typeof request.metadata?.agentId === 'string' ? request.metadata.agentId : '';
       const { sessionId, indexes } = options;
       const holder = `agent:${agentId}`;
-      let cap = recallCaps.get(agentId);
-      if (cap === undefined) {
-        cap = { tokens: undefined };
-        recallCaps.set(agentId, cap);
-      }
-      const recallCap = cap;
+      const recallCap = recallCaps.get(agentId) ?? { tokens: undefined };
+      recallCaps.set(agentId, recallCap);
       const stepTokens = (request.steps ?? []).reduce(
         (sum, message) => sum + countMessage(counter, message),
         0,
@@ -156,8 +152,8 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
           const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
           sources.push(
             await sessionRecallSource({
-              sessionId: options.sessionId,
-              indexes: options.indexes,
+              sessionId,
+              indexes,
               // What precedes the turn: a preview (its question not stored yet) ranks as the turn.
               indexed: conversation.slice(0, end),
               conversation,
@@ -180,18 +176,20 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
             }),
           );
         }
+        // (`recall` is set by the source's `held` callback: TypeScript's narrowing does not see it.)
+        const made = recall as TurnRecall | undefined;
         // Before the history: the TODO, the summary while history after the cut is sent, and a
         // held recall — what changes only when the cut moves (decisions 063, 068).
         const stableLayers = sessionStableLayers({
           liveHistory: cut < end,
-          heldRecall: (recall as TurnRecall | undefined)?.held !== undefined,
+          heldRecall: made?.held !== undefined,
         });
         const compiled = await compile(
           withSummary({ request, summary, conversation, cutCount: cut, curated, actions }),
           sources,
           { stableLayers },
         );
-        return { compiled, recall: recall as TurnRecall | undefined };
+        return { compiled, recall: made };
       };
       return fitWithinBudget<CompiledContext>({
         settings,
