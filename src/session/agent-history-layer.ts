@@ -24,7 +24,7 @@ import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
 import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
-import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall } from './turn-recall.ts';
+import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall, turnRecallOf } from './turn-recall.ts';
 
 /** Options of {@link createAgentHistory}. */
 export interface AgentHistoryOptions {
@@ -147,9 +147,13 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
         const sources: ContextSource[] = [];
         let recall: TurnRecall | undefined;
         if (settings.recallRatio > 0 && cut > 0) {
-          const throughMessageId = summary?.throughMessageId ?? '';
-          const stored = indexes.heldRecall(sessionId, holder);
-          const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
+          const hooks = turnRecallOf({
+            indexes,
+            sessionId,
+            holder,
+            throughMessageId: summary?.throughMessageId ?? '',
+            capTokens: () => recallCap.tokens,
+          });
           sources.push(
             await sessionRecallSource({
               sessionId,
@@ -163,33 +167,23 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
               config: options.config,
               compression: { ...compression, summary },
               counter,
-              held: (vectors) => {
-                if (vectors) return undefined;
-                recall = turnRecall;
-                if (stored?.throughMessageId === throughMessageId) turnRecall.held = stored;
-                return turnRecall.held;
-              },
-              onCollect: (outcome) => {
-                turnRecall.outcome = outcome;
-              },
-              capTokens: () => recallCap.tokens,
+              ...hooks.options,
             }),
           );
+          recall = hooks.recall();
         }
-        // (`recall` is set by the source's `held` callback: TypeScript's narrowing does not see it.)
-        const made = recall as TurnRecall | undefined;
         // Before the history: the TODO, the summary while history after the cut is sent, and a
         // held recall — what changes only when the cut moves (decisions 063, 068).
         const stableLayers = sessionStableLayers({
           liveHistory: cut < end,
-          heldRecall: made?.held !== undefined,
+          heldRecall: recall?.held !== undefined,
         });
         const compiled = await compile(
           withSummary({ request, summary, conversation, cutCount: cut, curated, actions }),
           sources,
           { stableLayers },
         );
-        return { compiled, recall: made };
+        return { compiled, recall };
       };
       return fitWithinBudget<CompiledContext>({
         settings,

@@ -33,7 +33,7 @@ import {
 import { type LongSessionSettings, longSessionSettings } from './long-session-settings.ts';
 import { RECALL_LAYER, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
-import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall } from './turn-recall.ts';
+import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall, turnRecallOf } from './turn-recall.ts';
 
 /**
  * A session's layers sent before the history (decision 063): the TODO changes only on
@@ -255,10 +255,12 @@ async function sessionHistory(input: {
   const sources: ContextSource[] = [];
   let recall: TurnRecall | undefined;
   if (settings !== undefined && options.indexes !== undefined && settings.recallRatio > 0 && cutCount > 0) {
-    // Held only behind the same cut, and only with lexical ranking: a vector ranking finds every message.
-    const throughMessageId = summary?.throughMessageId ?? '';
-    const stored = options.indexes.heldRecall(options.sessionId);
-    const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
+    const hooks = turnRecallOf({
+      indexes: options.indexes,
+      sessionId: options.sessionId,
+      throughMessageId: summary?.throughMessageId ?? '',
+      capTokens: () => input.recallCap.tokens,
+    });
     sources.push(
       await sessionRecallSource({
         sessionId: options.sessionId,
@@ -271,18 +273,10 @@ async function sessionHistory(input: {
         config,
         compression,
         counter: input.counter,
-        held: (vectors) => {
-          if (vectors) return undefined;
-          recall = turnRecall;
-          if (stored?.throughMessageId === throughMessageId) turnRecall.held = stored;
-          return turnRecall.held;
-        },
-        onCollect: (outcome) => {
-          turnRecall.outcome = outcome;
-        },
-        capTokens: () => input.recallCap.tokens,
+        ...hooks.options,
       }),
     );
+    recall = hooks.recall();
   }
   return {
     conversation,

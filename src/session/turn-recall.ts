@@ -76,6 +76,44 @@ export function nextHold(input: {
 }
 
 /**
+ * How a call's recall starts from the session's hold and records what it did (decision 063),
+ * for `holder` (the chat turn's by default, or an agent's, decision 076): the options to give
+ * {@link sessionRecallSource}, and the {@link TurnRecall} — defined once the source asked for its
+ * hold, which it does only when it ranks lexically (a vector ranking finds every message, so
+ * nothing is held). Held only behind the same cut.
+ */
+export function turnRecallOf(input: {
+  indexes: SessionIndexes;
+  sessionId: string;
+  holder?: string;
+  throughMessageId: string;
+  capTokens: () => number | undefined;
+}): {
+  recall: () => TurnRecall | undefined;
+  options: Required<Pick<Parameters<typeof sessionRecallSource>[0], 'held' | 'onCollect' | 'capTokens'>>;
+} {
+  const { throughMessageId } = input;
+  const stored = input.indexes.heldRecall(input.sessionId, input.holder);
+  const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
+  let asked = false;
+  return {
+    recall: () => (asked ? turnRecall : undefined),
+    options: {
+      held: (vectors) => {
+        if (vectors) return undefined;
+        asked = true;
+        if (stored?.throughMessageId === throughMessageId) turnRecall.held = stored;
+        return turnRecall.held;
+      },
+      onCollect: (outcome) => {
+        turnRecall.outcome = outcome;
+      },
+      capTokens: input.capTokens,
+    },
+  };
+}
+
+/**
  * A long session's recall for one call (decision 040): the session's conversation index
  * brought up to `indexed`, the messages behind the cut (`cutCount`) that `eligible` allows,
  * packed into what the summary and the TODO views leave of their verbatim size. The chat
