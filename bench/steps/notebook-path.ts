@@ -27,6 +27,21 @@ export interface NotebookCall {
   sent: RecordedCall;
 }
 
+/** Each call the provider received, with the call the engine logged for it (in order). */
+export function matchLogged(
+  sent: readonly { turn: number; tokens: number; call: RecordedCall }[],
+  logged: readonly CallRecord[],
+): NotebookCall[] {
+  return sent.map((call, index) => ({
+    turn: call.turn,
+    sentTokens: call.tokens,
+    loggedTokens: logged[index]?.report.totalTokens,
+    inputBudget: logged[index]?.report.inputBudget,
+    moved: logged[index]?.report.compaction.some((action) => action.type === 'compacted') === true,
+    sent: call.call,
+  }));
+}
+
 /**
  * The same 50-turn tool session through the notebook's chat path — `engine.runTurn`, as the
  * HTTP chat route calls it — on a copy of `examples/notebook` (16k window) with the files
@@ -126,14 +141,7 @@ export async function runNotebookPath(input: {
         ),
       );
     }
-    return sent.map((call, index) => ({
-      turn: call.turn,
-      sentTokens: call.tokens,
-      loggedTokens: logged[index]?.report.totalTokens,
-      inputBudget: logged[index]?.report.inputBudget,
-      moved: logged[index]?.report.compaction.some((action) => action.type === 'compacted') === true,
-      sent: call.call,
-    }));
+    return matchLogged(sent, logged);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -14,7 +14,7 @@ import {
   createSessionEngine,
 } from '../../src/session/index.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
-import type { NotebookCall } from './notebook-path.ts';
+import { matchLogged, type NotebookCall } from './notebook-path.ts';
 import { toRecorded } from './session.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
@@ -109,14 +109,7 @@ export async function runProcessPath(input: {
         ...calls.filter((call) => call.turnId === running.userMessageId && call.agentId === 'reader'),
       );
     }
-    return sent.map((call, index) => ({
-      turn: call.turn,
-      sentTokens: call.tokens,
-      loggedTokens: logged[index]?.report.totalTokens,
-      inputBudget: logged[index]?.report.inputBudget,
-      moved: logged[index]?.report.compaction.some((action) => action.type === 'compacted') === true,
-      sent: call.call,
-    }));
+    return matchLogged(sent, logged);
   } finally {
     await saver.close();
     await rm(root, { recursive: true, force: true });
