@@ -125,6 +125,25 @@ describe('a turn’s steps the history’s grant cannot hold (decision 074)', ()
   });
 });
 
+describe('a turn’s steps at the end of a long history run', () => {
+  it('take the unused room too when they are plain messages (no tool group), selected unit by unit', () => {
+    // 40 history messages of 10 tokens (one carried run), the last two the turn's steps.
+    const blocks = [
+      block('k1', 'knowledge__context', 150, 0.9),
+      ...Array.from({ length: 40 }, (_, index) => block(`m${index}`, 'history', 10, (index + 1) / 41)),
+    ];
+    const steps = new Set(['m38', 'm39']);
+    const selection = selectBlocks({
+      blocks,
+      plan: { allocations: { 'knowledge__context-src': 140, history: 15 }, unallocated: 0 },
+      pinnedBudget: 0,
+      layerOrder: ['knowledge__context', 'history'],
+      isStep: (candidate) => steps.has(candidate.id),
+    });
+    expect(ids(selection.kept)).toEqual(['m38', 'm39']);
+  });
+});
+
 describe('a grant that is a sum of shares', () => {
   it('holds the whole count it adds up to, less a rounding error', () => {
     // Shares of a budget are real numbers: the tight-window bench met a history grant of

@@ -44,7 +44,10 @@ export { dedupKey } from './select-units.ts';
  */
 export function selectBlocks(input: SelectInput): Selection {
   const run = historyRun(input.blocks);
-  return run === undefined ? selectEach(input) : selectWithRun(input, run);
+  // A run that ends with the turn's steps (steps without tool calls, ungrouped) is selected unit
+  // by unit: rule 6 is `selectEach`'s.
+  const withSteps = run !== undefined && input.isStep?.(input.blocks[run.end - 1] as ContextBlock) === true;
+  return run === undefined || withSteps ? selectEach(input) : selectWithRun(input, run);
 }
 
 /**
