@@ -106,6 +106,29 @@ function processEngine(answer: ((prompt: string, index: number) => string) | Scr
   return { engine, store, model };
 }
 
+/**
+ * Thirty story turns (`text(turn)`, message ids `u-<turn>`), then `question` (id `q`): returns the
+ * question's turn once stored. `onTurn` sees each turn's number before it is sent.
+ */
+async function storyThenQuestion(
+  engine: ReturnType<typeof processEngine>['engine'],
+  text: (turn: number) => string,
+  question: string,
+  onTurn: (turn: number) => void = () => {},
+) {
+  for (let turn = 0; turn < 30; turn++) {
+    onTurn(turn);
+    const running = await engine.runTurn({ sessionId: SESSION, text: text(turn), messageId: `u-${turn}` });
+    for await (const _ of running.stream);
+    await running.stored;
+  }
+  onTurn(30);
+  const running = await engine.runTurn({ sessionId: SESSION, text: question, messageId: 'q' });
+  for await (const _ of running.stream);
+  await running.stored;
+  return running;
+}
+
 describe('a long process session: agent calls under the session’s cut, rolling summary and recall (decision 066)', () => {
   it('accounts for every message in every agent call, never moves the cut back, and each report is what the provider received', async () => {
     await setWindow(3000);
@@ -255,23 +278,17 @@ describe('a long process session: agent calls under the session’s cut, rolling
       return [{ type: 'text', text: `Noted: the ${TOPICS[turn % TOPICS.length]} story of turn ${turn}.` }];
     });
     const { engine } = processEngine(model);
-    for (turn = 0; turn < 30; turn++) {
-      const topic = TOPICS[turn % TOPICS.length];
-      const running = await engine.runTurn({
-        sessionId: SESSION,
-        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
-        messageId: `u-${turn}`,
-      });
-      for await (const _ of running.stream);
-      await running.stored;
-    }
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'What was the code word of my violin story in turn 9? look it up',
-      messageId: 'q',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
+    const running = await storyThenQuestion(
+      engine,
+      (at) => {
+        const topic = TOPICS[at % TOPICS.length];
+        return `Turn ${at}: my ${topic} story has the code word ${topic}-${at * 7}. Keep it in mind please.`;
+      },
+      'What was the code word of my violin story in turn 9? look it up',
+      (at) => {
+        turn = at;
+      },
+    );
     const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
       (call) => call.turnId === running.userMessageId && call.agentId === 'reader',
     );
@@ -325,23 +342,17 @@ describe('a long process session: agent calls under the session’s cut, rolling
     });
     // A 3,000-token window leaves a page ~260 characters: the reader takes up to 20 steps.
     const { engine } = processEngine(model, 20);
-    for (turn = 0; turn < 30; turn++) {
-      const topic = TOPICS[turn % TOPICS.length];
-      const running = await engine.runTurn({
-        sessionId: SESSION,
-        text: turn === 9 ? long : `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}.`,
-        messageId: `u-${turn}`,
-      });
-      for await (const _ of running.stream);
-      await running.stored;
-    }
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'What was the code word of my violin story in turn 9? look it up',
-      messageId: 'q',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
+    await storyThenQuestion(
+      engine,
+      (at) => {
+        const topic = TOPICS[at % TOPICS.length];
+        return at === 9 ? long : `Turn ${at}: my ${topic} story has the code word ${topic}-${at * 7}.`;
+      },
+      'What was the code word of my violin story in turn 9? look it up',
+      (at) => {
+        turn = at;
+      },
+    );
     const asked = model.calls.filter((sent) => promptText(sent).includes('look it up'));
     // The search's hit is cut at 1,200 characters and says how to read the rest …
     const hit = asked.find((sent) => JSON.stringify(sent.prompt).includes('characters in all'));

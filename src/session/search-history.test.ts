@@ -1,4 +1,4 @@
-import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nextArtifactCall, toolResultTexts } from '../ai-sdk/follow-placeholders.test-support.ts';
@@ -24,6 +24,41 @@ async function setWindow(window: number) {
   await setSessionWindow(notebook.root, SESSION, window);
 }
 
+/** An engine over the notebook's session store with `model` (a recording model, answers offline). */
+function engineWith(model: LanguageModelV4) {
+  return createSessionEngine({
+    workspace: notebook.workspace,
+    store: createFileSessionStore({ workspace: notebook.workspace }),
+    model: { model, spec: 'recording', offline: true },
+    now: () => new Date('2026-03-01T10:00:00.000Z'),
+  });
+}
+
+/** `messages` stored as the session's earlier conversation, then one turn sending `text`. */
+async function askAfter(engine: ReturnType<typeof engineWith>, messages: Message[], text: string) {
+  await engine.store.appendMessages(SESSION, messages);
+  const running = await engine.runTurn({ sessionId: SESSION, text });
+  for await (const _ of running.stream);
+  await running.stored;
+  return running;
+}
+
+/** A stored tool message carrying `value` as the output of `toolName`'s call `callId`. */
+function toolResultMessage(
+  id: string,
+  callId: string,
+  toolName: string,
+  value: string,
+  metadata?: Message['metadata'],
+): Message {
+  return {
+    id,
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: callId, toolName, output: { type: 'text', value } }],
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+}
+
 /**
  * Thirty turns through `engine.runTurn`: `note(turn)` for the first 29, then a question whose
  * "look it up" makes the scripted model call `search_history` with `query`.
@@ -31,12 +66,7 @@ async function setWindow(window: number) {
 async function runNotes(query: string, note: (turn: number) => string) {
   let turn = 0;
   const model = scriptedModel(() => `Fine ${turn}.`, { query });
-  const engine = createSessionEngine({
-    workspace: notebook.workspace,
-    store: createFileSessionStore({ workspace: notebook.workspace }),
-    model: { model, spec: 'recording', offline: true },
-    now: () => new Date('2026-03-01T10:00:00.000Z'),
-  });
+  const engine = engineWith(model);
   for (turn = 0; turn < 30; turn++) {
     const text = turn === 29 ? 'Which telescope did I mention? Please look it up.' : note(turn);
     const running = await engine.runTurn({ sessionId: SESSION, text, messageId: `u-${turn}` });
@@ -101,47 +131,30 @@ describe('a step that moves the cut and has no room for its output (decision 070
 
 describe('search_history (decision 040, 072)', () => {
   it('answers a hit on a tool call or a tool result with what it says, as the recall does — never an empty text', async () => {
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: {
-        model: scriptedModel(() => 'Done.', { query: 'lighthouse keeper' }),
-        spec: 'recording',
-        offline: true,
-      },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
+    const engine = engineWith(scriptedModel(() => 'Done.', { query: 'lighthouse keeper' }));
     const at = { createdAt: '2026-02-01T09:00:00.000Z' };
-    await engine.store.appendMessages(SESSION, [
-      { id: 'h-u', role: 'user', content: 'Open the notes, please.', metadata: at },
-      {
-        id: 'h-call',
-        role: 'assistant',
-        content: [
-          { type: 'tool-call', toolCallId: 'r1', toolName: 'read_file', input: { path: 'keeper.md' } },
-        ],
-        metadata: at,
-      },
-      {
-        id: 'h-result',
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'r1',
-            toolName: 'read_file',
-            output: { type: 'text', value: 'The lighthouse keeper logs the weather at dawn.' },
-          },
-        ],
-        metadata: at,
-      },
-    ]);
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'Who logs the weather? Please look it up.',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
+    await askAfter(
+      engine,
+      [
+        { id: 'h-u', role: 'user', content: 'Open the notes, please.', metadata: at },
+        {
+          id: 'h-call',
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: 'r1', toolName: 'read_file', input: { path: 'keeper.md' } },
+          ],
+          metadata: at,
+        },
+        toolResultMessage(
+          'h-result',
+          'r1',
+          'read_file',
+          'The lighthouse keeper logs the weather at dawn.',
+          at,
+        ),
+      ],
+      'Who logs the weather? Please look it up.',
+    );
     const stored = await engine.store.load(SESSION);
     const result = stored.messages.find(
       (message: Message) =>
@@ -184,33 +197,14 @@ describe('search_history (decision 040, 072)', () => {
         return scriptedModel(() => 'Done.').doStream(options);
       },
     });
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
-    await engine.store.appendMessages(SESSION, [
-      { id: 'h-u', role: 'user', content: 'Run the log tool, please.' },
-      {
-        id: 'h-long',
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'r1',
-            toolName: 'read_log',
-            output: { type: 'text', value: output },
-          },
-        ],
-      },
-    ]);
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'What did the keeper log? Look it up.',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
+    await askAfter(
+      engineWith(model),
+      [
+        { id: 'h-u', role: 'user', content: 'Run the log tool, please.' },
+        toolResultMessage('h-long', 'r1', 'read_log', output),
+      ],
+      'What did the keeper log? Look it up.',
+    );
     const whole = `read_log → ${output}`;
     expect(hit?.text).toBe(whole.slice(0, 1200));
     expect(hit?.more).toContain(`${whole.length} characters in all`);
@@ -236,38 +230,20 @@ describe('search_history (decision 040, 072)', () => {
         return scriptedModel(() => 'Done.').doStream(options);
       },
     });
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date('2026-03-01T10:00:00.000Z'),
-    });
-    await engine.store.appendMessages(SESSION, [
-      { id: 'h-u', role: 'user', content: 'Export the harbour ledger, please.' },
-      {
-        id: 'h-call',
-        role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'export_rows', input }],
-      },
-      {
-        id: 'h-result',
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'x1',
-            toolName: 'export_rows',
-            output: { type: 'text', value: output },
-          },
-        ],
-      },
-    ]);
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'What did the export say? Look it up.',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
+    const engine = engineWith(model);
+    await askAfter(
+      engine,
+      [
+        { id: 'h-u', role: 'user', content: 'Export the harbour ledger, please.' },
+        {
+          id: 'h-call',
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'export_rows', input }],
+        },
+        toolResultMessage('h-result', 'x1', 'export_rows', output),
+      ],
+      'What did the export say? Look it up.',
+    );
     const byId = new Map(hits.map((hit) => [hit.id, hit]));
     // Found through the user's words beside them (their own words are not indexed), each cut.
     for (const id of ['h-call', 'h-result']) {
