@@ -116,7 +116,8 @@ export async function runCacheMatrix(
     const stored = await runToolSession(base);
     const chunked = await runToolSession({ ...base, historyCut: false });
     const notebook = await runNotebookPath({ ...base, window: kind.notebookWindow });
-    const processed = await runProcessPath({ ...base, window: kind.notebookWindow });
+    const processRun = await runProcessPath({ ...base, window: kind.notebookWindow });
+    const processed = processRun.calls;
     context.log(
       `${kind.name}: ${turns.length} turns, ${stored.length} middleware, ${notebook.length} notebook and ${processed.length} process calls in ${((performance.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -129,17 +130,20 @@ export async function runCacheMatrix(
     const processStart = processed.find((call) => call.moved)?.turn ?? turns.length;
     for (const mark of marks) {
       if (mark > turns.length) continue;
-      const range = (list: readonly { turn: number }[], from: number) => [
-        list.findIndex((entry) => entry.turn >= from),
-        list.findIndex((entry) => entry.turn >= mark),
-      ];
-      const [from, to] = range(stored, startTurn).map((index) => (index < 0 ? stored.length : index)) as [
-        number,
-        number,
-      ];
-      const [notebookFrom, notebookTo] = range(notebook, notebookStart).map((index) =>
-        index < 0 ? notebook.length : index,
-      ) as [number, number];
+      // The calls from the steady state's first turn (`from`) up to the mark: indexes in `list`.
+      const range = (list: readonly { turn: number }[], from: number): [number, number] => {
+        const at = (turn: number) => {
+          const index = list.findIndex((entry) => entry.turn >= turn);
+          return index < 0 ? list.length : index;
+        };
+        return [at(from), at(mark)];
+      };
+      const steadyShares = (list: readonly { turn: number; sent: RecordedCall }[], from: number) =>
+        shares(
+          list.map((entry) => entry.sent),
+          ...range(list, from),
+        );
+      const [from, to] = range(stored, startTurn);
       const ours = shares(
         stored.map((record) => record.sent),
         from,
@@ -151,19 +155,8 @@ export async function runCacheMatrix(
         to,
       );
       const drop = shares(naive, from, to);
-      const engine = shares(
-        notebook.map((call) => call.sent),
-        notebookFrom,
-        notebookTo,
-      );
-      const [processFrom, processTo] = range(processed, processStart).map((index) =>
-        index < 0 ? processed.length : index,
-      ) as [number, number];
-      const agents = shares(
-        processed.map((call) => call.sent),
-        processFrom,
-        processTo,
-      );
+      const engine = steadyShares(notebook, notebookStart);
+      const agents = steadyShares(processed, processStart);
       const ofCeiling = (entry: { prefix: number; ceiling: number }) =>
         (100 * entry.prefix) / Math.max(1e-9, entry.ceiling);
       const servedOf = (entry: { served: number; ceiling: number }) =>
@@ -205,6 +198,23 @@ export async function runCacheMatrix(
       value: processOff,
       unit: 'calls',
       target: `0 agent calls over the input budget or whose logged report ≠ tokens sent (process turns, ${kind.name})`,
+      better: 'lower',
+    });
+    metrics.push({
+      name: `steps.process.${kind.name}.unaccounted`,
+      value: processRun.unaccounted,
+      unit: 'messages',
+      target: '0 history messages an agent call neither sent, summarised, recalled nor left recallable',
+      better: 'lower',
+    });
+    const median = (values: readonly number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const { turnCpuMs } = processRun;
+    metrics.push({
+      name: `steps.process.${kind.name}.turn-cpu.last-vs-first`,
+      value: median(turnCpuMs.slice(-10)) / Math.max(1e-9, median(turnCpuMs.slice(0, 10))),
+      unit: 'x',
+      target: `≤ 2× (CPU time of a process turn, median of the last ten of ${turnCpuMs.length} turns vs the first ten)`,
       better: 'lower',
     });
   }

@@ -20,6 +20,18 @@ import { toRecorded } from './session.ts';
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
 const SESSION = 'raft-consensus';
 
+/** What {@link runProcessPath} measured. */
+export interface ProcessRun {
+  calls: NotebookCall[];
+  /** History messages an agent call's report left neither sent, summarised, recalled nor recallable. */
+  unaccounted: number;
+  /** CPU time of each turn (ms), the run's whole process (the agent, the engine, the checkpoints). */
+  turnCpuMs: number[];
+}
+
+/** What a long session's report may say of a history message it does not send (decision 040). */
+const ACCOUNTED = new Set(['summarized', 'recalled', 'recallable']);
+
 /**
  * The same session through a process turn — `engine.runTurn` on a session whose turns run a
  * LangGraph process (decision 066): one `reader` agent (`defineAgent`, a `read_file` tool over
@@ -33,7 +45,7 @@ export async function runProcessPath(input: {
   files: { path: string; text: string }[];
   window: number;
   reads: (turn: number) => number;
-}): Promise<NotebookCall[]> {
+}): Promise<ProcessRun> {
   const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-process-'));
   const saver = new SqliteSaver({ path: join(root, 'sessions.db'), durability: 'normal' });
   try {
@@ -96,20 +108,30 @@ export async function runProcessPath(input: {
       },
     });
     const logged: CallRecord[] = [];
+    const turnCpuMs: number[] = [];
     for (turn = 0; turn < input.turns.length; turn++) {
       readsDone = 0;
+      const cpu = process.cpuUsage();
       const running = await engine.runTurn({ sessionId: SESSION, text: input.turns[turn]?.user ?? '' });
       for await (const _chunk of running.stream) {
         // read to the end: the answer is stored before `finish`
       }
       await running.stored;
+      const used = process.cpuUsage(cpu);
+      turnCpuMs.push((used.user + used.system) / 1000);
       // The turn's reader calls (a summariser's calls are logged too, under their own id).
       const calls = await engine.listCalls(SESSION);
       logged.push(
         ...calls.filter((call) => call.turnId === running.userMessageId && call.agentId === 'reader'),
       );
     }
-    return matchLogged(sent, logged);
+    let unaccounted = 0;
+    for (const call of logged) {
+      const history = call.report.layers.find((layer) => layer.layer === 'history');
+      for (const entry of history?.dropped ?? [])
+        if (!ACCOUNTED.has(entry.reason.type)) unaccounted += entry.run?.count ?? 1;
+    }
+    return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs };
   } finally {
     await saver.close();
     await rm(root, { recursive: true, force: true });
