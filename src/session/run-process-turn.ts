@@ -131,7 +131,7 @@ export async function runProcessTurn(
       const state = await store.load(input.sessionId);
       const at = state.messages.findIndex((message) => message.id === userMessageId);
       const answered = at < 0 ? [] : state.messages.slice(at + 1);
-      const calls = (await store.listCalls(input.sessionId)).filter((call) => call.turnId === userMessageId);
+      const calls = await turnCalls(store, input.sessionId, userMessageId);
       for (const call of calls) answer.report(call);
       for (const reply of answered) answer.reply(reply);
       answer.close();
@@ -230,3 +230,25 @@ function answerWriter(writer: UIMessageStreamWriter<NotebookUIMessage>, turnId: 
     close,
   };
 }
+
+/**
+ * The call records of a turn just run: the newest of the log (the turn held the session's lock).
+ * Read in growing windows from the newest, so a turn does not clone the whole log (a record
+ * holds its call's report) to find its own few.
+ */
+export async function turnCalls(
+  store: Pick<CheckpointSessionStore, 'listCalls'>,
+  sessionId: string,
+  turnId: string,
+): Promise<CallRecord[]> {
+  for (let limit = 8; ; limit *= 4) {
+    const calls = await store.listCalls(sessionId, { limit });
+    const first = calls.findIndex((call) => call.turnId === turnId);
+    // Complete once an older record (or the log's start) precedes the turn's first.
+    if (first !== 0 || calls.length < limit || limit >= MAX_LISTED_CALLS)
+      return first < 0 ? [] : calls.slice(first).filter((call) => call.turnId === turnId);
+  }
+}
+
+/** The most records `listCalls` returns. */
+const MAX_LISTED_CALLS = 1000;
