@@ -111,6 +111,7 @@ export async function runProcessPath(input: {
     const turnCpuMs: number[] = [];
     for (turn = 0; turn < input.turns.length; turn++) {
       readsDone = 0;
+      const before = sent.length;
       const cpu = process.cpuUsage();
       const running = await engine.runTurn({ sessionId: SESSION, text: input.turns[turn]?.user ?? '' });
       for await (const _chunk of running.stream) {
@@ -120,7 +121,10 @@ export async function runProcessPath(input: {
       const used = process.cpuUsage(cpu);
       turnCpuMs.push((used.user + used.system) / 1000);
       // The turn's reader calls (a summariser's calls are logged too, under their own id).
-      const calls = await engine.listCalls(SESSION);
+      // Only the turn's records (and a few more: a summariser's calls are logged too): a call
+      // record holds the call's whole report, and cloning the log every turn would fill the
+      // next turns' CPU time with the bench's own garbage.
+      const calls = await engine.listCalls(SESSION, { limit: sent.length - before + 4 });
       logged.push(
         ...calls.filter((call) => call.turnId === running.userMessageId && call.agentId === 'reader'),
       );
