@@ -79,6 +79,7 @@ export {
   type LayerRegistry,
   type LayerRegistryOptions,
 } from './layers.ts';
+export { historyBlockId } from './measure-messages.ts';
 export {
   type FilePart,
   type JsonValue,

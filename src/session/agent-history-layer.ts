@@ -10,7 +10,6 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../core/index.ts';
-import { countMessage } from '../core/index.ts';
 import {
   type ContextConfig,
   type CurationEvent,
@@ -24,7 +23,14 @@ import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
 import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
-import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall, turnRecallOf } from './turn-recall.ts';
+import {
+  nextHold,
+  recallCapFor,
+  sessionRecallSource,
+  stepTokensSent,
+  type TurnRecall,
+  turnRecallOf,
+} from './turn-recall.ts';
 
 /** Options of {@link createAgentHistory}. */
 export interface AgentHistoryOptions {
@@ -138,10 +144,6 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       const holder = `agent:${agentId}`;
       const recallCap = recallCaps.get(agentId) ?? { tokens: undefined };
       recallCaps.set(agentId, recallCap);
-      const stepTokens = (request.steps ?? []).reduce(
-        (sum, message) => sum + countMessage(counter, message),
-        0,
-      );
       const compileOnce = async () => {
         const cut = cutCount();
         const sources: ContextSource[] = [];
@@ -192,6 +194,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
         stepping: (request.steps ?? []).length > 0,
         compile: async () => {
           let { compiled, recall } = await compileOnce();
+          let stepTokens = stepTokensSent(compiled, request.steps ?? [], counter);
           if (recall !== undefined) {
             // Decision 068: the turn's steps get the room the last turns' steps took, from the
             // recall, once — the recall is then the same in every call of the agent's turn.
@@ -202,6 +205,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
             if (capTokens !== undefined) {
               recallCap.tokens = capTokens;
               ({ compiled, recall } = await compileOnce());
+              stepTokens = stepTokensSent(compiled, request.steps ?? [], counter);
             }
             // A preview reads the hold and writes nothing.
             if (recall !== undefined && options.persist) {

@@ -10,7 +10,7 @@ import type {
   ToolDefinition,
   ToolResultPolicy,
 } from '../core/index.ts';
-import { countMessage, messageText, renderSummary, uncarriedIds } from '../core/index.ts';
+import { messageText, renderSummary, uncarriedIds } from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type ContextConfig,
@@ -33,7 +33,14 @@ import {
 import { type LongSessionSettings, longSessionSettings } from './long-session-settings.ts';
 import { RECALL_LAYER, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
-import { nextHold, recallCapFor, sessionRecallSource, type TurnRecall, turnRecallOf } from './turn-recall.ts';
+import {
+  nextHold,
+  recallCapFor,
+  sessionRecallSource,
+  stepTokensSent,
+  type TurnRecall,
+  turnRecallOf,
+} from './turn-recall.ts';
 
 /**
  * A session's layers sent before the history (decision 063): the TODO changes only on
@@ -199,7 +206,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     async compile(step = {}) {
       let compiled = { ...(await prepared.compile(step.steps)), state };
       const indexes = options.indexes;
-      const stepTokens = (step.steps ?? []).reduce((sum, message) => sum + countMessage(counter, message), 0);
+      let stepTokens = stepTokensSent(compiled.compiled, step.steps ?? [], counter);
       if (recall !== undefined && indexes !== undefined) {
         // Decision 068: the turn's steps get the room the last turns' steps took, from the recall,
         // once — so the recall is the same in every call of the turn instead of shrinking per step.
@@ -215,6 +222,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
           // Sources collect once per prepared compile: the capped recall needs a new one.
           prepared = prepare();
           compiled = { ...(await prepared.compile(step.steps)), state };
+          stepTokens = stepTokensSent(compiled.compiled, step.steps ?? [], counter);
         }
         const current = indexes.heldRecall(options.sessionId);
         indexes.holdRecall(

@@ -240,4 +240,34 @@ describe('the cached prefix of engine.runTurn (decision 063)', () => {
     }
     expect(held).toBeGreaterThanOrEqual(3);
   });
+
+  it('leaves the next turns the room a turn’s steps took as sent, not the outputs its placeholders stand for', async () => {
+    // An 8k window, files of ~2,000 tokens, two reads every third turn: the second read's call
+    // sends the first output as a placeholder, so the turn's steps take one file's room, not
+    // two. Counted at the outputs' size (before decision 077), the next turns' recall gave that
+    // room away for nothing: from the first move of the cut no call but a moving one sent any.
+    const { calls, turnOf } = await runSession(24, (turn) => (turn % 3 === 0 ? 2 : 0), {
+      window: 8000,
+      fileTokens: 1500,
+      fresh: true,
+    });
+    const secondReads = calls.filter(
+      (_, call) => turnOf[call] === turnOf[call - 2] && (turnOf[call] ?? 1) % 3 === 0,
+    );
+    expect(secondReads.length).toBeGreaterThanOrEqual(6);
+    for (const call of secondReads)
+      expect(call.report.compaction).toContainEqual(expect.objectContaining({ type: 'placeholder' }));
+    const firstMove = calls.findIndex((call) =>
+      call.report.compaction.some((action) => action.type === 'compacted'),
+    );
+    expect(firstMove).toBeGreaterThan(0);
+    expect(calls.length - firstMove).toBeGreaterThanOrEqual(15);
+    for (const call of calls.slice(firstMove)) {
+      expect(call.report.totalTokens).toBeLessThanOrEqual(call.report.inputBudget);
+      const recalled = call.report.layers.flatMap((layer) =>
+        layer.dropped.filter((entry) => entry.reason.type === 'recalled'),
+      );
+      expect(recalled.length).toBeGreaterThan(0);
+    }
+  });
 });

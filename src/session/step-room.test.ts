@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CompiledContext, Message } from '../core/index.ts';
+import { type CompiledContext, countMessage, type Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { sessionStableLayers } from './compile-session.ts';
 import { createRecallSource, createSessionIndexes } from './session-recall.ts';
-import { recallCapFor } from './turn-recall.ts';
+import { recallCapFor, stepTokensSent } from './turn-recall.ts';
 
 /** A compile of `totalTokens` in an input budget of 1,000 that sent recalled blocks of these sizes. */
 function compiled(totalTokens: number, recalled: readonly number[]): CompiledContext {
@@ -69,6 +69,44 @@ describe("a turn's steps get their room from the recall (decision 068)", () => {
     indexes.drop('s');
     expect(indexes.heldRecall('s', 'agent:writer')).toBeUndefined();
     expect(indexes.stepRoom('s', 'u2', 'agent:reader')).toBe(0);
+  });
+
+  it('counts the earlier steps of a turn as sent and its newest step at its own size (decision 077)', () => {
+    const counter = createCharCounter();
+    const output = (id: string, text: string): Message => ({
+      id,
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: text } },
+      ],
+    });
+    const read = (id: string): Message => ({
+      id: `call-${id}`,
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: id } }],
+    });
+    const steps = [read('a'), output('a', 'x'.repeat(4000)), read('b'), output('b', 'y'.repeat(3000))];
+    // The call sent the first output as a 60-token placeholder and its call as 20 tokens.
+    const sent = {
+      report: {
+        layers: [
+          {
+            layer: 'history',
+            kept: [
+              { id: 'history:older', tokens: 500 },
+              { id: 'history:call-a', tokens: 20 },
+              { id: 'history:a', tokens: 60 },
+            ],
+          },
+        ],
+      },
+    } as unknown as CompiledContext;
+    const newest = steps.slice(2).reduce((sum, message) => sum + countMessage(counter, message), 0);
+    expect(stepTokensSent(sent, steps, counter)).toBe(20 + 60 + newest);
+    // One step: all of it at its own size; none: nothing.
+    const first = steps.slice(0, 2).reduce((sum, message) => sum + countMessage(counter, message), 0);
+    expect(stepTokensSent(sent, steps.slice(0, 2), counter)).toBe(first);
+    expect(stepTokensSent(sent, [], counter)).toBe(0);
   });
 
   it('caps the recall by the room the call leaves short, and not when it leaves the room', () => {

@@ -1,5 +1,12 @@
 import { todoContextBlocks } from '../compression/index.ts';
-import type { CompiledContext, ContextSource, Message, TokenCounter } from '../core/index.ts';
+import {
+  type CompiledContext,
+  type ContextSource,
+  countMessage,
+  historyBlockId,
+  type Message,
+  type TokenCounter,
+} from '../core/index.ts';
 import type { ContextConfig } from '../workspace/index.ts';
 import { recallTokens, TOOL_EVIDENCE_SHOWN } from './compressed-forms.ts';
 import { inputBudgetOf, type LongSessionSettings } from './long-session-settings.ts';
@@ -11,6 +18,31 @@ import {
   type SessionIndexes,
 } from './session-recall.ts';
 import type { SessionCompression } from './session-store.ts';
+
+/**
+ * The room a call's tool steps take (decision 077): the turn's newest step (its last assistant
+ * message and the outputs after it) at its own size, the earlier steps as the call sent them —
+ * an earlier output that became a placeholder counts as its placeholder, not as the output it
+ * stands for. What {@link SessionIndexes.noteSteps} remembers and {@link recallCapFor} leaves.
+ */
+export function stepTokensSent(
+  compiled: CompiledContext,
+  steps: readonly Message[],
+  counter: TokenCounter,
+): number {
+  if (steps.length === 0) return 0;
+  const newest = Math.max(
+    0,
+    steps.findLastIndex((message) => message.role === 'assistant'),
+  );
+  let tokens = 0;
+  for (const message of steps.slice(newest)) tokens += countMessage(counter, message);
+  if (newest === 0) return tokens;
+  const earlier = new Set(steps.slice(0, newest).map(historyBlockId));
+  const history = compiled.report.layers.find((layer) => layer.layer === 'history');
+  for (const block of history?.kept ?? []) if (earlier.has(block.id)) tokens += block.tokens;
+  return tokens;
+}
 
 /**
  * The recall's cap for a turn's calls (decision 068): when the call leaves less free than
