@@ -135,6 +135,7 @@ export {
   type TokenCacheOptions,
   type TokenCacheStats,
   type TokenCounter,
+  withSharedTokenCache,
   withTokenCache,
 } from './tokens.ts';
 export { countToolDefinitions, type ToolDefinition } from './tool-definitions.ts';

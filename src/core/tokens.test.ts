@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   countMessage,
   createTokenCounter,
+  isTextCached,
   NO_MESSAGE_OVERHEAD,
   OPENAI_MESSAGE_OVERHEAD,
+  withSharedTokenCache,
   withTokenCache,
 } from './tokens.ts';
 
@@ -60,6 +62,32 @@ describe('withTokenCache', () => {
 
   it('rejects a non-positive cache size', () => {
     expect(() => withTokenCache(spyCounter().counter, { maxEntries: 0 })).toThrow(/maxEntries/);
+  });
+});
+
+describe('withSharedTokenCache', () => {
+  it('gives every caller of one counter the same cache, so a text is tokenised once among them', () => {
+    const { counter, seen } = spyCounter();
+    const first = withSharedTokenCache(counter);
+    const second = withSharedTokenCache(counter);
+    expect(second).toBe(first);
+    expect(isTextCached(first)).toBe(true);
+    const text = 'a message long enough for the cache';
+    expect(first.countText(text)).toBe(text.length);
+    expect(second.countMessages([{ id: 'm', role: 'user', content: text }])).toBe(
+      counter.countMessages([{ id: 'm', role: 'user', content: text }]),
+    );
+    expect(seen.filter((seenText) => seenText === text)).toHaveLength(2);
+    // Another counter gets its own cache.
+    expect(withSharedTokenCache(spyCounter().counter)).not.toBe(first);
+  });
+
+  it('keeps a counter that caches already, or whose messages are not a plain sum of its texts', () => {
+    const cached = withTokenCache(spyCounter().counter);
+    expect(withSharedTokenCache(cached)).toBe(cached);
+    const { counter } = spyCounter();
+    const own = { ...counter, countMessages: () => 42 };
+    expect(withSharedTokenCache(own)).toBe(own);
   });
 });
 

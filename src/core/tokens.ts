@@ -146,6 +146,28 @@ function countViaList(counter: TokenCounter, message: Message): number {
   return counter.countMessages([message]) - counter.overhead.perRequest;
 }
 
+/** The shared cache {@link withSharedTokenCache} made for each counter. */
+const sharedCaches = new WeakMap<TokenCounter, CachedTokenCounter>();
+
+/**
+ * `counter` with each distinct text tokenised once: itself when it caches already
+ * ({@link withTokenCache}) or when its messages are not a plain sum of its texts (a wrapper
+ * would count them otherwise); else one {@link withTokenCache} wrapper per counter, made on
+ * first use and kept while the counter lives, so every caller handing in the same counter
+ * shares one cache. What the session engine and runtime processes count with: each of their
+ * calls measures the whole history again, and a counter without a cache would tokenise every
+ * message at every call.
+ */
+export function withSharedTokenCache(counter: TokenCounter): TokenCounter {
+  if (textCached.has(counter) || !perMessage.has(counter)) return counter;
+  let cached = sharedCaches.get(counter);
+  if (cached === undefined) {
+    cached = withTokenCache(counter);
+    sharedCaches.set(counter, cached);
+  }
+  return cached;
+}
+
 /** Most distinct short strings a cached counter remembers; later ones are counted each time. */
 const MAX_SHORT_ENTRIES = 4096;
 

@@ -13,6 +13,7 @@ import {
   renderSummary,
   type Summarizer,
   type TokenCounter,
+  withSharedTokenCache,
 } from '../core/index.ts';
 import { pairSafeEnd } from '../core/surrogates.ts';
 import { createModelSummarizer } from '../llm/index.ts';
@@ -66,10 +67,10 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   const createId = options.createId ?? randomUUID;
   // Resolved once: the optional peer is looked up at most once per engine.
   const tracer = options.tracer === false ? undefined : (options.tracer ?? globalCallTracer());
+  // Each call measures the whole history again: a given counter's texts are cached once.
+  const given = options.counter === undefined ? undefined : withSharedTokenCache(options.counter);
   const counterFor = (model: string | undefined): TokenCounter =>
-    model === undefined && options.counter !== undefined
-      ? options.counter
-      : getTokenCounter(model ?? DEFAULT_MODEL);
+    model === undefined && given !== undefined ? given : getTokenCounter(model ?? DEFAULT_MODEL);
 
   // The default tools: the workspace tools, whose `dismiss_memory` stores through this engine.
   const chatTools: ChatToolsContext = {
@@ -135,7 +136,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       indexes,
       ...(override.compression === undefined ? {} : { compression: override.compression }),
       ...(override.actions === undefined ? {} : { actions: override.actions }),
-      ...(options.counter === undefined ? {} : { counter: options.counter }),
+      ...(given === undefined ? {} : { counter: given }),
       ...(tools.definitions.length === 0
         ? {}
         : {
@@ -323,7 +324,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
           workspace,
           store,
           process: options.process,
-          counter: options.counter,
+          counter: given,
           summarizerFor,
           indexes,
           now,
@@ -360,7 +361,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       const before = processCalls === undefined ? await compile(sessionId) : undefined;
       const tokensBefore = before === undefined ? await nextCallTokens(sessionId) : before.report.totalTokens;
       const original = before?.state.compression;
-      const counter = options.counter ?? counterFor(before?.config.budget.model);
+      const counter = given ?? counterFor(before?.config.budget.model);
       const result = await compressSession({
         store,
         sessionId,

@@ -109,7 +109,10 @@ export interface SessionEngineOptions {
   embedder?: Embedder;
   /** Proposer of requirement ops for `/compress`; default the model's (or the offline heuristic with the offline model). */
   proposer?: RequirementProposer;
-  /** Counter for a session whose manifest names no model; default the o200k tokenizer. */
+  /**
+   * Counter for a session whose manifest names no model, counted through one shared token cache
+   * (decision 078); default the o200k tokenizer.
+   */
   counter?: TokenCounter;
   now?: () => Date;
   createId?: () => string;

@@ -48,7 +48,8 @@ export function createExactCounter(options: ExactCounterOptions): ExactTokenCoun
     overhead: OPENAI_MESSAGE_OVERHEAD,
     isSplitPoint,
   });
-  return { ...counter, bpe };
+  // The same object, so core knows its messages are a plain sum of its texts (`createTokenCounter`).
+  return Object.assign(counter, { bpe });
 }
 
 /** Exact counter for `o200k_base` (gpt-4o, gpt-4.1, gpt-5, o1/o3/o4). */

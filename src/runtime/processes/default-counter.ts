@@ -1,11 +1,11 @@
-import type { TokenCounter } from '../../core/tokens.ts';
-import { createO200kCounter } from '../../tokenizers/index.ts';
+import { type TokenCounter, withSharedTokenCache } from '../../core/tokens.ts';
+import { getTokenCounter } from '../../tokenizers/index.ts';
 
-let shared: TokenCounter | undefined;
-
-/** The counter processes use when none is given: o200k, created once per process. */
+/**
+ * The counter a process counts with: the one given, with its texts cached once per counter
+ * ({@link withSharedTokenCache}: every agent call measures the whole history again), or the
+ * shared o200k counter (`getTokenCounter`'s, cached).
+ */
 export function defaultCounter(counter?: TokenCounter): TokenCounter {
-  if (counter !== undefined) return counter;
-  shared ??= createO200kCounter();
-  return shared;
+  return counter === undefined ? getTokenCounter('gpt-4o') : withSharedTokenCache(counter);
 }

@@ -4,7 +4,10 @@ import type { NodeFactoryOptions } from '../agents/node-factory.ts';
 
 /** Options every process takes. */
 export interface ProcessOptions {
-  /** Token counter for budgets. Default: the o200k tokenizer (`ctxloom/tokenizers`). */
+  /**
+   * Token counter for budgets, counted through one shared token cache (decision 078). Default:
+   * the o200k tokenizer (`getTokenCounter('gpt-4o')`).
+   */
   counter?: TokenCounter;
   /** The Blackboard (with application extensions). Default the plain Blackboard. */
   blackboard?: BlackboardDefinition;
