@@ -25,6 +25,17 @@ export interface CtxloomExtras {
 }
 
 /**
+ * Messages {@link fromLangChain} decoded, kept by the LangChain message they came from: a
+ * caller that decodes the same messages again and again (the checkpoint session store, at
+ * every load) decodes each once.
+ */
+export interface DecodedMessages {
+  get(message: BaseMessage): Message | undefined;
+  /** Keeps `decoded` as `message`'s; returns what to hand out (the kept value). */
+  keep(message: BaseMessage, decoded: Message): Message;
+}
+
+/**
  * LangChain messages as ctxloom messages — the one decoder of the Blackboard's `messages`,
  * for the session store and for runtime agents alike, the inverse of `toLangChain`: exact
  * for messages it wrote (the `ToolMessage`s of one tool message become that message again);
@@ -32,13 +43,19 @@ export interface CtxloomExtras {
  * compile pipeline sees it (text, tool calls, one tool result per `ToolMessage`). Messages of
  * other kinds are left out.
  */
-export function fromLangChain(messages: readonly BaseMessage[]): Message[] {
+export function fromLangChain(messages: readonly BaseMessage[], memo?: DecodedMessages): Message[] {
   const out: Message[] = [];
   const decoded = new Set<string>();
   for (const message of messages) {
     const extras = extrasOf(message);
     // Its parts are in the message it belongs to, unless that one is gone (trimmed by a user).
     if (extras.partOf !== undefined && decoded.has(extras.partOf)) continue;
+    const known = memo?.get(message);
+    if (known !== undefined) {
+      out.push(known);
+      decoded.add(known.id);
+      continue;
+    }
     const role = roleOf(message);
     if (role === undefined) continue;
     const mapped: Message = {
@@ -49,7 +66,7 @@ export function fromLangChain(messages: readonly BaseMessage[]): Message[] {
     const name = extras.name ?? (role === 'tool' ? undefined : message.name);
     if (name !== undefined) mapped.name = name;
     if (extras.metadata !== undefined) mapped.metadata = structuredClone(extras.metadata);
-    out.push(mapped);
+    out.push(memo === undefined ? mapped : memo.keep(message, mapped));
     decoded.add(mapped.id);
   }
   return out;

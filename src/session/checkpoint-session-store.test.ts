@@ -147,6 +147,32 @@ describe('createCheckpointSessionStore', () => {
     expect((await store.load(id)).messages).toEqual(messages);
   });
 
+  it('decodes each stored message once: loads share it frozen, in arrays of their own (decision 078)', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    await store.appendMessages(id, [
+      { id: 'u1', role: 'user', content: 'What is a term?' },
+      { id: 'a1', role: 'assistant', content: [{ type: 'text', text: 'A logical clock.' }] },
+    ]);
+    const first = await store.load(id);
+    const second = await store.load(id);
+    expect(second.messages).not.toBe(first.messages);
+    expect(second.messages[1]).toBe(first.messages[1]);
+    expect(Object.isFrozen(first.messages[1])).toBe(true);
+    const part = (first.messages[1] as { content: { text: string }[] }).content[0] as { text: string };
+    expect(() => {
+      part.text = 'changed';
+    }).toThrow(TypeError);
+    // The state's arrays are the caller's: changing one changes no other load.
+    first.messages.pop();
+    first.curation.push({ type: 'pin', targetMessageId: 'u1', at: '2026-11-30T00:00:00.000Z' } as never);
+    await store.appendMessages(id, [{ id: 'u2', role: 'user', content: 'And an index?' }]);
+    const third = await store.load(id);
+    expect(third.messages.map((message) => message.id)).toEqual(['u1', 'a1', 'u2']);
+    expect(third.messages[1]).toBe(second.messages[1]);
+    expect(third.curation).toEqual([]);
+  });
+
   it('logs every model call a runtime agent sends, one per tool-loop step, in the session call log', async () => {
     const store = createCheckpointSessionStore({ saver: sqlite, callCapacity });
     const id = newSession();

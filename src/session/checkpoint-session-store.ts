@@ -4,10 +4,12 @@ import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } f
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
-import { fromLangChain, toLangChain } from '../langchain/index.ts';
+import { type DecodedMessages, fromLangChain } from '../langchain/from-langchain.ts';
+import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
+import { deepFreeze } from '../workspace/session/session-store.ts';
 import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
@@ -17,7 +19,6 @@ import {
   type CurationEvent,
   type HistorySummary,
   type SessionCompression,
-  type SessionState,
   type SessionStore,
 } from './session-store.ts';
 import { createProcessThreadLock, type ThreadLock } from './thread-lock.ts';
@@ -311,13 +312,12 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
         }
       }
       compression.summary = currentSummary(state, compression.summary, messages);
-      const loaded: SessionState = {
-        sessionId,
-        messages,
+      // The messages are frozen and shared (a new array); the rest is the caller's own copy.
+      const { curation, compression: copied } = structuredClone({
         curation: (state[SESSION_KEYS.curation] ?? []) as CurationEvent[],
         compression,
-      };
-      return structuredClone(loaded);
+      });
+      return { sessionId, messages, curation, compression: copied };
     },
     async appendMessages(sessionId, messages) {
       if (messages.length === 0) return;
@@ -435,8 +435,24 @@ function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
   return lock;
 }
 
+/**
+ * Each stored LangChain message decoded once (the checkpoint values are cached by head, so a
+ * load after a write sees the same message objects), as a frozen copy every load shares — the
+ * session store's contract (decision 061; decision 078's amendment).
+ */
+const decodedMessages = new WeakMap<BaseMessage, Message>();
+const DECODED: DecodedMessages = {
+  get: (message) => decodedMessages.get(message),
+  keep(message, decoded) {
+    const kept = structuredClone(decoded);
+    deepFreeze(kept);
+    decodedMessages.set(message, kept);
+    return kept;
+  },
+};
+
 function messagesOf(state: Record<string, unknown>): Message[] {
-  return fromLangChain((state.messages ?? []) as BaseMessage[]);
+  return fromLangChain((state.messages ?? []) as BaseMessage[], DECODED);
 }
 
 /** Checks the whole batch before anything is written: message shapes and ids. */

@@ -98,7 +98,8 @@ function remember(
   return record;
 }
 
-function deepFreeze(value: unknown): void {
+/** Freezes `value` and every object under it (a message a store shares between loads). */
+export function deepFreeze(value: unknown): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
