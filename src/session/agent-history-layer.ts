@@ -23,14 +23,7 @@ import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
 import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
-import {
-  nextHold,
-  recallCapFor,
-  sessionRecallSource,
-  stepTokensSent,
-  type TurnRecall,
-  turnRecallOf,
-} from './turn-recall.ts';
+import { sessionRecallSource, settleTurnRecall, type TurnRecall, turnRecallOf } from './turn-recall.ts';
 
 /** Options of {@link createAgentHistory}. */
 export interface AgentHistoryOptions {
@@ -193,29 +186,26 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
         // A tool step's own outputs come first; its move plans with the recall's whole slot (063).
         stepping: (request.steps ?? []).length > 0,
         compile: async () => {
-          let { compiled, recall } = await compileOnce();
-          let stepTokens = stepTokensSent(compiled, request.steps ?? [], counter);
-          if (recall !== undefined) {
-            // Decision 068: the turn's steps get the room the last turns' steps took, from the
-            // recall, once — the recall is then the same in every call of the agent's turn.
-            const capTokens =
-              recallCap.tokens === undefined
-                ? recallCapFor(compiled, indexes.stepRoom(sessionId, options.turnId, holder) - stepTokens)
-                : undefined;
-            if (capTokens !== undefined) {
-              recallCap.tokens = capTokens;
-              ({ compiled, recall } = await compileOnce());
-              stepTokens = stepTokensSent(compiled, request.steps ?? [], counter);
-            }
-            // A preview reads the hold and writes nothing.
-            if (recall !== undefined && options.persist) {
-              const current = indexes.heldRecall(sessionId, holder);
-              indexes.holdRecall(sessionId, nextHold({ recall, compiled, current, stepTokens }), holder);
-            }
-          }
-          if (options.persist && options.turnId !== undefined)
-            indexes.noteSteps(sessionId, options.turnId, stepTokens, holder);
-          return compiled;
+          let recall: TurnRecall | undefined;
+          const compileCall = async () => {
+            const made = await compileOnce();
+            recall = made.recall;
+            return made.compiled;
+          };
+          return settleTurnRecall({
+            compiled: await compileCall(),
+            compiledOf: (made) => made,
+            recompile: compileCall,
+            recall: () => recall,
+            recallCap,
+            steps: request.steps ?? [],
+            counter,
+            indexes,
+            sessionId,
+            holder,
+            turnId: options.turnId,
+            persist: options.persist,
+          });
         },
         core: (compiled) => compiled,
         ...(fitOptions.ownStage === true ? { ownStage: true } : {}),

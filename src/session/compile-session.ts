@@ -33,14 +33,7 @@ import {
 import { type LongSessionSettings, longSessionSettings } from './long-session-settings.ts';
 import { RECALL_LAYER, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
-import {
-  nextHold,
-  recallCapFor,
-  sessionRecallSource,
-  stepTokensSent,
-  type TurnRecall,
-  turnRecallOf,
-} from './turn-recall.ts';
+import { sessionRecallSource, settleTurnRecall, type TurnRecall, turnRecallOf } from './turn-recall.ts';
 
 /**
  * A session's layers sent before the history (decision 063): the TODO changes only on
@@ -204,37 +197,26 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
     cutCount: history.cutCount,
     longSession: history.settings,
     async compile(step = {}) {
-      let compiled = { ...(await prepared.compile(step.steps)), state };
+      const compiled = { ...(await prepared.compile(step.steps)), state };
       const indexes = options.indexes;
-      let stepTokens = stepTokensSent(compiled.compiled, step.steps ?? [], counter);
-      if (recall !== undefined && indexes !== undefined) {
-        // Decision 068: the turn's steps get the room the last turns' steps took, from the recall,
-        // once — so the recall is the same in every call of the turn instead of shrinking per step.
-        const cap =
-          recallCap.tokens === undefined
-            ? recallCapFor(
-                compiled.compiled,
-                indexes.stepRoom(options.sessionId, options.queryId) - stepTokens,
-              )
-            : undefined;
-        if (cap !== undefined) {
-          recallCap.tokens = cap;
+      if (indexes === undefined) return compiled;
+      return settleTurnRecall({
+        compiled,
+        compiledOf: (made) => made.compiled,
+        recompile: async () => {
           // Sources collect once per prepared compile: the capped recall needs a new one.
           prepared = prepare();
-          compiled = { ...(await prepared.compile(step.steps)), state };
-          stepTokens = stepTokensSent(compiled.compiled, step.steps ?? [], counter);
-        }
-        const current = indexes.heldRecall(options.sessionId);
-        indexes.holdRecall(
-          options.sessionId,
-          nextHold({ recall, compiled: compiled.compiled, current, stepTokens }),
-        );
-      }
-      // Every call of a turn is noted (a turn without steps as 0), so the room follows the last turns.
-      if (indexes !== undefined && options.queryId !== undefined) {
-        indexes.noteSteps(options.sessionId, options.queryId, stepTokens);
-      }
-      return compiled;
+          return { ...(await prepared.compile(step.steps)), state };
+        },
+        recall: () => recall,
+        recallCap,
+        steps: step.steps ?? [],
+        counter,
+        indexes,
+        sessionId: options.sessionId,
+        turnId: options.queryId,
+        persist: true,
+      });
     },
   };
 }

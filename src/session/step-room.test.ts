@@ -3,7 +3,7 @@ import { type CompiledContext, countMessage, type Message } from '../core/index.
 import { createCharCounter } from '../testing/index.ts';
 import { sessionStableLayers } from './compile-session.ts';
 import { createRecallSource, createSessionIndexes } from './session-recall.ts';
-import { recallCapFor, stepTokensSent } from './turn-recall.ts';
+import { recallCapFor, stepTokensTaken } from './turn-recall.ts';
 
 /** A compile of `totalTokens` in an input budget of 1,000 that sent recalled blocks of these sizes. */
 function compiled(totalTokens: number, recalled: readonly number[]): CompiledContext {
@@ -102,11 +102,11 @@ describe("a turn's steps get their room from the recall (decision 068)", () => {
       },
     } as unknown as CompiledContext;
     const newest = steps.slice(2).reduce((sum, message) => sum + countMessage(counter, message), 0);
-    expect(stepTokensSent(sent, steps, counter)).toBe(20 + 60 + newest);
+    expect(stepTokensTaken(sent, steps, counter)).toBe(20 + 60 + newest);
     // One step: all of it at its own size; none: nothing.
     const first = steps.slice(0, 2).reduce((sum, message) => sum + countMessage(counter, message), 0);
-    expect(stepTokensSent(sent, steps.slice(0, 2), counter)).toBe(first);
-    expect(stepTokensSent(sent, [], counter)).toBe(0);
+    expect(stepTokensTaken(sent, steps.slice(0, 2), counter)).toBe(first);
+    expect(stepTokensTaken(sent, [], counter)).toBe(0);
   });
 
   it('caps the recall by the room the call leaves short, and not when it leaves the room', () => {

@@ -25,7 +25,7 @@ import type { SessionCompression } from './session-store.ts';
  * an earlier output that became a placeholder counts as its placeholder, not as the output it
  * stands for. What {@link SessionIndexes.noteSteps} remembers and {@link recallCapFor} leaves.
  */
-export function stepTokensSent(
+export function stepTokensTaken(
   compiled: CompiledContext,
   steps: readonly Message[],
   counter: TokenCounter,
@@ -39,9 +39,63 @@ export function stepTokensSent(
   for (const message of steps.slice(newest)) tokens += countMessage(counter, message);
   if (newest === 0) return tokens;
   const earlier = new Set(steps.slice(0, newest).map(historyBlockId));
-  const history = compiled.report.layers.find((layer) => layer.layer === 'history');
-  for (const block of history?.kept ?? []) if (earlier.has(block.id)) tokens += block.tokens;
+  const kept = compiled.report.layers.find((layer) => layer.layer === 'history')?.kept ?? [];
+  // The steps a call sends are its last history blocks: only those are read.
+  for (let at = Math.max(0, kept.length - steps.length); at < kept.length; at++) {
+    const block = kept[at] as (typeof kept)[number];
+    if (earlier.has(block.id)) tokens += block.tokens;
+  }
   return tokens;
+}
+
+/**
+ * What every call of a long session's turn does after its compile, the chat turn's and an
+ * agent's alike (decisions 063, 068, 077): the turn's first call that leaves its steps less
+ * room than the last turns' steps took caps the recall for the rest of the turn and compiles
+ * again (`recompile`, once); the hold follows what the call sent (`nextHold`), and the room its
+ * steps took is noted for the next turns — both only when the call is `persist`ed (a preview
+ * reads and writes nothing). Returns the compile to send.
+ */
+export async function settleTurnRecall<T>(input: {
+  compiled: T;
+  compiledOf: (made: T) => CompiledContext;
+  /** Compiles the call again; its recall reads `recallCap.tokens`, just set. */
+  recompile: () => Promise<T>;
+  /** The recall of the last compile; undefined when it sent none or ranks by vectors. */
+  recall: () => TurnRecall | undefined;
+  recallCap: { tokens: number | undefined };
+  steps: readonly Message[];
+  counter: TokenCounter;
+  indexes: SessionIndexes;
+  sessionId: string;
+  /** Whose hold and steps (see {@link turnRecallOf}); the chat turn's by default. */
+  holder?: string;
+  /** The turn the call answers; undefined: no steps are noted. */
+  turnId: string | undefined;
+  persist: boolean;
+}): Promise<T> {
+  const { indexes, sessionId, holder } = input;
+  let compiled = input.compiled;
+  let taken = stepTokensTaken(input.compiledOf(compiled), input.steps, input.counter);
+  if (input.recall() !== undefined && input.recallCap.tokens === undefined) {
+    const room = indexes.stepRoom(sessionId, input.turnId, holder) - taken;
+    const cap = recallCapFor(input.compiledOf(compiled), room);
+    if (cap !== undefined) {
+      input.recallCap.tokens = cap;
+      compiled = await input.recompile();
+      taken = stepTokensTaken(input.compiledOf(compiled), input.steps, input.counter);
+    }
+  }
+  if (!input.persist) return compiled;
+  const recall = input.recall();
+  if (recall !== undefined) {
+    const current = indexes.heldRecall(sessionId, holder);
+    const next = nextHold({ recall, compiled: input.compiledOf(compiled), current, stepTokens: taken });
+    indexes.holdRecall(sessionId, next, holder);
+  }
+  // Every call of a turn is noted (a turn without steps as 0), so the room follows the last turns.
+  if (input.turnId !== undefined) indexes.noteSteps(sessionId, input.turnId, taken, holder);
+  return compiled;
 }
 
 /**
