@@ -18,6 +18,7 @@ import {
   type CallRecord,
   type CurationEvent,
   type HistorySummary,
+  MAX_LISTED_CALLS,
   type SessionCompression,
   type SessionStore,
 } from './session-store.ts';
@@ -356,7 +357,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     saveCompression: (sessionId, compression, options) => saveCompression(sessionId, compression, options),
     appendCall: (sessionId, call) => appendCall(sessionId, call),
     async listCalls(sessionId, listOptions = {}) {
-      const limit = Math.min(1000, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
+      const limit = Math.min(MAX_LISTED_CALLS, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
       const calls = ((await values(sessionId))[SESSION_KEYS.calls] ?? []) as CallRecord[];
       return structuredClone(calls.slice(-limit));
     },

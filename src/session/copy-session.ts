@@ -1,5 +1,5 @@
 import { CtxloomError } from '../core/index.ts';
-import { CALL_LOG_CAPACITY, type SessionStore } from './session-store.ts';
+import { CALL_LOG_CAPACITY, MAX_LISTED_CALLS, type SessionStore } from './session-store.ts';
 
 /** Options of {@link copySession}. */
 export interface CopySessionOptions {
@@ -45,7 +45,7 @@ export async function copySession(options: CopySessionOptions): Promise<CopySess
     });
   }
   const state = await from.load(sessionId);
-  const calls = await from.listCalls(sessionId, { limit: Math.min(1000, CALL_LOG_CAPACITY * 5) });
+  const calls = await from.listCalls(sessionId, { limit: Math.min(MAX_LISTED_CALLS, CALL_LOG_CAPACITY * 5) });
   let compressionRevision = 0;
   try {
     await to.appendMessages(target, state.messages);

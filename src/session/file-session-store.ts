@@ -21,6 +21,7 @@ import {
 import {
   CALL_LOG_CAPACITY,
   type CallRecord,
+  MAX_LISTED_CALLS,
   type SessionCompression,
   type SessionState,
   type SessionStore,
@@ -133,7 +134,7 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       await sandbox.writeText(callPath(sequence % capacity), `${JSON.stringify(record)}\n`);
     },
     async listCalls(sessionId, listOptions = {}) {
-      const limit = Math.min(1000, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
+      const limit = Math.min(MAX_LISTED_CALLS, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
       const sandbox = sandboxOf(sessionId);
       if (!(await sandbox.exists(CALLS_FOLDER))) return [];
       // The newest `limit` slots, read back from the head: a turn asking for the last call

@@ -15,6 +15,7 @@ import type { AgentHistory } from './agent-history-layer.ts';
 import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import { SESSION_KEYS } from './session-channels.ts';
 import type { SessionProcess, Turn, TurnInput } from './session-engine.ts';
+import { MAX_LISTED_CALLS } from './session-store.ts';
 
 /** What a process turn needs of the engine. */
 export interface ProcessTurnContext {
@@ -249,6 +250,3 @@ export async function turnCalls(
       return first < 0 ? [] : calls.slice(first).filter((call) => call.turnId === turnId);
   }
 }
-
-/** The most records `listCalls` returns. */
-const MAX_LISTED_CALLS = 1000;

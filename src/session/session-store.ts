@@ -69,6 +69,9 @@ export interface ListCallsOptions {
 /** How many call records a store keeps per session, at least. */
 export const CALL_LOG_CAPACITY = 200;
 
+/** The most call records one `listCalls` returns. */
+export const MAX_LISTED_CALLS = 1000;
+
 /**
  * The port behind every session: the one place a session's durable state is read and
  * written, whatever the entry point (HTTP, CLI, MCP, LangGraph node, library). Two adapters
