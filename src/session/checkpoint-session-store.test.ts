@@ -7,7 +7,7 @@ import { tool } from 'ai';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Message } from '../core/index.ts';
+import { createOrchestrator, type Message } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { PostgresSaver } from '../runtime/checkpoint/postgres-saver.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
@@ -171,6 +171,42 @@ describe('createCheckpointSessionStore', () => {
     expect(third.messages.map((message) => message.id)).toEqual(['u1', 'a1', 'u2']);
     expect(third.messages[1]).toBe(second.messages[1]);
     expect(third.curation).toEqual([]);
+  });
+
+  it('lists each call record as one frozen copy the listings share, in arrays of their own', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    await store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'What is a term?' }]);
+    const record: CallRecord = {
+      id: 'c1',
+      turnId: 'u1',
+      step: 0,
+      at: '2026-11-30T00:00:00.000Z',
+      model: 'offline',
+      report: (await createOrchestrator({ counter: createCharCounter(), window: 200 }).build({ query: 'q' }))
+        .report,
+      messageFingerprints: ['user:u1'],
+    };
+    await store.appendCall(id, record);
+    // The caller's record stays its own: changing it changes nothing stored.
+    record.model = 'changed';
+    const first = await store.listCalls(id);
+    const second = await store.listCalls(id);
+    expect(first).not.toBe(second);
+    expect(second[0]).toBe(first[0]);
+    expect(first[0]?.model).toBe('offline');
+    expect(Object.isFrozen(first[0]?.report.layers)).toBe(true);
+    expect(() => {
+      (first[0] as CallRecord).model = 'changed';
+    }).toThrow(TypeError);
+    first.pop();
+    await store.appendCall(id, { ...record, id: 'c2' });
+    const third = await store.listCalls(id);
+    expect(third.map((call) => call.id)).toEqual(['c1', 'c2']);
+    // Read back from the saver by another store: the same values, frozen again.
+    const again = await createCheckpointSessionStore({ saver: sqlite }).listCalls(id);
+    expect(again).toEqual(third);
+    expect(Object.isFrozen(again[1])).toBe(true);
   });
 
   it('logs every model call a runtime agent sends, one per tool-loop step, in the session call log', async () => {

@@ -277,7 +277,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     return structuredClone({ ...(saved as SessionCompression), structured: committed ?? null });
   }
   async function appendCall(sessionId: string, call: CallRecord, held = false): Promise<void> {
-    const record = structuredClone(call);
+    const record = sharedRecord(call);
     await write(
       sessionId,
       (_state, sb) => {
@@ -359,7 +359,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     async listCalls(sessionId, listOptions = {}) {
       const limit = Math.min(MAX_LISTED_CALLS, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
       const calls = ((await values(sessionId))[SESSION_KEYS.calls] ?? []) as CallRecord[];
-      return structuredClone(calls.slice(-limit));
+      return calls.slice(-limit).map(sharedRecord);
     },
     async deleteSession(sessionId) {
       const threadId = threadIdOf(sessionId);
@@ -451,6 +451,25 @@ const DECODED: DecodedMessages = {
     return kept;
   },
 };
+
+/**
+ * Each stored call record as one frozen copy every `listCalls` shares (a record holds its
+ * call's whole report, and a long session's turn lists its newest records several times):
+ * made when the record is appended (the head cache then holds it) or first listed after
+ * it was read back from the saver.
+ */
+const sharedRecords = new WeakMap<CallRecord, CallRecord>();
+
+function sharedRecord(record: CallRecord): CallRecord {
+  let shared = sharedRecords.get(record);
+  if (shared === undefined) {
+    shared = structuredClone(record);
+    deepFreeze(shared);
+    sharedRecords.set(record, shared);
+    sharedRecords.set(shared, shared);
+  }
+  return shared;
+}
 
 function messagesOf(state: Record<string, unknown>): Message[] {
   return fromLangChain((state.messages ?? []) as BaseMessage[], DECODED);

@@ -79,9 +79,11 @@ export const MAX_LISTED_CALLS = 1000;
  * `ctxloom/testing`'s `describeSessionStoreConformance` runs the same suite on both.
  *
  * Every write is all-or-nothing and acknowledged only once stored. Mutating a loaded value
- * never changes the stored one: implementations return copies, or frozen messages they share
- * with a cache (the files store does, decision 061: changing one throws a `TypeError`; copy a
- * message to change it). The state object and its arrays are always the caller's own.
+ * never changes the stored one: implementations return copies, or frozen messages and call
+ * records they share with a cache (the files store shares messages, decision 061; the
+ * checkpoint store messages and call records, decision 078's amendments: changing one throws
+ * a `TypeError`; copy it to change it). The state object and its arrays, and the arrays
+ * `listCalls` returns, are always the caller's own.
  */
 export interface SessionStore {
   /** Adapter name for reports and errors, e.g. `files` or `sqlite`. */

@@ -320,6 +320,18 @@ export function describeSessionStoreConformance(
       loaded.messages.push(message('x'));
       expect((await store.load(first)).messages).toEqual([message('u1')]);
       expect((await store.load(second)).messages).toEqual([]);
+      // Call records the same way: copies, or frozen records the listings share.
+      await store.appendCall(first, call('c1'));
+      const listed = await store.listCalls(first);
+      try {
+        (listed[0] as CallRecord).model = 'changed';
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+        expect(Object.isFrozen(listed[0])).toBe(true);
+      }
+      listed.pop();
+      expect(await store.listCalls(first)).toEqual([call('c1')]);
+      expect(await store.listCalls(second)).toEqual([]);
     });
   });
 }
