@@ -81,13 +81,49 @@ export function createInMemoryArtifactStore(options: InMemoryArtifactStoreOption
   };
 }
 
+/** Contents from which {@link contentHash} remembers the hash (a shorter one hashes as fast as it is looked up). */
+const REMEMBERED_FROM_CHARACTERS = 1024;
+/** Most contents, and UTF-16 code units in all, {@link contentHash} remembers; the least recently used go first. */
+const REMEMBERED_CONTENTS = 2048;
+const REMEMBERED_CHARACTERS = 32 * 1024 * 1024;
+const rememberedHashes = new Map<string, string>();
+let rememberedCharacters = 0;
+
+/**
+ * The content's hash, remembered for long contents: every call of a long tool session keeps its
+ * earlier outputs as artifacts again (each agent call has its own store), and hashing each
+ * output at every call made a call's cost grow with the session (decision 078's amendments).
+ */
+function contentHash(content: string): string {
+  if (content.length < REMEMBERED_FROM_CHARACTERS) return hashText(content);
+  const known = rememberedHashes.get(content);
+  if (known !== undefined) {
+    rememberedHashes.delete(content);
+    rememberedHashes.set(content, known);
+    return known;
+  }
+  const hash = hashText(content);
+  if (content.length > REMEMBERED_CHARACTERS / 4) return hash;
+  while (
+    rememberedHashes.size >= REMEMBERED_CONTENTS ||
+    rememberedCharacters + content.length > REMEMBERED_CHARACTERS
+  ) {
+    const oldest = rememberedHashes.keys().next().value as string;
+    rememberedHashes.delete(oldest);
+    rememberedCharacters -= oldest.length;
+  }
+  rememberedHashes.set(content, hash);
+  rememberedCharacters += content.length;
+  return hash;
+}
+
 /** The index entry of a content, without storing it. */
 export function describeArtifact(input: {
   content: string;
   toolName: string;
   previewChars?: number;
 }): ArtifactHandle {
-  const hash = hashText(input.content);
+  const hash = contentHash(input.content);
   const previewChars = Math.max(16, input.previewChars ?? 160);
   const flat = input.content
     .slice(0, previewChars * 2)

@@ -5,6 +5,7 @@ import {
   SystemMessage,
   ToolMessage,
 } from '@langchain/core/messages';
+import { deepFreeze } from '../core/deep-freeze.ts';
 import type { Message, Part } from '../core/index.ts';
 
 /**
@@ -34,6 +35,27 @@ export interface DecodedMessages {
   /** Keeps `decoded` as `message`'s; returns what to hand out (the kept value). */
   keep(message: BaseMessage, decoded: Message): Message;
 }
+
+/**
+ * Each LangChain message decoded once, as a frozen copy every caller shares (decision 078's
+ * amendments): the checkpoint session store at every load (its values are cached by head, so
+ * the same message objects come back after a write) and a runtime agent at every call (the
+ * Blackboard's `messages` hold the same objects from step to step and turn to turn) hand out the
+ * same messages, so what is kept per message object — a compile's records, fingerprints,
+ * recalled texts — serves both. A LangChain message changed in place after it was decoded is not
+ * seen again; LangGraph's reducers replace messages, they do not change them.
+ */
+const decodedOnce = new WeakMap<BaseMessage, Message>();
+export const DECODED_ONCE: DecodedMessages = {
+  get: (message) => decodedOnce.get(message),
+  keep(message, decoded) {
+    // A copy: the decoded parts may share objects with the LangChain message, which stays unfrozen.
+    const kept = structuredClone(decoded);
+    deepFreeze(kept);
+    decodedOnce.set(message, kept);
+    return kept;
+  },
+};
 
 /**
  * LangChain messages as ctxloom messages — the one decoder of the Blackboard's `messages`,

@@ -3,13 +3,13 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
+import { deepFreeze } from '../core/deep-freeze.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
-import { type DecodedMessages, fromLangChain } from '../langchain/from-langchain.ts';
+import { DECODED_ONCE, fromLangChain } from '../langchain/from-langchain.ts';
 import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
-import { deepFreeze } from '../workspace/session/session-store.ts';
 import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
@@ -437,22 +437,6 @@ function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
 }
 
 /**
- * Each stored LangChain message decoded once (the checkpoint values are cached by head, so a
- * load after a write sees the same message objects), as a frozen copy every load shares — the
- * session store's contract (decision 061; decision 078's amendment).
- */
-const decodedMessages = new WeakMap<BaseMessage, Message>();
-const DECODED: DecodedMessages = {
-  get: (message) => decodedMessages.get(message),
-  keep(message, decoded) {
-    const kept = structuredClone(decoded);
-    deepFreeze(kept);
-    decodedMessages.set(message, kept);
-    return kept;
-  },
-};
-
-/**
  * Each stored call record as one frozen copy every `listCalls` shares (a record holds its
  * call's whole report, and a long session's turn lists its newest records several times):
  * made when the record is appended (the head cache then holds it) or first listed after
@@ -472,7 +456,7 @@ function sharedRecord(record: CallRecord): CallRecord {
 }
 
 function messagesOf(state: Record<string, unknown>): Message[] {
-  return fromLangChain((state.messages ?? []) as BaseMessage[], DECODED);
+  return fromLangChain((state.messages ?? []) as BaseMessage[], DECODED_ONCE);
 }
 
 /** Checks the whole batch before anything is written: message shapes and ids. */

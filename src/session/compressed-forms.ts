@@ -84,7 +84,7 @@ export function recallTokens(input: {
 }): number {
   const { counter } = input;
   let verbatim = 0;
-  for (const message of input.covered) verbatim += countMessage(counter, message);
+  for (const message of input.covered) verbatim += coveredCost(counter, message);
   let compressed = input.summary === '' ? 0 : counter.countText(input.summary);
   for (const line of input.todo) compressed += counter.countText(`${line}\n`);
   // Recall is elastic: it is offered the whole input budget and selection keeps what the rest
@@ -93,6 +93,33 @@ export function recallTokens(input: {
   const { window, outputReserve } = input.config.budget;
   const slot = window - Math.floor(window * outputReserve);
   return Math.max(0, Math.min(slot, verbatim - compressed - LAYER_FRAMES_TOKENS));
+}
+
+/**
+ * Each stored message's cost, per counter: every call of a long session sums the messages behind
+ * its cut, and a stored message is the same frozen value from call to call (decision 061; an
+ * agent's, decision 078's amendments), so it is measured once. A message not frozen whole is
+ * measured each time.
+ */
+const coveredCosts = new WeakMap<TokenCounter, WeakMap<Message, number>>();
+
+function coveredCost(counter: TokenCounter, message: Message): number {
+  const frozen =
+    Object.isFrozen(message) &&
+    (typeof message.content === 'string' ||
+      (Object.isFrozen(message.content) && message.content.every((part) => Object.isFrozen(part))));
+  if (!frozen) return countMessage(counter, message);
+  let costs = coveredCosts.get(counter);
+  if (costs === undefined) {
+    costs = new WeakMap();
+    coveredCosts.set(counter, costs);
+  }
+  let cost = costs.get(message);
+  if (cost === undefined) {
+    cost = countMessage(counter, message);
+    costs.set(message, cost);
+  }
+  return cost;
 }
 
 /** What the summary's, the recall's and the TODO's layer messages cost around their text (each `<context layer="…">` user message ~19 tokens), with room to spare. */

@@ -55,4 +55,17 @@ describe('agentHistory', () => {
     const sb = new StateBuilder({ messages: toLangChain(stored) });
     expect(agentHistory(sb, 'en').map((message) => message.id)).toEqual(['u2']);
   });
+
+  it('decodes each LangChain message once: every call shares the frozen message, so per-message memos hold', () => {
+    const messages = toLangChain(CHAT_TURN);
+    const first = agentHistory(new StateBuilder({ messages }), 'en');
+    // A later call (the next step, the next turn) on a state holding the same message objects.
+    const second = agentHistory(new StateBuilder({ messages: [...messages] }), 'en');
+    expect(second).not.toBe(first);
+    expect(second).toEqual(CHAT_TURN);
+    for (const [index, message] of second.entries()) expect(message).toBe(first[index]);
+    expect(Object.isFrozen(first[2]?.content)).toBe(true);
+    // The LangChain messages stay the caller's to change.
+    expect(Object.isFrozen(messages[0])).toBe(false);
+  });
 });

@@ -1,7 +1,7 @@
 import { getConfig } from '@langchain/langgraph';
 import { conversationMessages } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
-import { fromLangChain } from '../../langchain/index.ts';
+import { DECODED_ONCE, fromLangChain } from '../../langchain/from-langchain.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
   applyCuration,
@@ -64,7 +64,8 @@ export function placeholderLocaleOfRun(): PlaceholderLocale | undefined {
 export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Message[] {
   // The session store's decoder: a message the engine stored reads back exactly as the
   // notebook's compile reads it (parts, tool results, metadata); an agent's own as LangChain says it.
-  const stored = fromLangChain(sb.messages.snapshot());
+  // Decoded once per LangChain message and shared frozen, with the session store's loads too.
+  const stored = fromLangChain(sb.messages.snapshot(), DECODED_ONCE);
   const history = conversationMessages(stored);
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
   const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];

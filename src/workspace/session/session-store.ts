@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deepFreeze } from '../../core/deep-freeze.ts';
 import { CtxloomError, type Message } from '../../core/index.ts';
 import {
   CURATION_LOG_VERSION,
@@ -96,13 +97,6 @@ function remember(
   const record = { text, messages, ids: new Set(messages.map((message) => message.id)), canonical };
   recordsOf(sandbox).set(file, record);
   return record;
-}
-
-/** Freezes `value` and every object under it (a message a store shares between loads). */
-export function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
 }
 
 /** The record as parsed from `text`, reusing the last parse while the text is the same. */
