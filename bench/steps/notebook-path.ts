@@ -27,17 +27,33 @@ export interface NotebookCall {
   sent: RecordedCall;
 }
 
+/** What the bench reads of a logged call: kept instead of the record (a record holds its whole report). */
+export interface LoggedCall {
+  totalTokens: number;
+  inputBudget: number;
+  moved: boolean;
+}
+
+/** The parts of `record` {@link matchLogged} reads. */
+export function loggedCall(record: CallRecord): LoggedCall {
+  return {
+    totalTokens: record.report.totalTokens,
+    inputBudget: record.report.inputBudget,
+    moved: record.report.compaction.some((action) => action.type === 'compacted'),
+  };
+}
+
 /** Each call the provider received, with the call the engine logged for it (in order). */
 export function matchLogged(
   sent: readonly { turn: number; tokens: number; call: RecordedCall }[],
-  logged: readonly CallRecord[],
+  logged: readonly LoggedCall[],
 ): NotebookCall[] {
   return sent.map((call, index) => ({
     turn: call.turn,
     sentTokens: call.tokens,
-    loggedTokens: logged[index]?.report.totalTokens,
-    inputBudget: logged[index]?.report.inputBudget,
-    moved: logged[index]?.report.compaction.some((action) => action.type === 'compacted') === true,
+    loggedTokens: logged[index]?.totalTokens,
+    inputBudget: logged[index]?.inputBudget,
+    moved: logged[index]?.moved === true,
     sent: call.call,
   }));
 }
@@ -125,7 +141,7 @@ export async function runNotebookPath(input: {
       model: { model: provider, spec: 'recording', offline: false },
       maxSteps: 6,
     });
-    const logged: CallRecord[] = [];
+    const logged: LoggedCall[] = [];
     for (turn = 0; turn < input.turns.length; turn++) {
       readsDone = 0;
       const result = await engine.runTurn({ sessionId: SESSION, text: input.turns[turn]?.user ?? '' });
@@ -135,10 +151,12 @@ export async function runNotebookPath(input: {
       const calls = await engine.listCalls(SESSION);
       // The turn's chat calls; a summariser's call (its own, larger window) is logged too.
       logged.push(
-        ...calls.filter(
-          (call) =>
-            call.turnId === result.userMessageId && call.report.inputBudget <= (input.window ?? 16_000),
-        ),
+        ...calls
+          .filter(
+            (call) =>
+              call.turnId === result.userMessageId && call.report.inputBudget <= (input.window ?? 16_000),
+          )
+          .map(loggedCall),
       );
     }
     return matchLogged(sent, logged);

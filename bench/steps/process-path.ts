@@ -8,13 +8,9 @@ import { defineAgent } from '../../src/runtime/agents/define-agent.ts';
 import { SqliteSaver } from '../../src/runtime/checkpoint/sqlite-saver.ts';
 import { scriptedModel } from '../../src/runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../../src/runtime/processes/sequential.ts';
-import {
-  type CallRecord,
-  createCheckpointSessionStore,
-  createSessionEngine,
-} from '../../src/session/index.ts';
+import { createCheckpointSessionStore, createSessionEngine } from '../../src/session/index.ts';
 import { openWorkspace } from '../../src/workspace/index.ts';
-import { matchLogged, type NotebookCall } from './notebook-path.ts';
+import { type LoggedCall, loggedCall, matchLogged, type NotebookCall } from './notebook-path.ts';
 import { toRecorded } from './session.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
@@ -107,7 +103,9 @@ export async function runProcessPath(input: {
         },
       },
     });
-    const logged: CallRecord[] = [];
+    // What the run reads of each reader call, not the record (each holds its whole report).
+    const logged: LoggedCall[] = [];
+    let unaccounted = 0;
     const turnCpuMs: number[] = [];
     for (turn = 0; turn < input.turns.length; turn++) {
       readsDone = 0;
@@ -125,15 +123,13 @@ export async function runProcessPath(input: {
       // record holds the call's whole report, and cloning the log every turn would fill the
       // next turns' CPU time with the bench's own garbage.
       const calls = await engine.listCalls(SESSION, { limit: sent.length - before + 4 });
-      logged.push(
-        ...calls.filter((call) => call.turnId === running.userMessageId && call.agentId === 'reader'),
-      );
-    }
-    let unaccounted = 0;
-    for (const call of logged) {
-      const history = call.report.layers.find((layer) => layer.layer === 'history');
-      for (const entry of history?.dropped ?? [])
-        if (!ACCOUNTED.has(entry.reason.type)) unaccounted += entry.run?.count ?? 1;
+      for (const call of calls) {
+        if (call.turnId !== running.userMessageId || call.agentId !== 'reader') continue;
+        logged.push(loggedCall(call));
+        const history = call.report.layers.find((layer) => layer.layer === 'history');
+        for (const entry of history?.dropped ?? [])
+          if (!ACCOUNTED.has(entry.reason.type)) unaccounted += entry.run?.count ?? 1;
+      }
     }
     return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs };
   } finally {

@@ -277,7 +277,8 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     return structuredClone({ ...(saved as SessionCompression), structured: committed ?? null });
   }
   async function appendCall(sessionId: string, call: CallRecord, held = false): Promise<void> {
-    const record = sharedRecord(call);
+    const record = structuredClone(call);
+    deepFreeze(record);
     await write(
       sessionId,
       (_state, sb) => {
@@ -359,7 +360,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     async listCalls(sessionId, listOptions = {}) {
       const limit = Math.min(MAX_LISTED_CALLS, Math.max(1, listOptions.limit ?? CALL_LOG_CAPACITY));
       const calls = ((await values(sessionId))[SESSION_KEYS.calls] ?? []) as CallRecord[];
-      return calls.slice(-limit).map(sharedRecord);
+      return sharedRecords(calls.slice(-limit));
     },
     async deleteSession(sessionId) {
       const threadId = threadIdOf(sessionId);
@@ -437,22 +438,14 @@ function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
 }
 
 /**
- * Each stored call record as one frozen copy every `listCalls` shares (a record holds its
- * call's whole report, and a long session's turn lists its newest records several times):
- * made when the record is appended (the head cache then holds it) or first listed after
- * it was read back from the saver.
+ * The stored call records as every `listCalls` shares them: frozen in place (a record holds its
+ * call's whole report, and a long session's turn lists its newest records several times). The
+ * head's values are decoded from the saver, so the records in them are the store's own; a
+ * record `appendCall` writes is a frozen copy of the caller's.
  */
-const sharedRecords = new WeakMap<CallRecord, CallRecord>();
-
-function sharedRecord(record: CallRecord): CallRecord {
-  let shared = sharedRecords.get(record);
-  if (shared === undefined) {
-    shared = structuredClone(record);
-    deepFreeze(shared);
-    sharedRecords.set(record, shared);
-    sharedRecords.set(shared, shared);
-  }
-  return shared;
+function sharedRecords(records: readonly CallRecord[]): CallRecord[] {
+  for (const record of records) deepFreeze(record);
+  return [...records];
 }
 
 function messagesOf(state: Record<string, unknown>): Message[] {
