@@ -173,7 +173,7 @@ describe('createCheckpointSessionStore', () => {
     expect(third.curation).toEqual([]);
   });
 
-  it('lists each call record as one frozen copy the listings share, in arrays of their own', async () => {
+  it('lists each call record frozen, shared between listings, in arrays of their own', async () => {
     const store = createCheckpointSessionStore({ saver: sqlite });
     const id = newSession();
     await store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'What is a term?' }]);
