@@ -13,7 +13,10 @@ import { createRunMemo } from './run-memo.ts';
 const byContent = new WeakMap<object, { role: Message['role']; hash: string }>();
 /** Hashes of plain-text contents per role, keyed by the content string itself (no concatenation). */
 const byText = new Map<string, Map<string, string>>();
+/** Most texts per role, and UTF-16 code units in all, {@link byText} keeps before it starts over (layer texts can be long). */
 const MAX_TEXT_ENTRIES = 8192;
+const MAX_TEXT_CHARACTERS = 8 * 1024 * 1024;
+let textCharacters = 0;
 
 /** Fingerprints of the runs of messages earlier calls sent (a step resends the history). */
 const runs = createRunMemo<Message, MessageFingerprint>();
@@ -197,8 +200,14 @@ function hashOfContent(message: Message, byTextMemo: boolean): string {
     let hash = forRole.get(content);
     if (hash === undefined) {
       hash = textHash(message.role, content);
-      if (forRole.size >= MAX_TEXT_ENTRIES) forRole.clear();
+      if (forRole.size >= MAX_TEXT_ENTRIES || textCharacters + content.length > MAX_TEXT_CHARACTERS) {
+        byText.clear();
+        textCharacters = 0;
+        forRole = new Map();
+        byText.set(message.role, forRole);
+      }
       forRole.set(content, hash);
+      textCharacters += content.length;
     }
     return hash;
   }
