@@ -1,3 +1,4 @@
+import { BoundedMap } from './bounded-map.ts';
 import { CtxloomError } from './errors.ts';
 import { hashText } from './fingerprint.ts';
 
@@ -47,8 +48,10 @@ export function createInMemoryArtifactStore(options: InMemoryArtifactStoreOption
       path: 'maxEntries',
     });
   }
-  const entries = new Map<string, { content: string; entry: ArtifactHandle }>();
-  let characters = 0;
+  const entries = new BoundedMap<string, { content: string; entry: ArtifactHandle }>(
+    maxEntries,
+    maxCharacters,
+  );
   return {
     put({ content, toolName, previewChars }) {
       const entry = describeArtifact({
@@ -56,38 +59,22 @@ export function createInMemoryArtifactStore(options: InMemoryArtifactStoreOption
         toolName,
         ...(previewChars === undefined ? {} : { previewChars }),
       });
+      // Known: only its place in the eviction order is refreshed.
       const known = entries.get(entry.handle);
-      if (known !== undefined) {
-        // Refresh its place in the eviction order.
-        entries.delete(entry.handle);
-        entries.set(entry.handle, known);
-        return known.entry;
-      }
-      while (
-        entries.size > 0 &&
-        (entries.size >= maxEntries || characters + content.length > maxCharacters)
-      ) {
-        const oldest = entries.keys().next();
-        if (oldest.done) break;
-        characters -= entries.get(oldest.value)?.content.length ?? 0;
-        entries.delete(oldest.value);
-      }
-      entries.set(entry.handle, { content, entry });
-      characters += content.length;
+      if (known !== undefined) return known.entry;
+      entries.set(entry.handle, { content, entry }, content.length);
       return entry;
     },
-    get: (handle) => entries.get(handle)?.content,
-    describe: (handle) => entries.get(handle)?.entry,
+    get: (handle) => entries.peek(handle)?.content,
+    describe: (handle) => entries.peek(handle)?.entry,
   };
 }
 
 /** Contents from which {@link contentHash} remembers the hash (a shorter one hashes as fast as it is looked up). */
 const REMEMBERED_FROM_CHARACTERS = 1024;
-/** Most contents, and UTF-16 code units in all, {@link contentHash} remembers; the least recently used go first. */
-const REMEMBERED_CONTENTS = 2048;
+/** The hashes {@link contentHash} remembers: at most this many contents, of 32 Mi UTF-16 code units in all. */
 const REMEMBERED_CHARACTERS = 32 * 1024 * 1024;
-const rememberedHashes = new Map<string, string>();
-let rememberedCharacters = 0;
+const rememberedHashes = new BoundedMap<string, string>(2048, REMEMBERED_CHARACTERS);
 
 /**
  * The content's hash, remembered for long contents: every call of a long tool session keeps its
@@ -96,24 +83,12 @@ let rememberedCharacters = 0;
  */
 function contentHash(content: string): string {
   if (content.length < REMEMBERED_FROM_CHARACTERS) return hashText(content);
-  const known = rememberedHashes.get(content);
-  if (known !== undefined) {
-    rememberedHashes.delete(content);
-    rememberedHashes.set(content, known);
-    return known;
+  let hash = rememberedHashes.get(content);
+  if (hash === undefined) {
+    hash = hashText(content);
+    // One content of a quarter of the bound or more would push the others out: not remembered.
+    if (content.length < REMEMBERED_CHARACTERS / 4) rememberedHashes.set(content, hash, content.length);
   }
-  const hash = hashText(content);
-  if (content.length > REMEMBERED_CHARACTERS / 4) return hash;
-  while (
-    rememberedHashes.size >= REMEMBERED_CONTENTS ||
-    rememberedCharacters + content.length > REMEMBERED_CHARACTERS
-  ) {
-    const oldest = rememberedHashes.keys().next().value as string;
-    rememberedHashes.delete(oldest);
-    rememberedCharacters -= oldest.length;
-  }
-  rememberedHashes.set(content, hash);
-  rememberedCharacters += content.length;
   return hash;
 }
 

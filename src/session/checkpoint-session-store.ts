@@ -438,14 +438,14 @@ function processLockOf(saver: BaseCheckpointSaver): ThreadLock {
 }
 
 /**
- * The stored call records as every `listCalls` shares them: frozen in place (a record holds its
- * call's whole report, and a long session's turn lists its newest records several times). The
- * head's values are decoded from the saver, so the records in them are the store's own; a
- * record `appendCall` writes is a frozen copy of the caller's.
+ * `records` (a slice of the log, the caller's array) with each record frozen in place, as every
+ * `listCalls` shares them: a record holds its call's whole report, and a long session's turn
+ * lists its newest records several times. The head's values are decoded from the saver, so the
+ * records in them are the store's own; a record `appendCall` writes is a frozen copy of the caller's.
  */
-function sharedRecords(records: readonly CallRecord[]): CallRecord[] {
+function sharedRecords(records: CallRecord[]): CallRecord[] {
   for (const record of records) deepFreeze(record);
-  return [...records];
+  return records;
 }
 
 function messagesOf(state: Record<string, unknown>): Message[] {

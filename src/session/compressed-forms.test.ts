@@ -24,12 +24,18 @@ describe('recallTokens', () => {
     ];
     for (const message of stored) deepFreeze(message);
     const live: Message = { id: 'u2', role: 'user', content: 'And a quorum?' };
-    const input = { ratio: 0.5, config, covered: [...stored, live], summary: '', todo: [], counter };
+    // Frozen, but its parts are not: they may change, so it is measured each time too.
+    const shallow = Object.freeze<Message>({
+      id: 'a2',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'A majority.' }],
+    });
+    const input = { ratio: 0.5, config, covered: [...stored, live, shallow], summary: '', todo: [], counter };
     const first = recallTokens(input);
     expect(counted).toContain('What is a term?');
     counted.length = 0;
     expect(recallTokens(input)).toBe(first);
     // The next call counts only the message that is not frozen.
-    expect(counted).toEqual(['user', 'And a quorum?']);
+    expect(counted).toEqual(['user', 'And a quorum?', 'assistant', 'A majority.']);
   });
 });

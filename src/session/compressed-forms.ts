@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { conversationMessages } from '../core/conversation-messages.ts';
+import { isFrozenMessage } from '../core/deep-freeze.ts';
 import { countMessage, type Message, type TokenCounter } from '../core/index.ts';
 import type { ContextConfig } from '../workspace/index.ts';
 import type { SessionCompression } from './session-store.ts';
@@ -98,17 +99,13 @@ export function recallTokens(input: {
 /**
  * Each stored message's cost, per counter: every call of a long session sums the messages behind
  * its cut, and a stored message is the same frozen value from call to call (decision 061; an
- * agent's, decision 078's amendments), so it is measured once. A message not frozen whole is
+ * agent's, decision 078's amendments), so it is measured once. A message that may change is
  * measured each time.
  */
 const coveredCosts = new WeakMap<TokenCounter, WeakMap<Message, number>>();
 
 function coveredCost(counter: TokenCounter, message: Message): number {
-  const frozen =
-    Object.isFrozen(message) &&
-    (typeof message.content === 'string' ||
-      (Object.isFrozen(message.content) && message.content.every((part) => Object.isFrozen(part))));
-  if (!frozen) return countMessage(counter, message);
+  if (!isFrozenMessage(message)) return countMessage(counter, message);
   let costs = coveredCosts.get(counter);
   if (costs === undefined) {
     costs = new WeakMap();

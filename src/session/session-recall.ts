@@ -1,3 +1,4 @@
+import { isFrozenMessage } from '../core/deep-freeze.ts';
 import { fingerprintContent } from '../core/fingerprint.ts';
 import {
   type ContextBlock,
@@ -345,7 +346,7 @@ function recalledText(message: Message, position: number, counter: TokenCounter)
     };
   }
   // Only frozen messages cannot change under the memo (a stored message is; a caller's may not be).
-  if (Object.isFrozen(message)) byMessage.set(message, text);
+  if (isFrozenMessage(message)) byMessage.set(message, text);
   return text ?? undefined;
 }
 
