@@ -1,10 +1,18 @@
 import type { Message } from './message.ts';
 
-/** Freezes `value` and every object under it (a value a store or a memo shares between callers). */
+/**
+ * Freezes `value` and every object under it (a value a store or a memo shares between callers).
+ * An object already frozen is taken as frozen whole. A loop, not a recursion: a tool input
+ * nested however deep freezes without exhausting the stack.
+ */
 export function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null || Object.isFrozen(next)) continue;
+    Object.freeze(next);
+    for (const child of Object.values(next)) pending.push(child);
+  }
 }
 
 /**
