@@ -29,7 +29,7 @@ export async function emitCall(input: {
   const { selection, covered } = compacted;
   const actions: CompactionAction[] = [
     ...(request.compression?.actions ?? []),
-    ...call.placeholderActions,
+    ...sentPlaceholders(call.placeholderActions, selection.kept),
     ...summary.actions,
     ...input.retries,
   ];
@@ -105,4 +105,21 @@ export async function emitCall(input: {
     kept: selection.kept,
     dropped: compacted.dropped,
   };
+}
+
+/**
+ * The placeholders of outputs the call sends. An earlier output that was then dropped —
+ * recalled, summarised, recallable or outside the window — is listed by its drop (its entry's
+ * tokens and preview are the placeholder's), not again here: a long tool session's every
+ * earlier output would otherwise be listed in every call's report, a list (and a call log)
+ * that grows with the session instead of with the window (decision 079).
+ */
+function sentPlaceholders(
+  actions: readonly CompactionAction[],
+  kept: readonly { id: string }[],
+): readonly CompactionAction[] {
+  if (actions.length === 0) return actions;
+  const sent = new Set<string>();
+  for (const block of kept) sent.add(block.id);
+  return actions.filter((action) => action.type !== 'placeholder' || sent.has(action.blockId));
 }
