@@ -28,4 +28,17 @@ describe('BoundedMap', () => {
     map.set('d', 'v', 1);
     expect([map.peek('huge'), map.peek('d')]).toEqual([undefined, 'v']);
   });
+
+  it('gives a deleted or cleared entry its weight back', () => {
+    const map = new BoundedMap<string, string>(10, 10);
+    map.set('a', 'x', 6);
+    map.set('b', 'y', 4);
+    map.delete('a');
+    map.delete('missing');
+    expect(map.weight).toBe(4);
+    map.set('c', 'z', 6); // fits beside b: a's weight was given back
+    expect([map.peek('b'), map.peek('c')]).toEqual(['y', 'z']);
+    map.clear();
+    expect([map.size, map.weight]).toEqual([0, 0]);
+  });
 });

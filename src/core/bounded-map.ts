@@ -44,6 +44,25 @@ export class BoundedMap<K, V> {
     this.#weight += weight;
   }
 
+  /** Forgets `key`. */
+  delete(key: K): void {
+    const known = this.#entries.get(key);
+    if (known === undefined) return;
+    this.#entries.delete(key);
+    this.#weight -= known.weight;
+  }
+
+  /** Forgets every entry. */
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
+  }
+
+  /** The weights of the entries held, together. */
+  get weight(): number {
+    return this.#weight;
+  }
+
   get size(): number {
     return this.#entries.size;
   }

@@ -4,6 +4,7 @@ import {
   type DeltaChannelHistory,
   getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
+import { BoundedMap } from '../../core/bounded-map.ts';
 import type { ChainCache } from './chain-cache.ts';
 import { ChainReader } from './chain-reader.ts';
 import type { StoredRow } from './checkpoint-rows.ts';
@@ -19,10 +20,14 @@ const EXTEND_LEVELS = 32;
 /** Rows from which a history's walk decodes its rows in bulk (`ChainReader.prefetch`). */
 const PREFETCH_ROWS = 8;
 
-/** One channel's history: its seed (when an ancestor holds a value) and its writes, oldest first. */
+/**
+ * One channel's history: its seed (when an ancestor holds a value) and its writes, oldest
+ * first, with the bytes the writes were stored as (what the cache weighs them by).
+ */
 interface ChannelHistory {
   seed?: { value: unknown };
   writes: CheckpointPendingWrite[];
+  bytes: number;
 }
 
 /** The decoded history of one checkpoint (the head a process works on), per channel. */
@@ -33,19 +38,28 @@ interface HistoryEntry {
   included: Set<string>;
 }
 
+/** Stored bytes of writes the cache holds decoded, all threads together (see {@link HistoryCache}). */
+export const HISTORY_CACHE_BYTES = 256 * 1024 * 1024;
+
 /**
  * The decoded delta-channel histories of each thread's latest target, per (thread,
  * namespace) key, so the next turn reads and decodes only the rows added since (a turn's
  * getState and invoke ask for the same head; the next turn's head is a few checkpoints
  * further). Values are shared between calls, never the arrays. Invalidated by writes to an
  * included checkpoint, prune and deleteThread.
+ *
+ * Bounded by threads (`limit`) and by the stored bytes of the writes it holds (`maxBytes`,
+ * all threads together; decoded, they take a few times that): a thread's history is every
+ * write since its channels' last snapshots — up to `snapshotFrequency` updates, each a turn's
+ * call records in a long process session — so a count alone let a server holding many long
+ * sessions keep each one's. The least recently used thread goes first; the thread just read is
+ * kept even when it alone is over the bound.
  */
 export class HistoryCache {
-  readonly #entries = new Map<number, HistoryEntry>();
-  readonly #limit: number;
+  readonly #entries: BoundedMap<number, HistoryEntry>;
 
-  constructor(limit = 64) {
-    this.#limit = limit;
+  constructor(limit = 64, maxBytes = HISTORY_CACHE_BYTES) {
+    this.#entries = new BoundedMap(limit, maxBytes);
   }
 
   get(threadKey: number): HistoryEntry | undefined {
@@ -53,12 +67,9 @@ export class HistoryCache {
   }
 
   set(threadKey: number, entry: HistoryEntry): void {
-    this.#entries.delete(threadKey);
-    this.#entries.set(threadKey, entry);
-    if (this.#entries.size > this.#limit) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
+    let bytes = 0;
+    for (const history of entry.channels.values()) bytes += history.bytes;
+    this.#entries.set(threadKey, entry, bytes);
   }
 
   /**
@@ -67,7 +78,7 @@ export class HistoryCache {
    * New writes of the head itself change nothing: a history never includes its head's writes.
    */
   invalidate(threadKey: number, checkpointId?: string, asTarget = false): void {
-    const entry = this.#entries.get(threadKey);
+    const entry = this.#entries.peek(threadKey);
     if (entry === undefined) return;
     if (
       checkpointId === undefined ||
@@ -144,10 +155,11 @@ export async function deltaChannelHistory(options: {
       entry.channels.set(
         channel,
         location === undefined
-          ? { writes: [] }
+          ? { writes: [], bytes: 0 }
           : {
               seed: { value: await loadValue(context, reader, target, targetRecord, channel, location) },
               writes: [],
+              bytes: 0,
             },
       );
     } else {
@@ -193,13 +205,16 @@ export async function deltaChannelHistory(options: {
       ...[...pending].map((channel) => stopAt.get(channel) ?? visited.length - 1),
       -1,
     );
-    const writesAt: CheckpointPendingWrite[][] = [];
+    const writesAt: { write: CheckpointPendingWrite; bytes: number }[][] = [];
     for (let position = 0; position <= lastNeeded; position += 1) {
       const row = visited[position] as StoredRow;
-      const decoded: CheckpointPendingWrite[] = [];
+      const decoded: { write: CheckpointPendingWrite; bytes: number }[] = [];
       for (const write of await sortedWrites(reader, row)) {
         if (!pending.has(write.channel)) continue;
-        decoded.push([write.taskId, write.channel, await context.serde.loadsTyped(write.type, write.bytes)]);
+        decoded.push({
+          write: [write.taskId, write.channel, await context.serde.loadsTyped(write.type, write.bytes)],
+          bytes: write.bytes.byteLength,
+        });
       }
       writesAt.push(decoded);
     }
@@ -208,12 +223,23 @@ export async function deltaChannelHistory(options: {
       const last = stop ?? visited.length - 1;
       const collected: CheckpointPendingWrite[] = [];
       const base = extend && stop === undefined ? cached?.channels.get(channel) : undefined;
-      if (base !== undefined) collected.push(...base.writes);
+      let bytes = 0;
+      if (base !== undefined) {
+        collected.push(...base.writes);
+        bytes = base.bytes;
+      }
       for (let position = last; position >= 0; position -= 1) {
-        for (const write of writesAt[position] ?? []) if (write[1] === channel) collected.push(write);
+        for (const { write, bytes: stored } of writesAt[position] ?? []) {
+          if (write[1] !== channel) continue;
+          collected.push(write);
+          bytes += stored;
+        }
       }
       const seed = stop !== undefined ? seeds.get(channel) : base?.seed;
-      entry.channels.set(channel, seed === undefined ? { writes: collected } : { seed, writes: collected });
+      entry.channels.set(
+        channel,
+        seed === undefined ? { writes: collected, bytes } : { seed, writes: collected, bytes },
+      );
     }
     for (let position = 0; position <= lastNeeded; position += 1) {
       entry.included.add((visited[position] as StoredRow).checkpointId);
