@@ -45,6 +45,10 @@ export function trimDropped(
     const room = grant.grantTokens - grant.usedTokens - options.separatorTokens;
     if (room < options.minTrimTokens || !options.compactable(grant.layer)) continue;
     if (grant.layer === 'history' && !options.trimHistory) continue;
+    // A layer that kept all it asked for dropped nothing over budget (the stages that drop
+    // more after the selection drop history only): no walk over a long history's drops,
+    // reading each drop's block, to find none.
+    if (grant.layer !== 'history' && grant.usedTokens >= grant.demandTokens) continue;
     const first = selection.dropped.find(
       (entry) => entry.block.layer === grant.layer && entry.reason.type === 'over-budget',
     );
