@@ -62,7 +62,7 @@ export function dropHistoryInChunks(
       : boundaryByBlocks(history, cut, chunkTokens);
   boundary = Math.min(boundary, limit);
   if (boundary <= cut || boundary >= history.length) return { selection, added: [] };
-  return dropHistoryRange(selection, history, cut, boundary, reason);
+  return dropHistoryRange(selection, history, cut, boundary, reason, sums);
 }
 
 /**
@@ -106,7 +106,9 @@ export function boundaryBySums(tokensBefore: Float64Array, cut: number, chunkTok
 /**
  * Drops the kept history blocks from `from` up to (not including) `to` (positions in
  * `history`) with `reason`, and frees their tokens in the history layer's grant: a cut
- * widened past what did not fit. `added` lists the blocks dropped here.
+ * widened past what did not fit. `added` lists the blocks dropped here. `tokensBefore`: the
+ * history's running sums (see {@link dropHistoryInChunks}), which give a whole range's tokens
+ * without reading its blocks (a chunk of a long history is hundreds of them).
  */
 export function dropHistoryRange(
   selection: Selection,
@@ -114,6 +116,7 @@ export function dropHistoryRange(
   from: number,
   to: number,
   reason: DropReason,
+  tokensBefore?: Float64Array,
 ): { selection: Selection; added: ContextBlock[] } {
   if (to <= from) return { selection, added: [] };
   const contiguous = keptRange(selection.kept, history, from, to);
@@ -140,7 +143,10 @@ export function dropHistoryRange(
     added = taken;
   }
   if (added.length === 0) return { selection, added };
-  const freed = added.reduce((sum, block) => sum + block.tokens, 0);
+  const freed =
+    contiguous >= 0 && tokensBefore !== undefined && tokensBefore.length === history.length + 1
+      ? (tokensBefore[to] as number) - (tokensBefore[from] as number)
+      : added.reduce((sum, block) => sum + block.tokens, 0);
   const earlier = selection.dropped;
   const dropped = new Array<DroppedBlock>(earlier.length + added.length);
   for (let index = 0; index < earlier.length; index++) dropped[index] = earlier[index] as DroppedBlock;
