@@ -5,6 +5,7 @@ import { createStepCompiler } from './compile-step.ts';
 import { diffReports } from './diff-reports.ts';
 import type { Message } from './message.ts';
 import type { CompileReport } from './report.ts';
+import { readFileMessages } from './tool-reads.test-support.ts';
 
 const counter = getTokenCounter('gpt-4o');
 const readFile = {
@@ -18,20 +19,7 @@ function read(id: string, lines: number): Message[] {
     { length: lines },
     (_, index) => `${id} line ${index}: the loader retries batch ${index} after a timeout.`,
   ).join('\n');
-  return [
-    {
-      id: `${id}:call`,
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `${id}.md` } }],
-    },
-    {
-      id: `${id}:result`,
-      role: 'tool',
-      content: [
-        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: text } },
-      ],
-    },
-  ];
+  return readFileMessages(id, text);
 }
 
 describe('prompt-cache prefix across a tool session', () => {

@@ -3,6 +3,7 @@ import { getTokenCounter } from '../tokenizers/index.ts';
 import { createInMemoryArtifactStore } from './artifact-handles.ts';
 import { compileContext } from './compile.ts';
 import type { Message } from './message.ts';
+import { readFileMessages } from './tool-reads.test-support.ts';
 
 const counter = getTokenCounter('gpt-4o');
 
@@ -15,18 +16,7 @@ function turn(index: number, lines: number): Message[] {
   ).join('\n');
   return [
     { id: `${id}:q`, role: 'user', content: `Turn ${index}: what does ${id}.md say?` },
-    {
-      id: `${id}:call`,
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `${id}.md` } }],
-    },
-    {
-      id: `${id}:result`,
-      role: 'tool',
-      content: [
-        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: text } },
-      ],
-    },
+    ...readFileMessages(id, text),
     { id: `${id}:a`, role: 'assistant', content: `It says the loader retries (turn ${index}).` },
   ];
 }

@@ -7,26 +7,12 @@ import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import { positionPriority } from './history.ts';
 import type { Message } from './message.ts';
 import { fingerprintsComputed } from './message-fingerprints.ts';
+import { readFileMessages } from './tool-reads.test-support.ts';
 import { prepareHistory } from './turn-history.ts';
 
 const counter = getTokenCounter('gpt-4o');
 
-function read(id: string, text: string): Message[] {
-  return [
-    {
-      id: `${id}:call`,
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `${id}.md` } }],
-    },
-    {
-      id: `${id}:result`,
-      role: 'tool',
-      content: [
-        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: text } },
-      ],
-    },
-  ];
-}
+const read = readFileMessages;
 
 const file = (name: string, lines: number) =>
   Array.from(
