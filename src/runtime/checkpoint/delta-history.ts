@@ -9,7 +9,7 @@ import type { ChainCache } from './chain-cache.ts';
 import { ChainReader } from './chain-reader.ts';
 import type { StoredRow } from './checkpoint-rows.ts';
 import { decodeId } from './id-codec.ts';
-import { loadValue } from './locate-values.ts';
+import { loadSizedValue } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
 import { rowBytes, type SqlExecutor } from './sql-driver.ts';
@@ -22,10 +22,10 @@ const PREFETCH_ROWS = 8;
 
 /**
  * One channel's history: its seed (when an ancestor holds a value) and its writes, oldest
- * first, with the bytes the writes were stored as (what the cache weighs them by).
+ * first, with the bytes the seed and the writes were decoded from (what the cache weighs them by).
  */
 interface ChannelHistory {
-  seed?: { value: unknown };
+  seed?: { value: unknown; bytes: number };
   writes: CheckpointPendingWrite[];
   bytes: number;
 }
@@ -38,7 +38,7 @@ interface HistoryEntry {
   included: Set<string>;
 }
 
-/** Stored bytes of writes the cache holds decoded, all threads together (see {@link HistoryCache}). */
+/** Bytes the cache's seeds and writes were decoded from, all threads together (see {@link HistoryCache}). */
 export const HISTORY_CACHE_BYTES = 256 * 1024 * 1024;
 
 /**
@@ -48,8 +48,8 @@ export const HISTORY_CACHE_BYTES = 256 * 1024 * 1024;
  * further). Values are shared between calls, never the arrays. Invalidated by writes to an
  * included checkpoint, prune and deleteThread.
  *
- * Bounded by threads (`limit`) and by the stored bytes of the writes it holds (`maxBytes`,
- * all threads together; decoded, they take a few times that): a thread's history is every
+ * Bounded by threads (`limit`) and by the bytes its seeds and writes were decoded from
+ * (`maxBytes`, all threads together; decoded, they take a few times that): a thread's history is every
  * write since its channels' last snapshots — up to `snapshotFrequency` updates, each a turn's
  * call records in a long process session — so a count alone let a server holding many long
  * sessions keep each one's. The least recently used thread goes first; the thread just read is
@@ -152,16 +152,11 @@ export async function deltaChannelHistory(options: {
     if (Array.isArray(count) && Number(count[0]) === 0) {
       // No update since the snapshot (or ever): the seed is the value the target points at.
       const location = targetRecord.header.located[channel];
-      entry.channels.set(
-        channel,
-        location === undefined
-          ? { writes: [], bytes: 0 }
-          : {
-              seed: { value: await loadValue(context, reader, target, targetRecord, channel, location) },
-              writes: [],
-              bytes: 0,
-            },
-      );
+      if (location === undefined) entry.channels.set(channel, { writes: [], bytes: 0 });
+      else {
+        const seed = await loadSizedValue(context, reader, target, targetRecord, channel, location);
+        entry.channels.set(channel, { seed, writes: [], bytes: seed.bytes });
+      }
     } else {
       pending.add(channel);
     }
@@ -187,7 +182,7 @@ export async function deltaChannelHistory(options: {
     const visited = rows.slice(1, limit + 1);
     // A long walk (a cold read back to the snapshots) decodes in bulk; extending the cached head by a few rows does not need to.
     if (visited.length > PREFETCH_ROWS) await reader.prefetch(rows.slice(0, limit + 1).reverse());
-    const seeds = new Map<string, { value: unknown }>();
+    const seeds = new Map<string, { value: unknown; bytes: number }>();
     const stopAt = new Map<string, number>();
     const open = new Set(pending);
     for (const [position, row] of visited.entries()) {
@@ -196,7 +191,7 @@ export async function deltaChannelHistory(options: {
       for (const channel of [...open]) {
         const location = record.header.located[channel];
         if (location === undefined) continue;
-        seeds.set(channel, { value: await loadValue(context, reader, row, record, channel, location) });
+        seeds.set(channel, await loadSizedValue(context, reader, row, record, channel, location));
         stopAt.set(channel, position);
         open.delete(channel);
       }
@@ -223,11 +218,10 @@ export async function deltaChannelHistory(options: {
       const last = stop ?? visited.length - 1;
       const collected: CheckpointPendingWrite[] = [];
       const base = extend && stop === undefined ? cached?.channels.get(channel) : undefined;
-      let bytes = 0;
-      if (base !== undefined) {
-        collected.push(...base.writes);
-        bytes = base.bytes;
-      }
+      const seed = stop !== undefined ? seeds.get(channel) : base?.seed;
+      // The base's bytes are its seed's and its writes'; a new seed's are counted here.
+      let bytes = base !== undefined ? base.bytes : (seed?.bytes ?? 0);
+      if (base !== undefined) collected.push(...base.writes);
       for (let position = last; position >= 0; position -= 1) {
         for (const { write, bytes: stored } of writesAt[position] ?? []) {
           if (write[1] !== channel) continue;
@@ -235,7 +229,6 @@ export async function deltaChannelHistory(options: {
           bytes += stored;
         }
       }
-      const seed = stop !== undefined ? seeds.get(channel) : base?.seed;
       entry.channels.set(
         channel,
         seed === undefined ? { writes: collected, bytes } : { seed, writes: collected, bytes },

@@ -45,6 +45,21 @@ export async function loadValue(
   channel: string,
   location: string,
 ): Promise<unknown> {
+  return (await loadSizedValue(context, reader, row, record, channel, location)).value;
+}
+
+/**
+ * {@link loadValue}, with the bytes the value was decoded from (a snapshot stored as a
+ * difference or a reference: the bytes of the whole snapshot it stands for).
+ */
+export async function loadSizedValue(
+  context: SaverContext,
+  reader: ChainReader,
+  row: StoredRow,
+  record: CheckpointRecord,
+  channel: string,
+  location: string,
+): Promise<{ value: unknown; bytes: number }> {
   let holder: CheckpointRecord | undefined = record;
   if (location !== '' && location !== row.checkpointId) {
     await reader.load(row.threadKey, [location]);
@@ -60,11 +75,12 @@ export async function loadValue(
     });
   }
   if (value[0] !== SNAPSHOT_DIFF_TYPE && value[0] !== SNAPSHOT_REF_TYPE)
-    return context.serde.loadsTyped(value[0], value[1]);
+    return { value: await context.serde.loadsTyped(value[0], value[1]), bytes: value[1].byteLength };
   const holderId = location === '' ? row.checkpointId : location;
   const items = await storedSnapshot(context, reader, row.threadKey, holderId, channel, value);
+  const json = snapshotJson(items);
   try {
-    return await context.serde.loadsTyped('json', snapshotJson(items));
+    return { value: await context.serde.loadsTyped('json', json), bytes: json.byteLength };
   } catch (error) {
     // A difference's tail is not parsed when decoded (decision 037): a broken one shows here.
     throw new CtxloomError({
