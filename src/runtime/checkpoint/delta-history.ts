@@ -41,6 +41,9 @@ interface HistoryEntry {
 /** Bytes the cache's seeds and writes were decoded from, all threads together (see {@link HistoryCache}). */
 export const HISTORY_CACHE_BYTES = 256 * 1024 * 1024;
 
+/** Threads whose histories the cache keeps (see {@link HistoryCache}). */
+export const HISTORY_CACHE_THREADS = 64;
+
 /**
  * The decoded delta-channel histories of each thread's latest target, per (thread,
  * namespace) key, so the next turn reads and decodes only the rows added since (a turn's
@@ -58,7 +61,7 @@ export const HISTORY_CACHE_BYTES = 256 * 1024 * 1024;
 export class HistoryCache {
   readonly #entries: BoundedMap<number, HistoryEntry>;
 
-  constructor(limit = 64, maxBytes = HISTORY_CACHE_BYTES) {
+  constructor(limit = HISTORY_CACHE_THREADS, maxBytes = HISTORY_CACHE_BYTES) {
     this.#entries = new BoundedMap(limit, maxBytes);
   }
 

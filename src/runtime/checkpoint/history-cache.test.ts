@@ -1,5 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createBlackboard } from '../../state/index.ts';
+import { createCharCounter } from '../../testing/index.ts';
+import { defineAgent } from '../agents/define-agent.ts';
+import { textModel } from '../processes/mock-model.test-support.ts';
+import { createSequentialProcess } from '../processes/sequential.ts';
+import { submitInput } from '../session/submit-input.ts';
+import { CheckpointSerializer } from './checkpoint-serializer.ts';
 import { HistoryCache } from './delta-history.ts';
+import { SqliteSaver } from './sqlite-saver.ts';
 
 /** An entry whose one channel holds `writes` writes stored as `bytes` bytes. */
 function entry(targetId: string, bytes: number) {
@@ -38,5 +49,64 @@ describe('HistoryCache', () => {
     cache.set(2, entry('b', 600));
     cache.set(3, entry('c', 400)); // fits beside b: a's bytes were given back
     expect([cache.get(2)?.targetId, cache.get(3)?.targetId]).toEqual(['b', 'c']);
+  });
+});
+
+describe('a saver’s history cache', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'ctxloom-history-cache-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  /** A serializer that counts what it decodes. */
+  class CountingSerializer extends CheckpointSerializer {
+    decoded = 0;
+    override async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+      this.decoded++;
+      return super.loadsTyped(type, data);
+    }
+  }
+
+  /** Decodes needed to read thread `a` again after six turns on `a`, then six on `b`. */
+  async function decodesAfterAnotherThread(options: { historyCacheBytes?: number }): Promise<number> {
+    const serde = new CountingSerializer();
+    const saver = new SqliteSaver({
+      path: join(directory, `${String(options.historyCacheBytes)}.db`),
+      serde,
+      ...options,
+    });
+    const graph = createSequentialProcess({
+      counter: createCharCounter(),
+      blackboard: createBlackboard(),
+      agents: [
+        defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel((_, index) => `a${index}`) }),
+      ],
+    }).compile({ checkpointer: saver });
+    const turn = (thread: string, at: number) =>
+      submitInput({
+        graph,
+        config: { configurable: { thread_id: thread } },
+        input: { inputId: `${thread}-${at}`, content: `question ${at}` },
+        session: { namespace: 'n', sessionId: thread },
+      });
+    for (let at = 0; at < 6; at++) await turn('a', at);
+    for (let at = 0; at < 6; at++) await turn('b', at);
+    serde.decoded = 0;
+    const state = await graph.getState({ configurable: { thread_id: 'a' } });
+    expect((state.values as { messages: unknown[] }).messages).toHaveLength(12);
+    await saver.close();
+    return serde.decoded;
+  }
+
+  it('keeps the threads in use within historyCacheBytes: at 0, reading another thread evicts the first, whose history is decoded again', async () => {
+    const kept = await decodesAfterAnotherThread({});
+    const evicted = await decodesAfterAnotherThread({ historyCacheBytes: 0 });
+    expect(evicted).toBeGreaterThan(kept);
+  });
+
+  it('names a historyCacheBytes that is not a whole number of bytes ≥ 0', () => {
+    for (const historyCacheBytes of [-1, 1.5, Number.NaN]) {
+      expect(() => new SqliteSaver({ path: ':memory:', historyCacheBytes })).toThrow(
+        expect.objectContaining({ code: 'invalid-argument', path: 'historyCacheBytes' }),
+      );
+    }
   });
 });

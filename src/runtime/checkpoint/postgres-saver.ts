@@ -25,6 +25,13 @@ export interface PostgresSaverOptions {
   compression?: RecordCompression;
   /** How delta-channel snapshots are stored: `difference` (default; ~2 × raw, fast cold load) or `reference` (each message stored once; a cold load replays the whole thread). */
   snapshots?: SnapshotStorage;
+  /**
+   * Bytes of decoded channel histories the saver keeps for the threads in use, all threads
+   * together (weighed by the bytes they were decoded from; a thread's next turn decodes only
+   * the rows added since). Default 256 MiB (`HISTORY_CACHE_BYTES`, decision 080); 0 keeps only
+   * the thread read last.
+   */
+  historyCacheBytes?: number;
   serde?: SerializerProtocol;
 }
 
@@ -64,6 +71,7 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
       schema,
       ...(options.compression === undefined ? {} : { compression: options.compression }),
       ...(options.snapshots === undefined ? {} : { snapshots: options.snapshots }),
+      ...(options.historyCacheBytes === undefined ? {} : { historyCacheBytes: options.historyCacheBytes }),
       ...(options.serde === undefined ? {} : { serde: options.serde }),
     });
     this.#schema = schema;

@@ -23,7 +23,12 @@ import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { CheckpointSerializer } from './checkpoint-serializer.ts';
 import { checkpointTuple, type NamedRow, parseNamedRow, SELECT_NAMED } from './checkpoint-tuple.ts';
-import { deltaChannelHistory, HistoryCache } from './delta-history.ts';
+import {
+  deltaChannelHistory,
+  HISTORY_CACHE_BYTES,
+  HISTORY_CACHE_THREADS,
+  HistoryCache,
+} from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
 import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
@@ -71,7 +76,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   #ready: Promise<void> | undefined;
   readonly #context: SaverContext;
   readonly #cache = new ChainCache();
-  readonly #histories = new HistoryCache();
+  readonly #histories: HistoryCache;
   readonly #snapshots = new SnapshotMemo();
 
   constructor(options: SqlCheckpointSaverOptions) {
@@ -81,6 +86,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     this.#compression = options.compression ?? 'deflate';
     this.#snapshotStorage = options.snapshots ?? 'difference';
     this.#schema = options.schema;
+    this.#histories = new HistoryCache(HISTORY_CACHE_THREADS, historyCacheBytes(options.historyCacheBytes));
     this.#context = {
       tables: this.tables,
       serde: this.serde,
@@ -488,4 +494,17 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 function configString(config: RunnableConfig, key: string): string | undefined {
   const value: unknown = config.configurable?.[key];
   return value === undefined || value === null ? undefined : String(value);
+}
+
+/** `historyCacheBytes` checked: a whole number of bytes ≥ 0 (default {@link HISTORY_CACHE_BYTES}). */
+function historyCacheBytes(bytes: number | undefined): number {
+  if (bytes === undefined) return HISTORY_CACHE_BYTES;
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `historyCacheBytes must be a whole number of bytes ≥ 0, got ${String(bytes)}`,
+      path: 'historyCacheBytes',
+    });
+  }
+  return bytes;
 }

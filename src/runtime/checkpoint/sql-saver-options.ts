@@ -18,6 +18,13 @@ export interface SqlCheckpointSaverOptions {
   serde?: SerializerProtocol;
   /** How a delta channel's periodic snapshot is stored; see {@link SnapshotStorage}. Default `difference`. */
   snapshots?: SnapshotStorage;
+  /**
+   * Bytes of decoded channel histories the saver keeps for the threads in use, all threads
+   * together (weighed by the bytes they were decoded from; a thread's next turn decodes only
+   * the rows added since). Default 256 MiB (`HISTORY_CACHE_BYTES`, decision 080); 0 keeps only
+   * the thread read last.
+   */
+  historyCacheBytes?: number;
 }
 
 /**
