@@ -5,11 +5,12 @@ import {
   getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
 import { BoundedMap } from '../../core/bounded-map.ts';
+import { CtxloomError } from '../../core/errors.ts';
 import type { ChainCache } from './chain-cache.ts';
 import { ChainReader } from './chain-reader.ts';
 import type { StoredRow } from './checkpoint-rows.ts';
 import { decodeId } from './id-codec.ts';
-import { loadSizedValue } from './locate-values.ts';
+import { loadValue } from './locate-values.ts';
 import { sortedWrites } from './pending-writes.ts';
 import type { SaverContext } from './saver-context.ts';
 import { rowBytes, type SqlExecutor } from './sql-driver.ts';
@@ -97,6 +98,22 @@ export class HistoryCache {
 }
 
 /**
+ * A saver's cache, its bound checked: `bytes` (the option `historyCacheBytes`) a whole number
+ * ≥ 0, default {@link HISTORY_CACHE_BYTES}.
+ */
+export function historyCacheOf(bytes: number | undefined): HistoryCache {
+  if (bytes === undefined) return new HistoryCache();
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `historyCacheBytes must be a whole number of bytes ≥ 0, got ${String(bytes)}`,
+      path: 'historyCacheBytes',
+    });
+  }
+  return new HistoryCache(HISTORY_CACHE_THREADS, bytes);
+}
+
+/**
  * `BaseCheckpointSaver.getDeltaChannelHistory`: walks the parent chain of the target
  * checkpoint (its parent first), stops per channel at the nearest ancestor where the channel
  * holds a value (the seed), and returns each channel's writes oldest first, each
@@ -157,7 +174,7 @@ export async function deltaChannelHistory(options: {
       const location = targetRecord.header.located[channel];
       if (location === undefined) entry.channels.set(channel, { writes: [], bytes: 0 });
       else {
-        const seed = await loadSizedValue(context, reader, target, targetRecord, channel, location);
+        const seed = await loadValue(context, reader, target, targetRecord, channel, location);
         entry.channels.set(channel, { seed, writes: [], bytes: seed.bytes });
       }
     } else {
@@ -194,7 +211,7 @@ export async function deltaChannelHistory(options: {
       for (const channel of [...open]) {
         const location = record.header.located[channel];
         if (location === undefined) continue;
-        seeds.set(channel, await loadSizedValue(context, reader, row, record, channel, location));
+        seeds.set(channel, await loadValue(context, reader, row, record, channel, location));
         stopAt.set(channel, position);
         open.delete(channel);
       }

@@ -31,28 +31,17 @@ export async function loadChannelValues(
   await reader.load(row.threadKey, elsewhere);
   const values: Record<string, unknown> = {};
   for (const [channel, location] of Object.entries(record.header.located)) {
-    values[channel] = await loadValue(context, reader, row, record, channel, location);
+    values[channel] = (await loadValue(context, reader, row, record, channel, location)).value;
   }
   return values;
 }
 
-/** Deserialises the value of `channel` from the record that holds it (`location` '' = `record`). */
-export async function loadValue(
-  context: SaverContext,
-  reader: ChainReader,
-  row: StoredRow,
-  record: CheckpointRecord,
-  channel: string,
-  location: string,
-): Promise<unknown> {
-  return (await loadSizedValue(context, reader, row, record, channel, location)).value;
-}
-
 /**
- * {@link loadValue}, with the bytes the value was decoded from (a snapshot stored as a
- * difference or a reference: the bytes of the whole snapshot it stands for).
+ * Deserialises the value of `channel` from the record that holds it (`location` '' =
+ * `record`), with the bytes it was decoded from (a snapshot stored as a difference or a
+ * reference: the bytes of the whole snapshot it stands for).
  */
-export async function loadSizedValue(
+export async function loadValue(
   context: SaverContext,
   reader: ChainReader,
   row: StoredRow,

@@ -23,12 +23,7 @@ import { ROW_COLUMNS, type StoredRow, storedRowOf } from './checkpoint-rows.ts';
 import { type CheckpointTables, ensureCheckpointSchema } from './checkpoint-schema.ts';
 import { CheckpointSerializer } from './checkpoint-serializer.ts';
 import { checkpointTuple, type NamedRow, parseNamedRow, SELECT_NAMED } from './checkpoint-tuple.ts';
-import {
-  deltaChannelHistory,
-  HISTORY_CACHE_BYTES,
-  HISTORY_CACHE_THREADS,
-  HistoryCache,
-} from './delta-history.ts';
+import { deltaChannelHistory, type HistoryCache, historyCacheOf } from './delta-history.ts';
 import { encodeId } from './id-codec.ts';
 import { locateValues } from './locate-values.ts';
 import { lockOrCreateRow, lockRow } from './pending-writes.ts';
@@ -86,7 +81,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
     this.#compression = options.compression ?? 'deflate';
     this.#snapshotStorage = options.snapshots ?? 'difference';
     this.#schema = options.schema;
-    this.#histories = new HistoryCache(HISTORY_CACHE_THREADS, historyCacheBytes(options.historyCacheBytes));
+    this.#histories = historyCacheOf(options.historyCacheBytes);
     this.#context = {
       tables: this.tables,
       serde: this.serde,
@@ -494,17 +489,4 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
 function configString(config: RunnableConfig, key: string): string | undefined {
   const value: unknown = config.configurable?.[key];
   return value === undefined || value === null ? undefined : String(value);
-}
-
-/** `historyCacheBytes` checked: a whole number of bytes ≥ 0 (default {@link HISTORY_CACHE_BYTES}). */
-function historyCacheBytes(bytes: number | undefined): number {
-  if (bytes === undefined) return HISTORY_CACHE_BYTES;
-  if (!Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: `historyCacheBytes must be a whole number of bytes ≥ 0, got ${String(bytes)}`,
-      path: 'historyCacheBytes',
-    });
-  }
-  return bytes;
 }
