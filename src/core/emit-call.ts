@@ -118,8 +118,14 @@ function sentPlaceholders(
   actions: readonly CompactionAction[],
   kept: readonly { id: string }[],
 ): readonly CompactionAction[] {
-  if (actions.length === 0) return actions;
+  const unseen = new Set<string>();
+  for (const action of actions) if (action.type === 'placeholder') unseen.add(action.blockId);
+  if (unseen.size === 0) return actions;
+  // One lookup per kept block in the few placeholders' ids (no set of every kept id), until all are found.
   const sent = new Set<string>();
-  for (const block of kept) sent.add(block.id);
+  for (let index = 0; index < kept.length && unseen.size > 0; index++) {
+    const id = (kept[index] as { id: string }).id;
+    if (unseen.delete(id)) sent.add(id);
+  }
   return actions.filter((action) => action.type !== 'placeholder' || sent.has(action.blockId));
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { conversationMessages } from '../core/conversation-messages.ts';
-import { isFrozenMessage } from '../core/deep-freeze.ts';
+import { frozenMessageMemo } from '../core/deep-freeze.ts';
 import { countMessage, type Message, type TokenCounter } from '../core/index.ts';
 import type { ContextConfig } from '../workspace/index.ts';
 import type { SessionCompression } from './session-store.ts';
@@ -102,19 +102,13 @@ export function recallTokens(input: {
  * agent's, decision 078's amendments), so it is measured once. A message that may change is
  * measured each time.
  */
-const coveredCosts = new WeakMap<TokenCounter, WeakMap<Message, number>>();
+const coveredCosts = frozenMessageMemo<number>();
 
 function coveredCost(counter: TokenCounter, message: Message): number {
-  if (!isFrozenMessage(message)) return countMessage(counter, message);
-  let costs = coveredCosts.get(counter);
-  if (costs === undefined) {
-    costs = new WeakMap();
-    coveredCosts.set(counter, costs);
-  }
-  let cost = costs.get(message);
+  let cost = coveredCosts.get(counter, message);
   if (cost === undefined) {
     cost = countMessage(counter, message);
-    costs.set(message, cost);
+    coveredCosts.set(counter, message, cost);
   }
   return cost;
 }

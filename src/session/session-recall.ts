@@ -1,4 +1,4 @@
-import { isFrozenMessage } from '../core/deep-freeze.ts';
+import { frozenMessageMemo } from '../core/deep-freeze.ts';
 import { fingerprintContent } from '../core/fingerprint.ts';
 import {
   type ContextBlock,
@@ -322,15 +322,10 @@ interface RecalledText {
  * messages every call, and a stored message is the same frozen value from call to call
  * (decision 061), so its text is formatted, counted and fingerprinted once.
  */
-const recalledTexts = new WeakMap<TokenCounter, WeakMap<Message, RecalledText | null>>();
+const recalledTexts = frozenMessageMemo<RecalledText | null>();
 
 function recalledText(message: Message, position: number, counter: TokenCounter): RecalledText | undefined {
-  let byMessage = recalledTexts.get(counter);
-  if (byMessage === undefined) {
-    byMessage = new WeakMap();
-    recalledTexts.set(counter, byMessage);
-  }
-  const known = byMessage.get(message);
+  const known = recalledTexts.get(counter, message);
   // `null`: the message carries nothing a recall may send, wherever it sits.
   if (known === null) return undefined;
   if (known !== undefined && known.position === position) return known;
@@ -345,8 +340,8 @@ function recalledText(message: Message, position: number, counter: TokenCounter)
       fingerprint: fingerprintContent(content),
     };
   }
-  // Only frozen messages cannot change under the memo (a stored message is; a caller's may not be).
-  if (isFrozenMessage(message)) byMessage.set(message, text);
+  // Kept for frozen messages only (a stored message is; a caller's may change).
+  recalledTexts.set(counter, message, text);
   return text ?? undefined;
 }
 
