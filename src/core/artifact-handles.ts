@@ -52,22 +52,47 @@ export function createInMemoryArtifactStore(options: InMemoryArtifactStoreOption
     maxEntries,
     maxCharacters,
   );
-  return {
-    put({ content, toolName, previewChars }) {
-      const entry = describeArtifact({
+  const keep = (entry: ArtifactHandle, content: string): ArtifactHandle => {
+    // Known: only its place in the eviction order is refreshed.
+    const known = entries.get(entry.handle);
+    if (known !== undefined) return known.entry;
+    entries.set(entry.handle, { content, entry }, content.length);
+    return entry;
+  };
+  const store: ArtifactHandleStore = {
+    put: ({ content, toolName, previewChars }) =>
+      keep(
+        describeArtifact({ content, toolName, ...(previewChars === undefined ? {} : { previewChars }) }),
         content,
-        toolName,
-        ...(previewChars === undefined ? {} : { previewChars }),
-      });
-      // Known: only its place in the eviction order is refreshed.
-      const known = entries.get(entry.handle);
-      if (known !== undefined) return known.entry;
-      entries.set(entry.handle, { content, entry }, content.length);
-      return entry;
-    },
+      ),
     get: (handle) => entries.peek(handle)?.content,
     describe: (handle) => entries.peek(handle)?.entry,
   };
+  described.set(store, keep);
+  return store;
+}
+
+/** The in-memory stores, each with how it keeps a content already described. */
+const described = new WeakMap<
+  ArtifactHandleStore,
+  (entry: ArtifactHandle, content: string) => ArtifactHandle
+>();
+
+/**
+ * `content`, described as `entry` when it was put in another store, put in `store` again (as
+ * `put` with the same content, tool and preview length would): an in-memory store takes the
+ * entry as it is, any other store is handed the content.
+ */
+export function putDescribed(
+  store: ArtifactHandleStore,
+  entry: ArtifactHandle,
+  content: string,
+  previewChars: number | undefined,
+): void {
+  const keep = described.get(store);
+  if (keep !== undefined) keep(entry, content);
+  else
+    store.put({ content, toolName: entry.toolName, ...(previewChars === undefined ? {} : { previewChars }) });
 }
 
 /** Contents from which {@link contentHash} remembers the hash (a shorter one hashes as fast as it is looked up). */

@@ -1,4 +1,10 @@
-import { type ArtifactHandleStore, artifactPlaceholder, OPEN_ARTIFACT_TOOL } from './artifact-handles.ts';
+import {
+  type ArtifactHandle,
+  type ArtifactHandleStore,
+  artifactPlaceholder,
+  OPEN_ARTIFACT_TOOL,
+  putDescribed,
+} from './artifact-handles.ts';
 import { type ParsedPage, pageStub, parsePage, shrinkPage } from './artifact-pages.ts';
 import { historyBlockId } from './measure-messages.ts';
 import { isErrorResult, type Message, type Part, toolOutputText } from './message.ts';
@@ -27,16 +33,36 @@ export interface ToolResultPolicy {
 }
 
 interface Memo {
-  key: string;
   message: Message;
   actions: CompactionAction[];
+}
+
+/**
+ * A message's replacement as the last call made it: for the rule (whether it is of the current
+ * turn, its limit, the preview's length), counter and `describeParts` it was made under, the outputs it kept as artifacts (put again in another
+ * store), and the store they were put in last.
+ */
+interface KeptMemo extends Memo {
+  current: boolean;
+  limit: number;
+  previewChars: number | undefined;
+  counter: TokenCounter;
+  describeParts: ToolResultPolicy['describeParts'];
+  artifacts: { entry: ArtifactHandle; content: string }[];
+  store: ArtifactHandleStore;
 }
 
 /** An earlier turn's tool output above this many tokens is a placeholder (`earlierTurnMaxTokens`' default). */
 export const EARLIER_TURN_MAX_TOKENS = 256;
 
-/** Per store, replaced messages by original (and the rule that applied): a recompile reuses them. */
-const memos = new WeakMap<ArtifactHandleStore, WeakMap<Message, Memo>>();
+/**
+ * Replaced messages by original (and the rule that applied): a recompile reuses them — the
+ * same replacement object, so what later stages keep per message object holds — whatever
+ * store the call hands in. A store that has not seen a message's artifacts gets them put
+ * again: the session engine and runtime agents give each turn or agent call a store of its
+ * own, and a memo per store made every call replace every earlier output of the session anew.
+ */
+const memos = new WeakMap<Message, KeptMemo>();
 
 /**
  * A current output sized against the room: where it is, its tokens, and what it is — a page of
@@ -83,23 +109,27 @@ export function placeholderToolResults(input: {
 }): { messages: Message[]; actions: CompactionAction[] } {
   const { policy, counter } = input;
   const earlier = policy.earlierTurnMaxTokens ?? EARLIER_TURN_MAX_TOKENS;
-  let memo = memos.get(policy.store);
-  if (memo === undefined) {
-    memo = new WeakMap();
-    memos.set(policy.store, memo);
-  }
-  const byMessage = memo;
   const sized: SizedOutput[] = [];
   const replaced = input.messages.map((message, index) => {
     if (typeof message.content === 'string' || !message.content.some((part) => part.type === 'tool-result'))
-      return { key: '', message, actions: [] as CompactionAction[] };
+      return { message, actions: [] as CompactionAction[] };
     const current = index >= input.currentFrom;
     const limit = current ? input.maxTokens : Math.min(earlier, input.maxTokens);
     const fitted = current && input.fitOutputs === true;
-    const key = `${current ? 'current' : 'earlier'} ${limit}`;
-    const known = fitted ? undefined : byMessage.get(message);
-    if (known !== undefined && known.key === key) return known;
+    const known = fitted ? undefined : memos.get(message);
+    if (
+      known !== undefined &&
+      known.current === current &&
+      known.limit === limit &&
+      known.previewChars === policy.previewChars &&
+      known.counter === counter &&
+      known.describeParts === policy.describeParts
+    ) {
+      if (known.store !== policy.store) putAgain(policy, known);
+      return known;
+    }
     const own: CompactionAction[] = [];
+    const artifacts: KeptMemo['artifacts'] = [];
     let sizedBelow = false;
     const content = message.content.map((part, partIndex): Part => {
       if (part.type !== 'tool-result' || isErrorResult(part as Part)) return part;
@@ -125,7 +155,10 @@ export function placeholderToolResults(input: {
       let value: string;
       let handle: string;
       if (page === undefined) {
-        ({ value, handle } = keptAsArtifact(policy, part.toolName, text, tokens));
+        let entry: ArtifactHandle;
+        ({ value, entry } = keptAsArtifact(policy, part.toolName, text, tokens));
+        handle = entry.handle;
+        artifacts.push({ entry, content: text });
       } else {
         value = pageStub(page);
         handle = page.handle;
@@ -141,16 +174,22 @@ export function placeholderToolResults(input: {
       });
       return { ...part, output: { type: 'text', value } };
     });
-    const entry: Memo = {
-      key,
+    const entry: KeptMemo = {
+      current,
+      limit,
+      previewChars: policy.previewChars,
       message:
         own.length === 0
           ? message
           : { ...message, content, metadata: { ...message.metadata, placeholders: own.length } },
       actions: own,
+      counter,
+      describeParts: policy.describeParts,
+      artifacts,
+      store: policy.store,
     };
     // A message with an output sized below (a current page) depends on the room around it: not memoised.
-    if (!sizedBelow) byMessage.set(message, entry);
+    if (!sizedBelow) memos.set(message, entry);
     return entry;
   });
   if (sized.length > 0) sizeOutputs({ replaced, sized, input });
@@ -206,7 +245,9 @@ function sizeOutputs(args: {
     if (page === undefined) {
       // With too little room for the preview, the handle and how to read it.
       const fits = (placeholder: string) => counter.countText(placeholder) <= room;
-      ({ value, handle } = keptAsArtifact(input.policy, found.toolName, found.text, found.tokens, fits));
+      let entry: ArtifactHandle;
+      ({ value, entry } = keptAsArtifact(input.policy, found.toolName, found.text, found.tokens, fits));
+      handle = entry.handle;
       // A placeholder no smaller than the output would only cost more: the output stays (and
       // the selection drops the oldest steps first).
       if (!found.oversized && counter.countText(value) >= found.tokens) {
@@ -238,7 +279,6 @@ function sizeOutputs(args: {
       reason: page !== undefined ? 'page-shrunk' : found.oversized ? 'oversized' : 'no-room',
     };
     replaced[found.index] = {
-      key: entry.key,
       message: {
         ...message,
         content,
@@ -247,6 +287,13 @@ function sizeOutputs(args: {
       actions: [...entry.actions, action],
     };
   }
+}
+
+/** The artifacts of `memo` put in the policy's store, which is then the memo's. */
+function putAgain(policy: ToolResultPolicy, memo: KeptMemo): void {
+  for (const { entry, content } of memo.artifacts)
+    putDescribed(policy.store, entry, content, policy.previewChars);
+  memo.store = policy.store;
 }
 
 /**
@@ -259,7 +306,7 @@ function keptAsArtifact(
   text: string,
   tokens: number,
   fits?: (placeholder: string) => boolean,
-): { value: string; handle: string } {
+): { value: string; entry: ArtifactHandle } {
   const entry = policy.store.put({
     content: text,
     toolName,
@@ -269,6 +316,6 @@ function keptAsArtifact(
   const value = artifactPlaceholder(entry, { tokens, ...(parts === undefined ? {} : { parts }) });
   return {
     value: fits === undefined || fits(value) ? value : artifactPlaceholder(entry, { tokens, brief: true }),
-    handle: entry.handle,
+    entry,
   };
 }
