@@ -67,15 +67,19 @@ export const DECODED_ONCE: DecodedMessages = {
  */
 export function fromLangChain(messages: readonly BaseMessage[], memo?: DecodedMessages): Message[] {
   const out: Message[] = [];
-  const decoded = new Set<string>();
+  // The ids decoded so far, made when the first `partOf` is met (most histories have none).
+  let decoded: Set<string> | undefined;
   for (const message of messages) {
     const extras = extrasOf(message);
     // Its parts are in the message it belongs to, unless that one is gone (trimmed by a user).
-    if (extras.partOf !== undefined && decoded.has(extras.partOf)) continue;
+    if (extras.partOf !== undefined) {
+      decoded ??= new Set(out.map((entry) => entry.id));
+      if (decoded.has(extras.partOf)) continue;
+    }
     const known = memo?.get(message);
     if (known !== undefined) {
       out.push(known);
-      decoded.add(known.id);
+      decoded?.add(known.id);
       continue;
     }
     const role = roleOf(message);
@@ -89,7 +93,7 @@ export function fromLangChain(messages: readonly BaseMessage[], memo?: DecodedMe
     if (name !== undefined) mapped.name = name;
     if (extras.metadata !== undefined) mapped.metadata = structuredClone(extras.metadata);
     out.push(memo === undefined ? mapped : memo.keep(message, mapped));
-    decoded.add(mapped.id);
+    decoded?.add(mapped.id);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, RemoveMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, RemoveMessage, ToolMessage } from '@langchain/core/messages';
 import { Overwrite, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,32 @@ describe('StateBuilder', () => {
     expect((messages[0] as RemoveMessage).id).toBe(REMOVE_ALL_MESSAGES);
     expect((messages[1] as AIMessage).id).toBe('b');
     expect(messages).toHaveLength(2);
+  });
+
+  it('finds the newest human message of the history as its snapshot holds it', () => {
+    const call = new AIMessage({
+      content: '',
+      id: 'c',
+      tool_calls: [{ id: 't1', name: 'read_file', args: {} }],
+    });
+    const messages = [
+      new HumanMessage({ content: 'first', id: 'h1' }),
+      new AIMessage({ content: 'reply', id: 'a1' }),
+      new HumanMessage({ content: 'second', id: 'h2' }),
+      call,
+      new ToolMessage({ content: 'output', id: 't', tool_call_id: 't1' }),
+    ];
+    const sb = new StateBuilder({ messages }, fixed);
+    expect(sb.messages.newestHuman()?.id).toBe('h2');
+    expect(sb.messages.newestHuman()).toBe(
+      sb.messages.snapshot().findLast((m) => HumanMessage.isInstance(m)),
+    );
+    expect(
+      new StateBuilder(
+        { messages: [new AIMessage({ content: 'x', id: 'a' })] },
+        fixed,
+      ).messages.newestHuman(),
+    ).toBe(undefined);
   });
 
   it('refuses a removal marker inside an appended delta', () => {

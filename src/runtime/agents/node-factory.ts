@@ -1,4 +1,4 @@
-import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { LanguageModel } from 'ai';
 import { createCallLogWriter } from '../../core/call-log-writer.ts';
 import type { CallRecord } from '../../core/call-record.ts';
@@ -110,9 +110,7 @@ function callLogger(
 ): { records: CallRecord[]; log: (compiled: CompiledContext, step: number) => void } | undefined {
   if (options.blackboard?.extensionKeys.has(CALL_LOG_KEY) !== true) return undefined;
   // The turn is the newest human message (found without converting the whole history).
-  const turnId =
-    sb.messages.snapshot().findLast((message) => HumanMessage.isInstance(message))?.id ??
-    `agent:${options.agent.id}`;
+  const turnId = sb.messages.newestHuman()?.id ?? `agent:${options.agent.id}`;
   const now = options.now ?? Date.now;
   const records: CallRecord[] = [];
   // The session engine's writer; the records reach the call log in the node's one patch.

@@ -52,6 +52,19 @@ export class MessagesModule {
     });
   }
 
+  /**
+   * The newest human message of the persisted history (the last {@link snapshot} would hold),
+   * found from the end without filtering the whole history.
+   */
+  newestHuman(): BaseMessage | undefined {
+    const messages = (this.#context.state.messages ?? []) as BaseMessage[];
+    for (let index = messages.length - 1; index >= 0; index--) {
+      const message = messages[index] as BaseMessage;
+      if (HumanMessage.isInstance(message)) return message;
+    }
+    return undefined;
+  }
+
   /** True when the input was already accepted in this session (even before a compaction). */
   hasProcessed(inputId: string): boolean {
     const key = inputKey({ sessionId: this.#sessionId(), inputId });
