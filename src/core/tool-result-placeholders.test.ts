@@ -6,9 +6,9 @@ import {
 } from './artifact-handles.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction } from './report.ts';
-import { createTokenCounter } from './tokens.ts';
+import { createTokenCounter, type TokenCounter } from './tokens.ts';
 import { readFileMessages } from './tool-reads.test-support.ts';
-import { placeholderToolResults } from './tool-result-placeholders.ts';
+import { placeholderToolResults, type ToolResultPolicy } from './tool-result-placeholders.ts';
 
 /** A counter of a quarter of the length that notes how many texts it counted. */
 function countingCounter() {
@@ -35,6 +35,17 @@ function sessionOfReads(): Message[] {
   return messages;
 }
 
+/** The finished turns' outputs replaced under `policy` (everything is an earlier turn's). */
+function replaced(messages: readonly Message[], policy: ToolResultPolicy, counter: TokenCounter) {
+  return placeholderToolResults({
+    messages,
+    currentFrom: messages.length,
+    policy,
+    maxTokens: 10_000,
+    counter,
+  });
+}
+
 const placeholdersOf = (actions: readonly CompactionAction[]) =>
   actions.flatMap((action) => (action.type === 'placeholder' ? [action] : []));
 
@@ -42,14 +53,7 @@ describe('placeholderToolResults', () => {
   it('hands a call with a store of its own the replacements an earlier call made, their outputs put in its store', () => {
     const messages = sessionOfReads();
     const { counter, counted } = countingCounter();
-    const call = (store: ArtifactHandleStore) =>
-      placeholderToolResults({
-        messages,
-        currentFrom: messages.length,
-        policy: { store },
-        maxTokens: 10_000,
-        counter,
-      });
+    const call = (store: ArtifactHandleStore) => replaced(messages, { store }, counter);
     const first = createInMemoryArtifactStore();
     const before = call(first);
     expect(placeholdersOf(before.actions)).toHaveLength(6);
@@ -73,14 +77,7 @@ describe('placeholderToolResults', () => {
   it('puts the outputs again through `put` in a store of another kind', () => {
     const messages = sessionOfReads();
     const { counter } = countingCounter();
-    const call = (store: ArtifactHandleStore) =>
-      placeholderToolResults({
-        messages,
-        currentFrom: messages.length,
-        policy: { store },
-        maxTokens: 10_000,
-        counter,
-      });
+    const call = (store: ArtifactHandleStore) => replaced(messages, { store }, counter);
     const before = call(createInMemoryArtifactStore());
     const kept = new Map<string, string>();
     const entries = new Map<string, ArtifactHandle>();
@@ -105,31 +102,13 @@ describe('placeholderToolResults', () => {
     const messages = sessionOfReads();
     const store = createInMemoryArtifactStore();
     const { counter } = countingCounter();
-    const before = placeholderToolResults({
-      messages,
-      currentFrom: messages.length,
-      policy: { store },
-      maxTokens: 10_000,
-      counter,
-    });
+    const before = replaced(messages, { store }, counter);
     const other = countingCounter();
-    const recounted = placeholderToolResults({
-      messages,
-      currentFrom: messages.length,
-      policy: { store },
-      maxTokens: 10_000,
-      counter: other.counter,
-    });
+    const recounted = replaced(messages, { store }, other.counter);
     expect(other.counted.texts).toBeGreaterThanOrEqual(12);
     expect(recounted.messages[2]).not.toBe(before.messages[2]);
-    const shorter = placeholderToolResults({
-      messages,
-      currentFrom: messages.length,
-      // A store of its own: a store hands back the entry it made first for a content.
-      policy: { store: createInMemoryArtifactStore(), previewChars: 20 },
-      maxTokens: 10_000,
-      counter,
-    });
+    // A store of its own: a store hands back the entry it made first for a content.
+    const shorter = replaced(messages, { store: createInMemoryArtifactStore(), previewChars: 20 }, counter);
     const text = (message: Message | undefined) => JSON.stringify(message?.content);
     expect(text(shorter.messages[2]).length).toBeLessThan(text(before.messages[2]).length);
   });
