@@ -199,7 +199,8 @@ export function buildReport(input: BuildReportInput): CompileReport {
     // In the order the stages dropped them (each stage newest first): the first one by one,
     // the rest as runs when there are more.
     const listed = listOf(droppedByLayer, 'history');
-    const single = Math.min(droppedHistory.length, LISTED_HISTORY_DROPS);
+    const single =
+      droppedHistory.length <= LISTED_HISTORY_DROPS ? droppedHistory.length : LISTED_LONG_HISTORY_DROPS;
     let rest = onlyRanges ? (input.historyDrops?.tokens ?? 0) : Number.NaN;
     // The blocks listed last time at the same places keep their previews (a recompile drops
     // the same oldest messages): no lookup by message for them.
@@ -219,8 +220,7 @@ export function buildReport(input: BuildReportInput): CompileReport {
       rest -= block.tokens;
     }
     lastListed = { blocks, previews };
-    if (droppedHistory.length > LISTED_HISTORY_DROPS)
-      listed.push(...collapseRuns(droppedHistory, LISTED_HISTORY_DROPS, rest));
+    if (droppedHistory.length > single) listed.push(...collapseRuns(droppedHistory, single, rest));
   }
 
   const layers: LayerReport[] = [];
@@ -318,13 +318,21 @@ function fixedSummary(layer: string, input: BuildReportInput): BlockSummary | un
 }
 
 /**
- * Dropped history messages a report lists one by one. When more are dropped (a long session
- * drops thousands), this many are listed one by one, in the order the stages dropped them
+ * Dropped history messages a report lists one by one: all of them while there are at most this
+ * many. When more are dropped (a long session drops thousands), the first
+ * {@link LISTED_LONG_HISTORY_DROPS} are listed one by one, in the order the stages dropped them
  * (each stage newest first), then the rest as runs — consecutive drops with the same reason,
  * one entry each with the count, the tokens and the first and last id — so a report, and each
  * call-log record, stays bounded while every cut is still in it.
  */
 export const LISTED_HISTORY_DROPS = 100;
+
+/**
+ * Dropped history messages a long session's report lists one by one (past
+ * {@link LISTED_HISTORY_DROPS}): each is ~300 bytes of every call-log record, which a process
+ * turn writes, compresses and reads back (decision 082).
+ */
+export const LISTED_LONG_HISTORY_DROPS = 20;
 
 /**
  * Consecutive drops (in the report's order, from `from` on) with the same reason as one entry

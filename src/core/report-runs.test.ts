@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
-import { LISTED_HISTORY_DROPS } from './build-report.ts';
+import { LISTED_LONG_HISTORY_DROPS } from './build-report.ts';
 import { compileContext } from './compile.ts';
 import { formatReport } from './format-report.ts';
 import type { Message } from './message.ts';
@@ -31,7 +31,7 @@ describe('a long session’s dropped history in the report', () => {
     expect(droppedCount(layer)).toBe(dropped.filter((entry) => entry.block.layer === 'history').length);
     const single = layer.dropped.filter((block) => block.run === undefined);
     const runs = layer.dropped.filter((block) => block.run !== undefined);
-    expect(single).toHaveLength(LISTED_HISTORY_DROPS);
+    expect(single).toHaveLength(LISTED_LONG_HISTORY_DROPS);
     // The first stage's drops first, one by one, newest first.
     expect(single.every((block) => block.reason.type === 'over-budget')).toBe(true);
     const positions = single.map((block) => Number(block.id.replace('history:m', '')));
