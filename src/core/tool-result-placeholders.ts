@@ -38,9 +38,9 @@ interface Memo {
 }
 
 /**
- * A message's replacement as the last call made it: for the rule (whether it is of the current
- * turn, its limit, the preview's length), counter and `describeParts` it was made under, the outputs it kept as artifacts (put again in another
- * store), and the store they were put in last.
+ * A message's replacement as the last call made it: the rule (whether it is of the current turn,
+ * its limit, the preview's length), counter and `describeParts` it was made under, the outputs it
+ * kept as artifacts (put again in another store), and the store they were put in last.
  */
 interface KeptMemo extends Memo {
   current: boolean;
