@@ -98,6 +98,34 @@ describe('placeholderToolResults', () => {
     expect([...kept.keys()].sort()).toEqual([...handles].sort());
   });
 
+  it('replaces a message changed in place again, with the same store', () => {
+    const messages = sessionOfReads();
+    const store = createInMemoryArtifactStore();
+    const { counter } = countingCounter();
+    const before = replaced(messages, { store }, counter);
+    // A caller's history edited in place: the third message's output is another file now.
+    const edited = messages[2] as Message;
+    const other = `Another file: ${'a different line\n'.repeat(120)}`;
+    edited.content = [
+      {
+        type: 'tool-result',
+        toolCallId: 'f0',
+        toolName: 'read_file',
+        output: { type: 'text', value: other },
+      },
+    ];
+    const after = replaced(messages, { store }, counter);
+    expect(after.messages[2]).not.toBe(before.messages[2]);
+    const handle = placeholdersOf(after.actions).find((action) =>
+      action.blockId.endsWith('f0:result'),
+    )?.handle;
+    expect(handle).toBeDefined();
+    expect(store.get(handle as string)).toBe(other);
+    expect(JSON.stringify(after.messages[2]?.content)).toContain(handle as string);
+    // The messages not changed keep their replacements.
+    expect(after.messages[6]).toBe(before.messages[6]);
+  });
+
   it('makes the replacements again for another counter or another preview length', () => {
     const messages = sessionOfReads();
     const store = createInMemoryArtifactStore();

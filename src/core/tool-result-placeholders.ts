@@ -38,11 +38,19 @@ interface Memo {
 }
 
 /**
- * A message's replacement as the last call made it: the rule (whether it is of the current turn,
- * its limit, the preview's length), counter and `describeParts` it was made under, the outputs it
- * kept as artifacts (put again in another store), and the store they were put in last.
+ * A message's replacement as the last call made it: what the message held then (a message
+ * changed in place since is replaced again, as the measuring stage measures it again), the rule
+ * (whether it is of the current turn, its limit, the preview's length), counter and
+ * `describeParts` it was made under, the outputs it kept as artifacts (put again in another
+ * store), and the store they were put in last.
  */
 interface KeptMemo extends Memo {
+  from: {
+    content: Message['content'];
+    role: Message['role'];
+    name: Message['name'] | undefined;
+    metadata: Message['metadata'] | undefined;
+  };
   current: boolean;
   limit: number;
   previewChars: number | undefined;
@@ -119,6 +127,7 @@ export function placeholderToolResults(input: {
     const known = fitted ? undefined : memos.get(message);
     if (
       known !== undefined &&
+      madeFrom(known, message) &&
       known.current === current &&
       known.limit === limit &&
       known.previewChars === policy.previewChars &&
@@ -175,6 +184,7 @@ export function placeholderToolResults(input: {
       return { ...part, output: { type: 'text', value } };
     });
     const entry: KeptMemo = {
+      from: { content: message.content, role: message.role, name: message.name, metadata: message.metadata },
       current,
       limit,
       previewChars: policy.previewChars,
@@ -287,6 +297,17 @@ function sizeOutputs(args: {
       actions: [...entry.actions, action],
     };
   }
+}
+
+/** Whether `message` holds what it held when `memo` was made of it (checked by pointer). */
+function madeFrom(memo: KeptMemo, message: Message): boolean {
+  const { from } = memo;
+  return (
+    Object.is(from.content, message.content) &&
+    Object.is(from.role, message.role) &&
+    Object.is(from.name, message.name) &&
+    Object.is(from.metadata, message.metadata)
+  );
 }
 
 /** The artifacts of `memo` put in the policy's store, which is then the memo's. */
