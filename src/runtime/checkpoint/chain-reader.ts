@@ -21,7 +21,7 @@ import {
   recordCount,
 } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import type { SqlExecutor } from './sql-driver.ts';
+import type { SqlExecutor, SqlParam } from './sql-driver.ts';
 import {
   decodeWritesRecord,
   regularWrites,
@@ -355,14 +355,25 @@ export class ChainReader {
 
   /**
    * The row `fromId` and up to `levels` of its ancestors (all of them when omitted), newest
-   * first (read in one query and made known).
+   * first (read in one query and made known). With `stopAt`, the walk ends at that ancestor
+   * (included) when it meets it first: a head extended by a few rows reads only those.
    */
-  async ancestors(threadKey: number, fromId: string, levels?: number): Promise<StoredRow[]> {
+  async ancestors(threadKey: number, fromId: string, levels?: number, stopAt?: string): Promise<StoredRow[]> {
     const cp = this.#context.tables.checkpoints;
+    const conditions: string[] = [];
+    const parameters: SqlParam[] = [threadKey, encodeId(fromId)];
+    if (levels !== undefined) {
+      conditions.push('chain.level < ?');
+      parameters.push(levels);
+    }
+    if (stopAt !== undefined) {
+      conditions.push('chain.checkpoint_id <> ?');
+      parameters.push(encodeId(stopAt));
+    }
     const rows = (
       await this.#executor.all(
-        walkBackSql(cp, levels === undefined ? undefined : 'chain.level < ?', 'ASC'),
-        levels === undefined ? [threadKey, encodeId(fromId)] : [threadKey, encodeId(fromId), levels],
+        walkBackSql(cp, conditions.length === 0 ? undefined : conditions.join(' AND '), 'ASC'),
+        parameters,
       )
     ).map(storedRowOf);
     this.add(...rows);

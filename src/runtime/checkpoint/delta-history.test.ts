@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BaseMessage } from '@langchain/core/messages';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type BlackboardState, createBlackboard } from '../../state/index.ts';
 import { createCharCounter } from '../../testing/index.ts';
 import { defineAgent } from '../agents/define-agent.ts';
 import { textModel } from '../processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../processes/sequential.ts';
 import { submitInput } from '../session/submit-input.ts';
+import { ChainReader } from './chain-reader.ts';
+import { EXTEND_LEVELS } from './delta-history.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-history-'));
@@ -55,6 +57,35 @@ describe('delta-channel history (cached head)', () => {
       expect(expected.timeline).toBe(turn + 1);
       await cold.saver.close();
     }
+    await hot.saver.close();
+  });
+
+  it('extends the cached head by reading only the rows written since it', async () => {
+    const hot = open(join(directory, 'extend.db'));
+    const config = { configurable: { thread_id: 'e' } };
+    const turn = (index: number) =>
+      submitInput({
+        graph: hot.graph,
+        config,
+        input: { inputId: `in-${index}`, content: `question ${index}` },
+        session: { namespace: 'n', sessionId: 's' },
+      });
+    for (let index = 0; index < 20; index += 1) await turn(index);
+    const read = vi.spyOn(ChainReader.prototype, 'ancestors');
+    try {
+      await turn(20);
+      const walks = await Promise.all(read.mock.results.map((result) => result.value as Promise<unknown[]>));
+      expect(walks.length).toBeGreaterThan(0);
+      // The chain is ~60 rows long; each walk stops at the head the last read cached.
+      for (const rows of walks) expect(rows.length).toBeLessThan(EXTEND_LEVELS / 2);
+    } finally {
+      read.mockRestore();
+    }
+    const cold = open(join(directory, 'extend.db'));
+    expect(summary((await hot.graph.getState(config)).values)).toEqual(
+      summary((await cold.graph.getState(config)).values),
+    );
+    await cold.saver.close();
     await hot.saver.close();
   });
 });

@@ -17,7 +17,7 @@ import { rowBytes, type SqlExecutor } from './sql-driver.ts';
 import { findThreadKey, threadName } from './thread-keys.ts';
 
 /** Ancestors read to extend a cached history to a newer checkpoint of the same thread. */
-const EXTEND_LEVELS = 32;
+export const EXTEND_LEVELS = 32;
 /** Rows from which a history's walk decodes its rows in bulk (`ChainReader.prefetch`). */
 const PREFETCH_ROWS = 8;
 
@@ -158,8 +158,16 @@ export async function deltaChannelHistory(options: {
     return publish(cached, channels);
   }
   const reader = new ChainReader(context, executor, options.chains);
-  // The target and its last ancestors: enough to extend the cached head, or to learn the counters.
-  let rows = await reader.ancestors(threadKey, targetId, EXTEND_LEVELS);
+  // The target and its last ancestors: enough to extend the cached head, or to learn the
+  // counters. When the cached head could be extended, the walk ends there: a turn's rows carry
+  // its call records, and the head is usually a few rows back, not EXTEND_LEVELS.
+  const extendable = cached !== undefined && channels.every((channel) => cached.channels.has(channel));
+  let rows = await reader.ancestors(
+    threadKey,
+    targetId,
+    EXTEND_LEVELS,
+    extendable ? cached.targetId : undefined,
+  );
   const target = rows[0];
   if (target === undefined) return result;
   const entry: HistoryEntry = { targetId, channels: new Map(), included: new Set() };
