@@ -1,6 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { END, messagesDeltaReducer, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
+import { END, START, StateGraph, type StateSchemaField } from '@langchain/langgraph';
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
@@ -9,6 +9,7 @@ import { DECODED_ONCE, fromLangChain } from '../langchain/from-langchain.ts';
 import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
+import { sessionMessagesReducer } from '../state/messages-reducer.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
 import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
@@ -135,7 +136,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
   const cache = new HeadCache({
     limit: options.cachedThreads ?? 64,
     reducers: {
-      messages: (current, write) => messagesDeltaReducer((current ?? []) as BaseMessage[], [write as never]),
+      messages: (current, write) => sessionMessagesReducer((current ?? []) as BaseMessage[], [write]),
       [SESSION_KEYS.curation]: append,
       [SESSION_KEYS.calls]: (current, write) => append(current, write).slice(-capacity),
       [SESSION_KEYS.compression]: set,

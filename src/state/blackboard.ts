@@ -1,13 +1,7 @@
-import type { BaseMessage } from '@langchain/core/messages';
-import {
-  DeltaValue,
-  MessagesDeltaValue,
-  messagesDeltaReducer,
-  StateSchema,
-  type StateSchemaField,
-} from '@langchain/langgraph';
+import { DeltaValue, MessagesDeltaValue, StateSchema, type StateSchemaField } from '@langchain/langgraph';
 import { z } from 'zod';
 import { CtxloomError } from '../core/errors.ts';
+import { sessionMessagesReducer } from './messages-reducer.ts';
 import { BLACKBOARD_KEYS } from './module-fields.ts';
 import { appendResultsReducer, ledgerReducer, timelineReducer } from './reducers.ts';
 import type { MapReduceResult, Timeline } from './types.ts';
@@ -65,7 +59,7 @@ function blackboardFields(snapshotFrequency: number) {
     last_agent_error: nullableString(),
     messages: new DeltaValue(MessagesDeltaValue.valueSchema, {
       inputSchema: MessagesDeltaValue.inputSchema,
-      reducer: messagesDeltaReducer as (state: BaseMessage[], writes: unknown[]) => BaseMessage[],
+      reducer: sessionMessagesReducer,
       snapshotFrequency,
       // What LangGraph's own MessagesDeltaValue declares: Studio's chat view finds the
       // messages field by `langgraph_type` in the graph's JSON schema.
