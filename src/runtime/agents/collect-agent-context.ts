@@ -65,7 +65,10 @@ export function collectAgentContext(input: CollectAgentContextInput): CompileReq
     request.compression = through === null ? { summary } : { summary, throughMessageId: through };
   const withReferences = turnMessage(layers?.query);
   const history = rule.history ? agentHistory(sb, locale).map((message) => withReferences(message)) : [];
-  if (history.length > 0) request.history = history;
+  // Frozen: every compile of this call — each step of its tool loop, each attempt of a compact
+  // stage or of the session's fit — prepares the history once (core's `prepareHistory` keeps a
+  // frozen array's preparation).
+  if (history.length > 0) request.history = Object.freeze(history);
   if (input.query !== undefined) {
     const query: Message = { id: `query:${agent.id}`, role: 'user', content: input.query };
     // A runtime query of the turn's text (a preview's) is the turn's message, not stored yet.
