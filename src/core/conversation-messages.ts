@@ -39,16 +39,23 @@ export function isModelMessage(message: Message): boolean {
   return content.some((part) => part.type !== 'text' || part.text !== '');
 }
 
-/**
- * The stored record as conversation: the messages {@link isModelMessage} keeps, less the
- * question of every turn that failed before anything of its answer was stored (its error
- * record follows the question with no model message between) — so nothing of a failed turn
- * is sent again, and asking the same question again sends it once. Pure.
- */
-export function conversationMessages(messages: readonly Message[]): Message[] {
-  const unanswered = new Set<string>();
-  let lastUserId: string | undefined;
-  let answered = false;
+/** Where {@link scanConversation} is after some messages: what the next ones are read against. */
+export interface ConversationScan {
+  /** The last user message's id (not a chat command's). */
+  lastUserId: string | undefined;
+  /** Whether a model message followed it. */
+  answered: boolean;
+  /** Questions of turns that failed before anything of their answer was stored. */
+  unanswered: Set<string>;
+}
+
+/** Reads `messages` on from `scan` (default: the start of a record); returns where it ends. Pure. */
+export function scanConversation(
+  messages: readonly Message[],
+  scan: Readonly<ConversationScan> = { lastUserId: undefined, answered: false, unanswered: new Set() },
+): ConversationScan {
+  let { lastUserId, answered } = scan;
+  const unanswered = new Set(scan.unanswered);
   for (const message of messages) {
     if (message.role === 'user' && message.metadata?.command === undefined) {
       lastUserId = message.id;
@@ -59,5 +66,16 @@ export function conversationMessages(messages: readonly Message[]): Message[] {
       answered = true;
     }
   }
+  return { lastUserId, answered, unanswered };
+}
+
+/**
+ * The stored record as conversation: the messages {@link isModelMessage} keeps, less the
+ * question of every turn that failed before anything of its answer was stored (its error
+ * record follows the question with no model message between) — so nothing of a failed turn
+ * is sent again, and asking the same question again sends it once. Pure.
+ */
+export function conversationMessages(messages: readonly Message[]): Message[] {
+  const { unanswered } = scanConversation(messages);
   return messages.filter((message) => isModelMessage(message) && !unanswered.has(message.id));
 }

@@ -98,6 +98,11 @@ export function fromLangChain(messages: readonly BaseMessage[], memo?: DecodedMe
   return out;
 }
 
+/** The id of the message `message` is a part of (a tool message split into several), if any. */
+export function partOfId(message: BaseMessage): string | undefined {
+  return extrasOf(message).partOf;
+}
+
 function extrasOf(message: BaseMessage): CtxloomExtras {
   return (message.additional_kwargs?.[CTXLOOM_KWARG] ?? {}) as CtxloomExtras;
 }

@@ -19,6 +19,6 @@ describe('collectAgentContext', () => {
     const request = collectAgentContext({ agent, sb, rule: processRule('react') });
     expect(request.history?.map((message) => message.id)).toEqual(['u1', 'a1', 'u2']);
     expect(Object.isFrozen(request.history)).toBe(true);
-    expect(request.query?.id).toBe('u2');
+    expect(request.query).toMatchObject({ id: 'u2' });
   });
 });

@@ -1,5 +1,9 @@
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { conversationMessages } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/index.ts';
+import { fromLangChain } from '../../langchain/from-langchain.ts';
 import { toLangChain } from '../../langchain/index.ts';
 import { StateBuilder } from '../../state/index.ts';
 import { agentHistory } from './session-history.ts';
@@ -67,5 +71,106 @@ describe('agentHistory', () => {
     expect(Object.isFrozen(first[2]?.content)).toBe(true);
     // The LangChain messages stay the caller's to change.
     expect(Object.isFrozen(messages[0])).toBe(false);
+  });
+});
+
+describe('agentHistory on a growing thread', () => {
+  /** One stored message of a random kind: a question, an answer, tool calls and results (some orphaned), a failed turn, a command. */
+  const stored = fc.oneof(
+    fc.constant<Message>({ id: '', role: 'user', content: 'question' }),
+    fc.constant<Message>({ id: '', role: 'assistant', content: 'answer' }),
+    fc.constant<Message>({ id: '', role: 'assistant', content: '' }),
+    fc.integer({ min: 0, max: 5 }).map<Message>((call) => ({
+      id: '',
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: `c${call}`, toolName: 'read_file', input: { path: 'a.md' } },
+      ],
+    })),
+    fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 2 }).map<Message>((calls) => ({
+      id: '',
+      role: 'tool',
+      content: calls.map((call) => ({
+        type: 'tool-result' as const,
+        toolCallId: `c${call}`,
+        toolName: 'read_file',
+        output: { type: 'text' as const, value: `out ${call}` },
+      })),
+    })),
+    fc.constant<Message>({
+      id: '',
+      role: 'assistant',
+      content: '',
+      metadata: { turnError: { code: 'model-error', message: 'failed', turnId: 'LAST_USER' } },
+    }),
+    fc.constant<Message>({ id: '', role: 'user', content: '/compress', metadata: { command: 'compress' } }),
+  );
+
+  /** What agentHistory read before it kept anything between calls: every message filtered, decoded and scanned. */
+  const reference = (messages: readonly BaseMessage[]): Message[] => {
+    const calls = new Set<string>();
+    for (const message of messages)
+      if (AIMessage.isInstance(message))
+        for (const call of message.tool_calls ?? []) if (call.id) calls.add(call.id);
+    const kept = messages.filter(
+      (message) =>
+        HumanMessage.isInstance(message) ||
+        AIMessage.isInstance(message) ||
+        (ToolMessage.isInstance(message) && calls.has(message.tool_call_id)),
+    );
+    return conversationMessages(fromLangChain(kept));
+  };
+
+  it('reads every prefix of the thread as reading it whole does', () => {
+    fc.assert(
+      fc.property(
+        fc.array(stored, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        (made, cuts) => {
+          let lastUser = 'none';
+          const messages = made.map((message, index) => {
+            const id = `m${index}`;
+            if (message.role === 'user' && message.metadata?.command === undefined) lastUser = id;
+            const turnError = message.metadata?.turnError as { turnId: string } | undefined;
+            return turnError === undefined
+              ? { ...message, id }
+              : { ...message, id, metadata: { turnError: { ...turnError, turnId: lastUser } } };
+          });
+          const thread = toLangChain(messages);
+          for (const cut of [...cuts, thread.length]) {
+            const prefix = thread.slice(0, Math.max(1, cut % (thread.length + 1)));
+            expect(agentHistory(new StateBuilder({ messages: prefix }), 'en')).toEqual(reference(prefix));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('decodes a tool message split in two once, when a read ends between its parts', () => {
+    const call = (id: string): Message => ({
+      id: `a-${id}`,
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `${id}.md` } }],
+    });
+    const result = (id: string) => ({
+      type: 'tool-result' as const,
+      toolCallId: id,
+      toolName: 'read_file',
+      output: { type: 'text' as const, value: `out ${id}` },
+    });
+    const thread = toLangChain([
+      { id: 'u1', role: 'user', content: 'read both' },
+      call('c1'),
+      call('c2'),
+      { id: 't1', role: 'tool', content: [result('c1'), result('c2')] },
+    ]);
+    expect(thread).toHaveLength(5);
+    expect(agentHistory(new StateBuilder({ messages: thread.slice(0, 4) }), 'en')).toEqual(
+      reference(thread.slice(0, 4)),
+    );
+    const whole = agentHistory(new StateBuilder({ messages: thread }), 'en');
+    expect(whole).toEqual(reference(thread));
+    expect(whole.map((message) => message.id)).toEqual(['u1', 'a-c1', 'a-c2', 't1']);
   });
 });

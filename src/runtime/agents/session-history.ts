@@ -1,7 +1,8 @@
+import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
-import { conversationMessages } from '../../core/conversation-messages.ts';
+import { type ConversationScan, isModelMessage, scanConversation } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
-import { DECODED_ONCE, fromLangChain } from '../../langchain/from-langchain.ts';
+import { DECODED_ONCE, fromLangChain, partOfId } from '../../langchain/from-langchain.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
   applyCuration,
@@ -65,9 +66,62 @@ export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Messa
   // The session store's decoder: a message the engine stored reads back exactly as the
   // notebook's compile reads it (parts, tool results, metadata); an agent's own as LangChain says it.
   // Decoded once per LangChain message and shared frozen, with the session store's loads too.
-  const stored = fromLangChain(sb.messages.snapshot(), DECODED_ONCE);
-  const history = conversationMessages(stored);
+  const history = decodedConversation(sb.messages.modelMessages()).slice();
   if (!sb.hasExtension(CURATION_LOG_KEY)) return history;
   const events = sb.getExtension<CurationEvent[]>(CURATION_LOG_KEY) ?? [];
   return events.length === 0 ? history : applyCuration(history, foldCurationEvents(events), locale);
+}
+
+/** A thread's decoded conversation (see {@link decodedConversation}) with where its scan ended. */
+interface ConversationMemo {
+  /** The model messages it was decoded from. */
+  messages: readonly BaseMessage[];
+  conversation: Message[];
+  scan: ConversationScan;
+}
+
+/** The last decoded conversation of each thread, by its first model message. */
+const conversations = new WeakMap<BaseMessage, ConversationMemo>();
+
+/**
+ * `conversationMessages(fromLangChain(messages, DECODED_ONCE))`, shared and read-only. When
+ * `messages` extends those last decoded from the same first message, only what it adds is
+ * decoded and scanned — unless an added message is a part of another (its whole is decoded
+ * once) or ends a turn as failed (the turn's question, decoded before, leaves the
+ * conversation): then all of it is, as before.
+ */
+function decodedConversation(messages: readonly BaseMessage[]): readonly Message[] {
+  const first = messages[0];
+  if (first === undefined) return [];
+  const last = conversations.get(first);
+  if (last?.messages === messages) return last.conversation;
+  const made =
+    (last === undefined ? undefined : extendedConversation(last, messages)) ?? fullConversation(messages);
+  conversations.set(first, made);
+  return made.conversation;
+}
+
+function fullConversation(messages: readonly BaseMessage[]): ConversationMemo {
+  const stored = fromLangChain(messages, DECODED_ONCE);
+  const scan = scanConversation(stored);
+  const conversation = stored.filter(
+    (message) => isModelMessage(message) && !scan.unanswered.has(message.id),
+  );
+  return { messages, conversation, scan };
+}
+
+function extendedConversation(
+  last: ConversationMemo,
+  messages: readonly BaseMessage[],
+): ConversationMemo | undefined {
+  const from = last.messages.length;
+  if (messages.length < from) return undefined;
+  for (let index = 0; index < from; index++) if (messages[index] !== last.messages[index]) return undefined;
+  const added = messages.slice(from);
+  if (added.some((message) => partOfId(message) !== undefined)) return undefined;
+  const stored = fromLangChain(added, DECODED_ONCE);
+  const scan = scanConversation(stored, last.scan);
+  if (scan.unanswered.size !== last.scan.unanswered.size) return undefined;
+  const kept = stored.filter((message) => isModelMessage(message) && !scan.unanswered.has(message.id));
+  return { messages, conversation: last.conversation.concat(kept), scan };
 }

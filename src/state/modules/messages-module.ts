@@ -39,17 +39,25 @@ export class MessagesModule {
    * providers). System and removal markers are dropped.
    */
   snapshot(): BaseMessage[] {
-    const messages = (this.#context.state.messages ?? []) as BaseMessage[];
-    const calls = new Set<string>();
-    for (const message of messages) {
-      if (AIMessage.isInstance(message))
-        for (const call of message.tool_calls ?? []) if (call.id) calls.add(call.id);
-    }
-    return messages.filter((message) => {
-      if (RemoveMessage.isInstance(message)) return false;
-      if (HumanMessage.isInstance(message) || AIMessage.isInstance(message)) return true;
-      return ToolMessage.isInstance(message) && calls.has(message.tool_call_id);
-    });
+    return this.modelMessages().slice();
+  }
+
+  /**
+   * {@link snapshot}'s messages, shared and read-only: the same array while the history is the
+   * same. A history that extends the one last read from the same first message (LangGraph's
+   * reducers append) is filtered by what it added — a long session's agent reads its whole
+   * history on every call.
+   */
+  modelMessages(): readonly BaseMessage[] {
+    const messages = (this.#context.state.messages ?? []) as readonly BaseMessage[];
+    const first = messages[0];
+    if (first === undefined) return [];
+    const last = snapshots.get(first);
+    if (last?.source === messages) return last.kept;
+    const made =
+      (last === undefined ? undefined : extendedSnapshot(last, messages)) ?? fullSnapshot(messages);
+    snapshots.set(first, made);
+    return made.kept;
   }
 
   /**
@@ -115,4 +123,67 @@ export class MessagesModule {
   #sessionId(): string {
     return this.#context.state.session_id ?? '';
   }
+}
+
+/** A thread's model messages (see `MessagesModule.modelMessages`) with what extending them needs. */
+interface SnapshotMemo {
+  source: readonly BaseMessage[];
+  /** Ids of the tool calls of the AI messages of `source`. */
+  calls: Set<string>;
+  /** Call ids of the tool messages of `source` left out for want of their call. */
+  orphans: Set<string>;
+  kept: BaseMessage[];
+}
+
+/** The last snapshot of each thread, by its first message. */
+const snapshots = new WeakMap<BaseMessage, SnapshotMemo>();
+
+function fullSnapshot(messages: readonly BaseMessage[]): SnapshotMemo {
+  const calls = new Set<string>();
+  for (const message of messages) addCalls(message, calls);
+  const orphans = new Set<string>();
+  return { source: messages, calls, orphans, kept: modelOnly(messages, 0, calls, orphans) };
+}
+
+/**
+ * `last` extended by what `messages` adds to it, or undefined when `messages` does not begin
+ * with `last.source` or a new call answers a tool message `last` left out (a full snapshot then).
+ * Updates `last`'s sets: it is replaced by the result.
+ */
+function extendedSnapshot(last: SnapshotMemo, messages: readonly BaseMessage[]): SnapshotMemo | undefined {
+  const { source } = last;
+  if (messages.length < source.length) return undefined;
+  for (let index = 0; index < source.length; index++) if (messages[index] !== source[index]) return undefined;
+  const calls = new Set<string>();
+  for (let index = source.length; index < messages.length; index++)
+    addCalls(messages[index] as BaseMessage, calls);
+  for (const call of calls) if (last.orphans.has(call)) return undefined;
+  for (const call of calls) last.calls.add(call);
+  const added = modelOnly(messages, source.length, last.calls, last.orphans);
+  return { source: messages, calls: last.calls, orphans: last.orphans, kept: last.kept.concat(added) };
+}
+
+function addCalls(message: BaseMessage, calls: Set<string>): void {
+  if (AIMessage.isInstance(message))
+    for (const call of message.tool_calls ?? []) if (call.id) calls.add(call.id);
+}
+
+/** The model messages of `messages[from..]`; the call ids of tool messages left out go to `orphans`. */
+function modelOnly(
+  messages: readonly BaseMessage[],
+  from: number,
+  calls: ReadonlySet<string>,
+  orphans: Set<string>,
+): BaseMessage[] {
+  const kept: BaseMessage[] = [];
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index] as BaseMessage;
+    if (RemoveMessage.isInstance(message)) continue;
+    if (HumanMessage.isInstance(message) || AIMessage.isInstance(message)) kept.push(message);
+    else if (ToolMessage.isInstance(message)) {
+      if (calls.has(message.tool_call_id)) kept.push(message);
+      else orphans.add(message.tool_call_id);
+    }
+  }
+  return kept;
 }
