@@ -45,7 +45,11 @@ describe('sessionMessagesReducer', () => {
   it('reduces as messagesDeltaReducer does, replays of growing writes and updates on its results alike', () => {
     const operation = fc.oneof(
       fc.record({ replay: fc.integer({ min: 0, max: 40 }) }),
-      fc.record({ update: fc.array(write, { minLength: 1, maxLength: 3 }), of: fc.nat() }),
+      fc.record({
+        update: fc.array(write, { minLength: 1, maxLength: 3 }),
+        of: fc.nat(),
+        other: fc.boolean(),
+      }),
     );
     fc.assert(
       fc.property(
@@ -53,6 +57,14 @@ describe('sessionMessagesReducer', () => {
         fc.array(operation, { minLength: 1, maxLength: 10 }),
         fc.boolean(),
         (initial, operations, seeded) => {
+          let other = false;
+          const readBack = (item: unknown): unknown =>
+            item instanceof HumanMessage || item instanceof AIMessage
+              ? new (item.constructor as typeof HumanMessage)({
+                  id: item.id as string,
+                  content: other ? `${String(item.content)} (edited)` : item.content,
+                })
+              : item;
           const seed: BaseMessage[] = seeded ? [new HumanMessage({ id: 's0', content: 'seed' })] : [];
           // The thread's writes: a node's update is written after the ones it was made on.
           const writes: unknown[] = [...initial];
@@ -67,11 +79,15 @@ describe('sessionMessagesReducer', () => {
               expect(shape(got)).toEqual(shape(messagesDeltaReducer(state, shared as never)));
               results.push(got);
             } else if (results.length > 0) {
+              other = step.other;
               const on = results[step.of % results.length] as BaseMessage[];
               const got = sessionMessagesReducer(on, step.update);
               expect(shape(got)).toEqual(shape(messagesDeltaReducer(on, step.update as never)));
               results.push(got);
-              writes.push(...step.update);
+              // Stored and read back: a copy of each message, now and then one that says otherwise.
+              writes.push(
+                ...step.update.map((item) => (Array.isArray(item) ? item.map(readBack) : readBack(item))),
+              );
             }
             // Nothing returned before is changed.
             expect(results.slice(0, before.length).map(shape)).toEqual(before);
@@ -122,5 +138,9 @@ describe('sessionMessagesReducer', () => {
     const replayed = sessionMessagesReducer([], [...writes, decoded]);
     expect(reads).toBeLessThanOrEqual(2);
     expect(shape(replayed)).toEqual(shape(updated));
+    // The node's own message stands for its copy read back; a copy that says otherwise is itself.
+    expect(replayed[100]).toBe(update);
+    const edited = new AIMessage({ id: 'x', content: 'y' });
+    expect(sessionMessagesReducer([], [...writes, edited])[100]).toBe(edited);
   });
 });

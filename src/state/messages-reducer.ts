@@ -2,12 +2,12 @@ import { BaseMessage, BaseMessageChunk, RemoveMessage } from '@langchain/core/me
 import { messagesDeltaReducer } from '@langchain/langgraph';
 
 /**
- * Message id → position, shared by a family of arrays: a full reduction's result and every array
- * made from it by appending. Each id of each array of the family is in the index at its position
- * in that array (an append whose message would sit elsewhere starts no new family member), so an
- * id is in an array exactly when its position there holds it.
+ * Message id → position and message, shared by a family of arrays: a full reduction's result and
+ * every array made from it by appending. Each id of each array of the family is in the index at
+ * its position in that array (an append whose message would sit elsewhere starts no new family
+ * member), so an id is in an array exactly when its position there holds it.
  */
-type IdIndex = Map<string, number>;
+type IdIndex = Map<string, { at: number; message: BaseMessage }>;
 
 /** The family index of each array this reducer returned (none for a result with duplicate ids). */
 const indexes = new WeakMap<readonly BaseMessage[], IdIndex>();
@@ -50,7 +50,10 @@ export function sessionMessagesReducer(state: BaseMessage[], writes: unknown[]):
   if (base !== undefined && index !== undefined && added !== undefined) {
     result = base.concat(added);
     for (let at = 0; at < added.length; at++)
-      index.set((added[at] as BaseMessage).id as string, base.length + at);
+      index.set((added[at] as BaseMessage).id as string, {
+        at: base.length + at,
+        message: added[at] as BaseMessage,
+      });
     indexes.set(result, index);
   } else {
     result = messagesDeltaReducer(state, writes as never);
@@ -78,7 +81,7 @@ function indexOf(result: readonly BaseMessage[]): IdIndex | undefined {
   for (let at = 0; at < result.length; at++) {
     const id = result[at]?.id;
     if (id == null || index.has(id)) return undefined;
-    index.set(id, at);
+    index.set(id, { at, message: result[at] as BaseMessage });
   }
   return index;
 }
@@ -101,11 +104,14 @@ function appended(
       return false;
     const id = item.id;
     if (id == null || seen.has(id)) return false;
-    const at = index.get(id);
+    const placed = index.get(id);
     // Known to the family: in `base` at that position (a replacement), or placed elsewhere by another member.
-    if (at !== undefined && at !== base.length + added.length) return false;
+    if (placed !== undefined && placed.at !== base.length + added.length) return false;
     seen.add(id);
-    added.push(item);
+    // Placed here by another member (a node's update, now replayed from its decoded write): that
+    // member's message when it says the same, as the session store's head cache hands it out
+    // after a write — so what is kept per message object holds from the update to every later read.
+    added.push(placed !== undefined && sameMessage(placed.message, item) ? placed.message : item);
     return true;
   };
   for (let at = from; at < writes.length; at++) {
@@ -115,4 +121,20 @@ function appended(
     } else if (!take(write)) return undefined;
   }
   return added;
+}
+
+/** Whether two messages of one id say the same (a written message and its decoded copy). */
+function sameMessage(written: BaseMessage, read: BaseMessage): boolean {
+  if (written === read) return true;
+  if (written.getType() !== read.getType()) return false;
+  const said = (message: BaseMessage) =>
+    JSON.stringify([
+      message.content,
+      message.name,
+      message.additional_kwargs,
+      (message as { tool_calls?: unknown }).tool_calls,
+      (message as { tool_call_id?: unknown }).tool_call_id,
+      (message as { status?: unknown }).status,
+    ]);
+  return said(written) === said(read);
 }
