@@ -10,6 +10,7 @@ import { measureInterleavedAsync, tokenisingCandidate } from '../lib/measure.ts'
 import type { BenchMetric } from '../lib/result.ts';
 import { naiveDropOldest, runCacheMatrix } from './cache-matrix.ts';
 import { type RecordedCall, sentBefore, simulateCache } from './cache-share.ts';
+import { runLongProcess } from './long-process.ts';
 import { runNotebookPath } from './notebook-path.ts';
 import { type CallRecord, loadFiles, loadTurns, readsOf, runToolSession } from './session.ts';
 
@@ -172,6 +173,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
 
   const warm = await warmRecompile(context);
   const matrix = await runCacheMatrix(context, counter);
+  const long = await runLongProcess(context, counter);
   const notes = [
     `Window ${WINDOW}, reserve ${RESERVE} (input budget ${budget}); counter o200k_base; ${records.length} model calls over ${turns.length} turns (reads per turn 0,1,2,1 …).`,
     `Without ctxloom the SDK would have sent ${rawOver} of ${records.length} calls over the budget (peak ${peak} tokens).`,
@@ -184,9 +186,10 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
     `Warm recompile: ${warm.recompileMs.toFixed(2)} ms with the new result already counted, ${warm.warmMs.toFixed(2)} ms including its tokenisation, per step after one new ${warm.resultTokens}-token tool result on a ${warm.stepTokens}-token step (128k window); cold tokenisation of that step ${warm.tokeniseMs.toFixed(1)} ms; tokenising the new result alone ${warm.newResultMs.toFixed(2)} ms.`,
   ];
   return {
-    notes: [...notes, ...matrix.notes],
+    notes: [...notes, ...matrix.notes, ...long.notes],
     metrics: [
       ...matrix.metrics,
+      ...long.metrics,
       {
         name: 'steps.overruns',
         value: over,

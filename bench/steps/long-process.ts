@@ -1,0 +1,77 @@
+import type { TokenCounter } from '../../src/core/index.ts';
+import type { BenchContext } from '../lib/context.ts';
+import type { BenchMetric } from '../lib/result.ts';
+import { heavyReadsOf } from './cache-matrix.ts';
+import { runProcessPath } from './process-path.ts';
+import { loadChineseFiles, loadLongTurns } from './session.ts';
+
+/** Turns of the long process session: `BENCH_STEPS_LONG_TURNS` (unset or 0: not run). */
+function longTurns(): number {
+  const turns = Number.parseInt(process.env.BENCH_STEPS_LONG_TURNS ?? '0', 10);
+  return Number.isSafeInteger(turns) && turns >= 400 ? turns : 0;
+}
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/**
+ * A process turn's cost against the session's length (decision 083): the Chinese tool session of
+ * the cache matrix (one `reader` agent, files read in most turns, 16k window) through a process
+ * turn for `BENCH_STEPS_LONG_TURNS` turns (≥ 400; 1,000 takes ~2 minutes of CPU). The window is
+ * full from turn ~20 and the history grows by ~5 messages a turn, so turns 200–300 against the
+ * last hundred compare one turn's work at ~1,500 messages and at ~5,000.
+ */
+export async function runLongProcess(
+  context: BenchContext,
+  counter: TokenCounter,
+): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
+  const turns = longTurns();
+  if (turns === 0) return { metrics: [], notes: [] };
+  const started = performance.now();
+  const run = await runProcessPath({
+    counter,
+    turns: loadLongTurns(turns),
+    files: loadChineseFiles(counter),
+    reads: heavyReadsOf,
+    window: 16_000,
+  });
+  const { turnCpuMs } = run;
+  const [middle, last] = [median(turnCpuMs.slice(200, 300)), median(turnCpuMs.slice(-100))];
+  const byHundred: string[] = [];
+  for (let at = 0; at < turnCpuMs.length; at += 100)
+    byHundred.push(median(turnCpuMs.slice(at, at + 100)).toFixed(0));
+  const over = run.calls.filter(
+    (call) => call.sentTokens > (call.inputBudget ?? 0) || call.sentTokens !== call.loggedTokens,
+  ).length;
+  context.log(
+    `long process session (tool-zh): ${turns} turns, ${run.calls.length} agent calls in ${((performance.now() - started) / 1000).toFixed(0)} s; turn CPU by hundred turns ${byHundred.join(', ')} ms; ${over} over or ≠ sent, ${run.unaccounted} unaccounted`,
+  );
+  return {
+    metrics: [
+      {
+        name: `steps.process.tool-zh.turn-cpu.last-100-vs-turns-200-300`,
+        value: last / Math.max(1e-9, middle),
+        unit: 'x',
+        target: `≤ 1.5× (CPU time of a process turn, median of the last 100 of ${turns} turns vs turns 200–300: ${middle.toFixed(0)} → ${last.toFixed(0)} ms)`,
+        better: 'lower',
+      },
+      {
+        name: 'steps.process.tool-zh.long.over-or-mismatched',
+        value: over,
+        unit: 'calls',
+        target: `0 agent calls over the input budget or whose logged report ≠ tokens sent (${turns} process turns)`,
+        better: 'lower',
+      },
+      {
+        name: 'steps.process.tool-zh.long.unaccounted',
+        value: run.unaccounted,
+        unit: 'messages',
+        target: '0 history messages an agent call neither sent, summarised, recalled nor left recallable',
+        better: 'lower',
+      },
+    ],
+    notes: [
+      `Long process session (tool-zh, ${turns} turns): turn CPU medians by hundred turns ${byHundred.join(', ')} ms.`,
+    ],
+  };
+}
