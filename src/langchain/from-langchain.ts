@@ -98,9 +98,37 @@ export function fromLangChain(messages: readonly BaseMessage[], memo?: DecodedMe
   return out;
 }
 
-/** The id of the message `message` is a part of (a tool message split into several), if any. */
-export function partOfId(message: BaseMessage): string | undefined {
-  return extrasOf(message).partOf;
+/**
+ * A decoder of growing threads: `fromLangChain(messages, DECODED_ONCE)`, shared and read-only.
+ * When `messages` extends the array it last decoded with the same first message (LangGraph's
+ * reducers append), only what was added is decoded — unless an added message is a part of
+ * another (whether its whole was decoded depends on all before it): then all of it is. Each
+ * decoder keeps its own last array per thread (a caller decoding all of a thread and one decoding
+ * its model messages do not undo each other's).
+ */
+export function threadDecoder(): (messages: readonly BaseMessage[]) => readonly Message[] {
+  const last = new WeakMap<BaseMessage, { source: readonly BaseMessage[]; decoded: Message[] }>();
+  return (messages) => {
+    const first = messages[0];
+    if (first === undefined) return [];
+    const known = last.get(first);
+    if (known?.source === messages) return known.decoded;
+    let decoded: Message[] | undefined;
+    if (known !== undefined && extendsSource(messages, known.source)) {
+      const added = messages.slice(known.source.length);
+      if (!added.some((message) => extrasOf(message).partOf !== undefined))
+        decoded = known.decoded.concat(fromLangChain(added, DECODED_ONCE));
+    }
+    decoded ??= fromLangChain(messages, DECODED_ONCE);
+    last.set(first, { source: messages, decoded });
+    return decoded;
+  };
+}
+
+function extendsSource(messages: readonly BaseMessage[], source: readonly BaseMessage[]): boolean {
+  if (messages.length < source.length) return false;
+  for (let index = 0; index < source.length; index++) if (messages[index] !== source[index]) return false;
+  return true;
 }
 
 function extrasOf(message: BaseMessage): CtxloomExtras {

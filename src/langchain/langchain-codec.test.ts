@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, Part, ToolResultPart } from '../core/index.ts';
+import { threadDecoder } from './from-langchain.ts';
 import { CTXLOOM_KWARG, fromLangChain, toLangChain } from './index.ts';
 
 const TWO_RESULTS: Message = {
@@ -130,6 +131,25 @@ describe('toLangChain and fromLangChain', () => {
         const messages = drafts.map((draft, index) => ({ ...draft, id: `m${index}` }) as Message);
         expect(fromLangChain(toLangChain(messages))).toEqual(messages);
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a thread decoder reads every prefix of a growing thread as a whole decode does (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(message(), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        (drafts, cuts) => {
+          const messages = drafts.map((draft, index) => ({ ...draft, id: `m${index}` }) as Message);
+          const thread = toLangChain(messages);
+          const decode = threadDecoder();
+          for (const cut of [...cuts, thread.length]) {
+            const prefix = thread.slice(0, 1 + (cut % thread.length));
+            expect(decode(prefix)).toEqual(fromLangChain(prefix));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

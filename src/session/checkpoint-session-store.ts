@@ -5,7 +5,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
-import { DECODED_ONCE, fromLangChain } from '../langchain/from-langchain.ts';
+import { threadDecoder } from '../langchain/from-langchain.ts';
 import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
@@ -449,8 +449,11 @@ function sharedRecords(records: CallRecord[]): CallRecord[] {
   return records;
 }
 
+/** The store's decoder of a thread's messages (a load decodes what the thread added since the last). */
+const decodeThread = threadDecoder();
+
 function messagesOf(state: Record<string, unknown>): Message[] {
-  return fromLangChain((state.messages ?? []) as BaseMessage[], DECODED_ONCE);
+  return decodeThread((state.messages ?? []) as BaseMessage[]).slice();
 }
 
 /** Checks the whole batch before anything is written: message shapes and ids. */

@@ -2,7 +2,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
 import { type ConversationScan, isModelMessage, scanConversation } from '../../core/conversation-messages.ts';
 import type { Message } from '../../core/message.ts';
-import { DECODED_ONCE, fromLangChain, partOfId } from '../../langchain/from-langchain.ts';
+import { threadDecoder } from '../../langchain/from-langchain.ts';
 import type { StateBuilder } from '../../state/index.ts';
 import {
   applyCuration,
@@ -72,56 +72,56 @@ export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Messa
   return events.length === 0 ? history : applyCuration(history, foldCurationEvents(events), locale);
 }
 
-/** A thread's decoded conversation (see {@link decodedConversation}) with where its scan ended. */
+/** The agent's decoder of a thread's model messages. */
+const decodeModelMessages = threadDecoder();
+
+/** A thread's conversation (see {@link conversationOf}) with where its scan ended. */
 interface ConversationMemo {
-  /** The model messages it was decoded from. */
-  messages: readonly BaseMessage[];
+  /** The decoded model messages it was read from. */
+  decoded: readonly Message[];
   conversation: Message[];
   scan: ConversationScan;
 }
 
-/** The last decoded conversation of each thread, by its first model message. */
-const conversations = new WeakMap<BaseMessage, ConversationMemo>();
+/** The last conversation of each thread, by its first decoded message. */
+const conversations = new WeakMap<Message, ConversationMemo>();
 
 /**
- * `conversationMessages(fromLangChain(messages, DECODED_ONCE))`, shared and read-only. When
- * `messages` extends those last decoded from the same first message, only what it adds is
- * decoded and scanned — unless an added message is a part of another (its whole is decoded
- * once) or ends a turn as failed (the turn's question, decoded before, leaves the
- * conversation): then all of it is, as before.
+ * `conversationMessages(fromLangChain(messages, DECODED_ONCE))`, shared and read-only. When the
+ * decoded messages extend those last read from the same first one (each message decodes to one
+ * shared object), only what was added is scanned — unless an added message ends a turn as failed
+ * (the turn's question, read before, leaves the conversation): then all of it is, as before.
  */
 function decodedConversation(messages: readonly BaseMessage[]): readonly Message[] {
-  const first = messages[0];
+  const decoded = decodeModelMessages(messages);
+  const first = decoded[0];
   if (first === undefined) return [];
   const last = conversations.get(first);
-  if (last?.messages === messages) return last.conversation;
+  if (last?.decoded === decoded) return last.conversation;
   const made =
-    (last === undefined ? undefined : extendedConversation(last, messages)) ?? fullConversation(messages);
+    (last === undefined ? undefined : extendedConversation(last, decoded)) ?? fullConversation(decoded);
   conversations.set(first, made);
   return made.conversation;
 }
 
-function fullConversation(messages: readonly BaseMessage[]): ConversationMemo {
-  const stored = fromLangChain(messages, DECODED_ONCE);
-  const scan = scanConversation(stored);
-  const conversation = stored.filter(
+function fullConversation(decoded: readonly Message[]): ConversationMemo {
+  const scan = scanConversation(decoded);
+  const conversation = decoded.filter(
     (message) => isModelMessage(message) && !scan.unanswered.has(message.id),
   );
-  return { messages, conversation, scan };
+  return { decoded, conversation, scan };
 }
 
 function extendedConversation(
   last: ConversationMemo,
-  messages: readonly BaseMessage[],
+  decoded: readonly Message[],
 ): ConversationMemo | undefined {
-  const from = last.messages.length;
-  if (messages.length < from) return undefined;
-  for (let index = 0; index < from; index++) if (messages[index] !== last.messages[index]) return undefined;
-  const added = messages.slice(from);
-  if (added.some((message) => partOfId(message) !== undefined)) return undefined;
-  const stored = fromLangChain(added, DECODED_ONCE);
-  const scan = scanConversation(stored, last.scan);
+  const from = last.decoded.length;
+  if (decoded.length < from) return undefined;
+  for (let index = 0; index < from; index++) if (decoded[index] !== last.decoded[index]) return undefined;
+  const added = decoded.slice(from);
+  const scan = scanConversation(added, last.scan);
   if (scan.unanswered.size !== last.scan.unanswered.size) return undefined;
-  const kept = stored.filter((message) => isModelMessage(message) && !scan.unanswered.has(message.id));
-  return { messages, conversation: last.conversation.concat(kept), scan };
+  const kept = added.filter((message) => isModelMessage(message) && !scan.unanswered.has(message.id));
+  return { decoded, conversation: last.conversation.concat(kept), scan };
 }
