@@ -173,7 +173,7 @@ export async function run(context: BenchContext): Promise<{ metrics: BenchMetric
 
   const warm = await warmRecompile(context);
   const matrix = await runCacheMatrix(context, counter);
-  const long = await runLongProcess(context, counter);
+  const long = await runLongProcess(context);
   const notes = [
     `Window ${WINDOW}, reserve ${RESERVE} (input budget ${budget}); counter o200k_base; ${records.length} model calls over ${turns.length} turns (reads per turn 0,1,2,1 …).`,
     `Without ctxloom the SDK would have sent ${rawOver} of ${records.length} calls over the budget (peak ${peak} tokens).`,

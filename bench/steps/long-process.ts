@@ -1,4 +1,5 @@
-import type { TokenCounter } from '../../src/core/index.ts';
+import { withTokenCache } from '../../src/core/index.ts';
+import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { heavyReadsOf } from './cache-matrix.ts';
@@ -19,12 +20,14 @@ const median = (values: readonly number[]) =>
  * the cache matrix (one `reader` agent, files read in most turns, 16k window) through a process
  * turn for `BENCH_STEPS_LONG_TURNS` turns (≥ 400; 1,000 takes ~2 minutes of CPU). The window is
  * full from turn ~20 and the history grows by ~5 messages a turn, so turns 200–300 against the
- * last hundred compare one turn's work at ~1,500 messages and at ~5,000.
+ * last hundred compare one turn's work at ~1,500 messages and at ~5,000. Its own counter: the
+ * suite's has counted the first 300 turns' texts already (the cache matrix), which made those turns
+ * cheaper than the later ones for a reason that has nothing to do with the session's length.
  */
 export async function runLongProcess(
   context: BenchContext,
-  counter: TokenCounter,
 ): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
+  const counter = withTokenCache(createO200kCounter());
   const turns = longTurns();
   if (turns === 0) return { metrics: [], notes: [] };
   const started = performance.now();
