@@ -6,6 +6,7 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import { deepFreeze } from '../core/deep-freeze.ts';
+import { growingMemo } from '../core/growing-memo.ts';
 import type { Message, Part } from '../core/index.ts';
 
 /**
@@ -107,28 +108,16 @@ export function fromLangChain(messages: readonly BaseMessage[], memo?: DecodedMe
  * its model messages do not undo each other's).
  */
 export function threadDecoder(): (messages: readonly BaseMessage[]) => readonly Message[] {
-  const last = new WeakMap<BaseMessage, { source: readonly BaseMessage[]; decoded: Message[] }>();
-  return (messages) => {
-    const first = messages[0];
-    if (first === undefined) return [];
-    const known = last.get(first);
-    if (known?.source === messages) return known.decoded;
-    let decoded: Message[] | undefined;
-    if (known !== undefined && extendsSource(messages, known.source)) {
-      const added = messages.slice(known.source.length);
-      if (!added.some((message) => extrasOf(message).partOf !== undefined))
-        decoded = known.decoded.concat(fromLangChain(added, DECODED_ONCE));
-    }
-    decoded ??= fromLangChain(messages, DECODED_ONCE);
-    last.set(first, { source: messages, decoded });
-    return decoded;
-  };
-}
-
-function extendsSource(messages: readonly BaseMessage[], source: readonly BaseMessage[]): boolean {
-  if (messages.length < source.length) return false;
-  for (let index = 0; index < source.length; index++) if (messages[index] !== source[index]) return false;
-  return true;
+  const decode = growingMemo<BaseMessage, Message[]>({
+    full: (messages) => fromLangChain(messages, DECODED_ONCE),
+    extend: (decoded, messages, from) => {
+      const added = messages.slice(from);
+      return added.some((message) => extrasOf(message).partOf !== undefined)
+        ? undefined
+        : decoded.concat(fromLangChain(added, DECODED_ONCE));
+    },
+  });
+  return (messages) => decode(messages) ?? [];
 }
 
 function extrasOf(message: BaseMessage): CtxloomExtras {

@@ -1,5 +1,6 @@
 import { BaseMessage, BaseMessageChunk, RemoveMessage } from '@langchain/core/messages';
 import { messagesDeltaReducer } from '@langchain/langgraph';
+import { startsWithSame } from '../core/growing-memo.ts';
 
 /**
  * Message id → position and message, shared by a family of arrays: a full reduction's result and
@@ -39,7 +40,7 @@ export function sessionMessagesReducer(state: BaseMessage[], writes: unknown[]):
   else if (first !== null && typeof first === 'object') {
     key = state.length > 0 ? state : first;
     const tip = tips.get(key);
-    if (tip !== undefined && startsWith(writes, tip.writes)) {
+    if (tip !== undefined && startsWithSame(writes, tip.writes)) {
       base = tip.result;
       from = tip.writes.length;
     }
@@ -68,12 +69,6 @@ export function sessionMessagesReducer(state: BaseMessage[], writes: unknown[]):
 Object.defineProperty(sessionMessagesReducer, Symbol.for('langgraph.messages_delta_reducer'), {
   value: true,
 });
-
-function startsWith(writes: readonly unknown[], prefix: readonly unknown[]): boolean {
-  if (prefix.length > writes.length) return false;
-  for (let at = 0; at < prefix.length; at++) if (writes[at] !== prefix[at]) return false;
-  return true;
-}
 
 /** A result's family index, or undefined when an id repeats (or is missing) in it. */
 function indexOf(result: readonly BaseMessage[]): IdIndex | undefined {

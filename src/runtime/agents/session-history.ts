@@ -1,6 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
 import { type ConversationScan, isModelMessage, scanConversation } from '../../core/conversation-messages.ts';
+import { growingMemo } from '../../core/growing-memo.ts';
 import type { Message } from '../../core/message.ts';
 import { threadDecoder } from '../../langchain/from-langchain.ts';
 import type { StateBuilder } from '../../state/index.ts';
@@ -75,53 +76,36 @@ export function agentHistory(sb: StateBuilder, locale: PlaceholderLocale): Messa
 /** The agent's decoder of a thread's model messages. */
 const decodeModelMessages = threadDecoder();
 
-/** A thread's conversation (see {@link conversationOf}) with where its scan ended. */
+/** A thread's conversation with where its scan ended. */
 interface ConversationMemo {
-  /** The decoded model messages it was read from. */
-  decoded: readonly Message[];
   conversation: Message[];
   scan: ConversationScan;
 }
 
-/** The last conversation of each thread, by its first decoded message. */
-const conversations = new WeakMap<Message, ConversationMemo>();
-
 /**
- * `conversationMessages(fromLangChain(messages, DECODED_ONCE))`, shared and read-only. When the
- * decoded messages extend those last read from the same first one (each message decodes to one
- * shared object), only what was added is scanned — unless an added message ends a turn as failed
- * (the turn's question, read before, leaves the conversation): then all of it is, as before.
+ * The conversation of a thread's decoded model messages, by its first one: extended by the
+ * decoded messages it adds (each message decodes to one shared object) — unless an added message
+ * ends a turn as failed (the turn's question, read before, leaves the conversation): then read
+ * whole.
  */
+const conversationOf = growingMemo<Message, ConversationMemo>({
+  full: (decoded) => {
+    const scan = scanConversation(decoded);
+    return { conversation: modelOnly(decoded, scan), scan };
+  },
+  extend: (last, decoded, from) => {
+    const added = decoded.slice(from);
+    const scan = scanConversation(added, last.scan);
+    if (scan.unanswered.size !== last.scan.unanswered.size) return undefined;
+    return { conversation: last.conversation.concat(modelOnly(added, scan)), scan };
+  },
+});
+
+function modelOnly(messages: readonly Message[], scan: ConversationScan): Message[] {
+  return messages.filter((message) => isModelMessage(message) && !scan.unanswered.has(message.id));
+}
+
+/** `conversationMessages(fromLangChain(messages, DECODED_ONCE))`, shared and read-only. */
 function decodedConversation(messages: readonly BaseMessage[]): readonly Message[] {
-  const decoded = decodeModelMessages(messages);
-  const first = decoded[0];
-  if (first === undefined) return [];
-  const last = conversations.get(first);
-  if (last?.decoded === decoded) return last.conversation;
-  const made =
-    (last === undefined ? undefined : extendedConversation(last, decoded)) ?? fullConversation(decoded);
-  conversations.set(first, made);
-  return made.conversation;
-}
-
-function fullConversation(decoded: readonly Message[]): ConversationMemo {
-  const scan = scanConversation(decoded);
-  const conversation = decoded.filter(
-    (message) => isModelMessage(message) && !scan.unanswered.has(message.id),
-  );
-  return { decoded, conversation, scan };
-}
-
-function extendedConversation(
-  last: ConversationMemo,
-  decoded: readonly Message[],
-): ConversationMemo | undefined {
-  const from = last.decoded.length;
-  if (decoded.length < from) return undefined;
-  for (let index = 0; index < from; index++) if (decoded[index] !== last.decoded[index]) return undefined;
-  const added = decoded.slice(from);
-  const scan = scanConversation(added, last.scan);
-  if (scan.unanswered.size !== last.scan.unanswered.size) return undefined;
-  const kept = added.filter((message) => isModelMessage(message) && !scan.unanswered.has(message.id));
-  return { decoded, conversation: last.conversation.concat(kept), scan };
+  return conversationOf(decodeModelMessages(messages))?.conversation ?? [];
 }

@@ -5,6 +5,7 @@ import {
   RemoveMessage,
   ToolMessage,
 } from '@langchain/core/messages';
+import { growingMemo } from '../../core/growing-memo.ts';
 import { humanMessageId, inputKey } from '../message-ids.ts';
 import type { ModuleContext } from './module-context.ts';
 
@@ -49,15 +50,7 @@ export class MessagesModule {
    * history on every call.
    */
   modelMessages(): readonly BaseMessage[] {
-    const messages = (this.#context.state.messages ?? []) as readonly BaseMessage[];
-    const first = messages[0];
-    if (first === undefined) return [];
-    const last = snapshots.get(first);
-    if (last?.source === messages) return last.kept;
-    const made =
-      (last === undefined ? undefined : extendedSnapshot(last, messages)) ?? fullSnapshot(messages);
-    snapshots.set(first, made);
-    return made.kept;
+    return modelSnapshot((this.#context.state.messages ?? []) as readonly BaseMessage[])?.kept ?? [];
   }
 
   /**
@@ -127,41 +120,31 @@ export class MessagesModule {
 
 /** A thread's model messages (see `MessagesModule.modelMessages`) with what extending them needs. */
 interface SnapshotMemo {
-  source: readonly BaseMessage[];
-  /** Ids of the tool calls of the AI messages of `source`. */
+  /** Ids of the tool calls of the AI messages read. */
   calls: Set<string>;
-  /** Call ids of the tool messages of `source` left out for want of their call. */
+  /** Call ids of the tool messages read that were left out for want of their call. */
   orphans: Set<string>;
   kept: BaseMessage[];
 }
 
-/** The last snapshot of each thread, by its first message. */
-const snapshots = new WeakMap<BaseMessage, SnapshotMemo>();
-
-function fullSnapshot(messages: readonly BaseMessage[]): SnapshotMemo {
-  const calls = new Set<string>();
-  for (const message of messages) addCalls(message, calls);
-  const orphans = new Set<string>();
-  return { source: messages, calls, orphans, kept: modelOnly(messages, 0, calls, orphans) };
-}
-
-/**
- * `last` extended by what `messages` adds to it, or undefined when `messages` does not begin
- * with `last.source` or a new call answers a tool message `last` left out (a full snapshot then).
- * Updates `last`'s sets: it is replaced by the result.
- */
-function extendedSnapshot(last: SnapshotMemo, messages: readonly BaseMessage[]): SnapshotMemo | undefined {
-  const { source } = last;
-  if (messages.length < source.length) return undefined;
-  for (let index = 0; index < source.length; index++) if (messages[index] !== source[index]) return undefined;
-  const calls = new Set<string>();
-  for (let index = source.length; index < messages.length; index++)
-    addCalls(messages[index] as BaseMessage, calls);
-  for (const call of calls) if (last.orphans.has(call)) return undefined;
-  for (const call of calls) last.calls.add(call);
-  const added = modelOnly(messages, source.length, last.calls, last.orphans);
-  return { source: messages, calls: last.calls, orphans: last.orphans, kept: last.kept.concat(added) };
-}
+/** The last snapshot of each thread (by its first message), extended by what the thread adds. */
+const modelSnapshot = growingMemo<BaseMessage, SnapshotMemo>({
+  full: (messages) => {
+    const calls = new Set<string>();
+    for (const message of messages) addCalls(message, calls);
+    const orphans = new Set<string>();
+    return { calls, orphans, kept: modelOnly(messages, 0, calls, orphans) };
+  },
+  // Unless a new call answers a tool message left out; updates the last memo's sets, which it replaces.
+  extend: (last, messages, from) => {
+    const calls = new Set<string>();
+    for (let index = from; index < messages.length; index++) addCalls(messages[index] as BaseMessage, calls);
+    for (const call of calls) if (last.orphans.has(call)) return undefined;
+    for (const call of calls) last.calls.add(call);
+    const added = modelOnly(messages, from, last.calls, last.orphans);
+    return { calls: last.calls, orphans: last.orphans, kept: last.kept.concat(added) };
+  },
+});
 
 function addCalls(message: BaseMessage, calls: Set<string>): void {
   if (AIMessage.isInstance(message))

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { growingMemo, startsWithSame } from './growing-memo.ts';
+
+describe('growingMemo', () => {
+  it('returns the same result for the same array, extends a longer one and remakes any other', () => {
+    const calls: string[] = [];
+    const sum = growingMemo<{ n: number }, number>({
+      full: (items) => {
+        calls.push(`full ${items.length}`);
+        return items.reduce((total, item) => total + item.n, 0);
+      },
+      extend: (last, items, from) => {
+        calls.push(`extend from ${from}`);
+        return last + items.slice(from).reduce((total, item) => total + item.n, 0);
+      },
+    });
+    const [a, b, c] = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    const first = [a, b];
+    expect(sum([])).toBeUndefined();
+    expect(sum(first)).toBe(3);
+    expect(sum(first)).toBe(3);
+    expect(sum([a, b, c])).toBe(6);
+    // Not an extension of the last array (b is missing): made in full.
+    expect(sum([a, c])).toBe(4);
+    expect(calls).toEqual(['full 2', 'extend from 2', 'full 2']);
+    expect(startsWithSame([a, b, c], [a, b])).toBe(true);
+    expect(startsWithSame([a, { n: 2 }], [a, b])).toBe(false);
+  });
+});
