@@ -88,4 +88,57 @@ describe('delta-channel history (cached head)', () => {
     await cold.saver.close();
     await hot.saver.close();
   });
+
+  it('extends a cached head whose history lacks a channel asked for now, from that channel’s seed', async () => {
+    // At a checkpoint that holds a channel's snapshot, LangGraph asks the history of the other
+    // channels only; the next head's read asks for all of them. It read the chain back to every
+    // channel's snapshot (a long process session's slowest turns), not the rows since the head.
+    const hot = open(join(directory, 'lacking.db'));
+    const config = { configurable: { thread_id: 'l' } };
+    const turn = (index: number) =>
+      submitInput({
+        graph: hot.graph,
+        config,
+        input: { inputId: `in-${index}`, content: `question ${index}` },
+        session: { namespace: 'n', sessionId: 's' },
+      });
+    for (let index = 0; index < 19; index += 1) await turn(index);
+    const head = (await hot.graph.getState(config)).config.configurable?.checkpoint_id as string;
+    await turn(19);
+    await turn(20);
+    // The last read before the newest head's: an older head's history, without `messages`.
+    await hot.saver.getDeltaChannelHistory({
+      config: { configurable: { thread_id: 'l', checkpoint_ns: '', checkpoint_id: head } },
+      channels: ['processed_inputs', 'timeline'],
+    });
+    const at = { configurable: { thread_id: 'l', checkpoint_ns: '' } };
+    const read = vi.spyOn(ChainReader.prototype, 'ancestors');
+    let history: Awaited<ReturnType<SqliteSaver['getDeltaChannelHistory']>>;
+    try {
+      history = await hot.saver.getDeltaChannelHistory({
+        config: at,
+        channels: ['messages', 'processed_inputs', 'timeline'],
+      });
+      const walks = await Promise.all(read.mock.results.map((result) => result.value as Promise<unknown[]>));
+      expect(walks.length).toBeGreaterThan(0);
+      // The chain is ~60 rows long; the walk reads back to the cached head and the messages' seed.
+      for (const rows of walks) expect(rows.length).toBeLessThan(EXTEND_LEVELS / 2);
+    } finally {
+      read.mockRestore();
+    }
+    const cold = open(join(directory, 'lacking.db'));
+    const fresh = await cold.saver.getDeltaChannelHistory({
+      config: at,
+      channels: ['messages', 'processed_inputs', 'timeline'],
+    });
+    // The same seed and writes as a fresh saver's walk, or an older seed with the writes since.
+    for (const channel of ['messages', 'processed_inputs', 'timeline']) {
+      expect(JSON.stringify(history[channel])).toBe(JSON.stringify(fresh[channel]));
+    }
+    expect(summary((await hot.graph.getState(config)).values)).toEqual(
+      summary((await cold.graph.getState(config)).values),
+    );
+    await cold.saver.close();
+    await hot.saver.close();
+  });
 });

@@ -159,15 +159,9 @@ export async function deltaChannelHistory(options: {
   }
   const reader = new ChainReader(context, executor, options.chains);
   // The target and its last ancestors: enough to extend the cached head, or to learn the
-  // counters. When the cached head could be extended, the walk ends there: a turn's rows carry
-  // its call records, and the head is usually a few rows back, not EXTEND_LEVELS.
-  const extendable = cached !== undefined && channels.every((channel) => cached.channels.has(channel));
-  let rows = await reader.ancestors(
-    threadKey,
-    targetId,
-    EXTEND_LEVELS,
-    extendable ? cached.targetId : undefined,
-  );
+  // counters. The walk ends at the cached head: a turn's rows carry its call records, and the
+  // head is usually a few rows back, not EXTEND_LEVELS.
+  let rows = await reader.ancestors(threadKey, targetId, EXTEND_LEVELS, cached?.targetId);
   const target = rows[0];
   if (target === undefined) return result;
   const entry: HistoryEntry = { targetId, channels: new Map(), included: new Set() };
@@ -190,18 +184,17 @@ export async function deltaChannelHistory(options: {
     }
   }
   if (pending.size > 0) {
-    // Extend the previous head's history when it lies within the rows read and covers the channels.
-    const extend =
-      cached !== undefined && previous > 0 && [...pending].every((channel) => cached.channels.has(channel));
-    if (!extend && rows.length > EXTEND_LEVELS) {
-      // The rows read may end before a channel's seed: walk the whole chain unless every
-      // channel's seed is among them.
-      const found = new Set<string>();
-      for (const row of rows.slice(1)) {
-        const { record } = await reader.record(row);
-        for (const channel of pending) if (record.header.located[channel] !== undefined) found.add(channel);
-      }
-      if (found.size < pending.size) {
+    // Extend the previous head's history when it lies within the rows read. A channel its
+    // history lacks (the head held that channel's value, a snapshot, so LangGraph asked for the
+    // others only) starts from its seed, which must then lie among the rows up to the head.
+    let extend = cached !== undefined && previous > 0;
+    const lacking = extend ? [...pending].filter((channel) => !cached?.channels.has(channel)) : [];
+    if (lacking.length > 0 && !(await seedsWithin(reader, rows.slice(1, previous + 1), lacking)))
+      extend = false;
+    // The rows read may end before a channel's seed (at EXTEND_LEVELS, or at the cached head
+    // when it is not extended): walk the whole chain unless every channel's seed is among them.
+    if (!extend && (rows.length > EXTEND_LEVELS || previous >= 0)) {
+      if (!(await seedsWithin(reader, rows.slice(1), [...pending]))) {
         rows = await reader.ancestors(threadKey, targetId);
       }
     }
@@ -271,6 +264,17 @@ export async function deltaChannelHistory(options: {
   }
   options.cache?.set(threadKey, entry);
   return publish(entry, channels);
+}
+
+/** Whether each of `channels` holds a value (its seed) in one of `rows`. */
+async function seedsWithin(reader: ChainReader, rows: readonly StoredRow[], channels: readonly string[]) {
+  const open = new Set(channels);
+  for (const row of rows) {
+    if (open.size === 0) break;
+    const { record } = await reader.record(row);
+    for (const channel of open) if (record.header.located[channel] !== undefined) open.delete(channel);
+  }
+  return open.size === 0;
 }
 
 /** The histories of `channels` as LangGraph takes them: fresh arrays, shared values. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeltaSnapshot } from '@langchain/langgraph-checkpoint';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBlackboard } from '../../state/index.ts';
 import { createCharCounter } from '../../testing/index.ts';
@@ -100,6 +101,56 @@ describe('a saver’s history cache', () => {
     const kept = await decodesAfterAnotherThread({});
     const evicted = await decodesAfterAnotherThread({ historyCacheBytes: 0 });
     expect(evicted).toBeGreaterThan(kept);
+  });
+
+  it('decodes a snapshot once: the head that holds it and the next head’s history share its value', async () => {
+    // The class counts the snapshots it decodes (a long session's whole message list each).
+    class SnapshotCounter extends CheckpointSerializer {
+      snapshots = 0;
+      override async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+        const value = await super.loadsTyped(type, data);
+        if (value instanceof DeltaSnapshot) this.snapshots++;
+        return value;
+      }
+    }
+    const serde = new SnapshotCounter();
+    const saver = new SqliteSaver({ path: join(directory, 'snapshot-once.db'), serde });
+    const graph = createSequentialProcess({
+      counter: createCharCounter(),
+      blackboard: createBlackboard({ snapshotFrequency: 3 }),
+      agents: [
+        defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel((_, index) => `a${index}`) }),
+      ],
+    }).compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 's' } };
+    const written = new Set<string>();
+    for (let at = 0; at < 12; at++) {
+      await submitInput({
+        graph,
+        config,
+        input: { inputId: `s-${at}`, content: `question ${at}` },
+        session: { namespace: 'n', sessionId: 's' },
+      });
+      await graph.getState(config);
+      await graph.getState(config);
+    }
+    for await (const tuple of saver.list(config)) {
+      for (const [channel, value] of Object.entries(tuple.checkpoint.channel_values))
+        if (value instanceof DeltaSnapshot) written.add(`${tuple.checkpoint.id}/${channel}`);
+    }
+    serde.snapshots -= written.size; // the list above decoded each once more
+    expect(written.size).toBeGreaterThan(4);
+    // Each snapshot read once by the hot process (the reads of the head, the histories after it).
+    expect(serde.snapshots).toBeLessThanOrEqual(written.size);
+    const cold = new SqliteSaver({ path: join(directory, 'snapshot-once.db') });
+    const coldGraph = createSequentialProcess({
+      counter: createCharCounter(),
+      blackboard: createBlackboard({ snapshotFrequency: 3 }),
+      agents: [defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel(() => 'x') })],
+    }).compile({ checkpointer: cold });
+    expect((await graph.getState(config)).values).toEqual((await coldGraph.getState(config)).values);
+    await cold.close();
+    await saver.close();
   });
 
   it('names a historyCacheBytes that is not a whole number of bytes ≥ 0', () => {

@@ -1,4 +1,4 @@
-import type { ChannelVersions } from '@langchain/langgraph-checkpoint';
+import { type ChannelVersions, DeltaSnapshot } from '@langchain/langgraph-checkpoint';
 import { CtxloomError } from '../../core/errors.ts';
 import type { ChainReader } from './chain-reader.ts';
 import type { CheckpointRecord } from './checkpoint-record.ts';
@@ -42,6 +42,23 @@ export async function loadChannelValues(
  * reference: the bytes of the whole snapshot it stands for).
  */
 export async function loadValue(
+  context: SaverContext,
+  reader: ChainReader,
+  row: StoredRow,
+  record: CheckpointRecord,
+  channel: string,
+  location: string,
+): Promise<{ value: unknown; bytes: number }> {
+  const holderId = location === '' ? row.checkpointId : location;
+  const known = context.snapshots?.value(row.threadKey, holderId, channel);
+  if (known !== undefined) return known;
+  const loaded = await decodeValue(context, reader, row, record, channel, location);
+  if (loaded.value instanceof DeltaSnapshot)
+    context.snapshots?.setValue(row.threadKey, holderId, channel, loaded);
+  return loaded;
+}
+
+async function decodeValue(
   context: SaverContext,
   reader: ChainReader,
   row: StoredRow,

@@ -97,6 +97,35 @@ describe('large self-contained records', () => {
     expect(record.byteLength).toBeLessThan(deflateRawSync(decoded.body).byteLength * 0.8);
   });
 
+  it('over 1 MiB (a long call log’s snapshot, compressed with less effort) read back exactly', async () => {
+    // 4.5 MiB of words from a seeded generator, then its first 256 KiB again.
+    let state = 7;
+    const next = () => {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      return state >>> 16;
+    };
+    const parts: string[] = [];
+    let length = 0;
+    while (length < 4.5 * 1024 * 1024) {
+      const word = words[next() % words.length] as string;
+      parts.push(word);
+      length += word.length + 1;
+    }
+    const long = parts.join(' ');
+    const repeat = long.slice(0, 256 * 1024);
+    const record = await encodeRecord({
+      header,
+      payloads: [bytes(long), bytes(repeat)],
+      compression: 'deflate',
+    });
+    expect(record[0]).toBe(4);
+    expect(record.byteLength).toBeLessThan(long.length / 3);
+    const decoded = decodeRecord(record);
+    expect(decoded.header).toEqual(header);
+    expect(Buffer.from(decoded.payloads[0] ?? []).toString()).toBe(long);
+    expect(Buffer.from(decoded.payloads[1] ?? []).toString()).toBe(repeat);
+  });
+
   it('are compressed off the event loop: other work runs while Brotli does', async () => {
     let ran = false;
     setImmediate(() => {

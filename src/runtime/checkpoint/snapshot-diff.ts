@@ -248,14 +248,18 @@ function prefixHash(items: readonly string[], count: number): string {
   return hash.digest('base64').slice(0, 16);
 }
 
+/** Deserialised snapshot values a saver keeps (each can be a long thread's whole message list). */
+const VALUES_KEPT = 4;
+
 /**
  * Snapshots of recent threads, as item lists: the last one written per (thread key,
  * channel) — the base of the next — and decoded ones, so a chain of differences is decoded
- * once. Bounded (LRU).
+ * once; and the values of the last few read. Bounded (LRU).
  */
 export class SnapshotMemo {
   readonly #latest = new Map<string, { checkpointId: string; snapshot: SnapshotItems }>();
   readonly #decoded = new Map<string, SnapshotItems>();
+  readonly #values = new Map<string, { value: unknown; bytes: number }>();
   readonly #limit: number;
 
   constructor(limit = 16) {
@@ -279,15 +283,45 @@ export class SnapshotMemo {
     bounded(this.#decoded, `${threadKey}\u0000${checkpointId}\u0000${channel}`, snapshot, this.#limit);
   }
 
+  /**
+   * A snapshot's deserialised value (a `DeltaSnapshot`) at a checkpoint, as `loadValue` read it
+   * last: the checkpoint read as a head and the next head's history seeded from it decode the
+   * same snapshot (a long session's whole message list or call log). Shared, as the history
+   * cache shares its seeds; a few of them, the newest.
+   */
+  value(
+    threadKey: number,
+    checkpointId: string,
+    channel: string,
+  ): { value: unknown; bytes: number } | undefined {
+    return this.#values.get(`${threadKey}\u0000${checkpointId}\u0000${channel}`);
+  }
+
+  setValue(
+    threadKey: number,
+    checkpointId: string,
+    channel: string,
+    value: { value: unknown; bytes: number },
+  ): void {
+    bounded(this.#values, `${threadKey}\u0000${checkpointId}\u0000${channel}`, value, VALUES_KEPT);
+  }
+
+  /** Forgets the values read at a checkpoint (put again). */
+  forgetValues(threadKey: number, checkpointId: string): void {
+    const prefix = `${threadKey}\u0000${checkpointId}\u0000`;
+    for (const key of [...this.#values.keys()]) if (key.startsWith(prefix)) this.#values.delete(key);
+  }
+
   /** Forgets everything of a thread key (prune, delete). */
   forget(threadKey?: number): void {
     if (threadKey === undefined) {
       this.#latest.clear();
       this.#decoded.clear();
+      this.#values.clear();
       return;
     }
     const prefix = `${threadKey}\u0000`;
-    for (const map of [this.#latest, this.#decoded] as Map<string, unknown>[]) {
+    for (const map of [this.#latest, this.#decoded, this.#values] as Map<string, unknown>[]) {
       for (const key of [...map.keys()]) if (key.startsWith(prefix)) map.delete(key);
     }
   }

@@ -318,6 +318,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       );
       if (previous?.data !== undefined) await rechainChildren(this.#context, executor, reader, previous, row);
     });
+    this.#snapshots.forgetValues(putKey, checkpoint.id);
     for (const [channel, items] of snapshots)
       this.#snapshots.setLatest(putKey, channel, checkpoint.id, items);
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
