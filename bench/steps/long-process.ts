@@ -38,7 +38,13 @@ export async function runLongProcess(
     reads: heavyReadsOf,
     window: 16_000,
   });
-  const { turnCpuMs } = run;
+  const { turnCpuMs, turnWallMs } = run;
+  // The turns that write or read a channel's snapshot (every few hundred turns) wait longest.
+  const slowest = turnWallMs
+    .map((wall, at) => ({ wall, at }))
+    .sort((a, b) => b.wall - a.wall)
+    .slice(0, 3);
+  const medianWall = median(turnWallMs);
   const [middle, last] = [median(turnCpuMs.slice(200, 300)), median(turnCpuMs.slice(-100))];
   const byHundred: string[] = [];
   for (let at = 0; at < turnCpuMs.length; at += 100)
@@ -47,7 +53,7 @@ export async function runLongProcess(
     (call) => call.sentTokens > (call.inputBudget ?? 0) || call.sentTokens !== call.loggedTokens,
   ).length;
   context.log(
-    `long process session (tool-zh): ${turns} turns, ${run.calls.length} agent calls in ${((performance.now() - started) / 1000).toFixed(0)} s; turn CPU by hundred turns ${byHundred.join(', ')} ms; ${over} over or ≠ sent, ${run.unaccounted} unaccounted`,
+    `long process session (tool-zh): ${turns} turns, ${run.calls.length} agent calls in ${((performance.now() - started) / 1000).toFixed(0)} s; turn CPU by hundred turns ${byHundred.join(', ')} ms; slowest turns (wall) ${slowest.map(({ wall, at }) => `#${at} ${wall.toFixed(0)} ms`).join(', ')} against a median of ${medianWall.toFixed(0)} ms; ${over} over or ≠ sent, ${run.unaccounted} unaccounted`,
   );
   return {
     metrics: [
@@ -56,6 +62,15 @@ export async function runLongProcess(
         value: last / Math.max(1e-9, middle),
         unit: 'x',
         target: `≤ 1.5× (CPU time of a process turn, median of the last 100 of ${turns} turns vs turns 200–300: ${middle.toFixed(0)} → ${last.toFixed(0)} ms)`,
+        better: 'lower',
+      },
+      {
+        // What a user of a long session waits for once in a few hundred turns: the turn that
+        // writes a channel's snapshot (decision 084).
+        name: 'steps.process.tool-zh.long.slowest-turn-wall',
+        value: slowest[0]?.wall ?? 0,
+        unit: 'ms',
+        peer: { name: `median turn of ${turns}`, value: medianWall },
         better: 'lower',
       },
       {

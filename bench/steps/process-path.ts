@@ -23,6 +23,8 @@ export interface ProcessRun {
   unaccounted: number;
   /** CPU time of each turn (ms), the run's whole process (the agent, the engine, the checkpoints). */
   turnCpuMs: number[];
+  /** Wall time of each turn (ms), from `runTurn` to its answer stored. */
+  turnWallMs: number[];
 }
 
 /** What a long session's report may say of a history message it does not send (decision 040). */
@@ -107,10 +109,12 @@ export async function runProcessPath(input: {
     const logged: LoggedCall[] = [];
     let unaccounted = 0;
     const turnCpuMs: number[] = [];
+    const turnWallMs: number[] = [];
     for (turn = 0; turn < input.turns.length; turn++) {
       readsDone = 0;
       const before = sent.length;
       const cpu = process.cpuUsage();
+      const started = performance.now();
       const running = await engine.runTurn({ sessionId: SESSION, text: input.turns[turn]?.user ?? '' });
       for await (const _chunk of running.stream) {
         // read to the end: the answer is stored before `finish`
@@ -118,6 +122,7 @@ export async function runProcessPath(input: {
       await running.stored;
       const used = process.cpuUsage(cpu);
       turnCpuMs.push((used.user + used.system) / 1000);
+      turnWallMs.push(performance.now() - started);
       // The turn's reader calls (a summariser's calls are logged too, under their own id).
       // Only the turn's records (and a few more: a summariser's calls are logged too): a call
       // record holds the call's whole report, and cloning the log every turn would fill the
@@ -131,7 +136,7 @@ export async function runProcessPath(input: {
           if (!ACCOUNTED.has(entry.reason.type)) unaccounted += entry.run?.count ?? 1;
       }
     }
-    return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs };
+    return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs, turnWallMs };
   } finally {
     await saver.close();
     await rm(root, { recursive: true, force: true });

@@ -248,8 +248,8 @@ function prefixHash(items: readonly string[], count: number): string {
   return hash.digest('base64').slice(0, 16);
 }
 
-/** Deserialised snapshot values a saver keeps (each can be a long thread's whole message list). */
-const VALUES_KEPT = 4;
+/** Deserialised snapshot values a saver keeps, one per thread and channel (each can be a long thread's whole message list). */
+const VALUES_KEPT = 8;
 
 /**
  * Snapshots of recent threads, as item lists: the last one written per (thread key,
@@ -259,7 +259,7 @@ const VALUES_KEPT = 4;
 export class SnapshotMemo {
   readonly #latest = new Map<string, { checkpointId: string; snapshot: SnapshotItems }>();
   readonly #decoded = new Map<string, SnapshotItems>();
-  readonly #values = new Map<string, { value: unknown; bytes: number }>();
+  readonly #values = new Map<string, { checkpointId: string; loaded: { value: unknown; bytes: number } }>();
   readonly #limit: number;
 
   constructor(limit = 16) {
@@ -287,29 +287,32 @@ export class SnapshotMemo {
    * A snapshot's deserialised value (a `DeltaSnapshot`) at a checkpoint, as `loadValue` read it
    * last: the checkpoint read as a head and the next head's history seeded from it decode the
    * same snapshot (a long session's whole message list or call log). Shared, as the history
-   * cache shares its seeds; a few of them, the newest.
+   * cache shares its seeds. Only the newest per thread and channel: an older one would keep a
+   * value the thread no longer reads alive (and the collector busy with it).
    */
   value(
     threadKey: number,
     checkpointId: string,
     channel: string,
   ): { value: unknown; bytes: number } | undefined {
-    return this.#values.get(`${threadKey}\u0000${checkpointId}\u0000${channel}`);
+    const known = this.#values.get(`${threadKey}\u0000${channel}`);
+    return known?.checkpointId === checkpointId ? known.loaded : undefined;
   }
 
   setValue(
     threadKey: number,
     checkpointId: string,
     channel: string,
-    value: { value: unknown; bytes: number },
+    loaded: { value: unknown; bytes: number },
   ): void {
-    bounded(this.#values, `${threadKey}\u0000${checkpointId}\u0000${channel}`, value, VALUES_KEPT);
+    bounded(this.#values, `${threadKey}\u0000${channel}`, { checkpointId, loaded }, VALUES_KEPT);
   }
 
   /** Forgets the values read at a checkpoint (put again). */
   forgetValues(threadKey: number, checkpointId: string): void {
-    const prefix = `${threadKey}\u0000${checkpointId}\u0000`;
-    for (const key of [...this.#values.keys()]) if (key.startsWith(prefix)) this.#values.delete(key);
+    const prefix = `${threadKey}\u0000`;
+    for (const [key, known] of [...this.#values])
+      if (key.startsWith(prefix) && known.checkpointId === checkpointId) this.#values.delete(key);
   }
 
   /** Forgets everything of a thread key (prune, delete). */
