@@ -19,6 +19,7 @@ import {
 import { type HistoryHit, searchHistoryTool } from './chat-tools.ts';
 import type { HeldSessionWrites } from './checkpoint-session-store.ts';
 import { sessionStableLayers, summaryCompression } from './compile-session.ts';
+import { positionIn } from './conversation-positions.ts';
 import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
 import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
@@ -117,12 +118,9 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       const { compression, curation } = await load();
       const curated = foldCurationEvents(curation);
       const conversation = request.history ?? [];
-      const cutCount = () => {
-        const through = summary?.throughMessageId;
-        return through === undefined ? 0 : conversation.findIndex((message) => message.id === through) + 1;
-      };
+      const cutCount = () => positionIn(conversation, summary?.throughMessageId);
       // The turn being answered never passes the cut: its message, and what the run added after it.
-      const turnAt = conversation.findIndex((message) => message.id === options.turnId);
+      const turnAt = positionIn(conversation, options.turnId) - 1;
       const lastIsQuery =
         request.query !== undefined && typeof request.query !== 'string'
           ? conversation.at(-1)?.id === request.query.id

@@ -6,6 +6,7 @@ import type {
   ContextSource,
   Message,
   Summarizer,
+  SummaryPeriod,
   TokenCounter,
   ToolDefinition,
   ToolResultPolicy,
@@ -30,6 +31,7 @@ import {
   withEvidencePointers,
   withTodoPointers,
 } from './compressed-forms.ts';
+import { derivedFromFirst, positionIn } from './conversation-positions.ts';
 import { type LongSessionSettings, longSessionSettings } from './long-session-settings.ts';
 import { RECALL_LAYER, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
@@ -289,6 +291,13 @@ async function sessionHistory(input: {
   };
 }
 
+/** The last position a summary's periods cover. */
+function reachOf(periods: readonly SummaryPeriod[]): number {
+  let reach = 0;
+  for (const period of periods) reach = Math.max(reach, period.from + period.count - 1);
+  return reach;
+}
+
 /**
  * The compression a long session's call sends for its stored summary (decision 040): the
  * rolling summary rendered (a message curated after it was summarised shows as its
@@ -307,7 +316,6 @@ export function summaryCompression(input: {
 }): NonNullable<CompileRequest['compression']> {
   const { summary, conversation, cutCount, curated } = input;
   const through = cutCount === 0 ? undefined : conversation[cutCount - 1]?.id;
-  const conversationById = new Map(conversation.map((message) => [message.id, message] as const));
   const periods = summary.periods;
   const text =
     periods === undefined
@@ -316,14 +324,22 @@ export function summaryCompression(input: {
           note: `older periods condensed; ${SEARCH_HISTORY_TOOL} finds any earlier message`,
           replace: (id) => {
             if (!curated.has(id)) return undefined;
-            const message = conversationById.get(id);
+            const at = positionIn(conversation, id);
+            const message = at === 0 ? undefined : conversation[at - 1];
             return message === undefined ? null : `- ${message.role}: ${messageText(message)}`;
           },
         });
   return {
     summary: text,
     ...(through === undefined ? {} : { throughMessageId: through }),
-    ...(periods === undefined ? {} : { uncarried: uncarriedIds(periods, conversation) }),
+    ...(periods === undefined
+      ? {}
+      : {
+          // The same periods over the same first messages: once per stored summary, not per compile.
+          uncarried: derivedFromFirst(conversation, periods, reachOf(periods), () =>
+            uncarriedIds(periods, conversation),
+          ),
+        }),
     recallTool: SEARCH_HISTORY_TOOL,
     ...(input.actions === undefined ? {} : { actions: input.actions }),
   };

@@ -30,7 +30,8 @@ describe('recallTokens', () => {
       role: 'assistant',
       content: [{ type: 'text', text: 'A majority.' }],
     });
-    const input = { ratio: 0.5, config, covered: [...stored, live, shallow], summary: '', todo: [], counter };
+    const conversation = [...stored, live, shallow];
+    const input = { ratio: 0.5, config, conversation, cutCount: 4, summary: '', todo: [], counter };
     const first = recallTokens(input);
     expect(counted).toContain('What is a term?');
     counted.length = 0;

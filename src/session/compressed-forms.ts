@@ -3,6 +3,7 @@ import { conversationMessages } from '../core/conversation-messages.ts';
 import { frozenMessageMemo } from '../core/deep-freeze.ts';
 import { countMessage, type Message, type TokenCounter } from '../core/index.ts';
 import type { ContextConfig } from '../workspace/index.ts';
+import { costOfFirst } from './conversation-positions.ts';
 import type { SessionCompression } from './session-store.ts';
 
 /**
@@ -77,15 +78,16 @@ export function withEvidencePointers(messages: Message[], compression: SessionCo
 export function recallTokens(input: {
   ratio: number;
   config: ContextConfig;
-  covered: readonly Message[];
+  /** The conversation (curated), oldest first; its first `cutCount` messages are covered. */
+  conversation: readonly Message[];
+  cutCount: number;
   summary: string;
   /** The requirement TODO and artifact index views: the other compressed forms of older messages. */
   todo: readonly string[];
   counter: TokenCounter;
 }): number {
   const { counter } = input;
-  let verbatim = 0;
-  for (const message of input.covered) verbatim += coveredCost(counter, message);
+  const verbatim = costOfFirst(input.conversation, input.cutCount, counter, coveredCost);
   let compressed = input.summary === '' ? 0 : counter.countText(input.summary);
   for (const line of input.todo) compressed += counter.countText(`${line}\n`);
   // Recall is elastic: it is offered the whole input budget and selection keeps what the rest

@@ -192,7 +192,7 @@ const STEP_TURNS_SEEN = 10;
 export interface RecallSourceOptions {
   index: ConversationIndex;
   /** The conversation as the model sees it (curated), by id, with 1-based positions: what a recalled block shows. */
-  messages: ReadonlyMap<string, { message: Message; position: number }>;
+  messages: Pick<ReadonlyMap<string, { message: Message; position: number }>, 'get'>;
   /** Whether a message may be recalled: behind the cut, not curated away. */
   eligible: (messageId: string) => boolean;
   /** Most tokens of recalled blocks (the recall slot). */

@@ -9,6 +9,7 @@ import {
 } from '../core/index.ts';
 import type { ContextConfig } from '../workspace/index.ts';
 import { recallTokens, TOOL_EVIDENCE_SHOWN } from './compressed-forms.ts';
+import { messagesById } from './conversation-positions.ts';
 import { inputBudgetOf, type LongSessionSettings } from './long-session-settings.ts';
 import {
   createRecallSource,
@@ -232,10 +233,8 @@ export async function sessionRecallSource(input: {
   const { conversation, cutCount, compression, config, counter } = input;
   const index = input.indexes.sync(input.sessionId, input.indexed);
   const vectors = await input.indexes.syncVectors(input.sessionId, input.indexed);
-  const byId = new Map<string, { message: Message; position: number }>();
-  conversation.forEach((message, position) => {
-    byId.set(message.id, { message, position: position + 1 });
-  });
+  // Shared with the arrays that extend this conversation: entries past it are bound by the cut.
+  const byId = messagesById(conversation);
   const held = input.held?.(vectors !== undefined);
   return createRecallSource({
     index,
@@ -251,7 +250,8 @@ export async function sessionRecallSource(input: {
     maxTokens: recallTokens({
       ratio: input.settings.recallRatio,
       config,
-      covered: conversation.slice(0, cutCount),
+      conversation,
+      cutCount,
       summary: compression.summary?.text ?? '',
       todo:
         compression.structured === null
