@@ -28,6 +28,17 @@ function open(path: string) {
   return { saver, graph };
 }
 
+/** Submits the thread's turn `index` (its question). */
+const turnsOf =
+  (graph: ReturnType<typeof open>['graph'], config: { configurable: { thread_id: string } }) =>
+  (index: number) =>
+    submitInput({
+      graph,
+      config,
+      input: { inputId: `in-${index}`, content: `question ${index}` },
+      session: { namespace: 'n', sessionId: 's' },
+    });
+
 const summary = (values: unknown) => {
   const state = values as BlackboardState;
   return {
@@ -63,13 +74,7 @@ describe('delta-channel history (cached head)', () => {
   it('extends the cached head by reading only the rows written since it', async () => {
     const hot = open(join(directory, 'extend.db'));
     const config = { configurable: { thread_id: 'e' } };
-    const turn = (index: number) =>
-      submitInput({
-        graph: hot.graph,
-        config,
-        input: { inputId: `in-${index}`, content: `question ${index}` },
-        session: { namespace: 'n', sessionId: 's' },
-      });
+    const turn = turnsOf(hot.graph, config);
     for (let index = 0; index < 20; index += 1) await turn(index);
     const read = vi.spyOn(ChainReader.prototype, 'ancestors');
     try {
@@ -95,13 +100,7 @@ describe('delta-channel history (cached head)', () => {
     // channel's snapshot (a long process session's slowest turns), not the rows since the head.
     const hot = open(join(directory, 'lacking.db'));
     const config = { configurable: { thread_id: 'l' } };
-    const turn = (index: number) =>
-      submitInput({
-        graph: hot.graph,
-        config,
-        input: { inputId: `in-${index}`, content: `question ${index}` },
-        session: { namespace: 'n', sessionId: 's' },
-      });
+    const turn = turnsOf(hot.graph, config);
     for (let index = 0; index < 19; index += 1) await turn(index);
     const head = (await hot.graph.getState(config)).config.configurable?.checkpoint_id as string;
     await turn(19);

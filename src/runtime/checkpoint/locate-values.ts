@@ -52,20 +52,25 @@ export async function loadValue(
   const holderId = location === '' ? row.checkpointId : location;
   const known = context.snapshots?.value(row.threadKey, holderId, channel);
   if (known !== undefined) return known;
-  const loaded = await decodeValue(context, reader, row, record, channel, location);
+  const loaded = await decodeValue({ context, reader, row, record, channel, location, holderId });
   if (loaded.value instanceof DeltaSnapshot)
     context.snapshots?.setValue(row.threadKey, holderId, channel, loaded);
   return loaded;
 }
 
-async function decodeValue(
-  context: SaverContext,
-  reader: ChainReader,
-  row: StoredRow,
-  record: CheckpointRecord,
-  channel: string,
-  location: string,
-): Promise<{ value: unknown; bytes: number }> {
+/** {@link loadValue}'s arguments, and the checkpoint that holds the value (`holderId`). */
+interface ValueAt {
+  context: SaverContext;
+  reader: ChainReader;
+  row: StoredRow;
+  record: CheckpointRecord;
+  channel: string;
+  location: string;
+  holderId: string;
+}
+
+async function decodeValue(at: ValueAt): Promise<{ value: unknown; bytes: number }> {
+  const { context, reader, row, record, channel, location, holderId } = at;
   let holder: CheckpointRecord | undefined = record;
   if (location !== '' && location !== row.checkpointId) {
     await reader.load(row.threadKey, [location]);
@@ -82,7 +87,6 @@ async function decodeValue(
   }
   if (value[0] !== SNAPSHOT_DIFF_TYPE && value[0] !== SNAPSHOT_REF_TYPE)
     return { value: await context.serde.loadsTyped(value[0], value[1]), bytes: value[1].byteLength };
-  const holderId = location === '' ? row.checkpointId : location;
   const items = await storedSnapshot(context, reader, row.threadKey, holderId, channel, value);
   const json = snapshotJson(items);
   try {
