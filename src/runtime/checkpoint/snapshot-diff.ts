@@ -254,7 +254,7 @@ const VALUES_KEPT = 8;
 /**
  * Snapshots of recent threads, as item lists: the last one written per (thread key,
  * channel) — the base of the next — and decoded ones, so a chain of differences is decoded
- * once; and the values of the last few read. Bounded (LRU).
+ * once; and the newest value read per thread and channel. Bounded (LRU).
  */
 export class SnapshotMemo {
   readonly #latest = new Map<string, { checkpointId: string; snapshot: SnapshotItems }>();
