@@ -1,4 +1,5 @@
 import { isFrozenMessage } from '../core/deep-freeze.ts';
+import { growingMemo } from '../core/growing-memo.ts';
 import type { Message, TokenCounter } from '../core/index.ts';
 
 /** A message of a conversation and its position (1-based). */
@@ -33,35 +34,33 @@ interface Index {
   derived: WeakMap<object, { reach: number; value: unknown; epoch: number }>;
 }
 
-const indexes = new WeakMap<Message, Index>();
-
 /** The index of `conversation`'s first message, brought up to `conversation`. */
-function indexOf(conversation: readonly Message[]): Index | undefined {
-  const first = conversation[0];
-  if (first === undefined) return undefined;
-  let index = indexes.get(first);
-  if (index === undefined) {
-    index = { byId: new Map(), source: [], cuts: [], sums: new WeakMap(), derived: new WeakMap() };
-    indexes.set(first, index);
-  }
-  if (index.source === conversation) return index;
-  const source = index.source;
-  const limit = Math.min(source.length, conversation.length);
-  let same = 0;
-  while (same < limit && source[same] === conversation[same]) same++;
-  if (same < source.length) {
-    // The messages from `same` on are not this array's: forget them (an id keeps its first position).
-    for (let at = same; at < source.length; at++) {
+const indexOf = growingMemo<Message, Index>({
+  full: (items) =>
+    added(
+      { byId: new Map(), source: items, cuts: [], sums: new WeakMap(), derived: new WeakMap() },
+      items,
+      0,
+    ),
+  extend: added,
+  // The messages from `kept` on are not the next array's: forget them (an id keeps its first position).
+  rewind: (index, source, kept) => {
+    for (let at = kept; at < source.length; at++) {
       const id = (source[at] as Message).id;
       if (index.byId.get(id)?.position === at + 1) index.byId.delete(id);
     }
-    index.cuts.push(same);
-  }
-  for (let at = same; at < conversation.length; at++) {
-    const message = conversation[at] as Message;
+    index.cuts.push(kept);
+    return index;
+  },
+});
+
+/** `index` with `items[from…]` added and `items` as what it describes. */
+function added(index: Index, items: readonly Message[], from: number): Index {
+  for (let at = from; at < items.length; at++) {
+    const message = items[at] as Message;
     if (!index.byId.has(message.id)) index.byId.set(message.id, { message, position: at + 1 });
   }
-  index.source = conversation;
+  index.source = items;
   return index;
 }
 
