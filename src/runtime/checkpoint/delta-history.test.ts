@@ -3,14 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { type BlackboardState, createBlackboard } from '../../state/index.ts';
-import { createCharCounter } from '../../testing/index.ts';
-import { defineAgent } from '../agents/define-agent.ts';
-import { textModel } from '../processes/mock-model.test-support.ts';
-import { createSequentialProcess } from '../processes/sequential.ts';
-import { submitInput } from '../session/submit-input.ts';
+import type { BlackboardState } from '../../state/index.ts';
 import { ChainReader } from './chain-reader.ts';
 import { EXTEND_LEVELS } from './delta-history.ts';
+import { helperProcess, helperTurn } from './helper-process.test-support.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-history-'));
@@ -18,26 +14,8 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 function open(path: string) {
   const saver = new SqliteSaver({ path });
-  const graph = createSequentialProcess({
-    counter: createCharCounter(),
-    blackboard: createBlackboard({ snapshotFrequency: 3 }),
-    agents: [
-      defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel((_, index) => `a${index}`) }),
-    ],
-  }).compile({ checkpointer: saver });
-  return { saver, graph };
+  return { saver, graph: helperProcess(saver, { snapshotFrequency: 3 }) };
 }
-
-/** Submits the thread's turn `index` (its question). */
-const turnsOf =
-  (graph: ReturnType<typeof open>['graph'], config: { configurable: { thread_id: string } }) =>
-  (index: number) =>
-    submitInput({
-      graph,
-      config,
-      input: { inputId: `in-${index}`, content: `question ${index}` },
-      session: { namespace: 'n', sessionId: 's' },
-    });
 
 const summary = (values: unknown) => {
   const state = values as BlackboardState;
@@ -54,12 +32,7 @@ describe('delta-channel history (cached head)', () => {
     const hot = open(path);
     const config = { configurable: { thread_id: 'h' } };
     for (let turn = 0; turn < 14; turn += 1) {
-      await submitInput({
-        graph: hot.graph,
-        config,
-        input: { inputId: `in-${turn}`, content: `question ${turn}` },
-        session: { namespace: 'n', sessionId: 's' },
-      });
+      await helperTurn(hot.graph, 'h', turn);
       if (turn % 5 === 4) await hot.saver.prune({ keepLast: 3 });
       const cold = open(path);
       const expected = summary((await cold.graph.getState(config)).values);
@@ -74,7 +47,7 @@ describe('delta-channel history (cached head)', () => {
   it('extends the cached head by reading only the rows written since it', async () => {
     const hot = open(join(directory, 'extend.db'));
     const config = { configurable: { thread_id: 'e' } };
-    const turn = turnsOf(hot.graph, config);
+    const turn = (index: number) => helperTurn(hot.graph, config.configurable.thread_id, index);
     for (let index = 0; index < 20; index += 1) await turn(index);
     const read = vi.spyOn(ChainReader.prototype, 'ancestors');
     try {
@@ -100,7 +73,7 @@ describe('delta-channel history (cached head)', () => {
     // channel's snapshot (a long process session's slowest turns), not the rows since the head.
     const hot = open(join(directory, 'lacking.db'));
     const config = { configurable: { thread_id: 'l' } };
-    const turn = turnsOf(hot.graph, config);
+    const turn = (index: number) => helperTurn(hot.graph, config.configurable.thread_id, index);
     for (let index = 0; index < 19; index += 1) await turn(index);
     const head = (await hot.graph.getState(config)).config.configurable?.checkpoint_id as string;
     await turn(19);

@@ -3,14 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeltaSnapshot } from '@langchain/langgraph-checkpoint';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBlackboard } from '../../state/index.ts';
-import { createCharCounter } from '../../testing/index.ts';
-import { defineAgent } from '../agents/define-agent.ts';
-import { textModel } from '../processes/mock-model.test-support.ts';
-import { createSequentialProcess } from '../processes/sequential.ts';
-import { submitInput } from '../session/submit-input.ts';
 import { CheckpointSerializer } from './checkpoint-serializer.ts';
 import { HistoryCache } from './delta-history.ts';
+import { helperProcess, helperTurn } from './helper-process.test-support.ts';
 import { SqliteSaver } from './sqlite-saver.ts';
 
 /** An entry whose one channel holds `writes` writes stored as `bytes` bytes. */
@@ -74,20 +69,8 @@ describe('a saver’s history cache', () => {
       serde,
       ...options,
     });
-    const graph = createSequentialProcess({
-      counter: createCharCounter(),
-      blackboard: createBlackboard(),
-      agents: [
-        defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel((_, index) => `a${index}`) }),
-      ],
-    }).compile({ checkpointer: saver });
-    const turn = (thread: string, at: number) =>
-      submitInput({
-        graph,
-        config: { configurable: { thread_id: thread } },
-        input: { inputId: `${thread}-${at}`, content: `question ${at}` },
-        session: { namespace: 'n', sessionId: thread },
-      });
+    const graph = helperProcess(saver);
+    const turn = (thread: string, at: number) => helperTurn(graph, thread, at);
     for (let at = 0; at < 6; at++) await turn('a', at);
     for (let at = 0; at < 6; at++) await turn('b', at);
     serde.decoded = 0;
@@ -115,22 +98,11 @@ describe('a saver’s history cache', () => {
     }
     const serde = new SnapshotCounter();
     const saver = new SqliteSaver({ path: join(directory, 'snapshot-once.db'), serde });
-    const graph = createSequentialProcess({
-      counter: createCharCounter(),
-      blackboard: createBlackboard({ snapshotFrequency: 3 }),
-      agents: [
-        defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel((_, index) => `a${index}`) }),
-      ],
-    }).compile({ checkpointer: saver });
+    const graph = helperProcess(saver, { snapshotFrequency: 3 });
     const config = { configurable: { thread_id: 's' } };
     const written = new Set<string>();
     for (let at = 0; at < 12; at++) {
-      await submitInput({
-        graph,
-        config,
-        input: { inputId: `s-${at}`, content: `question ${at}` },
-        session: { namespace: 'n', sessionId: 's' },
-      });
+      await helperTurn(graph, 's', at);
       await graph.getState(config);
       await graph.getState(config);
     }
@@ -143,11 +115,7 @@ describe('a saver’s history cache', () => {
     // Each snapshot read once by the hot process (the reads of the head, the histories after it).
     expect(serde.snapshots).toBeLessThanOrEqual(written.size);
     const cold = new SqliteSaver({ path: join(directory, 'snapshot-once.db') });
-    const coldGraph = createSequentialProcess({
-      counter: createCharCounter(),
-      blackboard: createBlackboard({ snapshotFrequency: 3 }),
-      agents: [defineAgent({ id: 'helper', systemPrompt: 'Answer.', model: textModel(() => 'x') })],
-    }).compile({ checkpointer: cold });
+    const coldGraph = helperProcess(cold, { snapshotFrequency: 3 });
     expect((await graph.getState(config)).values).toEqual((await coldGraph.getState(config)).values);
     await cold.close();
     await saver.close();
