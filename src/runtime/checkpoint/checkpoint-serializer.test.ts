@@ -97,6 +97,36 @@ describe('CheckpointSerializer', () => {
     );
   });
 
+  it('writes the same bytes for values at the edges of plain JSON', async () => {
+    const shared = { a: [1, 'x'] };
+    const cycle: Record<string, unknown> = { name: 'c' };
+    cycle.self = { back: cycle };
+    // Two ways back at every level: a walk that only bounded its depth would take 2^depth steps.
+    const wide: Record<string, unknown> = {};
+    wide.left = wide;
+    wide.right = [wide, { up: wide }];
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { k: [true, null] });
+    const proto = JSON.parse('{"__proto__":{"a":1},"b":2}') as unknown;
+    const cases: unknown[] = [
+      { twice: [shared, shared] },
+      cycle,
+      wide,
+      Object.assign(new Array(3), { 0: 1, 2: 3 }), // a hole
+      { list: [undefined, 2] },
+      { field: undefined },
+      { lg_name: 'Send', node: 'n', args: { x: 1 } },
+      bare,
+      proto,
+      { toJSON: () => ({ gone: undefined }) },
+      { when: new Date(0) },
+      { boxed: Object('text') as unknown },
+      { n: [Number.NaN, -0, Number.POSITIVE_INFINITY, 1e21] },
+      { text: 'lone \ud800 surrogate, 中文, "quotes"' },
+      { calls: [{ report: { layers: [{ kept: [{ id: 'a', tokens: 3, preview: 'p' }], dropped: [] }] } }] },
+    ];
+    for (const input of cases) expect(await ours.dumpsTyped(input)).toEqual(await official.dumpsTyped(input));
+  });
+
   it('reads hand-made records the same way, errors included', async () => {
     const cases = [
       '{"lc":2,"type":"undefined","inner":{"lc":1,"type":"constructor","id":["nowhere","Thing"],"kwargs":{}}}',

@@ -38,6 +38,19 @@ export class CheckpointSerializer extends JsonPlusSerializer {
     }
   }
 
+  /**
+   * As `JsonPlusSerializer`'s, the same bytes: a value of plain JSON (see {@link isPlainJson})
+   * is written by `JSON.stringify` alone, without the replacer it calls at every node and the
+   * cycle walk before it, neither of which changes such a value. A process session's call
+   * records are such values (40 of the 49 MB a 300-turn Chinese tool session writes): its
+   * writes serialise in 957 ms instead of 1,255 (the two alternated, one run). Any other value
+   * takes `JsonPlusSerializer`'s path.
+   */
+  protected override _dumps(value: unknown): Uint8Array {
+    if (isPlainJson(value, 0)) return ENCODER.encode(JSON.stringify(value));
+    return super._dumps(value);
+  }
+
   protected override async _loads(data: string): Promise<unknown> {
     return await this.#revive(JSON.parse(data));
   }
@@ -69,6 +82,42 @@ export class CheckpointSerializer extends JsonPlusSerializer {
     if (waits) return Promise.all(children).then((settled) => finish(keys, settled));
     return finish(keys, children);
   }
+}
+
+const ENCODER = new TextEncoder();
+
+/**
+ * Deeper than this, a value takes `JsonPlusSerializer`'s path (which decides what it stores). A
+ * cycle is such a value: the walk below fails at this depth and stops there, since the first
+ * part that is not plain ends it.
+ */
+const PLAIN_DEPTH = 256;
+
+/**
+ * Whether `JsonPlusSerializer` would write `value` as `JSON.stringify` does without its
+ * replacer: strings, numbers, booleans and null, in arrays and objects of the plain prototypes
+ * (or none), without a hole, an `undefined`, a function or a `Send` (`lg_name`) — each of which
+ * its replacer writes otherwise — and not deeper than {@link PLAIN_DEPTH}. A `toJSON` would be
+ * a function; a class instance, a `Date` or a boxed value has another prototype; a bigint makes
+ * `JSON.stringify` throw.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean') return true;
+  if (type !== 'object' || depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let index = 0; index < value.length; index += 1)
+      if (!isPlainJson(value[index], depth + 1)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const record = value as Record<string, unknown>;
+  if (record.lg_name === 'Send') return false;
+  for (const key in record) if (!isPlainJson(record[key], depth + 1)) return false;
+  return true;
 }
 
 /**
