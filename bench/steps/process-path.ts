@@ -135,6 +135,12 @@ export async function runProcessPath(input: {
         for (const entry of history?.dropped ?? [])
           if (!ACCOUNTED.has(entry.reason.type)) unaccounted += entry.run?.count ?? 1;
       }
+      // The recording provider keeps every prompt it received (`calls`, and the mock's own
+      // `doStreamCalls`); `sent` holds what the run compares. Kept, they would grow the heap
+      // by the whole session's prompts and bill later turns for collecting the bench's memory.
+      model.calls.length = 0;
+      model.doStreamCalls.length = 0;
+      model.doGenerateCalls.length = 0;
     }
     return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs, turnWallMs };
   } finally {
