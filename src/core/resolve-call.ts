@@ -206,15 +206,12 @@ export function resolveCall(
     tokensBefore,
     madeFrom,
   } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
-  const uncarried = request.compression?.uncarried;
-  const recallable: DropReason = {
-    type: 'recallable',
-    tool: request.compression?.recallTool ?? 'search_history',
-  };
-  for (const block of covered) {
-    const id = (block.metadata as { message: Message }).message.id;
-    excluded.push({ block, reason: uncarried?.has(id) === true ? recallable : SUMMARIZED_REASON });
-  }
+  const drops = coveredDrops(
+    covered,
+    request.compression?.uncarried,
+    request.compression?.recallTool ?? 'search_history',
+  );
+  for (let index = 0; index < drops.length; index++) excluded.push(drops[index] as DroppedBlock);
   const resolved: ResolvedCall = {
     counter,
     layers,
@@ -249,6 +246,34 @@ export function resolveCall(
   // A frozen history's preparation is reused without measuring (nor checking) it again.
   if (madeFrom !== undefined && !Object.isFrozen(request.history ?? [])) resolved.historyMadeFrom = madeFrom;
   return resolved;
+}
+
+/** The drops of the last covered blocks, by their array (one per prepared history). */
+const coveredMemo = new WeakMap<
+  readonly ContextBlock[],
+  { uncarried: ReadonlySet<string> | undefined; tool: string; drops: readonly DroppedBlock[] }
+>();
+
+/**
+ * The drop of each covered block: `recallable` by `tool` when its message is `uncarried` (no
+ * sent summary text carries it), else summarised. Kept for the blocks' array while the
+ * uncarried set and the tool are the same: every step of a turn compiles the same prepared
+ * history, and a long session's summary covers thousands of messages.
+ */
+function coveredDrops(
+  covered: readonly ContextBlock[],
+  uncarried: ReadonlySet<string> | undefined,
+  tool: string,
+): readonly DroppedBlock[] {
+  const known = coveredMemo.get(covered);
+  if (known !== undefined && known.uncarried === uncarried && known.tool === tool) return known.drops;
+  const recallable: DropReason = { type: 'recallable', tool };
+  const drops = covered.map((block): DroppedBlock => {
+    const id = (block.metadata as { message: Message }).message.id;
+    return { block, reason: uncarried?.has(id) === true ? recallable : SUMMARIZED_REASON };
+  });
+  coveredMemo.set(covered, { uncarried, tool, drops });
+  return drops;
 }
 
 /** Index of the last user message (where the current turn starts), 0 when there is none. */

@@ -170,6 +170,58 @@ describe('prepareHistory', () => {
     );
   });
 
+  it('reads the uncarried set once per covered message for all the steps of a turn, reporting as a fresh compile does', async () => {
+    const long: Message[] = [];
+    for (let turn = 0; turn < 6; turn++)
+      long.push(...history().map((message) => ({ ...message, id: `c${turn}-${message.id}` })));
+    const through = long[long.length - 20] as Message;
+    const coveredCount = long.length - 19;
+    /** A set that counts its reads. */
+    class CountingSet extends Set<string> {
+      reads = 0;
+      override has(id: string): boolean {
+        this.reads++;
+        return super.has(id);
+      }
+    }
+    const uncarriedIds = long
+      .slice(0, coveredCount)
+      .filter((_, index) => index % 3 === 0)
+      .map((m) => m.id);
+    const uncarried = new CountingSet(uncarriedIds);
+    const compression = { summary: 'The loader retries failed batches.', throughMessageId: through.id };
+    const store = createInMemoryArtifactStore();
+    const options: CompileOptions = { counter, window: 128_000, toolResults: { store } };
+    const request: CompileRequest = {
+      systemPrompt: 'You review loaders.',
+      history: long,
+      query: 'Why?',
+      compression: { ...compression, uncarried },
+    };
+    const compiler = createStepCompiler({ request, options });
+    const turnSteps = [...read('d1', file('d1', 30)), ...read('d2', file('d2', 20))];
+    await compiler.compile(turnSteps.slice(0, 2));
+    expect(uncarried.reads).toBe(coveredCount);
+    const second = await compiler.compile(turnSteps);
+    // The second step reuses the first one's drops of the covered history.
+    expect(uncarried.reads).toBe(coveredCount);
+    const fresh = await compileContext(
+      {
+        ...request,
+        history: [...long],
+        steps: turnSteps,
+        compression: { ...compression, uncarried: new Set(uncarriedIds) },
+      },
+      options,
+    );
+    expect({ ...second.report, cache: undefined }).toEqual({ ...fresh.report, cache: undefined });
+    const reasons = (second.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).map(
+      (entry) => entry.reason.type,
+    );
+    expect(reasons).toContain('recallable');
+    expect(reasons).toContain('summarized');
+  });
+
   it('gives consecutive steps over one frozen history the same report as a fresh compile, fingerprinting only new messages', async () => {
     const long: Message[] = [];
     for (let turn = 0; turn < 8; turn++)

@@ -222,7 +222,8 @@ export function turnHistoryBlocks(input: {
 }): {
   turn: Message[];
   blocks: ContextBlock[];
-  covered: ContextBlock[];
+  /** Blocks of the messages the summary covers, oldest first: the same array for every compile of one prepared history (read only). */
+  covered: readonly ContextBlock[];
   /** Blocks of the messages older than the window and not covered, oldest first. */
   windowed: ContextBlock[];
   firstStep: number;
@@ -323,12 +324,11 @@ export function turnHistoryBlocks(input: {
           undefined,
           (index) => positionPriority(coveredTo + index),
         );
-  const covered = cache.covered.slice();
   const windowed = cache.windowed.slice();
   const result: ReturnType<typeof turnHistoryBlocks> = {
     turn,
     blocks,
-    covered,
+    covered: cache.covered,
     windowed,
     firstStep: steps.length === 0 ? -1 : keptCount,
     isStep,
