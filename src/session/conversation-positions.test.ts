@@ -67,6 +67,28 @@ describe('conversation index', () => {
     );
   });
 
+  it('reads a conversation another array moved the index past once, however many ids it is asked for', () => {
+    const first = Array.from({ length: 500 }, (_, at) => message(`m${at}`, `text ${at}`, true));
+    let reads = 0;
+    // Counts the reads of its positions (a scan per lookup would read it whole each time).
+    const conversation = new Proxy(first, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/u.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const byId = messagesById(conversation);
+    // The next turn's array: the last message replaced by its stored copy, one more after it.
+    const next = [...first.slice(0, -1), message('m499', 'text 499', true), message('m500', 'new', true)];
+    expect(positionIn(next, 'm500')).toBe(501);
+    reads = 0;
+    for (let at = 0; at < 200; at++) expect(byId.get(`absent-${at}`)).toBeUndefined();
+    expect(byId.get('m499')).toEqual({ message: first[499], position: 500 });
+    expect(byId.get('m500')).toBeUndefined();
+    expect(byId.get('m7')?.position).toBe(8);
+    expect(reads).toBeLessThanOrEqual(first.length + 10);
+  });
+
   it('sums a message that may change at each call, and a stored one once', () => {
     const counter = createCharCounter();
     const live = message('b', 'two', false);

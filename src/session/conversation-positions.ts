@@ -56,12 +56,22 @@ const indexOf = growingMemo<Message, Index>({
 
 /** `index` with `items[from…]` added and `items` as what it describes. */
 function added(index: Index, items: readonly Message[], from: number): Index {
-  for (let at = from; at < items.length; at++) {
-    const message = items[at] as Message;
-    if (!index.byId.has(message.id)) index.byId.set(message.id, { message, position: at + 1 });
-  }
+  withPositions(index.byId, items, from);
   index.source = items;
   return index;
+}
+
+/** `byId` with each message of `items[from…]` whose id it lacks, at its position. */
+function withPositions(
+  byId: Map<string, PositionedMessage>,
+  items: readonly Message[],
+  from: number,
+): Map<string, PositionedMessage> {
+  for (let at = from; at < items.length; at++) {
+    const message = items[at] as Message;
+    if (!byId.has(message.id)) byId.set(message.id, { message, position: at + 1 });
+  }
+  return byId;
 }
 
 /** The fewest messages kept by the re-readings since `epoch` (Infinity: none since). */
@@ -74,18 +84,21 @@ function keptSince(index: Index, epoch: number): number {
 /**
  * The conversation's messages by id, each at its first position. Exact while the index still
  * describes `conversation`; once another array of the conversation moved it on, an entry is
- * used only if `conversation` holds that very message at that position, else found by a scan.
+ * used only if `conversation` holds that very message at that position, else looked up in a
+ * map of `conversation`'s own, made at the first such miss (the recall asks for every message
+ * a query term touches, most of them not in an agent's history: a scan each cost the length).
  */
 export function messagesById(conversation: readonly Message[]): MessagesById {
   const index = indexOf(conversation);
+  let own: Map<string, PositionedMessage> | undefined;
   return {
     get(id) {
       if (index === undefined) return undefined;
       const entry = index.byId.get(id);
       if (index.source === conversation) return entry;
       if (entry !== undefined && conversation[entry.position - 1] === entry.message) return entry;
-      const at = conversation.findIndex((message) => message.id === id);
-      return at < 0 ? undefined : { message: conversation[at] as Message, position: at + 1 };
+      own ??= withPositions(new Map(), conversation, 0);
+      return own.get(id);
     },
   };
 }
