@@ -83,6 +83,52 @@ describe('createBm25Index', () => {
     expect(index.search('support group Melanie sunrise', { limit: 10 })).toEqual(expected);
   });
 
+  it('gives a filtered search the best passing documents, as filtering every hit first would', () => {
+    const words = ['loader', 'retry', 'batch', 'queue', 'sunrise', 'lake', 'group', 'camp'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 }), {
+          minLength: 1,
+          maxLength: 80,
+        }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.func(fc.boolean()),
+        (documents, query, limit, passes) => {
+          const index = createBm25Index();
+          documents.forEach((terms, at) => {
+            index.add(`d${at}`, terms.join(' '));
+          });
+          const text = query.join(' ');
+          const every = index.search(text, { limit: documents.length });
+          const filter = (id: string) => passes(id);
+          expect(index.search(text, { limit, filter })).toEqual(
+            every.filter((hit) => filter(hit.id)).slice(0, limit),
+          );
+          // No score is left behind for the next search.
+          expect(index.search(text, { limit: documents.length })).toEqual(every);
+        },
+      ),
+      { numRuns: 300, seed: 263 },
+    );
+  });
+
+  it('asks a filter about the best documents first, not about every one a query touches', () => {
+    const index = createBm25Index();
+    for (let at = 0; at < 2000; at++) index.add(`d${at}`, `the loader retries batch ${at % 50}`);
+    let asked = 0;
+    const hits = index.search('loader retries batch', {
+      limit: 10,
+      filter: (id) => {
+        asked++;
+        return !id.endsWith('0');
+      },
+    });
+    expect(hits).toHaveLength(10);
+    expect(hits.every((hit) => !hit.id.endsWith('0'))).toBe(true);
+    expect(asked).toBeLessThanOrEqual(20);
+  });
+
   it('leaves no score behind from weighted searches, with pruned terms or overflowing weights', () => {
     // Enough documents for a pruned term to be completed posting by posting (that completion
     // writes every posting's score without a branch: `0 + w·i·0` must stay 0 for an untouched

@@ -165,6 +165,8 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     slotFrequencies,
     postings,
   };
+  // The touched slots best first, as far as a filtered search ranked them (keepBestPassing).
+  let ranked = new Int32Array(0);
   // The search's scoring terms are its first entries (a count, not `length`: setting an
   // array's length is a runtime call).
   const scoring: ScoringTerm[] = [];
@@ -278,27 +280,32 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
     return size;
   };
-  // keepBest of the touched slots whose id passes `filter`.
+  // keepBest of the touched slots whose id passes `filter`, asking the filter about the best
+  // first: the best `want` touched slots (best first), then twice as many while fewer than
+  // `limit` of them passed — a search touching every document of a long conversation asks
+  // about a few more than `limit`, not about all of them. The order is total (score, then
+  // slot), so the best `2·want` begin with the best `want`, and the result is the best `limit`
+  // of those that pass, as filtering first would give.
   const keepBestPassing = (touchedCount: number, limit: number, filter: (id: string) => boolean): number => {
     const { scores, touched, heap } = scratch;
-    // Touched slots not yet read by the filter start here; those before it that it kept are
-    // moved to the front of `touched`, those it dropped have their accumulator zeroed at once.
-    let unread = 0;
-    let keptCount = 0;
+    let passing = 0;
     try {
-      while (unread < touchedCount) {
-        const slot = touched[unread] as number;
-        const passes = filter(slotIds[slot] as string);
-        unread++;
-        if (passes) touched[keptCount++] = slot;
-        else scores[slot] = 0;
+      let asked = 0;
+      let want = Math.min(touchedCount, limit * 2);
+      for (;;) {
+        if (ranked.length < want) ranked = new Int32Array(Math.max(32, want * 2));
+        const size = topSlots(touched, touchedCount, scores, want, ranked);
+        for (; asked < size && passing < limit; asked++) {
+          const slot = ranked[asked] as number;
+          if (filter(slotIds[slot] as string)) heap[passing++] = slot;
+        }
+        if (passing >= limit || size >= touchedCount) break;
+        want = Math.min(touchedCount, want * 2);
       }
-      return storeBest(topSlots(touched, keptCount, scores, limit, heap));
+      return storeBest(passing);
     } finally {
-      // Even when the filter throws, the accumulators are left zeroed for the next search: the
-      // kept slots, and those the filter had not read.
-      for (let index = 0; index < keptCount; index++) scores[touched[index] as number] = 0;
-      for (let index = unread; index < touchedCount; index++) scores[touched[index] as number] = 0;
+      // Even when the filter throws, the accumulators are left zeroed for the next search.
+      for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
     }
   };
   // The first `size` slots of the scratch heap, best first, and their scores into `result`.
