@@ -140,7 +140,7 @@ export async function compactCall(input: {
           selection.dropped,
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
-  const recalled = withRecalled(call.excluded, selection.kept);
+  const recalled = withRecalled(call.excluded, call.coveredDrops, selection.kept);
   const all = recalled.concat(
     summarizedIds.size === 0
       ? selection.dropped
@@ -216,25 +216,58 @@ function lostCount(call: ResolvedCall, picked: CallSelection): number {
 
 /**
  * Covered history a kept block names (`metadata.messageId`, e.g. a long session's recall) was
- * sent after all: reported `recalled` into that block's layer (decision 040).
+ * sent after all: reported `recalled` into that block's layer (decision 040). Only the covered
+ * drops can be (`covered`): they are found by id, so a step costs what its recall kept, not the
+ * covered history's length.
  */
-function withRecalled(excluded: readonly DroppedBlock[], kept: readonly ContextBlock[]): DroppedBlock[] {
-  // Only covered history can be recalled: without any, the kept blocks are not read.
-  if (!excluded.some(recallable)) return excluded.slice();
-  const named = new Map<string, string>();
-  for (let index = 0; index < kept.length; index++) {
+function withRecalled(
+  excluded: readonly DroppedBlock[],
+  covered: ResolvedCall['coveredDrops'],
+  kept: readonly ContextBlock[],
+): DroppedBlock[] {
+  const out = excluded.slice();
+  // Without covered history nothing can be recalled: the kept blocks are not read.
+  if (covered.drops.length === 0) return out;
+  let positions: ReadonlyMap<string, number | number[]> | undefined;
+  // Newest first: of two kept blocks naming one message, the later one's layer is reported.
+  for (let index = kept.length - 1; index >= 0; index--) {
     const block = kept[index] as ContextBlock;
     // The layer first: a history block's metadata (one more object per block) is not read.
     if (block.layer === 'history') continue;
     const id = block.metadata.messageId;
-    if (typeof id === 'string') named.set(id, block.layer);
+    if (typeof id !== 'string') continue;
+    positions ??= dropPositions(covered.drops);
+    const at = positions.get(id);
+    if (at === undefined) continue;
+    for (const position of typeof at === 'number' ? [at] : at) {
+      const entry = out[covered.from + position] as DroppedBlock;
+      if (recallable(entry))
+        out[covered.from + position] = {
+          block: entry.block,
+          reason: { type: 'recalled', into: block.layer },
+        };
+    }
   }
-  if (named.size === 0) return [...excluded];
-  return excluded.map((entry) => {
-    if (!recallable(entry)) return entry;
-    const into = named.get((entry.block.metadata as HistoryBlockMetadata).message.id);
-    return into === undefined ? entry : { block: entry.block, reason: { type: 'recalled', into } };
-  });
+  return out;
+}
+
+/** Where each message's drop is among covered drops, by message id (once per drops array). */
+const positionsMemo = new WeakMap<readonly DroppedBlock[], Map<string, number | number[]>>();
+
+function dropPositions(drops: readonly DroppedBlock[]): ReadonlyMap<string, number | number[]> {
+  let positions = positionsMemo.get(drops);
+  if (positions !== undefined) return positions;
+  positions = new Map();
+  for (let index = 0; index < drops.length; index++) {
+    const id = ((drops[index] as DroppedBlock).block.metadata as HistoryBlockMetadata).message.id;
+    const known = positions.get(id);
+    // Ids are unique in a stored conversation; a caller's history may repeat one.
+    if (known === undefined) positions.set(id, index);
+    else if (typeof known === 'number') positions.set(id, [known, index]);
+    else known.push(index);
+  }
+  positionsMemo.set(drops, positions);
+  return positions;
 }
 
 /** A covered history message's entry: summarised, or recallable from the conversation index. */

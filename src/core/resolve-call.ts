@@ -37,6 +37,11 @@ export interface ResolvedCall {
   candidates: ContextBlock[];
   /** Blocks left out before selection (share switch off, covered by the stored summary). */
   excluded: DroppedBlock[];
+  /**
+   * The covered history's drops, `excluded[from…from + drops.length)` (the only entries of
+   * `excluded` a kept block can recall: the others are share-disabled).
+   */
+  coveredDrops: { from: number; drops: readonly DroppedBlock[] };
   /** Ids of blocks that went into never-compacted layers. */
   fixedBlockIds: Set<string>;
   /** Sorts a block into the fixed layers, the candidates or the excluded. */
@@ -211,6 +216,7 @@ export function resolveCall(
     request.compression?.uncarried,
     request.compression?.recallTool ?? 'search_history',
   );
+  const coveredFrom = excluded.length;
   for (let index = 0; index < drops.length; index++) excluded.push(drops[index] as DroppedBlock);
   const resolved: ResolvedCall = {
     counter,
@@ -224,6 +230,7 @@ export function resolveCall(
     fixedContexts,
     candidates,
     excluded,
+    coveredDrops: { from: coveredFrom, drops },
     fixedBlockIds,
     addBlock,
     previousSummary,

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createInMemoryArtifactStore } from './artifact-handles.ts';
+import { createBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import { createStepCompiler } from './compile-step.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import { positionPriority } from './history.ts';
 import type { Message } from './message.ts';
 import { fingerprintsComputed } from './message-fingerprints.ts';
+import type { ContextSource } from './source.ts';
 import { readFileMessages } from './tool-reads.test-support.ts';
 import { prepareHistory } from './turn-history.ts';
 
@@ -191,7 +193,28 @@ describe('prepareHistory', () => {
     const uncarried = new CountingSet(uncarriedIds);
     const compression = { summary: 'The loader retries failed batches.', throughMessageId: through.id };
     const store = createInMemoryArtifactStore();
-    const options: CompileOptions = { counter, window: 128_000, toolResults: { store } };
+    // A recall of three covered messages: reported `recalled` into its layer, not dropped.
+    const recalledIds = [long[4], long[30], long[60]].map((message) => (message as Message).id);
+    const recall: ContextSource = {
+      name: 'recall',
+      layer: 'recall__context',
+      priority: 0.8,
+      async collect(collect) {
+        return recalledIds.map((id) =>
+          createBlock(
+            {
+              id: `recall:${id}`,
+              layer: 'recall__context',
+              source: 'recall',
+              content: `Recalled ${id}.`,
+              metadata: { messageId: id },
+            },
+            collect.counter,
+          ),
+        );
+      },
+    };
+    const options: CompileOptions = { counter, window: 128_000, toolResults: { store }, sources: [recall] };
     const request: CompileRequest = {
       systemPrompt: 'You review loaders.',
       history: long,
@@ -215,11 +238,13 @@ describe('prepareHistory', () => {
       options,
     );
     expect({ ...second.report, cache: undefined }).toEqual({ ...fresh.report, cache: undefined });
-    const reasons = (second.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).map(
-      (entry) => entry.reason.type,
-    );
+    const dropped = second.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? [];
+    const reasons = dropped.map((entry) => entry.reason.type);
     expect(reasons).toContain('recallable');
     expect(reasons).toContain('summarized');
+    expect(dropped.filter((entry) => entry.reason.type === 'recalled').map((entry) => entry.id)).toEqual(
+      recalledIds.map((id) => `history:${id}`),
+    );
   });
 
   it('gives consecutive steps over one frozen history the same report as a fresh compile, fingerprinting only new messages', async () => {
