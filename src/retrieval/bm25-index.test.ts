@@ -127,6 +127,18 @@ describe('createBm25Index', () => {
     expect(hits).toHaveLength(10);
     expect(hits.every((hit) => !hit.id.endsWith('0'))).toBe(true);
     expect(asked).toBeLessThanOrEqual(20);
+    // A filter that passes almost nothing is asked about each touched document once, at most.
+    const seen = new Map<string, number>();
+    const rare = index.search('loader retries batch', {
+      limit: 10,
+      filter: (id) => {
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+        return id === 'd1999' || id === 'd7';
+      },
+    });
+    expect(rare.map((hit) => hit.id).sort()).toEqual(['d1999', 'd7']);
+    expect(seen.size).toBe(2000);
+    expect(Math.max(...seen.values())).toBe(1);
   });
 
   it('leaves no score behind from weighted searches, with pruned terms or overflowing weights', () => {

@@ -281,28 +281,37 @@ function buildIndex(options: Bm25IndexOptions, initial: SerializedBm25Index['doc
     return size;
   };
   // keepBest of the touched slots whose id passes `filter`, asking the filter about the best
-  // first: the best `want` touched slots (best first), then twice as many while fewer than
-  // `limit` of them passed — a search touching every document of a long conversation asks
-  // about a few more than `limit`, not about all of them. The order is total (score, then
-  // slot), so the best `2·want` begin with the best `want`, and the result is the best `limit`
-  // of those that pass, as filtering first would give.
+  // first: the best 2·`limit` touched slots, best first — a search touching every document of
+  // a long conversation then asks about a few more than `limit`, not about all of them. When
+  // fewer than `limit` of those pass, every slot ranked below them is asked, as before, and the
+  // best of those that pass follow. The order is total (score, then slot), so the result is
+  // the best `limit` that pass, as filtering first gives; at worst the filter is asked about
+  // every touched slot once, as it always was.
   const keepBestPassing = (touchedCount: number, limit: number, filter: (id: string) => boolean): number => {
     const { scores, touched, heap } = scratch;
-    let passing = 0;
     try {
-      let asked = 0;
-      let want = Math.min(touchedCount, limit * 2);
-      for (;;) {
-        if (ranked.length < want) ranked = new Int32Array(Math.max(32, want * 2));
-        const size = topSlots(touched, touchedCount, scores, want, ranked);
-        for (; asked < size && passing < limit; asked++) {
-          const slot = ranked[asked] as number;
-          if (filter(slotIds[slot] as string)) heap[passing++] = slot;
-        }
-        if (passing >= limit || size >= touchedCount) break;
-        want = Math.min(touchedCount, want * 2);
+      const want = Math.min(touchedCount, limit * 2);
+      if (ranked.length < want) ranked = new Int32Array(Math.max(32, want * 2));
+      const size = topSlots(touched, touchedCount, scores, want, ranked);
+      let passing = 0;
+      for (let asked = 0; asked < size && passing < limit; asked++) {
+        const slot = ranked[asked] as number;
+        if (filter(slotIds[slot] as string)) heap[passing++] = slot;
       }
-      return storeBest(passing);
+      if (passing >= limit || size >= touchedCount) return storeBest(passing);
+      // All of the best `size` were asked; the rest rank below the last of them.
+      const lastSlot = ranked[size - 1] as number;
+      const lastScore = scores[lastSlot] as number;
+      if (ranked.length < touchedCount) ranked = new Int32Array(touchedCount);
+      let rest = 0;
+      for (let index = 0; index < touchedCount; index++) {
+        const slot = touched[index] as number;
+        const score = scores[slot] as number;
+        const below = score < lastScore || (score === lastScore && slot > lastSlot);
+        if (below && filter(slotIds[slot] as string)) ranked[rest++] = slot;
+      }
+      const more = topSlots(ranked, rest, scores, limit - passing, heap.subarray(passing));
+      return storeBest(passing + more);
     } finally {
       // Even when the filter throws, the accumulators are left zeroed for the next search.
       for (let index = 0; index < touchedCount; index++) scores[touched[index] as number] = 0;
