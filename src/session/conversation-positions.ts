@@ -85,8 +85,8 @@ function keptSince(index: Index, epoch: number): number {
  * The conversation's messages by id, each at its first position. Exact while the index still
  * describes `conversation`; once another array of the conversation moved it on, an entry is
  * used only if `conversation` holds that very message at that position, else looked up in a
- * map of `conversation`'s own, made at the first such miss (the recall asks for every message
- * a query term touches, most of them not in an agent's history: a scan each cost the length).
+ * map of `conversation`'s own, made at the first such miss (the recall may ask about many
+ * messages a conversation lacks: a scan for each cost the conversation's length).
  */
 export function messagesById(conversation: readonly Message[]): MessagesById {
   const index = indexOf(conversation);
