@@ -92,6 +92,9 @@ describe('CheckpointSerializer', () => {
     await fc.assert(
       fc.asyncProperty(value, async (input) => {
         expect(await ours.dumpsTyped({ input })).toEqual(await official.dumpsTyped({ input }));
+        // A channel's snapshot is the value itself (a put writes it at the top).
+        const snapshot = new DeltaSnapshot(input as never);
+        expect(await ours.dumpsTyped(snapshot)).toEqual(await official.dumpsTyped(snapshot));
       }),
       { numRuns: 100, seed: 39 },
     );
@@ -124,7 +127,22 @@ describe('CheckpointSerializer', () => {
       { text: 'lone \ud800 surrogate, 中文, "quotes"' },
       { calls: [{ report: { layers: [{ kept: [{ id: 'a', tokens: 3, preview: 'p' }], dropped: [] }] } }] },
     ];
-    for (const input of cases) expect(await ours.dumpsTyped(input)).toEqual(await official.dumpsTyped(input));
+    for (const input of cases) {
+      expect(await ours.dumpsTyped(input)).toEqual(await official.dumpsTyped(input));
+      const snapshot = new DeltaSnapshot(input as never);
+      expect(await ours.dumpsTyped(snapshot)).toEqual(await official.dumpsTyped(snapshot));
+    }
+    // Snapshots as a delta channel holds them: a list, a list under one key, empty, none.
+    const snapshots = [
+      new DeltaSnapshot([{ id: 'a', text: '中文' }, 2, null] as never),
+      new DeltaSnapshot({ entries: [{ report: { dropped: [] } }] } as never),
+      new DeltaSnapshot([] as never),
+      new DeltaSnapshot(undefined as never),
+      new DeltaSnapshot([new HumanMessage({ content: 'hi', id: 'h' })] as never),
+      new DeltaSnapshot([new DeltaSnapshot([1] as never)] as never),
+    ];
+    for (const snapshot of snapshots)
+      expect(await ours.dumpsTyped(snapshot)).toEqual(await official.dumpsTyped(snapshot));
   });
 
   it('reads hand-made records the same way, errors included', async () => {

@@ -48,6 +48,10 @@ export class CheckpointSerializer extends JsonPlusSerializer {
    */
   protected override _dumps(value: unknown): Uint8Array {
     if (isPlainJson(value, 0)) return ENCODER.encode(JSON.stringify(value));
+    // A channel's snapshot of plain JSON (the call log's, every few hundred turns: tens of MB):
+    // the record `JsonPlusSerializer`'s replacer makes of it, around the value's own text.
+    if (value instanceof DeltaSnapshot && isPlainJson(value.value, 1))
+      return ENCODER.encode(`${SNAPSHOT_HEAD}${JSON.stringify(value.value)}}`);
     return super._dumps(value);
   }
 
@@ -85,6 +89,9 @@ export class CheckpointSerializer extends JsonPlusSerializer {
 }
 
 const ENCODER = new TextEncoder();
+
+/** How `JsonPlusSerializer` writes a `DeltaSnapshot`, up to its value (`{lc, type, value}`, in that order). */
+const SNAPSHOT_HEAD = '{"lc":2,"type":"delta_snapshot","value":';
 
 /**
  * Deeper than this, a value takes `JsonPlusSerializer`'s path (which decides what it stores). A

@@ -63,16 +63,17 @@ const BROTLI_MIN_BYTES = 16 * 1024;
  */
 const BROTLI_QUALITY = 10;
 /**
- * Bodies above this size are compressed at quality 9 with a 16 MiB window instead: quality 10's
+ * Bodies above this size are compressed at quality 5 with a 16 MiB window instead: quality 10's
  * time grows faster than the body (a long process session's call-log snapshot, 200 call records
- * of ~100 KB each, is ~20 MB: 3.3 s of CPU at quality 10, which its turn waits for), where
- * quality 9 with the larger window takes 0.38 s and stores 4 % fewer bytes (lgwin 22 sees 4 MiB
- * back; the records repeat further apart). Up to 1 MiB quality 10 takes ≤ ~250 ms and stores
- * ~3 % less. Decision record 084.
+ * of ~100 KB each, is ~20 MB: 3.3 s of CPU at quality 10, which its turn waits for). On that
+ * snapshot quality 5 takes 0.17–0.26 s where 9 takes 0.56–0.88 s, for 17 % more bytes (427–499
+ * KB against 366–426; 16 MiB of window because the records repeat further apart than the default
+ * 4 MiB) — the knee: quality 4 stores 33 % more. Up to 1 MiB quality 10 takes ≤ ~250 ms and
+ * stores ~3 % less than 9. Decision record 084 and its amendment.
  */
 const BROTLI_QUALITY_10_MAX_BYTES = 1024 * 1024;
 /** Quality and window (log2 bytes) of bodies above {@link BROTLI_QUALITY_10_MAX_BYTES}. */
-const LARGE_BODY = { quality: 9, lgwin: 24 } as const;
+const LARGE_BODY = { quality: 5, lgwin: 24 } as const;
 const brotliCompressAsync = promisify(brotliCompress);
 /**
  * DEFLATE at its highest effort: 1.4 % fewer bytes than level 6 for ~11 µs more CPU a record

@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CtxloomError } from '../../core/errors.ts';
 import { decodeSnapshotDiff, encodeSnapshotDiff } from './snapshot-diff.ts';
-import { type SnapshotItems, snapshotItems, snapshotJson, storedSnapshotItems } from './snapshot-list.ts';
+import {
+  type ListSnapshot,
+  type SnapshotItems,
+  snapshotItems,
+  snapshotJson,
+  storedSnapshotItems,
+} from './snapshot-list.ts';
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 /** A whole `DeltaSnapshot` as the serialiser writes it. */
@@ -89,6 +95,33 @@ describe('snapshot differences', () => {
       ),
       { numRuns: 200, seed: 35 },
     );
+  });
+
+  it('see that a list which dropped its oldest items shares none by its first items alone', () => {
+    // A stored snapshot's first item, read without splitting the rest, is its first item's text.
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 8 }), (values) => {
+        const stored = storedSnapshotItems(whole(values)) as ListSnapshot;
+        expect(stored.first).toBe(JSON.stringify(values[0]));
+      }),
+      { numRuns: 200, seed: 36 },
+    );
+    const values = [...tricky, ...tricky.map((item) => [item])];
+    const base = storedSnapshotItems(whole(values)) as ListSnapshot;
+    const dropped = storedSnapshotItems(whole(values.slice(1))) as ListSnapshot;
+    const reads = vi.spyOn(Buffer.prototype, 'toString');
+    try {
+      expect(encodeSnapshotDiff({ baseId: 'a', base, snapshot: dropped })).toBeUndefined();
+      // Two first items read; splitting either list reads each of its items.
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      reads.mockRestore();
+    }
+    // The same answer once split, and a list that keeps its first items still gets its difference.
+    expect(base.items).toHaveLength(values.length);
+    expect(encodeSnapshotDiff({ baseId: 'a', base, snapshot: dropped })).toBeUndefined();
+    const longer = storedSnapshotItems(whole([...values, 'new'])) as ListSnapshot;
+    expect(encodeSnapshotDiff({ baseId: 'a', base, snapshot: longer })).toBeDefined();
   });
 
   it('keep part of a base when items were removed, and check the part they keep', async () => {

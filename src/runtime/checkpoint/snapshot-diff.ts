@@ -5,6 +5,7 @@ import {
   COMMA,
   canonicalSnapshot,
   countOf,
+  firstOf,
   itemsCrc,
   ListSnapshot,
   listParts,
@@ -64,6 +65,8 @@ export function encodeSnapshotDiff(options: {
 }): Uint8Array | undefined {
   const { base, snapshot } = options;
   if (base.key !== snapshot.key) return undefined;
+  // A list that dropped its oldest items (the call log's) shares none: no item split to see it.
+  if (firstOf(base) !== firstOf(snapshot)) return undefined;
   let keep = 0;
   const limit = Math.min(base.items.length, snapshot.items.length);
   while (keep < limit && base.items[keep] === snapshot.items[keep]) keep += 1;

@@ -39,6 +39,13 @@ export class ListSnapshot implements SnapshotItems {
     this.raw = raw;
   }
 
+  /** The first item's text, without splitting the rest (undefined: none). */
+  get first(): string | undefined {
+    if (this.#items !== undefined) return this.#items[0];
+    const part = this.parts[0];
+    return part === undefined ? undefined : part.toString('utf8', 0, itemEnd(part, 0));
+  }
+
   get items(): string[] {
     if (this.#items === undefined) {
       const list = Buffer.concat([Buffer.from('['), ...this.parts, Buffer.from(']')]);
@@ -46,6 +53,11 @@ export class ListSnapshot implements SnapshotItems {
     }
     return this.#items;
   }
+}
+
+/** A snapshot's first item, without splitting a decoded one (undefined: none). */
+export function firstOf(snapshot: SnapshotItems): string | undefined {
+  return snapshot instanceof ListSnapshot ? snapshot.first : snapshot.items[0];
 }
 
 /** How many items a snapshot has (without splitting a decoded one). */
@@ -208,6 +220,23 @@ export function scanList(bytes: Buffer, start: number, split: boolean): { count:
   if (depth !== 0) throw notAList();
   if (split) items.push(bytes.toString('utf8', itemStart, end));
   return { count: count + 1, items };
+}
+
+/**
+ * Where the item starting at byte `start` of a list's text (items joined by commas) ends: its
+ * top-level comma, or the end of `bytes`.
+ */
+function itemEnd(bytes: Buffer, start: number): number {
+  const end = bytes.byteLength;
+  let depth = 0;
+  for (let index = start; index < end; index += 1) {
+    const code = bytes[index] as number;
+    if (code === 0x22) index = closingQuote(bytes, index, end);
+    else if (code === 0x5b || code === 0x7b) depth += 1;
+    else if (code === 0x5d || code === 0x7d) depth -= 1;
+    else if (code === 0x2c && depth === 0) return index;
+  }
+  return end;
 }
 
 /** The index of the quote that closes the string opened at `open` (before `end`). */

@@ -8,7 +8,7 @@ import {
   SNAPSHOT_DIFF_TYPE,
   SNAPSHOT_REF_TYPE,
 } from './snapshot-diff.ts';
-import { type SnapshotItems, snapshotItems } from './snapshot-list.ts';
+import { type SnapshotItems, storedSnapshotItems } from './snapshot-list.ts';
 import type { SqlExecutor } from './sql-driver.ts';
 import type { SnapshotStorage } from './sql-saver-options.ts';
 
@@ -41,7 +41,7 @@ export async function storeSnapshotCompactly(input: StoreSnapshotInput): Promise
   const { context, reader, executor, threadKey, checkpointId, parentId, channel, values } = input;
   const stored = values.get(channel);
   if (stored === undefined || stored[0] !== 'json') return;
-  const items = snapshotItems(Buffer.from(stored[1]).toString('utf8'));
+  const items = storedSnapshotItems(stored[1]);
   if (items === undefined) return;
   input.snapshots.set(channel, items);
   const latest = context.snapshots?.latest(threadKey, channel);
