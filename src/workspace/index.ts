@@ -51,6 +51,12 @@ export {
   sessionLayers,
 } from './compile/session-layers.ts';
 export {
+  buildRetrievalDocuments,
+  createWorkspaceRetrievalSource,
+  WORKSPACE_RETRIEVAL_SOURCE,
+  type WorkspaceRetrievalSourceOptions,
+} from './compile/workspace-retrieval.ts';
+export {
   CONTEXT_CONFIG_VERSION,
   type ConfigReference,
   type ContextConfig,
@@ -111,12 +117,6 @@ export {
   recordCurationEvents,
 } from './session/session-store.ts';
 export { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './session/sessions-index.ts';
-export {
-  buildRetrievalDocuments,
-  createWorkspaceRetrievalSource,
-  WORKSPACE_RETRIEVAL_SOURCE,
-  type WorkspaceRetrievalSourceOptions,
-} from './compile/workspace-retrieval.ts';
 export {
   createWorkspaceBlocksSource,
   type WorkspaceBlocksSourceOptions,
