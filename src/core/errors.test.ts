@@ -21,4 +21,17 @@ describe('CtxloomError', () => {
     });
     expect(error.message).toBe('is a folder, not a file');
   });
+
+  it('names no JSON path when the whole value is wrong (an empty path)', () => {
+    const error = new CtxloomError({
+      code: 'invalid-config',
+      message: 'invalid curation log: expected object',
+      file: 'memory.json',
+      line: 1,
+      column: 1,
+      path: '',
+    });
+    expect(error.message).toBe('invalid curation log: expected object (memory.json:1:1)');
+    expect(error.toJSON()).toMatchObject({ path: '' });
+  });
 });

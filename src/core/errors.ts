@@ -134,6 +134,7 @@ function formatMessage(options: CtxloomErrorOptions): string {
     if (options.column !== undefined) location += `:${options.column}`;
     where.push(location);
   }
-  if (options.path !== undefined) where.push(`at ${options.path}`);
+  // An empty JSON path is the whole value: the file alone says where.
+  if (options.path !== undefined && options.path !== '') where.push(`at ${options.path}`);
   return where.length > 0 ? `${options.message} (${where.join(' ')})` : options.message;
 }
