@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBufferIo } from './io.ts';
+import { type CliIo, createBufferIo } from './io.ts';
 import { main } from './main.ts';
 
 const capture = () => createBufferIo();
@@ -19,6 +19,34 @@ describe('ctxloom demo', () => {
     const { io, err } = capture();
     expect(await main(['demo', 'examples/nope'], io)).toBe(1);
     expect(err()).toMatch(/not-found: cannot read .*examples\/nope\/request\.json/);
+  });
+
+  it('reports an unexpected error as one internal-error line (exit 1), the stack only with CTXLOOM_DEBUG=1', async () => {
+    const failing = (): CliIo => ({
+      stdout: () => {
+        throw new TypeError('boom at /somewhere/outside');
+      },
+      stderr: (text) => {
+        err += text;
+      },
+      color: false,
+    });
+    let err = '';
+    const debug = process.env.CTXLOOM_DEBUG;
+    try {
+      delete process.env.CTXLOOM_DEBUG;
+      expect(await main(['blocks', '--help'], failing())).toBe(1);
+      expect(err).toBe('ctxloom blocks: internal error (TypeError); CTXLOOM_DEBUG=1 prints it in full\n');
+      err = '';
+      process.env.CTXLOOM_DEBUG = '1';
+      expect(await main(['blocks', '--help'], failing())).toBe(1);
+      expect(err).toMatch(
+        /^ctxloom blocks: internal error \(TypeError\):\nTypeError: boom at \/somewhere\/outside\n\s+at /u,
+      );
+    } finally {
+      if (debug === undefined) delete process.env.CTXLOOM_DEBUG;
+      else process.env.CTXLOOM_DEBUG = debug;
+    }
   });
 
   it('prints help and rejects unknown commands', async () => {

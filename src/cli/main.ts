@@ -1,5 +1,7 @@
+import { inspect } from 'node:util';
 import { CtxloomError } from '../core/index.ts';
 import type { CliIo } from './io.ts';
+import { isDebug } from './model-error-log.ts';
 
 const HELP = `ctxloom — compile the exact input of every LLM call
 
@@ -109,8 +111,25 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       );
       return 2;
     }
-    throw error;
+    return internalError(command, error, io);
   }
+}
+
+/**
+ * Any other error is a bug in ctxloom, or a failure nothing maps to a {@link CtxloomError} yet:
+ * one line (exit 1), not Node's stack trace, whose message may name paths outside the
+ * workspace. `CTXLOOM_DEBUG=1` prints the whole error for a bug report.
+ */
+function internalError(command: string, error: unknown, io: CliIo): number {
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const what = typeof code === 'string' ? `${name} ${code}` : name;
+  if (isDebug(process.env)) {
+    io.stderr(`ctxloom ${command}: internal error (${what}):\n${inspect(error, { depth: 6 })}\n`);
+  } else {
+    io.stderr(`ctxloom ${command}: internal error (${what}); CTXLOOM_DEBUG=1 prints it in full\n`);
+  }
+  return 1;
 }
 
 /** Loads a command's module; `null` (after saying which package to install) when a dependency is missing. */
@@ -123,7 +142,10 @@ async function loadCommand(
     return await load();
   } catch (error) {
     const name = missingPackageOf(error);
-    if (name === undefined) throw error;
+    if (name === undefined) {
+      internalError(command, error, io);
+      return null;
+    }
     io.stderr(
       `ctxloom ${command}: needs the package "${name}", which is not installed: npm install ${name}\n`,
     );

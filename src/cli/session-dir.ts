@@ -18,3 +18,22 @@ export async function openSessionDir(
   }
   return { workspace: openWorkspace({ root: dirname(absolute) }), sessionId: basename(absolute) };
 }
+
+/**
+ * Refuses a workspace folder that is missing (`not-found`) or a file (`invalid-argument`)
+ * before a server starts on it, naming it as the user typed it (`shown`): otherwise `serve`
+ * would start and answer every request with a 404. `mcp` and `serve` both check this first.
+ */
+export async function assertWorkspaceFolder(absolute: string, shown: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (info === undefined) {
+    throw new CtxloomError({ code: 'not-found', message: 'workspace folder does not exist', file: shown });
+  }
+  if (!info.isDirectory()) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'the workspace is a file, not a folder',
+      file: shown,
+    });
+  }
+}

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CtxloomError } from '../core/index.ts';
@@ -33,6 +34,42 @@ describe('startNotebookServer', () => {
       );
       expect(CtxloomError.is(error, 'unauthorized')).toBe(true);
     } finally {
+      await cleanup();
+    }
+  });
+
+  it('a port in use, an address not on this machine or an unknown host is a typed error naming host and port', async () => {
+    const { workspace, cleanup } = await createTestNotebook();
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const fail = (host: string, at: number) =>
+        startNotebookServer({ workspace, model, host, port: at, token: 't' }).then(
+          () => expect.fail(`listening on ${host}:${at} did not fail`),
+          (error: unknown) => error as CtxloomError,
+        );
+      const inUse = await fail('127.0.0.1', port);
+      expect(CtxloomError.is(inUse, 'conflict')).toBe(true);
+      expect(inUse.message).toBe(`cannot listen on 127.0.0.1:${port}: the port is already in use (at port)`);
+      expect(inUse.details).toMatchObject({ reason: 'port-in-use', host: '127.0.0.1', port });
+      expect((inUse.cause as NodeJS.ErrnoException).code).toBe('EADDRINUSE');
+
+      // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
+      const elsewhere = await fail('192.0.2.1', 0);
+      expect(CtxloomError.is(elsewhere, 'invalid-argument')).toBe(true);
+      expect(elsewhere.message).toBe(
+        "cannot listen on 192.0.2.1:0: the address is not one of this machine's (at host)",
+      );
+      expect(elsewhere.details).toMatchObject({ reason: 'address-not-available' });
+
+      // `.invalid` never resolves (RFC 2606); a resolver that does not answer is EAI_AGAIN, also host-not-found.
+      const unknown = await fail('no.such.host.invalid', 0);
+      expect(CtxloomError.is(unknown, 'not-found')).toBe(true);
+      expect(unknown.message).toMatch(/^cannot listen on no\.such\.host\.invalid:0: the host name /u);
+      expect(unknown.details).toMatchObject({ reason: 'host-not-found', host: 'no.such.host.invalid' });
+    } finally {
+      await new Promise((done) => taken.close(done));
       await cleanup();
     }
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { serve } from '@hono/node-server';
-import { CtxloomError } from '../core/index.ts';
+import { CtxloomError, type CtxloomErrorCode } from '../core/index.ts';
 import { createNotebookApp, type NotebookAppOptions } from './create-notebook-app.ts';
 
 /** Default port of `ctxloom serve`. */
@@ -94,6 +94,59 @@ export async function startNotebookServer(options: StartNotebookServerOptions): 
         });
       },
     );
-    server.once('error', reject);
+    server.once('error', (error: unknown) => reject(listenError(error, host, options.port ?? DEFAULT_PORT)));
+  });
+}
+
+/** Why a server cannot listen, in words, by the Node error code; the code for each. */
+const LISTEN_ERRORS: Record<string, { code: CtxloomErrorCode; reason: string; why: string; path: string }> = {
+  EADDRINUSE: { code: 'conflict', reason: 'port-in-use', why: 'the port is already in use', path: 'port' },
+  EACCES: {
+    code: 'invalid-argument',
+    reason: 'permission-denied',
+    why: 'permission denied (ports below 1024 need privileges)',
+    path: 'port',
+  },
+  EADDRNOTAVAIL: {
+    code: 'invalid-argument',
+    reason: 'address-not-available',
+    why: "the address is not one of this machine's",
+    path: 'host',
+  },
+  ENOTFOUND: {
+    code: 'not-found',
+    reason: 'host-not-found',
+    why: 'the host name was not found',
+    path: 'host',
+  },
+  EAI_AGAIN: {
+    code: 'not-found',
+    reason: 'host-not-found',
+    why: 'the host name could not be resolved (DNS did not answer)',
+    path: 'host',
+  },
+};
+
+/**
+ * A failed `listen` as a {@link CtxloomError} naming the host and port that were asked for
+ * (`details.reason`: `port-in-use`, `address-not-available`, `host-not-found`, …), with Node's
+ * error as `cause`. An error without a Node code (a bug) is returned unchanged.
+ */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z_]+$/u.test(code)) return error;
+  const known = LISTEN_ERRORS[code] ?? {
+    code: 'invalid-argument' as const,
+    reason: 'other',
+    why: `the system refused (${code})`,
+    path: 'host',
+  };
+  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return new CtxloomError({
+    code: known.code,
+    message: `cannot listen on ${shown}:${port}: ${known.why}`,
+    path: known.path,
+    details: { reason: known.reason, host, port, errno: code },
+    cause: error,
   });
 }

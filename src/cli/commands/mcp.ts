@@ -5,6 +5,7 @@ import { createWorkspaceMcpServer, LimitedStdioServerTransport } from '../../mcp
 import { openWorkspace } from '../../workspace/workspace.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionEngine } from '../open-session-engine.ts';
+import { assertWorkspaceFolder } from '../session-dir.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom mcp`. */
@@ -43,7 +44,9 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
   }
   const [root, ...extra] = positionals;
   if (root === undefined || extra.length > 0) throw usageError('mcp takes exactly one <workspace>');
-  const workspace = openWorkspace({ root: resolve(io.cwd ?? process.cwd(), root) });
+  const absolute = resolve(io.cwd ?? process.cwd(), root);
+  await assertWorkspaceFolder(absolute, root);
+  const workspace = openWorkspace({ root: absolute });
   let sessionId = values.session;
   if (sessionId === undefined) {
     const [first] = await workspace.listSessions();

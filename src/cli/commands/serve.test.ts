@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +30,54 @@ describe('ctxloom serve', () => {
     const missing = bufferIo();
     expect(await main(['serve'], missing.io)).toBe(2);
     expect(missing.err.join('')).toContain('exactly one <workspace>');
+  });
+
+  it('refuses a missing workspace (or a file) at start, as mcp does, without copying it', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ctxloom-serve-missing-'));
+    try {
+      await writeFile(join(root, 'a-file'), 'x');
+      // `--port 0`: without the check serve would start, and on a free port, not the default one.
+      for (const command of ['serve', 'mcp']) {
+        const options = command === 'serve' ? ['--port', '0'] : [];
+        const missing = bufferIo();
+        expect(await main([command, 'nope', ...options], { ...missing.io, cwd: root })).toBe(1);
+        expect(missing.err.join('')).toBe(
+          `ctxloom ${command}: not-found: workspace folder does not exist (nope)\n`,
+        );
+        const file = bufferIo();
+        expect(await main([command, 'a-file', ...options], { ...file.io, cwd: root })).toBe(1);
+        expect(file.err.join('')).toBe(
+          `ctxloom ${command}: invalid-argument: the workspace is a file, not a folder (a-file)\n`,
+        );
+      }
+      const copy = bufferIo();
+      expect(
+        await main(['serve', 'nope', '--copy-to', 'copy', '--port', '0'], { ...copy.io, cwd: root }),
+      ).toBe(1);
+      expect(copy.err.join('')).toBe('ctxloom serve: not-found: workspace folder does not exist (nope)\n');
+      expect(existsSync(join(root, 'copy'))).toBe(false);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a port in use exits 1 with one line naming host and port, no stack', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ctxloom-serve-port-'));
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      await cp(EXAMPLE, root, { recursive: true });
+      const { io, out, err } = bufferIo();
+      expect(await main(['serve', root, '--port', String(port)], io)).toBe(1);
+      expect(err.join('')).toBe(
+        `ctxloom serve: conflict: cannot listen on 127.0.0.1:${port}: the port is already in use (at port)\n`,
+      );
+      expect(out.join('')).toBe('');
+    } finally {
+      await new Promise((done) => taken.close(done));
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('parses --store: files by default, sqlite:<file> from the cwd, PostgreSQL URLs; else a usage error', async () => {

@@ -8,6 +8,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, startNotebookServer } from '../../server/in
 import { openWorkspace } from '../../workspace/index.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionEngine } from '../open-session-engine.ts';
+import { assertWorkspaceFolder } from '../session-dir.ts';
 import { describeStore, parseStoreOption } from '../store-option.ts';
 import { usageError } from '../usage-error.ts';
 
@@ -68,12 +69,15 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   if (copyTo !== undefined) {
     root = resolve(io.cwd ?? process.cwd(), copyTo);
     if (!existsSync(root)) {
+      await assertWorkspaceFolder(source, dir);
       await cp(source, root, { recursive: true, errorOnExist: true, force: false });
       io.stderr(`copied ${source} to ${root}; the notebook edits the copy (delete it to start over)\n`);
     } else {
       io.stderr(`serving ${root} (a copy of ${source}; delete it to start over)\n`);
     }
   }
+  // A missing workspace is refused here, as `mcp` refuses it, not with a 404 on every request.
+  await assertWorkspaceFolder(root, copyTo ?? dir);
   // A bad CTXLOOM_MODEL fails before the web build.
   resolveModel(process.env.CTXLOOM_MODEL, process.env);
   const webRoot = await ensureWebBuild(io.stderr);

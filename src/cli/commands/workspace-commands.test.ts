@@ -122,6 +122,30 @@ describe('ctxloom preview', () => {
   });
 });
 
+describe('a --store that cannot be opened', () => {
+  const STACK = /^\s+at /mu;
+
+  it.each([
+    ['a missing folder', 'no/such/dir/x.db', 'not-found', 'its folder does not exist'],
+    ['a folder', 'raft-consensus', 'invalid-argument', 'it is a folder, not a database file'],
+    ['a JSON file', 'sessions.json', 'invalid-argument', 'the file is not a SQLite database'],
+  ])('exits 1 naming %s given to preview and mcp, without a stack', async (_, file, code, why) => {
+    const before = await readFile(join(root, 'sessions.json'), 'utf8');
+    for (const args of [
+      ['preview', 'raft-consensus'],
+      ['mcp', '.'],
+    ]) {
+      const run = capture();
+      expect(await main([...args, '--store', `sqlite:${file}`], run.io)).toBe(1);
+      expect(run.err()).toBe(
+        `ctxloom ${args[0]}: ${code}: cannot open the SQLite database: ${why} (${join(root, file)})\n`,
+      );
+      expect(run.err()).not.toMatch(STACK);
+    }
+    expect(await readFile(join(root, 'sessions.json'), 'utf8')).toBe(before);
+  });
+});
+
 describe('ctxloom blocks', () => {
   it('prints the block tree with ids and line ranges', async () => {
     const run = capture();

@@ -1,4 +1,7 @@
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { CtxloomError } from '../../core/errors.ts';
 import { requireNodeSqlite } from '../../llm/require-node-sqlite.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 
@@ -27,12 +30,7 @@ export interface SqliteDriverOptions {
  */
 export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { database: DatabaseSync } {
   const { DatabaseSync } = requireNodeSqlite({ feature: 'a SQLite checkpoint store' });
-  const database = new DatabaseSync(options.path);
-  database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  // auto_vacuum only takes effect before the first table exists; harmless afterwards.
-  database.exec('PRAGMA auto_vacuum = INCREMENTAL');
-  if (options.path !== ':memory:') database.exec('PRAGMA journal_mode = WAL');
-  database.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+  const database = openDatabase(DatabaseSync, options);
   const statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
@@ -85,4 +83,51 @@ export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { 
     queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/** Opens the file and sets the pragmas; a failure is a {@link CtxloomError} naming `options.path`. */
+function openDatabase(Database: typeof DatabaseSync, options: SqliteDriverOptions): DatabaseSync {
+  let database: DatabaseSync | undefined;
+  try {
+    database = new Database(options.path);
+    database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    // auto_vacuum only takes effect before the first table exists; harmless afterwards.
+    database.exec('PRAGMA auto_vacuum = INCREMENTAL');
+    if (options.path !== ':memory:') database.exec('PRAGMA journal_mode = WAL');
+    database.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    return database;
+  } catch (error) {
+    try {
+      database?.close();
+    } catch {
+      // Closing a database that failed to open is best effort; the open error is the news.
+    }
+    throw openError(options.path, error);
+  }
+}
+
+/**
+ * Why a SQLite file could not be opened, as a {@link CtxloomError} naming the path the caller
+ * gave (`file`) with SQLite's error as `cause`: a missing folder is `not-found`, a folder or
+ * a file that is not a SQLite database `invalid-argument`, anything else (permissions, a
+ * read-only or full disk) `storage-error`.
+ */
+function openError(path: string, cause: unknown): CtxloomError {
+  const fail = (code: 'not-found' | 'invalid-argument' | 'storage-error', why: string) =>
+    new CtxloomError({ code, message: `cannot open the SQLite database: ${why}`, file: path, cause });
+  const kind = (target: string) => {
+    try {
+      return statSync(target).isDirectory() ? 'folder' : 'file';
+    } catch {
+      return 'missing';
+    }
+  };
+  // SQLITE_NOTADB: the file exists and holds something else (or is damaged beyond its header).
+  if ((cause as { errcode?: unknown } | null)?.errcode === 26) {
+    return fail('invalid-argument', 'the file is not a SQLite database');
+  }
+  if (kind(path) === 'folder') return fail('invalid-argument', 'it is a folder, not a database file');
+  if (kind(dirname(path)) !== 'folder') return fail('not-found', 'its folder does not exist');
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return fail('storage-error', `${reason} (check the permissions of the file and its folder)`);
 }

@@ -13,7 +13,7 @@ import {
 
 /** Options of {@link SqliteSaver}. */
 export interface SqliteSaverOptions {
-  /** Database file, or `:memory:` (tests). Created when missing. */
+  /** Database file, or `:memory:` (tests). Created when missing; its folder must exist (`not-found` if not). */
   path: string;
   /**
    * `full` (default): WAL with `synchronous=FULL` — an acknowledged `put`/`putWrites` survives

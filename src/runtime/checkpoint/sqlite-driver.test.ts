@@ -1,0 +1,66 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CtxloomError } from '../../core/errors.ts';
+import { SqliteSaver } from './sqlite-saver.ts';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ctxloom-sqlite-open-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The error `new SqliteSaver({ path })` throws. */
+function openFailure(path: string): CtxloomError {
+  try {
+    new SqliteSaver({ path });
+  } catch (error) {
+    expect(error).toBeInstanceOf(CtxloomError);
+    return error as CtxloomError;
+  }
+  throw new Error(`opening ${path} did not fail`);
+}
+
+describe('createSqliteDriver on a path it cannot open', () => {
+  it('a missing folder is not-found naming the path, with SQLite error as cause', () => {
+    const path = join(root, 'no', 'such', 'dir', 'x.db');
+    const error = openFailure(path);
+    expect(error.code).toBe('not-found');
+    expect(error.message).toBe(`cannot open the SQLite database: its folder does not exist (${path})`);
+    expect(error.file).toBe(path);
+    expect((error.cause as Error).message).toBe('unable to open database file');
+  });
+
+  it('a folder is invalid-argument', async () => {
+    const path = join(root, 'a-folder');
+    await mkdir(path);
+    const error = openFailure(path);
+    expect(error.code).toBe('invalid-argument');
+    expect(error.message).toBe(
+      `cannot open the SQLite database: it is a folder, not a database file (${path})`,
+    );
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('a file that is not a database is invalid-argument and is left as it was', async () => {
+    const path = join(root, 'notes.json');
+    const text = `${JSON.stringify({ notes: ['x'.repeat(200)] }, null, 2)}\n`;
+    await writeFile(path, text);
+    const error = openFailure(path);
+    expect(error.code).toBe('invalid-argument');
+    expect(error.message).toBe(
+      `cannot open the SQLite database: the file is not a SQLite database (${path})`,
+    );
+    expect((error.cause as Error).message).toBe('file is not a database');
+    expect(await readFile(path, 'utf8')).toBe(text);
+  });
+
+  it('still opens a new file in an existing folder', async () => {
+    const saver = new SqliteSaver({ path: join(root, 'ok.db') });
+    await saver.setup();
+    await saver.close();
+  });
+});
