@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { CtxloomError } from '../core/index.ts';
+import { shorten } from '../core/shorten.ts';
 import { parseSessionsIndex, type SessionRecord, type Workspace } from '../workspace/index.ts';
 
 const INDEX_FILE = 'sessions.json';
@@ -27,7 +28,11 @@ export async function requireSession(workspace: Workspace, sessionId: string): P
   const record = (await listSessionsCached(workspace)).find((session) => session.id === sessionId);
   const folder = await workspace.sandbox.stat(sessionId);
   if (record === undefined || folder?.kind !== 'directory') {
-    throw new CtxloomError({ code: 'not-found', message: `no session "${sessionId}"`, path: sessionId });
+    throw new CtxloomError({
+      code: 'not-found',
+      message: `no session ${JSON.stringify(shorten(sessionId))}`,
+      path: shorten(sessionId),
+    });
   }
   return record;
 }

@@ -5,6 +5,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-
 import { type CompressionState, CompressionStateSchema } from '../compression/index.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
 import { CtxloomError, type Message } from '../core/index.ts';
+import { quoteShortened, shorten } from '../core/shorten.ts';
 import { threadDecoder } from '../langchain/from-langchain.ts';
 import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
@@ -349,8 +350,8 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
         if (missing.length > 0) {
           throw new CtxloomError({
             code: 'not-found',
-            message: `no message with id ${missing.map((event) => `"${event.targetMessageId}"`).join(', ')} in session "${sessionId}"; nothing was stored`,
-            path: missing[0]?.targetMessageId ?? '',
+            message: `no message with id ${quoteShortened(missing.map((event) => event.targetMessageId))} in session "${sessionId}"; nothing was stored`,
+            path: shorten(missing[0]?.targetMessageId ?? ''),
           });
         }
         sb.setExtension(SESSION_KEYS.curation, batch);

@@ -1,19 +1,105 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CompileReport } from '../core/index.ts';
 import { describeSessionStoreConformance } from '../testing/index.ts';
 import { openWorkspace } from '../workspace/index.ts';
 import { createFileSessionStore } from './file-session-store.ts';
+import type { CallRecord } from './session-store.ts';
 
 let counter = 0;
 const root = await mkdtemp(join(tmpdir(), 'ctxloom-file-store-'));
 const workspace = openWorkspace({ root });
 
-describeSessionStoreConformance('files', () => createFileSessionStore({ workspace }), {
-  async newSession() {
-    counter += 1;
-    const id = `session-${counter}`;
-    await workspace.sandbox.writeText(`${id}/context-config.json`, '{}\n');
-    return id;
-  },
+async function newSession(): Promise<string> {
+  counter += 1;
+  const id = `session-${counter}`;
+  await workspace.sandbox.writeText(`${id}/context-config.json`, '{}\n');
+  return id;
+}
+
+describeSessionStoreConformance('files', () => createFileSessionStore({ workspace }), { newSession });
+
+const call = (id: string): CallRecord => ({
+  id,
+  turnId: 'u1',
+  step: 0,
+  at: '2026-01-01T00:00:00.000Z',
+  model: 'offline',
+  report: { totalTokens: 42 } as unknown as CompileReport,
+  messageFingerprints: [`user:${id}`],
+});
+
+/** The files of a session's call log, name → text. */
+async function callFiles(sessionId: string): Promise<Record<string, string>> {
+  const folder = join(root, sessionId, 'calls');
+  const names = (await readdir(folder)).sort();
+  return Object.fromEntries(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(folder, name), 'utf8')])),
+  );
+}
+
+describe('file session store: a corrupt call log head', () => {
+  const bad: [string, string][] = [
+    ['null', 'null\n'],
+    ['a path for next', '{"next":"../../x"}\n'],
+    ['a negative next', '{"next":-5}\n'],
+    ['no next', '{"a":1}\n'],
+    ['a fraction', '{"next":1.5}\n'],
+    ['an infinite next (1e999)', '{"next":1e999}\n'],
+    ['a next past the safe integers', `{"next":${Number.MAX_SAFE_INTEGER}}\n`],
+    ['an array', '[1]\n'],
+  ];
+  it.each(bad)(
+    '%s: every read and write is a typed invalid-config naming the file and "next"; nothing is written',
+    async (_name, head) => {
+      const store = createFileSessionStore({ workspace });
+      const id = await newSession();
+      await store.appendCall(id, call('c0'));
+      await writeFile(join(root, id, 'calls', 'head.json'), head);
+      const before = await callFiles(id);
+      const expected = { code: 'invalid-config', file: 'calls/head.json', path: 'next' };
+      await expect(store.appendCall(id, call('c1'))).rejects.toMatchObject(expected);
+      await expect(store.listCalls(id)).rejects.toMatchObject(expected);
+      // A turn loads first: it fails before it stores its user message.
+      await expect(store.load(id)).rejects.toMatchObject(expected);
+      const error = (await store.listCalls(id).catch((caught: unknown) => caught)) as Error;
+      expect(error.message).toMatch(
+        /"next" must be an integer from 0 to \d+, found .+ \(calls\/head\.json at next\)$/u,
+      );
+      expect(error.message).not.toContain(root);
+      expect(await callFiles(id)).toEqual(before);
+    },
+  );
+
+  it('accepts the largest next it can hand out, and names a huge value shortened', async () => {
+    const store = createFileSessionStore({ workspace });
+    const id = await newSession();
+    await mkdir(join(root, id, 'calls'));
+    await writeFile(join(root, id, 'calls', 'head.json'), `{"next":${Number.MAX_SAFE_INTEGER - 1}}\n`);
+    await store.appendCall(id, call('last'));
+    expect(JSON.parse(await readFile(join(root, id, 'calls', 'head.json'), 'utf8'))).toEqual({
+      next: Number.MAX_SAFE_INTEGER,
+    });
+    await writeFile(join(root, id, 'calls', 'head.json'), JSON.stringify({ next: 'x'.repeat(100_000) }));
+    const error = (await store.listCalls(id).catch((caught: unknown) => caught)) as Error;
+    expect(error).toMatchObject({ code: 'invalid-config' });
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it('a call record of the wrong shape is a typed invalid-config naming its file, not a TypeError', async () => {
+    const store = createFileSessionStore({ workspace });
+    const id = await newSession();
+    await store.appendCall(id, call('c0'));
+    await store.appendCall(id, call('c1'));
+    await writeFile(join(root, id, 'calls', '000001.json'), 'null\n');
+    await expect(store.listCalls(id)).rejects.toMatchObject({
+      code: 'invalid-config',
+      file: 'calls/000001.json',
+      path: 'sequence',
+    });
+    await writeFile(join(root, id, 'calls', '000001.json'), '{"sequence":1,"call":"x"}\n');
+    await expect(store.listCalls(id)).rejects.toMatchObject({ file: 'calls/000001.json', path: 'call' });
+  });
 });

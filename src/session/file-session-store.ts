@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { CtxloomError, type Message } from '../core/index.ts';
+import { quoteShortened, shorten } from '../core/shorten.ts';
 import {
   appendMessages,
   CURATION_FILE,
@@ -8,6 +9,7 @@ import {
   MESSAGES_FILE,
   readCurationLog,
   readMessages,
+  type Sandbox,
   type Workspace,
 } from '../workspace/index.ts';
 import { parseJsonText } from '../workspace/json/parse-json-text.ts';
@@ -30,6 +32,8 @@ import {
 /** Folder of a session holding one JSON file per compiled call. */
 export const CALLS_FOLDER = 'calls';
 const CALLS_HEAD = `${CALLS_FOLDER}/head.json`;
+/** Largest `next` of the call log's head: the one after it is still a safe integer. */
+const MAX_NEXT_SEQUENCE = Number.MAX_SAFE_INTEGER - 1;
 
 /** A call record as stored in its slot file. */
 interface StoredCall {
@@ -70,7 +74,13 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
     kind: 'files',
     async load(sessionId) {
       const sandbox = sandboxOf(sessionId);
-      const [messages, curation] = await Promise.all([readMessages(sandbox), readCurationLog(sandbox)]);
+      // The call log's head is checked too (a small file, read alongside): a turn on a session
+      // whose head is corrupt fails here, before its user message is stored, not after.
+      const [messages, curation] = await Promise.all([
+        readMessages(sandbox),
+        readCurationLog(sandbox),
+        readHead(sandbox),
+      ]);
       const compression = await loadCompression(sessionId, messages);
       const state: SessionState = { sessionId, messages, curation: curation.events, compression };
       return state;
@@ -87,9 +97,9 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       if (missing.length > 0) {
         throw new CtxloomError({
           code: 'not-found',
-          message: `no message with id ${missing.map((event) => `"${event.targetMessageId}"`).join(', ')}; nothing was stored`,
+          message: `no message with id ${quoteShortened(missing.map((event) => event.targetMessageId))}; nothing was stored`,
           file: CURATION_FILE,
-          path: missing[0]?.targetMessageId ?? '',
+          path: shorten(missing[0]?.targetMessageId ?? ''),
         });
       }
       await sandbox.update(CURATION_FILE, (current) => {
@@ -125,9 +135,10 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       const sandbox = sandboxOf(sessionId);
       // A ring of `capacity` slots: the head file hands out sequence numbers, a record
       // overwrites the slot of the one `capacity` calls older. Bounded without deletes.
+      // A head that is not a sequence number stops the write: never a slot from a bad pointer.
       let sequence = 0;
       await sandbox.update(CALLS_HEAD, (current) => {
-        sequence = current === undefined ? 0 : Number(JSON.parse(current).next ?? 0);
+        sequence = current === undefined ? 0 : parseHead(current);
         return `${JSON.stringify({ next: sequence + 1 })}\n`;
       });
       const record: StoredCall = { sequence, call };
@@ -139,15 +150,13 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       if (!(await sandbox.exists(CALLS_FOLDER))) return [];
       // The newest `limit` slots, read back from the head: a turn asking for the last call
       // reads one file, not the whole ring (the ring holds `capacity` records).
-      const head = (await sandbox.exists(CALLS_HEAD)) ? await sandbox.readText(CALLS_HEAD) : undefined;
-      const next =
-        head === undefined ? undefined : Number((parseJsonText(head, CALLS_HEAD) as { next?: unknown }).next);
-      if (next !== undefined && Number.isInteger(next) && next >= 0) {
+      const next = await readHead(sandbox);
+      if (next !== undefined) {
         const records: CallRecord[] = [];
         for (let sequence = next - 1; sequence >= Math.max(0, next - Math.min(limit, capacity)); sequence--) {
           const path = callPath(sequence % capacity);
           if (!(await sandbox.exists(path))) continue;
-          const record = parseJsonText(await sandbox.readText(path), path) as StoredCall;
+          const record = parseStoredCall(await sandbox.readText(path), path);
           if (record.sequence === sequence) records.push(record.call);
         }
         return records.reverse();
@@ -157,8 +166,7 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       );
       const records: StoredCall[] = [];
       for (const entry of entries) {
-        const text = await sandbox.readText(entry.path);
-        records.push(parseJsonText(text, entry.path) as StoredCall);
+        records.push(parseStoredCall(await sandbox.readText(entry.path), entry.path));
       }
       return records
         .sort((a, b) => a.sequence - b.sequence)
@@ -175,6 +183,62 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       }
     },
   };
+}
+
+/** The call log head's `next`, or `undefined` when the session has no head file yet. */
+async function readHead(sandbox: Sandbox): Promise<number | undefined> {
+  return (await sandbox.exists(CALLS_HEAD)) ? parseHead(await sandbox.readText(CALLS_HEAD)) : undefined;
+}
+
+/**
+ * The `next` sequence number of the call log's head file (`{"next": n}`). Anything else — not
+ * an object, no `next`, a `next` that is not an integer from 0 to {@link MAX_NEXT_SEQUENCE} —
+ * is `invalid-config` naming the file and `next`, like a corrupt `messages.json`.
+ */
+function parseHead(text: string): number {
+  const value = parseJsonText(text, CALLS_HEAD);
+  const next = isObject(value) ? value.next : undefined;
+  if (typeof next === 'number' && Number.isSafeInteger(next) && next >= 0 && next <= MAX_NEXT_SEQUENCE) {
+    return next;
+  }
+  const found = isObject(value) ? (next === undefined ? 'no "next"' : describe(next)) : describe(value);
+  throw new CtxloomError({
+    code: 'invalid-config',
+    message: `invalid call log head: "next" must be an integer from 0 to ${MAX_NEXT_SEQUENCE}, found ${found}`,
+    file: CALLS_HEAD,
+    path: 'next',
+  });
+}
+
+/** A call log slot (`{"sequence": n, "call": {…}}`); anything else is `invalid-config` naming the file. */
+function parseStoredCall(text: string, file: string): StoredCall {
+  const value = parseJsonText(text, file);
+  if (!isObject(value) || !Number.isSafeInteger(value.sequence) || (value.sequence as number) < 0) {
+    throw new CtxloomError({
+      code: 'invalid-config',
+      message: 'invalid call record: "sequence" must be a non-negative integer',
+      file,
+      path: 'sequence',
+    });
+  }
+  if (!isObject(value.call)) {
+    throw new CtxloomError({
+      code: 'invalid-config',
+      message: 'invalid call record: "call" must be an object',
+      file,
+      path: 'call',
+    });
+  }
+  return value as unknown as StoredCall;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON value as an error shows it, shortened (`1e999` parses to Infinity: shown as such, not as `null`). */
+function describe(value: unknown): string {
+  return shorten(typeof value === 'number' ? String(value) : JSON.stringify(value), 40);
 }
 
 function callPath(slot: number): string {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { hashText } from '../core/fingerprint.ts';
 import { CtxloomError } from '../core/index.ts';
+import { shorten } from '../core/shorten.ts';
 import {
   type Block,
   type BlockSidecar,
@@ -83,8 +84,8 @@ export function openWorkspace(options: OpenWorkspaceOptions): Workspace {
       if (!sessionRecordSchema.shape.id.safeParse(sessionId).success) {
         throw new CtxloomError({
           code: 'path-escape',
-          message: `invalid session id ${JSON.stringify(sessionId)}`,
-          file: sessionId,
+          message: `invalid session id ${JSON.stringify(shorten(sessionId))}`,
+          file: shorten(sessionId),
         });
       }
       let session = sessions.get(sessionId);

@@ -1,3 +1,5 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CallRecord, createFileSessionStore, type SessionStore } from '../../session/index.ts';
 import type { CallDiffResponse, CallListResponse, CallResponse, SessionResponse } from '../api-types.ts';
@@ -149,5 +151,65 @@ describe('call routes', () => {
       code: 'not-found',
       path: 'no-such-session',
     });
+  });
+
+  it('answer 400 invalid-argument naming limit and its range for a limit that is not 1 to 1000', async () => {
+    await open();
+    await ask('q-1', 'What is a term in Raft?');
+    await ask('q-2', 'How does log replication work?');
+    for (const limit of ['abc', '-1', '1e999', '0', '2.5', '', '1001', '0x10', ' 1']) {
+      const { status, body } = await get<ErrorBody>(`/calls?limit=${encodeURIComponent(limit)}`);
+      expect(status, limit).toBe(400);
+      expect(body.error).toMatchObject({ code: 'invalid-argument', path: 'limit' });
+      expect(body.error.message).toContain('from 1 to 1000');
+    }
+    const huge = await get<ErrorBody>(`/calls?limit=${'9'.repeat(5000)}`);
+    expect(huge.status).toBe(400);
+    expect(huge.body.error.message.length).toBeLessThan(200);
+    expect((await get<CallListResponse>('/calls?limit=1')).body.calls.map((call) => call.turnId)).toEqual([
+      'q-2',
+    ]);
+    expect((await get<CallListResponse>('/calls?limit=1000')).body.calls).toHaveLength(2);
+    expect((await get<CallListResponse>('/calls')).body.calls).toHaveLength(2);
+  });
+
+  it('answer 422 invalid-config naming calls/head.json for a corrupt call log head, never a 500', async () => {
+    await open();
+    await ask('q-1', 'What is a term in Raft?');
+    const head = join(notebook.root, SESSION, 'calls', 'head.json');
+    for (const text of ['null', '{"next":"../../x"}', '{"next":-5}', '{"a":1}']) {
+      await writeFile(head, `${text}\n`);
+      for (const path of ['', '/calls']) {
+        const { status, body } = await get<ErrorBody>(path);
+        expect(status, `${text} ${path}`).toBe(422);
+        expect(body.error).toMatchObject({ code: 'invalid-config', path: 'next' });
+        expect(body.error.message).toContain('(calls/head.json at next)');
+      }
+      // A chat turn fails before it stores anything: no user message, no call slot.
+      const messages = await readFile(join(notebook.root, SESSION, 'messages.json'), 'utf8');
+      const response = await notebook.app.request(`/api/sessions/${SESSION}/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messages: [{ id: 'q-2', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+        }),
+      });
+      expect(response.status).toBe(422);
+      expect(await readFile(join(notebook.root, SESSION, 'messages.json'), 'utf8')).toBe(messages);
+      expect((await readdir(join(notebook.root, SESSION, 'calls'))).sort()).toEqual([
+        '000000.json',
+        'head.json',
+      ]);
+      expect(await readFile(head, 'utf8')).toBe(`${text}\n`);
+    }
+  });
+
+  it('shorten a long call id in its 404', async () => {
+    await open();
+    const id = 'c'.repeat(5000);
+    const { status, body } = await get<ErrorBody>(`/calls/${id}`);
+    expect(status).toBe(404);
+    expect(JSON.stringify(body).length).toBeLessThan(1000);
+    expect(body.error.path).toMatch(/^c{199}…$/u);
   });
 });

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { type CompileReport, CtxloomError, diffReports } from '../../core/index.ts';
+import { shorten } from '../../core/shorten.ts';
 import type { CallRecord } from '../../session/index.ts';
 import type { CallDiffResponse, CallHeader, CallListResponse, CallResponse } from '../api-types.ts';
 import type { NotebookContext } from '../notebook-context.ts';
@@ -7,6 +8,8 @@ import { requireSession } from '../session-records.ts';
 
 /** Most records read to find one call: the store keeps at least 200 (`CALL_LOG_CAPACITY`). */
 const LOOKUP_LIMIT = 1000;
+/** Records listed when the request names no `limit`: the most the store keeps by default. */
+const DEFAULT_LIMIT = 200;
 /** The cache split's threshold: Anthropic and OpenAI cache no prefix shorter than 1,024 tokens. */
 const MIN_CACHE_TOKENS = 1024;
 
@@ -22,10 +25,7 @@ export function callRoutes(context: NotebookContext): Hono {
   app.get('/api/sessions/:id/calls', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const limit = Number(c.req.query('limit') ?? '200');
-    const calls = await engine.listCalls(sessionId, {
-      limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, LOOKUP_LIMIT) : 200,
-    });
+    const calls = await engine.listCalls(sessionId, { limit: limitOf(c.req.query('limit')) });
     return c.json({ calls } satisfies CallListResponse);
   });
 
@@ -56,6 +56,21 @@ export function callRoutes(context: NotebookContext): Hono {
   return app;
 }
 
+/**
+ * The `limit` query parameter: absent is {@link DEFAULT_LIMIT}; anything but a whole number from 1
+ * to {@link LOOKUP_LIMIT} (`abc`, `-1`, `1e999`, `2.5`, empty) is `invalid-argument` naming `limit`.
+ */
+function limitOf(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_LIMIT;
+  const limit = /^\d{1,7}$/u.test(raw) ? Number(raw) : Number.NaN;
+  if (limit >= 1 && limit <= LOOKUP_LIMIT) return limit;
+  throw new CtxloomError({
+    code: 'invalid-argument',
+    message: `limit must be a whole number from 1 to ${LOOKUP_LIMIT}, got ${JSON.stringify(shorten(raw, 40))}`,
+    path: 'limit',
+  });
+}
+
 async function findCall(
   context: NotebookContext,
   sessionId: string,
@@ -67,8 +82,8 @@ async function findCall(
   if (index < 0) {
     throw new CtxloomError({
       code: 'not-found',
-      message: `no call "${callId}" in the log of session "${sessionId}" (unknown, or older than the ${calls.length} kept)`,
-      path: callId,
+      message: `no call ${JSON.stringify(shorten(callId))} in the log of session "${sessionId}" (unknown, or older than the ${calls.length} kept)`,
+      path: shorten(callId),
     });
   }
   return { calls, index };

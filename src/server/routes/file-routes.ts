@@ -1,4 +1,4 @@
-import { link, lstat, mkdir, readlink, realpath, stat, unlink } from 'node:fs/promises';
+import { link, lstat, readlink, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -138,8 +138,9 @@ export function fileRoutes(context: NotebookContext): Hono {
     }
     const target = await sandbox.resolve(to, { forWrite: true });
     if ((await lstat(source)).isSymbolicLink()) await requireLinkInside(sandbox, source, target, to);
-    await mkdir(dirname(target), { recursive: true });
-    // Re-resolve after mkdir: a parent swapped for a symlink meanwhile must not redirect the move.
+    // Through the sandbox: a parent that is a file is an error naming `to`, as for a write.
+    await sandbox.makeParents(to);
+    // Re-resolve after creating them: a parent swapped for a symlink meanwhile must not redirect the move.
     const checked = await sandbox.resolve(to, { forWrite: true });
     if (checked !== target || (await realpath(dirname(target))) !== dirname(target)) {
       throw new CtxloomError({

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import {
   constants,
   type FileHandle,
@@ -34,6 +35,21 @@ export type { TextEdit } from './text-edit.ts';
 export const DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024;
 /** Default write limit: 8 MiB per file. */
 export const DEFAULT_MAX_WRITE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Flags of every read: never through a symlink (`O_NOFOLLOW`), and without waiting
+ * (`O_NONBLOCK`: opening a named pipe that has no writer returns at once, and the handle's
+ * `fstat` refuses it — a regular file reads as without the flag).
+ */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+
+/** What a file that is neither a regular file nor a folder is, for an error message. */
+function specialKindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'a special file';
+}
 
 /** Options of {@link createSandbox}. */
 export interface SandboxOptions {
@@ -116,6 +132,12 @@ export interface Sandbox {
   stat(path: string): Promise<{ kind: 'file' | 'directory'; size: number; mtimeMs: number } | undefined>;
   /** Writes `text` atomically, creating parent folders. Throws `too-large`, `path-escape`. */
   writeText(path: string, text: string): Promise<void>;
+  /**
+   * Creates the missing folders that would hold `path` (not `path` itself), as a write does:
+   * one checked folder at a time, never through a symlink. Throws `invalid-argument` naming
+   * `path` when a parent is a file, `path-escape` when one leads outside.
+   */
+  makeParents(path: string): Promise<void>;
   /**
    * Reads (or `undefined` when missing), transforms and writes back, serialised per file;
    * returns the text written. The transform returns the new text, or a {@link TextEdit} that
@@ -246,6 +268,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     if (info.isDirectory()) {
       throw new CtxloomError({ code: 'invalid-argument', message: 'is a folder, not a file', file: path });
     }
+    // A named pipe, socket or device: reading it could wait forever (a pipe without a writer).
+    if (!info.isFile()) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `is ${specialKindOf(info)}, not a regular file`,
+        file: path,
+      });
+    }
     if (info.size > maxReadBytes) {
       throw new CtxloomError({
         code: 'too-large',
@@ -263,7 +293,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   const readLocal = async (path: string): Promise<string> => {
     const real = await resolveLocal(path, false);
-    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: unknown) => {
+    const handle = await open(real, READ_FLAGS).catch((error: unknown) => {
       if (fsErrorCode(error) === 'ELOOP') throw refuse(path, 'it became a symlink while opening');
       throw error;
     });
@@ -278,7 +308,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const readAt = async (dir: VerifiedDir, name: string, path: string): Promise<ReadFile | undefined> => {
     let handle: FileHandle;
     try {
-      handle = await open(dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW);
+      handle = await open(dir.at(name), READ_FLAGS);
     } catch (error) {
       if (fsErrorCode(error) === 'ENOENT') return undefined;
       if (fsErrorCode(error) === 'ELOOP') throw refuse(path, 'it became a symlink during the write');
@@ -400,6 +430,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }),
     writeText: (path, text) =>
       guarded(path, () => withTarget(path, (dir, name) => writeAt(dir, name, text, path))),
+    makeParents: (path) =>
+      guarded(path, async () => {
+        const segments = await writeSegments(path);
+        const dir = await openVerifiedDir(await getRoot(), segments.slice(0, -1), {
+          create: true,
+          shown: path,
+        });
+        await dir.close();
+      }),
     update: (path, transform) =>
       guarded(path, () =>
         withTarget(path, async (dir, name) => {

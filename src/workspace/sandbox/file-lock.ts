@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { constants, open, readdir, readFile, unlink } from 'node:fs/promises';
+import { constants, type FileHandle, open, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -153,14 +153,23 @@ export async function withFileLock<T>(
 
 /** The owner a lock file names (`pid` undefined for an empty or unparsable one), or `undefined` when it is gone. */
 async function readOwner(lockPath: string): Promise<Partial<LockOwner> | undefined> {
-  let text: string;
+  let handle: FileHandle;
   try {
-    text = await readFile(lockPath, 'utf8');
+    // Without waiting: a named pipe in the lock's place must not stall the write (nor a thread).
+    handle = await open(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if (fsErrorCode(error) === 'ENOENT') return undefined;
+    if (fsErrorCode(error) === 'ELOOP') return {}; // a symlink names no owner either
     throw error;
   }
-  return parseLockOwner(text);
+  try {
+    // Anything but a small regular file names no owner: an unknown one, removed after the wait.
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > 1024) return {};
+    return parseLockOwner(await handle.readFile('utf8'));
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads `pid host start` (this version) or a bare `pid` (older versions). */

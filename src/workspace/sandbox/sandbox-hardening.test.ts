@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CtxloomError } from 'ctxloom';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './create-sandbox.ts';
+import { HAS_MKFIFO, makeFifo, releaseFifoReaders } from './fifo.test-support.ts';
 import { formatLockOwner, isProcessAlive, lockNameFor, parseLockOwner, processStartOf } from './file-lock.ts';
 
 let base: string;
@@ -69,6 +70,52 @@ describe('sandbox file-system errors are typed and name no server path', () => {
     expect((error as CtxloomError).code).toBe(code);
     const shown = JSON.stringify((error as CtxloomError).toJSON()) + (error as Error).message;
     expect(shown).not.toContain(base);
+  });
+});
+
+// A named pipe without a writer blocks a plain open forever (and a thread of libuv's pool with
+// it): these tests pass only if every call settles at all; vitest's timeout is the only clock.
+describe.skipIf(!HAS_MKFIFO)('named pipes and other special files are refused, without waiting', () => {
+  let fifo: string;
+  beforeEach(() => {
+    fifo = join(session, 'fifo.md');
+    makeFifo(fifo);
+  });
+  afterEach(() => releaseFifoReaders(fifo));
+
+  it('a read of a named pipe is a typed invalid-argument naming the path', async () => {
+    const error = await box.readText('fifo.md').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CtxloomError);
+    expect(error).toMatchObject({ code: 'invalid-argument', file: 'fifo.md' });
+    expect((error as Error).message).toMatch(/named pipe.*not a regular file \(fifo\.md\)/u);
+    expect((error as Error).message).not.toContain(base);
+  });
+
+  it('more reads than the thread pool has threads all settle, and later reads still run', async () => {
+    const reads = Array.from({ length: 16 }, () => box.readText('fifo.md'));
+    const settled = await Promise.allSettled(reads);
+    expect(settled.map((result) => result.status)).toEqual(Array(16).fill('rejected'));
+    expect(await box.readText('guidance.md')).toBe('# 指南\n');
+  });
+
+  it('an update of a named pipe is refused and leaves it a pipe', async () => {
+    await expect(box.update('fifo.md', () => 'x')).rejects.toMatchObject({
+      code: 'invalid-argument',
+      file: 'fifo.md',
+    });
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+  });
+
+  it('a named pipe in a write lock’s place names no owner: broken after the wait, not waited on', async () => {
+    const lock = join(session, lockNameFor('guidance.md'));
+    makeFifo(lock);
+    try {
+      const impatient = createSandbox({ root: session, lockTimeoutMs: 30, cleanStaleFiles: false });
+      expect(await impatient.update('guidance.md', () => 'new\n')).toBe('new\n');
+      expect(await readFile(join(session, 'guidance.md'), 'utf8')).toBe('new\n');
+    } finally {
+      releaseFifoReaders(lock);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { deepFreeze } from '../../core/deep-freeze.ts';
 import { CtxloomError, type Message } from '../../core/index.ts';
+import { quoteShortened, shorten } from '../../core/shorten.ts';
 import {
   CURATION_LOG_VERSION,
   type CurationEvent,
@@ -226,10 +227,10 @@ export async function recordCurationEvents(
   if (missing.length > 0) {
     throw new CtxloomError({
       code: 'not-found',
-      message: `no message with id ${missing.map((id) => JSON.stringify(id)).join(', ')}; nothing was stored`,
+      message: `no message with id ${quoteShortened(missing)}; nothing was stored`,
       file: options.messagesFile ?? MESSAGES_FILE,
-      path: missing[0] as string,
-      details: { missing },
+      path: shorten(missing[0] as string),
+      details: { missing: missing.map((id) => shorten(id)) },
     });
   }
   const createId = options.createId ?? randomUUID;
