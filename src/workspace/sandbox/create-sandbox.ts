@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
 import {
   constants,
   type FileHandle,
@@ -24,6 +23,7 @@ import {
 } from './file-lock.ts';
 import { fileTexts } from './file-text-cache.ts';
 import { fsErrorCode, mapFsError } from './map-fs-error.ts';
+import { assertRegularFile, READ_FLAGS } from './regular-file.ts';
 import { runSerialised } from './serial-queue.ts';
 import { applyEdit, type ReadFile, type TextEdit } from './text-edit.ts';
 import { refuse, validateRelativePath } from './validate-path.ts';
@@ -35,21 +35,6 @@ export type { TextEdit } from './text-edit.ts';
 export const DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024;
 /** Default write limit: 8 MiB per file. */
 export const DEFAULT_MAX_WRITE_BYTES = 8 * 1024 * 1024;
-
-/**
- * Flags of every read: never through a symlink (`O_NOFOLLOW`), and without waiting
- * (`O_NONBLOCK`: opening a named pipe that has no writer returns at once, and the handle's
- * `fstat` refuses it — a regular file reads as without the flag).
- */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
-
-/** What a file that is neither a regular file nor a folder is, for an error message. */
-function specialKindOf(info: Stats): string {
-  if (info.isFIFO()) return 'a named pipe (FIFO)';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  return 'a special file';
-}
 
 /** Options of {@link createSandbox}. */
 export interface SandboxOptions {
@@ -265,17 +250,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     if (!isInside(await getRoot(), actual))
       throw refuse(path, 'it resolves outside the sandbox (changed while opening)');
     const info = await handle.stat();
-    if (info.isDirectory()) {
-      throw new CtxloomError({ code: 'invalid-argument', message: 'is a folder, not a file', file: path });
-    }
-    // A named pipe, socket or device: reading it could wait forever (a pipe without a writer).
-    if (!info.isFile()) {
-      throw new CtxloomError({
-        code: 'invalid-argument',
-        message: `is ${specialKindOf(info)}, not a regular file`,
-        file: path,
-      });
-    }
+    assertRegularFile(info, path);
     if (info.size > maxReadBytes) {
       throw new CtxloomError({
         code: 'too-large',
