@@ -88,8 +88,10 @@ export {
   messageText,
   type Part,
   type ReasoningPart,
+  type TaggedFileData,
   type TextPart,
   type ToolCallPart,
+  type ToolResultContentPart,
   type ToolResultOutput,
   type ToolResultPart,
 } from './message.ts';

@@ -24,13 +24,38 @@ export interface ToolCallPart {
   input: unknown;
 }
 
+/** File data tagged by kind, as the AI SDK's `FileData` in the forms JSON can hold. */
+export type TaggedFileData =
+  | { type: 'data'; data: string }
+  | { type: 'reference'; reference: Record<string, string> }
+  | { type: 'text'; text: string };
+
+/**
+ * One part of a `content` tool output, as the AI SDK's: text, a file or image (by tagged
+ * data, base64 data, URL, provider file id or provider reference), or a provider's custom
+ * part. ctxloom counts and shows a non-text part as `[type]`.
+ */
+export type ToolResultContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'file'; data: TaggedFileData; mediaType: string; filename?: string }
+  | { type: 'file-data'; data: string; mediaType: string; filename?: string }
+  | { type: 'file-url'; url: string; mediaType?: string }
+  | { type: 'file-id'; fileId: string | Record<string, string> }
+  | { type: 'file-reference'; providerReference: Record<string, string> }
+  | { type: 'image-data'; data: string; mediaType: string }
+  | { type: 'image-url'; url: string }
+  | { type: 'image-file-id'; fileId: string | Record<string, string> }
+  | { type: 'image-file-reference'; providerReference: Record<string, string> }
+  | { type: 'custom' };
+
 /** Output of a tool, as the AI SDK's `ToolResultOutput`. `error-*` outputs are failures. */
 export type ToolResultOutput =
   | { type: 'text'; value: string }
   | { type: 'json'; value: JsonValue }
   | { type: 'error-text'; value: string }
   | { type: 'error-json'; value: JsonValue }
-  | { type: 'execution-denied'; reason?: string };
+  | { type: 'execution-denied'; reason?: string }
+  | { type: 'content'; value: ToolResultContentPart[] };
 
 export interface ToolResultPart {
   type: 'tool-result';
@@ -113,7 +138,10 @@ export function toolInputText(input: unknown): string {
   return stringifyJson(input);
 }
 
-/** The text of a tool output (JSON values are serialised compactly). */
+/**
+ * The text of a tool output (JSON values are serialised compactly; a `content` output is its
+ * parts one a line, a text part as its text and any other as `[type]`).
+ */
 export function toolOutputText(output: ToolResultOutput): string {
   switch (output.type) {
     case 'text':
@@ -124,6 +152,8 @@ export function toolOutputText(output: ToolResultOutput): string {
       return stringifyJson(output.value);
     case 'execution-denied':
       return output.reason ?? 'execution denied';
+    case 'content':
+      return output.value.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
   }
 }
 

@@ -341,6 +341,32 @@ describe('createCheckpointSessionStore', () => {
     expect((await store.load(id)).messages).toEqual([]);
   });
 
+  it('refuses a tool result whose output lacks its value, or a part its role cannot carry, storing nothing', async () => {
+    const store = createCheckpointSessionStore({ saver: sqlite });
+    const id = newSession();
+    const call: Message = {
+      id: 'a1',
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: {} }],
+    };
+    const noValue = {
+      id: 't1',
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'text' } }],
+    } as unknown as Message;
+    await expect(store.appendMessages(id, [call, noValue])).rejects.toMatchObject({
+      code: 'invalid-argument',
+      path: '1.content.0.output.value',
+    });
+    const textInTool: Message = { id: 't1', role: 'tool', content: [{ type: 'text', text: 'found' }] };
+    await expect(store.appendMessages(id, [call, textInTool])).rejects.toMatchObject({
+      code: 'invalid-argument',
+      path: '1.content.0.type',
+      message: expect.stringContaining('a tool message cannot carry a text part'),
+    });
+    expect((await store.load(id)).messages).toEqual([]);
+  });
+
   it('serves reads from its head cache only while the head is the checkpoint it cached', async () => {
     const first = createCheckpointSessionStore({ saver: sqlite, callCapacity: 2 });
     const second = createCheckpointSessionStore({ saver: sqlite, callCapacity: 2 });

@@ -11,6 +11,7 @@ import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { sessionMessagesReducer } from '../state/messages-reducer.ts';
+import { firstMessageIssue } from '../workspace/session/first-message-issue.ts';
 import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
 import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
@@ -462,11 +463,11 @@ function validateMessages(messages: readonly Message[]): Message[] {
   for (const [index, message] of messages.entries()) {
     const parsed = storedMessageSchema.safeParse(message);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
+      const issue = firstMessageIssue(parsed.error);
       throw new CtxloomError({
         code: 'invalid-argument',
-        message: `message ${index} is not a valid message: ${issue?.message ?? ''}; nothing was stored`,
-        path: [String(index), ...(issue?.path ?? []).map(String)].join('.'),
+        message: `message ${index} is not a valid message: ${issue.message}; nothing was stored`,
+        path: [index, ...issue.path].join('.'),
       });
     }
   }

@@ -131,7 +131,7 @@ function applyResults(target: NotebookUIMessage, content: Message['content']): v
     if (call?.type !== 'dynamic-tool') continue;
     const output = part.output;
     target.parts[index] =
-      output.type === 'text' || output.type === 'json'
+      output.type === 'text' || output.type === 'json' || output.type === 'content'
         ? { ...base(call), state: 'output-available', input: call.input, output: output.value }
         : {
             ...base(call),

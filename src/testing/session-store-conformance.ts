@@ -86,11 +86,24 @@ export function describeSessionStoreConformance(
         content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'read_file', input: { path: 'x.md' } }],
         metadata: { createdAt: '2026-01-01T00:00:00.000Z' },
       };
+      const result: Message = {
+        id: 'r1',
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 't1',
+            toolName: 'read_file',
+            output: { type: 'text', value: 'x' },
+          },
+        ],
+      };
       await store.appendMessages(id, [message('u1')]);
-      await store.appendMessages(id, [tool, message('r1', 'tool', 'result')]);
+      await store.appendMessages(id, [tool, result]);
       const state = await store.load(id);
       expect(state.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'r1']);
       expect(state.messages[1]).toEqual(tool);
+      expect(state.messages[2]).toEqual(result);
     });
 
     it('refuses a batch with a stored or repeated id and stores none of it', async () => {
@@ -208,6 +221,7 @@ export function describeSessionStoreConformance(
             { type: 'text', text: 'Reading it.' },
             { type: 'tool-call', toolCallId: 't1', toolName: 'read_file', input: { path: 'hello.txt' } },
             { type: 'tool-call', toolCallId: 't2', toolName: 'echo', input: 'raw string input' },
+            { type: 'tool-call', toolCallId: 't3', toolName: 'screenshot', input: {} },
           ],
         },
         {
@@ -225,6 +239,18 @@ export function describeSessionStoreConformance(
               toolCallId: 't2',
               toolName: 'echo',
               output: { type: 'error-text', value: 'denied' },
+            },
+            {
+              type: 'tool-result',
+              toolCallId: 't3',
+              toolName: 'screenshot',
+              output: {
+                type: 'content',
+                value: [
+                  { type: 'text', text: 'the page' },
+                  { type: 'image-data', data: 'aGVsbG8=', mediaType: 'image/png' },
+                ],
+              },
             },
           ],
         },

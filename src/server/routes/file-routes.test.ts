@@ -47,6 +47,38 @@ describe('file routes', () => {
     expect(await (await request(`${files}/${encodeURIComponent('笔记.md')}`)).text()).toBe('# 笔记\n');
   });
 
+  it('refuses a messages.json its compile would fail on, and keeps the stored one', async () => {
+    const current = await request(`${base}/files/messages.json`);
+    const etag = current.headers.get('ETag') ?? '';
+    const before = await current.text();
+    const stored = JSON.parse(before) as unknown[];
+    const call = {
+      id: 'x1',
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: {} }],
+    };
+    const noValue = {
+      id: 'x2',
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'text' } }],
+    };
+    const put = (messages: unknown[]) =>
+      request(
+        `${base}/files/messages.json`,
+        json('PUT', { text: JSON.stringify([...stored, ...messages], null, 2) }, { 'If-Match': etag }),
+      );
+    const badOutput = await put([call, noValue]);
+    expect(badOutput.status).toBe(422);
+    expect(await errorOf(badOutput)).toMatchObject({
+      code: 'invalid-config',
+      path: `${stored.length + 1}.content.0.output.value`,
+    });
+    const repeated = await put([stored[0]]);
+    expect(repeated.status).toBe(422);
+    expect(await errorOf(repeated)).toMatchObject({ code: 'invalid-config', path: `${stored.length}.id` });
+    expect(await (await request(`${base}/files/messages.json`)).text()).toBe(before);
+  });
+
   it('renames a file without overwriting an existing one', async () => {
     await request(`${base}/files/a.md`, json('PUT', { text: 'A' }));
     const moved = await request(`${base}/files/a.md`, json('PATCH', { to: 'archive/b.md' }));

@@ -11,7 +11,8 @@ import {
 import { parseJsonText } from '../json/parse-json-text.ts';
 import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
-import { messagesFileSchema } from './messages-schema.ts';
+import { firstMessageIssue } from './first-message-issue.ts';
+import { messageBatchSchema, messagesFileSchema } from './messages-schema.ts';
 
 /** Default name of a session's chat history file. */
 export const MESSAGES_FILE = 'messages.json';
@@ -20,7 +21,8 @@ export const CURATION_FILE = 'memory.json';
 
 /**
  * Parses `messages.json` text. Throws `parse-error` (bad JSON, with line/column) or
- * `invalid-config` (a message of the wrong shape, with its index path and line).
+ * `invalid-config` (a message of the wrong shape, a part its role cannot carry, or an id used
+ * twice, with its index path and line).
  */
 export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
   // Positions are found only for a file that fails validation: a session's record is read
@@ -28,12 +30,11 @@ export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
   const result = messagesFileSchema.safeParse(parseJsonText(text, file));
   if (result.success) return result.data as Message[];
   const tree = parseJsonTree(text, file);
-  const issue = result.error.issues[0];
-  const path = (issue?.path ?? []).map((key) => (typeof key === 'symbol' ? String(key) : key));
+  const { path, message } = firstMessageIssue(result.error);
   const { node } = locateJsonPath(tree, path);
   throw new CtxloomError({
     code: 'invalid-config',
-    message: `invalid message: ${issue?.message ?? 'unknown problem'}`,
+    message: `invalid message: ${message}`,
     file,
     line: node.start.line,
     column: node.start.column,
@@ -122,14 +123,14 @@ export async function appendMessages(
   messages: readonly Message[],
   file = MESSAGES_FILE,
 ): Promise<void> {
-  const valid = messagesFileSchema.safeParse(messages);
+  const valid = messageBatchSchema.safeParse(messages);
   if (!valid.success) {
-    const issue = valid.error.issues[0];
+    const issue = firstMessageIssue(valid.error);
     throw new CtxloomError({
       code: 'invalid-argument',
-      message: `invalid message: ${issue?.message ?? 'unknown problem'}; nothing was stored`,
+      message: `invalid message: ${issue.message}; nothing was stored`,
       file,
-      path: (issue?.path ?? []).map(String).join('.'),
+      path: issue.path.join('.'),
       cause: valid.error,
     });
   }
@@ -155,7 +156,7 @@ export async function appendMessages(
     // joined on as `JSON.stringify` of the whole list would write them, without writing the
     // stored ones again (a turn's two appends did, the cost growing with the session).
     const pieces = messages.map((message) => JSON.stringify(message, null, 2).replaceAll('\n', '\n  '));
-    const added = messagesFileSchema.parse(JSON.parse(`[${pieces.join(',')}]`)) as Message[];
+    const added = messageBatchSchema.parse(JSON.parse(`[${pieces.join(',')}]`)) as Message[];
     appended = [...stored, ...added];
     if (same?.canonical === true && stored.length > 0 && current?.endsWith('\n]\n') === true) {
       return { keep: current.length - 3, insert: `,\n  ${pieces.join(',\n  ')}\n]\n` };
