@@ -11,8 +11,7 @@ import { toLangChain } from '../langchain/index.ts';
 import { CompressionStateModule } from '../runtime/compression/compression-state-module.ts';
 import { StateBuilder } from '../state/index.ts';
 import { sessionMessagesReducer } from '../state/messages-reducer.ts';
-import { firstMessageIssue } from '../workspace/session/first-message-issue.ts';
-import { storedMessageSchema } from '../workspace/session/messages-schema.ts';
+import { checkMessages } from '../workspace/session/messages-schema.ts';
 import { EMPTY_COMPRESSION } from './compression-file.ts';
 import { HeadCache } from './head-cache.ts';
 import { createSessionBlackboard, SESSION_KEYS, type StoredCompression } from './session-channels.ts';
@@ -460,16 +459,14 @@ function messagesOf(state: Record<string, unknown>): Message[] {
 
 /** Checks the whole batch before anything is written: message shapes and ids. */
 function validateMessages(messages: readonly Message[]): Message[] {
-  for (const [index, message] of messages.entries()) {
-    const parsed = storedMessageSchema.safeParse(message);
-    if (!parsed.success) {
-      const issue = firstMessageIssue(parsed.error);
-      throw new CtxloomError({
-        code: 'invalid-argument',
-        message: `message ${index} is not a valid message: ${issue.message}; nothing was stored`,
-        path: [index, ...issue.path].join('.'),
-      });
-    }
+  // Repeated ids are refused where the batch is appended (`conflict`).
+  const checked = checkMessages(messages, { uniqueIds: false });
+  if (!checked.success) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `message ${String(checked.issue.path[0])} is not a valid message: ${checked.issue.message}; nothing was stored`,
+      path: checked.issue.path.join('.'),
+    });
   }
   return structuredClone([...messages]);
 }

@@ -11,8 +11,7 @@ import {
 import { parseJsonText } from '../json/parse-json-text.ts';
 import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
-import { firstMessageIssue } from './first-message-issue.ts';
-import { messageBatchSchema, messagesFileSchema } from './messages-schema.ts';
+import { checkMessages, messageListSchema } from './messages-schema.ts';
 
 /** Default name of a session's chat history file. */
 export const MESSAGES_FILE = 'messages.json';
@@ -27,10 +26,10 @@ export const CURATION_FILE = 'memory.json';
 export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
   // Positions are found only for a file that fails validation: a session's record is read
   // every turn, and the walk for positions grew with it (decision 040's turn-time bench).
-  const result = messagesFileSchema.safeParse(parseJsonText(text, file));
+  const result = checkMessages(parseJsonText(text, file), { uniqueIds: true });
   if (result.success) return result.data as Message[];
   const tree = parseJsonTree(text, file);
-  const { path, message } = firstMessageIssue(result.error);
+  const { path, message } = result.issue;
   const { node } = locateJsonPath(tree, path);
   throw new CtxloomError({
     code: 'invalid-config',
@@ -39,7 +38,7 @@ export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
     line: node.start.line,
     column: node.start.column,
     path: path.join('.'),
-    cause: result.error,
+    ...(result.error === undefined ? {} : { cause: result.error }),
   });
 }
 
@@ -123,15 +122,15 @@ export async function appendMessages(
   messages: readonly Message[],
   file = MESSAGES_FILE,
 ): Promise<void> {
-  const valid = messageBatchSchema.safeParse(messages);
+  // Repeated ids are the append's to refuse (`conflict`), with those already stored.
+  const valid = checkMessages(messages, { uniqueIds: false });
   if (!valid.success) {
-    const issue = firstMessageIssue(valid.error);
     throw new CtxloomError({
       code: 'invalid-argument',
-      message: `invalid message: ${issue.message}; nothing was stored`,
+      message: `invalid message: ${valid.issue.message}; nothing was stored`,
       file,
-      path: issue.path.join('.'),
-      cause: valid.error,
+      path: valid.issue.path.join('.'),
+      ...(valid.error === undefined ? {} : { cause: valid.error }),
     });
   }
   let appended: readonly Message[] | undefined;
@@ -156,7 +155,7 @@ export async function appendMessages(
     // joined on as `JSON.stringify` of the whole list would write them, without writing the
     // stored ones again (a turn's two appends did, the cost growing with the session).
     const pieces = messages.map((message) => JSON.stringify(message, null, 2).replaceAll('\n', '\n  '));
-    const added = messageBatchSchema.parse(JSON.parse(`[${pieces.join(',')}]`)) as Message[];
+    const added = messageListSchema.parse(JSON.parse(`[${pieces.join(',')}]`)) as Message[];
     appended = [...stored, ...added];
     if (same?.canonical === true && stored.length > 0 && current?.endsWith('\n]\n') === true) {
       return { keep: current.length - 3, insert: `,\n  ${pieces.join(',\n  ')}\n]\n` };
