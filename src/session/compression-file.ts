@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CompressionStateSchema } from '../compression/index.ts';
 import { CtxloomError } from '../core/index.ts';
-import { parseJsonTree } from '../workspace/json/parse-json-tree.ts';
+import { issueLocation, parseJsonTree } from '../workspace/json/parse-json-tree.ts';
 import type { HistorySummary, SessionCompression } from './session-store.ts';
 
 /** File in a session folder holding its {@link SessionCompression}. */
@@ -106,7 +106,7 @@ export function parseCompressionFile(text: string, messageIds: readonly string[]
     code: 'invalid-config',
     message: `invalid compression file: ${issue?.message ?? 'unknown problem'}`,
     file: COMPRESSION_FILE,
-    path: (issue?.path ?? []).map(String).join('.'),
+    ...issueLocation(tree, issue?.path ?? []),
     cause: isVersion(tree.value, 3) ? v3.error : v2.error,
   });
 }

@@ -1,6 +1,7 @@
 import { CtxloomError } from 'ctxloom';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseCompressionFile } from '../../session/compression-file.ts';
 import { parseBlockSidecar } from '../blocks/block-sidecar.ts';
 import { parseJsonBlocks } from '../blocks/parse-json-blocks.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
@@ -37,6 +38,53 @@ describe('JSON parsers', () => {
       expect(CtxloomError.is(error, 'parse-error'), `${file}: ${String(error)}`).toBe(true);
       expect(error).toMatchObject({ file, line: 2 });
       expect((error as CtxloomError).column).toBeGreaterThanOrEqual(12);
+    }
+  });
+
+  it('name the line and column of a value of the wrong shape, in every file with a schema', () => {
+    // The value at fault sits on line 3 in each.
+    const cases: [string, (text: string) => unknown, string, string][] = [
+      [
+        'messages.json',
+        (text) => parseMessages(text),
+        '[\n  {"id": "m1", "role": "user", "content": "a"},\n  {"id": 7,   ',
+        '"role": "user", "content": "b"}\n]',
+      ],
+      [
+        'memory.json',
+        (text) => parseCurationLog(text),
+        '{\n  "version": 1,\n  "events": [',
+        '{"bad": true}]\n}',
+      ],
+      [
+        'sessions.json',
+        (text) => parseSessionsIndex(text),
+        '[\n  {"id": "s1", "concept": "c", "createdAt": "2026-01-01T00:00:00.000Z"},\n  {"id": 5}',
+        ']',
+      ],
+      [
+        'compression.json',
+        (text) => parseCompressionFile(text, []),
+        '{\n  "version": 3,\n  "revision": ',
+        '"x"\n}',
+      ],
+    ];
+    for (const [file, parse, before, after] of cases) {
+      const text = `${before}${after}`;
+      const error = (() => {
+        try {
+          parse(text);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(CtxloomError.is(error, 'invalid-config'), `${file}: ${String(error)}`).toBe(true);
+      expect(error, file).toMatchObject({ file, line: 3 });
+      expect((error as CtxloomError).column, file).toBeGreaterThan(1);
+      expect((error as CtxloomError).message, file).toMatch(
+        new RegExp(`\\(${file.replace('.', '\\.')}:3:\\d+`, 'u'),
+      );
     }
   });
 

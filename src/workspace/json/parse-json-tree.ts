@@ -220,3 +220,16 @@ export function locateJsonPath(
   }
   return keyStart === undefined ? { node, exact: true } : { node, keyStart, exact: true };
 }
+
+/**
+ * Where a schema issue at `path` (a zod issue's path) sits in the file: the line and column of
+ * its value (or of the deepest part of it that exists), and the path as an error names it.
+ */
+export function issueLocation(
+  root: JsonNode,
+  path: readonly PropertyKey[],
+): { line: number; column: number; path: string } {
+  const keys = path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+  const { node } = locateJsonPath(root, keys);
+  return { line: node.start.line, column: node.start.column, path: keys.join('.') };
+}

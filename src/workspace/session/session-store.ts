@@ -9,7 +9,7 @@ import {
   curationLogSchema,
 } from '../curation/curation-event.ts';
 import { parseJsonText } from '../json/parse-json-text.ts';
-import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
+import { issueLocation, parseJsonTree } from '../json/parse-json-tree.ts';
 import type { Sandbox } from '../sandbox/create-sandbox.ts';
 import { checkMessages, messageListSchema } from './messages-schema.ts';
 
@@ -28,16 +28,11 @@ export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
   // every turn, and the walk for positions grew with it (decision 040's turn-time bench).
   const result = checkMessages(parseJsonText(text, file), { uniqueIds: true });
   if (result.success) return result.data as Message[];
-  const tree = parseJsonTree(text, file);
-  const { path, message } = result.issue;
-  const { node } = locateJsonPath(tree, path);
   throw new CtxloomError({
     code: 'invalid-config',
-    message: `invalid message: ${message}`,
+    message: `invalid message: ${result.issue.message}`,
     file,
-    line: node.start.line,
-    column: node.start.column,
-    path: path.join('.'),
+    ...issueLocation(parseJsonTree(text, file), result.issue.path),
     ...(result.error === undefined ? {} : { cause: result.error }),
   });
 }
@@ -176,11 +171,12 @@ export function parseCurationLog(text: string, file = CURATION_FILE): CurationLo
   const tree = parseJsonTree(text, file);
   const result = curationLogSchema.safeParse(tree.value);
   if (!result.success) {
+    const issue = result.error.issues[0];
     throw new CtxloomError({
       code: 'invalid-config',
-      message: `invalid curation log: ${result.error.issues[0]?.message ?? ''}`,
+      message: `invalid curation log: ${issue?.message ?? 'unknown problem'}`,
       file,
-      path: result.error.issues[0]?.path.join('.') ?? '',
+      ...issueLocation(tree, issue?.path ?? []),
       cause: result.error,
     });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
-import { parseJsonTree } from '../json/parse-json-tree.ts';
+import { issueLocation, parseJsonTree } from '../json/parse-json-tree.ts';
 
 /** A session record, thin by design (seed 003): exactly `{ id, concept, createdAt }`. */
 export const sessionRecordSchema = z.strictObject({
@@ -22,9 +22,9 @@ export function parseSessionsIndex(text: string, file = 'sessions.json'): Sessio
     const issue = result.error.issues[0];
     throw new CtxloomError({
       code: 'invalid-config',
-      message: `invalid sessions index: ${issue?.message ?? ''}`,
+      message: `invalid sessions index: ${issue?.message ?? 'unknown problem'}`,
       file,
-      path: issue?.path.join('.') ?? '',
+      ...issueLocation(tree, issue?.path ?? []),
       cause: result.error,
     });
   }
