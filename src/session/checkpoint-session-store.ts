@@ -332,8 +332,8 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
           if (ids.has(message.id)) {
             throw new CtxloomError({
               code: 'conflict',
-              message: `message id "${message.id}" is already stored in session "${sessionId}"; nothing was stored`,
-              path: message.id,
+              message: `message id ${JSON.stringify(shorten(message.id))} is already stored in session "${sessionId}"; nothing was stored`,
+              path: shorten(message.id),
             });
           }
           ids.add(message.id);

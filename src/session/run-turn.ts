@@ -2,6 +2,7 @@ import { createUIMessageStream, stepCountIs, streamText, type UIMessageChunk } f
 import { recompileEachStep } from '../ai-sdk/recompile-each-step.ts';
 import { createCallLogWriter } from '../core/call-log-writer.ts';
 import { type CompactionAction, CtxloomError, type Message } from '../core/index.ts';
+import { shorten } from '../core/shorten.ts';
 import {
   type MessageContextSummary,
   type NotebookUIMessage,
@@ -74,8 +75,8 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
   if (loaded.prepared.state.messages.some((message) => message.id === userId)) {
     throw new CtxloomError({
       code: 'conflict',
-      message: `message id "${userId}" is already stored`,
-      path: userId,
+      message: `message id ${JSON.stringify(shorten(userId))} is already stored`,
+      path: shorten(userId),
     });
   }
   // The cut moves (stored) before the call when the session outgrew its budget (decision 040).

@@ -1,9 +1,17 @@
 import { z } from 'zod';
+import { relativePathProblem } from '../sandbox/validate-path.ts';
 
 /** Version of the `context-config.json` format this package reads and writes. */
 export const CONTEXT_CONFIG_VERSION = 1;
 
-const relativeFile = z.string().min(1, 'a file path must not be empty');
+/** A file of the session (or a declared global file) by its relative path: checked as the sandbox will read it. */
+const relativeFile = z
+  .string()
+  .min(1, 'a file path must not be empty')
+  .superRefine((path, context) => {
+    const problem = relativePathProblem(path);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  });
 const contextKey = z.string().regex(/^.+__context$/u, 'a layer must be a context key ending in "__context"');
 
 const lineReference = z

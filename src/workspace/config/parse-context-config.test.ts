@@ -61,6 +61,26 @@ describe('parseContextConfig', () => {
     expect(error).toMatchObject({ path: 'chatHistory.strategy', line: 2, column: 32 });
   });
 
+  it('refuses a file path the sandbox would refuse, where it is written', () => {
+    const cases: [string, string, string][] = [
+      ['{\n  "profile": "../../etc/passwd"\n}', 'profile', 'path contains ".."'],
+      [
+        '{\n  "chatHistory": { "source": "/etc/passwd" }\n}',
+        'chatHistory.source',
+        'absolute paths are not allowed',
+      ],
+      ['{\n  "references": [{ "path": "a\\\\b.md", "block": "x" }]\n}', 'references.0.path', 'backslash'],
+      ['{\n  "retrieval": { "files": ["%2e%2e/x.md"] }\n}', 'retrieval.files.0', 'percent-encoded'],
+    ];
+    for (const [text, path, reason] of cases) {
+      const error = errorOf(text);
+      expect(error, text).toMatchObject({ code: 'invalid-config', path, line: 2 });
+      expect(error.message, text).toContain(reason);
+    }
+    // A plain relative path is still fine.
+    expect(parseContextConfig('{ "profile": "notes/profile.md" }').profile).toBe('notes/profile.md');
+  });
+
   it('lists every problem in details', () => {
     const error = errorOf(
       '{ "version": 2, "budget": { "window": 10 }, "references": [{ "path": "a.md", "startLine": 9, "endLine": 3 }] }',

@@ -14,34 +14,38 @@ export interface ValidatePathOptions {
 /**
  * Checks a sandbox path lexically, before the file system is touched, and returns its
  * normalised segments (`.` and empty segments removed). Refuses with `path-escape`, naming the
- * path: absolute paths (POSIX, drive letters, UNC), `..` segments, NUL and other control
- * characters, backslashes, percent-encoded separators, dots and NUL (`%2f`, `%5c`, `%2e`,
- * `%00`), segments over 255 bytes and paths over `maxPathLength`. `""` and `"."` mean the root.
+ * path, what {@link relativePathProblem} finds. `""` and `"."` mean the root.
  */
 export function validateRelativePath(path: unknown, options: ValidatePathOptions = {}): string[] {
+  if (typeof path !== 'string') throw refuse(String(path), 'a path must be a string');
+  const problem = relativePathProblem(path, options);
+  if (problem !== undefined) throw refuse(path, problem);
+  return path.split('/').filter((segment) => segment !== '' && segment !== '.');
+}
+
+/**
+ * Why `path` cannot name a file inside a sandbox, or undefined when it can: absolute paths
+ * (POSIX, drive letters, UNC), `..` segments, NUL and other control characters, backslashes,
+ * percent-encoded separators, dots and NUL (`%2f`, `%5c`, `%2e`, `%00`), segments over 255
+ * bytes and paths over `maxPathLength`. Lexical only (what a manifest can be checked for
+ * before it is written).
+ */
+export function relativePathProblem(path: string, options: ValidatePathOptions = {}): string | undefined {
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH;
-  if (typeof path !== 'string') {
-    throw refuse(String(path), 'a path must be a string');
-  }
-  if (path.length > maxPathLength) {
-    throw refuse(path, `path is longer than ${maxPathLength} characters`);
-  }
+  if (path.length > maxPathLength) return `path is longer than ${maxPathLength} characters`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we refuse
-  if (/[\u0000-\u001f\u007f]/u.test(path)) throw refuse(path, 'path contains a NUL or control character');
-  if (path.includes('\\')) throw refuse(path, 'path contains a backslash');
-  if (/%(?:2f|5c|2e|00)/iu.test(path)) throw refuse(path, 'path contains a percent-encoded separator or dot');
-  if (path.startsWith('/') || /^[a-z]:/iu.test(path)) throw refuse(path, 'absolute paths are not allowed');
-  if (path.startsWith('~')) throw refuse(path, 'home-relative paths are not allowed');
-  const segments: string[] = [];
+  if (/[\u0000-\u001f\u007f]/u.test(path)) return 'path contains a NUL or control character';
+  if (path.includes('\\')) return 'path contains a backslash';
+  if (/%(?:2f|5c|2e|00)/iu.test(path)) return 'path contains a percent-encoded separator or dot';
+  if (path.startsWith('/') || /^[a-z]:/iu.test(path)) return 'absolute paths are not allowed';
+  if (path.startsWith('~')) return 'home-relative paths are not allowed';
   for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') throw refuse(path, 'path contains ".."');
+    if (segment === '..') return 'path contains ".."';
     if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
-      throw refuse(path, `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+      return `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
     }
-    segments.push(segment);
   }
-  return segments;
+  return undefined;
 }
 
 /** A `path-escape` error naming the offending path (`file`; shortened to 200 characters in the message). */

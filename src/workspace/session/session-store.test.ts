@@ -66,6 +66,12 @@ describe('session store', () => {
       code: 'conflict',
       path: 'm1',
     });
+    // A long id is not sent back whole.
+    const long = `m-${'x'.repeat(100_000)}`;
+    await appendMessages(box, [message(long)]);
+    const error = await appendMessages(box, [message(long)]).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'conflict' });
+    expect(JSON.stringify(error).length).toBeLessThan(1_000);
   });
 
   it('reports a malformed message with its index path and line', () => {

@@ -139,9 +139,9 @@ export async function appendMessages(
       if (ids.has(message.id) || storedIds.has(message.id)) {
         throw new CtxloomError({
           code: 'conflict',
-          message: `message id "${message.id}" is already stored`,
+          message: `message id ${JSON.stringify(shorten(message.id))} is already stored`,
           file,
-          path: message.id,
+          path: shorten(message.id),
         });
       }
       ids.add(message.id);
