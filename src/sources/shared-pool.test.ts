@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CtxloomError } from '../core/index.ts';
 import { openSharedPool } from './shared-pool.ts';
 import { createSharedPoolSource } from './shared-pool-source.ts';
 import { makeBudget, makeRequest } from './test-request.test-support.ts';
@@ -30,6 +34,26 @@ describe('openSharedPool', () => {
     expect(() =>
       openSharedPool().publish({ namespace: 'has space', key: 'k', content: 'c', publisher: 'p' }),
     ).toThrow(/namespace/);
+  });
+
+  it('answers a file it cannot open, or one that is not a database, with a storage error naming it', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'ctxloom-shared-pool-'));
+    try {
+      const notADatabase = join(folder, 'notes.json');
+      await writeFile(notADatabase, '{"not": "a database"}\n'.repeat(100));
+      for (const path of [join(folder, 'missing', 'pool.db'), folder, notADatabase]) {
+        let caught: unknown;
+        try {
+          openSharedPool({ path });
+        } catch (error) {
+          caught = error;
+        }
+        expect(CtxloomError.is(caught, 'storage-error'), `${path}: ${String(caught)}`).toBe(true);
+        expect(caught, path).toMatchObject({ file: path });
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -66,7 +66,18 @@ export function openSharedPool(options: SharedPoolOptions = {}): SharedPool {
   let database = options.database;
   if (database === undefined) {
     const { DatabaseSync } = requireNodeSqlite({ feature: 'the shared pool' });
-    database = new DatabaseSync(options.path ?? ':memory:');
+    const path = options.path ?? ':memory:';
+    try {
+      database = new DatabaseSync(path);
+    } catch (error) {
+      // A missing folder, a folder, no permission: SQLite's own error, as the cause.
+      throw new CtxloomError({
+        code: 'storage-error',
+        message: 'could not open the shared pool database',
+        cause: error,
+        file: path,
+      });
+    }
   }
   ensureFormat(database, 'shared-pool', SHARED_POOL_FORMAT_VERSION, options.path);
   database.exec(`CREATE TABLE IF NOT EXISTS ctxloom_shared_pool (
