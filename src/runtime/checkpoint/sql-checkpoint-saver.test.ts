@@ -7,6 +7,7 @@ import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import type { CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CtxloomError } from '../../core/errors.ts';
 import { type CheckpointTables, checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import { PostgresSaver } from './postgres-saver.ts';
@@ -355,6 +356,27 @@ describe('PostgresSaver', () => {
     expect((state.values.messages as BaseMessage[]).map((message) => message.id)).toHaveLength(8);
     expect(await count(first, 'from-second')).toBe(await count(second, 'from-second'));
     await other.end();
+  });
+
+  it('says in words why it could not set up: no such database, nothing listening', async () => {
+    const missing = new URL(url);
+    missing.pathname = `/ctxloom_missing_${process.pid}`;
+    const closed = new URL(url);
+    closed.port = '1'; // nothing listens on port 1
+    for (const [target, reason] of [
+      [missing.href, 'the database does not exist'],
+      [closed.href, 'refused the connection'],
+    ] as const) {
+      const saver = PostgresSaver.fromConnString(target);
+      try {
+        const error = await saver.setup().catch((caught: unknown) => caught);
+        expect(CtxloomError.is(error, 'storage-error'), String(error)).toBe(true);
+        expect((error as Error).message).toMatch(/^checkpoint schema setup failed: /u);
+        expect((error as Error).message).toContain(reason);
+      } finally {
+        await saver.close();
+      }
+    }
   });
 });
 

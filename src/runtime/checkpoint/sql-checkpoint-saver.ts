@@ -30,6 +30,7 @@ import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
+import { setupFailure } from './setup-failure.ts';
 import { SnapshotMemo } from './snapshot-diff.ts';
 import type { SnapshotItems } from './snapshot-list.ts';
 import { storeSnapshotCompactly } from './snapshot-storage.ts';
@@ -101,7 +102,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       if (CtxloomError.is(error)) throw error;
       throw new CtxloomError({
         code: 'storage-error',
-        message: 'checkpoint schema setup failed',
+        message: `checkpoint schema setup failed: ${setupFailure(error)}`,
         cause: error,
       });
     });
