@@ -1,4 +1,5 @@
 import { CtxloomError } from '../../core/index.ts';
+import { shorten } from '../../core/shorten.ts';
 
 /** Default longest accepted relative path, in UTF-16 code units. */
 export const DEFAULT_MAX_PATH_LENGTH = 1024;
@@ -48,12 +49,15 @@ export function relativePathProblem(path: string, options: ValidatePathOptions =
   return undefined;
 }
 
-/** A `path-escape` error naming the offending path (`file`; shortened to 200 characters in the message). */
+/**
+ * A `path-escape` error naming the offending path (`file`), shortened to 200 characters: an
+ * error about a megabyte path does not send the megabyte back.
+ */
 export function refuse(path: string, reason: string): CtxloomError {
-  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  const shown = shorten(path);
   return new CtxloomError({
     code: 'path-escape',
     message: `refused path ${JSON.stringify(shown)}: ${reason}`,
-    file: path,
+    file: shown,
   });
 }
