@@ -21,15 +21,19 @@ export interface Row {
   created_at: number;
 }
 
-/** Opens a SQLite file, mapping failures to `storage-error`. */
-export function openDatabase(path: string): DatabaseSync {
-  const sqlite = requireNodeSqlite({ feature: 'the memory store' });
+/**
+ * Opens a SQLite file for `feature` (the memory store, the shared pool), mapping failures — a
+ * missing folder, a folder, no permission — to `storage-error` naming the file, SQLite's own
+ * error as the cause.
+ */
+export function openDatabase(path: string, feature = 'the memory store'): DatabaseSync {
+  const sqlite = requireNodeSqlite({ feature });
   try {
     return new sqlite.DatabaseSync(path);
   } catch (error) {
     throw new CtxloomError({
       code: 'storage-error',
-      message: 'could not open memory database',
+      message: `could not open the database of ${feature}`,
       cause: error,
       file: path,
     });

@@ -1,9 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError } from '../core/index.ts';
-import { requireNodeSqlite } from '../llm/require-node-sqlite.ts';
 import type { Analyzer } from '../retrieval/analyzer.ts';
 import { type Bm25Index, createBm25Index } from '../retrieval/bm25-index.ts';
 import { ensureFormat } from './format-version.ts';
+import { openDatabase } from './memory-rows.ts';
 
 /** Format version of the shared pool table (row `shared-pool` of `ctxloom_formats`). */
 export const SHARED_POOL_FORMAT_VERSION = 1;
@@ -63,22 +63,7 @@ const NAMESPACE = /^[\p{L}\p{N}_.:/-]{1,128}$/u;
 /** Opens (creating if needed) a shared pool in SQLite. */
 export function openSharedPool(options: SharedPoolOptions = {}): SharedPool {
   const owned = options.database === undefined;
-  let database = options.database;
-  if (database === undefined) {
-    const { DatabaseSync } = requireNodeSqlite({ feature: 'the shared pool' });
-    const path = options.path ?? ':memory:';
-    try {
-      database = new DatabaseSync(path);
-    } catch (error) {
-      // A missing folder, a folder, no permission: SQLite's own error, as the cause.
-      throw new CtxloomError({
-        code: 'storage-error',
-        message: 'could not open the shared pool database',
-        cause: error,
-        file: path,
-      });
-    }
-  }
+  const database = options.database ?? openDatabase(options.path ?? ':memory:', 'the shared pool');
   ensureFormat(database, 'shared-pool', SHARED_POOL_FORMAT_VERSION, options.path);
   database.exec(`CREATE TABLE IF NOT EXISTS ctxloom_shared_pool (
     namespace TEXT NOT NULL, key TEXT NOT NULL, content TEXT NOT NULL, publisher TEXT NOT NULL,

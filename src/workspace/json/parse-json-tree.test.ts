@@ -21,20 +21,23 @@ const parsers: [string, (text: string) => unknown][] = [
   ['text.json', (text) => parseJsonText(text, 'text.json')],
 ];
 
+/** What `run` throws (undefined when it returns). */
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (caught) {
+    return caught;
+  }
+  return undefined;
+}
+
 const badEscapes = ['\\x', '\\2', '\\u12', '\\u12"', '\\uZZZZ', '\\a', '\\U0041', '\\u{41}', '\\0'];
 
 describe('JSON parsers', () => {
   it.each(badEscapes)('report the invalid escape %j as a located parse-error', (badEscape) => {
     const text = `[\n  {"id": "a${badEscape}b"}\n]`;
     for (const [file, parse] of parsers) {
-      const error = (() => {
-        try {
-          parse(text);
-        } catch (caught) {
-          return caught;
-        }
-        return undefined;
-      })();
+      const error = thrown(() => parse(text));
       expect(CtxloomError.is(error, 'parse-error'), `${file}: ${String(error)}`).toBe(true);
       expect(error).toMatchObject({ file, line: 2 });
       expect((error as CtxloomError).column).toBeGreaterThanOrEqual(12);
@@ -71,14 +74,7 @@ describe('JSON parsers', () => {
     ];
     for (const [file, parse, before, after] of cases) {
       const text = `${before}${after}`;
-      const error = (() => {
-        try {
-          parse(text);
-        } catch (caught) {
-          return caught;
-        }
-        return undefined;
-      })();
+      const error = thrown(() => parse(text));
       expect(CtxloomError.is(error, 'invalid-config'), `${file}: ${String(error)}`).toBe(true);
       expect(error, file).toMatchObject({ file, line: 3 });
       expect((error as CtxloomError).column, file).toBeGreaterThan(1);
