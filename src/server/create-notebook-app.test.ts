@@ -294,6 +294,26 @@ describe('context routes', () => {
     expect((await errorOf(broken)).code).toBe('parse-error');
   });
 
+  it('refuses a body that is not UTF-8, and text UTF-8 cannot store, writing nothing', async () => {
+    const file = '/api/sessions/raft-consensus/files/notes/utf8.md';
+    // 0xff is no UTF-8: decoded leniently it became U+FFFD and was stored as if sent.
+    const invalid = Buffer.concat([Buffer.from('{"text": "a'), Buffer.from([0xff]), Buffer.from('b"}')]);
+    for (const path of [file, '/api/sessions/raft-consensus/context-config']) {
+      const response = await request(path, {
+        method: 'PUT',
+        headers: { ...(path === file ? {} : { 'If-Match': '*' }), 'content-type': 'application/json' },
+        body: invalid,
+      });
+      expect(response.status, path).toBe(400);
+      expect(await errorOf(response), path).toMatchObject({ code: 'parse-error' });
+    }
+    // A lone surrogate is valid JSON (an escape) but no UTF-8 text.
+    const lone = await request(file, { method: 'PUT', ...text('half \ud800 a pair') });
+    expect(lone.status).toBe(400);
+    expect(await errorOf(lone)).toMatchObject({ code: 'invalid-argument' });
+    expect((await request(file)).status).toBe(404);
+  });
+
   it('previews with a draft query and resolves its references', async () => {
     const query = encodeURIComponent('解释一下 [guidance.md#教学指南：Raft 共识/练习题]');
     const body = (await (

@@ -12,7 +12,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
   context: Context,
   schema: Schema,
 ): Promise<z.output<Schema>> {
-  const text = await context.req.text();
+  const text = await readBodyText(context);
   const value = text.trim() === '' ? {} : parseJsonText(text, 'request body');
   const result = schema.safeParse(value);
   if (result.success) return result.data;
@@ -23,4 +23,24 @@ export async function readJsonBody<Schema extends z.ZodType>(
     path: (issue?.path ?? []).map(String).join('.'),
     cause: result.error,
   });
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The request body as text: strict UTF-8 (a leading BOM dropped). Bytes that are not UTF-8 are
+ * a `parse-error`, never decoded to U+FFFD and stored as if the client had sent those.
+ */
+export async function readBodyText(context: Context): Promise<string> {
+  const bytes = new Uint8Array(await context.req.arrayBuffer());
+  try {
+    return UTF8.decode(bytes);
+  } catch (cause) {
+    throw new CtxloomError({
+      code: 'parse-error',
+      message: 'the request body is not valid UTF-8',
+      file: 'request body',
+      cause,
+    });
+  }
 }

@@ -5,7 +5,7 @@ import { CONTEXT_CONFIG_FILE, type ContextConfig, parseContextConfig } from '../
 import type { BlocksResponse, PreviewResponse } from '../api-types.ts';
 import { etagOf, ifNoneMatchHits } from '../etag.ts';
 import type { NotebookContext } from '../notebook-context.ts';
-import { readJsonBody } from '../read-json-body.ts';
+import { readBodyText, readJsonBody } from '../read-json-body.ts';
 import { requireSession } from '../session-records.ts';
 import { writeChecked } from './file-routes.ts';
 
@@ -49,7 +49,7 @@ export function contextRoutes(context: NotebookContext): Hono {
   app.put('/api/sessions/:id/context-config', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(workspace, sessionId);
-    const raw = await c.req.text();
+    const raw = await readBodyText(c);
     const config = parseContextConfig(raw, CONTEXT_CONFIG_FILE);
     const text = `${JSON.stringify(JSON.parse(raw), null, 2)}\n`;
     const sandbox = workspace.session(sessionId);

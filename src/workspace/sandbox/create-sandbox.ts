@@ -304,6 +304,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     path: string,
     encoded: Uint8Array = Buffer.from(text, 'utf8'),
   ): Promise<void> => {
+    // UTF-8 cannot hold a lone surrogate: written, it would read back as U+FFFD.
+    if (!text.isWellFormed()) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: 'text has a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot store',
+        file: path,
+      });
+    }
     const bytes = encoded.byteLength;
     if (bytes > maxWriteBytes) {
       throw new CtxloomError({

@@ -57,10 +57,17 @@ describe('sandbox update with a text edit', () => {
     const bom = await box.update('bom.txt', (current) => ({ keep: (current as string).length, insert: 'x' }));
     expect(await readFile(join(root, 'bom.txt'), 'utf8')).toBe(bom);
     await box.writeText('pair.txt', `${big('pair')}😀`);
+    // Kept up to the pair's first half, the insert completing it (😀 is \ud83d\ude00).
     const pair = await box.update('pair.txt', (current) => ({
       keep: (current as string).length - 1,
-      insert: '!',
+      insert: '\ude00!',
     }));
+    expect(pair.endsWith('😀!')).toBe(true);
+    expect(await readFile(join(root, 'pair.txt'))).toEqual(Buffer.from(pair, 'utf8'));
+    // Left half a pair, the text is refused: UTF-8 cannot hold it (it was stored as U+FFFD).
+    await expect(
+      box.update('pair.txt', (current) => ({ keep: (current as string).length - 2, insert: '?' })),
+    ).rejects.toMatchObject({ code: 'invalid-argument', file: 'pair.txt' });
     expect(await readFile(join(root, 'pair.txt'))).toEqual(Buffer.from(pair, 'utf8'));
   });
 
