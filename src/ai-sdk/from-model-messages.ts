@@ -1,5 +1,6 @@
 import { hashText } from '../core/fingerprint.ts';
-import type { Message, Part, ToolResultOutput } from '../core/index.ts';
+import type { Message, Part, ToolResultContentPart, ToolResultOutput } from '../core/index.ts';
+import { toolOutputText } from '../core/message.ts';
 
 /** An AI SDK message: a `ModelMessage` or a `LanguageModelV4Prompt` entry (structurally). */
 export interface AnyModelMessage {
@@ -99,11 +100,9 @@ function toOutput(output: unknown): ToolResultOutput {
         ? { type: 'execution-denied' }
         : { type: 'execution-denied', reason: value.reason };
     case 'content': {
-      const parts = Array.isArray(value.value) ? (value.value as { type: string; text?: string }[]) : [];
-      return {
-        type: 'text',
-        value: parts.map((part) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)).join('\n'),
-      };
+      // As core renders a `content` output (its text parts, `[type]` for the others), sent as text.
+      const parts = Array.isArray(value.value) ? (value.value as ToolResultContentPart[]) : [];
+      return { type: 'text', value: toolOutputText({ type: 'content', value: parts }) };
     }
     default:
       return { type: 'json', value: (output ?? null) as never };

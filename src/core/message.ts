@@ -90,6 +90,16 @@ export interface Message {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * The part types each role may carry — what every compile's emitters send (the AI SDK's
+ * messages refuse the others). A system message is rendered as its text, so not limited.
+ */
+export const PARTS_OF_ROLE: Readonly<Record<'user' | 'assistant' | 'tool', readonly Part['type'][]>> = {
+  user: ['text', 'file'],
+  assistant: ['text', 'reasoning', 'tool-call'],
+  tool: ['tool-result'],
+};
+
 /** True when the part is a tool result whose output is an error or a denial. */
 export function isErrorResult(part: Part): part is ToolResultPart {
   return (

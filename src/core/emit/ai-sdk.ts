@@ -1,13 +1,15 @@
 import { CtxloomError } from '../errors.ts';
 import type { LayerRegistry } from '../layers.ts';
-import type {
-  FilePart,
-  JsonValue,
-  Message,
-  ReasoningPart,
-  TextPart,
-  ToolCallPart,
-  ToolResultPart,
+import {
+  type FilePart,
+  type JsonValue,
+  type Message,
+  PARTS_OF_ROLE,
+  type ReasoningPart,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultPart,
+  toolOutputText,
 } from '../message.ts';
 import { cacheBreakpoints, MAX_CACHE_BREAKPOINTS } from './breakpoints.ts';
 import { contextAsUserText, splitInstructions } from './stable.ts';
@@ -92,7 +94,7 @@ function toModelMessage(message: Message): AiSdkMessage {
       return {
         role: 'user',
         content: message.content.map((part) => {
-          if (part.type === 'text' || part.type === 'file') return part;
+          if (PARTS_OF_ROLE.user.includes(part.type)) return part as TextPart | FilePart;
           throw misplaced(message, part.type);
         }),
       };
@@ -101,7 +103,8 @@ function toModelMessage(message: Message): AiSdkMessage {
       return {
         role: 'assistant',
         content: message.content.map((part) => {
-          if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-call') return part;
+          if (PARTS_OF_ROLE.assistant.includes(part.type))
+            return part as TextPart | ReasoningPart | ToolCallPart;
           throw misplaced(message, part.type);
         }),
       };
@@ -110,8 +113,11 @@ function toModelMessage(message: Message): AiSdkMessage {
       return {
         role: 'tool',
         content: message.content.map((part) => {
-          if (part.type === 'tool-result') return part;
-          throw misplaced(message, part.type);
+          if (part.type !== 'tool-result') throw misplaced(message, part.type);
+          // A `content` output goes as the text the report counted (its text parts, `[type]` for
+          // the others), as the AI SDK middleware takes one: what is sent is what is counted.
+          if (part.output.type !== 'content') return part;
+          return { ...part, output: { type: 'text', value: toolOutputText(part.output) } };
         }),
       };
   }

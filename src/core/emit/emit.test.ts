@@ -2,7 +2,7 @@ import type { ModelMessage, SystemModelMessage } from 'ai';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { toLangChain } from '../../langchain/index.ts';
 import { compose } from '../compose.ts';
-import type { Message } from '../message.ts';
+import { type Message, toolOutputText } from '../message.ts';
 import { toAiSdk } from './ai-sdk.ts';
 import { toAnthropic } from './anthropic.ts';
 import { toOpenAI } from './openai.ts';
@@ -83,6 +83,36 @@ describe('toAiSdk', () => {
       role: 'user',
       content: '<context layer="knowledge__context">\nk\n</context>',
     });
+  });
+
+  it('sends a content tool output as the text the report counts, an image as its [type]', () => {
+    const output = {
+      type: 'content' as const,
+      value: [
+        { type: 'text' as const, text: 'the chart:' },
+        { type: 'image-data' as const, data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+      ],
+    };
+    const tool: Message = {
+      id: 'r1',
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'plot', output }],
+    };
+    const emitted = toAiSdk([tool], { cacheHistory: false });
+    expect(emitted.messages).toEqual([
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 't1',
+            toolName: 'plot',
+            output: { type: 'text', value: toolOutputText(output) },
+          },
+        ],
+      },
+    ]);
+    expect(toolOutputText(output)).toBe('the chart:\n[image-data]');
   });
 });
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toolModelMessageSchema } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../core/index.ts';
+import type { Message, ToolResultOutput } from '../../core/index.ts';
+import { toolOutputText } from '../../core/message.ts';
 import { compileWorkspaceContext } from '../compile/compile-workspace-context.ts';
 import { createSandbox } from '../sandbox/create-sandbox.ts';
 import { openWorkspace, type Workspace } from '../workspace.ts';
@@ -340,7 +341,14 @@ describe('a compile over stored tool results', () => {
     const aiSdkResults = compiled.aiSdk.messages.find(
       (message) => message.role === 'tool' && message.content.some((part) => part.toolCallId === 'v0'),
     );
-    expect(aiSdkResults?.content).toEqual(results);
+    // Sent as counted: a `content` output goes as its text (text parts, `[type]` for the others).
+    expect(aiSdkResults?.content).toEqual(
+      results.map((part) =>
+        (part.output as ToolResultOutput).type === 'content'
+          ? { ...part, output: { type: 'text', value: toolOutputText(part.output as ToolResultOutput) } }
+          : part,
+      ),
+    );
     const openaiResults = compiled.openai.messages.filter((message) => message.role === 'tool');
     const sent = new Map(openaiResults.map((message) => [message.tool_call_id, message.content]));
     expect(sent.get('v0')).toBe('found 3 papers');

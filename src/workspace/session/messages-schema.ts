@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PARTS_OF_ROLE } from '../../core/message.ts';
 import { shorten } from '../../core/shorten.ts';
 import { firstMessageIssue, type MessageIssue } from './first-message-issue.ts';
 import { toolResultOutputSchema } from './tool-result-output-schema.ts';
@@ -25,16 +26,6 @@ const part = z.discriminatedUnion('type', [
     filename: z.string().optional(),
   }),
 ]);
-
-/**
- * The part types each role may carry, as every compile's emitters require (`toAiSdk` refuses
- * the others). A system message is not limited: a compile renders only its text.
- */
-const PARTS_OF_ROLE: Readonly<Record<'user' | 'assistant' | 'tool', readonly string[]>> = {
-  user: ['text', 'file'],
-  assistant: ['text', 'reasoning', 'tool-call'],
-  tool: ['tool-result'],
-};
 
 /** `a`, `a and b`, `a, b and c`. */
 function listOf(names: readonly string[]): string {
@@ -104,7 +95,7 @@ function roleIssue(message: StoredMessage, index: number): MessageIssue | undefi
   }
   const allowed = PARTS_OF_ROLE[role];
   for (let at = 0; at < content.length; at += 1) {
-    const type = (content[at] as { type: string }).type;
+    const type = (content[at] as { type: (typeof allowed)[number] }).type;
     if (allowed.includes(type)) continue;
     const article = role === 'assistant' ? 'an' : 'a';
     return {
