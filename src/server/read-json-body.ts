@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { CtxloomError } from '../core/index.ts';
 import { parseJsonText } from '../workspace/index.ts';
+import { decodeText } from '../workspace/sandbox/decode-text.ts';
 
 /**
  * Reads the request body as JSON and validates it with `schema`. Throws `parse-error` (with
@@ -25,22 +26,10 @@ export async function readJsonBody<Schema extends z.ZodType>(
   });
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
- * The request body as text: strict UTF-8 (a leading BOM dropped). Bytes that are not UTF-8 are
- * a `parse-error`, never decoded to U+FFFD and stored as if the client had sent those.
+ * The request body as text: strict UTF-8, as the sandbox reads files (bytes that are not UTF-8
+ * are a `parse-error` naming the line, never decoded to U+FFFD and stored as if sent).
  */
 export async function readBodyText(context: Context): Promise<string> {
-  const bytes = new Uint8Array(await context.req.arrayBuffer());
-  try {
-    return UTF8.decode(bytes);
-  } catch (cause) {
-    throw new CtxloomError({
-      code: 'parse-error',
-      message: 'the request body is not valid UTF-8',
-      file: 'request body',
-      cause,
-    });
-  }
+  return decodeText(new Uint8Array(await context.req.arrayBuffer()), 'request body');
 }

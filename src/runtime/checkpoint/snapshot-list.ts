@@ -43,7 +43,7 @@ export class ListSnapshot implements SnapshotItems {
   get first(): string | undefined {
     if (this.#items !== undefined) return this.#items[0];
     const part = this.parts[0];
-    return part === undefined ? undefined : part.toString('utf8', 0, itemEnd(part, 0));
+    return part === undefined ? undefined : part.toString('utf8', 0, itemEnd(part, 0, part.byteLength));
   }
 
   get items(): string[] {
@@ -200,42 +200,32 @@ export function scanList(bytes: Buffer, start: number, split: boolean): { count:
   if (bytes[start] !== 0x5b || bytes[end] !== 0x5d) throw notAList();
   if (end === start + 1) return { count: 0, items };
   let count = 0;
+  for (let itemStart = start + 1; ; ) {
+    const itemStop = itemEnd(bytes, itemStart, end);
+    count += 1;
+    if (split) items.push(bytes.toString('utf8', itemStart, itemStop));
+    if (itemStop === end) return { count, items };
+    itemStart = itemStop + 1;
+  }
+}
+
+/**
+ * Where the item starting at byte `start` ends, before `end`: its top-level comma, or `end`.
+ * An item whose brackets do not balance by then (`[1],"b":[2]` is no list) is a `storage-error`.
+ */
+function itemEnd(bytes: Buffer, start: number, end: number): number {
   let depth = 0;
-  let itemStart = start + 1;
-  for (let index = start + 1; index < end; index += 1) {
+  for (let index = start; index < end; index += 1) {
     const code = bytes[index] as number;
     if (code === 0x22) {
       index = closingQuote(bytes, index, end);
     } else if (code === 0x5b || code === 0x7b) depth += 1;
     else if (code === 0x5d || code === 0x7d) {
       depth -= 1;
-      // The list closed before its last byte: `[1],"b":[2]` is no list.
       if (depth < 0) throw notAList();
-    } else if (code === 0x2c && depth === 0) {
-      count += 1;
-      if (split) items.push(bytes.toString('utf8', itemStart, index));
-      itemStart = index + 1;
-    }
+    } else if (code === 0x2c && depth === 0) return index;
   }
   if (depth !== 0) throw notAList();
-  if (split) items.push(bytes.toString('utf8', itemStart, end));
-  return { count: count + 1, items };
-}
-
-/**
- * Where the item starting at byte `start` of a list's text (items joined by commas) ends: its
- * top-level comma, or the end of `bytes`.
- */
-function itemEnd(bytes: Buffer, start: number): number {
-  const end = bytes.byteLength;
-  let depth = 0;
-  for (let index = start; index < end; index += 1) {
-    const code = bytes[index] as number;
-    if (code === 0x22) index = closingQuote(bytes, index, end);
-    else if (code === 0x5b || code === 0x7b) depth += 1;
-    else if (code === 0x5d || code === 0x7d) depth -= 1;
-    else if (code === 0x2c && depth === 0) return index;
-  }
   return end;
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CtxloomError } from '../../core/index.ts';
 import { fsErrorCode } from './map-fs-error.ts';
+import { READ_FLAGS } from './regular-file.ts';
 import type { VerifiedDir } from './verified-dir.ts';
 
 /** Suffix of the temp files of atomic writes (`.<pid>-<random>.ctxloom-tmp`). */
@@ -156,7 +157,7 @@ async function readOwner(lockPath: string): Promise<Partial<LockOwner> | undefin
   let handle: FileHandle;
   try {
     // Without waiting: a named pipe in the lock's place must not stall the write (nor a thread).
-    handle = await open(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
+    handle = await open(lockPath, READ_FLAGS);
   } catch (error) {
     if (fsErrorCode(error) === 'ENOENT') return undefined;
     if (fsErrorCode(error) === 'ELOOP') return {}; // a symlink names no owner either

@@ -170,6 +170,19 @@ describe('messages.json tool results', () => {
         appendMessages(box, [call, result({ type: 'error-text' })] as Message[]),
       ).rejects.toMatchObject({ code: 'invalid-argument', path: '1.content.0.output.value' });
       expect(await readMessages(box)).toEqual([question]);
+      // A JSON output handed in by code: nested 100,000 deep, or a cycle — refused, no stack overflow.
+      let deep: unknown = 'bottom';
+      for (let level = 0; level < 100_000; level += 1) deep = [deep];
+      const cycle: Record<string, unknown> = { name: 'c' };
+      cycle.self = cycle;
+      const wide = Object.fromEntries(Array.from({ length: 50_000 }, (_, at) => [`k${at}`, at]));
+      for (const value of [deep, cycle]) {
+        await expect(
+          appendMessages(box, [call, result({ type: 'json', value })] as Message[]),
+        ).rejects.toMatchObject({ code: 'invalid-argument', path: '1.content.0.output.value' });
+      }
+      await appendMessages(box, [call, result({ type: 'json', value: wide })] as Message[]);
+      expect(await readMessages(box)).toHaveLength(3);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -1,19 +1,24 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../core/index.ts';
+import { MAX_JSON_DEPTH } from '../json/parse-json-tree.ts';
 
-/** True when `value` is JSON: null, a boolean, a finite number, a string, or arrays and objects of them. */
-function isJsonValue(value: unknown): value is JsonValue {
+/**
+ * True when `value` is JSON — null, a boolean, a finite number, a string, or arrays and plain
+ * objects of them — nested at most {@link MAX_JSON_DEPTH} deep, as a parsed file can be (a
+ * value handed in by code may be deeper, or a cycle: refused, never a stack overflow).
+ */
+function isJsonValue(value: unknown, depth = 0): value is JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(isJsonValue);
-  if (typeof value !== 'object') return false;
+  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
-  return Object.values(value).every(isJsonValue);
+  return Object.values(value).every((item) => isJsonValue(item, depth + 1));
 }
 
-const jsonValue = z.custom<JsonValue>(isJsonValue, {
-  message: 'expected a JSON value (null, a boolean, a number, a string, or an array or object of them)',
+const jsonValue = z.custom<JsonValue>((value) => isJsonValue(value), {
+  message: `expected a JSON value (null, a boolean, a number, a string, or an array or object of them, at most ${MAX_JSON_DEPTH} deep)`,
 });
 
 const providerReference = z.record(z.string(), z.string());
