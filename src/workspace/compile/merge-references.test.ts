@@ -67,6 +67,20 @@ describe('mergeReferences', () => {
     expect(error.message.split('\n')).toHaveLength(7);
   });
 
+  it('names a line number too large for any file as out of range (it was sent as plain text)', () => {
+    const error = refusal(() =>
+      mergeReferences({ query: '看 [guidance.md:1:9999999999]', references: [], lookup }),
+    );
+    expect(badReferencesOf(error)).toMatchObject([
+      {
+        raw: '[guidance.md:1:9999999999]',
+        reason: 'lines-out-of-range',
+        endLine: 9_999_999_999,
+        lineCount: 5,
+      },
+    ]);
+  });
+
   it('names a file the loader could not read, with the reason of its error', () => {
     const error = refusal(() =>
       mergeReferences({

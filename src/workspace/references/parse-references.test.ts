@@ -43,6 +43,13 @@ describe('parseReferences', () => {
     expect(parseReferences('[guide.md](guide.md) [todo] [x:1:2] [a.md:] [a.md#]')).toEqual([]);
   });
 
+  it('reads line numbers of any length (an out-of-range reference, never plain text)', () => {
+    expect(parseReferences('[a.md:1:9999999999]')).toMatchObject([{ startLine: 1, endLine: 9_999_999_999 }]);
+    expect(parseReferences(`[a.md:${'9'.repeat(40)}]`)).toMatchObject([
+      { startLine: Number.MAX_SAFE_INTEGER, endLine: Number.MAX_SAFE_INTEGER },
+    ]);
+  });
+
   it('rejects a reversed line range with an error naming the reference', () => {
     expect(() => parseReferences('[a.md:30:12]')).toThrow(CtxloomError);
     expect(() => parseReferences('[a.md:30:12]')).toThrow(/\[a.md:30:12\]/u);

@@ -2,7 +2,12 @@ import { CtxloomError } from '../../core/index.ts';
 import type { InlineReference } from './reference.ts';
 
 // A file name has an extension and no whitespace, brackets, `:` or `#`; CJK names are fine.
-const REFERENCE = /\[([^\s[\]:#()]+\.[\p{L}\p{N}_-]+)(?::(\d{1,9})(?::(\d{1,9}))?|#([^\]\n]+))\](?!\()/gu;
+// Line numbers of any length: `[a.md:1:9999999999]` is a reference whose lines are out of
+// range, not plain text the model receives as if it had been resolved.
+const REFERENCE = /\[([^\s[\]:#()]+\.[\p{L}\p{N}_-]+)(?::(\d+)(?::(\d+))?|#([^\]\n]+))\](?!\()/gu;
+
+/** A written line number; one past every safe integer is still past every file's end. */
+const lineNumber = (digits: string): number => Math.min(Number(digits), Number.MAX_SAFE_INTEGER);
 
 /** A line reference written with an empty or reversed range (`[a.md:30:12]`, `[a.md:0:1]`). */
 export interface EmptyRangeReference {
@@ -37,8 +42,8 @@ export function scanReferences(text: string): ScannedReferences {
       references.push({ type: 'block', path, block: id, raw, offset });
       continue;
     }
-    const startLine = Number(start);
-    const endLine = end === undefined ? startLine : Number(end);
+    const startLine = lineNumber(start ?? '');
+    const endLine = end === undefined ? startLine : lineNumber(end);
     if (startLine < 1 || endLine < startLine) emptyRanges.push({ path, startLine, endLine, raw, offset });
     else references.push({ type: 'lines', path, startLine, endLine, raw, offset });
   }
