@@ -54,6 +54,21 @@ describe('session store', () => {
     expect(JSON.parse(await readFile(join(root, 'messages.json'), 'utf8'))).toEqual([long('e1'), long('e2')]);
   });
 
+  it('checks a record another program changed before appending to it, and writes nothing when it is invalid', async () => {
+    await appendMessages(box, [message('m1')]);
+    // Edited by hand between two appends: ids are still strings, a content is not text.
+    const edited = '[\n  {"id": "m1", "role": "user", "content": 5}\n]\n';
+    await writeFile(join(root, 'messages.json'), edited);
+    await expect(appendMessages(box, [message('m2')])).rejects.toMatchObject({
+      code: 'invalid-config',
+      file: 'messages.json',
+      path: '0.content',
+      line: 2,
+    });
+    expect(await readFile(join(root, 'messages.json'), 'utf8')).toBe(edited);
+    await expect(readMessages(box)).rejects.toMatchObject({ code: 'invalid-config' });
+  });
+
   it('appends concurrently without losing or duplicating messages', async () => {
     await Promise.all(Array.from({ length: 30 }, (_, index) => appendMessages(box, [message(`m${index}`)])));
     const stored = await readMessages(box);

@@ -37,25 +37,6 @@ export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
   });
 }
 
-/**
- * The stored record for an append: parsed, and validated in full only when it does not look
- * like a list of messages with ids — each message was validated when it was written (and every
- * load validates the file), so an append need not check every earlier message again (it did
- * so on each of a turn's two appends, the cost growing with the session).
- */
-function storedMessages(text: string, file: string): Message[] {
-  const value = parseJsonText(text, file);
-  if (
-    Array.isArray(value) &&
-    value.every(
-      (message) => typeof message === 'object' && message !== null && typeof message.id === 'string',
-    )
-  ) {
-    return value as Message[];
-  }
-  return parseMessages(text, file);
-}
-
 /** A messages file's text and what it parses to; `canonical` when ctxloom wrote that text. */
 interface ParsedRecord {
   text: string;
@@ -132,7 +113,10 @@ export async function appendMessages(
   const written = await sandbox.update(file, (current) => {
     const known = recordsOf(sandbox).get(file);
     const same = current !== undefined && known?.text === current ? known : undefined;
-    const stored = current === undefined ? [] : (same?.messages ?? storedMessages(current, file));
+    // A text this process did not parse or write (another program changed the file, or no
+    // load came first) is checked in full, as a load checks it: an append must not carry an
+    // invalid record forward as if it had been checked.
+    const stored = current === undefined ? [] : (same?.messages ?? parseMessages(current, file));
     const storedIds = same?.ids ?? new Set(stored.map((entry) => entry.id));
     const ids = new Set<string>();
     for (const message of messages) {
