@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,5 +74,64 @@ describe('openSessionStore', () => {
       await store.close();
     }
     expect(existsSync(join(directory, 'sessions.db'))).toBe(true);
+  });
+});
+
+/** A child appending `count` messages through `openSessionStore('sqlite:<path>')`, as a CLI turn does. */
+function startSqliteChild(path: string, sessionId: string, tag: string, count: number) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=ctxloom-source',
+      '--no-warnings',
+      new URL('./sqlite-append-child.test-support.ts', import.meta.url).pathname,
+      path,
+      directory,
+      sessionId,
+      tag,
+      String(count),
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const ready = new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.startsWith('ready\n')) resolve();
+    });
+  });
+  const done = new Promise<{ stored: string[]; refused: { id: string; code: unknown }[] }>(
+    (resolve, reject) => {
+      child.on('exit', (code) => {
+        const line = stdout.split('\n').find((entry) => entry.startsWith('{'));
+        if (code === 0 && line !== undefined) resolve(JSON.parse(line));
+        else reject(new Error(`child ${tag} exited with ${code}: ${stderr}`));
+      });
+    },
+  );
+  return { child, ready, done };
+}
+
+describe('two processes on one SQLite session store (sqlite:<path>, as two CLI turns open it)', () => {
+  it('loses no acknowledged append: each write holds the thread across processes', async () => {
+    const path = join(directory, 'two-processes.db');
+    const first = startSqliteChild(path, 's1', 'a', 12);
+    const second = startSqliteChild(path, 's1', 'b', 12);
+    await Promise.all([first.ready, second.ready]);
+    first.child.stdin.write('go\n');
+    second.child.stdin.write('go\n');
+    const results = await Promise.all([first.done, second.done]);
+    const acknowledged = results.flatMap((result) => result.stored).sort();
+    const store = await openSessionStore(`sqlite:${path}`, { workspace });
+    const ids = (await store.load('s1')).messages.map((message) => message.id);
+    await store.close();
+    // Every refusal is a typed conflict (the other process held the thread too long), never lost silently.
+    for (const result of results) for (const refusal of result.refused) expect(refusal.code).toBe('conflict');
+    expect([...ids].sort()).toEqual(acknowledged);
+    expect(acknowledged.length).toBeGreaterThan(0);
   });
 });

@@ -7,6 +7,7 @@ import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
 import { createFileSessionStore } from './file-session-store.ts';
 import { createPostgresThreadLock } from './postgres-thread-lock.ts';
 import type { SessionStore } from './session-store.ts';
+import { createLeaseThreadLock } from './thread-lock.ts';
 
 /** A parsed store spec (see {@link parseSessionStoreSpec}). */
 export type SessionStoreSpec =
@@ -89,7 +90,13 @@ export async function openSessionStore(
     case 'sqlite': {
       const saver = new SqliteSaver({ path: parsed.path });
       await saver.setup();
-      const store = createCheckpointSessionStore({ saver, kind: 'sqlite' });
+      // Two processes (two CLI turns, a CLI turn beside a server) may open one file: each write
+      // holds the thread across processes, or both would read one head and one write be lost.
+      const store = createCheckpointSessionStore({
+        saver,
+        kind: 'sqlite',
+        lock: createLeaseThreadLock(saver),
+      });
       return {
         ...store,
         async close() {

@@ -1,3 +1,7 @@
+import { CtxloomError } from '../core/index.ts';
+import { shorten } from '../core/shorten.ts';
+import type { ThreadLease, ThreadLeases } from '../runtime/checkpoint/thread-lease.ts';
+
 /**
  * Serialises the read-check-write of one session thread. A checkpoint write reads the head
  * checkpoint and puts a child of it; two writers that read the same head would fork the
@@ -28,6 +32,57 @@ export function createProcessThreadLock(): ThreadLock {
       } finally {
         if (tails.get(threadId) === tail) tails.delete(threadId);
       }
+    },
+    async close() {},
+  };
+}
+
+/** Options of {@link createLeaseThreadLock}. */
+export interface LeaseThreadLockOptions {
+  /** How long a write waits for another process's hold of the thread (ms). Default 10 000, then `conflict`. */
+  waitMs?: number;
+}
+
+/**
+ * A {@link ThreadLock} across processes sharing one database file: each write holds a lease of
+ * the saver's (`SqliteSaver.acquireThread`: a row held while its process lives, so a killed
+ * holder frees it at once) under a key of its own, so the store's writes never wait for the
+ * lease a process turn's `submitInput` holds on the thread itself. Within the process, writes
+ * to one thread queue first. A write that waits past `waitMs` is a `conflict`, nothing written.
+ */
+export function createLeaseThreadLock(
+  leases: ThreadLeases,
+  options: LeaseThreadLockOptions = {},
+): ThreadLock {
+  const waitMs = Math.max(0, options.waitMs ?? 10_000);
+  const local = createProcessThreadLock();
+  return {
+    run(threadId, work) {
+      return local.run(threadId, async () => {
+        let lease: ThreadLease;
+        try {
+          // The store's own key (as the PostgreSQL lock's), not the thread's: a process turn holds
+          // the store's lock and then, in `submitInput`, the thread's lease.
+          lease = await leases.acquireThread({
+            threadId: JSON.stringify(['ctxloom-session-store', threadId]),
+            waitMs,
+          });
+        } catch (error) {
+          if (!CtxloomError.is(error, 'conflict')) throw error;
+          throw new CtxloomError({
+            code: 'conflict',
+            message: `session thread "${shorten(threadId)}" is being written by another process; nothing was stored — retry when it is done`,
+            path: 'sessionId',
+            details: { reason: 'thread-busy', threadId: shorten(threadId) },
+            cause: error,
+          });
+        }
+        try {
+          return await work();
+        } finally {
+          await lease.release();
+        }
+      });
     },
     async close() {},
   };
