@@ -103,3 +103,24 @@ describe('file session store: a corrupt call log head', () => {
     await expect(store.listCalls(id)).rejects.toMatchObject({ file: 'calls/000001.json', path: 'call' });
   });
 });
+
+describe('file session store: a memory.json of the wrong shape', () => {
+  it('an append to it is a typed invalid-config naming the file and line, as a load is; nothing is written', async () => {
+    const store = createFileSessionStore({ workspace });
+    const id = await newSession();
+    await store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'hi' }]);
+    const bad = '{\n  "version": 1,\n  "events": [{ "bogus": true }]\n}\n';
+    await writeFile(join(root, id, 'memory.json'), bad);
+    const event = {
+      id: 'e1',
+      type: 'exclude' as const,
+      targetMessageId: 'u1',
+      by: 'user' as const,
+      at: '2026-01-01T00:00:00.000Z',
+    };
+    const expected = { code: 'invalid-config', file: 'memory.json', line: 3 };
+    await expect(store.load(id)).rejects.toMatchObject(expected);
+    await expect(store.appendCuration(id, [event])).rejects.toMatchObject(expected);
+    expect(await readFile(join(root, id, 'memory.json'), 'utf8')).toBe(bad);
+  });
+});

@@ -5,7 +5,6 @@ import {
   appendMessages,
   CURATION_FILE,
   CURATION_LOG_VERSION,
-  curationLogSchema,
   MESSAGES_FILE,
   readCurationLog,
   readMessages,
@@ -13,7 +12,7 @@ import {
   type Workspace,
 } from '../workspace/index.ts';
 import { parseJsonText } from '../workspace/json/parse-json-text.ts';
-import { parseJsonTree } from '../workspace/json/parse-json-tree.ts';
+import { parseCurationLog } from '../workspace/session/session-store.ts';
 import {
   COMPRESSION_FILE,
   EMPTY_COMPRESSION,
@@ -103,10 +102,9 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
         });
       }
       await sandbox.update(CURATION_FILE, (current) => {
+        // Checked as a load checks it: a log of the wrong shape is `invalid-config` naming its line.
         const log =
-          current === undefined
-            ? { version: CURATION_LOG_VERSION, events: [] }
-            : curationLogSchema.parse(parseJsonTree(current, CURATION_FILE).value);
+          current === undefined ? { version: CURATION_LOG_VERSION, events: [] } : parseCurationLog(current);
         return `${JSON.stringify({ ...log, events: [...log.events, ...events] }, null, 2)}\n`;
       });
     },
