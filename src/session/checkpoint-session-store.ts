@@ -19,6 +19,7 @@ import {
   CALL_LOG_CAPACITY,
   type CallRecord,
   type CurationEvent,
+  checkCurationEvents,
   type HistorySummary,
   MAX_LISTED_CALLS,
   type SessionCompression,
@@ -343,6 +344,7 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
     },
     async appendCuration(sessionId, events) {
       if (events.length === 0) return;
+      checkCurationEvents(events);
       const batch = structuredClone([...events]);
       await write(sessionId, (state, sb) => {
         const stored = new Set(((state.messages ?? []) as BaseMessage[]).map((message) => message.id));

@@ -22,6 +22,7 @@ import {
 import {
   CALL_LOG_CAPACITY,
   type CallRecord,
+  checkCurationEvents,
   MAX_LISTED_CALLS,
   type SessionCompression,
   type SessionState,
@@ -90,6 +91,7 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
     },
     async appendCuration(sessionId, events) {
       if (events.length === 0) return;
+      checkCurationEvents(events);
       const sandbox = sandboxOf(sessionId);
       const stored = new Set((await readMessages(sandbox)).map((message) => message.id));
       const missing = events.filter((event) => !stored.has(event.targetMessageId));

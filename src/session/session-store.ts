@@ -1,6 +1,11 @@
 import type { CompressionState } from '../compression/index.ts';
-import type { CallRecord as CoreCallRecord, Message, SummaryPeriod } from '../core/index.ts';
-import type { CurationEvent } from '../workspace/index.ts';
+import {
+  type CallRecord as CoreCallRecord,
+  CtxloomError,
+  type Message,
+  type SummaryPeriod,
+} from '../core/index.ts';
+import { type CurationEvent, curationLogSchema } from '../workspace/index.ts';
 
 /** One curation decision (defined in `ctxloom/workspace`). */
 export type { CurationEvent };
@@ -93,8 +98,8 @@ export interface SessionStore {
   /** Appends messages in order. Throws `conflict` (nothing stored) when an id is already stored or repeated. */
   appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
   /**
-   * Appends curation events. Throws `not-found` (nothing stored) when any event targets a
-   * message that is not stored.
+   * Appends curation events. Throws `invalid-argument` when an event has the wrong shape and
+   * `not-found` when any event targets a message that is not stored; nothing is stored then.
    */
   appendCuration(sessionId: string, events: readonly CurationEvent[]): Promise<void>;
   /**
@@ -116,4 +121,21 @@ export interface SessionStore {
    * folder and files belong to the workspace; deleting them is the caller's.)
    */
   deleteSession(sessionId: string): Promise<void>;
+}
+
+/**
+ * Refuses a curation batch with an event of the wrong shape before anything is stored
+ * (`invalid-argument` naming the event's index and field): a stored one would make every
+ * later load of the session fail.
+ */
+export function checkCurationEvents(events: readonly CurationEvent[]): void {
+  const result = curationLogSchema.shape.events.safeParse(events);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  throw new CtxloomError({
+    code: 'invalid-argument',
+    message: `invalid curation event: ${issue?.message ?? 'unknown problem'}; nothing was stored`,
+    path: (issue?.path ?? []).join('.'),
+    cause: result.error,
+  });
 }

@@ -132,6 +132,20 @@ export function describeSessionStoreConformance(
       expect((await store.load(id)).curation.map((event) => event.id)).toEqual(['e1', 'e2', 'e3']);
     });
 
+    it('refuses a curation event of the wrong shape (invalid-argument), stores none of the batch, and still loads', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      await store.appendMessages(id, [message('u1')]);
+      const bad = { ...curation('e2', 'u1'), type: 'hide' } as unknown as CurationEvent;
+      await expect(store.appendCuration(id, [curation('e1', 'u1'), bad])).rejects.toMatchObject({
+        code: 'invalid-argument',
+        path: '1.type',
+      });
+      expect((await store.load(id)).curation).toEqual([]);
+      await store.appendCuration(id, [curation('e1', 'u1')]);
+      expect((await store.load(id)).curation.map((event) => event.id)).toEqual(['e1']);
+    });
+
     it('saves compression with optimistic revisions and keeps the summary coverage', async () => {
       const store = await factory();
       const id = await options.newSession();
