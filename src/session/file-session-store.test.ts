@@ -124,3 +124,21 @@ describe('file session store: a memory.json of the wrong shape', () => {
     expect(await readFile(join(root, id, 'memory.json'), 'utf8')).toBe(bad);
   });
 });
+
+describe('file session store: a compression of the wrong shape', () => {
+  it('is refused before it is written (invalid-argument), so the session still loads', async () => {
+    const store = createFileSessionStore({ workspace });
+    const id = await newSession();
+    await store.appendMessages(id, [{ id: 'u1', role: 'user', content: 'hi' }]);
+    const bad = {
+      summary: { text: 'a summary', fromMessageId: 'u1' },
+      structured: null,
+      processedThrough: { requirements: null, artifacts: null },
+    } as unknown as Parameters<typeof store.saveCompression>[1];
+    await expect(store.saveCompression(id, bad, { expectedRevision: 0 })).rejects.toMatchObject({
+      code: 'invalid-argument',
+      file: 'compression.json',
+    });
+    expect((await store.load(id)).compression.revision).toBe(0);
+  });
+});

@@ -127,7 +127,22 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
           });
         }
         saved = { ...compression, revision: stored.revision + 1 };
-        return formatCompressionFile(saved);
+        const text = formatCompressionFile(saved);
+        // Never store what a load refuses: a compression of the wrong shape would fail every
+        // later load of the session. Checked by the parser the load uses.
+        try {
+          parseCompressionFile(text, ids);
+        } catch (error) {
+          if (!CtxloomError.is(error)) throw error;
+          throw new CtxloomError({
+            code: 'invalid-argument',
+            message: `invalid compression: ${firstIssue(error.cause) ?? error.message}; nothing was stored`,
+            file: COMPRESSION_FILE,
+            ...(error.path === undefined ? {} : { path: error.path }),
+            cause: error,
+          });
+        }
+        return text;
       });
       return saved as SessionCompression;
     },
@@ -230,6 +245,13 @@ function parseStoredCall(text: string, file: string): StoredCall {
     });
   }
   return value as unknown as StoredCall;
+}
+
+/** The first issue's message of a zod error (what a load's check found), if `cause` is one. */
+function firstIssue(cause: unknown): string | undefined {
+  const issues = (cause as { issues?: { message?: unknown }[] } | undefined)?.issues;
+  const message = Array.isArray(issues) ? issues[0]?.message : undefined;
+  return typeof message === 'string' ? message : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
