@@ -79,10 +79,32 @@ export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { 
   }
 
   function queued<T>(work: () => Promise<T>): Promise<T> {
-    const next = queue.then(work, work);
+    const next = queue.then(work, work).catch((error: unknown) => {
+      throw sqliteError(options.path, error);
+    });
     queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/**
+ * SQLite's own error of a statement (`ERR_SQLITE_ERROR`: a full disk, a read-only file, an I/O
+ * error, a lock another process held past the busy timeout) as a {@link CtxloomError} naming
+ * the database file, with SQLite's error as `cause`: `conflict` for a lock (SQLITE_BUSY,
+ * SQLITE_LOCKED), else `storage-error`. Anything else is returned as it is.
+ */
+function sqliteError(path: string, error: unknown): unknown {
+  const { code, errcode, errstr } = (error ?? {}) as { code?: unknown; errcode?: unknown; errstr?: unknown };
+  if (code !== 'ERR_SQLITE_ERROR' || CtxloomError.is(error)) return error;
+  const primary = typeof errcode === 'number' ? errcode & 0xff : undefined;
+  const reason = typeof errstr === 'string' ? errstr : error instanceof Error ? error.message : String(error);
+  const locked = primary === 5 || primary === 6;
+  return new CtxloomError({
+    code: locked ? 'conflict' : 'storage-error',
+    message: `SQLite: ${reason}${locked ? ' (another process holds the database)' : ''}`,
+    file: path,
+    cause: error,
+  });
 }
 
 /** Opens the file and sets the pragmas; a failure is a {@link CtxloomError} naming `options.path`. */
