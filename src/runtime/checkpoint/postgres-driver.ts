@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { requirePeer } from '../../llm/require-peer.ts';
+import { postgresError } from './setup-failure.ts';
 import {
   type SqlDriver,
   type SqlExecutor,
@@ -43,10 +44,10 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
   return {
     dialect: 'postgres',
     pool,
-    all: poolExecutor.all,
-    run: poolExecutor.run,
-    transaction: (work) => inTransaction('BEGIN', work),
-    read: (work) => inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work),
+    all: (sql, params) => typed(poolExecutor.all(sql, params)),
+    run: (sql, params) => typed(poolExecutor.run(sql, params)),
+    transaction: (work) => typed(inTransaction('BEGIN', work)),
+    read: (work) => typed(inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work)),
     async close() {
       if (closed || !ownsPool) return;
       closed = true;
@@ -68,6 +69,13 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
       client.release();
     }
   }
+}
+
+/** PostgreSQL's errors as typed ones (`storage-error`, `conflict`), never a raw `pg` error. */
+function typed<T>(work: Promise<T>): Promise<T> {
+  return work.catch((error: unknown) => {
+    throw postgresError(error);
+  });
 }
 
 function toPgParams(params: readonly SqlParam[]): unknown[] {

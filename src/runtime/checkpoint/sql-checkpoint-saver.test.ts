@@ -8,6 +8,7 @@ import type { CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CtxloomError } from '../../core/errors.ts';
+import { createCheckpointSessionStore } from '../../session/checkpoint-session-store.ts';
 import { type CheckpointTables, checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import { PostgresSaver } from './postgres-saver.ts';
@@ -356,6 +357,27 @@ describe('PostgresSaver', () => {
     expect((state.values.messages as BaseMessage[]).map((message) => message.id)).toHaveLength(8);
     expect(await count(first, 'from-second')).toBe(await count(second, 'from-second'));
     await other.end();
+  });
+
+  it('a write the database refuses (disk full) is a typed storage-error; nothing of it is stored', async () => {
+    const saver = new PostgresSaver({ pool, schema, prefix: 'full_' });
+    const store = createCheckpointSessionStore({ saver, kind: 'postgres' });
+    await store.appendMessages('s1', [{ id: 'u1', role: 'user', content: 'kept' }]);
+    // What PostgreSQL answers when it cannot extend a file: SQLSTATE 53100 (disk_full).
+    await pool.query(
+      `CREATE FUNCTION "${schema}".full_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`,
+    );
+    await pool.query(
+      `CREATE TRIGGER full_refuse BEFORE INSERT OR UPDATE ON "${schema}".full_checkpoints FOR EACH ROW EXECUTE FUNCTION "${schema}".full_refuse()`,
+    );
+    const message = { id: 'u2', role: 'user' as const, content: 'refused, then stored' };
+    const error = await store.appendMessages('s1', [message]).catch((caught: unknown) => caught);
+    await pool.query(`DROP TRIGGER full_refuse ON "${schema}".full_checkpoints`);
+    expect(CtxloomError.is(error, 'storage-error'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('No space left on device');
+    expect((await store.load('s1')).messages.map((stored) => stored.id)).toEqual(['u1']);
+    await store.appendMessages('s1', [message]);
+    expect((await store.load('s1')).messages.map((stored) => stored.id)).toEqual(['u1', 'u2']);
   });
 
   it('says in words why it could not set up: no such database, nothing listening', async () => {

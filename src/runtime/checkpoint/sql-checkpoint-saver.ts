@@ -30,7 +30,7 @@ import { lockOrCreateRow, lockRow } from './pending-writes.ts';
 import { pruneThread } from './prune-thread.ts';
 import type { RecordCompression } from './record-codec.ts';
 import type { SaverContext } from './saver-context.ts';
-import { setupFailure } from './setup-failure.ts';
+import { driverCause, setupFailure } from './setup-failure.ts';
 import { SnapshotMemo } from './snapshot-diff.ts';
 import type { SnapshotItems } from './snapshot-list.ts';
 import { storeSnapshotCompactly } from './snapshot-storage.ts';
@@ -97,8 +97,10 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
       driver: this.driver,
       tables: this.tables,
       ...(this.#schema === undefined ? {} : { schema: this.#schema }),
-    }).catch((error: unknown) => {
+    }).catch((caught: unknown) => {
       this.#ready = undefined;
+      // A driver's typed form of the database's error is worded here from the original.
+      const error = driverCause(caught);
       if (CtxloomError.is(error)) throw error;
       throw new CtxloomError({
         code: 'storage-error',

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError } from '../../core/errors.ts';
 import { requireNodeSqlite } from '../../llm/require-node-sqlite.ts';
+import { fromDriver } from './setup-failure.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 
 /**
@@ -99,12 +100,14 @@ function sqliteError(path: string, error: unknown): unknown {
   const primary = typeof errcode === 'number' ? errcode & 0xff : undefined;
   const reason = typeof errstr === 'string' ? errstr : error instanceof Error ? error.message : String(error);
   const locked = primary === 5 || primary === 6;
-  return new CtxloomError({
-    code: locked ? 'conflict' : 'storage-error',
-    message: `SQLite: ${reason}${locked ? ' (another process holds the database)' : ''}`,
-    file: path,
-    cause: error,
-  });
+  return fromDriver(
+    new CtxloomError({
+      code: locked ? 'conflict' : 'storage-error',
+      message: `SQLite: ${reason}${locked ? ' (another process holds the database)' : ''}`,
+      file: path,
+      cause: error,
+    }),
+  );
 }
 
 /** Opens the file and sets the pragmas; a failure is a {@link CtxloomError} naming `options.path`. */
