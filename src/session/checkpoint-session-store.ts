@@ -62,6 +62,11 @@ export interface CheckpointSessionStoreOptions {
    * several processes share PostgreSQL.
    */
   lock?: ThreadLock;
+  /**
+   * Holds a session's thread across a whole turn ({@link SessionStore.holdTurn}), against other
+   * processes' turns. Default: none (the session engine keeps turns apart within its process).
+   */
+  turnLock?: ThreadLock;
   /** Call records kept per session (≥ 1). Default {@link CALL_LOG_CAPACITY}. */
   callCapacity?: number;
   /** More application fields the session threads carry; a write keeps every field it knows. */
@@ -359,6 +364,12 @@ export function createCheckpointSessionStore(options: CheckpointSessionStoreOpti
         sb.setExtension(SESSION_KEYS.curation, batch);
       });
     },
+    ...(options.turnLock === undefined
+      ? {}
+      : {
+          holdTurn: <T>(sessionId: string, work: () => Promise<T>) =>
+            (options.turnLock as ThreadLock).run(threadIdOf(sessionId), work),
+        }),
     saveCompression: (sessionId, compression, options) => saveCompression(sessionId, compression, options),
     appendCall: (sessionId, call) => appendCall(sessionId, call),
     async listCalls(sessionId, listOptions = {}) {

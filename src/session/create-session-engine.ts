@@ -45,9 +45,10 @@ import { readSessionManifest } from './read-session-manifest.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type { SessionEngine, SessionEngineOptions } from './session-engine.ts';
+import type { SessionEngine, SessionEngineOptions, Turn } from './session-engine.ts';
 import { carriedBody, createSessionIndexes, SEARCH_HISTORY_TOOL } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
+import { createProcessThreadLock } from './thread-lock.ts';
 import { globalCallTracer } from './trace-calls.ts';
 
 /** Characters of a message a `search_history` hit shows (a longer one says how to read it whole). */
@@ -333,6 +334,28 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
           requireFolder,
         });
 
+  // A turn holds its session from its load until its answer is stored (or it fails): in this
+  // process by `turns`, across processes by the store's `holdTurn`. Two turns of one session
+  // otherwise interleaved — both questions stored, then both answers.
+  const turns = createProcessThreadLock();
+  const heldTurn = (sessionId: string, start: () => Promise<Turn>): Promise<Turn> =>
+    new Promise<Turn>((resolve, reject) => {
+      const work = async () => {
+        let turn: Turn;
+        try {
+          turn = await start();
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve(turn);
+        await turn.stored.catch(() => undefined);
+      };
+      turns
+        .run(sessionId, () => (store.holdTurn === undefined ? work() : store.holdTurn(sessionId, work)))
+        .catch(reject);
+    });
+
   const engine: SessionEngine = {
     store,
     compile,
@@ -353,7 +376,9 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
           await processCalls.turnContext(input.sessionId, text, userMessageId),
         );
       }
-      return runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer });
+      return heldTurn(input.sessionId, () =>
+        runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer }),
+      );
     },
     async compress(sessionId, compressOptions = {}) {
       await requireFolder(sessionId);

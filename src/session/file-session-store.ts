@@ -32,6 +32,8 @@ import {
 /** Folder of a session holding one JSON file per compiled call. */
 export const CALLS_FOLDER = 'calls';
 const CALLS_HEAD = `${CALLS_FOLDER}/head.json`;
+/** The name whose lock a turn holds ({@link SessionStore.holdTurn}); no file of it is written. */
+const TURN_LOCK = 'messages.json.turn';
 /** Largest `next` of the call log's head: the one after it is still a safe integer. */
 const MAX_NEXT_SEQUENCE = Number.MAX_SAFE_INTEGER - 1;
 
@@ -85,6 +87,8 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       const state: SessionState = { sessionId, messages, curation: curation.events, compression };
       return state;
     },
+    // The lock of a name never written (its lock file only): appends and calls are other names.
+    holdTurn: (sessionId, work) => sandboxOf(sessionId).hold(TURN_LOCK, work),
     async appendMessages(sessionId, messages) {
       if (messages.length === 0) return;
       await appendMessages(sandboxOf(sessionId), messages);

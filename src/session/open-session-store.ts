@@ -96,6 +96,8 @@ export async function openSessionStore(
         saver,
         kind: 'sqlite',
         lock: createLeaseThreadLock(saver),
+        // A turn, too, holds the thread across processes, so two turns never interleave.
+        turnLock: createLeaseThreadLock(saver, { name: 'ctxloom-session-turn' }),
       });
       return {
         ...store,

@@ -95,6 +95,12 @@ export interface SessionStore {
   readonly kind: string;
   /** The session's state; an empty one for a session with nothing stored yet. */
   load(sessionId: string): Promise<SessionState>;
+  /**
+   * Runs `work` (a whole turn) holding the session against other processes' turns: a second
+   * process's turn waits, or gets `conflict` when the wait runs out. Optional: without it, the
+   * session engine keeps turns apart within its process only.
+   */
+  holdTurn?<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
   /** Appends messages in order. Throws `conflict` (nothing stored) when an id is already stored or repeated. */
   appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
   /**

@@ -41,6 +41,8 @@ export function createProcessThreadLock(): ThreadLock {
 export interface LeaseThreadLockOptions {
   /** How long a write waits for another process's hold of the thread (ms). Default 10 000, then `conflict`. */
   waitMs?: number;
+  /** Names the lock, so locks of one thread with different names never wait for each other. Default `ctxloom-session-store`. */
+  name?: string;
 }
 
 /**
@@ -64,14 +66,14 @@ export function createLeaseThreadLock(
           // The store's own key (as the PostgreSQL lock's), not the thread's: a process turn holds
           // the store's lock and then, in `submitInput`, the thread's lease.
           lease = await leases.acquireThread({
-            threadId: JSON.stringify(['ctxloom-session-store', threadId]),
+            threadId: JSON.stringify([options.name ?? 'ctxloom-session-store', threadId]),
             waitMs,
           });
         } catch (error) {
           if (!CtxloomError.is(error, 'conflict')) throw error;
           throw new CtxloomError({
             code: 'conflict',
-            message: `session thread "${shorten(threadId)}" is being written by another process; nothing was stored — retry when it is done`,
+            message: `session thread "${shorten(threadId)}" is held by another process; nothing was stored — retry when it is done`,
             path: 'sessionId',
             details: { reason: 'thread-busy', threadId: shorten(threadId) },
             cause: error,

@@ -132,6 +132,12 @@ export interface Sandbox {
     path: string,
     transform: (current: string | undefined) => string | TextEdit | Promise<string | TextEdit>,
   ): Promise<string>;
+  /**
+   * Runs `work` holding the write lock of `path` — in this process and, by its lock file, across
+   * processes (waiting up to `lockTimeoutMs`, then `conflict`) — without reading or writing
+   * `path` itself: a lock for work that spans several files.
+   */
+  hold<T>(path: string, work: () => Promise<T>): Promise<T>;
   /** The sandbox that holds `path` for reading: this one, or the global fallback. */
   owner(path: string): Promise<Sandbox>;
   /** Files and folders under `dir` (default the root), sorted by path; temp files hidden. */
@@ -436,6 +442,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           return edited.text;
         }),
       ),
+    hold: (path, work) => guarded(path, () => withTarget(path, () => work())),
     owner: (path) => guarded(path, async () => (await globalFor(path)) ?? sandbox),
     list: (dir = '', listOptions = {}) =>
       guarded(dir, async () => {
