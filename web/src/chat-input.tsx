@@ -147,9 +147,10 @@ function completeReference(
 }
 
 /**
- * Options come in document order (files by path, blocks and line ranges as they appear in the
- * file): `filter: false` keeps CodeMirror from re-sorting them by fuzzy score, so the typed
- * text filters them here (case-insensitive substring) and every keystroke asks again.
+ * Options come in document order (files by path, the call log's last; blocks and line ranges
+ * as they appear in the file): `filter: false` keeps CodeMirror from re-sorting them by fuzzy
+ * score, so the typed text filters them here (case-insensitive substring) and every keystroke
+ * asks again.
  */
 async function completeMatch(
   match: { from: number; text: string },
@@ -159,14 +160,19 @@ async function completeMatch(
   const hash = inner.indexOf('#');
   const colon = inner.indexOf(':');
   if (hash < 0 && colon < 0) {
-    const options: Completion[] = props.files
+    const files = props.files
       .filter((file) => file.kind === 'file' && /\.(md|markdown|json|txt)$/u.test(file.path))
-      .filter((file) => contains(file.path, inner))
-      .map((file) => ({
-        label: file.path,
-        type: 'file',
-        ...(file.global ? { detail: props.sharedLabel } : {}),
-      }));
+      .filter((file) => contains(file.path, inner));
+    // The call log (a file per call: hundreds in a long session) follows the session's own
+    // files: sorted by path it came first and filled the list's 100 options.
+    const options: Completion[] = [
+      ...files.filter((file) => file.reserved !== 'calls'),
+      ...files.filter((file) => file.reserved === 'calls'),
+    ].map((file) => ({
+      label: file.path,
+      type: 'file',
+      ...(file.global ? { detail: props.sharedLabel } : {}),
+    }));
     return { from: match.from + 1, options, filter: false };
   }
   const cut = hash >= 0 && (colon < 0 || hash < colon) ? hash : colon;

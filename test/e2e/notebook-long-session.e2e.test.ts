@@ -1,0 +1,98 @@
+// The notebook as a user of a long session meets it: more than a hundred turns (English and
+// Chinese), so the call log holds more files than a completion list shows, at 1280 × 800.
+// Screenshots under test/e2e/artifacts/.
+import { randomUUID } from 'node:crypto';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createOfflineModel } from '../../src/llm/index.ts';
+import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
+import { openWorkspace } from '../../src/workspace/index.ts';
+import {
+  EXAMPLE,
+  launchChromium,
+  openNotebookPage,
+  poll,
+  requireWebBuild,
+  screenshot,
+} from './notebook-browser.ts';
+
+const RAFT = 'raft-consensus';
+/** More turns than the 100 options a completion list shows: each turn logs one call file. */
+const TURNS = 110;
+
+let root: string;
+let server: NotebookServer;
+let browser: Browser;
+let page: Page;
+
+/** One chat turn through the HTTP API the UI uses; resolves when its stream has ended. */
+async function chat(text: string): Promise<void> {
+  const response = await fetch(`${server.url}/api/sessions/${RAFT}/chat`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id: RAFT,
+      trigger: 'submit-message',
+      messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] }],
+    }),
+  });
+  const body = await response.text();
+  expect(response.status).toBe(200);
+  expect(body).not.toContain('"type":"error"');
+}
+
+beforeAll(async () => {
+  const webRoot = await requireWebBuild();
+  root = await mkdtemp(join(tmpdir(), 'ctxloom-e2e-long-'));
+  await cp(EXAMPLE, root, { recursive: true });
+  server = await startNotebookServer({
+    workspace: openWorkspace({ root }),
+    model: { model: createOfflineModel({ chunkDelayMs: 0 }), spec: 'offline', offline: true },
+    port: 0,
+    webRoot,
+  });
+  for (let turn = 0; turn < TURNS; turn++) {
+    await chat(
+      turn % 2 === 0
+        ? `Turn ${turn}: how does a follower decide to start an election after a quiet period?`
+        : `第 ${turn} 轮：日志复制时，leader 如何确认某条目已经提交？[guidance.md:1:3]`,
+    );
+  }
+  browser = await launchChromium(inject('chromiumPath'));
+  page = await openNotebookPage(browser, server.browserUrl, { width: 1280, height: 800 });
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const shot = (name: string) => screenshot(page, `long-${name}`);
+
+describe('a long session in the notebook', () => {
+  it('"[" completes the session’s own files first, not only the call log’s', async () => {
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    await poll(() => page.locator('.message.assistant button[data-call]').count(), { timeout: 30_000 }).toBe(
+      TURNS,
+    );
+    const input = page.getByTestId('chat-input');
+    await input.click();
+    await page.keyboard.type('see [');
+    const options = page.locator('.cm-tooltip-autocomplete li .cm-completionLabel');
+    await poll(() => options.count()).toBeGreaterThan(0);
+    const shown = await options.allTextContents();
+    await shot('1280-complete-files');
+    expect(shown).toContain('guidance.md');
+    expect(shown).toContain('ground-truth.md');
+    // The session's own files lead; the call log's files follow them.
+    const firstCall = shown.findIndex((label) => label.startsWith('calls/'));
+    expect(shown.slice(0, firstCall === -1 ? undefined : firstCall)).toContain('guidance.md');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+  }, 120_000);
+});
