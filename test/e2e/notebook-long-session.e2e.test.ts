@@ -95,4 +95,20 @@ describe('a long session in the notebook', () => {
     await page.keyboard.press('Control+a');
     await page.keyboard.press('Backspace');
   }, 120_000);
+
+  it('a file name the tree cuts off at 1280 px can still be read in full', async () => {
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    await poll(() => page.locator('.file-tree .file-name').count(), { timeout: 30_000 }).toBeGreaterThan(5);
+    const names = await page.locator('.file-tree > li .file-name').evaluateAll((elements) =>
+      elements.map((element) => ({
+        text: element.textContent ?? '',
+        cut: element.scrollWidth > element.clientWidth,
+        title: element.closest('[title]')?.getAttribute('title') ?? '',
+      })),
+    );
+    await shot('1280-files');
+    // ground-truth.md, session-prompt.md, … do not fit the 250 px column.
+    expect(names.filter((name) => name.cut).length).toBeGreaterThan(0);
+    for (const name of names.filter((entry) => entry.cut)) expect(name.title).toContain(name.text);
+  }, 120_000);
 });

@@ -97,7 +97,9 @@ export function FileTree(props: {
               <span className="file-icon" aria-hidden="true">
                 {file.path.endsWith('.json') ? '{}' : '¶'}
               </span>
-              <span className="file-name">{name}</span>
+              <span className="file-name" title={file.path}>
+                {name}
+              </span>
               {file.global && <span className="tag">{t('global')}</span>}
               {isReadOnly(file) && (
                 <span className="readonly" role="img" aria-label={t('readOnly')} title={t('readOnly')}>
