@@ -111,4 +111,36 @@ describe('a long session in the notebook', () => {
     expect(names.filter((name) => name.cut).length).toBeGreaterThan(0);
     for (const name of names.filter((entry) => entry.cut)) expect(name.title).toContain(name.text);
   }, 120_000);
+
+  it('typing a message does not render the whole history again at every key', async () => {
+    // Each message formats its time (Date#toLocaleString) when it renders: counting the calls
+    // counts the messages rendered, with no clock involved.
+    await page.addInitScript(() => {
+      const format = Date.prototype.toLocaleString;
+      const counted = window as unknown as { dateFormats: number };
+      counted.dateFormats = 0;
+      Date.prototype.toLocaleString = function (...args: Parameters<Date['toLocaleString']>) {
+        counted.dateFormats += 1;
+        return format.apply(this, args);
+      };
+    });
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    const messages = page.locator('.message');
+    await poll(() => page.locator('.message.assistant button[data-call]').count(), { timeout: 30_000 }).toBe(
+      TURNS,
+    );
+    const shown = await messages.count();
+    expect(shown).toBeGreaterThanOrEqual(2 * TURNS);
+    const dateFormats = () => page.evaluate(() => (window as unknown as { dateFormats: number }).dateFormats);
+    await page.getByTestId('chat-input').click();
+    const before = await dateFormats();
+    await page.keyboard.type('What did we say about elections?');
+    // The preview follows the draft; wait until it has, so every render of the typing is counted.
+    await poll(() => page.locator('.preview .hint').first().textContent()).toContain('draft');
+    const rendered = (await dateFormats()) - before;
+    // 32 keys over a history of 220+ messages rendered each message 32 times (7,000+ formats).
+    expect(rendered).toBeLessThan(shown);
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+  }, 120_000);
 });

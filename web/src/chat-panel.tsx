@@ -36,7 +36,7 @@ export function ChatPanel(props: {
   openCallId: string | undefined;
 }) {
   const { t } = useI18n();
-  const { sessionId, onChanged } = props;
+  const { sessionId, onChanged, openCallId } = props;
   const transport = useMemo(
     () =>
       new DefaultChatTransport<NotebookUIMessage>({
@@ -165,6 +165,26 @@ export function ChatPanel(props: {
     }
   };
 
+  // The messages render again only when they, the tab stop or the open call change — not at
+  // every key typed into the input (the draft re-renders this panel): in a long session that
+  // rendered every message per key. The handlers are read through a ref, so they stay current.
+  const handlers = useRef({ curate, onOpenCall: props.onOpenCall });
+  handlers.current = { curate, onOpenCall: props.onOpenCall };
+  const messageViews = useMemo(
+    () =>
+      messages.map((message) => (
+        <MessageView
+          key={message.id}
+          message={message}
+          tabStop={message.id === tabStopId}
+          onCurate={(action) => void handlers.current.curate(message, action)}
+          onOpenCall={(callId) => handlers.current.onOpenCall(callId)}
+          openCallId={openCallId}
+        />
+      )),
+    [messages, tabStopId, openCallId],
+  );
+
   return (
     <div className="chat">
       <div
@@ -180,16 +200,7 @@ export function ChatPanel(props: {
             {suggestion === undefined ? t('emptyChat') : t('emptyChatFile', { file: suggestion })}
           </p>
         )}
-        {messages.map((message) => (
-          <MessageView
-            key={message.id}
-            message={message}
-            tabStop={message.id === tabStopId}
-            onCurate={(action) => void curate(message, action)}
-            onOpenCall={props.onOpenCall}
-            openCallId={props.openCallId}
-          />
-        ))}
+        {messageViews}
         {status === 'submitted' && <p className="streaming">{t('thinking')}</p>}
         {error && chatErrorOf(error).references === undefined && (
           <p className="chat-error" role="alert">
