@@ -25,12 +25,20 @@ export async function ensureWebBuild(log: (line: string) => void): Promise<strin
       ? 'building the web UI (dist/web is missing)…\n'
       : 'rebuilding the web UI (web/ changed)…\n',
   );
+  // Vite builds for the process's NODE_ENV when one is set: under a test runner (`test`) or a
+  // shell's `development` that bundled React's development build, several times slower on a
+  // long history, and `serve` went on serving it. The UI is always built for production.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   try {
     const vite = await import('vite');
     await vite.build({ configFile: config, logLevel: 'warn' });
   } catch (error) {
     log(`could not build the web UI: ${error instanceof Error ? error.message : String(error)}\n`);
     return built === undefined ? undefined : WEB_ROOT;
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
   }
   return existsSync(index) ? WEB_ROOT : undefined;
 }

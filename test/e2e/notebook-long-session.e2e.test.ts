@@ -2,7 +2,7 @@
 // Chinese), so the call log holds more files than a completion list shows, at 1280 × 800.
 // Screenshots under test/e2e/artifacts/.
 import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -24,6 +24,7 @@ const RAFT = 'raft-consensus';
 const TURNS = 110;
 
 let root: string;
+let webRoot: string;
 let server: NotebookServer;
 let browser: Browser;
 let page: Page;
@@ -45,7 +46,7 @@ async function chat(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const webRoot = await requireWebBuild();
+  webRoot = await requireWebBuild();
   root = await mkdtemp(join(tmpdir(), 'ctxloom-e2e-long-'));
   await cp(EXAMPLE, root, { recursive: true });
   server = await startNotebookServer({
@@ -143,4 +144,16 @@ describe('a long session in the notebook', () => {
     await page.keyboard.press('Control+a');
     await page.keyboard.press('Backspace');
   }, 120_000);
+
+  it('the notebook is React’s production build, even when built under the test runner', async () => {
+    // requireWebBuild builds the UI in this process (NODE_ENV=test) when web/ changed: Vite
+    // then bundled React's development build, which `npm start` went on serving — several
+    // times slower on a long history (a 4 s freeze switching language at 2,100 messages).
+    const html = await readFile(join(webRoot, 'index.html'), 'utf8');
+    const script = /src="\.\/(assets\/index-[^"]+\.js)"/u.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const bundle = await readFile(join(webRoot, script ?? ''), 'utf8');
+    expect(bundle.includes('Download the React DevTools'), 'React development build').toBe(false);
+    expect(bundle.includes('jsxDEV'), 'JSX compiled for development').toBe(false);
+  });
 });
