@@ -1,12 +1,16 @@
 // Shared set-up of the notebook's browser tests: the built UI, Chromium, a page that fails the
 // test on a page error, and a patient `expect.poll` for a busy shared machine.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { createOfflineModel } from '../../src/llm/index.ts';
 import { ensureWebBuild } from '../../src/server/ensure-web-build.ts';
+import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
+import { openWorkspace } from '../../src/workspace/index.ts';
 
 /** The example workspace the browser tests copy and serve. */
 export const EXAMPLE = fileURLToPath(new URL('../../examples/notebook', import.meta.url));
@@ -23,6 +27,26 @@ export async function requireWebBuild(): Promise<string> {
   if (webRoot === undefined) throw new Error('the web UI could not be built (npm run build:web)');
   await mkdir(ARTIFACTS, { recursive: true });
   return webRoot;
+}
+
+/**
+ * A copy of the example workspace in a new temp folder (`prefix`), served on a free port with
+ * the offline model streaming every `chunkDelayMs`, and the built UI. The caller removes `root`.
+ */
+export async function serveExampleCopy(
+  prefix: string,
+  chunkDelayMs: number,
+): Promise<{ root: string; server: NotebookServer; webRoot: string }> {
+  const webRoot = await requireWebBuild();
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  await cp(EXAMPLE, root, { recursive: true });
+  const server = await startNotebookServer({
+    workspace: openWorkspace({ root }),
+    model: { model: createOfflineModel({ chunkDelayMs }), spec: 'offline', offline: true },
+    port: 0,
+    webRoot,
+  });
+  return { root, server, webRoot };
 }
 
 /** Headless Chromium at `executablePath`; a missing binary fails the test (it is never skipped). */

@@ -2,22 +2,12 @@
 // Chinese), so the call log holds more files than a completion list shows, at 1280 × 800.
 // Screenshots under test/e2e/artifacts/.
 import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOfflineModel } from '../../src/llm/index.ts';
-import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
-import { openWorkspace } from '../../src/workspace/index.ts';
-import {
-  EXAMPLE,
-  launchChromium,
-  openNotebookPage,
-  poll,
-  requireWebBuild,
-  screenshot,
-} from './notebook-browser.ts';
+import type { NotebookServer } from '../../src/server/index.ts';
+import { launchChromium, openNotebookPage, poll, screenshot, serveExampleCopy } from './notebook-browser.ts';
 
 const RAFT = 'raft-consensus';
 /** More turns than the 100 options a completion list shows: each turn logs one call file. */
@@ -46,15 +36,7 @@ async function chat(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  webRoot = await requireWebBuild();
-  root = await mkdtemp(join(tmpdir(), 'ctxloom-e2e-long-'));
-  await cp(EXAMPLE, root, { recursive: true });
-  server = await startNotebookServer({
-    workspace: openWorkspace({ root }),
-    model: { model: createOfflineModel({ chunkDelayMs: 0 }), spec: 'offline', offline: true },
-    port: 0,
-    webRoot,
-  });
+  ({ root, server, webRoot } = await serveExampleCopy('ctxloom-e2e-long-', 0));
   for (let turn = 0; turn < TURNS; turn++) {
     await chat(
       turn % 2 === 0

@@ -2,27 +2,23 @@
 // stays up with a bad reference, ctxloom's own files protected, a keyboard path to the chat
 // input, dialogs instead of prompt(), and a session list that is live across tabs — at four
 // widths in English and Chinese, with screenshots under test/e2e/artifacts/.
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOfflineModel } from '../../src/llm/index.ts';
-import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
-import { openWorkspace } from '../../src/workspace/index.ts';
+import type { NotebookServer } from '../../src/server/index.ts';
 import {
   ARTIFACTS,
   ask,
   bodyText,
-  EXAMPLE,
   type HanRun,
   hanRuns,
   launchChromium,
   openNotebookPage,
   poll,
   previewTokens,
-  requireWebBuild,
   screenshot,
+  serveExampleCopy,
 } from './notebook-browser.ts';
 
 const VIEWPORTS = [
@@ -43,15 +39,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  const webRoot = await requireWebBuild();
-  root = await mkdtemp(join(tmpdir(), 'ctxloom-e2e-product-'));
-  await cp(EXAMPLE, root, { recursive: true });
-  server = await startNotebookServer({
-    workspace: openWorkspace({ root }),
-    model: { model: createOfflineModel({ chunkDelayMs: 0 }), spec: 'offline', offline: true },
-    port: 0,
-    webRoot,
-  });
+  ({ root, server } = await serveExampleCopy('ctxloom-e2e-product-', 0));
   browser = await launchChromium(inject('chromiumPath'));
   page = await openNotebookPage(browser, server.browserUrl);
 }, 120_000);

@@ -1,20 +1,17 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOfflineModel } from '../../src/llm/index.ts';
-import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
+import type { NotebookServer } from '../../src/server/index.ts';
 import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
 import { callReports } from './call-reports.e2e-steps.ts';
 import {
   answerDialog,
-  EXAMPLE,
   launchChromium,
   openNotebookPage,
   poll,
-  requireWebBuild,
   screenshot,
+  serveExampleCopy,
   previewTokens as tokensOf,
 } from './notebook-browser.ts';
 
@@ -35,15 +32,7 @@ const shot = (name: string) => screenshot(page, name);
 const previewTokens = () => tokensOf(page);
 
 beforeAll(async () => {
-  const webRoot = await requireWebBuild();
-  root = await mkdtemp(join(tmpdir(), 'ctxloom-e2e-'));
-  await cp(EXAMPLE, root, { recursive: true });
-  server = await startNotebookServer({
-    workspace: openWorkspace({ root }),
-    model: { model: createOfflineModel({ chunkDelayMs: 5 }), spec: 'offline', offline: true },
-    port: 0,
-    webRoot,
-  });
+  ({ root, server } = await serveExampleCopy('ctxloom-e2e-', 5));
   browser = await launchChromium(inject('chromiumPath'));
   page = await openNotebookPage(browser, server.browserUrl);
 }, 120_000);
