@@ -187,6 +187,29 @@ describe('runTurn', () => {
     );
   });
 
+  it('a turn whose reader left while it waited for the session does not stream the model: its partial answer is stored', async () => {
+    const model = recordingModel('One two three four five six.');
+    const engine = engineWith(model);
+    const gone = new AbortController();
+    const first = await engine.runTurn({ sessionId: SESSION, text: 'What is a term?', messageId: 'u-1' });
+    // Queued behind the first turn of the session; its client disconnects before it starts.
+    const second = engine.runTurn({
+      sessionId: SESSION,
+      text: 'And a vote?',
+      messageId: 'u-2',
+      signal: gone.signal,
+    });
+    gone.abort();
+    await readAll(first.stream);
+    const turn = await second;
+    const chunks = await readAll(turn.stream);
+    expect(chunks.some((chunk) => chunk.type === 'text-delta')).toBe(false);
+    const stored = await turn.stored;
+    expect(stored[0]?.metadata).toMatchObject({ partial: true });
+    const state = await engine.store.load(SESSION);
+    expect(state.messages.slice(-2).map((message) => message.id)).toEqual(['u-2', stored[0]?.id]);
+  });
+
   it('runs /compress as a command: no model call, both messages marked, never sent later', async () => {
     const model = recordingModel();
     const engine = engineWith(model);

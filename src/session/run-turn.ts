@@ -122,8 +122,10 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
   const assistantId = createId();
   const stored = deferred<Message[]>();
   // A reader that goes away (disconnect, cancel) aborts the model; the turn still stores what arrived.
+  // One that left before the turn started (while it waited for the session) aborts it at once.
   const abort = new AbortController();
-  input.signal?.addEventListener('abort', () => abort.abort(input.signal?.reason), { once: true });
+  if (input.signal?.aborted === true) abort.abort(input.signal.reason);
+  else input.signal?.addEventListener('abort', () => abort.abort(input.signal?.reason), { once: true });
   const inner = createUIMessageStream<NotebookUIMessage>({
     generateId: createId,
     execute: async ({ writer }) => {
