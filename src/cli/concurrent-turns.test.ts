@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSessionStore } from '../session/index.ts';
 import { openWorkspace } from '../workspace/index.ts';
@@ -9,8 +10,14 @@ import { openWorkspace } from '../workspace/index.ts';
 const root = await mkdtemp(join(tmpdir(), 'ctxloom-concurrent-turns-'));
 const bin = new URL('./bin.ts', import.meta.url).pathname;
 const example = new URL('../../examples/notebook', import.meta.url).pathname;
+const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `ctxloom_turns_${process.pid}_${Date.now().toString(36)}`;
 
 afterAll(async () => {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -40,12 +47,17 @@ function chat(dir: string, id: string, store: string): Promise<{ code: number | 
 }
 
 describe('two ctxloom chat processes on one session at once', () => {
-  for (const store of ['files', 'sqlite']) {
+  for (const store of ['files', 'sqlite', 'postgres']) {
     it(`${store}: one turn waits for the other — each question is followed by its own answer`, async () => {
       const workspace = join(root, store);
       await cp(example, workspace, { recursive: true });
       const dir = join(workspace, 'raft-consensus');
-      const spec = store === 'files' ? 'files' : `sqlite:${join(root, `${store}.db`)}`;
+      const spec =
+        store === 'files'
+          ? 'files'
+          : store === 'sqlite'
+            ? `sqlite:${join(root, `${store}.db`)}`
+            : `${url}?schema=${schema}`;
       const ids: string[] = [];
       for (let round = 0; round < 2; round++) {
         const pair = [`a${round}`, `b${round}`];

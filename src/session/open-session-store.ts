@@ -113,7 +113,17 @@ export async function openSessionStore(
         connectionString: parsed.connectionString,
         scope: parsed.schema,
       });
-      const store = createCheckpointSessionStore({ saver, kind: 'postgres', lock });
+      const store = createCheckpointSessionStore({
+        saver,
+        kind: 'postgres',
+        lock,
+        // A turn holds the thread across processes in a row, not on a connection: a turn lasts as
+        // long as the model's answer, and turns waiting for it must not take the pool's connections.
+        turnLock: createLeaseThreadLock(
+          { acquireThread: (lease) => saver.acquireRowLease(lease) },
+          { name: 'ctxloom-session-turn' },
+        ),
+      });
       try {
         await saver.setup();
       } catch (error) {

@@ -54,12 +54,23 @@ export function createPostgresThreadLock(options: PostgresThreadLockOptions): Th
             throw storageError(error);
           }
           const result = await work();
-          await client.query('COMMIT');
+          try {
+            await client.query('COMMIT');
+          } catch (error) {
+            // The transaction wrote nothing but took the lock; the caller learns the connection
+            // failed, typed, rather than a raw driver error.
+            throw storageError(error);
+          }
           done = true;
           return result;
         } finally {
-          if (!done) await client.query('ROLLBACK').catch(() => undefined);
-          client.release();
+          let broken: Error | undefined;
+          if (!done)
+            await client.query('ROLLBACK').catch((error: unknown) => {
+              broken = error instanceof Error ? error : new Error(String(error));
+            });
+          // A connection that cannot roll back is not handed out again.
+          client.release(broken);
         }
       });
     },

@@ -22,7 +22,7 @@ export interface CheckpointTables {
   checkpoints: string;
   /** The version table of layouts 1 and 2: looked for only to refuse them with a clear error. */
   legacyMeta: string;
-  /** SQLite thread leases (`thread-lease.ts`), created on the first lease only. */
+  /** Leases held in rows (`rowLeases`: SQLite's writer leases, PostgreSQL's row leases), created on the first lease only. */
   leases: string;
 }
 

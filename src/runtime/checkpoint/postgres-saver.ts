@@ -8,6 +8,7 @@ import type { SnapshotStorage } from './sql-saver-options.ts';
 import {
   type AcquireThreadOptions,
   postgresLeases,
+  rowLeases,
   type ThreadLease,
   type ThreadLeases,
 } from './thread-lease.ts';
@@ -43,6 +44,7 @@ export interface PostgresSaverOptions {
 export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
   readonly #schema: string;
   readonly #leases: ThreadLeases;
+  readonly #rowLeases: ThreadLeases;
 
   /**
    * A saver on its own pool for `connectionString` (as the official saver's `fromConnString`).
@@ -76,6 +78,7 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
     });
     this.#schema = schema;
     this.#leases = postgresLeases(driver.pool, this.tables.checkpoints);
+    this.#rowLeases = rowLeases(driver, this.tables.leases);
   }
 
   /**
@@ -87,6 +90,19 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
   async acquireThread(options: AcquireThreadOptions): Promise<ThreadLease> {
     await this.setup();
     return this.#leases.acquireThread(options);
+  }
+
+  /**
+   * Takes a lease that holds no connection while it is held: a row of `<prefix>leases` (as the
+   * SQLite saver's leases), kept while this process lives on its host and renewed until
+   * `release()`; another host takes over a crashed holder's lease after 30 s. For holds as long
+   * as a session turn streaming a model's answer, which must not keep one of the pool's
+   * connections each. Its keys are apart from {@link acquireThread}'s. Throws `ThreadBusyError`
+   * (code `conflict`) after `waitMs`.
+   */
+  async acquireRowLease(options: AcquireThreadOptions): Promise<ThreadLease> {
+    await this.setup();
+    return this.#rowLeases.acquireThread(options);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { SnapshotStorage } from './sql-saver-options.ts';
 import { createSqliteDriver, type SqliteDurability } from './sqlite-driver.ts';
 import {
   type AcquireThreadOptions,
-  sqliteLeases,
+  rowLeases,
   type ThreadLease,
   type ThreadLeases,
 } from './thread-lease.ts';
@@ -71,7 +71,7 @@ export class SqliteSaver extends SqlCheckpointSaver implements ThreadLeases {
       ...(options.serde === undefined ? {} : { serde: options.serde }),
     });
     this.#driver = driver;
-    this.#leases = sqliteLeases(driver, this.tables.leases);
+    this.#leases = rowLeases(driver, this.tables.leases);
   }
 
   /**

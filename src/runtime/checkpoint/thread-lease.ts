@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { CtxloomError } from '../../core/errors.ts';
+import { postgresError } from './setup-failure.ts';
 import type { SqlDriver } from './sql-driver.ts';
 
 /** One process's exclusive right to run a thread (see {@link ThreadLeases}). */
@@ -83,7 +84,12 @@ export function postgresLeases(pool: pg.Pool, table: string): ThreadLeases {
     acquireThread: (options) =>
       acquireWithRetry(options, async () => {
         const key = `${table}:lease:${options.threadId}`;
-        const client = await pool.connect();
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw postgresError(error);
+        }
         let held = false;
         try {
           const result = await client.query(
@@ -91,9 +97,11 @@ export function postgresLeases(pool: pg.Pool, table: string): ThreadLeases {
             [key],
           );
           held = result.rows[0]?.held === true;
-        } finally {
-          if (!held) client.release();
+        } catch (error) {
+          client.release(error instanceof Error ? error : true);
+          throw postgresError(error);
         }
+        if (!held) client.release();
         if (!held) return '';
         let released = false;
         return {
@@ -115,24 +123,29 @@ export function postgresLeases(pool: pg.Pool, table: string): ThreadLeases {
 }
 
 /**
- * SQLite leases: a row per thread in `<prefix>leases` (holder token, host, pid, expiry),
- * taken in a `BEGIN IMMEDIATE` transaction. A lease is held while its process lives (same
- * host: `kill(pid, 0)`) and, from another host, until it expires; the holder renews it every
- * `ttlMs / 3`. A crashed holder's lease is taken over at once on its host.
+ * Leases kept in a row per thread of `table` (holder token, host, pid, expiry), taken by a
+ * compare-and-set in one short transaction, so a held lease holds no connection: the SQLite
+ * saver's writer leases, and any hold long enough that a pooled PostgreSQL connection must not
+ * be kept for it (a session turn streaming a model's answer). A lease is held while its process
+ * lives (same host: `kill(pid, 0)`) and, from another host, until it expires; the holder renews
+ * it every `ttlMs / 3`. A crashed holder's lease is taken over at once on its host, after
+ * `ttlMs` from another.
  */
-export function sqliteLeases(driver: SqlDriver, table: string, ttlMs = 30_000): ThreadLeases {
+export function rowLeases(driver: SqlDriver, table: string, ttlMs = 30_000): ThreadLeases {
   let created = false;
   const host = hostname();
+  const postgres = driver.dialect === 'postgres';
   return {
     acquireThread: (options) =>
       acquireWithRetry(options, async () => {
         const token = randomUUID();
         const holder = await driver.transaction(async (executor) => {
           if (!created) {
+            // PostgreSQL's CREATE … IF NOT EXISTS races another process's: serialise it.
+            if (postgres) await executor.all('SELECT pg_advisory_xact_lock(hashtext(?))', [table]);
             await executor.run(
-              `CREATE TABLE IF NOT EXISTS ${table} (thread_id TEXT PRIMARY KEY, token TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
+              `CREATE TABLE IF NOT EXISTS ${table} (thread_id TEXT PRIMARY KEY, token TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, expires_at ${postgres ? 'BIGINT' : 'INTEGER'} NOT NULL)`,
             );
-            created = true;
           }
           const row = (
             await executor.all(`SELECT token, host, pid, expires_at FROM ${table} WHERE thread_id = ?`, [
@@ -141,12 +154,22 @@ export function sqliteLeases(driver: SqlDriver, table: string, ttlMs = 30_000): 
           )[0];
           if (row !== undefined && stillHeld(row, host))
             return `process ${String(row.pid)} on ${String(row.host)}`;
-          await executor.run(
-            `INSERT INTO ${table} (thread_id, token, host, pid, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET token = excluded.token, host = excluded.host, pid = excluded.pid, expires_at = excluded.expires_at`,
-            [options.threadId, token, host, process.pid, Date.now() + ttlMs],
-          );
-          return undefined;
+          const values = [token, host, process.pid, Date.now() + ttlMs];
+          // Set only what was read: another process that took the row meanwhile (no row, or a
+          // dead holder's) wins, and this attempt waits like any other.
+          const changed =
+            row === undefined
+              ? await executor.run(
+                  `INSERT INTO ${table} (token, host, pid, expires_at, thread_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
+                  [...values, options.threadId],
+                )
+              : await executor.run(
+                  `UPDATE ${table} SET token = ?, host = ?, pid = ?, expires_at = ? WHERE thread_id = ? AND token = ?`,
+                  [...values, options.threadId, String(row.token)],
+                );
+          return changed === 1 ? undefined : '';
         });
+        created = true;
         if (holder !== undefined) return holder;
         const renew = setInterval(() => {
           driver
