@@ -45,7 +45,7 @@ import { readSessionManifest } from './read-session-manifest.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
 import { parseSessionCommand } from './session-commands.ts';
-import type { SessionEngine, SessionEngineOptions, Turn } from './session-engine.ts';
+import type { SessionEngine, SessionEngineOptions, Turn, TurnInput } from './session-engine.ts';
 import { carriedBody, createSessionIndexes, SEARCH_HISTORY_TOOL } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { createProcessThreadLock } from './thread-lock.ts';
@@ -338,12 +338,13 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
   // process by `turns`, across processes by the store's `holdTurn`. Two turns of one session
   // otherwise interleaved — both questions stored, then both answers.
   const turns = createProcessThreadLock();
-  const heldTurn = (sessionId: string, start: () => Promise<Turn>): Promise<Turn> =>
+  const heldTurn = (input: TurnInput, start: () => Promise<Turn>): Promise<Turn> =>
     new Promise<Turn>((resolve, reject) => {
+      const { sessionId } = input;
       const work = async () => {
         let turn: Turn;
         try {
-          turn = await start();
+          turn = await (input.slot === undefined ? start() : input.slot(start));
         } catch (error) {
           reject(error);
           return;
@@ -371,12 +372,14 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         const messageId =
           input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
         const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId: messageId });
-        return runProcessTurn(
-          { ...input, text, messageId },
-          await processCalls.turnContext(input.sessionId, text, userMessageId),
-        );
+        const start = async () =>
+          runProcessTurn(
+            { ...input, text, messageId },
+            await processCalls.turnContext(input.sessionId, text, userMessageId),
+          );
+        return input.slot === undefined ? start() : input.slot(start);
       }
-      return heldTurn(input.sessionId, () =>
+      return heldTurn(input, () =>
         runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer }),
       );
     },

@@ -186,6 +186,12 @@ export interface TurnInput {
   messageId?: string;
   /** Aborts the model call; what arrived is stored, marked `partial`. */
   signal?: AbortSignal;
+  /**
+   * Runs the turn's own work — from when its session is held (another turn of the session has
+   * stored its answer) until the model is called — e.g. in a server's compile limiter, so a turn
+   * waiting for its session holds no slot. Default: runs it as it is.
+   */
+  slot?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** A running turn. */

@@ -1,4 +1,6 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createOfflineModel } from '../../llm/index.ts';
 import { createFileSessionStore, type SessionStore } from '../../session/index.ts';
 import { createTestNotebook } from '../test-workspace.test-support.ts';
 
@@ -127,5 +129,47 @@ describe('chat route beside a running compile', () => {
     const firstResponse = await first;
     expect(firstResponse.status).toBe(200);
     expect(events(await firstResponse.text()).at(-1)?.type).toBe('finish');
+  });
+});
+
+describe('chat route with a turn waiting for its session', () => {
+  it('holds no compile slot while it waits: another session compiles and answers meanwhile', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // The first turn's answer streams only when the gate opens, so its session stays held.
+    const offline = createOfflineModel();
+    const model: LanguageModelV4 = {
+      ...offline,
+      async doStream(options) {
+        if (JSON.stringify(options.prompt).includes('slow question')) await gate;
+        return offline.doStream(options);
+      },
+    };
+    const notebook = await createTestNotebook({
+      maxConcurrentCompiles: 1,
+      model: { model, spec: 'offline', offline: true },
+    });
+    cleanup = notebook.cleanup;
+    const created = await notebook.app.request('/api/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'other', concept: 'Other' }),
+    });
+    expect(created.status).toBe(201);
+
+    const first = await notebook.app.request('/api/sessions/raft-consensus/chat', body('slow question', 'q-1'));
+    expect(first.status).toBe(200);
+    // The second turn of the same session waits for the first to store its answer.
+    const second = notebook.app.request('/api/sessions/raft-consensus/chat', body('And a log?', 'q-2'));
+    // With the only slot free (the first turn's compile is done), a turn of another session
+    // runs to its end while the second waits — before, the waiting turn held the slot.
+    const other = await notebook.app.request('/api/sessions/other/chat', body('Hello?', 'o-1'));
+    expect(events(await other.text()).at(-1)?.type).toBe('finish');
+
+    open();
+    expect(events(await first.text()).at(-1)?.type).toBe('finish');
+    expect(events(await (await second).text()).at(-1)?.type).toBe('finish');
   });
 });

@@ -57,15 +57,16 @@ export function chatRoute(context: NotebookContext): Hono {
       });
     }
     await checkConfig(context.workspace.session(sessionId));
+    // The limiter holds the turn's compile only: a turn waiting for another turn of its session
+    // to store its answer takes a slot when the session is its.
     const run = () =>
-      limiter.run(() =>
-        context.engine.runTurn({
-          sessionId,
-          text,
-          ...(last.id === undefined || last.id === '' ? {} : { messageId: last.id }),
-          signal: c.req.raw.signal,
-        }),
-      );
+      context.engine.runTurn({
+        sessionId,
+        text,
+        ...(last.id === undefined || last.id === '' ? {} : { messageId: last.id }),
+        signal: c.req.raw.signal,
+        slot: (work) => limiter.run(work),
+      });
     // Only a server with nothing compiling waits for the compile before its headers (so what
     // the compile refuses is an HTTP error): beside a running compile this one would share the
     // CPU and hold its headers for both (bench/server: the first chats of a burst of 100 waited
