@@ -453,7 +453,7 @@ async function keyboard(): Promise<void> {
   expect(named[0]).toContain('[nope.md:1:3]');
   expect(named[0]).toContain('nope.md does not exist in this session');
   expect(named[1]).toContain('[guidance.md:999:1000]');
-  expect(named[1]).toMatch(/lines 999–1000 are past the end of guidance\.md \(\d+ lines\)/u);
+  expect(named[1]).toMatch(/lines 999–1000 are outside guidance\.md \(it has \d+ lines\)/u);
   expect(await input.textContent()).toBe(typed);
   expect(await page.locator('.chat-input .cm-bad-reference').allTextContents()).toEqual([
     '[nope.md:1:3]',
