@@ -59,13 +59,10 @@ describe.each(drivers)('rowLeases on %s', (_name, open) => {
 
   it('takes over the lease of a dead process on this host, and of another host once expired', async () => {
     await (await leases.acquireThread({ threadId: 'create' })).release();
-    await driver.run(`INSERT INTO ${table} (thread_id, token, host, pid, expires_at) VALUES (?, ?, ?, ?, ?)`, [
-      'crashed',
-      'old-token',
-      hostname(),
-      deadPid(),
-      Date.now() + 60_000,
-    ]);
+    await driver.run(
+      `INSERT INTO ${table} (thread_id, token, host, pid, expires_at) VALUES (?, ?, ?, ?, ?)`,
+      ['crashed', 'old-token', hostname(), deadPid(), Date.now() + 60_000],
+    );
     await (await leases.acquireThread({ threadId: 'crashed' })).release();
 
     const far = (expiresAt: number) =>

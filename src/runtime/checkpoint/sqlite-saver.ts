@@ -4,12 +4,7 @@ import type { RecordCompression } from './record-codec.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
 import type { SnapshotStorage } from './sql-saver-options.ts';
 import { createSqliteDriver, type SqliteDurability } from './sqlite-driver.ts';
-import {
-  type AcquireThreadOptions,
-  rowLeases,
-  type ThreadLease,
-  type ThreadLeases,
-} from './thread-lease.ts';
+import { type AcquireThreadOptions, rowLeases, type ThreadLease, type ThreadLeases } from './thread-lease.ts';
 
 /** Options of {@link SqliteSaver}. */
 export interface SqliteSaverOptions {

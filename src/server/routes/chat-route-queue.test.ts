@@ -159,7 +159,10 @@ describe('chat route with a turn waiting for its session', () => {
     });
     expect(created.status).toBe(201);
 
-    const first = await notebook.app.request('/api/sessions/raft-consensus/chat', body('slow question', 'q-1'));
+    const first = await notebook.app.request(
+      '/api/sessions/raft-consensus/chat',
+      body('slow question', 'q-1'),
+    );
     expect(first.status).toBe(200);
     // The second turn of the same session waits for the first to store its answer.
     const second = notebook.app.request('/api/sessions/raft-consensus/chat', body('And a log?', 'q-2'));
