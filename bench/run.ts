@@ -11,6 +11,7 @@ import {
   type BenchSuite,
   createBenchResult,
   formatBenchResult,
+  speedProbe,
   writeBenchResult,
 } from './lib/index.ts';
 
@@ -41,7 +42,13 @@ for (const name of suites) {
   console.error(`▶ ${name}`);
   try {
     const suite = (await import(`./${name}/index.ts`)) as BenchSuite;
+    speedProbe.take();
     const output = await suite.run(context);
+    const { retimed, keptSlow } = speedProbe.take();
+    if (retimed > 0 || keptSlow > 0)
+      context.log(
+        `timed again because the machine ran slow beside them (speed probe): ${retimed} runs; kept slow after ${keptSlow === 1 ? 'one run' : `${keptSlow} runs`} tried four times`,
+      );
     const { metrics, ...extra } = Array.isArray(output) ? { metrics: output } : output;
     // Environment fields always come from the runner, so every result file agrees on them.
     const result = { ...extra, ...createBenchResult(name, metrics) };

@@ -16,6 +16,8 @@ export {
   measureInterleavedAsync,
   median,
   megabytesPerSecond,
+  type SpeedProbe,
+  speedProbe,
 } from './measure.ts';
 export {
   type BenchMetric,
