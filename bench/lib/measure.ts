@@ -131,18 +131,14 @@ export function measureInterleaved(
   const log = createSampleLog(candidates.length, options);
   for (let round = 0; round < log.rounds; round++) {
     candidates.forEach((candidate, index) => {
-      let time: RunTime;
-      let output: unknown;
       for (;;) {
-        candidate.setup?.();
-        collectGarbage?.();
-        const before = speedProbe.slow();
-        const timer = startTimer();
-        output = candidate.run();
-        time = timer();
-        if (speedProbe.settle(before)) break;
+        const end = beginRun(candidate);
+        const output = candidate.run();
+        const { time, stands } = end();
+        if (!stands) continue;
+        log.record(round, index, time, output);
+        break;
       }
-      log.record(round, index, time, output);
     });
   }
   return log.measurements(candidates);
@@ -165,21 +161,32 @@ export async function measureInterleavedAsync(
   const log = createSampleLog(candidates.length, options);
   for (let round = 0; round < log.rounds; round++) {
     for (const [index, candidate] of candidates.entries()) {
-      let time: RunTime;
-      let output: unknown;
       for (;;) {
-        candidate.setup?.();
-        collectGarbage?.();
-        const before = speedProbe.slow();
-        const timer = startTimer();
-        output = await candidate.run();
-        time = timer();
-        if (speedProbe.settle(before)) break;
+        const end = beginRun(candidate);
+        const output = await candidate.run();
+        const { time, stands } = end();
+        if (!stands) continue;
+        log.record(round, index, time, output);
+        break;
       }
-      log.record(round, index, time, output);
     }
   }
   return log.measurements(candidates);
+}
+
+/**
+ * Prepares one timed run (the candidate's setup, a collection, a speed probe) and starts its
+ * clocks; the returned function stops them and says whether the run stands (see {@link SpeedProbe}).
+ */
+function beginRun(candidate: { setup?: () => void }): () => { time: RunTime; stands: boolean } {
+  candidate.setup?.();
+  collectGarbage?.();
+  const before = speedProbe.slow();
+  const timer = startTimer();
+  return () => {
+    const time = timer();
+    return { time, stands: speedProbe.settle(before) };
+  };
 }
 
 /** A run's wall time, the process's CPU time and the main thread's, in milliseconds. */
