@@ -127,6 +127,42 @@ describe('a long session in the notebook', () => {
     await page.keyboard.press('Backspace');
   }, 120_000);
 
+  it('formats a message’s Markdown when it comes near the visible part of the list, and keeps it formatted', async () => {
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    await poll(() => page.locator('.message.assistant button[data-call]').count(), { timeout: 30_000 }).toBe(
+      TURNS,
+    );
+    const list = page.locator('.messages');
+    const last = page.locator('.message.assistant').last();
+    // The list opens at its end, on formatted answers (headings, not "###").
+    await poll(() => last.locator('.markdown:not(.plain) h3').count()).toBeGreaterThan(0);
+    const distanceFromEnd = () =>
+      list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+    await poll(distanceFromEnd).toBeLessThan(2);
+    await shot('1280-end');
+
+    // Far above, the first answer shows its text as written, unformatted but in the document
+    // (find in page reaches it); most of the history is like it.
+    const messages = await page.locator('.message').count();
+    const formatted = await page.locator('.message .markdown:not(.plain)').count();
+    expect(formatted).toBeGreaterThan(0);
+    expect(formatted).toBeLessThan(messages / 2);
+    const firstAnswer = page.locator('[data-message-id="m002"]');
+    expect(await firstAnswer.locator('.markdown.plain').textContent()).toContain('按**同一顺序**应用');
+    expect(await firstAnswer.locator('strong').count()).toBe(0);
+
+    // Scrolled into view, it is formatted; back at the end, it stays formatted.
+    await firstAnswer.scrollIntoViewIfNeeded();
+    await poll(() => firstAnswer.locator('.markdown:not(.plain) strong').first().textContent()).toBe(
+      '同一顺序',
+    );
+    await shot('1280-start');
+    await list.evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
+    await poll(distanceFromEnd).toBeLessThan(2);
+    expect(await firstAnswer.locator('.markdown.plain').count()).toBe(0);
+    expect(await firstAnswer.locator('strong').first().textContent()).toBe('同一顺序');
+  }, 120_000);
+
   it('the notebook is React’s production build, even when built under the test runner', async () => {
     // requireWebBuild builds the UI in this process (NODE_ENV=test) when web/ changed: Vite
     // then bundled React's development build, which `npm start` went on serving — several

@@ -15,6 +15,14 @@ import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
 import { MessageView } from './message-view.tsx';
 import { spansOf } from './remove-references.ts';
+import { NearViewportRoot } from './use-near-viewport.ts';
+
+/**
+ * Messages at the end of the list whose Markdown is formatted at once; the others wait until
+ * they come near the visible area. More than a tall screen of them: the list opens at its end
+ * already formatted, and a new message never shows its text unformatted first.
+ */
+const FORMATTED_AT_END = 20;
 
 /**
  * The chat: the AI SDK's own `useChat` over `DefaultChatTransport` (the server's UI message
@@ -172,10 +180,11 @@ export function ChatPanel(props: {
   handlers.current = { curate, onOpenCall: props.onOpenCall };
   const messageViews = useMemo(
     () =>
-      messages.map((message) => (
+      messages.map((message, index) => (
         <MessageView
           key={message.id}
           message={message}
+          formatAtOnce={index >= messages.length - FORMATTED_AT_END}
           tabStop={message.id === tabStopId}
           onCurate={(action) => void handlers.current.curate(message, action)}
           onOpenCall={(callId) => handlers.current.onOpenCall(callId)}
@@ -200,7 +209,7 @@ export function ChatPanel(props: {
             {suggestion === undefined ? t('emptyChat') : t('emptyChatFile', { file: suggestion })}
           </p>
         )}
-        {messageViews}
+        <NearViewportRoot.Provider value={list}>{messageViews}</NearViewportRoot.Provider>
         {status === 'submitted' && <p className="streaming">{t('thinking')}</p>}
         {error && chatErrorOf(error).references === undefined && (
           <p className="chat-error" role="alert">

@@ -8,18 +8,16 @@ const MarkdownRenderer = lazy(async () => ({ default: (await renderer).MarkdownR
 /**
  * Renders Markdown (CommonMark + GitHub tables, task lists and strikethrough, emphasis next
  * to CJK punctuation) as React elements: sanitised, code fences highlighted. The renderer
- * loads on demand; until it has, the text shows as is (pre-wrapped), never a blank.
+ * loads on demand; until it has, and while `plain` is set (a message far from the viewport),
+ * the text shows as is (pre-wrapped, class `plain`), never a blank.
  */
-export const Markdown = memo(function Markdown(props: { text: string; className?: string }) {
+export const Markdown = memo(function Markdown(props: { text: string; className?: string; plain?: boolean }) {
+  const className = props.className ?? '';
+  const plain = <div className={`markdown plain ${className}`}>{props.text}</div>;
+  if (props.plain) return plain;
   return (
-    <Suspense
-      fallback={
-        <div className={`markdown ${props.className ?? ''}`} style={{ whiteSpace: 'pre-wrap' }}>
-          {props.text}
-        </div>
-      }
-    >
-      <MarkdownRenderer {...props} />
+    <Suspense fallback={plain}>
+      <MarkdownRenderer text={props.text} className={className} />
     </Suspense>
   );
 });

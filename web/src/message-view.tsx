@@ -1,7 +1,9 @@
+import { useRef } from 'react';
 import type { MessageContextSummary } from '../../src/stream/index.ts';
 import type { NotebookUIMessage } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { Markdown } from './markdown.tsx';
+import { useNearViewport } from './use-near-viewport.ts';
 
 type Part = NotebookUIMessage['parts'][number];
 interface ToolView {
@@ -12,9 +14,15 @@ interface ToolView {
   errorText?: string | undefined;
 }
 
-/** One chat message: text, tool calls with their results, the context-report chip, curation. */
+/**
+ * One chat message: text, tool calls with their results, the context-report chip, curation.
+ * Its Markdown is formatted once the message comes near the list's visible area (before that
+ * the text shows as written), so a long history opens without formatting every message.
+ */
 export function MessageView(props: {
   message: NotebookUIMessage;
+  /** Formats the Markdown at once, not when the message comes near (the messages the list opens on). */
+  formatAtOnce: boolean;
   /** The list's one tab stop (roving tabindex): only that message's curation button is tabbable. */
   tabStop: boolean;
   onCurate: (action: 'exclude' | 'restore') => void;
@@ -27,8 +35,11 @@ export function MessageView(props: {
   const { message } = props;
   const curation = message.metadata?.memory;
   const stored = (message.metadata?.storedIds?.length ?? 0) > 0;
+  const article = useRef<HTMLElement>(null);
+  const near = useNearViewport(article, props.formatAtOnce);
   return (
     <article
+      ref={article}
       className={`message ${message.role} ${curation ? 'curated' : ''}`}
       data-role={message.role}
       data-message-id={message.id}
@@ -75,6 +86,7 @@ export function MessageView(props: {
             // biome-ignore lint/suspicious/noArrayIndexKey: parts only ever append; the index is their identity
             key={`${message.id}-${index}`}
             part={part}
+            plain={!near}
             tabStop={props.tabStop}
             onOpenCall={props.onOpenCall}
             openCallId={props.openCallId}
@@ -137,14 +149,16 @@ function ReportChip(props: {
 
 function PartView(props: {
   part: Part;
+  plain: boolean;
   tabStop?: boolean | undefined;
   onOpenCall?: ((callId: string) => void) | undefined;
   openCallId?: string | undefined;
 }) {
   const { t } = useI18n();
   const { part } = props;
-  if (part.type === 'text') return <Markdown className="text" text={part.text} />;
-  if (part.type === 'reasoning') return <Markdown className="reasoning" text={part.text} />;
+  if (part.type === 'text') return <Markdown className="text" text={part.text} plain={props.plain} />;
+  if (part.type === 'reasoning')
+    return <Markdown className="reasoning" text={part.text} plain={props.plain} />;
   if (part.type === 'data-context-report') {
     const { report, references, callId } = part.data;
     return (
