@@ -344,7 +344,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       const work = async () => {
         let turn: Turn;
         try {
-          turn = await (input.slot === undefined ? start() : input.slot(start));
+          turn = await inSlot(input, start);
         } catch (error) {
           reject(error);
           return;
@@ -377,7 +377,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
             { ...input, text, messageId },
             await processCalls.turnContext(input.sessionId, text, userMessageId),
           );
-        return input.slot === undefined ? start() : input.slot(start);
+        return inSlot(input, start);
       }
       return heldTurn(input, () =>
         runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer }),
@@ -487,4 +487,29 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     },
   };
   return engine;
+}
+
+/**
+ * Runs a turn's own work in the caller's `slot` (see {@link TurnInput.slot}), exactly once: a
+ * slot that ran it twice would start a second turn with the same question, one that resolved
+ * without running it would leave the session held by no turn.
+ */
+async function inSlot(input: TurnInput, start: () => Promise<Turn>): Promise<Turn> {
+  if (input.slot === undefined) return start();
+  let started: Promise<Turn> | undefined;
+  const turn = await input.slot(() => {
+    if (started !== undefined)
+      return Promise.reject(
+        new CtxloomError({ code: 'invalid-argument', message: 'slot ran the turn twice', path: 'slot' }),
+      );
+    started = start();
+    return started;
+  });
+  if (started === undefined || turn !== (await started))
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'slot resolved without the turn its work started',
+      path: 'slot',
+    });
+  return turn;
 }

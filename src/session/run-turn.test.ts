@@ -229,6 +229,38 @@ describe('runTurn', () => {
     expect(sent).toContain('Summary of messages 1–');
   });
 
+  it('runs its work in the caller’s slot once: a slot that skips it or runs it twice is refused, nothing stored twice', async () => {
+    const engine = engineWith(recordingModel());
+    const before = (await engine.store.load(SESSION)).messages.length;
+    await expect(
+      engine.runTurn({
+        sessionId: SESSION,
+        text: 'skipped',
+        messageId: 's-1',
+        slot: async () => undefined as never,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid-argument', path: 'slot' });
+    expect((await engine.store.load(SESSION)).messages).toHaveLength(before);
+    await expect(
+      engine.runTurn({
+        sessionId: SESSION,
+        text: 'twice',
+        messageId: 't-2',
+        slot: async (work) => {
+          const turn = await work();
+          await readAll((turn as { stream: ReadableStream<UIMessageChunk> }).stream);
+          return work();
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'invalid-argument', path: 'slot' });
+    const after = (await engine.store.load(SESSION)).messages;
+    expect(after.filter((message) => message.id === 't-2')).toHaveLength(1);
+    // The session is not left held: the next turn runs.
+    const next = await engine.runTurn({ sessionId: SESSION, text: 'next', messageId: 'n-1' });
+    await readAll(next.stream);
+    expect((await next.stored).length).toBeGreaterThan(0);
+  });
+
   it('refuses a stored message id before storing anything', async () => {
     const engine = engineWith(recordingModel());
     const before = (await engine.store.load(SESSION)).messages.length;
