@@ -50,6 +50,7 @@ import { carriedBody, createSessionIndexes, SEARCH_HISTORY_TOOL } from './sessio
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { createProcessThreadLock } from './thread-lock.ts';
 import { globalCallTracer } from './trace-calls.ts';
+import { inSlot } from './turn-slot.ts';
 
 /** Characters of a message a `search_history` hit shows (a longer one says how to read it whole). */
 const HIT_CHARACTERS = 1200;
@@ -487,29 +488,4 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     },
   };
   return engine;
-}
-
-/**
- * Runs a turn's own work in the caller's `slot` (see {@link TurnInput.slot}), exactly once: a
- * slot that ran it twice would start a second turn with the same question, one that resolved
- * without running it would leave the session held by no turn.
- */
-async function inSlot(input: TurnInput, start: () => Promise<Turn>): Promise<Turn> {
-  if (input.slot === undefined) return start();
-  let started: Promise<Turn> | undefined;
-  const turn = await input.slot(() => {
-    if (started !== undefined)
-      return Promise.reject(
-        new CtxloomError({ code: 'invalid-argument', message: 'slot ran the turn twice', path: 'slot' }),
-      );
-    started = start();
-    return started;
-  });
-  if (started === undefined || turn !== (await started))
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: 'slot resolved without the turn its work started',
-      path: 'slot',
-    });
-  return turn;
 }
