@@ -9,6 +9,7 @@ import {
   readCurationLog,
   readMessages,
   type Sandbox,
+  TURN_LOCK_NAME,
   type Workspace,
 } from '../workspace/index.ts';
 import { parseJsonText } from '../workspace/json/parse-json-text.ts';
@@ -32,8 +33,6 @@ import {
 /** Folder of a session holding one JSON file per compiled call. */
 export const CALLS_FOLDER = 'calls';
 const CALLS_HEAD = `${CALLS_FOLDER}/head.json`;
-/** The name whose lock a turn holds ({@link SessionStore.holdTurn}); no file of it is written. */
-const TURN_LOCK = 'messages.json.turn';
 /** Largest `next` of the call log's head: the one after it is still a safe integer. */
 const MAX_NEXT_SEQUENCE = Number.MAX_SAFE_INTEGER - 1;
 
@@ -88,7 +87,7 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       return state;
     },
     // The lock of a name never written (its lock file only): appends and calls are other names.
-    holdTurn: (sessionId, work) => sandboxOf(sessionId).hold(TURN_LOCK, work),
+    holdTurn: (sessionId, work) => sandboxOf(sessionId).hold(TURN_LOCK_NAME, work),
     async appendMessages(sessionId, messages) {
       if (messages.length === 0) return;
       await appendMessages(sandboxOf(sessionId), messages);

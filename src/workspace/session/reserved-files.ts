@@ -1,11 +1,18 @@
 import { LOCK_SUFFIX, TEMP_SUFFIX } from '../sandbox/file-lock.ts';
 
 /**
+ * The name whose lock a session turn holds (the files store's `holdTurn`); no file of it is
+ * written. Reserved so that a tool or a route cannot write it: a write waits for the lock of
+ * its name, so a tool writing it inside a turn would wait for the turn that waits for the tool.
+ */
+export const TURN_LOCK_NAME = 'messages.json.turn';
+
+/**
  * Top-level names of a session folder that ctxloom keeps for itself: the record
  * (`messages.json`), the curation log (`memory.json`), the compression record
- * (`compression.json`), the manifest (`context-config.json`) and the call log folder
- * (`calls/`, every file under it). Besides these, every lock file (`*.ctxloom-lock`) and
- * temp file (`*.ctxloom-tmp`) at any depth is reserved.
+ * (`compression.json`), the manifest (`context-config.json`), the call log folder (`calls/`,
+ * every file under it) and the turn lock's name ({@link TURN_LOCK_NAME}). Besides these, every
+ * lock file (`*.ctxloom-lock`) and temp file (`*.ctxloom-tmp`) at any depth is reserved.
  */
 export const RESERVED_SESSION_NAMES = [
   'messages.json',
@@ -13,6 +20,7 @@ export const RESERVED_SESSION_NAMES = [
   'compression.json',
   'context-config.json',
   'calls',
+  TURN_LOCK_NAME,
 ] as const;
 
 /** One reserved name: a top-level name of {@link RESERVED_SESSION_NAMES}, or a lock or temp file. */
