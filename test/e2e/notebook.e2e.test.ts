@@ -442,7 +442,8 @@ async function keyboard(): Promise<void> {
       .filter((message) => message.role === 'user')
       .map((message) => String(message.content));
   const storedBefore = await storedUserTexts();
-  const typed = 'compare [nope.md:1:3] with [guidance.md:999:1000] please';
+  // The second's last line is past the safe integers: named as written, not as 2^53 − 1.
+  const typed = 'compare [nope.md:1:3] with [guidance.md:999:123456789012345678901] please';
   await input.click();
   await page.keyboard.type(typed);
   await page.keyboard.press('Escape');
@@ -452,12 +453,12 @@ async function keyboard(): Promise<void> {
   const named = await refusal.locator('li').allTextContents();
   expect(named[0]).toContain('[nope.md:1:3]');
   expect(named[0]).toContain('nope.md does not exist in this session');
-  expect(named[1]).toContain('[guidance.md:999:1000]');
-  expect(named[1]).toMatch(/lines 999–1000 are outside guidance\.md \(it has \d+ lines\)/u);
+  expect(named[1]).toContain('[guidance.md:999:123456789012345678901]');
+  expect(named[1]).toMatch(/lines 999–123456789012345678901 are outside guidance\.md \(it has \d+ lines\)/u);
   expect(await input.textContent()).toBe(typed);
   expect(await page.locator('.chat-input .cm-bad-reference').allTextContents()).toEqual([
     '[nope.md:1:3]',
-    '[guidance.md:999:1000]',
+    '[guidance.md:999:123456789012345678901]',
   ]);
   expect(await page.locator('.message.user').filter({ hasText: 'nope.md' }).count()).toBe(0);
   expect(await page.locator('.chat-error').count()).toBe(0);

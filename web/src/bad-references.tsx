@@ -43,10 +43,12 @@ export function BadReferences(props: {
 
 /** Why a reference cannot be resolved, in the UI's language. */
 export function describeBadReference(reference: BadReference, t: Translate): string {
+  // The numbers as written: one past the safe integers arrives as the largest safe one.
+  const written = /:(\d+)(?::(\d+))?\]?$/u.exec(reference.raw);
   const values = {
     path: reference.path,
-    start: reference.startLine ?? '',
-    end: reference.endLine ?? '',
+    start: written?.[1] ?? reference.startLine ?? '',
+    end: written?.[2] ?? written?.[1] ?? reference.endLine ?? '',
     count: reference.lineCount ?? '',
     block: reference.block ?? '',
     closest: reference.closestBlock ?? '',

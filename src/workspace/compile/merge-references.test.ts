@@ -79,6 +79,13 @@ describe('mergeReferences', () => {
         lineCount: 5,
       },
     ]);
+    // Past the safe integers the number is read as the largest one, and named as written.
+    const huge = refusal(() =>
+      mergeReferences({ query: '看 [guidance.md:3:123456789012345678901234567890]', references: [], lookup }),
+    );
+    const [bad] = badReferencesOf(huge) ?? [];
+    expect(bad).toMatchObject({ reason: 'lines-out-of-range', endLine: Number.MAX_SAFE_INTEGER });
+    expect(bad?.message).toBe('lines 3-123456789012345678901234567890 are outside guidance.md (it has 5 lines)');
   });
 
   it('names a file the loader could not read, with the reason of its error', () => {

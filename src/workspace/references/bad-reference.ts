@@ -83,7 +83,7 @@ export function toBadReference(reference: Reference, site: BadReferenceSite, thr
     return {
       ...base,
       reason: 'lines-out-of-range',
-      message: `lines ${reference.startLine}-${reference.endLine} are outside ${reference.path} (it has ${lineCount} lines)`,
+      message: `lines ${writtenRange(site.raw, reference.startLine, reference.endLine)} are outside ${reference.path} (it has ${lineCount} lines)`,
       lineCount,
     };
   }
@@ -101,6 +101,16 @@ export function toBadReference(reference: Reference, site: BadReferenceSite, thr
     };
   }
   return { ...base, reason: 'missing-file', message: `${reference.path} does not exist in this session` };
+}
+
+/**
+ * The line range of a reference as written (`[a.md:12:30]` → `12-30`, `[a.md:7]` → `7-7`): a
+ * number past the safe integers is kept as its digits, not as the largest one it was read as.
+ */
+export function writtenRange(raw: string, startLine: number, endLine: number): string {
+  const written = /:(\d+)(?::(\d+))?\]?$/u.exec(raw);
+  const start = written?.[1] ?? String(startLine);
+  return `${start}-${written?.[2] ?? (written === null ? String(endLine) : start)}`;
 }
 
 /** A line reference written with an empty or reversed range, as a {@link BadReference}. */
