@@ -164,8 +164,13 @@ describe('chat route with a turn waiting for its session', () => {
       body('slow question', 'q-1'),
     );
     expect(first.status).toBe(200);
-    // The second turn of the same session waits for the first to store its answer.
-    const second = notebook.app.request('/api/sessions/raft-consensus/chat', body('And a log?', 'q-2'));
+    // The second turn of the same session waits for the first to store its answer; its
+    // headers and `start` do not (before, they waited for the first turn's whole answer).
+    const second = await notebook.app.request('/api/sessions/raft-consensus/chat', body('And a log?', 'q-2'));
+    expect(second.status).toBe(200);
+    const reader = second.body?.getReader();
+    const secondStart = new TextDecoder().decode((await reader?.read())?.value);
+    expect(events(secondStart)[0]?.type).toBe('start');
     // With the only slot free (the first turn's compile is done), a turn of another session
     // runs to its end while the second waits — before, the waiting turn held the slot.
     const other = await notebook.app.request('/api/sessions/other/chat', body('Hello?', 'o-1'));
@@ -173,6 +178,10 @@ describe('chat route with a turn waiting for its session', () => {
 
     open();
     expect(events(await first.text()).at(-1)?.type).toBe('finish');
-    expect(events(await (await second).text()).at(-1)?.type).toBe('finish');
+    let rest = '';
+    for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader?.read()) {
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    expect(events(secondStart + rest).at(-1)?.type).toBe('finish');
   });
 });

@@ -35,11 +35,20 @@ const chatBody = z.looseObject({
  * waiting, the response does not wait for its own: its headers and a `start` chunk go out at
  * once and the turn runs when a slot frees; what its compile refuses then (references, a stored
  * message id) is the stream's `error` chunk whose text is the JSON error body the HTTP error
- * would have carried. Only on an idle server are those refusals HTTP errors.
+ * would have carried. The same when a turn of the session that this route started has not
+ * ended: the new turn waits for it to store its answer (a model call of any length), and
+ * its headers do not. Only on an idle server are those refusals HTTP errors.
  */
 export function chatRoute(context: NotebookContext): Hono {
   const app = new Hono();
   const limiter = createLimiter(context.maxConcurrentCompiles);
+  // Turns this route started, by session, that have not stored their answer yet.
+  const running = new Map<string, number>();
+  const ended = (sessionId: string) => {
+    const left = (running.get(sessionId) ?? 1) - 1;
+    if (left > 0) running.set(sessionId, left);
+    else running.delete(sessionId);
+  };
   app.post('/api/sessions/:id/chat', async (c) => {
     const sessionId = c.req.param('id');
     await requireSession(context.workspace, sessionId);
@@ -59,19 +68,32 @@ export function chatRoute(context: NotebookContext): Hono {
     await checkConfig(context.workspace.session(sessionId));
     // The limiter holds the turn's compile only: a turn waiting for another turn of its session
     // to store its answer takes a slot when the session is its.
-    const run = () =>
-      context.engine.runTurn({
-        sessionId,
-        text,
-        ...(last.id === undefined || last.id === '' ? {} : { messageId: last.id }),
-        signal: c.req.raw.signal,
-        slot: (work) => limiter.run(work),
-      });
+    const run = async () => {
+      running.set(sessionId, (running.get(sessionId) ?? 0) + 1);
+      try {
+        const turn = await context.engine.runTurn({
+          sessionId,
+          text,
+          ...(last.id === undefined || last.id === '' ? {} : { messageId: last.id }),
+          signal: c.req.raw.signal,
+          slot: (work) => limiter.run(work),
+        });
+        turn.stored.then(
+          () => ended(sessionId),
+          () => ended(sessionId),
+        );
+        return turn;
+      } catch (error) {
+        ended(sessionId);
+        throw error;
+      }
+    };
     // Only a server with nothing compiling waits for the compile before its headers (so what
     // the compile refuses is an HTTP error): beside a running compile this one would share the
     // CPU and hold its headers for both (bench/server: the first chats of a burst of 100 waited
-    // 300 ms). Otherwise answer now (headers and a `start`), compile when a slot frees.
-    if (limiter.active === 0 && limiter.waiting === 0)
+    // 300 ms). Nor beside a turn of its session, which it waits for. Otherwise answer now
+    // (headers and a `start`), compile when a slot frees.
+    if (limiter.active === 0 && limiter.waiting === 0 && !running.has(sessionId))
       return createUIMessageStreamResponse({ stream: (await run()).stream });
     // What the compile refuses then arrives as the stream's error, carrying the HTTP error body.
     const stream = createUIMessageStream({
