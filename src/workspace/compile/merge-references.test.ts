@@ -85,7 +85,9 @@ describe('mergeReferences', () => {
     );
     const [bad] = badReferencesOf(huge) ?? [];
     expect(bad).toMatchObject({ reason: 'lines-out-of-range', endLine: Number.MAX_SAFE_INTEGER });
-    expect(bad?.message).toBe('lines 3-123456789012345678901234567890 are outside guidance.md (it has 5 lines)');
+    expect(bad?.message).toBe(
+      'lines 3-123456789012345678901234567890 are outside guidance.md (it has 5 lines)',
+    );
   });
 
   it('names a file the loader could not read, with the reason of its error', () => {
