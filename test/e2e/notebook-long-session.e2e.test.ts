@@ -163,6 +163,43 @@ describe('a long session in the notebook', () => {
     expect(await firstAnswer.locator('strong').first().textContent()).toBe('同一顺序');
   }, 120_000);
 
+  it('after a turn, renders the new messages again, not the whole history', async () => {
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    const stored = page.locator('.message.assistant button[data-curate]');
+    await poll(() => page.locator('.message.assistant button[data-call]').count(), { timeout: 30_000 }).toBe(
+      TURNS,
+    );
+    const answers = await stored.count();
+    // As above, a message's time is formatted each time it renders; a message stored before
+    // the turn shows a time before it, so this counts the renders of the history alone.
+    await page.evaluate(() => {
+      const format = Date.prototype.toLocaleString;
+      const counted = window as unknown as { historyRenders: number; turnAt: number };
+      counted.historyRenders = 0;
+      counted.turnAt = Date.now();
+      Date.prototype.toLocaleString = function (...args: Parameters<Date['toLocaleString']>) {
+        if (this.getTime() < counted.turnAt) counted.historyRenders += 1;
+        return format.apply(this, args);
+      };
+    });
+    await page.getByTestId('chat-input').click();
+    await page.keyboard.type('One more question about elections?');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    // The answer shows its curation button once the history reloaded after it was stored.
+    await poll(() => stored.count(), { timeout: 60_000 }).toBe(answers + 1);
+    // The file-change event reloads the history once more, soon after.
+    await page.waitForTimeout(1500);
+    const rendered = await page.evaluate(
+      () => (window as unknown as { historyRenders: number }).historyRenders,
+    );
+    // Every message rendered at each change of the list — the question, the streamed answer,
+    // the reloads (810 renders before the views were memoised); now only those whose props
+    // moved do: the tab stop passes to the new answer, the messages formatted at once shift
+    // by two (3 renders).
+    expect(rendered).toBeLessThan(10);
+  }, 120_000);
+
   it('the notebook is React’s production build, even when built under the test runner', async () => {
     // requireWebBuild builds the UI in this process (NODE_ENV=test) when web/ changed: Vite
     // then bundled React's development build, which `npm start` went on serving — several

@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
-import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
   api,
   authHeaders,
@@ -13,6 +13,7 @@ import { BadReferences } from './bad-references.tsx';
 import { ChatInput, type ChatInputControl } from './chat-input.tsx';
 import { errorText } from './error-text.ts';
 import { useI18n } from './i18n.ts';
+import { keepUnchanged } from './keep-unchanged.ts';
 import { MessageView } from './message-view.tsx';
 import { spansOf } from './remove-references.ts';
 import { NearViewportRoot } from './use-near-viewport.ts';
@@ -56,12 +57,14 @@ export function ChatPanel(props: {
       }),
     [sessionId],
   );
-  // Only the latest of overlapping reloads is shown (an older, slower answer is stale).
+  // Only the latest of overlapping reloads is shown (an older, slower answer is stale). A
+  // message the reload did not change keeps its object, so its (memoised) view is not rendered
+  // again: after a turn, the new messages render, not the whole history.
   const loads = useRef(0);
   const reload = async () => {
     const load = ++loads.current;
     const { messages } = await api.getSession(sessionId);
-    if (load === loads.current) setMessages(messages);
+    if (load === loads.current) setMessages((current) => keepUnchanged(current, messages));
     return messages;
   };
   const { messages, sendMessage, status, stop, setMessages, error, clearError } = useChat<NotebookUIMessage>({
@@ -175,9 +178,16 @@ export function ChatPanel(props: {
 
   // The messages render again only when they, the tab stop or the open call change — not at
   // every key typed into the input (the draft re-renders this panel): in a long session that
-  // rendered every message per key. The handlers are read through a ref, so they stay current.
+  // rendered every message per key. The handlers are read through a ref, so they stay current
+  // and stay the same functions (a memoised message view compares them).
   const handlers = useRef({ curate, onOpenCall: props.onOpenCall });
   handlers.current = { curate, onOpenCall: props.onOpenCall };
+  const onCurate = useCallback(
+    (message: NotebookUIMessage, action: 'exclude' | 'restore') =>
+      void handlers.current.curate(message, action),
+    [],
+  );
+  const onOpenCall = useCallback((callId: string) => handlers.current.onOpenCall(callId), []);
   const messageViews = useMemo(
     () =>
       messages.map((message, index) => (
@@ -186,12 +196,12 @@ export function ChatPanel(props: {
           message={message}
           formatAtOnce={index >= messages.length - FORMATTED_AT_END}
           tabStop={message.id === tabStopId}
-          onCurate={(action) => void handlers.current.curate(message, action)}
-          onOpenCall={(callId) => handlers.current.onOpenCall(callId)}
+          onCurate={onCurate}
+          onOpenCall={onOpenCall}
           openCallId={openCallId}
         />
       )),
-    [messages, tabStopId, openCallId],
+    [messages, tabStopId, openCallId, onCurate, onOpenCall],
   );
 
   return (

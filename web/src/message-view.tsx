@@ -1,8 +1,9 @@
-import { useRef } from 'react';
+import { memo, useRef } from 'react';
 import type { MessageContextSummary } from '../../src/stream/index.ts';
 import type { NotebookUIMessage } from './api.ts';
 import { useI18n } from './i18n.ts';
 import { Markdown } from './markdown.tsx';
+import { formatTokens } from './report-format.ts';
 import { useNearViewport } from './use-near-viewport.ts';
 
 type Part = NotebookUIMessage['parts'][number];
@@ -18,14 +19,16 @@ interface ToolView {
  * One chat message: text, tool calls with their results, the context-report chip, curation.
  * Its Markdown is formatted once the message comes near the list's visible area (before that
  * the text shows as written), so a long history opens without formatting every message.
+ * Memoised: it renders again only when a prop changes — the list keeps an unchanged message's
+ * object across a reload (`keepUnchanged`) and passes handlers that stay the same.
  */
-export function MessageView(props: {
+export const MessageView = memo(function MessageView(props: {
   message: NotebookUIMessage;
   /** Formats the Markdown at once, not when the message comes near (the messages the list opens on). */
   formatAtOnce: boolean;
   /** The list's one tab stop (roving tabindex): only that message's curation button is tabbable. */
   tabStop: boolean;
-  onCurate: (action: 'exclude' | 'restore') => void;
+  onCurate: (message: NotebookUIMessage, action: 'exclude' | 'restore') => void;
   /** Opens a logged call's report (the chip of an answer whose call is logged). */
   onOpenCall?: (callId: string) => void;
   /** The call whose report is open, if any (its chip shows pressed). */
@@ -66,7 +69,7 @@ export function MessageView(props: {
             className="link"
             data-curate=""
             tabIndex={props.tabStop ? 0 : -1}
-            onClick={() => props.onCurate(curation ? 'restore' : 'exclude')}
+            onClick={() => props.onCurate(message, curation ? 'restore' : 'exclude')}
           >
             {curation ? t('restore') : t('dismiss')}
           </button>
@@ -100,7 +103,7 @@ export function MessageView(props: {
       </div>
     </article>
   );
-}
+});
 
 /**
  * What the call behind an answer was sent: tokens and references. With a logged call it is a
@@ -120,8 +123,8 @@ function ReportChip(props: {
     (reference) => `${reference.path}:${reference.startLine}-${reference.endLine}`,
   );
   const text = `${t('reportChip', {
-    used: summary.totalTokens.toLocaleString('en-US'),
-    budget: summary.inputBudget.toLocaleString('en-US'),
+    used: formatTokens(summary.totalTokens),
+    budget: formatTokens(summary.inputBudget),
   })}${references.length > 0 ? ` · ${references.join(', ')}` : ''}${
     summary.compacted === undefined ? '' : ` · ${t('compactedChip', { n: summary.compacted })}`
   }`;
