@@ -9,7 +9,8 @@ const src = (area: string) => fileURLToPath(new URL(`./src/${area}/index.ts`, im
  * `unit` and `unit-isolated` (`npm run test:unit`, no services). `npm test` runs all three.
  */
 const INTEGRATION = [
-  'test/**/*.test.ts',
+  // Every folder of test/ but ui/ (the notebook's pure functions, no services).
+  'test/!(ui)/**/*.test.ts',
   'src/runtime/checkpoint/sql-checkpoint-saver.test.ts',
   'src/runtime/checkpoint/thread-keys.test.ts',
   'src/runtime/checkpoint/postgres-saver.validation.test.ts',
