@@ -4,7 +4,8 @@
  * route with the offline model (~2 min); then each run opens it in a fresh browser context
  * and measures the open (navigation → every message present → the page idle), the main
  * thread's long tasks, one more turn typed and sent (the history reload when its answer is
- * stored) and a scroll up through twenty screens of history.
+ * stored), that answer's call report opened from its chip and closed, and a scroll up through
+ * twenty screens of history.
  *
  * `BENCH_NOTEBOOK_BASE=<another checkout>/dist/web` measures that build too, as the peer, on
  * its own copy of the same session, runs alternated (A B, B A, …) so load hits both alike.
@@ -37,6 +38,10 @@ const METRICS: { key: keyof PageSample; name: string; unit: string }[] = [
   { key: 'reloadMs', name: 'turn.history-reload', unit: 'ms' },
   { key: 'turnLongTaskMs', name: 'turn.long-tasks', unit: 'ms' },
   { key: 'turnTaskMs', name: 'turn.main-thread', unit: 'ms' },
+  { key: 'reportOpenMs', name: 'report-open.to-idle', unit: 'ms' },
+  { key: 'reportOpenTaskMs', name: 'report-open.main-thread', unit: 'ms' },
+  { key: 'reportCloseMs', name: 'report-close.to-idle', unit: 'ms' },
+  { key: 'reportCloseTaskMs', name: 'report-close.main-thread', unit: 'ms' },
   { key: 'scrollLongTaskMs', name: 'scroll-20-screens.long-tasks', unit: 'ms' },
   { key: 'scrollLongestTaskMs', name: 'scroll-20-screens.longest-task', unit: 'ms' },
   { key: 'scrollTaskMs', name: 'scroll-20-screens.main-thread', unit: 'ms' },
@@ -112,5 +117,5 @@ export async function run(context: BenchContext) {
 
 function format(sample: PageSample): string {
   const ms = (value: number) => `${Math.round(value)}`;
-  return `open ${ms(sample.openMs)} ms (long tasks ${ms(sample.openLongTaskMs)}, main thread ${ms(sample.openTaskMs)}: script ${ms(sample.openScriptMs)}, layout ${ms(sample.openLayoutMs)}; ${sample.elements} elements), reload ${ms(sample.reloadMs)} ms (turn: long tasks ${ms(sample.turnLongTaskMs)}, main thread ${ms(sample.turnTaskMs)}), scroll: long tasks ${ms(sample.scrollLongTaskMs)} (longest ${ms(sample.scrollLongestTaskMs)}), main thread ${ms(sample.scrollTaskMs)}`;
+  return `open ${ms(sample.openMs)} ms (long tasks ${ms(sample.openLongTaskMs)}, main thread ${ms(sample.openTaskMs)}: script ${ms(sample.openScriptMs)}, layout ${ms(sample.openLayoutMs)}; ${sample.elements} elements), reload ${ms(sample.reloadMs)} ms (turn: long tasks ${ms(sample.turnLongTaskMs)}, main thread ${ms(sample.turnTaskMs)}), report open ${ms(sample.reportOpenMs)} ms (main thread ${ms(sample.reportOpenTaskMs)}), close ${ms(sample.reportCloseMs)} ms (main thread ${ms(sample.reportCloseTaskMs)}), scroll: long tasks ${ms(sample.scrollLongTaskMs)} (longest ${ms(sample.scrollLongestTaskMs)}), main thread ${ms(sample.scrollTaskMs)}`;
 }

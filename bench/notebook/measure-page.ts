@@ -23,6 +23,12 @@ export interface PageSample {
   /** Pressing Enter → the page idle after the answer is stored: long tasks, task time. */
   turnLongTaskMs: number;
   turnTaskMs: number;
+  /** The last answer's call report opened from its chip: the click → the report shown and the
+   * page idle, and the main thread's task time; then closed (its back button), the same. */
+  reportOpenMs: number;
+  reportOpenTaskMs: number;
+  reportCloseMs: number;
+  reportCloseTaskMs: number;
   /** Scrolling the history up twenty screens → idle: long tasks, the longest, task time. */
   scrollLongTaskMs: number;
   scrollLongestTaskMs: number;
@@ -45,9 +51,10 @@ interface PageProbe {
 /**
  * Opens the long session in a fresh browser context and measures: the open (navigation →
  * every message present → idle for `quietMs`), one more turn typed and sent as a user
- * does (the answer's stream, then the history reload the chat makes when it ends), and a
- * scroll up through the history. `chips` is the number of report chips the session shows;
- * `quietMs` how long the page must stay still to count as idle (default 2,000 ms).
+ * does (the answer's stream, then the history reload the chat makes when it ends), its call's
+ * report opened from the answer's chip and closed, and a scroll up through the history.
+ * `chips` is the number of report chips the session shows; `quietMs` how long the page must
+ * stay still to count as idle (default 2,000 ms).
  */
 export async function measurePage(options: {
   browser: Browser;
@@ -93,6 +100,17 @@ export async function measurePage(options: {
     );
     if (reloadStart === undefined) throw new Error('the answer was stored without a history reload');
 
+    // DOM clicks, not Playwright's (its actionability checks run scripts in the page).
+    const report = page.getByTestId('call-report');
+    const reportOpenStart = await page.evaluate(clickLast, '.message.assistant button[data-call]');
+    await report.and(page.locator('[data-call-id]')).waitFor();
+    const reportOpenEnd = await waitIdle(page, cdp, reportOpenStart, quietMs);
+    const afterReportOpen = await mainThread(cdp);
+    const reportCloseStart = await page.evaluate(clickLast, '[data-testid="call-report"] .panel-head button');
+    await report.waitFor({ state: 'detached' });
+    const reportCloseEnd = await waitIdle(page, cdp, reportCloseStart, quietMs);
+    const afterReportClose = await mainThread(cdp);
+
     const scrollStart = await pageNow(page);
     for (let screen = 0; screen < SCROLL_SCREENS; screen++) await page.evaluate(scrollOneScreenUp);
     const scrollEnd = await waitIdle(page, cdp, await pageNow(page), quietMs);
@@ -107,9 +125,13 @@ export async function measurePage(options: {
       reloadMs: turnEnd - reloadStart,
       turnLongTaskMs: await longTaskMs(page, sent, turnEnd),
       turnTaskMs: afterTurn.taskMs - beforeTurn.taskMs,
+      reportOpenMs: reportOpenEnd - reportOpenStart,
+      reportOpenTaskMs: afterReportOpen.taskMs - afterTurn.taskMs,
+      reportCloseMs: reportCloseEnd - reportCloseStart,
+      reportCloseTaskMs: afterReportClose.taskMs - afterReportOpen.taskMs,
       scrollLongTaskMs: await longTaskMs(page, scrollStart, scrollEnd),
       scrollLongestTaskMs: await longTaskMs(page, scrollStart, scrollEnd, 'longest'),
-      scrollTaskMs: afterScroll.taskMs - afterTurn.taskMs,
+      scrollTaskMs: afterScroll.taskMs - afterReportClose.taskMs,
     };
   } finally {
     await context.close();
@@ -158,6 +180,16 @@ function startStoredWatch(): number {
   };
   requestAnimationFrame(watch);
   return performance.now();
+}
+
+/** Clicks the last element matching `selector`; returns the page's now, just before. */
+function clickLast(selector: string): number {
+  const elements = document.querySelectorAll<HTMLElement>(selector);
+  const last = elements[elements.length - 1];
+  if (last === undefined) throw new Error(`nothing matches ${selector}`);
+  const now = performance.now();
+  last.click();
+  return now;
 }
 
 async function scrollOneScreenUp(): Promise<void> {

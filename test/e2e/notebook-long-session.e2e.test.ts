@@ -163,6 +163,44 @@ describe('a long session in the notebook', () => {
     expect(await firstAnswer.locator('strong').first().textContent()).toBe('同一顺序');
   }, 120_000);
 
+  it('opening and closing a call’s report renders the message that holds it, not the whole history', async () => {
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    const chips = page.locator('.message.assistant button[data-call]');
+    await poll(() => chips.count(), { timeout: 30_000 }).toBe(TURNS);
+    const chip = chips.last();
+    const callId = await chip.getAttribute('data-call');
+    // As above, a message's time is formatted each time it renders. The history before the last
+    // turn is every message up to the answer before it; the report's own call and the last turn
+    // come later.
+    const times = await page
+      .locator('.message time')
+      .evaluateAll((elements) =>
+        elements.map((element) => Date.parse(element.getAttribute('datetime') ?? '')),
+      );
+    const olderUntil = times.at(-3) ?? 0;
+    await page.evaluate((until) => {
+      const format = Date.prototype.toLocaleString;
+      const counted = window as unknown as { olderRenders: number };
+      counted.olderRenders = 0;
+      Date.prototype.toLocaleString = function (...args: Parameters<Date['toLocaleString']>) {
+        if (this.getTime() <= until) counted.olderRenders += 1;
+        return format.apply(this, args);
+      };
+    }, olderUntil);
+    const report = page.getByTestId('call-report');
+    await chip.click();
+    await poll(() => report.getAttribute('data-call-id')).toBe(callId);
+    await poll(() => chip.getAttribute('aria-pressed')).toBe('true');
+    await report.getByRole('button', { name: 'Back to the preview' }).click();
+    await poll(() => report.count()).toBe(0);
+    await poll(() => chip.getAttribute('aria-pressed')).toBe('false');
+    const rendered = await page.evaluate(() => (window as unknown as { olderRenders: number }).olderRenders);
+    // Every message was given the open call's id, so the open and the close each rendered the
+    // whole history (536 renders of its 268 older messages); now only the last answer's props
+    // change.
+    expect(rendered).toBe(0);
+  }, 120_000);
+
   it('after a turn, renders the new messages again, not the whole history', async () => {
     await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
     const stored = page.locator('.message.assistant button[data-curate]');

@@ -12,6 +12,7 @@ import {
 import { BadReferences } from './bad-references.tsx';
 import { ChatInput, type ChatInputControl } from './chat-input.tsx';
 import { errorText } from './error-text.ts';
+import { holdsCall } from './holds-call.ts';
 import { useI18n } from './i18n.ts';
 import { keepUnchanged } from './keep-unchanged.ts';
 import { MessageView } from './message-view.tsx';
@@ -179,7 +180,9 @@ export function ChatPanel(props: {
   // The messages render again only when they, the tab stop or the open call change — not at
   // every key typed into the input (the draft re-renders this panel): in a long session that
   // rendered every message per key. The handlers are read through a ref, so they stay current
-  // and stay the same functions (a memoised message view compares them).
+  // and stay the same functions (a memoised message view compares them). Only the message
+  // holding the open call is given its id: opening or closing a report renders that message,
+  // not the whole history.
   const handlers = useRef({ curate, onOpenCall: props.onOpenCall });
   handlers.current = { curate, onOpenCall: props.onOpenCall };
   const onCurate = useCallback(
@@ -198,7 +201,7 @@ export function ChatPanel(props: {
           tabStop={message.id === tabStopId}
           onCurate={onCurate}
           onOpenCall={onOpenCall}
-          openCallId={openCallId}
+          openCallId={holdsCall(message, openCallId) ? openCallId : undefined}
         />
       )),
     [messages, tabStopId, openCallId, onCurate, onOpenCall],

@@ -31,7 +31,10 @@ export const MessageView = memo(function MessageView(props: {
   onCurate: (message: NotebookUIMessage, action: 'exclude' | 'restore') => void;
   /** Opens a logged call's report (the chip of an answer whose call is logged). */
   onOpenCall?: (callId: string) => void;
-  /** The call whose report is open, if any (its chip shows pressed). */
+  /**
+   * The call whose report is open, given only to the message that holds it (its chip shows
+   * pressed); undefined for every other message, so opening a report renders one message.
+   */
   openCallId?: string | undefined;
 }) {
   const { t, locale } = useI18n();
