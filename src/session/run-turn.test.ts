@@ -6,6 +6,7 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
+import { scriptedModel } from '../runtime/processes/mock-model.test-support.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
@@ -260,6 +261,32 @@ describe('runTurn', () => {
     await readAll(next.stream);
     expect((await next.stored).length).toBeGreaterThan(0);
   });
+
+  it.each(['messages.json.turn', 'Messages.JSON.turn'])(
+    "refuses a tool writing %s (the turn lock's name) inside a turn, rather than leave it waiting for its own turn",
+    async (path) => {
+      // Writes `path` once, then answers with the tool result it got.
+      const engine = engineWith(
+        scriptedModel(({ prompt }) => {
+          const last = prompt.at(-1);
+          return last?.role === 'tool'
+            ? [{ type: 'text', text: JSON.stringify(last.content) }]
+            : [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'call-1',
+                  toolName: 'write_file',
+                  input: JSON.stringify({ path, content: 'notes' }),
+                },
+              ];
+        }),
+      );
+      const turn = await engine.runTurn({ sessionId: SESSION, text: 'Write the notes.', messageId: 'u-1' });
+      await readAll(turn.stream);
+      expect(JSON.stringify(await turn.stored)).toContain('managed by ctxloom');
+      await expect(readFile(join(notebook.root, SESSION, path))).rejects.toThrow(/ENOENT/u);
+    },
+  );
 
   it('refuses a stored message id before storing anything', async () => {
     const engine = engineWith(recordingModel());
