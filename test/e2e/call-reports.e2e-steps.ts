@@ -62,7 +62,8 @@ export async function callReports({ page, server, root, fetch, shot }: E2eEnviro
     String(first.report.totalTokens),
   );
   expect(await chips.nth(0).getAttribute('aria-pressed')).toBe('true');
-  expect(await page.getByTestId('preview-total').count()).toBe(0);
+  // The preview stays mounted, hidden, so closing the report shows it without a new compile.
+  expect(await page.getByTestId('preview-total').isVisible()).toBe(false);
   // A logged call keeps block previews: the query layer shows the question it was sent.
   await report.locator('tr[data-layer="query"] .layer-toggle').click();
   await poll(() => report.locator('.layer-detail .block-preview').first().textContent()).toContain(
@@ -104,7 +105,8 @@ export async function callReports({ page, server, root, fetch, shot }: E2eEnviro
 
   // Escape returns to the preview and to the chip that opened the report.
   await page.keyboard.press('Escape');
-  await poll(() => page.getByTestId('preview-total').count()).toBe(1);
+  await poll(() => page.getByTestId('preview-total').isVisible()).toBe(true);
+  expect(await report.count()).toBe(0);
   await poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-call'))).toBe(second.id);
 
   // A turn of several model calls (the tool loop logs one per step, same turnId): the chip opens
@@ -123,7 +125,7 @@ export async function callReports({ page, server, root, fetch, shot }: E2eEnviro
   expect(await diff.locator('[data-diff="added"] li').count()).toBe(0);
   await shot('calls-1440-steps');
   await report.getByRole('button', { name: 'Back to the preview' }).click();
-  await poll(() => page.getByTestId('preview-total').count()).toBe(1);
+  await poll(() => page.getByTestId('preview-total').isVisible()).toBe(true);
 
   // 390 px, Chinese, dark: the chip switches to the Context tab; nothing is wider than the screen.
   for (const scheme of ['light', 'dark'] as const) {

@@ -301,7 +301,8 @@ export function App() {
           <aside className="inspector" aria-label={t('context')}>
             {sessionId && (
               <>
-                {openCall === undefined ? (
+                {/* Mounted while a call's report is open: closing the report shows it as it was, no new compile. */}
+                <div className="preview-slot" hidden={openCall !== undefined}>
                   <ContextPreview
                     key={`preview-${sessionId}`}
                     sessionId={sessionId}
@@ -309,7 +310,8 @@ export function App() {
                     draft={draft}
                     onChanged={changed}
                   />
-                ) : (
+                </div>
+                {openCall !== undefined && (
                   <CallReport sessionId={sessionId} callId={openCall} onClose={closeCallReport} />
                 )}
                 <BlockPicker
