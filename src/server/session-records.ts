@@ -37,31 +37,6 @@ export async function requireSession(workspace: Workspace, sessionId: string): P
   return record;
 }
 
-/**
- * Creates the session folder with `files`, then its `sessions.json` entry. Throws `conflict`
- * when the id is taken (in the index or as a folder), before writing anything.
- */
-export async function createSessionRecord(
-  workspace: Workspace,
-  record: SessionRecord,
-  files: Record<string, string>,
-): Promise<SessionRecord> {
-  workspace.session(record.id); // validates the id
-  const existing = await workspace.listSessions();
-  if (existing.some((session) => session.id === record.id) || (await workspace.sandbox.exists(record.id))) {
-    throw new CtxloomError({ code: 'conflict', message: `session "${record.id}" exists`, path: record.id });
-  }
-  for (const [path, text] of Object.entries(files)) {
-    await workspace.sandbox.writeText(`${record.id}/${path}`, text);
-  }
-  await updateIndex(
-    workspace,
-    (sessions) => [...sessions.filter((session) => session.id !== record.id), record],
-    existing,
-  );
-  return record;
-}
-
 /** Renames a session (changes its `concept`); the id and folder stay. */
 export async function renameSessionRecord(
   workspace: Workspace,
@@ -94,9 +69,8 @@ export async function deleteSessionRecord(workspace: Workspace, sessionId: strin
 async function updateIndex(
   workspace: Workspace,
   transform: (sessions: SessionRecord[]) => SessionRecord[],
-  seed?: SessionRecord[],
 ): Promise<void> {
-  const initial = seed ?? (await workspace.listSessions());
+  const initial = await workspace.listSessions();
   await workspace.sandbox.update(INDEX_FILE, (current) => {
     const sessions = current === undefined ? initial : parseSessionsIndex(current, INDEX_FILE);
     return `${JSON.stringify(transform(sessions), null, 2)}\n`;

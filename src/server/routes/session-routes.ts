@@ -3,15 +3,10 @@ import { z } from 'zod';
 import type { CallRecord, Message } from '../../core/index.ts';
 import { OFFLINE_HINT } from '../../llm/index.ts';
 import { toUiMessages } from '../../stream/index.ts';
-import { foldCurationEvents, sessionRecordSchema } from '../../workspace/index.ts';
+import { createSession, foldCurationEvents, sessionRecordSchema } from '../../workspace/index.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
-import {
-  createSessionRecord,
-  deleteSessionRecord,
-  renameSessionRecord,
-  requireSession,
-} from '../session-records.ts';
+import { deleteSessionRecord, renameSessionRecord, requireSession } from '../session-records.ts';
 
 const createBody = z.strictObject({
   concept: z.string().trim().min(1).max(200),
@@ -33,16 +28,17 @@ export function sessionRoutes(context: NotebookContext): Hono {
 
   app.post('/api/sessions', async (c) => {
     const body = await readJsonBody(c, createBody);
-    const id = body.id ?? slugFor(body.concept, context.createId());
-    const record = await createSessionRecord(
+    const record = await createSession({
       workspace,
-      { id, concept: body.concept, createdAt: context.now().toISOString() },
-      {
+      concept: body.concept,
+      id: body.id ?? slugFor(body.concept, context.createId()),
+      now: context.now,
+      files: {
         'context-config.json': `${JSON.stringify(defaultConfig(), null, 2)}\n`,
         'session-prompt.md': `# ${body.concept}\n\n`,
         'messages.json': '[]\n',
       },
-    );
+    });
     return c.json({ session: record }, 201);
   });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,52 @@ describe('createSession', () => {
     await expect(createSession({ workspace, concept: 'c', id: '../evil' })).rejects.toMatchObject({
       code: 'invalid-argument',
     });
+  });
+
+  it("refuses an id that is an existing session's folder where names ignore case, or an existing folder, and keeps its files", async () => {
+    await createSession({ workspace, concept: 'Raft', id: 'raft' });
+    await writeFile(join(root, 'raft', 'messages.json'), '[{"id":"m1","role":"user","content":"keep me"}]\n');
+    // On macOS and Windows `Raft` and `raft.` are the raft folder: its history would be emptied.
+    for (const id of ['Raft', 'RAFT.', 'raft.']) {
+      await expect(createSession({ workspace, concept: 'other', id })).rejects.toMatchObject({
+        code: 'conflict',
+        message: expect.stringContaining(
+          `session "raft" already exists (the same folder as "${id}" where names ignore case)`,
+        ),
+      });
+    }
+    await mkdir(join(root, 'notes'));
+    await writeFile(join(root, 'notes', 'messages.json'), '[]\n');
+    await writeFile(join(root, 'notes', 'context-config.json'), '{"version":1,"profileBlocks":["keep"]}\n');
+    await expect(createSession({ workspace, concept: 'notes', id: 'notes' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('a file or folder "notes" already exists in the workspace'),
+    });
+    expect(await readFile(join(root, 'raft', 'messages.json'), 'utf8')).toContain('keep me');
+    expect(await readFile(join(root, 'notes', 'context-config.json'), 'utf8')).toContain('keep');
+    expect((await workspace.listSessions()).map((session) => session.id)).toEqual(['raft']);
+  });
+
+  it('refuses a name Windows keeps for a device, and takes its record back when the folder cannot be written', async () => {
+    for (const id of ['con', 'NUL', 'com1.txt', 'Lpt9.md']) {
+      await expect(createSession({ workspace, concept: 'x', id })).rejects.toMatchObject({
+        code: 'invalid-argument',
+        path: 'id',
+      });
+    }
+    await expect(
+      createSession({ workspace, concept: 'x', id: 'broken', files: { '../escape.md': 'x' } }),
+    ).rejects.toMatchObject({ code: 'path-escape' });
+    expect(await readFile(join(root, 'sessions.json'), 'utf8').catch(() => 'none')).toBe('none');
+    // `sub` written as a file, then `sub/notes.md` cannot be: refused while writing, taken back.
+    await expect(
+      createSession({ workspace, concept: 'x', id: 'broken', files: { sub: 'x', 'sub/notes.md': 'y' } }),
+    ).rejects.toMatchObject({ code: 'invalid-argument' });
+    expect(await workspace.listSessions()).toEqual([]);
+    await expect(readFile(join(root, 'broken', 'sub'), 'utf8')).rejects.toThrow(/ENOENT/u);
+    // Nothing keeps the id: it can be created now.
+    await createSession({ workspace, concept: 'x', id: 'broken' });
+    expect((await workspace.listSessions()).map((session) => session.id)).toEqual(['broken']);
   });
 
   it('keeps every record when sessions are created concurrently', async () => {

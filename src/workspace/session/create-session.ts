@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { CtxloomError } from '../../core/index.ts';
+import { validateRelativePath } from '../sandbox/index.ts';
 import type { Workspace } from '../workspace.ts';
+import { foldName } from './reserved-files.ts';
 import { parseSessionsIndex, type SessionRecord, sessionRecordSchema } from './sessions-index.ts';
 
 /** Options of {@link createSession}. */
@@ -12,47 +15,90 @@ export interface CreateSessionOptions {
   id?: string;
   /** Clock, injectable for tests. */
   now?: () => Date;
+  /**
+   * The session folder's first files, by path inside it. Default: an empty `messages.json`, a
+   * `context-config.json` with no profile blocks and a `session-prompt.md` holding `concept`.
+   */
+  files?: Record<string, string>;
 }
+
+/** Names Windows gives to devices, with any extension: no folder of a workspace there can have them. */
+const DEVICE_NAME = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/iu;
 
 /**
  * Creates a session (seed 003: `Session = { id, concept, createdAt }`, nothing more): its
- * folder with an empty `messages.json` and a default `context-config.json`, and its record
- * appended to `sessions.json` (serialised, atomic). Throws `conflict` when the id exists.
+ * record in `sessions.json` (serialised, atomic), then its folder with `files`. Throws
+ * `conflict`, before writing anything, when the id is taken — by a record whose id is the same
+ * folder on a case-insensitive file system (`Raft` beside `raft`, `raft.` on Windows), or by a
+ * folder of that name already in the workspace (its files are not overwritten) — and
+ * `invalid-argument` for an id that is not a session id or that Windows reserves (`con`,
+ * `nul.txt`, …) or a file path that would leave the folder. When a file cannot be written (a
+ * full disk), the folder and the record are taken back out.
  */
 export async function createSession(options: CreateSessionOptions): Promise<SessionRecord> {
+  const { workspace } = options;
   const id = options.id ?? randomUUID();
-  if (!sessionRecordSchema.shape.id.safeParse(id).success) {
+  if (!sessionRecordSchema.shape.id.safeParse(id).success || DEVICE_NAME.test(id)) {
     throw new CtxloomError({
       code: 'invalid-argument',
-      message: `invalid session id ${JSON.stringify(id)}`,
+      message: DEVICE_NAME.test(id)
+        ? `invalid session id ${JSON.stringify(id)}: a name Windows reserves for a device`
+        : `invalid session id ${JSON.stringify(id)}`,
       path: 'id',
     });
   }
+  const files = options.files ?? {
+    'messages.json': '[]\n',
+    'context-config.json': `${JSON.stringify({ version: 1, profileBlocks: [] }, null, 2)}\n`,
+    'session-prompt.md': `${options.concept}\n`,
+  };
+  // Every path checked before anything is written.
+  for (const path of Object.keys(files)) validateRelativePath(`${id}/${path}`);
   const record: SessionRecord = {
     id,
     concept: options.concept,
     createdAt: (options.now?.() ?? new Date()).toISOString(),
   };
-  await options.workspace.sandbox.update('sessions.json', (current) => {
+  const folded = foldId(id);
+  await workspace.sandbox.update('sessions.json', async (current) => {
     const sessions = current === undefined ? [] : parseSessionsIndex(current);
-    if (sessions.some((session) => session.id === id)) {
+    const taken = sessions.find((session) => foldId(session.id) === folded);
+    if (taken !== undefined || (await workspace.sandbox.exists(id))) {
       throw new CtxloomError({
         code: 'conflict',
-        message: `session "${id}" already exists`,
+        message:
+          taken === undefined
+            ? `a file or folder "${id}" already exists in the workspace`
+            : taken.id === id
+              ? `session "${id}" already exists`
+              : `session "${taken.id}" already exists (the same folder as "${id}" where names ignore case)`,
         file: 'sessions.json',
         path: id,
       });
     }
     return `${JSON.stringify([...sessions, record], null, 2)}\n`;
   });
-  const sandbox = options.workspace.session(id);
-  const folder = options.workspace.sandbox;
-  await folder.writeText(`${id}/messages.json`, '[]\n');
-  await folder.writeText(
-    `${id}/context-config.json`,
-    `${JSON.stringify({ version: 1, profileBlocks: [] }, null, 2)}\n`,
-  );
-  if (!(await sandbox.exists('session-prompt.md')))
-    await folder.writeText(`${id}/session-prompt.md`, `${options.concept}\n`);
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await workspace.sandbox.writeText(`${id}/${path}`, text);
+    }
+  } catch (error) {
+    // Taken back: the folder (which did not exist) and the record.
+    await rm(await workspace.sandbox.resolve(id), { recursive: true, force: true });
+    await workspace.sandbox.update('sessions.json', (current) => {
+      const sessions = current === undefined ? [] : parseSessionsIndex(current);
+      return `${JSON.stringify(
+        sessions.filter((session) => session.id !== id),
+        null,
+        2,
+      )}\n`;
+    });
+    throw error;
+  }
   return record;
+}
+
+/** A session id as a case-insensitive (and normalisation-insensitive) file system names its folder. */
+function foldId(id: string): string {
+  return foldName(id.normalize('NFC'));
 }
