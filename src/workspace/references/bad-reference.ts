@@ -107,7 +107,7 @@ export function toBadReference(reference: Reference, site: BadReferenceSite, thr
  * The line range of a reference as written (`[a.md:12:30]` → `12-30`, `[a.md:7]` → `7-7`): a
  * number past the safe integers is kept as its digits, not as the largest one it was read as.
  */
-export function writtenRange(raw: string, startLine: number, endLine: number): string {
+function writtenRange(raw: string, startLine: number, endLine: number): string {
   const written = /:(\d+)(?::(\d+))?\]?$/u.exec(raw);
   const start = written?.[1] ?? String(startLine);
   return `${start}-${written?.[2] ?? (written === null ? String(endLine) : start)}`;
