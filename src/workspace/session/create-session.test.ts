@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compileWorkspaceContext } from '../compile/compile-workspace-context.ts';
 import { openWorkspace, type Workspace } from '../workspace.ts';
 import { createSession } from './create-session.ts';
@@ -86,6 +86,15 @@ describe('createSession', () => {
     // Nothing keeps the id: it can be created now.
     await createSession({ workspace, concept: 'x', id: 'broken' });
     expect((await workspace.listSessions()).map((session) => session.id)).toEqual(['broken']);
+  });
+
+  it("throws the write's own error when the disk refuses the first file, and leaves no record", async () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    const write = vi.spyOn(workspace.sandbox, 'writeText').mockRejectedValueOnce(full);
+    await expect(createSession({ workspace, concept: 'x', id: 'full' })).rejects.toBe(full);
+    write.mockRestore();
+    expect(await workspace.listSessions()).toEqual([]);
+    await expect(readFile(join(root, 'full', 'messages.json'), 'utf8')).rejects.toThrow(/ENOENT/u);
   });
 
   it('keeps every record when sessions are created concurrently', async () => {

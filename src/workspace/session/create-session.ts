@@ -83,8 +83,21 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
       await workspace.sandbox.writeText(`${id}/${path}`, text);
     }
   } catch (error) {
-    // Taken back: the folder (which did not exist) and the record.
-    await rm(await workspace.sandbox.resolve(id), { recursive: true, force: true });
+    // Taken back: the folder (which did not exist before) and the record. The write's error is
+    // the one thrown, whatever the taking back meets.
+    await takeBack(workspace, id).catch(() => undefined);
+    throw error;
+  }
+  return record;
+}
+
+/** Removes the folder of `id` (when a write made it) and its record. */
+async function takeBack(workspace: Workspace, id: string): Promise<void> {
+  try {
+    if (await workspace.sandbox.exists(id)) {
+      await rm(await workspace.sandbox.resolve(id), { recursive: true, force: true });
+    }
+  } finally {
     await workspace.sandbox.update('sessions.json', (current) => {
       const sessions = current === undefined ? [] : parseSessionsIndex(current);
       return `${JSON.stringify(
@@ -93,9 +106,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
         2,
       )}\n`;
     });
-    throw error;
   }
-  return record;
 }
 
 /** A session id as a case-insensitive (and normalisation-insensitive) file system names its folder. */
