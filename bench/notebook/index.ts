@@ -11,7 +11,7 @@
  * its own copy of the same session, runs alternated (A B, B A, …) so load hits both alike.
  * `CHROMIUM_PATH` names the browser (default Debian's `/usr/bin/chromium`).
  */
-import { cp, rm } from 'node:fs/promises';
+import { access, cp, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { ensureWebBuild } from '../../src/server/ensure-web-build.ts';
@@ -48,6 +48,13 @@ const METRICS: { key: keyof PageSample; name: string; unit: string }[] = [
 ];
 
 export async function run(context: BenchContext) {
+  // Checked first: making the session takes minutes, and a missing browser would fail after them.
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  await access(executablePath).catch(() => {
+    throw new Error(
+      `the notebook suite needs Chromium at ${executablePath} (Debian: apt-get install chromium; or set CHROMIUM_PATH); the other suites do not`,
+    );
+  });
   const turns = Number(process.env.BENCH_NOTEBOOK_TURNS ?? 1000);
   const webRoot = await ensureWebBuild(context.log);
   if (webRoot === undefined) throw new Error('the web UI could not be built (npm run build:web)');
@@ -58,7 +65,7 @@ export async function run(context: BenchContext) {
   const root = await createLongSession({ turns, webRoot, log: context.log });
   const candidates: Candidate[] = [];
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
   const notes: string[] = [];
