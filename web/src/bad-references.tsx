@@ -43,12 +43,15 @@ export function BadReferences(props: {
 
 /** Why a reference cannot be resolved, in the UI's language. */
 export function describeBadReference(reference: BadReference, t: Translate): string {
-  // The numbers as written: one past the safe integers arrives as the largest safe one.
+  // The numbers as written (one past the safe integers arrives as the largest safe one), as
+  // the server's message shows them: up to 40 digits.
   const written = /:(\d+)(?::(\d+))?\]?$/u.exec(reference.raw);
+  const digits = (value: string | undefined) =>
+    value === undefined || value.length <= 40 ? value : `${value.slice(0, 39)}…`;
   const values = {
     path: reference.path,
-    start: written?.[1] ?? reference.startLine ?? '',
-    end: written?.[2] ?? written?.[1] ?? reference.endLine ?? '',
+    start: digits(written?.[1]) ?? reference.startLine ?? '',
+    end: digits(written?.[2] ?? written?.[1]) ?? reference.endLine ?? '',
     count: reference.lineCount ?? '',
     block: reference.block ?? '',
     closest: reference.closestBlock ?? '',

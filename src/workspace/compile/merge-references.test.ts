@@ -88,6 +88,13 @@ describe('mergeReferences', () => {
     expect(bad?.message).toBe(
       'lines 3-123456789012345678901234567890 are outside guidance.md (it has 5 lines)',
     );
+    // 200,000 digits: the messages name them shortened; `raw` stays whole (the UI's spans).
+    const written = `[guidance.md:3:${'9'.repeat(200_000)}]`;
+    const long = refusal(() => mergeReferences({ query: `看 ${written}`, references: [], lookup }));
+    const [longest] = badReferencesOf(long) ?? [];
+    expect(longest?.raw).toBe(written);
+    expect(longest?.message.length).toBeLessThan(120);
+    expect(long.message.length).toBeLessThan(400);
   });
 
   it('names a file the loader could not read, with the reason of its error', () => {

@@ -1,4 +1,5 @@
 import { CtxloomError } from '../../core/index.ts';
+import { shorten } from '../../core/shorten.ts';
 import { mapFsError } from '../sandbox/map-fs-error.ts';
 import type { Reference } from './reference.ts';
 
@@ -103,14 +104,19 @@ export function toBadReference(reference: Reference, site: BadReferenceSite, thr
   return { ...base, reason: 'missing-file', message: `${reference.path} does not exist in this session` };
 }
 
+/** Digits of a written line number shown in a message; a longer one is cut with `…`. */
+const SHOWN_DIGITS = 40;
+
 /**
  * The line range of a reference as written (`[a.md:12:30]` → `12-30`, `[a.md:7]` → `7-7`): a
- * number past the safe integers is kept as its digits, not as the largest one it was read as.
+ * number past the safe integers is kept as its digits (up to {@link SHOWN_DIGITS}), not as the
+ * largest one it was read as.
  */
 function writtenRange(raw: string, startLine: number, endLine: number): string {
   const written = /:(\d+)(?::(\d+))?\]?$/u.exec(raw);
   const start = written?.[1] ?? String(startLine);
-  return `${start}-${written?.[2] ?? (written === null ? String(endLine) : start)}`;
+  const end = written?.[2] ?? (written === null ? String(endLine) : start);
+  return `${shorten(start, SHOWN_DIGITS)}-${shorten(end, SHOWN_DIGITS)}`;
 }
 
 /** A line reference written with an empty or reversed range, as a {@link BadReference}. */
@@ -129,7 +135,7 @@ export function emptyRangeReference(reference: {
     startLine: reference.startLine,
     endLine: reference.endLine,
     reason: 'empty-range',
-    message: `${reference.raw} has an empty line range (lines are 1-based and start ≤ end)`,
+    message: `${shorten(reference.raw)} has an empty line range (lines are 1-based and start ≤ end)`,
   };
 }
 
@@ -145,7 +151,8 @@ export function invalidReferenceError(references: readonly BadReference[]): Ctxl
       reference.source === 'message'
         ? `at ${reference.offset}`
         : `context-config.json references[${reference.index}]`;
-    return `  ${reference.raw} (${where}): ${reference.message}`;
+    // The reference as written, shortened: `raw` in the details keeps it whole (offsets, spans).
+    return `  ${shorten(reference.raw)} (${where}): ${reference.message}`;
   });
   const count = references.length === 1 ? '1 reference' : `${references.length} references`;
   return new CtxloomError({
