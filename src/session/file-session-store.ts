@@ -9,10 +9,10 @@ import {
   readCurationLog,
   readMessages,
   type Sandbox,
-  TURN_LOCK_NAME,
   type Workspace,
 } from '../workspace/index.ts';
 import { parseJsonText } from '../workspace/json/parse-json-text.ts';
+import { TURN_LOCK_NAME } from '../workspace/session/reserved-files.ts';
 import { parseCurationLog } from '../workspace/session/session-store.ts';
 import {
   COMPRESSION_FILE,

@@ -103,7 +103,6 @@ export {
   RESERVED_SESSION_NAMES,
   type ReservedName,
   reservedNameOf,
-  TURN_LOCK_NAME,
 } from './session/reserved-files.ts';
 export {
   appendMessages,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { CtxloomError } from '../../core/index.ts';
+import { shorten } from '../../core/shorten.ts';
 import { validateRelativePath } from '../sandbox/index.ts';
 import type { Workspace } from '../workspace.ts';
 import { foldName } from './reserved-files.ts';
@@ -38,12 +39,11 @@ const DEVICE_NAME = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/iu;
 export async function createSession(options: CreateSessionOptions): Promise<SessionRecord> {
   const { workspace } = options;
   const id = options.id ?? randomUUID();
-  if (!sessionRecordSchema.shape.id.safeParse(id).success || DEVICE_NAME.test(id)) {
+  const device = DEVICE_NAME.test(id);
+  if (device || !sessionRecordSchema.shape.id.safeParse(id).success) {
     throw new CtxloomError({
       code: 'invalid-argument',
-      message: DEVICE_NAME.test(id)
-        ? `invalid session id ${JSON.stringify(id)}: a name Windows reserves for a device`
-        : `invalid session id ${JSON.stringify(id)}`,
+      message: `invalid session id ${JSON.stringify(shorten(id))}${device ? ': a name Windows reserves for a device' : ''}`,
       path: 'id',
     });
   }
