@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CtxloomError } from '../../core/index.ts';
 import { compileWorkspaceContext } from '../compile/compile-workspace-context.ts';
 import { openWorkspace, type Workspace } from '../workspace.ts';
 import { createSession } from './create-session.ts';
@@ -89,7 +90,12 @@ describe('createSession', () => {
   });
 
   it("throws the write's own error when the disk refuses the first file, and leaves no record", async () => {
-    const full = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    // What the sandbox's write throws on a full disk (its fs errors mapped, typed).
+    const full = new CtxloomError({
+      code: 'storage-error',
+      message: 'no space left on the device',
+      file: 'full/messages.json',
+    });
     const write = vi.spyOn(workspace.sandbox, 'writeText').mockRejectedValueOnce(full);
     await expect(createSession({ workspace, concept: 'x', id: 'full' })).rejects.toBe(full);
     write.mockRestore();

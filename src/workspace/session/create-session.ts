@@ -28,13 +28,13 @@ const DEVICE_NAME = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/iu;
 
 /**
  * Creates a session (seed 003: `Session = { id, concept, createdAt }`, nothing more): its
- * record in `sessions.json` (serialised, atomic), then its folder with `files`. Throws
+ * folder with `files`, then its record in `sessions.json` (serialised, atomic). Throws
  * `conflict`, before writing anything, when the id is taken — by a record whose id is the same
  * folder on a case-insensitive file system (`Raft` beside `raft`, `raft.` on Windows), or by a
  * folder of that name already in the workspace (its files are not overwritten) — and
  * `invalid-argument` for an id that is not a session id or that Windows reserves (`con`,
  * `nul.txt`, …) or a file path that would leave the folder. When a file cannot be written (a
- * full disk), the folder and the record are taken back out.
+ * full disk), the folder is removed and no record is written.
  */
 export async function createSession(options: CreateSessionOptions): Promise<SessionRecord> {
   const { workspace } = options;
@@ -60,6 +60,8 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     createdAt: (options.now?.() ?? new Date()).toISOString(),
   };
   const folded = foldId(id);
+  // The folder is written while the index is held, before its record: a listed session always
+  // has its folder, and a crash in between leaves at most a folder no record names.
   await workspace.sandbox.update('sessions.json', async (current) => {
     const sessions = current === undefined ? [] : parseSessionsIndex(current);
     const taken = sessions.find((session) => foldId(session.id) === folded);
@@ -76,36 +78,24 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
         path: id,
       });
     }
+    try {
+      for (const [path, text] of Object.entries(files)) {
+        await workspace.sandbox.writeText(`${id}/${path}`, text);
+      }
+    } catch (error) {
+      // The folder (which did not exist) is removed; the write's error is the one thrown.
+      await removeFolder(workspace, id).catch(() => undefined);
+      throw error;
+    }
     return `${JSON.stringify([...sessions, record], null, 2)}\n`;
   });
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      await workspace.sandbox.writeText(`${id}/${path}`, text);
-    }
-  } catch (error) {
-    // Taken back: the folder (which did not exist before) and the record. The write's error is
-    // the one thrown, whatever the taking back meets.
-    await takeBack(workspace, id).catch(() => undefined);
-    throw error;
-  }
   return record;
 }
 
-/** Removes the folder of `id` (when a write made it) and its record. */
-async function takeBack(workspace: Workspace, id: string): Promise<void> {
-  try {
-    if (await workspace.sandbox.exists(id)) {
-      await rm(await workspace.sandbox.resolve(id), { recursive: true, force: true });
-    }
-  } finally {
-    await workspace.sandbox.update('sessions.json', (current) => {
-      const sessions = current === undefined ? [] : parseSessionsIndex(current);
-      return `${JSON.stringify(
-        sessions.filter((session) => session.id !== id),
-        null,
-        2,
-      )}\n`;
-    });
+/** Removes the folder of `id`, when a write made it. */
+async function removeFolder(workspace: Workspace, id: string): Promise<void> {
+  if (await workspace.sandbox.exists(id)) {
+    await rm(await workspace.sandbox.resolve(id), { recursive: true, force: true });
   }
 }
 
