@@ -49,6 +49,10 @@ export async function runLongProcess(
   const byHundred: string[] = [];
   for (let at = 0; at < turnCpuMs.length; at += 100)
     byHundred.push(median(turnCpuMs.slice(at, at + 100)).toFixed(0));
+  // What each process turn writes, compresses and reads back in the call log (decision 084).
+  const lastRecords = run.records.slice(-100);
+  const recordBytes = median(lastRecords.map((record) => record.bytes));
+  const recordDrops = median(lastRecords.map((record) => record.historyDropped));
   const over = run.calls.filter(
     (call) => call.sentTokens > (call.inputBudget ?? 0) || call.sentTokens !== call.loggedTokens,
   ).length;
@@ -71,6 +75,13 @@ export async function runLongProcess(
         value: slowest[0]?.wall ?? 0,
         unit: 'ms',
         peer: { name: `median turn of ${turns}`, value: medianWall },
+        better: 'lower',
+      },
+      {
+        name: 'steps.process.tool-zh.long.call-record-bytes',
+        value: recordBytes,
+        unit: 'B',
+        target: `a reader call's record as JSON, median of the last 100 of ${turns} turns' largest (${recordDrops} history drop entries)`,
         better: 'lower',
       },
       {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jsonSchema, tool } from 'ai';
-import type { TokenCounter } from '../../src/core/index.ts';
+import { droppedByReason, type TokenCounter } from '../../src/core/index.ts';
 import { defineAgent } from '../../src/runtime/agents/define-agent.ts';
 import { SqliteSaver } from '../../src/runtime/checkpoint/sqlite-saver.ts';
 import { scriptedModel } from '../../src/runtime/processes/mock-model.test-support.ts';
@@ -25,6 +25,8 @@ export interface ProcessRun {
   turnCpuMs: number[];
   /** Wall time of each turn (ms), from `runTurn` to its answer stored. */
   turnWallMs: number[];
+  /** Each turn's largest reader call record, as JSON (bytes of UTF-8), and its history's dropped entries. */
+  records: { bytes: number; historyDropped: number }[];
 }
 
 /** What a long session's report may say of a history message it does not send (decision 040). */
@@ -110,6 +112,7 @@ export async function runProcessPath(input: {
     let unaccounted = 0;
     const turnCpuMs: number[] = [];
     const turnWallMs: number[] = [];
+    const records: ProcessRun['records'] = [];
     for (turn = 0; turn < input.turns.length; turn++) {
       readsDone = 0;
       const before = sent.length;
@@ -128,12 +131,18 @@ export async function runProcessPath(input: {
       // record holds the call's whole report, and cloning the log every turn would fill the
       // next turns' CPU time with the bench's own garbage.
       const calls = await engine.listCalls(SESSION, { limit: sent.length - before + 4 });
+      const largest = { bytes: 0, historyDropped: 0 };
       for (const call of calls) {
         if (call.turnId !== running.userMessageId || call.agentId !== 'reader') continue;
         logged.push(loggedCall(call));
         const history = call.report.layers.find((layer) => layer.layer === 'history');
-        for (const entry of history?.dropped ?? [])
-          if (!ACCOUNTED.has(entry.reason.type)) unaccounted += entry.run?.count ?? 1;
+        const bytes = Buffer.byteLength(JSON.stringify(call));
+        if (bytes > largest.bytes) {
+          largest.bytes = bytes;
+          largest.historyDropped = history?.dropped.length ?? 0;
+        }
+        for (const tally of droppedByReason(history ?? { dropped: [] }))
+          if (!ACCOUNTED.has(tally.reason.type)) unaccounted += tally.count;
       }
       // The recording provider keeps every prompt it received (`calls`, and the mock's own
       // `doStreamCalls`); `sent` holds what the run compares. Kept, they would grow the heap
@@ -141,8 +150,9 @@ export async function runProcessPath(input: {
       model.calls.length = 0;
       model.doStreamCalls.length = 0;
       model.doGenerateCalls.length = 0;
+      records.push(largest);
     }
-    return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs, turnWallMs };
+    return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs, turnWallMs, records };
   } finally {
     await saver.close();
     await rm(root, { recursive: true, force: true });

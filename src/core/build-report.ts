@@ -10,6 +10,7 @@ import type {
   CompactionAction,
   CompileReport,
   CompileWarning,
+  DroppedRun,
   DroppedSummary,
   LayerReport,
   SourceReport,
@@ -336,8 +337,9 @@ export const LISTED_LONG_HISTORY_DROPS = 20;
 
 /**
  * Consecutive drops (in the report's order, from `from` on) with the same reason as one entry
- * each. `restTokens`, when a number, is the tokens of every drop from `from` on: a single run
- * takes it instead of reading each block.
+ * each. A recalled message inside a run of covered history (summarised or recallable) stays in
+ * the run, named in its `recalled` (decision 085). `restTokens`, when a number, is the tokens of
+ * every drop from `from` on: a single run takes it instead of reading each block.
  */
 function collapseRuns(
   entries: readonly DroppedBlock[],
@@ -348,37 +350,80 @@ function collapseRuns(
   let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
-    const key = JSON.stringify(first.reason);
-    let end = start + 1;
+    // A run that starts with recalled messages takes the reason of the covered drop after them.
+    let lead = start;
+    while (lead < entries.length && (entries[lead] as DroppedBlock).reason.type === 'recalled') lead++;
+    const base =
+      lead > start && lead < entries.length && covers((entries[lead] as DroppedBlock).reason)
+        ? (entries[lead] as DroppedBlock).reason
+        : first.reason;
+    const absorbs = base.type !== 'recalled' && covers(base);
+    const key = JSON.stringify(base);
+    let end = start;
     // Drops of one cause share their reason object (selectBlocks): equal without serialising.
     // An equal reason object met once (the unreachable history's, after the selection's) is
     // remembered, so a long run of it is compared by pointer too.
-    let equal: DropReason = first.reason;
-    const sameReason = (reason: DropReason) => {
-      if (reason === first.reason || reason === equal) return true;
+    let equal: DropReason = base;
+    const inRun = (reason: DropReason) => {
+      if (reason === base || reason === equal) return true;
+      if (absorbs && reason.type === 'recalled') return true;
       if (JSON.stringify(reason) !== key) return false;
       equal = reason;
       return true;
     };
-    while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end++;
+    while (end < entries.length && inRun((entries[end] as DroppedBlock).reason)) end++;
     let tokens = 0;
     if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
     else
       for (let index = start; index < end; index++) tokens += (entries[index] as DroppedBlock).block.tokens;
     const last = entries[end - 1] as DroppedBlock;
     const count = end - start;
+    if (count === 1) {
+      runs.push(summarizeDropped(first));
+      start = end;
+      continue;
+    }
+    const run: DroppedRun = { count, firstId: first.block.id, lastId: last.block.id };
+    if (absorbs) {
+      const recalled = recalledIn(entries, start, end);
+      if (recalled !== undefined) run.recalled = recalled;
+    }
     runs.push({
-      id: count === 1 ? first.block.id : `${first.block.id}…${last.block.id}`,
+      id: `${first.block.id}…${last.block.id}`,
       source: first.block.source,
       tokens,
       priority: first.block.priority,
-      preview: count === 1 ? blockPreview(first.block) : '',
-      reason: first.reason,
-      ...(count === 1 ? {} : { run: { count, firstId: first.block.id, lastId: last.block.id } }),
+      preview: '',
+      reason: base,
+      run,
     });
     start = end;
   }
   return runs;
+}
+
+/** A drop of covered history, whose run may hold recalled messages (decision 085). */
+function covers(reason: DropReason): boolean {
+  return reason.type === 'summarized' || reason.type === 'recallable';
+}
+
+/** The recalled messages among `entries[start..end)`, by the layer they were recalled into. */
+function recalledIn(entries: readonly DroppedBlock[], start: number, end: number): DroppedRun['recalled'] {
+  let groups: NonNullable<DroppedRun['recalled']> | undefined;
+  for (let index = start; index < end; index++) {
+    const entry = entries[index] as DroppedBlock;
+    if (entry.reason.type !== 'recalled') continue;
+    const { into } = entry.reason;
+    groups ??= [];
+    let group = groups.find((candidate) => candidate.into === into);
+    if (group === undefined) {
+      group = { into, ids: [], tokens: 0 };
+      groups.push(group);
+    }
+    group.ids.push(entry.block.id);
+    group.tokens += entry.block.tokens;
+  }
+  return groups;
 }
 
 function summarizeDropped(entry: DroppedBlock, preview = blockPreview(entry.block)): DroppedSummary {

@@ -1,4 +1,4 @@
-import { type CompileReport, droppedCount } from './report.ts';
+import { type CompileReport, type DroppedSummary, droppedByReason, droppedCount } from './report.ts';
 import type { DropReason } from './select.ts';
 
 /** Options of {@link formatReport}. */
@@ -90,19 +90,17 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
   lines.push(paint('dim', `${'total'.padEnd(nameWidth)}  ${number(report.totalTokens).padStart(8)}`));
   const reasons = new Map<string, { count: number; tokens: number }>();
   for (const layer of report.layers) {
-    for (const block of layer.dropped) {
-      const key = `${layer.layer}: ${describeReason(block.reason)}`;
-      const entry = reasons.get(key) ?? { count: 0, tokens: 0 };
-      entry.count += block.run?.count ?? 1;
-      entry.tokens += block.tokens;
-      reasons.set(key, entry);
-      if (options.verbose === true)
+    if (options.verbose === true)
+      for (const block of layer.dropped)
         lines.push(
-          paint(
-            'dim',
-            `  - ${block.run === undefined ? block.id : `${block.run.count} messages ${block.id}`} (${number(block.tokens)} tok) ${describeReason(block.reason)}`,
-          ),
+          paint('dim', `  - ${describeDropped(block)} ${describeReason(block.reason)}${recalledNote(block)}`),
         );
+    for (const tally of droppedByReason(layer)) {
+      const key = `${layer.layer}: ${describeReason(tally.reason)}`;
+      const entry = reasons.get(key) ?? { count: 0, tokens: 0 };
+      entry.count += tally.count;
+      entry.tokens += tally.tokens;
+      reasons.set(key, entry);
     }
   }
   if (reasons.size > 0) {
@@ -126,6 +124,22 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
     }
   }
   return lines.join('\n');
+}
+
+/** A dropped entry's id and tokens: `m7 (12 tok)`, or a run's `40 messages m1…m40 (480 tok)`. */
+function describeDropped(block: DroppedSummary): string {
+  const tokens = `(${block.tokens.toLocaleString('en-US')} tok)`;
+  return block.run === undefined
+    ? `${block.id} ${tokens}`
+    : `${block.run.count} messages ${block.id} ${tokens}`;
+}
+
+/** What a run says of its recalled messages: `; 3 of them recalled into recall__context (m4, m9, m30)`. */
+function recalledNote(block: DroppedSummary): string {
+  let note = '';
+  for (const group of block.run?.recalled ?? [])
+    note += `; ${group.ids.length} of them recalled into ${group.into} (${group.ids.join(', ')})`;
+  return note;
 }
 
 /** One-line description of a drop reason. */

@@ -102,13 +102,15 @@ export type {
   CompactionAction,
   CompileReport,
   CompileWarning,
+  DroppedRun,
   DroppedSummary,
+  DroppedTally,
   LayerReport,
   MessageFingerprint,
   SourceReport,
   ToolTokens,
 } from './report.ts';
-export { droppedCount } from './report.ts';
+export { droppedByReason, droppedCount } from './report.ts';
 export {
   type RolledSummary,
   type RollSummaryInput,

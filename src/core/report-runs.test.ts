@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
+import { createBlock } from './block.ts';
 import { LISTED_LONG_HISTORY_DROPS } from './build-report.ts';
 import { compileContext } from './compile.ts';
 import { formatReport } from './format-report.ts';
 import type { Message } from './message.ts';
-import { droppedCount } from './report.ts';
+import { droppedByReason, droppedCount } from './report.ts';
+import type { ContextSource } from './source.ts';
 
 const counter = createCharCounter();
 
@@ -60,5 +62,79 @@ describe('a long session’s dropped history in the report', () => {
     const layer = report.layers.find((entry) => entry.layer === 'history');
     expect(layer?.dropped.every((block) => block.run === undefined)).toBe(true);
     expect(layer?.dropped.length).toBe(droppedCount(layer ?? { dropped: [] }));
+  });
+
+  it('keeps a run of covered history whole around the messages a recall sent, naming them in the run', async () => {
+    const history = turns(1200);
+    // Behind the summary: the first 1,000 messages; the summary text carries the newest 400.
+    const through = history[999] as Message;
+    const uncarried = new Set(history.slice(0, 600).map((message) => message.id));
+    // A recall of messages all over the covered history, as a long session's is.
+    const recalledIds = [5, 100, 101, 250, 600, 601, 602, 990].map((index) => `m${index}`);
+    const recall: ContextSource = {
+      name: 'recall',
+      layer: 'recall__context',
+      priority: 0.8,
+      async collect(collect) {
+        return recalledIds.map((id) =>
+          createBlock(
+            {
+              id: `recall:${id}`,
+              layer: 'recall__context',
+              source: 'recall',
+              content: `Recalled ${id}.`,
+              metadata: { messageId: id },
+            },
+            collect.counter,
+          ),
+        );
+      },
+    };
+    const { report, dropped } = await compileContext(
+      {
+        systemPrompt: 'You help.',
+        history,
+        query: { id: 'q', role: 'user', content: 'go on' },
+        compression: { summary: 'The story so far.', throughMessageId: through.id, uncarried },
+      },
+      { counter, window: 40_000, sources: [recall] },
+    );
+    const layer = report.layers.find((entry) => entry.layer === 'history');
+    if (layer === undefined) throw new Error('no history layer');
+    const historyDrops = dropped.filter((entry) => entry.block.layer === 'history');
+    // What each message's own drop says, tallied, is what the report's entries say.
+    const truth = new Map<string, { count: number; tokens: number }>();
+    for (const entry of historyDrops) {
+      const key = JSON.stringify(entry.reason);
+      const tally = truth.get(key) ?? { count: 0, tokens: 0 };
+      tally.count++;
+      tally.tokens += entry.block.tokens;
+      truth.set(key, tally);
+    }
+    const tallies = droppedByReason(layer);
+    expect(
+      new Map(
+        tallies.map((tally) => [JSON.stringify(tally.reason), { count: tally.count, tokens: tally.tokens }]),
+      ),
+    ).toEqual(truth);
+    expect(truth.get(JSON.stringify({ type: 'recalled', into: 'recall__context' }))?.count).toBe(
+      recalledIds.length,
+    );
+    expect(droppedCount(layer)).toBe(historyDrops.length);
+    // One run per reason of the covered history (recallable, summarised), not split by the
+    // recall: each recalled message is named in its run.
+    const named = layer.dropped.flatMap((block) =>
+      block.reason.type === 'recalled'
+        ? [block.id]
+        : (block.run?.recalled?.flatMap((group) => group.ids) ?? []),
+    );
+    expect(named.sort()).toEqual(recalledIds.map((id) => `history:${id}`).sort());
+    const runs = layer.dropped.filter((block) => block.run !== undefined);
+    expect(runs.map((block) => block.reason.type).sort()).toEqual(['recallable', 'summarized']);
+    expect(runs.every((block) => (block.run?.recalled?.[0]?.ids.length ?? 0) > 0)).toBe(true);
+    expect(layer.dropped).toHaveLength(LISTED_LONG_HISTORY_DROPS + 2);
+    const text = formatReport(report, { color: false, verbose: true });
+    expect(text).toContain(`${recalledIds.length} × history: recalled into recall__context`);
+    expect(text).toMatch(/of them recalled into recall__context \(history:m/);
   });
 });

@@ -26,7 +26,22 @@ export interface DroppedSummary extends BlockSummary {
    * by one, then runs, in the order the stages dropped them): how many, and the first and last
    * id. `tokens` is their sum; `id` is `<firstId>…<lastId>`.
    */
-  run?: { count: number; firstId: string; lastId: string };
+  run?: DroppedRun;
+}
+
+/** The messages a run entry of a report's dropped history stands for. */
+export interface DroppedRun {
+  count: number;
+  firstId: string;
+  lastId: string;
+  /**
+   * Messages of the run that a kept block of another layer names and so were sent after all
+   * (reason `recalled` into that layer, decision 040): their ids and tokens, by layer. The
+   * entry's `reason` is every other message's (`summarized` or `recallable`), its `count` and
+   * `tokens` include these. A long session's recall picks messages all over the covered
+   * history: each one listed here instead of ending the run keeps the run whole (decision 085).
+   */
+  recalled?: { into: string; ids: string[]; tokens: number }[];
 }
 
 /** How many blocks a layer's `dropped` stands for (a run counts its messages). */
@@ -34,6 +49,42 @@ export function droppedCount(layer: Pick<LayerReport, 'dropped'>): number {
   let count = 0;
   for (const block of layer.dropped) count += block.run?.count ?? 1;
   return count;
+}
+
+/** A layer's dropped blocks by reason: how many and their tokens, a run's recalled messages under their own. */
+export interface DroppedTally {
+  reason: DropReason;
+  count: number;
+  tokens: number;
+}
+
+/**
+ * What a layer's `dropped` says of its blocks, by reason (reasons equal by value are one entry,
+ * in the order first met): a run's count split into its recalled messages and the rest.
+ */
+export function droppedByReason(layer: Pick<LayerReport, 'dropped'>): DroppedTally[] {
+  const tallies = new Map<string, DroppedTally>();
+  const add = (reason: DropReason, count: number, tokens: number) => {
+    const key = JSON.stringify(reason);
+    const tally = tallies.get(key);
+    if (tally === undefined) tallies.set(key, { reason, count, tokens });
+    else {
+      tally.count += count;
+      tally.tokens += tokens;
+    }
+  };
+  for (const block of layer.dropped) {
+    const recalled = block.run?.recalled ?? [];
+    let count = block.run?.count ?? 1;
+    let tokens = block.tokens;
+    for (const group of recalled) {
+      count -= group.ids.length;
+      tokens -= group.tokens;
+    }
+    if (count > 0) add(block.reason, count, tokens);
+    for (const group of recalled) add({ type: 'recalled', into: group.into }, group.ids.length, group.tokens);
+  }
+  return [...tallies.values()];
 }
 
 /** One layer of the compiled input. */

@@ -1,7 +1,13 @@
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
-import { type CompileReport, type Message, messageText, type Summarizer } from '../core/index.ts';
+import {
+  type CompileReport,
+  droppedByReason,
+  type Message,
+  messageText,
+  type Summarizer,
+} from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
@@ -28,12 +34,8 @@ function accounting(report: CompileReport) {
   const counts: Record<string, number> = {};
   const history = report.layers.find((layer) => layer.layer === 'history');
   counts.sent = history?.kept.length ?? 0;
-  for (const layer of report.layers) {
-    for (const dropped of layer.dropped) {
-      if (layer.layer !== 'history') continue;
-      counts[dropped.reason.type] = (counts[dropped.reason.type] ?? 0) + (dropped.run?.count ?? 1);
-    }
-  }
+  for (const tally of droppedByReason(history ?? { dropped: [] }))
+    counts[tally.reason.type] = (counts[tally.reason.type] ?? 0) + tally.count;
   return counts;
 }
 

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasEveryLine, nextArtifactCall } from '../ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../ai-sdk/index.ts';
-import { type CallRecord, type CompileReport, createExtractiveSummarizer } from '../core/index.ts';
+import {
+  type CallRecord,
+  type CompileReport,
+  createExtractiveSummarizer,
+  droppedByReason,
+} from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
 import { processRule } from '../runtime/agents/process-rules.ts';
 import { compileAgentCall } from '../runtime/agents/run-agent.ts';
@@ -56,9 +61,8 @@ function accounting(report: CompileReport): Record<string, number> {
   const counts: Record<string, number> = {};
   const history = report.layers.find((layer) => layer.layer === 'history');
   counts.sent = history?.kept.length ?? 0;
-  for (const dropped of history?.dropped ?? []) {
-    counts[dropped.reason.type] = (counts[dropped.reason.type] ?? 0) + (dropped.run?.count ?? 1);
-  }
+  for (const tally of droppedByReason(history ?? { dropped: [] }))
+    counts[tally.reason.type] = (counts[tally.reason.type] ?? 0) + tally.count;
   return counts;
 }
 

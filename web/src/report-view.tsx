@@ -206,6 +206,11 @@ function LayerRows(props: {
                   <span className="badge dropped">{t('dropped')}</span>
                   {block.run !== undefined && `${t('droppedRun', { n: block.run.count })} `}
                   <code>{block.id}</code> {formatTokens(block.tokens)} — {describeReason(block.reason, t)}
+                  {block.run?.recalled?.map((group) => (
+                    <span key={group.into} title={group.ids.join(', ')}>
+                      {t('droppedRunRecalled', { n: group.ids.length, into: group.into })}
+                    </span>
+                  ))}
                   {previews && block.preview !== '' && <span className="block-preview">{block.preview}</span>}
                 </li>
               ))}
