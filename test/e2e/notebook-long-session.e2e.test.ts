@@ -163,6 +163,27 @@ describe('a long session in the notebook', () => {
     expect(await firstAnswer.locator('strong').first().textContent()).toBe('同一顺序');
   }, 120_000);
 
+  it('shows a session’s stored answers formatted when they first appear, on a slow Markdown chunk too', async () => {
+    // A page of its own whose Markdown renderer chunk arrives 1.5 s late (routing turns the
+    // HTTP cache off, so every load of it waits).
+    const slow = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await slow.route('**/markdown-renderer-*.js', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue();
+      });
+      await slow.goto(server.browserUrl);
+      await slow.goto(`${server.url}/?lang=en&session=${RAFT}`);
+      const last = slow.locator('.message.assistant').last();
+      await poll(() => slow.locator('.message.assistant').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      // The first moment the answers are on the page, the one in view is formatted, not "###".
+      expect(await last.locator('.markdown.plain').count()).toBe(0);
+      expect(await last.locator('.markdown h3').count()).toBeGreaterThan(0);
+    } finally {
+      await slow.close();
+    }
+  }, 120_000);
+
   it('opening and closing a call’s report renders the message that holds it, not the whole history', async () => {
     await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
     const chips = page.locator('.message.assistant button[data-call]');

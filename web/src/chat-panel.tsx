@@ -15,6 +15,7 @@ import { errorText } from './error-text.ts';
 import { holdsCall } from './holds-call.ts';
 import { useI18n } from './i18n.ts';
 import { keepUnchanged } from './keep-unchanged.ts';
+import { markdownReady } from './markdown.tsx';
 import { MessageView } from './message-view.tsx';
 import { spansOf } from './remove-references.ts';
 import { NearViewportRoot } from './use-near-viewport.ts';
@@ -64,7 +65,8 @@ export function ChatPanel(props: {
   const loads = useRef(0);
   const reload = async () => {
     const load = ++loads.current;
-    const { messages } = await api.getSession(sessionId);
+    // The first load waits for the Markdown renderer too: stored answers show formatted at once.
+    const [{ messages }] = await Promise.all([api.getSession(sessionId), markdownReady]);
     if (load === loads.current) setMessages((current) => keepUnchanged(current, messages));
     return messages;
   };

@@ -1,23 +1,42 @@
-import { lazy, memo, Suspense } from 'react';
+import { memo, useEffect, useState } from 'react';
+import type { MarkdownRenderer as Renderer } from './markdown-renderer.tsx';
 
-// Requested as this module loads, so it arrives while the app boots, in a chunk of its own:
-// the Markdown parser and highlighter (~half the bundle) stay out of the first script.
-const renderer = import('./markdown-renderer.tsx');
-const MarkdownRenderer = lazy(async () => ({ default: (await renderer).MarkdownRenderer }));
+let loaded: typeof Renderer | undefined;
+
+/**
+ * Settles once the Markdown renderer's chunk has loaded (never rejects: a chunk that fails to
+ * load leaves the text as written). Requested as this module loads, so it arrives while the app
+ * boots, in a chunk of its own: the parser and highlighter (~half the bundle) stay out of the
+ * first script. A view that shows stored messages on open waits for it with its data, so they
+ * appear formatted, not as written first and formatted a moment later.
+ */
+export const markdownReady: Promise<void> = import('./markdown-renderer.tsx').then(
+  (module) => {
+    loaded = module.MarkdownRenderer;
+  },
+  () => undefined,
+);
 
 /**
  * Renders Markdown (CommonMark + GitHub tables, task lists and strikethrough, emphasis next
- * to CJK punctuation) as React elements: sanitised, code fences highlighted. The renderer
- * loads on demand; until it has, and while `plain` is set (a message far from the viewport),
- * the text shows as is (pre-wrapped, class `plain`), never a blank.
+ * to CJK punctuation) as React elements: sanitised, code fences highlighted. Until the renderer
+ * has loaded ({@link markdownReady}), and while `plain` is set (a message far from the
+ * viewport), the text shows as is (pre-wrapped, class `plain`), never a blank.
  */
 export const Markdown = memo(function Markdown(props: { text: string; className?: string; plain?: boolean }) {
+  const [MarkdownRenderer, setRenderer] = useState(() => loaded);
+  useEffect(() => {
+    if (MarkdownRenderer !== undefined || props.plain) return;
+    let live = true;
+    void markdownReady.then(() => {
+      if (live && loaded !== undefined) setRenderer(() => loaded);
+    });
+    return () => {
+      live = false;
+    };
+  }, [MarkdownRenderer, props.plain]);
   const className = props.className ?? '';
-  const plain = <div className={`markdown plain ${className}`}>{props.text}</div>;
-  if (props.plain) return plain;
-  return (
-    <Suspense fallback={plain}>
-      <MarkdownRenderer text={props.text} className={className} />
-    </Suspense>
-  );
+  if (props.plain || MarkdownRenderer === undefined)
+    return <div className={`markdown plain ${className}`}>{props.text}</div>;
+  return <MarkdownRenderer text={props.text} className={className} />;
 });
