@@ -1,10 +1,14 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CompileReport } from '../core/index.ts';
+import { type CompileReport, CtxloomError } from '../core/index.ts';
 import { describeSessionStoreConformance } from '../testing/index.ts';
 import { openWorkspace } from '../workspace/index.ts';
+import { formatLockOwner, lockNameFor } from '../workspace/sandbox/file-lock.ts';
+import { TURN_LOCK_NAME } from '../workspace/session/reserved-files.ts';
 import { createFileSessionStore } from './file-session-store.ts';
 import type { CallRecord } from './session-store.ts';
 
@@ -140,5 +144,46 @@ describe('file session store: a compression of the wrong shape', () => {
       file: 'compression.json',
     });
     expect((await store.load(id)).compression.revision).toBe(0);
+  });
+});
+
+describe('file session store: a turn of the session in another process', () => {
+  it('waits for it, then says so (conflict, thread-busy, its pid) without running the turn; its own conflicts pass through', async () => {
+    // Another process holding the session's turn: a live process, named by the lock file a
+    // ctxloom turn writes.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    await once(other, 'spawn');
+    try {
+      const busy = openWorkspace({ root, limits: { lockTimeoutMs: 300 } });
+      const store = createFileSessionStore({ workspace: busy });
+      const id = await newSession();
+      const pid = other.pid as number;
+      await writeFile(join(root, id, lockNameFor(TURN_LOCK_NAME)), formatLockOwner(pid));
+      let ran = false;
+      const turn = store.holdTurn?.(id, async () => {
+        ran = true;
+      });
+      await expect(turn).rejects.toMatchObject({
+        code: 'conflict',
+        path: 'sessionId',
+        details: { reason: 'thread-busy', pid },
+      });
+      await expect(turn).rejects.toThrow(
+        `session "${id}" has a turn running in another process (pid ${pid})`,
+      );
+      expect(ran).toBe(false);
+      // Once that process is gone, its lock is taken over and the turn runs; a conflict the
+      // turn itself throws is its own.
+      other.kill();
+      await once(other, 'exit');
+      const own = new CtxloomError({ code: 'conflict', message: 'message id u1 is already stored' });
+      await expect(
+        store.holdTurn?.(id, async () => {
+          throw own;
+        }),
+      ).rejects.toBe(own);
+    } finally {
+      other.kill();
+    }
   });
 });

@@ -87,7 +87,20 @@ export function createFileSessionStore(options: FileSessionStoreOptions): Sessio
       return state;
     },
     // The lock of a name never written (its lock file only): appends and calls are other names.
-    holdTurn: (sessionId, work) => sandboxOf(sessionId).hold(TURN_LOCK_NAME, work),
+    async holdTurn(sessionId, work) {
+      let started = false;
+      try {
+        return await sandboxOf(sessionId).hold(TURN_LOCK_NAME, () => {
+          started = true;
+          return work();
+        });
+      } catch (error) {
+        // The wait for another process's turn ran out: said as that, not as the lock file's
+        // write (a name no file has). A conflict of the turn itself passes through.
+        if (started || !CtxloomError.is(error, 'conflict')) throw error;
+        throw turnBusy(sessionId, error);
+      }
+    },
     async appendMessages(sessionId, messages) {
       if (messages.length === 0) return;
       await appendMessages(sandboxOf(sessionId), messages);
@@ -268,4 +281,21 @@ function describe(value: unknown): string {
 
 function callPath(slot: number): string {
   return `${CALLS_FOLDER}/${String(slot).padStart(6, '0')}.json`;
+}
+
+/** A session's turn lock held by another process past the wait: `conflict`, nothing stored. */
+function turnBusy(sessionId: string, error: CtxloomError): CtxloomError {
+  const { pid, host } = (error.details ?? {}) as { pid?: number; host?: string };
+  const owner = pid === undefined || pid < 0 ? '' : ` (pid ${pid}${host === undefined ? '' : ` on ${host}`})`;
+  return new CtxloomError({
+    code: 'conflict',
+    message: `session "${shorten(sessionId)}" has a turn running in another process${owner}; nothing was stored — retry once it has answered`,
+    path: 'sessionId',
+    details: {
+      reason: 'thread-busy',
+      ...(pid === undefined || pid < 0 ? {} : { pid }),
+      ...(host === undefined ? {} : { host }),
+    },
+    cause: error,
+  });
 }

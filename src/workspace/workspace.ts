@@ -36,8 +36,11 @@ export interface OpenWorkspaceOptions {
   root: string;
   /** Global files readable from every session. Default {@link DEFAULT_GLOBAL_FILES}. */
   globalFiles?: readonly string[];
-  /** Limits shared by every sandbox of the workspace. */
-  limits?: Pick<SandboxOptions, 'maxReadBytes' | 'maxWriteBytes' | 'maxPathLength'>;
+  /**
+   * Limits shared by every sandbox of the workspace. `lockTimeoutMs` is also how long a session
+   * turn waits for another process's turn of the session (the files store's `holdTurn`).
+   */
+  limits?: Pick<SandboxOptions, 'maxReadBytes' | 'maxWriteBytes' | 'maxPathLength' | 'lockTimeoutMs'>;
 }
 
 /** Options of {@link Workspace.readParsed}. */
