@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createCharCounter } from '../testing/char-counter.ts';
-import { createBlock } from './block.ts';
 import { LISTED_LONG_HISTORY_DROPS } from './build-report.ts';
 import { compileContext } from './compile.ts';
 import { formatReport } from './format-report.ts';
 import type { Message } from './message.ts';
+import { recallOf } from './recall-source.test-support.ts';
 import { droppedByReason, droppedCount } from './report.ts';
-import type { ContextSource } from './source.ts';
 
 const counter = createCharCounter();
 
@@ -71,25 +70,7 @@ describe('a long session’s dropped history in the report', () => {
     const uncarried = new Set(history.slice(0, 600).map((message) => message.id));
     // A recall of messages all over the covered history, as a long session's is.
     const recalledIds = [5, 100, 101, 250, 600, 601, 602, 990].map((index) => `m${index}`);
-    const recall: ContextSource = {
-      name: 'recall',
-      layer: 'recall__context',
-      priority: 0.8,
-      async collect(collect) {
-        return recalledIds.map((id) =>
-          createBlock(
-            {
-              id: `recall:${id}`,
-              layer: 'recall__context',
-              source: 'recall',
-              content: `Recalled ${id}.`,
-              metadata: { messageId: id },
-            },
-            collect.counter,
-          ),
-        );
-      },
-    };
+    const recall = recallOf(recalledIds);
     const { report, dropped } = await compileContext(
       {
         systemPrompt: 'You help.',

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createInMemoryArtifactStore } from './artifact-handles.ts';
-import { createBlock } from './block.ts';
 import { compileContext } from './compile.ts';
 import { createStepCompiler } from './compile-step.ts';
 import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import { positionPriority } from './history.ts';
 import type { Message } from './message.ts';
 import { fingerprintsComputed } from './message-fingerprints.ts';
-import type { ContextSource } from './source.ts';
+import { recallOf } from './recall-source.test-support.ts';
 import { readFileMessages } from './tool-reads.test-support.ts';
 import { prepareHistory } from './turn-history.ts';
 
@@ -195,25 +194,7 @@ describe('prepareHistory', () => {
     const store = createInMemoryArtifactStore();
     // A recall of three covered messages: reported `recalled` into its layer, not dropped.
     const recalledIds = [long[4], long[30], long[60]].map((message) => (message as Message).id);
-    const recall: ContextSource = {
-      name: 'recall',
-      layer: 'recall__context',
-      priority: 0.8,
-      async collect(collect) {
-        return recalledIds.map((id) =>
-          createBlock(
-            {
-              id: `recall:${id}`,
-              layer: 'recall__context',
-              source: 'recall',
-              content: `Recalled ${id}.`,
-              metadata: { messageId: id },
-            },
-            collect.counter,
-          ),
-        );
-      },
-    };
+    const recall = recallOf(recalledIds);
     const options: CompileOptions = { counter, window: 128_000, toolResults: { store }, sources: [recall] };
     const request: CompileRequest = {
       systemPrompt: 'You review loaders.',

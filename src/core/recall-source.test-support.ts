@@ -1,0 +1,28 @@
+import { createBlock } from './block.ts';
+import type { ContextSource } from './source.ts';
+
+/**
+ * A source that recalls `ids` of the history into `recall__context`, as a long session's recall
+ * does: one block per message naming it (`metadata.messageId`), so the report marks it recalled.
+ */
+export function recallOf(ids: readonly string[]): ContextSource {
+  return {
+    name: 'recall',
+    layer: 'recall__context',
+    priority: 0.8,
+    async collect(collect) {
+      return ids.map((id) =>
+        createBlock(
+          {
+            id: `recall:${id}`,
+            layer: 'recall__context',
+            source: 'recall',
+            content: `Recalled ${id}.`,
+            metadata: { messageId: id },
+          },
+          collect.counter,
+        ),
+      );
+    },
+  };
+}
