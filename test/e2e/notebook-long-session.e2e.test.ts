@@ -2,7 +2,7 @@
 // Chinese), so the call log holds more files than a completion list shows, at 1280 × 800.
 // Screenshots under test/e2e/artifacts/.
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -270,4 +270,30 @@ describe('a long session in the notebook', () => {
     expect(bundle.includes('Download the React DevTools'), 'React development build').toBe(false);
     expect(bundle.includes('jsxDEV'), 'JSX compiled for development').toBe(false);
   });
+
+  it('names the messages a recall sent inside the run of history behind the cut, in the call’s report', async () => {
+    // A narrow window: most of the 220+ messages are behind the cut, listed 20 one by one and
+    // the rest as runs; a question about an earlier turn recalls some of them.
+    const path = join(root, RAFT, 'context-config.json');
+    const config = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(path, JSON.stringify({ ...config, budget: { ...config.budget, window: 4000 } }));
+    await chat('What did we say about elections in the first turns?');
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    const chips = page.locator('.message.assistant button[data-call]');
+    // This turn's answer is the last (the one before may or may not have run).
+    await poll(() => chips.count(), { timeout: 30_000 }).toBeGreaterThan(TURNS);
+    await chips.last().click();
+    await page.getByTestId('call-report').locator('tr[data-layer="history"] button').click();
+    const recalled = page.locator('.run-recalled');
+    await poll(() => recalled.count()).toBeGreaterThan(0);
+    for (const text of await recalled.allTextContents())
+      expect(text).toMatch(/^\d+ of them recalled into recall__context for this question$/u);
+    // Each in the run it belongs to: messages behind the cut, recallable or summarised.
+    for (const text of await page.locator('li', { has: recalled }).allTextContents())
+      expect(text).toMatch(
+        /\d+ messages.*(behind the cut: the model can find it with search_history|summarised into)/u,
+      );
+    await recalled.first().scrollIntoViewIfNeeded();
+    await shot('1280-run-recalled');
+  }, 120_000);
 });

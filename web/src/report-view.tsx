@@ -207,7 +207,7 @@ function LayerRows(props: {
                   {block.run !== undefined && `${t('droppedRun', { n: block.run.count })} `}
                   <code>{block.id}</code> {formatTokens(block.tokens)} — {describeReason(block.reason, t)}
                   {block.run?.recalled?.map((group) => (
-                    <span key={group.into} title={group.ids.join(', ')}>
+                    <span key={group.into} className="run-recalled" title={group.ids.join(', ')}>
                       {t('droppedRunRecalled', { n: group.ids.length, into: group.into })}
                     </span>
                   ))}
