@@ -337,9 +337,10 @@ export const LISTED_LONG_HISTORY_DROPS = 20;
 
 /**
  * Consecutive drops (in the report's order, from `from` on) with the same reason as one entry
- * each. A recalled message inside a run of covered history (summarised or recallable) stays in
- * the run, named in its `recalled` (decision 085). `restTokens`, when a number, is the tokens of
- * every drop from `from` on: a single run takes it instead of reading each block.
+ * each; consecutive drops of a long session's covered history (summarised, recallable or
+ * recalled) as one entry whatever their mix, with the reason most of them have and the others
+ * named in `run.others` (decision 085). `restTokens`, when a number, is the tokens of every drop
+ * from `from` on: a single run takes it instead of reading each block.
  */
 function collapseRuns(
   entries: readonly DroppedBlock[],
@@ -350,43 +351,40 @@ function collapseRuns(
   let start = from;
   while (start < entries.length) {
     const first = entries[start] as DroppedBlock;
-    // A run that starts with recalled messages takes the reason of the covered drop after them.
-    let lead = start;
-    while (lead < entries.length && (entries[lead] as DroppedBlock).reason.type === 'recalled') lead++;
-    const base =
-      lead > start && lead < entries.length && covers((entries[lead] as DroppedBlock).reason)
-        ? (entries[lead] as DroppedBlock).reason
-        : first.reason;
-    const absorbs = base.type !== 'recalled' && covers(base);
-    const key = JSON.stringify(base);
-    let end = start;
-    // Drops of one cause share their reason object (selectBlocks): equal without serialising.
-    // An equal reason object met once (the unreachable history's, after the selection's) is
-    // remembered, so a long run of it is compared by pointer too.
-    let equal: DropReason = base;
-    const inRun = (reason: DropReason) => {
-      if (reason === base || reason === equal) return true;
-      if (absorbs && reason.type === 'recalled') return true;
-      if (JSON.stringify(reason) !== key) return false;
-      equal = reason;
-      return true;
-    };
-    while (end < entries.length && inRun((entries[end] as DroppedBlock).reason)) end++;
-    let tokens = 0;
-    if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
-    else
-      for (let index = start; index < end; index++) tokens += (entries[index] as DroppedBlock).block.tokens;
-    const last = entries[end - 1] as DroppedBlock;
+    let end = start + 1;
+    if (covered(first.reason)) {
+      while (end < entries.length && covered((entries[end] as DroppedBlock).reason)) end++;
+    } else {
+      // Drops of one cause share their reason object (selectBlocks): equal without serialising.
+      // An equal reason object met once (the unreachable history's, after the selection's) is
+      // remembered, so a long run of it is compared by pointer too.
+      const key = JSON.stringify(first.reason);
+      let equal: DropReason = first.reason;
+      const sameReason = (reason: DropReason) => {
+        if (reason === first.reason || reason === equal) return true;
+        if (JSON.stringify(reason) !== key) return false;
+        equal = reason;
+        return true;
+      };
+      while (end < entries.length && sameReason((entries[end] as DroppedBlock).reason)) end++;
+    }
     const count = end - start;
     if (count === 1) {
       runs.push(summarizeDropped(first));
       start = end;
       continue;
     }
+    let tokens = 0;
+    if (start === from && end === entries.length && !Number.isNaN(restTokens)) tokens = restTokens;
+    else
+      for (let index = start; index < end; index++) tokens += (entries[index] as DroppedBlock).block.tokens;
+    const last = entries[end - 1] as DroppedBlock;
     const run: DroppedRun = { count, firstId: first.block.id, lastId: last.block.id };
-    if (absorbs) {
-      const recalled = recalledIn(entries, start, end);
-      if (recalled !== undefined) run.recalled = recalled;
+    let reason = first.reason;
+    if (covered(first.reason)) {
+      const mix = coveredMix(entries, start, end);
+      reason = mix.reason;
+      if (mix.others.length > 0) run.others = mix.others;
     }
     runs.push({
       id: `${first.block.id}…${last.block.id}`,
@@ -394,7 +392,7 @@ function collapseRuns(
       tokens,
       priority: first.block.priority,
       preview: '',
-      reason: base,
+      reason,
       run,
     });
     start = end;
@@ -402,28 +400,58 @@ function collapseRuns(
   return runs;
 }
 
-/** A drop of covered history, whose run may hold recalled messages (decision 085). */
-function covers(reason: DropReason): boolean {
-  return reason.type === 'summarized' || reason.type === 'recallable';
+/** A drop of a long session's covered history: summarised, recallable or recalled (decision 040). */
+function covered(reason: DropReason): boolean {
+  return reason.type === 'summarized' || reason.type === 'recallable' || reason.type === 'recalled';
 }
 
-/** The recalled messages among `entries[start..end)`, by the layer they were recalled into. */
-function recalledIn(entries: readonly DroppedBlock[], start: number, end: number): DroppedRun['recalled'] {
-  let groups: NonNullable<DroppedRun['recalled']> | undefined;
-  for (let index = start; index < end; index++) {
-    const entry = entries[index] as DroppedBlock;
-    if (entry.reason.type !== 'recalled') continue;
-    const { into } = entry.reason;
-    groups ??= [];
-    let group = groups.find((candidate) => candidate.into === into);
-    if (group === undefined) {
-      group = { into, ids: [], tokens: 0 };
-      groups.push(group);
+/**
+ * The reason most of `entries[start..end)` have, and the others by reason (equal by value, in the
+ * order first met) with their ids and tokens. Only the others' ids are collected: a run is mostly
+ * its own reason, read at every call of a long session.
+ */
+function coveredMix(
+  entries: readonly DroppedBlock[],
+  start: number,
+  end: number,
+): { reason: DropReason; others: NonNullable<DroppedRun['others']> } {
+  // Consecutive drops mostly share one reason object: a key only when the object changes.
+  let lastReason: DropReason | undefined;
+  let lastKey = '';
+  const keyOf = (reason: DropReason) => {
+    if (reason !== lastReason) {
+      lastReason = reason;
+      lastKey = JSON.stringify(reason);
     }
-    group.ids.push(entry.block.id);
-    group.tokens += entry.block.tokens;
+    return lastKey;
+  };
+  const counts = new Map<string, { reason: DropReason; count: number }>();
+  for (let index = start; index < end; index++) {
+    const { reason } = entries[index] as DroppedBlock;
+    const key = keyOf(reason);
+    const known = counts.get(key);
+    if (known === undefined) counts.set(key, { reason, count: 1 });
+    else known.count++;
   }
-  return groups;
+  let mostKey = '';
+  let most: { reason: DropReason; count: number } | undefined;
+  for (const [key, entry] of counts)
+    if (most === undefined || entry.count > most.count) {
+      most = entry;
+      mostKey = key;
+    }
+  const groups = new Map<string, NonNullable<DroppedRun['others']>[number]>();
+  for (const [key, entry] of counts)
+    if (key !== mostKey) groups.set(key, { reason: entry.reason, ids: [], tokens: 0 });
+  if (groups.size > 0)
+    for (let index = start; index < end; index++) {
+      const { block, reason } = entries[index] as DroppedBlock;
+      const group = groups.get(keyOf(reason));
+      if (group === undefined) continue;
+      group.ids.push(block.id);
+      group.tokens += block.tokens;
+    }
+  return { reason: (most as { reason: DropReason }).reason, others: [...groups.values()] };
 }
 
 function summarizeDropped(entry: DroppedBlock, preview = blockPreview(entry.block)): DroppedSummary {

@@ -93,7 +93,7 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
     if (options.verbose === true)
       for (const block of layer.dropped)
         lines.push(
-          paint('dim', `  - ${describeDropped(block)} ${describeReason(block.reason)}${recalledNote(block)}`),
+          paint('dim', `  - ${describeDropped(block)} ${describeReason(block.reason)}${othersNote(block)}`),
         );
     for (const tally of droppedByReason(layer)) {
       const key = `${layer.layer}: ${describeReason(tally.reason)}`;
@@ -134,11 +134,11 @@ function describeDropped(block: DroppedSummary): string {
     : `${block.run.count} messages ${block.id} ${tokens}`;
 }
 
-/** What a run says of its recalled messages: `; 3 of them recalled into recall__context (m4, m9, m30)`. */
-function recalledNote(block: DroppedSummary): string {
+/** What a run says of its messages of other reasons: `; 3 of them recalled into recall__context (m4, m9, m30)`. */
+function othersNote(block: DroppedSummary): string {
   let note = '';
-  for (const group of block.run?.recalled ?? [])
-    note += `; ${group.ids.length} of them recalled into ${group.into} (${group.ids.join(', ')})`;
+  for (const group of block.run?.others ?? [])
+    note += `; ${group.ids.length} of them ${describeReason(group.reason)} (${group.ids.join(', ')})`;
   return note;
 }
 

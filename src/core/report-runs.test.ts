@@ -63,11 +63,16 @@ describe('a long session’s dropped history in the report', () => {
     expect(layer?.dropped.length).toBe(droppedCount(layer ?? { dropped: [] }));
   });
 
-  it('keeps a run of covered history whole around the messages a recall sent, naming them in the run', async () => {
+  it('keeps the covered history one run whatever the summary carries and the recall sends, naming those messages in it', async () => {
     const history = turns(1200);
-    // Behind the summary: the first 1,000 messages; the summary text carries the newest 400.
+    // Behind the summary: the first 1,000 messages; its text carries every third of them.
     const through = history[999] as Message;
-    const uncarried = new Set(history.slice(0, 600).map((message) => message.id));
+    const uncarried = new Set(
+      history
+        .slice(0, 1000)
+        .filter((_, index) => index % 3 !== 0)
+        .map((message) => message.id),
+    );
     // A recall of messages all over the covered history, as a long session's is.
     const recalledIds = [5, 100, 101, 250, 600, 601, 602, 990].map((index) => `m${index}`);
     const recall = recallOf(recalledIds);
@@ -102,20 +107,25 @@ describe('a long session’s dropped history in the report', () => {
       recalledIds.length,
     );
     expect(droppedCount(layer)).toBe(historyDrops.length);
-    // One run per reason of the covered history (recallable, summarised), not split by the
-    // recall: each recalled message is named in its run.
+    // The covered history, past the 20 listed one by one, is one run: recallable (most of it),
+    // with the summarised and recalled messages named in it — not 600 runs and singles.
+    expect(layer.dropped).toHaveLength(LISTED_LONG_HISTORY_DROPS + 1);
+    const run = layer.dropped.at(-1);
+    expect(run?.reason).toEqual({ type: 'recallable', tool: 'search_history' });
+    expect(run?.run?.others?.map((group) => group.reason.type)).toEqual(
+      expect.arrayContaining(['summarized', 'recalled']),
+    );
     const named = layer.dropped.flatMap((block) =>
       block.reason.type === 'recalled'
         ? [block.id]
-        : (block.run?.recalled?.flatMap((group) => group.ids) ?? []),
+        : (block.run?.others
+            ?.filter((group) => group.reason.type === 'recalled')
+            .flatMap((group) => group.ids) ?? []),
     );
     expect(named.sort()).toEqual(recalledIds.map((id) => `history:${id}`).sort());
-    const runs = layer.dropped.filter((block) => block.run !== undefined);
-    expect(runs.map((block) => block.reason.type).sort()).toEqual(['recallable', 'summarized']);
-    expect(runs.every((block) => (block.run?.recalled?.[0]?.ids.length ?? 0) > 0)).toBe(true);
-    expect(layer.dropped).toHaveLength(LISTED_LONG_HISTORY_DROPS + 2);
     const text = formatReport(report, { color: false, verbose: true });
     expect(text).toContain(`${recalledIds.length} × history: recalled into recall__context`);
     expect(text).toMatch(/of them recalled into recall__context \(history:m/);
+    expect(text).toMatch(/of them summarised into compression__context \(history:m/);
   });
 });

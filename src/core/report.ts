@@ -22,7 +22,7 @@ export interface DroppedSummary extends BlockSummary {
   reason: DropReason;
   /**
    * Set when this entry stands for several consecutive history messages dropped for the same
-   * reason (past `LISTED_HISTORY_DROPS` dropped history messages, a report lists that many one
+   * reason, or all behind a long session's cut ({@link DroppedRun.others}) (past `LISTED_HISTORY_DROPS` dropped history messages, a report lists that many one
    * by one, then runs, in the order the stages dropped them): how many, and the first and last
    * id. `tokens` is their sum; `id` is `<firstId>…<lastId>`.
    */
@@ -35,13 +35,14 @@ export interface DroppedRun {
   firstId: string;
   lastId: string;
   /**
-   * Messages of the run that a kept block of another layer names and so were sent after all
-   * (reason `recalled` into that layer, decision 040): their ids and tokens, by layer. The
-   * entry's `reason` is every other message's (`summarized` or `recallable`), its `count` and
-   * `tokens` include these. A long session's recall picks messages all over the covered
-   * history: each one listed here instead of ending the run keeps the run whole (decision 085).
+   * A run of a long session's covered history (behind its cut: `summarized`, `recallable`, or
+   * `recalled` into another layer, decision 040) holds all three. `reason` is the one most of
+   * its messages have; these are the others, by reason: their ids and tokens. `count` and the
+   * entry's `tokens` include them. The summary carries lines and the recall picks messages
+   * from all over the covered history: each named here instead of ending the run keeps the run
+   * whole (decision 085).
    */
-  recalled?: { into: string; ids: string[]; tokens: number }[];
+  others?: { reason: DropReason; ids: string[]; tokens: number }[];
 }
 
 /** How many blocks a layer's `dropped` stands for (a run counts its messages). */
@@ -51,7 +52,7 @@ export function droppedCount(layer: Pick<LayerReport, 'dropped'>): number {
   return count;
 }
 
-/** A layer's dropped blocks by reason: how many and their tokens, a run's recalled messages under their own. */
+/** A layer's dropped blocks of one reason: how many and their tokens. */
 export interface DroppedTally {
   reason: DropReason;
   count: number;
@@ -60,7 +61,7 @@ export interface DroppedTally {
 
 /**
  * What a layer's `dropped` says of its blocks, by reason (reasons equal by value are one entry,
- * in the order first met): a run's count split into its recalled messages and the rest.
+ * in the order first met): a run's messages counted under their own reasons (`run.others`).
  */
 export function droppedByReason(layer: Pick<LayerReport, 'dropped'>): DroppedTally[] {
   const tallies = new Map<string, DroppedTally>();
@@ -74,15 +75,15 @@ export function droppedByReason(layer: Pick<LayerReport, 'dropped'>): DroppedTal
     }
   };
   for (const block of layer.dropped) {
-    const recalled = block.run?.recalled ?? [];
+    const others = block.run?.others ?? [];
     let count = block.run?.count ?? 1;
     let tokens = block.tokens;
-    for (const group of recalled) {
+    for (const group of others) {
       count -= group.ids.length;
       tokens -= group.tokens;
     }
     if (count > 0) add(block.reason, count, tokens);
-    for (const group of recalled) add({ type: 'recalled', into: group.into }, group.ids.length, group.tokens);
+    for (const group of others) add(group.reason, group.ids.length, group.tokens);
   }
   return [...tallies.values()];
 }

@@ -227,10 +227,12 @@ describe('prepareHistory', () => {
     const recalled = dropped.flatMap((entry) =>
       entry.reason.type === 'recalled'
         ? [entry.id]
-        : (entry.run?.recalled?.flatMap((group) => group.ids) ?? []),
+        : (entry.run?.others
+            ?.filter((group) => group.reason.type === 'recalled')
+            .flatMap((group) => group.ids) ?? []),
     );
     expect(recalled.sort()).toEqual(recalledIds.map((id) => `history:${id}`).sort());
-    expect(dropped.filter((entry) => entry.run?.recalled !== undefined).length).toBeGreaterThan(0);
+    expect(dropped.filter((entry) => entry.run?.others !== undefined).length).toBeGreaterThan(0);
   });
 
   it('gives consecutive steps over one frozen history the same report as a fresh compile, fingerprinting only new messages', async () => {

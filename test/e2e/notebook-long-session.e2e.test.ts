@@ -271,7 +271,7 @@ describe('a long session in the notebook', () => {
     expect(bundle.includes('jsxDEV'), 'JSX compiled for development').toBe(false);
   });
 
-  it('names the messages a recall sent inside the run of history behind the cut, in the call’s report', async () => {
+  it('shows the history behind the cut as one run in the call’s report, naming the recalled and summarised messages in it', async () => {
     // A narrow window: most of the 220+ messages are behind the cut, listed 20 one by one and
     // the rest as runs; a question about an earlier turn recalls some of them.
     const path = join(root, RAFT, 'context-config.json');
@@ -284,16 +284,20 @@ describe('a long session in the notebook', () => {
     await poll(() => chips.count(), { timeout: 30_000 }).toBeGreaterThan(TURNS);
     await chips.last().click();
     await page.getByTestId('call-report').locator('tr[data-layer="history"] button').click();
-    const recalled = page.locator('.run-recalled');
-    await poll(() => recalled.count()).toBeGreaterThan(0);
-    for (const text of await recalled.allTextContents())
-      expect(text).toMatch(/^\d+ of them recalled into recall__context for this question$/u);
-    // Each in the run it belongs to: messages behind the cut, recallable or summarised.
-    for (const text of await page.locator('li', { has: recalled }).allTextContents())
+    const others = page.locator('.run-others');
+    await poll(() => others.count()).toBeGreaterThan(0);
+    const texts = await others.allTextContents();
+    expect(texts).toContainEqual(
+      expect.stringMatching(/^\d+ of them: recalled into recall__context for this question$/u),
+    );
+    for (const text of texts)
       expect(text).toMatch(
-        /\d+ messages.*(behind the cut: the model can find it with search_history|summarised into)/u,
+        /^\d+ of them: (recalled into recall__context for this question|summarised into compression__context|behind the cut: the model can find it with search_history)$/u,
       );
-    await recalled.first().scrollIntoViewIfNeeded();
-    await shot('1280-run-recalled');
+    // One run of the history behind the cut, however its messages are covered.
+    expect(await page.locator('li', { has: others }).count()).toBe(1);
+    expect(await page.locator('li', { has: others }).textContent()).toMatch(/^dropped\d+ messages/u);
+    await others.first().scrollIntoViewIfNeeded();
+    await shot('1280-run-others');
   }, 120_000);
 });

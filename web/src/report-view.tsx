@@ -206,9 +206,16 @@ function LayerRows(props: {
                   <span className="badge dropped">{t('dropped')}</span>
                   {block.run !== undefined && `${t('droppedRun', { n: block.run.count })} `}
                   <code>{block.id}</code> {formatTokens(block.tokens)} — {describeReason(block.reason, t)}
-                  {block.run?.recalled?.map((group) => (
-                    <span key={group.into} className="run-recalled" title={group.ids.join(', ')}>
-                      {t('droppedRunRecalled', { n: group.ids.length, into: group.into })}
+                  {block.run?.others?.map((group) => (
+                    <span
+                      key={JSON.stringify(group.reason)}
+                      className="run-others"
+                      title={group.ids.join(', ')}
+                    >
+                      {t('droppedRunOthers', {
+                        n: group.ids.length,
+                        reason: describeReason(group.reason, t),
+                      })}
                     </span>
                   ))}
                   {previews && block.preview !== '' && <span className="block-preview">{block.preview}</span>}
