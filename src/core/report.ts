@@ -22,9 +22,10 @@ export interface DroppedSummary extends BlockSummary {
   reason: DropReason;
   /**
    * Set when this entry stands for several consecutive history messages dropped for the same
-   * reason, or all behind a long session's cut ({@link DroppedRun.others}) (past `LISTED_HISTORY_DROPS` dropped history messages, a report lists that many one
-   * by one, then runs, in the order the stages dropped them): how many, and the first and last
-   * id. `tokens` is their sum; `id` is `<firstId>…<lastId>`.
+   * reason, or all behind a long session's cut ({@link DroppedRun.others}); past
+   * `LISTED_HISTORY_DROPS` dropped history messages, a report lists that many one by one, then
+   * runs, in the order the stages dropped them: how many, and the first and last id. `tokens`
+   * is their sum; `id` is `<firstId>…<lastId>`.
    */
   run?: DroppedRun;
 }

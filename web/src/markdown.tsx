@@ -24,7 +24,9 @@ export const markdownReady: Promise<void> = import('./markdown-renderer.tsx').th
  * viewport), the text shows as is (pre-wrapped, class `plain`), never a blank.
  */
 export const Markdown = memo(function Markdown(props: { text: string; className?: string; plain?: boolean }) {
-  const [MarkdownRenderer, setRenderer] = useState(() => loaded);
+  const [shown, setRenderer] = useState(() => loaded);
+  // Loaded since this view was first rendered (while it was plain): no wait for an effect.
+  const MarkdownRenderer = shown ?? loaded;
   useEffect(() => {
     if (MarkdownRenderer !== undefined || props.plain) return;
     let live = true;
