@@ -5,7 +5,8 @@ import { openWorkspace, type Workspace } from '../workspace/workspace.ts';
 
 /**
  * Opens the workspace that holds a session folder: the folder's parent is the workspace,
- * its name the session id. Throws `not-found` naming the folder when it does not exist.
+ * its name the session id. Throws `not-found` naming the folder when it does not exist, and
+ * `invalid-argument` when it is a file (a session's `messages.json` typed for its folder).
  */
 export async function openSessionDir(
   dir: string,
@@ -13,8 +14,15 @@ export async function openSessionDir(
 ): Promise<{ workspace: Workspace; sessionId: string }> {
   const absolute = resolve(cwd, dir);
   const info = await stat(absolute).catch(() => undefined);
-  if (info === undefined || !info.isDirectory()) {
+  if (info === undefined) {
     throw new CtxloomError({ code: 'not-found', message: 'session folder does not exist', file: dir });
+  }
+  if (!info.isDirectory()) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'the session is a file, not a folder: give the folder that holds messages.json',
+      file: dir,
+    });
   }
   return { workspace: openWorkspace({ root: dirname(absolute) }), sessionId: basename(absolute) };
 }

@@ -61,6 +61,12 @@ describe('ctxloom compile', () => {
     const missing = capture();
     expect(await main(['compile', 'nope'], missing.io)).toBe(1);
     expect(missing.err()).toContain('not-found: session folder does not exist (nope)');
+    // Its messages.json typed for the folder: said as that, not as a folder that is missing.
+    const file = capture();
+    expect(await main(['compile', 'raft-consensus/messages.json'], file.io)).toBe(1);
+    expect(file.err()).toContain(
+      'invalid-argument: the session is a file, not a folder: give the folder that holds messages.json (raft-consensus/messages.json)',
+    );
     const reference = capture();
     expect(
       await main(['compile', 'raft-consensus', '--query', '看 [guidance.md#不存在的块]'], reference.io),
