@@ -1,4 +1,5 @@
 import { createBlock } from './block.ts';
+import type { DroppedSummary } from './report.ts';
 import type { ContextSource } from './source.ts';
 
 /**
@@ -25,4 +26,20 @@ export function recallOf(ids: readonly string[]): ContextSource {
       );
     },
   };
+}
+
+/**
+ * The block ids a layer's drops name as recalled, sorted: the entries listed one by one with
+ * reason `recalled`, and those a run of covered history names in `run.others`.
+ */
+export function recalledIn(dropped: readonly DroppedSummary[]): string[] {
+  return dropped
+    .flatMap((entry) =>
+      entry.reason.type === 'recalled'
+        ? [entry.id]
+        : (entry.run?.others
+            ?.filter((group) => group.reason.type === 'recalled')
+            .flatMap((group) => group.ids) ?? []),
+    )
+    .sort();
 }

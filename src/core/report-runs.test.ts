@@ -4,7 +4,7 @@ import { LISTED_LONG_HISTORY_DROPS } from './build-report.ts';
 import { compileContext } from './compile.ts';
 import { formatReport } from './format-report.ts';
 import type { Message } from './message.ts';
-import { recallOf } from './recall-source.test-support.ts';
+import { recalledIn, recallOf } from './recall-source.test-support.ts';
 import { droppedByReason, droppedCount } from './report.ts';
 
 const counter = createCharCounter();
@@ -115,14 +115,7 @@ describe('a long session’s dropped history in the report', () => {
     expect(run?.run?.others?.map((group) => group.reason.type)).toEqual(
       expect.arrayContaining(['summarized', 'recalled']),
     );
-    const named = layer.dropped.flatMap((block) =>
-      block.reason.type === 'recalled'
-        ? [block.id]
-        : (block.run?.others
-            ?.filter((group) => group.reason.type === 'recalled')
-            .flatMap((group) => group.ids) ?? []),
-    );
-    expect(named.sort()).toEqual(recalledIds.map((id) => `history:${id}`).sort());
+    expect(recalledIn(layer.dropped)).toEqual(recalledIds.map((id) => `history:${id}`).sort());
     const text = formatReport(report, { color: false, verbose: true });
     expect(text).toContain(`${recalledIds.length} × history: recalled into recall__context`);
     expect(text).toMatch(/of them recalled into recall__context \(history:m/);

@@ -7,7 +7,7 @@ import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import { positionPriority } from './history.ts';
 import type { Message } from './message.ts';
 import { fingerprintsComputed } from './message-fingerprints.ts';
-import { recallOf } from './recall-source.test-support.ts';
+import { recalledIn, recallOf } from './recall-source.test-support.ts';
 import { readFileMessages } from './tool-reads.test-support.ts';
 import { prepareHistory } from './turn-history.ts';
 
@@ -224,14 +224,7 @@ describe('prepareHistory', () => {
     expect(reasons).toContain('recallable');
     expect(reasons).toContain('summarized');
     // Recalled one by one among the listed drops, or named by the run of covered history they sit in.
-    const recalled = dropped.flatMap((entry) =>
-      entry.reason.type === 'recalled'
-        ? [entry.id]
-        : (entry.run?.others
-            ?.filter((group) => group.reason.type === 'recalled')
-            .flatMap((group) => group.ids) ?? []),
-    );
-    expect(recalled.sort()).toEqual(recalledIds.map((id) => `history:${id}`).sort());
+    expect(recalledIn(dropped)).toEqual(recalledIds.map((id) => `history:${id}`).sort());
     expect(dropped.filter((entry) => entry.run?.others !== undefined).length).toBeGreaterThan(0);
   });
 
