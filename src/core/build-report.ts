@@ -407,51 +407,60 @@ function covered(reason: DropReason): boolean {
 
 /**
  * The reason most of `entries[start..end)` have, and the others by reason (equal by value, in the
- * order first met) with their ids and tokens. Only the others' ids are collected: a run is mostly
- * its own reason, read at every call of a long session.
+ * order first met) with their ids and tokens. A long session's report reads its whole covered
+ * history at every call: consecutive drops mostly share one reason object, so each entry costs a
+ * pointer comparison, and only the others' ids are collected.
  */
 function coveredMix(
   entries: readonly DroppedBlock[],
   start: number,
   end: number,
 ): { reason: DropReason; others: NonNullable<DroppedRun['others']> } {
-  // Consecutive drops mostly share one reason object: a key only when the object changes.
-  let lastReason: DropReason | undefined;
-  let lastKey = '';
-  const keyOf = (reason: DropReason) => {
-    if (reason !== lastReason) {
-      lastReason = reason;
-      lastKey = JSON.stringify(reason);
+  type Group = NonNullable<DroppedRun['others']>[number] & { count: number };
+  // Reason objects met, each with its group of equal reasons.
+  const objects: { reason: DropReason; group: Group }[] = [];
+  const groups = new Map<string, Group>();
+  const groupOf = (reason: DropReason): Group => {
+    for (const known of objects) if (known.reason === reason) return known.group;
+    const key = JSON.stringify(reason);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { reason, ids: [], tokens: 0, count: 0 };
+      groups.set(key, group);
     }
-    return lastKey;
+    // Few objects are met again (recalled messages each carry their own): a short list.
+    if (objects.length < 16) objects.push({ reason, group });
+    return group;
   };
-  const counts = new Map<string, { reason: DropReason; count: number }>();
+  let lastReason: DropReason | undefined;
+  let lastGroup: Group | undefined;
   for (let index = start; index < end; index++) {
     const { reason } = entries[index] as DroppedBlock;
-    const key = keyOf(reason);
-    const known = counts.get(key);
-    if (known === undefined) counts.set(key, { reason, count: 1 });
-    else known.count++;
-  }
-  let mostKey = '';
-  let most: { reason: DropReason; count: number } | undefined;
-  for (const [key, entry] of counts)
-    if (most === undefined || entry.count > most.count) {
-      most = entry;
-      mostKey = key;
+    if (reason !== lastReason) {
+      lastReason = reason;
+      lastGroup = groupOf(reason);
     }
-  const groups = new Map<string, NonNullable<DroppedRun['others']>[number]>();
-  for (const [key, entry] of counts)
-    if (key !== mostKey) groups.set(key, { reason: entry.reason, ids: [], tokens: 0 });
-  if (groups.size > 0)
+    (lastGroup as Group).count++;
+  }
+  let most: Group | undefined;
+  for (const group of groups.values()) if (most === undefined || group.count > most.count) most = group;
+  if (groups.size > 1) {
+    lastReason = undefined;
     for (let index = start; index < end; index++) {
       const { block, reason } = entries[index] as DroppedBlock;
-      const group = groups.get(keyOf(reason));
-      if (group === undefined) continue;
-      group.ids.push(block.id);
-      group.tokens += block.tokens;
+      if (reason !== lastReason) {
+        lastReason = reason;
+        lastGroup = groupOf(reason);
+      }
+      if (lastGroup === most) continue;
+      (lastGroup as Group).ids.push(block.id);
+      (lastGroup as Group).tokens += block.tokens;
     }
-  return { reason: (most as { reason: DropReason }).reason, others: [...groups.values()] };
+  }
+  const others: NonNullable<DroppedRun['others']> = [];
+  for (const group of groups.values())
+    if (group !== most) others.push({ reason: group.reason, ids: group.ids, tokens: group.tokens });
+  return { reason: (most as Group).reason, others };
 }
 
 function summarizeDropped(entry: DroppedBlock, preview = blockPreview(entry.block)): DroppedSummary {
