@@ -37,6 +37,7 @@ export async function runLongProcess(
     files: loadChineseFiles(counter),
     reads: heavyReadsOf,
     window: 16_000,
+    measureRecords: true,
   });
   const { turnCpuMs, turnWallMs } = run;
   // The turns that write or read a channel's snapshot (every few hundred turns) wait longest.

@@ -25,7 +25,10 @@ export interface ProcessRun {
   turnCpuMs: number[];
   /** Wall time of each turn (ms), from `runTurn` to its answer stored. */
   turnWallMs: number[];
-  /** Each turn's largest reader call record, as JSON (bytes of UTF-8), and its history's dropped entries. */
+  /**
+   * Each turn's largest reader call record, as JSON (bytes of UTF-8), and its history's dropped
+   * entries; empty unless `measureRecords` (the serialising is garbage the next turn would pay for).
+   */
   records: { bytes: number; historyDropped: number }[];
 }
 
@@ -45,6 +48,8 @@ export async function runProcessPath(input: {
   files: { path: string; text: string }[];
   window: number;
   reads: (turn: number) => number;
+  /** Serialise each turn's reader records to measure them (`records`; else empty): the long run's. */
+  measureRecords?: boolean;
 }): Promise<ProcessRun> {
   const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-process-'));
   const saver = new SqliteSaver({ path: join(root, 'sessions.db'), durability: 'normal' });
@@ -136,7 +141,7 @@ export async function runProcessPath(input: {
         if (call.turnId !== running.userMessageId || call.agentId !== 'reader') continue;
         logged.push(loggedCall(call));
         const history = call.report.layers.find((layer) => layer.layer === 'history');
-        const bytes = Buffer.byteLength(JSON.stringify(call));
+        const bytes = input.measureRecords === true ? Buffer.byteLength(JSON.stringify(call)) : 0;
         if (bytes > largest.bytes) {
           largest.bytes = bytes;
           largest.historyDropped = history?.dropped.length ?? 0;
@@ -150,7 +155,7 @@ export async function runProcessPath(input: {
       model.calls.length = 0;
       model.doStreamCalls.length = 0;
       model.doGenerateCalls.length = 0;
-      records.push(largest);
+      if (input.measureRecords === true) records.push(largest);
     }
     return { calls: matchLogged(sent, logged), unaccounted, turnCpuMs, turnWallMs, records };
   } finally {
