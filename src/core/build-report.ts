@@ -409,7 +409,7 @@ function covered(reason: DropReason): boolean {
  * The reason most of `entries[start..end)` have, and the others by reason (equal by value, in the
  * order first met) with their ids and tokens. A long session's report reads its whole covered
  * history at every call: consecutive drops mostly share one reason object, so each entry costs a
- * pointer comparison, and only the others' ids are collected.
+ * pointer comparison, a reason object is keyed once, and only the others' ids are collected.
  */
 function coveredMix(
   entries: readonly DroppedBlock[],
@@ -417,48 +417,36 @@ function coveredMix(
   end: number,
 ): { reason: DropReason; others: NonNullable<DroppedRun['others']> } {
   type Group = NonNullable<DroppedRun['others']>[number] & { count: number };
-  // Reason objects met, each with its group of equal reasons.
-  const objects: { reason: DropReason; group: Group }[] = [];
-  const groups = new Map<string, Group>();
-  const groupOf = (reason: DropReason): Group => {
-    for (const known of objects) if (known.reason === reason) return known.group;
-    const key = JSON.stringify(reason);
-    let group = groups.get(key);
-    if (group === undefined) {
-      group = { reason, ids: [], tokens: 0, count: 0 };
-      groups.set(key, group);
-    }
-    // Few objects are met again (recalled messages each carry their own): a short list.
-    if (objects.length < 16) objects.push({ reason, group });
-    return group;
-  };
+  const byKey = new Map<string, Group>();
+  const byObject = new Map<DropReason, Group>();
   let lastReason: DropReason | undefined;
   let lastGroup: Group | undefined;
-  for (let index = start; index < end; index++) {
-    const { reason } = entries[index] as DroppedBlock;
-    if (reason !== lastReason) {
-      lastReason = reason;
-      lastGroup = groupOf(reason);
+  const groupOf = (reason: DropReason): Group => {
+    if (reason === lastReason) return lastGroup as Group;
+    let group = byObject.get(reason);
+    if (group === undefined) {
+      const key = JSON.stringify(reason);
+      group = byKey.get(key) ?? { reason, ids: [], tokens: 0, count: 0 };
+      byKey.set(key, group);
+      byObject.set(reason, group);
     }
-    (lastGroup as Group).count++;
-  }
+    lastReason = reason;
+    lastGroup = group;
+    return group;
+  };
+  for (let index = start; index < end; index++) groupOf((entries[index] as DroppedBlock).reason).count++;
   let most: Group | undefined;
-  for (const group of groups.values()) if (most === undefined || group.count > most.count) most = group;
-  if (groups.size > 1) {
-    lastReason = undefined;
+  for (const group of byKey.values()) if (most === undefined || group.count > most.count) most = group;
+  if (byKey.size > 1)
     for (let index = start; index < end; index++) {
       const { block, reason } = entries[index] as DroppedBlock;
-      if (reason !== lastReason) {
-        lastReason = reason;
-        lastGroup = groupOf(reason);
-      }
-      if (lastGroup === most) continue;
-      (lastGroup as Group).ids.push(block.id);
-      (lastGroup as Group).tokens += block.tokens;
+      const group = groupOf(reason);
+      if (group === most) continue;
+      group.ids.push(block.id);
+      group.tokens += block.tokens;
     }
-  }
   const others: NonNullable<DroppedRun['others']> = [];
-  for (const group of groups.values())
+  for (const group of byKey.values())
     if (group !== most) others.push({ reason: group.reason, ids: group.ids, tokens: group.tokens });
   return { reason: (most as Group).reason, others };
 }
