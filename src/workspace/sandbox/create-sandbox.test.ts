@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CtxloomError } from 'ctxloom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shorten } from '../../core/shorten.ts';
+import { openWorkspace } from '../workspace.ts';
 import { createSandbox, type Sandbox } from './create-sandbox.ts';
 
 let base: string;
@@ -202,5 +203,21 @@ describe('createSandbox', () => {
     expect(await withGlobals.readText('profile.md')).toBe('# 基本信息\n');
     await expect(withGlobals.readText('s2/messages.json')).rejects.toMatchObject({ code: 'not-found' });
     await expect(withGlobals.readText('../s2/messages.json')).rejects.toMatchObject({ code: 'path-escape' });
+  });
+});
+
+describe('createSandbox options', () => {
+  it('refuses a lock wait that is not a number (NaN would wait for a live lock for good), through openWorkspace too', () => {
+    for (const lockTimeoutMs of [Number.NaN, 'soon' as unknown as number]) {
+      expect(() => createSandbox({ root: base, lockTimeoutMs })).toThrow(
+        expect.objectContaining({ code: 'invalid-argument', path: 'lockTimeoutMs' }),
+      );
+      expect(() => openWorkspace({ root: base, limits: { lockTimeoutMs } })).toThrow(
+        /lockTimeoutMs must be a number/,
+      );
+    }
+    // A negative wait is no wait; Infinity waits as asked.
+    expect(() => createSandbox({ root: base, lockTimeoutMs: -5 })).not.toThrow();
+    expect(() => createSandbox({ root: base, lockTimeoutMs: Number.POSITIVE_INFINITY })).not.toThrow();
   });
 });

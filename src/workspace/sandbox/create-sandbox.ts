@@ -155,6 +155,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   const maxWriteBytes = options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
   const lockTimeoutMs = Math.max(0, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+  // NaN compares false with every wait: a live lock would be waited for for good.
+  if (Number.isNaN(lockTimeoutMs)) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `lockTimeoutMs must be a number of milliseconds, got ${String(options.lockTimeoutMs)}`,
+      path: 'lockTimeoutMs',
+    });
+  }
   const validate = { maxPathLength: options.maxPathLength ?? 1024 };
   let rootReal: Promise<string> | undefined;
   const getRoot = (): Promise<string> => {
