@@ -18,6 +18,8 @@ const MAX_RETRIES = 3;
  * meet in the joined layers, and with them the few tokens their boundaries merge or split.
  */
 const RETRY_SLACK_TOKENS = 8;
+/** Most fitted compiles of one tool step (decision 070): the first, and two in less room. */
+const MAX_FITS = 3;
 
 /**
  * Compiles the exact input of one model call: resolve (`resolveCall`) → gather
@@ -72,17 +74,31 @@ async function compileCall(request: CompileRequest, options: CompileOptions): Pr
   }
   // An output of the turn that still did not fit is read by pages, never dropped: every
   // output shares the room the history had, newest first (decision 070).
-  const room = roomForLostOutputs(request.steps ?? [], compiled);
-  if (room !== undefined) return compileOnce(request, options, true, room);
+  let room = roomForSteps(request.steps ?? [], compiled);
+  // Fitted, the room is what the history sent less the overshoot; a fitted call still over
+  // (an older page's stub, a brief placeholder, a call's framing past the room) is fitted
+  // again in less room, so the newest outputs give way before the budget does.
+  for (let fit = 1; room !== undefined; fit++) {
+    pending = undefined;
+    compiled = await compileOnce(request, deferred, true, room);
+    const over = compiled.report.totalTokens - compiled.report.inputBudget;
+    if (over <= 0 || room === 0 || fit === MAX_FITS) break;
+    // What the steps took less the overshoot: the room the other layers left them this time.
+    const history = compiled.report.layers.find((layer) => layer.layer === 'history');
+    room = Math.max(0, Math.min(room, history?.tokens ?? 0) - over);
+  }
   if (pending !== undefined) await options.onSummary?.(pending);
   return compiled;
 }
 
 /**
- * The tokens the history layer was granted when `compiled` dropped, for lack of room, a step
- * message that carries a tool output; undefined when every such message was sent.
+ * The tokens the turn's steps may take when `compiled` could not send them as they are: the
+ * history layer's grant when it dropped, for lack of room, a step message that carries a tool
+ * output; what the history sent less the overshoot when every step was sent but the call is
+ * still over its budget (the steps' pages were sized beside the fixed layers only, and the
+ * summary or the TODO view took their room). Undefined when the call fits with every step.
  */
-function roomForLostOutputs(steps: readonly Message[], compiled: CompiledContext): number | undefined {
+function roomForSteps(steps: readonly Message[], compiled: CompiledContext): number | undefined {
   const history = compiled.report.layers.find((layer) => layer.layer === 'history');
   if (history === undefined) return undefined;
   // Steps that are sent are the last history blocks sent: only those are read.
@@ -90,8 +106,11 @@ function roomForLostOutputs(steps: readonly Message[], compiled: CompiledContext
   for (let at = Math.max(0, history.kept.length - steps.length); at < history.kept.length; at++)
     sent.add((history.kept[at] as BlockSummary).id);
   const lost = steps.some((message) => message.role === 'tool' && !sent.has(historyBlockId(message)));
-  if (!lost || !history.dropped.some((entry) => entry.reason.type === 'over-budget')) return undefined;
-  return history.grantTokens ?? 0;
+  if (lost && history.dropped.some((entry) => entry.reason.type === 'over-budget'))
+    return history.grantTokens ?? 0;
+  const { totalTokens, inputBudget } = compiled.report;
+  if (lost || totalTokens <= inputBudget) return undefined;
+  return Math.max(0, history.tokens - (totalTokens - inputBudget));
 }
 
 async function compileOnce(

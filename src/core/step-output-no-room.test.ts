@@ -202,3 +202,56 @@ describe('placeholderToolResults with fitOutputs, over a wide turn', () => {
     );
   });
 });
+
+describe('placeholderToolResults with fitOutputs, when the older outputs overrun the room', () => {
+  it('turns the oldest pages sent whole into stubs first, so the newest page stays whole and all fits', () => {
+    const store = createInMemoryArtifactStore();
+    const { handle } = store.put({ content: `${RESULT}\n${RESULT}\n${RESULT}`, toolName: 'read_file' });
+    const messages: Message[] = [
+      call('r', 'read_file', { path: 'notes.md' }),
+      result('r', 'read_file', RESULT.repeat(3)),
+    ];
+    let offset = 0;
+    for (let page = 0; page < 3; page++) {
+      const opened = readArtifact(store, { handle, offset }, { pageTokens: 200 });
+      messages.push(
+        call(`o${page}`, 'open_artifact', { handle, offset }),
+        result(`o${page}`, 'open_artifact', opened.output),
+      );
+      offset = opened.nextOffset ?? 0;
+    }
+    const fitted = (pageTokens: number) =>
+      placeholderToolResults({
+        messages,
+        currentFrom: 0,
+        policy: { store },
+        maxTokens: 10_000,
+        counter,
+        pageTokens,
+        fitOutputs: true,
+      });
+    const sentText = (made: ReturnType<typeof fitted>, index: number) => texts(made)[index] ?? '';
+    const texts = (made: ReturnType<typeof fitted>) =>
+      made.messages.map((message) =>
+        typeof message.content === 'string' || message.content[0]?.type !== 'tool-result'
+          ? undefined
+          : toolOutputText(message.content[0].output),
+      );
+    // Room for the three pages whole and the first output's brief placeholder, less a few
+    // tokens: the newest-first walk keeps the pages whole and then has no room for the rest.
+    const roomy = fitted(10_000);
+    const full = sentText(roomy, 1);
+    const brief = sentText(fitted(0), 1);
+    const room =
+      counter.countMessages(roomy.messages) - counter.countText(full) + counter.countText(brief) - 5;
+    const made = fitted(room);
+    const sent = texts(made);
+    expect(counter.countMessages(made.messages)).toBeLessThanOrEqual(room);
+    // The newest page is whole; the oldest page gave way to its stub, and the report says so.
+    expect(sent[7]).toBe(texts(roomy)[7]);
+    expect(sent[3]).toMatch(/^\[art_[0-9a-f]+ · characters 0–\d+ of \d+ were shown here/u);
+    expect(made.actions).toContainEqual(
+      expect.objectContaining({ blockId: 'history:t-o0', reason: 'page-shrunk' }),
+    );
+  });
+});

@@ -2,6 +2,7 @@ import {
   type ArtifactHandle,
   type ArtifactHandleStore,
   artifactPlaceholder,
+  describeArtifact,
   OPEN_ARTIFACT_TOOL,
   putDescribed,
 } from './artifact-handles.ts';
@@ -215,7 +216,9 @@ export function placeholderToolResults(input: {
  * left, an older page that does not fit becomes a stub, any other output that does not fit
  * is kept as an artifact. With `fitOutputs` the messages around an output are counted as the
  * newest-first walk reaches them, so the turn's oldest steps (which the selection drops first)
- * do not take the room of the newest page. Updates `replaced` in place.
+ * do not take the room of the newest page; and when the older outputs' stubs and placeholders
+ * and the messages around them still overrun the room, the oldest outputs sent whole give way
+ * to stubs first, then the newest output to what is left. Updates `replaced` in place.
  */
 function sizeOutputs(args: {
   replaced: Memo[];
@@ -234,18 +237,133 @@ function sizeOutputs(args: {
     countMessage(counter, (replaced[index] as Memo).message) - (sizedTokens.get(index) ?? 0);
   // Messages from `framed` on are counted against the room: unfitted all at once, fitted as
   // the newest-first walk reaches them.
-  let framed = replaced.length;
+  let framedFrom = replaced.length;
   if (input.fitOutputs !== true) {
     let all = 0;
     for (const tokens of sizedTokens.values()) all += tokens;
     room -= counter.countMessages(replaced.slice(currentFrom).map((entry) => entry.message)) - all;
-    framed = currentFrom;
+    framedFrom = currentFrom;
   }
+  const newestFirst = [...sized].reverse();
+  let plan = planOutputs(newestFirst, room, framedFrom, frame, input, new Set());
+  if (input.fitOutputs === true && plan.left < 0)
+    plan = giveWay(plan, newestFirst, room, framedFrom, frame, input);
+  for (const [found, cut] of plan.cuts) {
+    const entry = replaced[found.index] as Memo;
+    const message = entry.message;
+    const content = (message.content as Part[]).map((part, partIndex) =>
+      partIndex === found.part && part.type === 'tool-result'
+        ? { ...part, output: { type: 'text' as const, value: cut.value } }
+        : part,
+    );
+    const action: CompactionAction = {
+      type: 'placeholder',
+      blockId: historyBlockId(message),
+      toolName: found.toolName,
+      handle: cut.handle,
+      fromTokens: found.tokens,
+      toTokens: cut.tokens,
+      reason: found.page !== undefined ? 'page-shrunk' : found.oversized ? 'oversized' : 'no-room',
+    };
+    replaced[found.index] = {
+      message: {
+        ...message,
+        content,
+        metadata: { ...message.metadata, placeholders: entry.actions.length + 1 },
+      },
+      actions: [...entry.actions, action],
+    };
+  }
+}
+
+/**
+ * A fitted plan that overran its room (the older outputs' stubs and placeholders and the
+ * messages around them) made to fit, when it can be: the oldest outputs sent whole give way
+ * to their stubs or brief placeholders first, then the newest output to what is left. When
+ * even that would not fit, the plan stays as it is and the selection drops the oldest steps.
+ */
+function giveWay(
+  plan: OutputPlan,
+  newestFirst: readonly SizedOutput[],
+  room: number,
+  framedFrom: number,
+  frame: (index: number) => number,
+  input: Parameters<typeof placeholderToolResults>[0],
+): OutputPlan {
+  const newest = newestFirst[0] as SizedOutput;
+  // What each output would save as its smallest form: a stub, or a brief placeholder.
+  const saving = (found: SizedOutput) =>
+    (plan.cuts.get(found)?.tokens ?? found.tokens) - leastTokens(found, input);
+  let possible = Math.max(0, saving(newest));
+  for (const found of newestFirst)
+    if (found !== newest && !plan.cuts.has(found)) possible += Math.max(0, saving(found));
+  if (possible < -plan.left) return plan;
+  const demoted = new Set<SizedOutput>();
+  let planned = plan;
+  // Oldest first, as many as the estimate says, then again while the walk still overruns.
+  for (let at = newestFirst.length - 1; at > 0 && planned.left < 0; ) {
+    let freed = 0;
+    for (; at > 0 && freed < -planned.left; at--) {
+      const found = newestFirst[at] as SizedOutput;
+      const saves = planned.cuts.has(found) ? 0 : saving(found);
+      if (saves <= 0) continue;
+      demoted.add(found);
+      freed += saves;
+    }
+    if (freed === 0) break;
+    planned = planOutputs(newestFirst, room, framedFrom, frame, input, demoted);
+  }
+  if (planned.left < 0)
+    planned = planOutputs(newestFirst, room + planned.left, framedFrom, frame, input, demoted);
+  return planned;
+}
+
+/** The tokens of an output's smallest form in a fitted call: its page's stub, or its brief placeholder. */
+function leastTokens(found: SizedOutput, input: Parameters<typeof placeholderToolResults>[0]): number {
+  const { counter } = input;
+  if (found.page !== undefined) return counter.countText(pageStub(found.page));
+  const entry = describeArtifact({
+    content: found.text,
+    toolName: found.toolName,
+    ...(input.policy.previewChars === undefined ? {} : { previewChars: input.policy.previewChars }),
+  });
+  const brief = counter.countText(artifactPlaceholder(entry, { tokens: found.tokens, brief: true }));
+  return found.oversized ? brief : Math.min(found.tokens, brief);
+}
+
+/** A newest-first walk's cuts, and the room it left (negative: it overran). */
+interface OutputPlan {
+  cuts: Map<SizedOutput, OutputCut>;
+  left: number;
+}
+
+/** What a sized output is sent as when it is not sent whole. */
+interface OutputCut {
+  value: string;
+  handle: string;
+  tokens: number;
+}
+
+/**
+ * One newest-first walk of {@link sizeOutputs}: which outputs are cut and to what, and the
+ * room left (negative: the walk overran it). Outputs in `demoted` are never sent whole.
+ */
+function planOutputs(
+  newestFirst: readonly SizedOutput[],
+  room: number,
+  framedFrom: number,
+  frame: (index: number) => number,
+  input: Parameters<typeof placeholderToolResults>[0],
+  demoted: ReadonlySet<SizedOutput>,
+): OutputPlan {
+  const { counter } = input;
+  const cuts = new Map<SizedOutput, OutputCut>();
+  let framed = framedFrom;
   let newestPage = true;
-  for (const found of [...sized].reverse()) {
+  for (const found of newestFirst) {
     const { page } = found;
     for (; framed > found.index; framed--) room -= frame(framed - 1);
-    if (found.tokens <= room && !found.oversized) {
+    if (found.tokens <= room && !found.oversized && !demoted.has(found)) {
       room -= found.tokens;
       if (page !== undefined) newestPage = false;
       continue;
@@ -265,38 +383,20 @@ function sizeOutputs(args: {
         continue;
       }
     } else {
-      if (newestPage) value = shrinkPage(page, counter, Math.max(0, room)) ?? pageStub(page, false);
+      // A page that gives way (`demoted`) becomes a stub, as an older one does.
+      if (newestPage && !demoted.has(found))
+        value = shrinkPage(page, counter, Math.max(0, room)) ?? pageStub(page, false);
       value ??= pageStub(page);
       handle = page.handle;
       newestPage = false;
     }
     const tokens = counter.countText(value);
     room -= tokens;
-    const entry = replaced[found.index] as Memo;
-    const message = entry.message;
-    const content = (message.content as Part[]).map((part, partIndex) =>
-      partIndex === found.part && part.type === 'tool-result'
-        ? { ...part, output: { type: 'text' as const, value: value as string } }
-        : part,
-    );
-    const action: CompactionAction = {
-      type: 'placeholder',
-      blockId: historyBlockId(message),
-      toolName: found.toolName,
-      handle,
-      fromTokens: found.tokens,
-      toTokens: tokens,
-      reason: page !== undefined ? 'page-shrunk' : found.oversized ? 'oversized' : 'no-room',
-    };
-    replaced[found.index] = {
-      message: {
-        ...message,
-        content,
-        metadata: { ...message.metadata, placeholders: entry.actions.length + 1 },
-      },
-      actions: [...entry.actions, action],
-    };
+    cuts.set(found, { value, handle, tokens });
   }
+  // The messages before the oldest output: what the room holds besides the outputs.
+  for (const from = Math.max(0, input.currentFrom); framed > from; framed--) room -= frame(framed - 1);
+  return { cuts, left: room };
 }
 
 /** Whether `message` holds what it held when `memo` was made of it (checked by pointer). */
