@@ -184,9 +184,14 @@ export async function fitWithinBudget<T>(loop: FitLoop<T>): Promise<T> {
   }
   const { report } = loop.core(compiled);
   if (report.totalTokens > report.inputBudget && loop.ownStage !== true) {
+    // A tool step is over with its own turn's steps: the message is not what to shorten.
+    const remedy =
+      loop.stepping === true
+        ? "this turn's tool steps, even as placeholders and page stubs, do not fit beside the session's fixed layers (raise budget.window, or ask for fewer tool calls in one turn)"
+        : "shorten the message or the session's fixed layers";
     throw new CtxloomError({
       code: 'over-budget',
-      message: `the call needs ${report.totalTokens} input tokens with no history left to move behind the cut; the input budget is ${report.inputBudget} (shorten the message or the session's fixed layers)`,
+      message: `the call needs ${report.totalTokens} input tokens with no history left to move behind the cut; the input budget is ${report.inputBudget} (${remedy})`,
       path: 'budget.window',
     });
   }
