@@ -53,20 +53,24 @@ export function scriptedModel(answers: () => string, search?: { query: string })
         searched = true;
         return toolCall('c1', 'search_history', search);
       }
-      const text = answers();
-      return {
-        stream: simulateReadableStream({
-          chunks: [
-            { type: 'stream-start', warnings: [] },
-            { type: 'text-start', id: 't' },
-            { type: 'text-delta', id: 't', delta: text },
-            { type: 'text-end', id: 't' },
-            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
-          ] satisfies LanguageModelV4StreamPart[],
-        }),
-      };
+      return textAnswer(answers());
     },
   });
+}
+
+/** A model's answer that is one text. */
+export function textAnswer(text: string) {
+  return {
+    stream: simulateReadableStream({
+      chunks: [
+        { type: 'stream-start', warnings: [] },
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: text },
+        { type: 'text-end', id: 't' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
+      ] satisfies LanguageModelV4StreamPart[],
+    }),
+  };
 }
 
 /** Sets a session's window in its manifest (`budget.window`). */

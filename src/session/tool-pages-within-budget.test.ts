@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { simulateReadableStream } from 'ai';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -14,7 +13,7 @@ import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import { createSessionEngine } from './create-session-engine.ts';
 import { createFileSessionStore } from './file-session-store.ts';
-import { setSessionWindow, toolCall, USAGE } from './long-session.test-support.ts';
+import { setSessionWindow, textAnswer, toolCall } from './long-session.test-support.ts';
 
 const SESSION = 'pages';
 const counter = getTokenCounter('gpt-4o');
@@ -46,20 +45,6 @@ function conversation(turns: number, seed: number): { user: string; answer: stri
   return Array.from({ length: turns }, () => ({ user: paragraph(3, 20), answer: paragraph(4, 25) }));
 }
 
-function text(value: string) {
-  return {
-    stream: simulateReadableStream({
-      chunks: [
-        { type: 'stream-start', warnings: [] },
-        { type: 'text-start', id: 't' },
-        { type: 'text-delta', id: 't', delta: value },
-        { type: 'text-end', id: 't' },
-        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
-      ] satisfies LanguageModelV4StreamPart[],
-    }),
-  };
-}
-
 describe('a turn reading a large output by pages after /compress (decision 070, fourth amendment)', () => {
   it('fits every call: the oldest pages give way to stubs before the budget does', async () => {
     const created = await notebook.app.request('/api/sessions', {
@@ -82,7 +67,7 @@ describe('a turn reading a large output by pages after /compress (decision 070, 
         const asked = JSON.stringify(options.prompt.findLast((message) => message.role === 'user'));
         if (asked.includes('please read big-zh.md') && results === 0)
           return toolCall(`r${++read}`, 'read_file', { path: 'big-zh.md' });
-        return text(answer);
+        return textAnswer(answer);
       },
     });
     let next = 0;
