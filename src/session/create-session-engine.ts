@@ -335,9 +335,10 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
           requireFolder,
         });
 
-  // A turn holds its session from its load until its answer is stored (or it fails): in this
-  // process by `turns`, across processes by the store's `holdTurn`. Two turns of one session
-  // otherwise interleaved — both questions stored, then both answers.
+  // A turn (a chat turn or a process turn) holds its session from its load until its answer
+  // is stored (or it fails): in this process by `turns`, across processes by the store's
+  // `holdTurn`. Two turns of one session otherwise interleaved — both questions stored, then
+  // both answers — or, in a process session, built their contexts from the same state.
   const turns = createProcessThreadLock();
   const heldTurn = (input: TurnInput, start: () => Promise<Turn>): Promise<Turn> =>
     new Promise<Turn>((resolve, reject) => {
@@ -373,12 +374,15 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         const messageId =
           input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
         const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId: messageId });
-        const start = async () =>
+        // Held as a chat turn is: the turn's context (the session's state, its `once`
+        // injections) is read after the turn before it is stored, and a turn waiting for its
+        // session holds no slot.
+        return heldTurn(input, async () =>
           runProcessTurn(
             { ...input, text, messageId },
             await processCalls.turnContext(input.sessionId, text, userMessageId),
-          );
-        return inSlot(input, start);
+          ),
+        );
       }
       return heldTurn(input, () =>
         runTurn(input, { options, engine, prepare, fitCall, now, createId, tracer }),

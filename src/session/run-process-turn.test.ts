@@ -246,6 +246,27 @@ describe('engine.runTurn on a runtime process', () => {
     expect(model.calls).toHaveLength(1);
   });
 
+  it('holds the session across a whole turn: a second turn sent at once builds its context after the first is stored', async () => {
+    const { engine, model, store } = processEngine((_prompt, index) => `answer ${index}`);
+    const turn = async (messageId: string, text: string) => {
+      const running = await engine.runTurn({ sessionId: SESSION, text, messageId });
+      await chunks(running.stream);
+      await running.stored;
+    };
+    await Promise.all([
+      turn('m1', 'First question about terms?'),
+      turn('m2', 'Second question about votes?'),
+    ]);
+    // The manifest's `once` injection (guidance.md's 练习题) reaches one turn, not both: the
+    // second turn's context is read from the state the first one stored.
+    const carrying = prompts(model).filter((prompt) => prompt.includes('为什么 follower 必须持久化'));
+    expect(carrying).toHaveLength(1);
+    // Question, answer, question, answer — in the order they were sent.
+    const stored = (await store.load(SESSION)).messages.map((message) => message.role);
+    expect(stored).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(prompts(model)[1]).toContain('answer 0');
+  });
+
   it('sends the agent the session’s curation and never a chat command', async () => {
     const { engine, model } = processEngine((_prompt, index) => `answer ${index}`);
     await chunks(
