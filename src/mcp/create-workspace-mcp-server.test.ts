@@ -140,6 +140,14 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/text|messageId/);
     expect(await stored()).toBe(before);
+    // A misspelt argument is refused too: ignored, a retry with "messageID" would run a second turn.
+    const misspelt = (await client.callTool({
+      name: 'send_message',
+      arguments: { text: 'What is a term?', messageID: 'mcp-1' },
+    })) as unknown as { isError?: boolean; content: { text: string }[] };
+    expect(misspelt.isError).toBe(true);
+    expect(misspelt.content[0]?.text).toMatch(/Unrecognized key.*messageID/su);
+    expect(await stored()).toBe(before);
     const command = (await client.callTool({
       name: 'send_message',
       arguments: { text: '/compress' },

@@ -86,7 +86,8 @@ function registerSendMessage(
     'send_message',
     {
       description: `Send a message to session ${sessionId} and get its answer from ${model.offline ? 'the offline model' : model.spec}, exactly as the ctxloom notebook chat does: the context is compiled under the session's token budget, every model call is logged (ctxloom calls), and the turn is stored. "/compress", "/compress requirement" and "/compress artifacts" are commands: they summarise the history and update the requirement TODO and artifact index instead of calling the model.`,
-      inputSchema: {
+      // Strict, as the workspace tools: a misspelt `messageID` is refused, not dropped (a retry would run twice).
+      inputSchema: z.strictObject({
         text: z.string().min(1).max(100_000).describe('The user message (or a /compress command)'),
         messageId: z
           .string()
@@ -95,7 +96,7 @@ function registerSendMessage(
           .describe(
             'A client id for the message; sending the same id again is refused, so a retry never runs twice',
           ),
-      },
+      }),
       outputSchema: {
         answer: z.string(),
         userMessageId: z.string(),
