@@ -36,4 +36,21 @@ describe('ctxloom chat and ctxloom calls', () => {
     expect(await main(['calls', 'raft-consensus', '--show=-1'], show.io)).toBe(0);
     expect(show.out()).toContain('history');
   });
+
+  it('refuses a call number that is 0 or not a decimal integer (exit 2), never showing call 1', async () => {
+    for (const value of ['0', '', '0x1', '1e0', '1.0', ' 1', '-0']) {
+      for (const option of ['--show', '--diff']) {
+        const run = createBufferIo({ cwd: root });
+        expect(
+          await main(['calls', 'raft-consensus', `${option}=${value}`], run.io),
+          `${option}=${value}`,
+        ).toBe(2);
+        expect(run.out()).toBe('');
+        expect(run.err()).toContain('ctxloom calls: invalid-argument:');
+      }
+    }
+    const first = createBufferIo({ cwd: root });
+    expect(await main(['calls', 'raft-consensus', '--show', '1'], first.io)).toBe(0);
+    expect(first.out()).toMatch(/^call \S+ · turn /u);
+  });
 });

@@ -53,8 +53,8 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (values.diff !== undefined) {
-      const index = Number(values.diff);
-      const at = Number.isInteger(index) ? (index > 0 ? index - 1 : calls.length + index) : -1;
+      const index = callNumber(values.diff, '--diff');
+      const at = index > 0 ? index - 1 : calls.length + index;
       const current = calls[at];
       const previous = calls[at - 1];
       if (current === undefined || previous === undefined || at < 1) {
@@ -85,8 +85,8 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (values.show !== undefined) {
-      const index = Number(values.show);
-      const call = Number.isInteger(index) ? calls.at(index > 0 ? index - 1 : index) : undefined;
+      const index = callNumber(values.show, '--show');
+      const call = calls.at(index > 0 ? index - 1 : index);
       if (call === undefined) throw usageError(`no call ${values.show} (${calls.length} listed)`, '--show');
       if (values.json) {
         io.stdout(`${JSON.stringify(call, null, 2)}\n`);
@@ -106,4 +106,14 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
   } finally {
     await close();
   }
+}
+
+/**
+ * A call number as typed: a decimal integer, 1 the oldest listed and -1 the newest. `0`, `''`,
+ * `0x1` and `1e0` are refused (usage error): `Number` reads them as 0 or 1, and `0` was call 1.
+ */
+function callNumber(value: string, option: string): number {
+  const index = /^-?\d+$/u.test(value) ? Number(value) : 0;
+  if (index === 0) throw usageError(`${option} takes a call number: 1 the oldest, -1 the newest`, option);
+  return index;
 }
