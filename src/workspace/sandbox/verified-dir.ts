@@ -25,7 +25,8 @@ export interface VerifiedDir {
 
 /** True when `real` is `root` or below it. */
 export function isInside(root: string, real: string): boolean {
-  return real === root || real.startsWith(root + sep);
+  // The file-system root already ends in a separator: `/` + `/` would match nothing.
+  return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 /** The real path of an open handle: from `/proc` on Linux, else `realpath` of `fallback`. */
