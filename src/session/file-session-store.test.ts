@@ -92,6 +92,35 @@ describe('file session store: a corrupt call log head', () => {
     expect(error.message.length).toBeLessThan(300);
   });
 
+  it('names a value by its type, and a deeply nested one is a typed error, not a RangeError', async () => {
+    const store = createFileSessionStore({ workspace });
+    const id = await newSession();
+    await mkdir(join(root, id, 'calls'));
+    const listError = async (head: string) => {
+      await writeFile(join(root, id, 'calls', 'head.json'), head);
+      return (await store.listCalls(id).catch((caught: unknown) => caught)) as CtxloomError;
+    };
+    for (const [head, found] of [
+      ['{"next":[1]}', 'found an array'],
+      ['[1]', 'found an array'],
+      ['{"next":{"a":1}}', 'found an object'],
+      ['{"next":"12"}', 'found "12"'],
+      ['{"next":true}', 'found true'],
+      ['{"next":null}', 'found null'],
+    ]) {
+      const error = await listError(head as string);
+      expect(error).toMatchObject({ code: 'invalid-config', file: 'calls/head.json', path: 'next' });
+      expect(error.message).toContain(`${found} (calls/head.json at next)`);
+    }
+    const nested = `${'['.repeat(500_000)}${']'.repeat(500_000)}`;
+    for (const head of [`{"next":${nested}}`, nested, `{"next":{"a":${nested}}}`]) {
+      const error = await listError(head);
+      // Refused as a bad head, or earlier by a nesting limit of the JSON reader: typed either way.
+      expect(CtxloomError.is(error), String(error)).toBe(true);
+      expect(error.file).toBe('calls/head.json');
+    }
+  });
+
   it('a call record of the wrong shape is a typed invalid-config naming its file, not a TypeError', async () => {
     const store = createFileSessionStore({ workspace });
     const id = await newSession();

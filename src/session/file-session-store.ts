@@ -274,9 +274,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A JSON value as an error shows it, shortened (`1e999` parses to Infinity: shown as such, not as `null`). */
+/**
+ * A JSON value as an error shows it: a scalar shortened (`1e999` parses to Infinity: shown as
+ * such, not as `null`), an array or object by its type — stringifying a deeply nested one
+ * would overflow the stack.
+ */
 function describe(value: unknown): string {
-  return shorten(typeof value === 'number' ? String(value) : JSON.stringify(value), 40);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return shorten(typeof value === 'string' ? JSON.stringify(value) : String(value), 40);
 }
 
 function callPath(slot: number): string {
