@@ -68,6 +68,21 @@ describe('createAnalyzer on scripts without spaces', () => {
   });
 });
 
+describe('createAnalyzer on a run of millions of characters', () => {
+  it('analyses a 3M-character run of Han, Thai or Cyrillic without overflowing the stack', () => {
+    const analyzer = createAnalyzer();
+    const han = analyzer.analyze(`${'长'.repeat(3_000_000)}。`);
+    expect(han).toHaveLength(2 * 3_000_000 - 1);
+    expect([han[0], han[1], han.at(-2), han.at(-1)]).toEqual(['长', '长长', '长长', '长']);
+    const thai = analyzer.analyze('ก'.repeat(3_000_000));
+    expect(thai.length).toBeGreaterThan(1_000_000);
+    expect(thai.join('')).toBe('ก'.repeat(3_000_000));
+    // A word is one term, cut to maxTermLength; after an apostrophe any letters join it.
+    expect(analyzer.analyze(`${'ж'.repeat(3_000_000)} да`)).toEqual(['ж'.repeat(64), 'да']);
+    expect(analyzer.analyze(`ж'${'长'.repeat(3_000_000)}`)).toEqual([`ж'${'长'.repeat(62)}`]);
+  }, 60_000);
+});
+
 describe('the ASCII word table', () => {
   it('gives the same terms past the point where it is cleared, for words seen before and not', () => {
     const analyzer = createAnalyzer({ maxTermLength: 6 });

@@ -39,13 +39,30 @@ export interface AnalyzerOptions {
 const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}';
 // Scripts written without spaces between words, segmented with ICU's dictionaries.
 const UNSPACED = '\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}';
-const CJK_RUN = `[${CJK}]+`;
-const UNSPACED_RUN = `[[${UNSPACED}\\p{M}]--[\\p{P}]]+`;
-const WORD_RUN = `[[\\p{L}\\p{N}\\p{M}]--[${CJK}${UNSPACED}]]+(?:['’][\\p{L}\\p{N}]+)*`;
+const CJK_CHAR = `[${CJK}]`;
+const UNSPACED_CHAR = `[[${UNSPACED}\\p{M}]--[\\p{P}]]`;
+const WORD_CHAR = `[[\\p{L}\\p{N}\\p{M}]--[${CJK}${UNSPACED}]]`;
+// What follows an apostrophe inside a word.
+const SUFFIX_CHAR = '[\\p{L}\\p{N}]';
+/**
+ * Most repetitions of a run in one regular expression match (code points, or apostrophe
+ * suffixes of a word). A `+` or `*` over classes with astral members (Han, Cyrillic words, …)
+ * keeps a backtracking entry per character: a run of ~3M overflowed the stack. A longer run
+ * is matched in pieces of this size and joined again ({@link extendRun}), so its terms are the
+ * unbounded pattern's. Internal; exported for tests.
+ */
+export const RUN_PIECE = 4096;
+const PIECE = `{1,${RUN_PIECE}}`;
 // `v` flag for the set difference; built with the constructor because the compile target
 // predates the flag. Each match is a CJK run (group 1), an unspaced-script run (group 2) or
-// a word.
-const TOKEN_SOURCE = `(${CJK_RUN})|(${UNSPACED_RUN})|${WORD_RUN}`;
+// a word — `CJK+ | UNSPACED+ | WORD+(?:['’]SUFFIX+)*` with each repetition bounded.
+const TOKEN_SOURCE = `(${CJK_CHAR}${PIECE})|(${UNSPACED_CHAR}${PIECE})|${WORD_CHAR}${PIECE}(?:['’]${SUFFIX_CHAR}${PIECE}){0,${RUN_PIECE}}`;
+// Sticky pieces that continue a run cut at the bound.
+const CJK_PIECE = new RegExp(`${CJK_CHAR}${PIECE}`, 'vy');
+const UNSPACED_PIECE = new RegExp(`${UNSPACED_CHAR}${PIECE}`, 'vy');
+const WORD_PIECE = new RegExp(`${WORD_CHAR}${PIECE}`, 'vy');
+const SUFFIX_PIECE = new RegExp(`${SUFFIX_CHAR}${PIECE}`, 'vy');
+const APOSTROPHE_SUFFIX_PIECE = new RegExp(`['’]${SUFFIX_CHAR}${PIECE}`, 'vy');
 // Distinct words whose terms an analyzer remembers (a few MB at most).
 const WORD_CACHE_SIZE = 1 << 16;
 // Intl.Segmenter is super-linear on very long inputs; CJK runs are cut to this many units.
@@ -140,18 +157,22 @@ function buildAnalyzer(options: AnalyzerOptions): Analyzer {
 
   const analyzeUnicode = (text: string): string[] => {
     const terms: string[] = [];
-    for (const match of normalizeText(text).matchAll(tokenPattern)) {
-      const run = match[1];
-      if (run !== undefined) {
-        addCjk(run, terms);
-        continue;
+    const normalized = normalizeText(text);
+    tokenPattern.lastIndex = 0;
+    for (;;) {
+      const match = tokenPattern.exec(normalized);
+      if (match === null) break;
+      let token = match[0];
+      // Only a match at least RUN_PIECE units long can have been cut at the bound.
+      if (token.length >= RUN_PIECE) {
+        const kind = match[1] !== undefined ? 'cjk' : match[2] !== undefined ? 'unspaced' : 'word';
+        const end = extendRun(normalized, match.index, tokenPattern.lastIndex, kind);
+        token = normalized.slice(match.index, end);
+        tokenPattern.lastIndex = end;
       }
-      const unspaced = match[2];
-      if (unspaced !== undefined) {
-        addUnspaced(unspaced, terms);
-        continue;
-      }
-      addWord(match[0], terms);
+      if (match[1] !== undefined) addCjk(token, terms);
+      else if (match[2] !== undefined) addUnspaced(token, terms);
+      else addWord(token, terms);
     }
     return terms;
   };
@@ -293,6 +314,32 @@ export function distinctTermsOf(analyzer: Analyzer, text: string): readonly stri
     lastOf.terms = terms;
   }
   return terms;
+}
+
+/**
+ * Where the run matched at `start..end` of `text` ends when its repetitions are not bounded:
+ * more pieces of the same run, and for a word more of its last part, then more apostrophe
+ * suffixes. Greedy like the unbounded pattern, which never needed to backtrack into a run.
+ */
+function extendRun(text: string, start: number, end: number, kind: 'cjk' | 'unspaced' | 'word'): number {
+  const more = (piece: RegExp, from: number): number => {
+    let at = from;
+    for (;;) {
+      piece.lastIndex = at;
+      if (!piece.test(text)) return at;
+      at = piece.lastIndex;
+    }
+  };
+  if (kind === 'cjk') return more(CJK_PIECE, end);
+  if (kind === 'unspaced') return more(UNSPACED_PIECE, end);
+  // A word's own characters hold no apostrophe: with one, the match ended inside a suffix.
+  const matched = text.slice(start, end);
+  let at = matched.includes("'") || matched.includes('’') ? more(SUFFIX_PIECE, end) : more(WORD_PIECE, end);
+  for (;;) {
+    APOSTROPHE_SUFFIX_PIECE.lastIndex = at;
+    if (!APOSTROPHE_SUFFIX_PIECE.test(text)) return at;
+    at = more(SUFFIX_PIECE, APOSTROPHE_SUFFIX_PIECE.lastIndex);
+  }
 }
 
 // Whether `codes` from `from` on hold `text`'s `length` characters from `start` on.
