@@ -54,11 +54,20 @@ export async function runMcp(args: string[], io: CliIo): Promise<number> {
       throw new CtxloomError({ code: 'not-found', message: 'the workspace has no sessions', file: root });
     sessionId = first.id;
   }
-  if (!(await workspace.sandbox.exists(sessionId))) {
+  const session = await workspace.sandbox.stat(sessionId);
+  if (session === undefined) {
     throw new CtxloomError({
       code: 'not-found',
       message: `no session "${sessionId}" in the workspace`,
       file: sessionId,
+    });
+  }
+  // A file (`sessions.json`) would be served as a session whose every request fails.
+  if (session.kind !== 'directory') {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `session "${sessionId}" is a file, not a session folder`,
+      path: '--session',
     });
   }
   // The engine `serve` and `chat` build: same store, model, summariser, proposer and tools.

@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBufferIo } from '../io.ts';
@@ -149,6 +150,28 @@ describe('a --store that cannot be opened', () => {
       expect(run.err()).not.toMatch(STACK);
     }
     expect(await readFile(join(root, 'sessions.json'), 'utf8')).toBe(before);
+  });
+});
+
+describe('ctxloom mcp', () => {
+  it('refuses a --session that is a file or missing, before serving anything', async () => {
+    for (const [session, expected] of [
+      [
+        'sessions.json',
+        'ctxloom mcp: invalid-argument: session "sessions.json" is a file, not a session folder',
+      ],
+      ['raft-consensus/messages.json', 'is a file, not a session folder'],
+      ['no-such-session', 'ctxloom mcp: not-found: no session "no-such-session" in the workspace'],
+    ]) {
+      const run = capture();
+      const stdout = new PassThrough();
+      // Were a server started, stdin's end would stop it (exit 0) and its output land here.
+      Object.assign(run.io, { stdin: Readable.from([]), stdoutStream: stdout });
+      expect(await main(['mcp', '.', '--session', session as string], run.io), session).toBe(1);
+      expect(run.err()).toContain(expected);
+      expect(run.err()).not.toContain('serving');
+      expect(stdout.read()).toBeNull();
+    }
   });
 });
 
