@@ -268,13 +268,14 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   server.registerResource(
     'session-file',
     new ResourceTemplate('ctxloom://files/{+path}', {
-      list: async () => ({
+      // Wrapped like the reads: a failed listing leaves with the spec's code and no server path.
+      list: reading(async () => ({
         resources: (await sessionFiles()).map((path) => ({
           uri: fileResourceUri(path),
           name: path,
           mimeType: mimeTypeOf(path),
         })),
-      }),
+      })),
     }),
     { description: 'A file of the session folder (global files read-only)' },
     reading(async (uri, variables) => {
@@ -288,7 +289,7 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   server.registerResource(
     'block',
     new ResourceTemplate('ctxloom://blocks/{file}/{+id}', {
-      list: async () => ({ resources: await listBlocks() }),
+      list: reading(async () => ({ resources: await listBlocks() })),
     }),
     { description: 'One block of a Markdown or JSON file, by heading path or short id' },
     reading(async (uri, variables) => {
@@ -386,7 +387,7 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   return server;
 }
 
-/** Wraps a resource read callback so every error leaves with the spec's code ({@link toMcpError}). */
+/** Wraps a resource read or list callback so every error leaves with the spec's code ({@link toMcpError}). */
 function reading<Args extends unknown[], Result>(
   callback: (...args: Args) => Promise<Result>,
 ): (...args: Args) => Promise<Result> {

@@ -60,6 +60,15 @@ describe('the MCP server, driven by the SDK client in memory', () => {
     }
   });
 
+  it('answers a failed resources/list with a typed error, like a failed read', async () => {
+    expect((await client.listResources()).resources.length).toBeGreaterThan(0);
+    await rm(join(root, 'raft-consensus'), { recursive: true, force: true });
+    const error = await rpcError(client.listResources());
+    expect(error?.code).toBe(-32002);
+    expect(error?.data).toMatchObject({ code: 'not-found' });
+    expect(JSON.stringify(error)).not.toContain(root);
+  });
+
   it('returns typed tool errors with no server path, for raw file-system errors too', async () => {
     await symlink('loop', join(root, 'raft-consensus', 'loop'));
     for (const args of [
