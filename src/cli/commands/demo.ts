@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -15,6 +15,10 @@ import {
 } from '../../core/index.ts';
 import { partText } from '../../core/message.ts';
 import { getTokenCounter } from '../../tokenizers/index.ts';
+import { parseJsonText } from '../../workspace/json/parse-json-text.ts';
+import { issueLocation, parseJsonTree } from '../../workspace/json/parse-json-tree.ts';
+import { createSandbox } from '../../workspace/sandbox/create-sandbox.ts';
+import { checkMessages } from '../../workspace/session/messages-schema.ts';
 import type { CliIo } from '../io.ts';
 import { usageError } from '../usage-error.ts';
 
@@ -36,9 +40,10 @@ export const DEMO_DIR = fileURLToPath(new URL('../../../examples/demo', import.m
 /** Help text of `ctxloom demo`. */
 export const DEMO_HELP = `Usage: ctxloom demo [dir] [options]
 
-Compile the example in dir (default: the bundled examples/demo) — request.json, a system
-prompt, a chat history and knowledge files — and print the messages that would be sent and
-the per-layer report. Exits 2 when the example does not fit its window.
+Compile the example in dir (default: the bundled examples/demo) — request.json,
+system-prompt.md, history.json (messages, as a session's messages.json holds them) and the
+knowledge files request.json lists, which must be inside dir — and print the messages that
+would be sent and the per-layer report. Exits 2 when the example does not fit its window.
 
 Options:
   --json      print { messages, report } as JSON instead
@@ -63,23 +68,28 @@ export async function runDemo(args: readonly string[], io: CliIo): Promise<numbe
   const [given, ...extra] = positionals;
   if (extra.length > 0) throw usageError('demo takes at most one [dir]');
   const dir = given === undefined ? DEMO_DIR : resolve(io.cwd ?? process.cwd(), given);
-  const request = requestSchema.safeParse(await readJson(join(dir, 'request.json')));
+  await assertDemoFolder(dir, given ?? 'examples/demo');
+  // Every file is read inside the folder (a knowledge entry cannot name ../../etc/passwd), and
+  // its errors are typed, naming the file relative to the folder.
+  const folder = createSandbox({ root: dir });
+  const request = requestSchema.safeParse(parseJsonText(await folder.readText(REQUEST_FILE), REQUEST_FILE));
   if (!request.success) {
     const issue = request.error.issues[0];
     throw new CtxloomError({
       code: 'invalid-config',
       message: issue?.message ?? 'invalid request',
-      file: join(dir, 'request.json'),
+      file: REQUEST_FILE,
       path: issue?.path.join('.') ?? '',
     });
   }
   const { model, window, query, contexts, knowledge, outputReserveRatio } = request.data;
   const counter = getTokenCounter(model);
-  const systemPrompt = await readFile(join(dir, 'system-prompt.md'), 'utf8');
-  const history = (await readJson(join(dir, 'history.json'))) as Message[];
+  const systemPrompt = await folder.readText('system-prompt.md');
+  // Ids are not required unique: the demo's history is compiled, never stored.
+  const history = parseHistory(await folder.readText(HISTORY_FILE));
   const blocks: ContextBlock[] = [];
   for (const entry of knowledge) {
-    const content = (await readFile(join(dir, entry.file), 'utf8')).trimEnd();
+    const content = (await folder.readText(entry.file)).trimEnd();
     blocks.push(
       createBlock(
         {
@@ -125,21 +135,30 @@ export async function runDemo(args: readonly string[], io: CliIo): Promise<numbe
   return compiled.report.fits ? 0 : 2;
 }
 
-async function readJson(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CtxloomError({ code: 'not-found', message: `cannot read ${file}`, file, cause: error });
+const REQUEST_FILE = 'request.json';
+const HISTORY_FILE = 'history.json';
+
+/** The demo folder must exist and be a folder; named as the user typed it (`shown`). */
+async function assertDemoFolder(dir: string, shown: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (info === undefined) {
+    throw new CtxloomError({ code: 'not-found', message: 'demo folder does not exist', file: shown });
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CtxloomError({
-      code: 'parse-error',
-      message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      file,
-      cause: error,
-    });
+  if (!info.isDirectory()) {
+    throw new CtxloomError({ code: 'invalid-argument', message: 'the demo folder is a file', file: shown });
   }
+}
+
+/** `history.json`: a list of messages as a session's `messages.json` holds them, checked the same way. */
+function parseHistory(text: string): Message[] {
+  const value = parseJsonText(text, HISTORY_FILE);
+  const result = checkMessages(value, { uniqueIds: false });
+  if (result.success) return result.data as Message[];
+  throw new CtxloomError({
+    code: 'invalid-config',
+    message: `invalid message: ${result.issue.message}`,
+    file: HISTORY_FILE,
+    ...issueLocation(parseJsonTree(text, HISTORY_FILE), result.issue.path),
+    ...(result.error === undefined ? {} : { cause: result.error }),
+  });
 }
