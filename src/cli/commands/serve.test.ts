@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,34 @@ describe('ctxloom serve', () => {
       ).toBe(1);
       expect(copy.err.join('')).toBe('ctxloom serve: not-found: workspace folder does not exist (nope)\n');
       expect(existsSync(join(root, 'copy'))).toBe(false);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a --copy-to inside the workspace, through a symlink too, copying nothing (exit 2)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ctxloom-serve-copy-into-'));
+    try {
+      await mkdir(join(root, 'ws', 's1'), { recursive: true });
+      await writeFile(join(root, 'ws', 's1', 'guidance.md'), '# g\n');
+      await symlink('ws', join(root, 'link'));
+      for (const target of ['ws/copy', 'ws/s1/deeper/copy', 'link/copy']) {
+        const run = bufferIo();
+        expect(
+          await main(['serve', 'ws', '--copy-to', target, '--port', '0'], { ...run.io, cwd: root }),
+          target,
+        ).toBe(2);
+        expect(run.err.join('')).toMatch(
+          new RegExp(
+            `^ctxloom serve: invalid-argument: --copy-to must be outside the workspace it copies \\(${target}\\)\n`,
+            'u',
+          ),
+        );
+        expect(run.err.join('')).not.toContain(root);
+        expect(run.out).toEqual([]);
+      }
+      expect(await readdir(join(root, 'ws'))).toEqual(['s1']);
+      expect(await readdir(join(root, 'ws', 's1'))).toEqual(['guidance.md']);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import { cp } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { cp, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CtxloomError } from '../../core/index.ts';
 import { OFFLINE_HINT, resolveModel } from '../../llm/index.ts';
 import { ensureWebBuild } from '../../server/ensure-web-build.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, startNotebookServer } from '../../server/index.ts';
 import { openWorkspace } from '../../workspace/index.ts';
+import { isInside } from '../../workspace/sandbox/verified-dir.ts';
 import type { CliIo } from '../io.ts';
 import { openSessionEngine } from '../open-session-engine.ts';
 import { assertWorkspaceFolder } from '../session-dir.ts';
@@ -70,6 +72,15 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
     root = resolve(io.cwd ?? process.cwd(), copyTo);
     if (!existsSync(root)) {
       await assertWorkspaceFolder(source, dir);
+      // cp would throw ERR_FS_CP_EINVAL, which reached the user as an internal error.
+      if (isInside(await realpath(source), await realPathToBe(root))) {
+        throw new CtxloomError({
+          code: 'invalid-argument',
+          message: '--copy-to must be outside the workspace it copies',
+          file: copyTo,
+          details: { usage: true },
+        });
+      }
       await cp(source, root, { recursive: true, errorOnExist: true, force: false });
       io.stderr(`copied ${source} to ${root}; the notebook edits the copy (delete it to start over)\n`);
     } else {
@@ -130,4 +141,18 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   await server.close();
   await opened.close();
   return 0;
+}
+
+/** The real path `path` will have once created: its deepest existing folder's real path, then the rest. */
+async function realPathToBe(path: string): Promise<string> {
+  const missing: string[] = [];
+  let at = path;
+  for (;;) {
+    const real = await realpath(at).catch(() => undefined);
+    if (real !== undefined) return join(real, ...missing);
+    const parent = dirname(at);
+    if (parent === at) return path;
+    missing.unshift(basename(at));
+    at = parent;
+  }
 }
