@@ -48,8 +48,31 @@ describe('workspace tools', () => {
   });
 
   it('read_file names a range past the end of the file', async () => {
-    await expect(tools.read_file.run({ path: 'milestones.md', startLine: 40 })).rejects.toThrow(
-      /it has 11 lines/u,
+    await expect(tools.read_file.run({ path: 'milestones.md', startLine: 40 })).rejects.toMatchObject({
+      code: 'not-found',
+      message: 'line 40 is past the end of milestones.md (it has 11 lines) (milestones.md:40)',
+    });
+    await expect(
+      tools.read_file.run({ path: 'milestones.md', startLine: 40, endLine: 45 }),
+    ).rejects.toMatchObject({
+      code: 'not-found',
+      message: 'lines 40-45 are outside milestones.md (it has 11 lines) (milestones.md:40)',
+    });
+    await tools.write_file.run({ path: 'one-line.md', content: 'only\n' });
+    await expect(tools.read_file.run({ path: 'one-line.md', startLine: 2 })).rejects.toThrow(
+      'line 2 is past the end of one-line.md (it has 1 line)',
+    );
+  });
+
+  it('read_file refuses an endLine before its startLine as a bad argument, not a missing range', async () => {
+    await expect(
+      tools.read_file.run({ path: 'milestones.md', startLine: 5, endLine: 2 }),
+    ).rejects.toMatchObject({
+      code: 'invalid-argument',
+      message: 'endLine 2 is before startLine 5 (milestones.md at endLine)',
+    });
+    expect(await tools.read_file.run({ path: 'milestones.md', startLine: 5, endLine: 5 })).toMatch(
+      /^milestones\.md \(lines 5-5 of 11\)\n5\t/u,
     );
   });
 

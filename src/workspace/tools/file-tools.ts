@@ -15,19 +15,32 @@ export function splitLines(text: string): string[] {
 
 /**
  * `read_file`: the file's lines `startLine..endLine`, numbered like `cat -n`, under a header
- * naming the range and the file's length. Throws `not-found` for a range past the end.
+ * naming the range and the file's length. Throws `invalid-argument` for an `endLine` before
+ * `startLine`, `not-found` for a range past the end.
  */
 export async function readFileTool(
   context: ToolContext,
   input: z.infer<typeof readFileInput>,
 ): Promise<string> {
-  const lines = splitLines(await context.sandbox.readText(input.path));
   const startLine = input.startLine ?? 1;
+  if (input.endLine !== undefined && input.endLine < startLine) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `endLine ${input.endLine} is before startLine ${startLine}`,
+      file: input.path,
+      path: 'endLine',
+    });
+  }
+  const lines = splitLines(await context.sandbox.readText(input.path));
   const endLine = Math.min(input.endLine ?? lines.length, lines.length);
-  if (lines.length > 0 && (startLine > lines.length || endLine < startLine)) {
+  if (lines.length > 0 && startLine > lines.length) {
+    const range =
+      input.endLine === undefined
+        ? `line ${startLine} is past the end of`
+        : `lines ${startLine}-${input.endLine} are outside`;
     throw new CtxloomError({
       code: 'not-found',
-      message: `lines ${startLine}-${input.endLine ?? ''} are outside ${input.path} (it has ${lines.length} lines)`,
+      message: `${range} ${input.path} (it has ${lines.length} line${lines.length === 1 ? '' : 's'})`,
       file: input.path,
       line: startLine,
     });
