@@ -138,4 +138,17 @@ describe('ctxloom demo', () => {
     expect(await main(['frobnicate'], unknown.io)).toBe(2);
     expect(unknown.err()).toContain('unknown command "frobnicate"');
   });
+
+  it('answers `help <command>` with that help, and an unknown topic as an unknown command (exit 2)', async () => {
+    const topic = capture();
+    expect(await main(['help', 'blocks'], topic.io)).toBe(0);
+    expect(topic.out()).toContain('Usage: ctxloom blocks');
+    const general = capture();
+    expect(await main(['help'], general.io)).toBe(0);
+    expect(general.out()).toContain('usage:');
+    const unknown = capture();
+    expect(await main(['help', 'nope'], unknown.io)).toBe(2);
+    expect(unknown.out()).toBe('');
+    expect(unknown.err()).toMatch(/^ctxloom: unknown command "nope"\n\n.*usage:/su);
+  });
 });

@@ -84,17 +84,16 @@ export function missingPackageOf(error: unknown): string | undefined {
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    const load = command === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
-    const topic = load === undefined ? undefined : await loadCommand(rest[0] as string, load, io);
+    const name = command === 'help' ? rest[0] : undefined;
+    const load = name === undefined ? undefined : COMMANDS[name];
+    if (name !== undefined && load === undefined) return unknownCommand(name, io);
+    const topic = load === undefined ? undefined : await loadCommand(name as string, load, io);
     if (topic === null) return 1;
     io.stdout(topic?.help ?? HELP);
     return command === undefined ? 2 : 0;
   }
   const load = COMMANDS[command];
-  if (load === undefined) {
-    io.stderr(`ctxloom: unknown command "${command}"\n\n${HELP}`);
-    return 2;
-  }
+  if (load === undefined) return unknownCommand(command, io);
   const entry = await loadCommand(command, load, io);
   if (entry === null) return 1;
   try {
@@ -113,6 +112,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     return internalError(command, error, io);
   }
+}
+
+/** A command (or `help` topic) that does not exist: says so with the general help, exit 2. */
+function unknownCommand(command: string, io: CliIo): number {
+  io.stderr(`ctxloom: unknown command "${command}"\n\n${HELP}`);
+  return 2;
 }
 
 /**
