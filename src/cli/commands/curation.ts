@@ -37,11 +37,14 @@ export async function runCuration(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const [dir, action = 'list', messageId, ...extra] = positionals;
-  if (dir === undefined || extra.length > 0)
-    throw usageError('memory takes <session-dir> [action] [message-id]');
+  if (dir === undefined) {
+    throw usageError('curation takes <session-dir> [list | exclude <message-id> | restore <message-id>]');
+  }
   if (action !== 'list' && action !== 'exclude' && action !== 'restore')
     throw usageError(`unknown action "${action}"; use list, exclude or restore`);
+  if (action === 'list' && messageId !== undefined) throw usageError('list takes no <message-id>');
   if (action !== 'list' && messageId === undefined) throw usageError(`${action} needs a <message-id>`);
+  if (extra.length > 0) throw usageError(`${action} takes one <message-id>`);
   const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
   });

@@ -258,6 +258,21 @@ describe('ctxloom curation', () => {
     expect(unknown.err()).toContain('no message with id "m999"');
     expect(await main(['curation', 'raft-consensus', 'forget', 'm001'], capture().io)).toBe(2);
   });
+
+  it('names itself in a usage error and refuses arguments it would ignore (exit 2)', async () => {
+    const none = capture();
+    expect(await main(['curation'], none.io)).toBe(2);
+    expect(none.err()).toMatch(/^ctxloom curation: invalid-argument: curation takes <session-dir> /u);
+    for (const args of [
+      ['raft-consensus', 'list', 'extra'],
+      ['raft-consensus', 'exclude', 'm001', 'm002'],
+    ]) {
+      const run = capture();
+      expect(await main(['curation', ...args], run.io), args.join(' ')).toBe(2);
+      expect(run.out()).toBe('');
+      expect(run.err()).toMatch(/^ctxloom curation: invalid-argument: .*(takes no|one <message-id>)/u);
+    }
+  });
 });
 
 describe('ctxloom help', () => {
