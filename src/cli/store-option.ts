@@ -6,7 +6,8 @@ export function parseStoreOption(spec: string | undefined, cwd: string): Session
   try {
     return parseSessionStoreSpec(spec, { cwd });
   } catch (error) {
-    throw usageError(`--store: ${error instanceof Error ? error.message : String(error)}`, 'store');
+    // The message already ends in "(at store)": naming `store` again would say it twice.
+    throw usageError(`--store: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

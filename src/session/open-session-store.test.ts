@@ -56,6 +56,11 @@ describe('parseSessionStoreSpec', () => {
       }
       expect(error, spec).toMatchObject({ code: 'invalid-argument', path: 'store' });
       expect(String((error as Error).message)).not.toContain('secret');
+      // Only a kind it does not know is "unknown"; a bad sqlite or PostgreSQL value is "invalid".
+      const known = spec.startsWith('sqlite:') || spec.startsWith('postgres');
+      expect(String((error as Error).message)).toMatch(
+        known ? /^invalid session store/u : /^unknown session store/u,
+      );
     }
   });
 });

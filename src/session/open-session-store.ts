@@ -47,7 +47,7 @@ export function parseSessionStoreSpec(
   if (text.startsWith('sqlite:')) {
     const path = text.slice('sqlite:'.length);
     if (path === '' || path.includes('\u0000'))
-      throw invalid(spec ?? '', 'sqlite: needs a database file path');
+      throw invalid(spec ?? '', 'no database file path after "sqlite:"', 'invalid');
     return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(options.cwd ?? process.cwd(), path) };
   }
   if (/^postgres(?:ql)?:\/\//u.test(text)) {
@@ -55,19 +55,20 @@ export function parseSessionStoreSpec(
     try {
       url = new URL(text);
     } catch {
-      throw invalid(redact(text), 'not a valid PostgreSQL URL');
+      throw invalid(redact(text), 'not a valid PostgreSQL URL', 'invalid');
     }
     const schema = url.searchParams.get('schema') ?? 'public';
     if (!SCHEMA.test(schema)) {
       throw invalid(
         redact(text),
         `schema must be a plain SQL identifier (letters, digits, _), got "${schema}"`,
+        'invalid',
       );
     }
     url.searchParams.delete('schema');
     return { kind: 'postgres', connectionString: url.toString(), schema };
   }
-  throw invalid(redact(text), 'use files, sqlite:<path> or postgres://…');
+  throw invalid(redact(text), 'use files, sqlite:<path> or postgres://…', 'unknown');
 }
 
 /**
@@ -147,10 +148,11 @@ function redact(text: string): string {
   return text.replace(/\/\/([^:/@]*):[^@/]*@/u, '//$1:***@');
 }
 
-function invalid(spec: string, why: string): CtxloomError {
+/** `unknown` for a kind this does not know, `invalid` for a bad value of a known kind. */
+function invalid(spec: string, why: string, what: 'unknown' | 'invalid'): CtxloomError {
   return new CtxloomError({
     code: 'invalid-argument',
-    message: `unknown session store "${spec}": ${why}`,
+    message: `${what} session store "${spec}": ${why}`,
     path: 'store',
   });
 }

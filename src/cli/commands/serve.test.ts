@@ -117,7 +117,11 @@ describe('ctxloom serve', () => {
       schema: 'notebook',
     });
     expect(() => parseStoreOption('redis://x', '/w')).toThrow(
-      /--store: unknown session store "redis:\/\/x"/u,
+      /^--store: unknown session store "redis:\/\/x": use files, sqlite:<path> or postgres:\/\/… \(at store\)$/u,
+    );
+    // A known kind with a bad value is not "unknown", and the location is said once.
+    expect(() => parseStoreOption('sqlite:', '/w')).toThrow(
+      /^--store: invalid session store "sqlite:": no database file path after "sqlite:" \(at store\)$/u,
     );
     const bad = bufferIo();
     expect(await main(['serve', 'examples/notebook', '--store', 'mysql://db'], bad.io)).toBe(2);
