@@ -45,7 +45,9 @@ export async function runBlocks(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${JSON.stringify(parsed.blocks, null, 2)}\n`);
     return 0;
   }
-  io.stdout(`${file} · ${parsed.lines.length} lines\n`);
+  // The split leaves an empty last entry after a final newline: it starts no line.
+  const lineCount = parsed.lines.length - (parsed.lines.at(-1) === '' ? 1 : 0);
+  io.stdout(`${file} · ${lineCount} line${lineCount === 1 ? '' : 's'}\n`);
   const print = (blocks: readonly Block[], depth: number) => {
     for (const block of blocks) {
       const { startLine, endLine, sectionEndLine } = block.source;

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -181,6 +181,22 @@ describe('ctxloom blocks', () => {
     expect(await main(['blocks', 'profile.md'], run.io)).toBe(0);
     expect(run.out()).toMatch(/^ {2}## 学习目标\/已有基础 \[[0-9a-f]{6}\] {2}L20-24$/mu);
     expect(run.out()).toMatch(/^# 基本信息 \[[0-9a-f]{6}\] {2}L1-4 \(section to L14\)$/mu);
+  });
+
+  it('counts the lines of the file, a final newline ending the last one, and says "1 line"', async () => {
+    for (const [text, count] of [
+      ['# 一\n', '1 line'],
+      ['# 一', '1 line'],
+      ['# 一\n\ntext\n', '3 lines'],
+      ['# 一\r\ntext', '2 lines'],
+      ['', '0 lines'],
+    ]) {
+      await writeFile(join(root, 'count.md'), text as string);
+      const run = capture();
+      expect(await main(['blocks', 'count.md'], run.io), JSON.stringify(text)).toBe(0);
+      expect(run.out().split('\n')[0]).toBe(`count.md · ${count}`);
+    }
+    await rm(join(root, 'count.md'));
   });
 
   it('writes the sidecar only when asked', async () => {
