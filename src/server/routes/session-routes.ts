@@ -71,7 +71,9 @@ export function sessionRoutes(context: NotebookContext): Hono {
 
   app.delete('/api/sessions/:id', async (c) => {
     const id = c.req.param('id');
-    workspace.session(id); // validates the id before anything is deleted
+    // A session first (404 otherwise), before anything is deleted: a folder that is not one
+    // keeps its files.
+    await requireSession(workspace, id);
     // The store's record first: a session created later under the same id starts empty.
     await context.store.deleteSession(id);
     await deleteSessionRecord(workspace, id);
