@@ -24,17 +24,29 @@ export async function listSessionsCached(workspace: Workspace): Promise<SessionR
 
 /** The session record of `sessionId`; throws `not-found` when its folder or entry is missing. */
 export async function requireSession(workspace: Workspace, sessionId: string): Promise<SessionRecord> {
+  const record = await requireSessionRecord(workspace, sessionId);
+  const folder = await workspace.sandbox.stat(sessionId);
+  if (folder?.kind !== 'directory') throw noSession(sessionId);
+  return record;
+}
+
+/**
+ * The `sessions.json` entry of `sessionId`, whether or not its folder exists; throws
+ * `not-found` when there is none (and `path-escape` for an id that is not a folder name).
+ */
+export async function requireSessionRecord(workspace: Workspace, sessionId: string): Promise<SessionRecord> {
   workspace.session(sessionId); // validates the id (path-escape for "../x", "a/b", …)
   const record = (await listSessionsCached(workspace)).find((session) => session.id === sessionId);
-  const folder = await workspace.sandbox.stat(sessionId);
-  if (record === undefined || folder?.kind !== 'directory') {
-    throw new CtxloomError({
-      code: 'not-found',
-      message: `no session ${JSON.stringify(shorten(sessionId))}`,
-      path: shorten(sessionId),
-    });
-  }
+  if (record === undefined) throw noSession(sessionId);
   return record;
+}
+
+function noSession(sessionId: string): CtxloomError {
+  return new CtxloomError({
+    code: 'not-found',
+    message: `no session ${JSON.stringify(shorten(sessionId))}`,
+    path: shorten(sessionId),
+  });
 }
 
 /** Renames a session (changes its `concept`); the id and folder stay. */
@@ -51,10 +63,15 @@ export async function renameSessionRecord(
   return renamed;
 }
 
-/** Deletes a session: its `sessions.json` entry, then its folder (inside the workspace only). */
+/**
+ * Deletes a session: its `sessions.json` entry, then its folder (inside the workspace only).
+ * An entry whose folder is missing is deleted too (there is no folder to remove), so its id
+ * can be created again.
+ */
 export async function deleteSessionRecord(workspace: Workspace, sessionId: string): Promise<void> {
-  await requireSession(workspace, sessionId);
+  await requireSessionRecord(workspace, sessionId);
   await updateIndex(workspace, (sessions) => sessions.filter((session) => session.id !== sessionId));
+  if ((await workspace.sandbox.stat(sessionId))?.kind !== 'directory') return;
   const folder = await workspace.sandbox.resolve(sessionId);
   if (folder === (await workspace.sandbox.resolve(''))) {
     throw new CtxloomError({

@@ -1,4 +1,4 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestNotebook } from '../test-workspace.test-support.ts';
@@ -11,8 +11,18 @@ beforeEach(async () => {
 afterEach(() => notebook.cleanup());
 
 const request = (path: string, init?: RequestInit) => notebook.app.request(path, init);
+const json = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 const errorOf = async (response: Response) =>
   ((await response.json()) as { error: { code: string; path?: string } }).error;
+const listedIds = async () =>
+  ((await (await request('/api/sessions')).json()) as { sessions: { id: string }[] }).sessions.map(
+    (session) => session.id,
+  );
+
 describe('DELETE /api/sessions/:id', () => {
   it('answers 404 for a folder that is not a session and deletes nothing in it', async () => {
     const folder = join(notebook.root, 'stray');
@@ -25,6 +35,16 @@ describe('DELETE /api/sessions/:id', () => {
     expect(await errorOf(response)).toMatchObject({ code: 'not-found', path: 'stray' });
     expect((await readdir(folder)).sort()).toEqual(['calls', 'memory.json', 'messages.json']);
     expect(await readdir(join(folder, 'calls'))).toEqual(['000001.json']);
+  });
+
+  it('deletes a registered session whose folder is missing, so the id can be created again', async () => {
+    await rm(join(notebook.root, 'raft-consensus'), { recursive: true });
+    const deleted = await request('/api/sessions/raft-consensus', { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect(await listedIds()).toEqual([]);
+    const created = await request('/api/sessions', json('POST', { concept: 'Raft', id: 'raft-consensus' }));
+    expect(created.status).toBe(201);
+    expect(await listedIds()).toEqual(['raft-consensus']);
   });
 
   it('still answers 404 for an id that is neither registered nor a folder', async () => {

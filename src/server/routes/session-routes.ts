@@ -6,7 +6,12 @@ import { toUiMessages } from '../../stream/index.ts';
 import { createSession, foldCurationEvents, sessionRecordSchema } from '../../workspace/index.ts';
 import type { NotebookContext } from '../notebook-context.ts';
 import { readJsonBody } from '../read-json-body.ts';
-import { deleteSessionRecord, renameSessionRecord, requireSession } from '../session-records.ts';
+import {
+  deleteSessionRecord,
+  renameSessionRecord,
+  requireSession,
+  requireSessionRecord,
+} from '../session-records.ts';
 
 const createBody = z.strictObject({
   concept: z.string().trim().min(1).max(200),
@@ -71,9 +76,9 @@ export function sessionRoutes(context: NotebookContext): Hono {
 
   app.delete('/api/sessions/:id', async (c) => {
     const id = c.req.param('id');
-    // A session first (404 otherwise), before anything is deleted: a folder that is not one
-    // keeps its files.
-    await requireSession(workspace, id);
+    // A registered session first (404 otherwise), before anything is deleted: a folder that
+    // is not one keeps its files. Its folder may be missing: the entry is deleted all the same.
+    await requireSessionRecord(workspace, id);
     // The store's record first: a session created later under the same id starts empty.
     await context.store.deleteSession(id);
     await deleteSessionRecord(workspace, id);
