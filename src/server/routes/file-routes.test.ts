@@ -35,6 +35,13 @@ describe('file routes', () => {
     expect(again.status).toBe(428);
   });
 
+  it('refuses text with a NUL (it would read back as binary) and writes nothing', async () => {
+    const response = await request(`${base}/files/notes/nul.md`, json('PUT', { text: 'a\u0000b' }));
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({ code: 'invalid-argument', path: 'notes/nul.md' });
+    expect((await request(`${base}/files/notes/nul.md`)).status).toBe(404);
+  });
+
   it('reads and writes the files of a session whose id is not ASCII', async () => {
     const created = await request('/api/sessions', json('POST', { concept: 'Paxos 入门' }));
     const { id } = ((await created.json()) as { session: { id: string } }).session;

@@ -162,6 +162,16 @@ describe('createSandbox', () => {
     await expect(box.readText('latin1.md')).rejects.toMatchObject({ code: 'parse-error', line: 2 });
   });
 
+  it('refuses to write a NUL, which would make the file read as binary, and writes nothing', async () => {
+    for (const write of [
+      () => box.writeText('notes/nul.md', 'a\u0000b'),
+      () => box.update('notes/nul.md', () => `${'x'.repeat(10_000)}\u0000`),
+    ]) {
+      await expect(write()).rejects.toMatchObject({ code: 'invalid-argument', file: 'notes/nul.md' });
+    }
+    await expect(box.readText('notes/nul.md')).rejects.toMatchObject({ code: 'not-found' });
+  });
+
   it('serialises concurrent updates of one file so no append is lost', async () => {
     await box.writeText('messages.json', '[]');
     const other = createSandbox({ root: session });

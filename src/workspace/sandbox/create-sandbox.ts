@@ -115,7 +115,10 @@ export interface Sandbox {
   exists(path: string): Promise<boolean>;
   /** Size in bytes and modification time of a file or folder; `undefined` when missing. */
   stat(path: string): Promise<{ kind: 'file' | 'directory'; size: number; mtimeMs: number } | undefined>;
-  /** Writes `text` atomically, creating parent folders. Throws `too-large`, `path-escape`. */
+  /**
+   * Writes `text` atomically, creating parent folders. Throws `too-large`, `path-escape`, and
+   * `invalid-argument` for text UTF-8 cannot store (a lone surrogate) or a NUL (U+0000).
+   */
   writeText(path: string, text: string): Promise<void>;
   /**
    * Creates the missing folders that would hold `path` (not `path` itself), as a write does:
@@ -323,6 +326,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       throw new CtxloomError({
         code: 'invalid-argument',
         message: 'text has a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot store',
+        file: path,
+      });
+    }
+    // A NUL byte marks a file as binary when read: written, the text would never read back.
+    if (text.includes('\0')) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: 'text has a NUL character (U+0000); a file holding one reads as binary',
         file: path,
       });
     }
