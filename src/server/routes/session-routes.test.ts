@@ -53,3 +53,31 @@ describe('DELETE /api/sessions/:id', () => {
     expect((await errorOf(response)).code).toBe('not-found');
   });
 });
+
+describe('the concept of POST and PATCH /api/sessions', () => {
+  it('refuses control characters and lone surrogates with the path concept, creating nothing', async () => {
+    for (const concept of ['a\u0000b', 'two\nlines', 'bell\u0007', 'c1\u0085', 'half \ud800 a pair']) {
+      for (const [method, path] of [
+        ['POST', '/api/sessions'],
+        ['PATCH', '/api/sessions/raft-consensus'],
+      ] as const) {
+        const response = await request(path, json(method, { concept }));
+        expect(response.status, `${method} ${JSON.stringify(concept)}`).toBe(400);
+        expect(await errorOf(response)).toMatchObject({ code: 'invalid-argument', path: 'concept' });
+      }
+    }
+    expect(await listedIds()).toEqual(['raft-consensus']);
+    const session = (await (await request('/api/sessions/raft-consensus')).json()) as {
+      session: { concept: string };
+    };
+    expect(session.session.concept).toBe('Raft 共识算法 / Raft consensus');
+  });
+
+  it('accepts a concept in any script, trimmed', async () => {
+    const response = await request('/api/sessions', json('POST', { concept: '  Paxos 入门 🚀 ' }));
+    expect(response.status).toBe(201);
+    expect(((await response.json()) as { session: { concept: string } }).session.concept).toBe(
+      'Paxos 入门 🚀',
+    );
+  });
+});

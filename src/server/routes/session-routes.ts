@@ -13,11 +13,25 @@ import {
   requireSessionRecord,
 } from '../session-records.ts';
 
+/**
+ * A session's concept: a one-line title (it heads `session-prompt.md`), so no control
+ * characters (a NUL would make that file read as binary), and text UTF-8 can store.
+ */
+const conceptSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((concept) => !/\p{Cc}/u.test(concept), 'a concept cannot contain control characters')
+  .refine(
+    (concept) => concept.isWellFormed(),
+    'a concept cannot contain a lone surrogate (half of a UTF-16 pair)',
+  );
 const createBody = z.strictObject({
-  concept: z.string().trim().min(1).max(200),
+  concept: conceptSchema,
   id: sessionRecordSchema.shape.id.optional(),
 });
-const renameBody = z.strictObject({ concept: z.string().trim().min(1).max(200) });
+const renameBody = z.strictObject({ concept: conceptSchema });
 
 /** Session CRUD: `GET/POST /api/sessions`, `GET/PATCH/DELETE /api/sessions/:id`. */
 export function sessionRoutes(context: NotebookContext): Hono {
