@@ -42,6 +42,36 @@ describe('file routes', () => {
     expect((await request(`${base}/files/notes/nul.md`)).status).toBe(404);
   });
 
+  it('validates a block sidecar before writing it, so the preview keeps working', async () => {
+    const sidecar = `${base}/files/profile.blocks.json`;
+    const read = await request(sidecar);
+    const before = await read.text();
+    const etag = read.headers.get('ETag') ?? '';
+    const garbage = await request(sidecar, json('PUT', { text: '{"blocks": 1}' }, { 'If-Match': etag }));
+    expect(garbage.status).toBe(422);
+    expect(await errorOf(garbage)).toMatchObject({ code: 'invalid-config' });
+    const broken = await request(sidecar, json('PUT', { text: 'not json' }, { 'If-Match': etag }));
+    expect(broken.status).toBe(400);
+    expect(await errorOf(broken)).toMatchObject({ code: 'parse-error' });
+    // A session's own sidecar, whatever the case of its name.
+    const own = await request(`${base}/files/notes/Plan.Blocks.JSON`, json('PUT', { text: '[]' }));
+    expect(own.status).toBe(422);
+    expect(await (await request(sidecar)).text()).toBe(before);
+    expect((await request(`${base}/context-preview`)).status).toBe(200);
+    // Nor by a rename onto a sidecar's name.
+    await request(`${base}/files/notes/plan.txt`, json('PUT', { text: 'plan' }));
+    const moved = await request(
+      `${base}/files/notes/plan.txt`,
+      json('PATCH', { to: 'notes/plan.blocks.json' }),
+    );
+    expect(moved.status).toBe(400);
+    expect(await errorOf(moved)).toMatchObject({ code: 'parse-error' });
+    expect(await paths()).toContain('notes/plan.txt');
+    const valid = JSON.stringify({ version: 1, file: 'profile.md', blocks: [] });
+    const written = await request(sidecar, json('PUT', { text: valid }, { 'If-Match': etag }));
+    expect(written.status).toBe(200);
+  });
+
   it('reads and writes the files of a session whose id is not ASCII', async () => {
     const created = await request('/api/sessions', json('POST', { concept: 'Paxos 入门' }));
     const { id } = ((await created.json()) as { session: { id: string } }).session;

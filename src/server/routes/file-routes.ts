@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
+import { parseBlockSidecar } from '../../workspace/blocks/index.ts';
 import {
   CONTEXT_CONFIG_FILE,
   CURATION_FILE,
@@ -31,14 +32,14 @@ const renameBody = z.strictObject({ to: z.string().min(1).max(1024) });
  * - `PUT /api/sessions/:id/files/*` `{ text }`
  *   (JSON only) creates a file (no `If-Match`; `conflict` when it exists) or replaces one (`If-Match`
  *   with the current tag, `conflict` when stale). Atomic (temp file + rename).
- *   `context-config.json` and `messages.json` are validated first; the other names ctxloom
- *   reserves (`memory.json` — the audit log, `compression.json`, `calls/`, lock and temp
- *   files; `reservedNameOf`) are not writable here (`reserved-name`, 403). Global files are written where they live,
- *   the workspace root.
+ *   `context-config.json`, `messages.json` and block sidecars (`*.blocks.json`) are validated
+ *   first; the other names ctxloom reserves (`memory.json` — the audit log,
+ *   `compression.json`, `calls/`, lock and temp files; `reservedNameOf`) are not writable here
+ *   (`reserved-name`, 403). Global files are written where they live, the workspace root.
  * - `PATCH /api/sessions/:id/files/*` `{ to }` renames (moves) a file; the target must not
- *   exist (`conflict`). Atomic: a hard link to the new name, then the old name is removed. A
- *   symlink is moved itself (never its target), and only when it still leads to a file inside
- *   the session from its new place.
+ *   exist (`conflict`); a file moved to a sidecar's name is validated as one. Atomic: a hard
+ *   link to the new name, then the old name is removed. A symlink is moved itself (never its
+ *   target), and only when it still leads to a file inside the session from its new place.
  * - `DELETE /api/sessions/:id/files/*` removes a file, or a symlink itself (`If-Match`
  *   optional, checked when sent).
  *
@@ -76,7 +77,8 @@ export function fileRoutes(context: NotebookContext): Hono {
     const sandbox = workspace.session(sessionId);
     // Where the write lands: `sub/link-up/memory.json` is memory.json.
     const target = await sandbox.canonical(path);
-    const reserved = reservedNameOf(target) ?? reservedNameOf(await sandbox.locate(path));
+    const located = await sandbox.locate(path);
+    const reserved = reservedNameOf(target) ?? reservedNameOf(located);
     if (reserved === CURATION_FILE) {
       throw new CtxloomError({
         code: 'reserved-name',
@@ -107,6 +109,8 @@ export function fileRoutes(context: NotebookContext): Hono {
     }
     if (reserved === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
     if (reserved === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
+    // Every read of a Markdown file parses its sidecar: a bad one would fail them all.
+    if (isBlockSidecar(target) || isBlockSidecar(located)) parseBlockSidecar(text, target);
     const owner = await sandbox.owner(target);
     const written = await writeChecked(owner, target, text, c.req.header('If-Match'));
     c.header('ETag', etagOf(written));
@@ -127,7 +131,8 @@ export function fileRoutes(context: NotebookContext): Hono {
     // The destination after links: `sub/link-up/memory.json` with `link-up → ..` is memory.json.
     const landing = await sandbox.canonical(to);
     const globals = new Set(workspace.globalFiles.map(foldName));
-    for (const name of [landing, await sandbox.locate(to)]) {
+    const located = await sandbox.locate(to);
+    for (const name of [landing, located]) {
       if (reservedNameOf(name) !== undefined || globals.has(foldName(name))) {
         throw new CtxloomError({
           code: 'reserved-name',
@@ -136,6 +141,8 @@ export function fileRoutes(context: NotebookContext): Hono {
         });
       }
     }
+    if (isBlockSidecar(landing) || isBlockSidecar(located))
+      parseBlockSidecar(await sandbox.readText(from), to);
     const target = await sandbox.resolve(to, { forWrite: true });
     if ((await lstat(source)).isSymbolicLink()) await requireLinkInside(sandbox, source, target, to);
     // Through the sandbox: a parent that is a file is an error naming `to`, as for a write.
@@ -184,6 +191,11 @@ export function fileRoutes(context: NotebookContext): Hono {
     return c.body(null, 204);
   });
   return app;
+}
+
+/** True for a block sidecar's name (`x.blocks.json`, as file systems may spell it). */
+function isBlockSidecar(path: string): boolean {
+  return foldName(path).endsWith('.blocks.json');
 }
 
 /**
