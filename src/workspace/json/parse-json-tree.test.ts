@@ -84,6 +84,22 @@ describe('JSON parsers', () => {
     }
   });
 
+  it('refuse valid JSON nested deeper than the limit with a located parse-error', () => {
+    // 5,000 levels parse, but JSON.stringify cannot write them back (RangeError).
+    const text = `{"a": \n${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    for (const [file, parse] of parsers) {
+      expect(
+        thrown(() => parse(text)),
+        file,
+      ).toMatchObject({
+        code: 'parse-error',
+        file,
+        line: 2,
+        column: MAX_JSON_DEPTH + 1,
+      });
+    }
+  });
+
   it('decode every valid escape exactly as JSON.parse does', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (value) => {

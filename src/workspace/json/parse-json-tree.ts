@@ -1,4 +1,5 @@
 import { CtxloomError } from '../../core/index.ts';
+import { checkJsonDepth } from './check-json-depth.ts';
 import { walkJsonPositions } from './walk-json-positions.ts';
 
 /** A position in a text: 0-based offset, 1-based line and column (UTF-16 code units). */
@@ -49,6 +50,8 @@ const LITERAL = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  * Invalid text goes to the hand-written parser, which names the line and column.
  */
 export function parseJsonTree(text: string, file: string): JsonNode {
+  // Before JSON.parse, which would spend seconds on millions of `[`.
+  checkJsonDepth(text, file, MAX_JSON_DEPTH);
   let value: unknown;
   try {
     value = JSON.parse(text);
