@@ -48,6 +48,22 @@ describe('guardRequests: Host (DNS rebinding)', () => {
     expect((await notebook.app.request(url)).status).toBe(200);
   });
 
+  it.each(['127.999.999.999', '256.0.0.1:4317'])(
+    'refuses the Host %s, which no URL can hold, with a typed 400 naming Host',
+    async (host) => {
+      // As the Node adapter passes it: the URL built from Host as it came, never parsed.
+      const request = new Request('http://127.0.0.1/api/sessions');
+      Object.defineProperty(request, 'url', { value: `http://${host}/api/sessions` });
+      const response = await notebook.app.request(request);
+      expect(response.status).toBe(400);
+      expect(await errorOf(response)).toMatchObject({
+        code: 'invalid-argument',
+        message: `invalid Host header "${host}": not a host name or address (at Host)`,
+        path: 'Host',
+      });
+    },
+  );
+
   it('answers a configured extra host', async () => {
     const proxied = await createTestNotebook({ allowedHosts: ['notebook.internal'] });
     try {

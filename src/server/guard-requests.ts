@@ -32,7 +32,8 @@ export function tokenCookieName(url: URL): string {
 /**
  * The notebook's request guard, in order:
  * 1. `Host` must be loopback, the bound host or an allowed host — else 403 `forbidden` (a
- *    DNS-rebinding page reaches the server under its own name);
+ *    DNS-rebinding page reaches the server under its own name); one that is no host name or
+ *    address at all is 400 `invalid-argument`;
  * 2. `Origin`, when sent, must have such a host too, and `Sec-Fetch-Site: cross-site` is
  *    refused — else 403 `forbidden` (a page the user visits posting to the server);
  * 3. with a token: `?token=` on a page sets the cookie and redirects to the URL without it;
@@ -57,7 +58,7 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
   const expected = options.token === undefined ? undefined : Buffer.from(options.token);
 
   return async (c, next) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c);
     if (!allowed(normaliseHost(url.hostname))) {
       throw new CtxloomError({
         code: 'forbidden',
@@ -122,6 +123,24 @@ export function guardRequests(options: GuardRequestsOptions = {}): MiddlewareHan
     await next();
     return undefined;
   };
+}
+
+/**
+ * The request's URL. The Node adapter passes a `Host` it finds well formed as it is, so a
+ * host no URL can hold (`127.999.999.999`) reaches here: 400 naming `Host`, not a 500.
+ */
+function requestUrl(c: Context): URL {
+  try {
+    return new URL(c.req.url);
+  } catch (cause) {
+    const host = /^[a-z]+:\/\/([^/?#]*)/iu.exec(c.req.url)?.[1] ?? '';
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `invalid Host header ${JSON.stringify(host.slice(0, 200))}: not a host name or address`,
+      path: 'Host',
+      cause,
+    });
+  }
 }
 
 function authorised(c: Context, expected: Buffer, url: URL): boolean {
