@@ -9,6 +9,7 @@ import { isLoopbackHost, startNotebookServer } from './start-notebook-server.ts'
 import { createTestNotebook } from './test-workspace.test-support.ts';
 
 const model = { model: createOfflineModel(), spec: 'offline', offline: true };
+const ipv6Loopback = await canListenOn('::1');
 
 describe('startNotebookServer', () => {
   it('tells loopback hosts from the rest', () => {
@@ -74,6 +75,21 @@ describe('startNotebookServer', () => {
     }
   });
 
+  it.runIf(ipv6Loopback)('listens on an IPv6 host given in brackets, as a URL spells it', async () => {
+    const { workspace, cleanup } = await createTestNotebook();
+    const server = await startNotebookServer({ workspace, model, host: '[::1]', port: 0, token: 'six' });
+    try {
+      expect(server.url).toBe(`http://[::1]:${server.port}`);
+      const response = await fetch(`${server.url}/api/sessions`, {
+        headers: { Authorization: 'Bearer six' },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      await server.close();
+      await cleanup();
+    }
+  });
+
   it('serves the API over HTTP on loopback and requires the token when one is set', async () => {
     const { workspace, cleanup } = await createTestNotebook();
     const server = await startNotebookServer({ workspace, model, port: 0, token: 'abc' });
@@ -121,6 +137,15 @@ describe('startNotebookServer', () => {
     }
   });
 });
+
+/** True when this machine can listen on `host` (IPv6 loopback may be off). */
+function canListenOn(host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(0, host, () => probe.close(() => resolve(true)));
+  });
+}
 
 /** One HTTP request with the path sent byte for byte (fetch and URL would normalise it). */
 function rawRequest(options: {

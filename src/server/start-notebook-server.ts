@@ -75,9 +75,11 @@ export async function startNotebookServer(options: StartNotebookServerOptions): 
     token: runToken,
     allowedHosts: [...boundHostNames(host), ...(options.allowedHosts ?? [])],
   });
+  // `[::1]` is how a URL spells the address; listen() takes it bare ("host name was not found").
+  const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   return new Promise((resolve, reject) => {
     const server = serve(
-      { fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT },
+      { fetch: app.fetch, hostname: address, port: options.port ?? DEFAULT_PORT },
       (info: AddressInfo) => {
         const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
         const url = `http://${shown}:${info.port}`;
