@@ -183,6 +183,37 @@ function rawRequest(options: {
   });
 }
 
+describe('startNotebookServer: requests the Node adapter refuses', () => {
+  it('answers them with the JSON error body, naming Host when that is what is wrong', async () => {
+    const { workspace, cleanup } = await createTestNotebook();
+    const server = await startNotebookServer({ workspace, model, port: 0, token: 'adapter' });
+    const send = (path: string, host: string) =>
+      rawRequest({
+        port: server.port,
+        method: 'GET',
+        path,
+        headers: { Host: host, Authorization: 'Bearer adapter' },
+      });
+    try {
+      for (const [path, host, error] of [
+        ['/api/sessions', '[::ffff:127.0.0.1]', { code: 'invalid-argument', path: 'Host' }],
+        ['/api\\sessions', '127.0.0.1', { code: 'invalid-argument' }],
+        ['/api/sessions', '127.999.999.999', { code: 'invalid-argument', path: 'Host' }],
+      ] as const) {
+        const response = await send(path, host);
+        expect(response.status, `${host} ${path}`).toBe(400);
+        expect((JSON.parse(response.body) as { error: unknown }).error, `${host} ${path}`).toMatchObject(
+          error,
+        );
+      }
+      expect((await send('/api/sessions', `127.0.0.1:${server.port}`)).status).toBe(200);
+    } finally {
+      await server.close();
+      await cleanup();
+    }
+  });
+});
+
 describe('startNotebookServer: the token whatever the spelling of the path', () => {
   it.each([
     ['loopback', '127.0.0.1'],

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import { serve } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { CtxloomError, type CtxloomErrorCode } from '../core/index.ts';
 import { createNotebookApp, type NotebookAppOptions } from './create-notebook-app.ts';
+import { toErrorResponse } from './error-response.ts';
 
 /** Default port of `ctxloom serve`. */
 export const DEFAULT_PORT = 4317;
@@ -77,27 +79,57 @@ export async function startNotebookServer(options: StartNotebookServerOptions): 
   });
   // `[::1]` is how a URL spells the address; listen() takes it bare ("host name was not found").
   const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  // Not `serve()`: it passes no error handler, and a request the adapter refuses (a Host it
+  // cannot parse, a backslash in the path) got a 400 with an empty body.
+  const server = createServer(
+    getRequestListener(app.fetch, { hostname: shown, errorHandler: adapterErrorResponse }),
+  );
   return new Promise((resolve, reject) => {
-    const server = serve(
-      { fetch: app.fetch, hostname: address, port: options.port ?? DEFAULT_PORT },
-      (info: AddressInfo) => {
-        const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-        const url = `http://${shown}:${info.port}`;
-        resolve({
-          url,
-          browserUrl: `${url}/?token=${encodeURIComponent(runToken)}`,
-          token: runToken,
-          port: info.port,
-          close: () =>
-            new Promise((done) => {
-              server.close(() => done());
-              if ('closeAllConnections' in server) server.closeAllConnections();
-            }),
-        });
-      },
-    );
     server.once('error', (error: unknown) => reject(listenError(error, host, options.port ?? DEFAULT_PORT)));
+    server.listen(options.port ?? DEFAULT_PORT, address, () => {
+      const { port } = server.address() as AddressInfo;
+      const url = `http://${shown}:${port}`;
+      resolve({
+        url,
+        browserUrl: `${url}/?token=${encodeURIComponent(runToken)}`,
+        token: runToken,
+        port,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
   });
+}
+
+/** Why the Node adapter refuses a request (its `RequestError` messages), as the error to answer. */
+const REQUEST_ERRORS: Record<string, { message: string; path?: string }> = {
+  'Invalid host header': { message: 'invalid Host header: not a host name or address', path: 'Host' },
+  'Missing host header': { message: 'the request has no Host header', path: 'Host' },
+  'Backslash in request path': { message: 'the request path has a backslash' },
+};
+
+/**
+ * The JSON error response of a request the Node adapter refuses before the app sees it
+ * (`RequestError`: 400 `invalid-argument`, naming `Host` when that is what is wrong), and of
+ * anything else it catches (500 `internal`, through {@link toErrorResponse}).
+ */
+function adapterErrorResponse(error: unknown): Response {
+  if (!(error instanceof RequestError)) return toErrorResponse(error);
+  const known = REQUEST_ERRORS[error.message] ?? {
+    message: 'malformed request: the URL or Host cannot be read',
+  };
+  return toErrorResponse(
+    new CtxloomError({
+      code: 'invalid-argument',
+      message: known.message,
+      ...(known.path === undefined ? {} : { path: known.path }),
+      cause: error,
+    }),
+  );
 }
 
 /** Why a server cannot listen, in words, by the Node error code; the code for each. */
