@@ -35,4 +35,28 @@ describe('readJsonBody', () => {
       });
     }
   });
+
+  it('refuses a body in UTF-16, or with a NUL, as not UTF-8 JSON (400 parse-error), writing nothing', async () => {
+    const json = '{"concept": "utf-16"}';
+    const utf16 = new Uint8Array(Buffer.from(json, 'utf16le'));
+    const withBom = new Uint8Array([0xff, 0xfe, ...utf16]);
+    const withNul = new Uint8Array([...Buffer.from(json), 0]);
+    for (const body of [utf16, withBom, withNul]) {
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      expect(await errorOf(response)).toMatchObject({
+        code: 'parse-error',
+        message: 'request body is not UTF-8 JSON (request body)',
+      });
+    }
+    const config = await notebook.app.request('/api/sessions/raft-consensus/context-config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'If-Match': '*' },
+      body: utf16,
+    });
+    expect(config.status).toBe(400);
+    expect((await errorOf(config)).code).toBe('parse-error');
+    const listed = (await (await notebook.app.request('/api/sessions')).json()) as { sessions: unknown[] };
+    expect(listed.sessions).toHaveLength(1);
+  });
 });

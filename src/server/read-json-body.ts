@@ -27,9 +27,21 @@ export async function readJsonBody<Schema extends z.ZodType>(
 }
 
 /**
- * The request body as text: strict UTF-8, as the sandbox reads files (bytes that are not UTF-8
- * are a `parse-error` naming the line, never decoded to U+FFFD and stored as if sent).
+ * The request body as text: strict UTF-8, as the sandbox reads files. Bytes that are not UTF-8,
+ * or a NUL (UTF-16 text has them), are a `parse-error` "request body is not UTF-8 JSON" (with
+ * the line of bad UTF-8), never decoded to U+FFFD and stored as if sent, nor called a binary file.
  */
 export async function readBodyText(context: Context): Promise<string> {
-  return decodeText(new Uint8Array(await context.req.arrayBuffer()), 'request body');
+  try {
+    return decodeText(new Uint8Array(await context.req.arrayBuffer()), 'request body');
+  } catch (cause) {
+    if (!CtxloomError.is(cause, 'parse-error') && !CtxloomError.is(cause, 'unsupported')) throw cause;
+    throw new CtxloomError({
+      code: 'parse-error',
+      message: 'request body is not UTF-8 JSON',
+      file: 'request body',
+      ...(cause.line === undefined ? {} : { line: cause.line }),
+      cause,
+    });
+  }
 }
