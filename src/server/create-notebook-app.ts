@@ -94,7 +94,7 @@ export interface NotebookAppOptions {
  * session CRUD, chat as an AI SDK UI message stream, files with ETags, profile blocks, the
  * context manifest, the context preview, compression and curation. Every request
  * passes {@link guardRequests} first (Host/Origin, token, JSON writes; docs/security.md).
- * Every error is mapped to JSON `{ error: { code, message, path? } }` here, in `onError`.
+ * Every error is mapped to JSON `{ error: { code, message, path?, file? } }` here, in `onError`.
  * @example
  * const app = createNotebookApp({ workspace: openWorkspace({ root }), model: { model, spec: 'offline', offline: true } });
  * const response = await app.request('/api/sessions');

@@ -37,8 +37,10 @@ export interface ErrorBody {
   error: {
     code: CtxloomErrorCode | 'internal';
     message: string;
-    /** File (relative to its sandbox), JSON path or id that is wrong. */
+    /** JSON path, header or id that is wrong; else the file (relative to its sandbox). */
     path?: string;
+    /** The file that is wrong (relative to its sandbox), also when `path` names a place in it. */
+    file?: string;
     line?: number;
     column?: number;
     /** `invalid-reference`: every reference of the message that cannot be resolved, and why. */
@@ -47,7 +49,7 @@ export interface ErrorBody {
 }
 
 /**
- * Turns any thrown value into the JSON error response `{ error: { code, message, path? } }`
+ * Turns any thrown value into the JSON error response `{ error: { code, message, path?, file? } }`
  * (an `invalid-reference` error adds `references`, the list of bad references).
  * `CtxloomError`s keep their code and location; raw file-system errors (`ENOENT`, `ELOOP`, …)
  * and `URIError`s are mapped by `mapFsError` first (never with the Node message, which names
@@ -60,6 +62,7 @@ export function toErrorResponse(thrown: unknown): Response {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     const path = error.path ?? error.file;
     if (path !== undefined) body.error.path = path;
+    if (error.file !== undefined) body.error.file = error.file;
     if (error.line !== undefined) body.error.line = error.line;
     if (error.column !== undefined) body.error.column = error.column;
     const references = badReferencesOf(error);

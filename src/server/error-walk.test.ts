@@ -139,6 +139,7 @@ describe('HTTP error walk: every failure is typed, never a 500, never a server p
         code: 'invalid-argument',
         message: `a parent of the path is a file, not a folder (${to})`,
         path: to,
+        file: to,
       });
     }
     expect(await readFile(join(session, 'milestones.md'), 'utf8')).toBe(milestones);

@@ -32,19 +32,29 @@ export type {
 } from '../../src/server/api-types.ts';
 export type { ContextReportData, NotebookUIMessage };
 
-/** An error the API answered with (`{ error: { code, message, path? } }`). */
+/** An error the API answered with (`{ error: { code, message, path?, file? } }`). */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly path: string | undefined;
   /** `invalid-reference`: every bad reference, with why. */
   readonly references: BadReference[] | undefined;
-  constructor(status: number, code: string, message: string, path?: string, references?: BadReference[]) {
+  /** The file that is wrong, also when `path` names a place in it (a JSON path). */
+  readonly file: string | undefined;
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    path?: string,
+    references?: BadReference[],
+    file?: string,
+  ) {
     super(message);
     this.status = status;
     this.code = code;
     this.path = path;
     this.references = references;
+    this.file = file;
   }
 }
 
@@ -95,7 +105,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   const response = await fetch(path, { ...init, headers: { ...authHeaders(), ...(init.headers ?? {}) } });
   if (!response.ok) {
     let body: {
-      error?: { code?: string; message?: string; path?: string; references?: BadReference[] };
+      error?: { code?: string; message?: string; path?: string; file?: string; references?: BadReference[] };
     } = {};
     try {
       body = await response.json();
@@ -108,6 +118,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
       body.error?.message ?? response.statusText,
       body.error?.path,
       Array.isArray(body.error?.references) ? body.error.references : undefined,
+      body.error?.file,
     );
   }
   return response;

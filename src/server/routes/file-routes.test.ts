@@ -49,7 +49,11 @@ describe('file routes', () => {
     const etag = read.headers.get('ETag') ?? '';
     const garbage = await request(sidecar, json('PUT', { text: '{"blocks": 1}' }, { 'If-Match': etag }));
     expect(garbage.status).toBe(422);
-    expect(await errorOf(garbage)).toMatchObject({ code: 'invalid-config' });
+    expect(await errorOf(garbage)).toMatchObject({
+      code: 'invalid-config',
+      path: 'version',
+      file: 'profile.blocks.json',
+    });
     const broken = await request(sidecar, json('PUT', { text: 'not json' }, { 'If-Match': etag }));
     expect(broken.status).toBe(400);
     expect(await errorOf(broken)).toMatchObject({ code: 'parse-error' });
