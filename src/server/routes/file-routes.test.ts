@@ -76,6 +76,19 @@ describe('file routes', () => {
     expect(written.status).toBe(200);
   });
 
+  it('answers an over-long path with 400 invalid-argument, and a path that leaves with 403', async () => {
+    for (const path of [`${'a/'.repeat(600)}x.md`, `${'长'.repeat(90)}.md`]) {
+      for (const init of [undefined, json('PUT', { text: 'x' })]) {
+        const response = await request(`${base}/files/${encodeURI(path)}`, init);
+        expect(response.status).toBe(400);
+        expect((await errorOf(response)).code).toBe('invalid-argument');
+      }
+    }
+    const leaving = await request(`${base}/files/${'a/'.repeat(600)}..%2F..%2Fsecret`);
+    expect(leaving.status).toBe(403);
+    expect((await errorOf(leaving)).code).toBe('path-escape');
+  });
+
   it('reads and writes the files of a session whose id is not ASCII', async () => {
     const created = await request('/api/sessions', json('POST', { concept: 'Paxos 入门' }));
     const { id } = ((await created.json()) as { session: { id: string } }).session;

@@ -66,10 +66,14 @@ const lexicalEscapes: string[] = [
   'notes/\n../secret.txt',
   'guidance\r.md',
   '\u001b[31m.md',
-  'x'.repeat(2000),
-  `${'a/'.repeat(600)}b`,
-  `${'长'.repeat(90)}.md`,
   '....//....//secret.txt'.replace(/\.\.\.\./gu, '..'),
+];
+
+/** Paths that stay inside but are too long for it, by what is too long. */
+const overLong: [string, string][] = [
+  ['2,000 characters', 'x'.repeat(2000)],
+  ['1,201 characters in 601 segments', `${'a/'.repeat(600)}b`],
+  ['a segment of 273 bytes', `${'长'.repeat(90)}.md`],
 ];
 
 const symlinkEscapes: string[] = [
@@ -98,6 +102,14 @@ describe('createSandbox', () => {
     expect(JSON.stringify(error).length).toBeLessThan(1_000);
     const writeError = await box.writeText(path, 'x').catch((caught: unknown) => caught);
     expect(CtxloomError.is(writeError, 'path-escape')).toBe(true);
+  });
+
+  it.each(overLong)('refuses a path of %s with invalid-argument, not path-escape', async (_name, path) => {
+    for (const attempt of [() => box.readText(path), () => box.writeText(path, 'x')]) {
+      const error = await attempt().catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'invalid-argument', file: shorten(path) });
+      expect(JSON.stringify(error).length).toBeLessThan(1_000);
+    }
   });
 
   it.each(symlinkEscapes)(

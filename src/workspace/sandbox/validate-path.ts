@@ -15,12 +15,22 @@ export interface ValidatePathOptions {
 /**
  * Checks a sandbox path lexically, before the file system is touched, and returns its
  * normalised segments (`.` and empty segments removed). Refuses with `path-escape`, naming the
- * path, what {@link relativePathProblem} finds. `""` and `"."` mean the root.
+ * path, what could leave the sandbox, and with `invalid-argument` a path (or segment) that is
+ * only too long — both found by {@link relativePathProblem}. `""` and `"."` mean the root.
  */
 export function validateRelativePath(path: unknown, options: ValidatePathOptions = {}): string[] {
   if (typeof path !== 'string') throw refuse(String(path), 'a path must be a string');
-  const problem = relativePathProblem(path, options);
-  if (problem !== undefined) throw refuse(path, problem);
+  const leaves = escapeProblem(path);
+  if (leaves !== undefined) throw refuse(path, leaves);
+  const length = lengthProblem(path, options);
+  if (length !== undefined) {
+    const shown = shorten(path);
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `refused path ${JSON.stringify(shown)}: ${length}`,
+      file: shown,
+    });
+  }
   return path.split('/').filter((segment) => segment !== '' && segment !== '.');
 }
 
@@ -32,16 +42,26 @@ export function validateRelativePath(path: unknown, options: ValidatePathOptions
  * before it is written).
  */
 export function relativePathProblem(path: string, options: ValidatePathOptions = {}): string | undefined {
-  const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH;
-  if (path.length > maxPathLength) return `path is longer than ${maxPathLength} characters`;
+  return escapeProblem(path) ?? lengthProblem(path, options);
+}
+
+/** What in `path` could name something outside the sandbox (or no file at all). */
+function escapeProblem(path: string): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we refuse
   if (/[\u0000-\u001f\u007f]/u.test(path)) return 'path contains a NUL or control character';
   if (path.includes('\\')) return 'path contains a backslash';
   if (/%(?:2f|5c|2e|00)/iu.test(path)) return 'path contains a percent-encoded separator or dot';
   if (path.startsWith('/') || /^[a-z]:/iu.test(path)) return 'absolute paths are not allowed';
   if (path.startsWith('~')) return 'home-relative paths are not allowed';
+  if (path.split('/').includes('..')) return 'path contains ".."';
+  return undefined;
+}
+
+/** A path longer than `maxPathLength`, or a segment longer than the file systems take. */
+function lengthProblem(path: string, options: ValidatePathOptions): string | undefined {
+  const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH;
+  if (path.length > maxPathLength) return `path is longer than ${maxPathLength} characters`;
   for (const segment of path.split('/')) {
-    if (segment === '..') return 'path contains ".."';
     if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
       return `a path segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
     }
