@@ -144,6 +144,19 @@ describe('createSandbox', () => {
     expect((error as CtxloomError).file).toBe('missing.md');
   });
 
+  it('names a root deleted after it was opened by its folder name, never its absolute path', async () => {
+    const root = join(base, 'gone-session');
+    await mkdir(root);
+    const gone = createSandbox({ root });
+    await rm(root, { recursive: true });
+    const error = await gone.readText('notes.md').catch((caught: unknown) => caught);
+    expect(CtxloomError.is(error, 'not-found')).toBe(true);
+    expect((error as CtxloomError).message).toContain('"gone-session" does not exist');
+    expect(JSON.stringify({ ...(error as CtxloomError), message: (error as Error).message })).not.toContain(
+      base,
+    );
+  });
+
   it('writes atomically, creating folders, and leaves no temp file behind', async () => {
     await box.writeText('drafts/plan.md', '计划');
     expect(await readFile(join(session, 'drafts', 'plan.md'), 'utf8')).toBe('计划');

@@ -10,7 +10,7 @@ import {
   stat,
   unlink,
 } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { CtxloomError } from '../../core/index.ts';
 import { decodeText } from './decode-text.ts';
 import {
@@ -176,10 +176,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       },
       (cause: unknown) => {
         rootReal = undefined;
+        // Named by its folder's name (a session's id), never by its absolute path: the error
+        // reaches HTTP and MCP clients.
         throw new CtxloomError({
           code: 'not-found',
-          message: 'sandbox root does not exist',
-          file: options.root,
+          message: `the folder "${basename(options.root)}" does not exist (deleted or moved)`,
           cause,
         });
       },
