@@ -184,6 +184,31 @@ describe('a long session in the notebook', () => {
     }
   }, 120_000);
 
+  it('keeps the list at its end when a banner above it arrives after the messages', async () => {
+    // The session list (which names the model, hence the offline banner) answers 1.5 s late: the
+    // messages are on the page, scrolled to their end, before the banner takes its height.
+    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await late.route(
+        (url) => url.pathname === '/api/sessions',
+        async (route) => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await route.continue();
+        },
+      );
+      await late.goto(server.browserUrl);
+      await late.goto(`${server.url}/?lang=en&session=${RAFT}`);
+      await poll(() => late.locator('.message.assistant').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await poll(() => late.locator('.offline-banner').count(), { timeout: 30_000 }).toBe(1);
+      const list = late.locator('.messages');
+      await poll(() =>
+        list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight),
+      ).toBeLessThan(2);
+    } finally {
+      await late.close();
+    }
+  }, 120_000);
+
   it('opening and closing a call’s report renders the message that holds it, not the whole history', async () => {
     await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
     const chips = page.locator('.message.assistant button[data-call]');

@@ -135,6 +135,26 @@ export function ChatPanel(props: {
   useEffect(() => {
     list.current?.scrollTo({ top: list.current.scrollHeight });
   }, [messages.length, lastLength, status]);
+  // A list at its end stays there when its own box changes (a banner above it arriving after
+  // the messages, the window resized): the same scrollTop would leave the newest messages
+  // below the fold.
+  useEffect(() => {
+    const element = list.current;
+    if (element === null) return;
+    let atEnd = true;
+    const onScroll = () => {
+      atEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 2;
+    };
+    const observer = new ResizeObserver(() => {
+      if (atEnd) element.scrollTo({ top: element.scrollHeight });
+    });
+    element.addEventListener('scroll', onScroll, { passive: true });
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      element.removeEventListener('scroll', onScroll);
+    };
+  }, []);
 
   const busy = status === 'submitted' || status === 'streaming';
   // One tab stop for the whole list (roving tabindex): arrow keys move between the messages'
