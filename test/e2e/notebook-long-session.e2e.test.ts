@@ -209,6 +209,38 @@ describe('a long session in the notebook', () => {
     }
   }, 120_000);
 
+  it('follows its newest answer when it grows after the list reached its end, and not once scrolled up', async () => {
+    await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
+    await poll(() => page.locator('.message.assistant button[data-call]').count(), { timeout: 30_000 }).toBe(
+      TURNS,
+    );
+    const list = page.locator('.messages');
+    const distanceFromEnd = () =>
+      list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+    await poll(distanceFromEnd).toBeLessThan(2);
+    // What arrives late in the newest answer (a font, a row of chips): it grows by 120 px.
+    const grow = () =>
+      page
+        .locator('.message.assistant')
+        .last()
+        .evaluate((element) => {
+          const block = document.createElement('div');
+          block.style.height = '120px';
+          element.append(block);
+        });
+    await grow();
+    await poll(distanceFromEnd).toBeLessThan(2);
+    // Scrolled up by the reader, it stays where the reader put it.
+    await list.evaluate((element) => element.scrollBy({ top: -400 }));
+    await poll(distanceFromEnd).toBeGreaterThan(390);
+    await grow();
+    // Resize observations are delivered before the next frame is painted: two frames later, done.
+    await page.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
+    expect(await distanceFromEnd()).toBeGreaterThan(500);
+  }, 120_000);
+
   it('opening and closing a call’s report renders the message that holds it, not the whole history', async () => {
     await page.goto(`${server.url}/?lang=en&session=${RAFT}`);
     const chips = page.locator('.message.assistant button[data-call]');

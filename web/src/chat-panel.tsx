@@ -135,26 +135,37 @@ export function ChatPanel(props: {
   useEffect(() => {
     list.current?.scrollTo({ top: list.current.scrollHeight });
   }, [messages.length, lastLength, status]);
-  // A list at its end stays there when its own box changes (a banner above it arriving after
-  // the messages, the window resized): the same scrollTop would leave the newest messages
-  // below the fold.
+  // A list at its end stays there when its box or its newest messages change size after the
+  // scroll above (a banner arriving above it, calls' chips or Markdown arriving in the newest
+  // answers, the window resized): the same scrollTop would leave them below the fold. It stops
+  // following only when scrolled up, away from its end.
+  const following = useRef(true);
   useEffect(() => {
     const element = list.current;
     if (element === null) return;
-    let atEnd = true;
+    let lastTop = element.scrollTop;
     const onScroll = () => {
-      atEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 2;
+      const top = element.scrollTop;
+      if (element.scrollHeight - top - element.clientHeight < 2) following.current = true;
+      else if (top < lastTop) following.current = false;
+      lastTop = top;
     };
-    const observer = new ResizeObserver(() => {
-      if (atEnd) element.scrollTo({ top: element.scrollHeight });
-    });
     element.addEventListener('scroll', onScroll, { passive: true });
-    observer.observe(element);
-    return () => {
-      observer.disconnect();
-      element.removeEventListener('scroll', onScroll);
-    };
+    return () => element.removeEventListener('scroll', onScroll);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the newest messages change with the count
+  useEffect(() => {
+    const element = list.current;
+    if (element === null) return;
+    const observer = new ResizeObserver(() => {
+      if (following.current) element.scrollTo({ top: element.scrollHeight });
+    });
+    observer.observe(element);
+    const { children } = element;
+    for (let index = Math.max(0, children.length - FORMATTED_AT_END); index < children.length; index++)
+      observer.observe(children[index] as Element);
+    return () => observer.disconnect();
+  }, [messages.length]);
 
   const busy = status === 'submitted' || status === 'streaming';
   // One tab stop for the whole list (roving tabindex): arrow keys move between the messages'
