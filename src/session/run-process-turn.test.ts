@@ -1,25 +1,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { simulateReadableStream, type UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countCallTokens } from '../ai-sdk/index.ts';
 import { CtxloomError } from '../core/index.ts';
 import { defineAgent } from '../runtime/agents/define-agent.ts';
-import { processRule } from '../runtime/agents/process-rules.ts';
-import { compileAgentCall } from '../runtime/agents/run-agent.ts';
 import { SqliteSaver } from '../runtime/checkpoint/sqlite-saver.ts';
-import { prompts, type ScriptedModel, textModel } from '../runtime/processes/mock-model.test-support.ts';
+import { prompts, textModel } from '../runtime/processes/mock-model.test-support.ts';
 import { createSequentialProcess } from '../runtime/processes/sequential.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
-import { StateBuilder } from '../state/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { createCheckpointSessionStore } from './checkpoint-session-store.ts';
 import { createSessionEngine } from './create-session-engine.ts';
 import { createFileSessionStore } from './file-session-store.ts';
-import type { SessionProcess } from './session-engine.ts';
+import { processEngineIn } from './process-engine.test-support.ts';
 
 const SESSION = 'raft-consensus';
 const directory = mkdtempSync(join(tmpdir(), 'ctxloom-process-turn-'));
@@ -39,64 +36,8 @@ afterEach(async () => {
   await notebook.cleanup();
 });
 
-interface ProcessEngine<M> {
-  engine: ReturnType<typeof createSessionEngine>;
-  store: ReturnType<typeof createCheckpointSessionStore>;
-  model: M;
-  counter: ReturnType<typeof createCharCounter>;
-}
-
-/**
- * An engine whose turns run a one-agent sequential process on a checkpoint store's thread;
- * with `preview`, the process previews its agent's next call as the node compiles it.
- */
-function processEngine(
-  reply?: (prompt: string, index: number) => string,
-  options?: { preview?: boolean; window?: number },
-): ProcessEngine<ScriptedModel>;
-function processEngine(model: LanguageModelV4): ProcessEngine<LanguageModelV4>;
-function processEngine(
-  reply: ((prompt: string, index: number) => string) | LanguageModelV4 = () => 'A term is a logical clock.',
-  options: { preview?: boolean; window?: number } = {},
-): ProcessEngine<LanguageModelV4> {
-  const counter = createCharCounter();
-  const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-${thread}` });
-  const model = typeof reply === 'function' ? textModel(reply) : reply;
-  const agent = defineAgent({
-    id: 'helper',
-    systemPrompt: 'You help.',
-    model,
-    window: options.window ?? 8000,
-  });
-  const graph = createSequentialProcess({ counter, blackboard: store.blackboard, agents: [agent] }).compile({
-    checkpointer: saver,
-  });
-  const preview: SessionProcess['preview'] = async (sessionId, query, manifest) => {
-    const view = await graph.getState({ configurable: { thread_id: store.threadIdOf(sessionId) } });
-    return compileAgentCall({
-      agent,
-      sb: new StateBuilder(view.values as Record<string, unknown>, { blackboard: store.blackboard }),
-      rule: processRule('agent'),
-      counter,
-      ...(query === undefined ? {} : { query }),
-      ...(manifest === undefined
-        ? {}
-        : {
-            placeholderLocale: manifest.placeholderLocale,
-            ...(manifest.layers === undefined ? {} : { sessionLayers: manifest.layers }),
-          }),
-    });
-  };
-  let next = 0;
-  const engine = createSessionEngine({
-    workspace: notebook.workspace,
-    store,
-    counter,
-    process: { graph, ...(options.preview === true ? { preview } : {}) },
-    createId: () => `id-${++next}`,
-  });
-  return { engine, store, model, counter };
-}
+/** An engine on this file's saver, the test's notebook and a thread of its own. */
+const processEngine = processEngineIn(() => ({ saver, workspace: notebook.workspace, thread }));
 
 /** Rewrites the test session's manifest with `change`. */
 async function editManifest(

@@ -22,9 +22,10 @@ import {
   withFileLock,
 } from './file-lock.ts';
 import { fileTexts } from './file-text-cache.ts';
-import { fsErrorCode, mapFsError } from './map-fs-error.ts';
+import { fsErrorCode, isMissing, mapFsError } from './map-fs-error.ts';
 import { assertRegularFile, READ_FLAGS } from './regular-file.ts';
 import { runSerialised } from './serial-queue.ts';
+import { assertStorableText } from './storable-text.ts';
 import { applyEdit, type ReadFile, type TextEdit } from './text-edit.ts';
 import { refuse, validateRelativePath } from './validate-path.ts';
 import { isInside, openVerifiedDir, realPathOf, type VerifiedDir } from './verified-dir.ts';
@@ -322,22 +323,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     path: string,
     encoded: Uint8Array = Buffer.from(text, 'utf8'),
   ): Promise<void> => {
-    // UTF-8 cannot hold a lone surrogate: written, it would read back as U+FFFD.
-    if (!text.isWellFormed()) {
-      throw new CtxloomError({
-        code: 'invalid-argument',
-        message: 'text has a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot store',
-        file: path,
-      });
-    }
-    // A NUL byte marks a file as binary when read: written, the text would never read back.
-    if (text.includes('\0')) {
-      throw new CtxloomError({
-        code: 'invalid-argument',
-        message: 'text has a NUL character (U+0000); a file holding one reads as binary',
-        file: path,
-      });
-    }
+    assertStorableText(text, path);
     const bytes = encoded.byteLength;
     if (bytes > maxWriteBytes) {
       throw new CtxloomError({
@@ -501,11 +487,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }),
   };
   return sandbox;
-}
-
-function isMissing(error: unknown): boolean {
-  const code = fsErrorCode(error);
-  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 async function isLink(path: string): Promise<boolean> {

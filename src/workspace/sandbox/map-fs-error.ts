@@ -64,3 +64,9 @@ export function mapFsError(error: unknown, file?: string): unknown {
     cause: error,
   });
 }
+
+/** Whether a file-system error says the path (or a folder on it) does not exist. */
+export function isMissing(error: unknown): boolean {
+  const code = fsErrorCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
