@@ -145,7 +145,9 @@ export async function replayConversation(input: {
       let unaccounted = 0;
       for (const layer of call.report.layers) {
         for (const dropped of layer.dropped) {
-          if (layer.layer === 'history' && dropped.reason.type === 'over-budget')
+          // A step of the turn dropped for room is recallable (`recallTool`, decision 070).
+          const { reason } = dropped;
+          if (layer.layer === 'history' && reason.type === 'over-budget' && reason.recallTool === undefined)
             unaccounted += dropped.run?.count ?? 1;
         }
       }

@@ -82,8 +82,10 @@ try {
       (action) => action.type === 'placeholder' && action.reason === 'no-room',
     ).length;
     const history = report.layers.find((layer) => layer.layer === 'history');
+    // A step of the turn dropped for room is recallable (`recallTool`): only the others are lost.
     for (const entry of history?.dropped ?? [])
-      if (entry.reason.type === 'over-budget') overBudget += entry.run?.count ?? 1;
+      if (entry.reason.type === 'over-budget' && entry.reason.recallTool === undefined)
+        overBudget += entry.run?.count ?? 1;
     if (record.step === 0) continue;
     steps++;
     // The turn's steps are the AI SDK messages of the call (ids `ai:…`).
@@ -97,7 +99,7 @@ try {
     `window ${window}, ${turns.length} turns: ${records.length} calls (${sent.length} received), ${over} over budget, ` +
       `${mismatched} reports ≠ sent; ${steps} calls after a tool call, ${stepsWithoutTheirSteps} of them without ` +
       `their turn's steps; ${noRoom} outputs kept as artifacts for no room; ${overBudget} history messages dropped ` +
-      `over budget in all; turn CPU ${first.toFixed(1)} → ${last.toFixed(1)} ms (${(last / first).toFixed(2)}×)`,
+      `over budget with no way back in all; turn CPU ${first.toFixed(1)} → ${last.toFixed(1)} ms (${(last / first).toFixed(2)}×)`,
   );
 } finally {
   await rm(root, { recursive: true, force: true });

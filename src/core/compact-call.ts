@@ -19,6 +19,7 @@ import type { CompactionAction } from './report.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { DroppedBlock, Selection } from './select.ts';
 import { type CallSelection, type CallSelector, SEPARATOR_TOKENS } from './select-call.ts';
+import type { DropReason } from './select-types.ts';
 import type { TokenCounter } from './tokens.ts';
 
 /** The summary of dropped history made on a call's first attempt, kept for its retries. */
@@ -141,15 +142,18 @@ export async function compactCall(input: {
         );
   const summarizedIds = new Set(covered.map(historyBlockId));
   const recalled = withRecalled(call.excluded, call.coveredDrops, selection.kept);
+  const recallTool = (request.steps?.length ?? 0) > 0 ? options.toolResults?.recallTool : undefined;
   const all = recalled.concat(
-    summarizedIds.size === 0
+    summarizedIds.size === 0 && recallTool === undefined
       ? selection.dropped
-      : selection.dropped.map(
-          (entry): DroppedBlock =>
-            summarizedIds.has(entry.block.id) && entry.reason.type === 'over-budget'
-              ? { block: entry.block, reason: SUMMARIZED_REASON }
-              : entry,
-        ),
+      : selection.dropped.map((entry): DroppedBlock => {
+          if (entry.reason.type !== 'over-budget') return entry;
+          if (summarizedIds.has(entry.block.id)) return { block: entry.block, reason: SUMMARIZED_REASON };
+          // A step of this turn dropped for room: its tool's search finds it until it is stored.
+          return recallTool !== undefined && entry.block.layer === 'history' && call.isStep(entry.block)
+            ? { block: entry.block, reason: stepRecall(entry.reason, recallTool) }
+            : entry;
+        }),
   );
   const compacted: CompactedCall = { selection, dropped: all, covered, chunked, actions: trimmed.actions };
   // A trim replaces a drop (the positions move): the report then reads every drop.
@@ -164,6 +168,18 @@ export async function compactCall(input: {
     };
   }
   return compacted;
+}
+
+/** Recallable step reasons, one per grant's reason (drops of one grant stay one run in the report). */
+const stepReasons = new WeakMap<DropReason, DropReason>();
+
+function stepRecall(reason: DropReason & { type: 'over-budget' }, recallTool: string): DropReason {
+  let made = stepReasons.get(reason);
+  if (made === undefined || (made as { recallTool?: string }).recallTool !== recallTool) {
+    made = Object.freeze({ ...reason, recallTool });
+    stepReasons.set(reason, made);
+  }
+  return made;
 }
 
 /** The stand-in selection of a first selection asked only what it drops (never read: see `byPosition`). */

@@ -150,7 +150,9 @@ export function describeReason(reason: DropReason): string {
         ? `duplicate of ${reason.of} (same content)`
         : `duplicate of ${reason.of} (same message ${reason.messageId})`;
     case 'over-budget':
-      return `over budget (layer grant ${Math.floor(reason.grantTokens).toLocaleString('en-US')})`;
+      return `over budget (layer grant ${Math.floor(reason.grantTokens).toLocaleString('en-US')})${
+        reason.recallTool === undefined ? '' : `, recallable with ${reason.recallTool}`
+      }`;
     case 'history-window':
       return `outside the history window (last ${reason.maxMessages.toLocaleString('en-US')} messages)`;
     case 'pinned-over-budget':

@@ -8,7 +8,11 @@ export type DropReason =
    * memory entry or message (a history block always wins then); absent for equal content.
    */
   | { type: 'duplicate'; of: string; messageId?: string }
-  | { type: 'over-budget'; grantTokens: number }
+  /**
+   * No room in its layer's grant. `recallTool`: a step of the current turn (not stored yet),
+   * found again by that tool while the turn runs (`ToolResultPolicy.recallTool`, decision 070).
+   */
+  | { type: 'over-budget'; grantTokens: number; recallTool?: string }
   /** Older than the history window: only the newest `maxMessages` messages are sent (`maxHistoryMessages`). */
   | { type: 'history-window'; maxMessages: number }
   | { type: 'pinned-over-budget'; budgetTokens: number }

@@ -31,6 +31,12 @@ export interface ToolResultPolicy {
    * (the workspace's `describeReadFileParts`). Return undefined for outputs it does not know.
    */
   describeParts?: (output: { toolName: string; content: string; tokens: number }) => string | undefined;
+  /**
+   * The tool whose search covers the current turn's steps while the turn runs (a session's
+   * `search_history`): a step a call drops for lack of room is reported `over-budget` with it as
+   * `recallTool`, i.e. recallable. Unset: such a step is neither sent nor recallable.
+   */
+  recallTool?: string;
 }
 
 interface Memo {

@@ -50,7 +50,12 @@ export interface AgentHistoryOptions {
    * Searches the session's whole conversation: an agent's `search_history` (as the chat
    * model's), a long hit's whole text put in `store`.
    */
-  searchHistory?: (query: string, limit: number, store: ArtifactHandleStore) => Promise<HistoryHit[]>;
+  searchHistory?: (
+    query: string,
+    limit: number,
+    store: ArtifactHandleStore,
+    steps: readonly Message[],
+  ) => Promise<HistoryHit[]>;
 }
 
 /** A long session's history for the agent calls of one process turn (decision 066). */
@@ -109,10 +114,10 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
 
   const search = options.searchHistory;
   const layer: SessionHistoryLayer = {
-    async tools(store) {
+    async tools(store, steps) {
       await load();
       if (summary === null || search === undefined) return {};
-      return searchHistoryTool((query, limit) => search(query, limit, store));
+      return searchHistoryTool((query, limit) => search(query, limit, store, steps?.() ?? []));
     },
     async fit(request, compile, fitOptions = {}) {
       const { compression, curation } = await load();

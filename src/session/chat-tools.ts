@@ -1,7 +1,12 @@
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import { openArtifactTool, toolDefinitions } from '../ai-sdk/index.ts';
-import { type ArtifactHandleStore, createInMemoryArtifactStore, type ToolDefinition } from '../core/index.ts';
+import {
+  type ArtifactHandleStore,
+  createInMemoryArtifactStore,
+  type Message,
+  type ToolDefinition,
+} from '../core/index.ts';
 import {
   type CurationEvent,
   createWorkspaceTools,
@@ -79,7 +84,21 @@ export interface TurnTools {
   definitions: readonly ToolDefinition[];
   /** Where this turn's tool outputs kept out of the prompt go (`open_artifact` reads it). */
   store: ArtifactHandleStore;
+  /**
+   * With `search_history`: notes the turn's steps so far (the tool loop's messages after the
+   * query), which the search also covers until they are stored — a step a call drops for room
+   * stays recallable (decision 070, fifth amendment). Undefined without `search_history`.
+   */
+  noteSteps?: (steps: readonly Message[]) => void;
 }
+
+/** `search_history`'s search: the session's stored conversation, then `steps`, the turn's so far. */
+export type SearchHistory = (
+  query: string,
+  limit: number,
+  store: ArtifactHandleStore,
+  steps: readonly Message[],
+) => Promise<HistoryHit[]>;
 
 /** Definitions by base tool set, without and with the turn's `search_history`. */
 const definitionCache = [
@@ -94,15 +113,21 @@ const definitionCache = [
  * same store, so `open_artifact` reads it whole (decision 073). Definitions are computed once
  * per tool set. A session without tools gets none, and no placeholders.
  */
-export async function turnTools(
-  base: ToolSet,
-  searchHistory?: (query: string, limit: number, store: ArtifactHandleStore) => Promise<HistoryHit[]>,
-): Promise<TurnTools> {
+export async function turnTools(base: ToolSet, searchHistory?: SearchHistory): Promise<TurnTools> {
   const store = createInMemoryArtifactStore();
+  let steps: readonly Message[] = [];
   const history =
     searchHistory === undefined
       ? {}
-      : searchHistoryTool((query, limit) => searchHistory(query, limit, store));
+      : searchHistoryTool((query, limit) => searchHistory(query, limit, store, steps));
+  const noted =
+    searchHistory === undefined
+      ? {}
+      : {
+          noteSteps: (next: readonly Message[]) => {
+            steps = next;
+          },
+        };
   if (Object.keys(base).length === 0 && searchHistory === undefined)
     return { set: base, definitions: [], store };
   const set: ToolSet = { ...base, ...history, open_artifact: openArtifactTool(store) };
@@ -112,7 +137,7 @@ export async function turnTools(
     definitions = toolDefinitions(set);
     cache.set(base, definitions);
   }
-  return { set, definitions: await definitions, store };
+  return { set, definitions: await definitions, store, ...noted };
 }
 
 /**

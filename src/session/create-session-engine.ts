@@ -1,37 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { createCallLogWriter } from '../core/call-log-writer.ts';
-import { conversationMessages } from '../core/conversation-messages.ts';
 import {
-  type ArtifactHandleStore,
   type CompactionAction,
   type CompiledContext,
   CtxloomError,
   countMessage,
   createExtractiveSummarizer,
   type Message,
-  OPEN_ARTIFACT_DEFINITION,
   renderSummary,
   type Summarizer,
   type TokenCounter,
   withSharedTokenCache,
 } from '../core/index.ts';
-import { pairSafeEnd } from '../core/surrogates.ts';
 import { createModelSummarizer } from '../llm/index.ts';
 import { humanMessageId } from '../state/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import {
-  type CurationEvent,
-  DEFAULT_MODEL,
-  describeReadFileParts,
-  foldCurationEvents,
-} from '../workspace/index.ts';
-import {
-  type ChatToolsContext,
-  createChatTools,
-  type HistoryHit,
-  type TurnTools,
-  turnTools,
-} from './chat-tools.ts';
+import { type CurationEvent, DEFAULT_MODEL, describeReadFileParts } from '../workspace/index.ts';
+import { type ChatToolsContext, createChatTools, type TurnTools, turnTools } from './chat-tools.ts';
 import {
   type CompileSessionOptions,
   type PreparedSession,
@@ -44,16 +29,14 @@ import { createProcessCalls } from './process-session-calls.ts';
 import { readSessionManifest } from './read-session-manifest.ts';
 import { runProcessTurn } from './run-process-turn.ts';
 import { runTurn } from './run-turn.ts';
+import { createHistorySearch } from './search-history.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions, Turn, TurnInput } from './session-engine.ts';
-import { carriedBody, createSessionIndexes, SEARCH_HISTORY_TOOL } from './session-recall.ts';
+import { createSessionIndexes, SEARCH_HISTORY_TOOL } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { createProcessThreadLock } from './thread-lock.ts';
 import { globalCallTracer } from './trace-calls.ts';
 import { inSlot } from './turn-slot.ts';
-
-/** Characters of a message a `search_history` hit shows (a longer one says how to read it whole). */
-const HIT_CHARACTERS = 1200;
 
 /**
  * Creates the session engine over a workspace (manifests and files) and a
@@ -85,6 +68,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
 
   // One conversation index per session, kept for the engine's life (decision 040).
   const indexes = createSessionIndexes(options.embedder === undefined ? {} : { embedder: options.embedder });
+  const searchHistory = createHistorySearch(store, indexes);
   // One summariser for every entry point: the model's when a real model is set, else the
   // extractive one for the session's tokenizer (decision 040).
   const modelSummarizer =
@@ -127,7 +111,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         toolsOf(sessionId),
         // The default tools search the conversation; a caller's own set is left as it is.
         options.tools === undefined
-          ? (query, limit, artifacts) => searchHistory(sessionId, query, limit, artifacts)
+          ? (query, limit, artifacts, steps) => searchHistory(sessionId, query, limit, artifacts, steps)
           : undefined,
       ));
     const prepared = await prepareSessionCompile({
@@ -143,7 +127,12 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         ? {}
         : {
             tools: tools.definitions,
-            toolResults: { store: tools.store, describeParts: describeReadFileParts },
+            toolResults: {
+              store: tools.store,
+              describeParts: describeReadFileParts,
+              // A step dropped for room is found again by the turn's `search_history`.
+              ...(tools.noteSteps === undefined ? {} : { recallTool: SEARCH_HISTORY_TOOL }),
+            },
           }),
     });
     return { prepared, tools };
@@ -163,6 +152,8 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     turnId: string | undefined,
     tools?: TurnTools,
   ): Promise<FittedCall> {
+    // The turn's `search_history` covers its steps so far (decision 070, fifth amendment).
+    tools?.noteSteps?.(steps ?? []);
     const summarizer = summarizerFor(prepared.counter);
     const calls = turnId === undefined ? undefined : summarizerCalls(sessionId, turnId, summarizer);
     let step = 0;
@@ -187,56 +178,6 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
       prepared,
       steps,
     );
-  }
-
-  /**
-   * `search_history`: the session's conversation index over every message (curated ones left
-   * out). A hit's text is what the message says (decision 072's reading: text, tool calls and
-   * results); a message longer than {@link HIT_CHARACTERS} shows its start, and with the turn's
-   * `artifacts` store the whole text is put there and the hit says how `open_artifact` reads
-   * it page by page (decision 073) — so every message behind the cut can be read whole.
-   */
-  async function searchHistory(
-    sessionId: string,
-    query: string,
-    limit: number,
-    artifacts?: ArtifactHandleStore,
-  ): Promise<HistoryHit[]> {
-    const state = await store.load(sessionId);
-    const conversation = conversationMessages(state.messages);
-    const index = indexes.sync(sessionId, conversation);
-    const curated = foldCurationEvents(state.curation);
-    const hits = index.lexical.search(query, { limit, filter: (id) => !curated.has(id) });
-    const positions = new Map(conversation.map((message, position) => [message.id, position] as const));
-    return hits.flatMap((hit) => {
-      const position = positions.get(hit.id);
-      const message = position === undefined ? undefined : conversation[position];
-      if (message === undefined || position === undefined) return [];
-      const createdAt = message.metadata?.createdAt;
-      const text = carriedBody(message, (part) => part.line) ?? '';
-      let shown = text;
-      let more: string | undefined;
-      if (text.length > HIT_CHARACTERS) {
-        const end = pairSafeEnd(text, HIT_CHARACTERS);
-        shown = text.slice(0, end);
-        const length = `${text.length} characters in all, the first ${end} shown`;
-        if (artifacts === undefined) more = length;
-        else {
-          const { handle } = artifacts.put({ content: text, toolName: SEARCH_HISTORY_TOOL });
-          more = `${length} — call ${OPEN_ARTIFACT_DEFINITION.name} with {"handle":"${handle}"} to read it whole, page by page`;
-        }
-      }
-      return [
-        {
-          position: position + 1,
-          id: message.id,
-          role: message.role,
-          ...(typeof createdAt === 'string' ? { createdAt } : {}),
-          text: shown,
-          ...(more === undefined ? {} : { more }),
-        },
-      ];
-    });
   }
 
   /**

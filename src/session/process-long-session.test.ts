@@ -309,6 +309,53 @@ describe('a long process session: agent calls under the session’s cut, rolling
     expect(first?.kept.some((block) => block.id === 'history:human:raft-consensus:u-9')).toBe(false);
   });
 
+  it("reports an agent's own steps dropped for room as recallable, and its search finds them (decision 070, fifth amendment)", async () => {
+    await setWindow(3000);
+    let asked = 0;
+    const queries = ['violin story', 'glacier story', 'orchid story', 'pottery story', 'sailboat story'];
+    const model = scriptedModel((options) => {
+      const prompt = promptText(options);
+      const offered = (options.tools ?? []).some((tool) => tool.name === 'search_history');
+      const searches = model.calls.length - asked - 1;
+      if (!offered || !prompt.includes('look it up')) {
+        asked = model.calls.length;
+        return [{ type: 'text', text: 'Noted.' }];
+      }
+      // Several searches in one turn, then one for what the first asked.
+      const query = searches < queries.length ? queries[searches] : searches < 12 ? 'violin' : undefined;
+      if (query === undefined) return [{ type: 'text', text: 'Found it.' }];
+      const input = JSON.stringify({ query, limit: 8 });
+      return [
+        { type: 'tool-call', toolCallId: `s-${model.calls.length}`, toolName: 'search_history', input },
+      ];
+    });
+    const { engine } = processEngine(model, 10);
+    const running = await storyThenQuestion(
+      engine,
+      (at) =>
+        `Turn ${at}: my ${TOPICS[at % TOPICS.length]} story has the code word ${at * 7}. ${'It is a long story, told slowly, with many turns and twists along the way. '.repeat(4)}`,
+      'What were the code words of my stories? look it up',
+    );
+    const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
+      (call) => call.turnId === running.userMessageId && call.agentId === 'reader',
+    );
+    const stepDrops = calls.flatMap((call) =>
+      (call.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).filter((drop) =>
+        drop.id.startsWith('history:ai:'),
+      ),
+    );
+    expect(stepDrops.length).toBeGreaterThan(0);
+    for (const drop of stepDrops)
+      expect(drop.reason).toMatchObject({ type: 'over-budget', recallTool: 'search_history' });
+    // A later search finds the turn's own earlier steps (ids `ai:…`, not stored yet).
+    const found = model.calls.some((sent) =>
+      sent.prompt.some(
+        (message) => message.role === 'tool' && /id\\*":\\*"ai:/u.test(JSON.stringify(message.content)),
+      ),
+    );
+    expect(found).toBe(true);
+  });
+
   it('lets an agent read a long message behind the cut whole: the hit’s handle, then open_artifact by pages (decision 073)', async () => {
     await setWindow(3000);
     let turn = 0;

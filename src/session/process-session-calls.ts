@@ -1,4 +1,10 @@
-import { type ArtifactHandleStore, CtxloomError, type Summarizer, type TokenCounter } from '../core/index.ts';
+import {
+  type ArtifactHandleStore,
+  CtxloomError,
+  type Message,
+  type Summarizer,
+  type TokenCounter,
+} from '../core/index.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
 import {
   type ContextConfig,
@@ -35,6 +41,7 @@ export interface ProcessCallsContext {
     query: string,
     limit: number,
     store: ArtifactHandleStore,
+    steps: readonly Message[],
   ) => Promise<HistoryHit[]>;
   /** Throws `not-found` when the session has no folder. */
   requireFolder: (sessionId: string) => Promise<void>;
@@ -113,7 +120,8 @@ export function createProcessCalls(context: ProcessCallsContext): ProcessCalls {
       persist: turnId !== undefined,
       now: context.now,
       createId: context.createId,
-      searchHistory: (query, limit, store) => context.searchHistory(sessionId, query, limit, store),
+      searchHistory: (query, limit, store, steps) =>
+        context.searchHistory(sessionId, query, limit, store, steps),
     });
   }
 

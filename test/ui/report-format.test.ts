@@ -6,6 +6,7 @@ import { describeAction, describeReason } from '../../web/src/report-format.ts';
 const REASONS: DropReason[] = [
   { type: 'duplicate', of: 'k1' },
   { type: 'over-budget', grantTokens: 1200 },
+  { type: 'over-budget', grantTokens: 1200, recallTool: 'search_history' },
   { type: 'history-window', maxMessages: 6 },
   { type: 'pinned-over-budget', budgetTokens: 800 },
   { type: 'share-disabled' },
@@ -22,6 +23,12 @@ describe('describeReason (notebook)', () => {
       for (const line of lines) expect(line).not.toMatch(/[{}]/u);
       expect(new Set(lines).size).toBe(REASONS.length);
     }
+    expect(
+      describeReason(
+        { type: 'over-budget', grantTokens: 756, recallTool: 'search_history' },
+        translator('en'),
+      ),
+    ).toBe('over budget (layer grant 756): a step of this turn, the model can find it with search_history');
     expect(describeReason({ type: 'history-window', maxMessages: 6 }, translator('en'))).toBe(
       'outside the history window (last 6 messages)',
     );

@@ -140,6 +140,8 @@ const en = {
   close: 'Close',
   reasonDuplicate: 'duplicate of {of}',
   reasonOverBudget: 'over budget (layer grant {n})',
+  reasonStepOverBudget:
+    'over budget (layer grant {n}): a step of this turn, the model can find it with {tool}',
   reasonHistoryWindow: 'outside the history window (last {n} messages)',
   reasonPinnedOverBudget: 'pinned blocks exceed the budget ({n})',
   reasonShareDisabled: 'shared context disabled',
@@ -353,6 +355,7 @@ const zh: typeof en = {
   close: '关闭',
   reasonDuplicate: '与 {of} 重复',
   reasonOverBudget: '超出预算（本层配额 {n}）',
+  reasonStepOverBudget: '超出预算（本层配额 {n}）：本轮的一步，模型可用 {tool} 检索',
   reasonHistoryWindow: '超出历史窗口（仅保留最近 {n} 条消息）',
   reasonPinnedOverBudget: '固定块超出预算（{n}）',
   reasonShareDisabled: '共享上下文已关闭',

@@ -40,7 +40,9 @@ export function describeReason(reason: DropReason, t: Translate): string {
     case 'duplicate':
       return t('reasonDuplicate', { of: reason.of });
     case 'over-budget':
-      return t('reasonOverBudget', { n: formatTokens(reason.grantTokens) });
+      return reason.recallTool === undefined
+        ? t('reasonOverBudget', { n: formatTokens(reason.grantTokens) })
+        : t('reasonStepOverBudget', { n: formatTokens(reason.grantTokens), tool: reason.recallTool });
     case 'history-window':
       return t('reasonHistoryWindow', { n: formatTokens(reason.maxMessages) });
     case 'pinned-over-budget':

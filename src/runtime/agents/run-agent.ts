@@ -7,6 +7,7 @@ import { createInMemoryArtifactStore, OPEN_ARTIFACT_TOOL } from '../../core/arti
 import { compileContext } from '../../core/compile.ts';
 import type { CompiledContext, CompileRequest } from '../../core/compile-types.ts';
 import { createLayerRegistry } from '../../core/layers.ts';
+import type { Message } from '../../core/message.ts';
 import type { ContextSource } from '../../core/source.ts';
 import type { CompressionSummary } from '../../core/summarizer.ts';
 import type { TokenCounter } from '../../core/tokens.ts';
@@ -125,8 +126,12 @@ async function prepareAgentCall(
   // A long session offers an agent that takes tools its `search_history` (decision 066), whose
   // long hits go in the same store.
   const takesTools = input.agent.maxSteps > 1;
-  const offered = history === undefined || !takesTools ? {} : await history.tools(store);
+  // The tool loop's messages so far: the search covers them too (decision 070, fifth amendment).
+  let steps: readonly Message[] = [];
+  const offered = history === undefined || !takesTools ? {} : await history.tools(store, () => steps);
   const own = { ...offered, ...input.agent.tools };
+  // A step dropped for room is recallable by the offered search, unless the agent has its own.
+  const recallTool = Object.keys(offered).find((name) => own[name] === offered[name]);
   // An agent that takes tools reads what its placeholders name with `open_artifact`, over this
   // store (ctxloom's, whatever the agent defines under that name), as `createReactAgent`'s does.
   const agent = callAgent(
@@ -173,7 +178,7 @@ async function prepareAgentCall(
       },
       ...(callSources.length === 0 ? {} : { sources: callSources }),
       tools,
-      toolResults: { store },
+      toolResults: { store, ...(recallTool === undefined ? {} : { recallTool }) },
       // A long session's stable layers go before the history (decisions 063, 068).
       ...(stableLayers.length === 0 ? {} : { layers: createLayerRegistry([], { stable: stableLayers }) }),
       // A long session's history is the session's: its summary covers what precedes the cut,
@@ -189,8 +194,9 @@ async function prepareAgentCall(
   };
   // Under a long session's history every compile — each compact-stage attempt, each step of
   // the tool loop — is fitted by the session: its cut, summary and recall (decision 066).
-  const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) =>
-    history === undefined
+  const compileStep: PreparedAgentCall['compileStep'] = (compileRequest, limits = {}) => {
+    steps = compileRequest.steps ?? [];
+    return history === undefined
       ? compileOnce(compileRequest, limits, [])
       : history.fit(
           compileRequest,
@@ -201,6 +207,7 @@ async function prepareAgentCall(
             ownStage: input.compact !== undefined,
           },
         );
+  };
   const compile = (compileRequest: CompileRequest, limits: { maxInputTokens?: number } = {}) => {
     last = { request: compileRequest, limits };
     return compileStep(compileRequest, limits);

@@ -6,6 +6,7 @@ import type {
   CompileRequest,
   ContextBlock,
   ContextSource,
+  Message,
   TokenCounter,
 } from '../../core/index.ts';
 import type { ResolvedReference } from '../references/resolve-reference.ts';
@@ -79,8 +80,10 @@ export interface SessionHistoryLayer {
    * session's whole conversation once messages are behind the session's cut (what its report
    * calls `recallable`); none before. A hit on a long message puts its whole text in `store`
    * (the call's, which the agent's `open_artifact` reads) and says how to read it page by page.
+   * `steps`: the call's tool-loop messages so far, which the search covers too until they are
+   * stored, so a step a call drops for room stays recallable (decision 070, fifth amendment).
    */
-  tools(store: ArtifactHandleStore): Promise<ToolSet>;
+  tools(store: ArtifactHandleStore, steps?: () => readonly Message[]): Promise<ToolSet>;
 }
 
 /** A session's budget (`budget` and `chatHistory` of the manifest) as core's compile options name it. */
