@@ -3,11 +3,13 @@ import { compactCall, type SummaryState } from './compact-call.ts';
 import type { CompiledContext, CompileOptions, CompileRequest } from './compile-types.ts';
 import { composeCall } from './compose-call.ts';
 import { emitCall } from './emit-call.ts';
+import { CtxloomError } from './errors.ts';
 import { gatherBlocks } from './gather-blocks.ts';
 import { cutsPastStored, recordHistoryCut } from './history-cut.ts';
 import { historyBlockId } from './measure-messages.ts';
 import type { Message } from './message.ts';
 import type { BlockSummary, CompactionAction } from './report.ts';
+import { messagesIssue, requestError, requestFieldsIssue } from './request-issue.ts';
 import { resolveCall } from './resolve-call.ts';
 import { createCallSelector } from './select-call.ts';
 import type { CompressionSummary } from './summarizer.ts';
@@ -26,6 +28,9 @@ const MAX_FITS = 3;
  * (`gatherBlocks`) → select (`createCallSelector`) → compact (`compactCall`) → compose
  * (`composeCall`, which counts what will be sent) → emit (`emitCall`, the report). Over budget
  * is never an exception: the report says what was dropped, trimmed or summarised, and why.
+ * A request that is not of its type (a message whose content is neither a string nor parts, a
+ * part without its text, a query of `null`) throws `invalid-argument` with the path of the
+ * first wrong value (`history.3.content`).
  * @example
  * const { messages, report } = await compileContext(
  *   { systemPrompt: 'You are a tutor.', history, query: 'What is a Raft term?' },
@@ -36,7 +41,18 @@ export async function compileContext(
   request: CompileRequest,
   options: CompileOptions,
 ): Promise<CompiledContext> {
-  const compiled = await compileCall(request, options);
+  const fields = requestFieldsIssue(request);
+  if (fields !== undefined) throw requestError(fields);
+  let compiled: CompiledContext;
+  try {
+    compiled = await compileCall(request, options);
+  } catch (error) {
+    // The messages are walked only when a compile fails (a walk per compile would read every
+    // message of a long history): a malformed one is named, not left as a TypeError.
+    if (CtxloomError.is(error)) throw error;
+    const issue = messagesIssue(request);
+    throw issue === undefined ? error : requestError(issue, error);
+  }
   // Recorded from the call that is sent, never from a discarded attempt.
   if (options.historyCut !== undefined) recordHistoryCut(options.historyCut, compiled);
   const store = options.toolResults?.store;

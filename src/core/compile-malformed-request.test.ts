@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { createCharCounter } from '../testing/char-counter.ts';
+import { compileContext } from './compile.ts';
+import type { CompileRequest } from './compile-types.ts';
+import { CtxloomError } from './errors.ts';
+
+const counter = createCharCounter();
+
+/** The error a compile of `request` (as JSON.parse could return it) throws. */
+async function errorOf(request: unknown): Promise<unknown> {
+  return compileContext(request as CompileRequest, { counter, window: 4000 }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+const user = { id: 'u1', role: 'user' as const, content: 'hello' };
+
+describe('compileContext on a request that is not of its type', () => {
+  it.each([
+    [
+      'a history message whose content is a number',
+      { history: [{ ...user, content: 42 }], query: 'q' },
+      'history.0.content',
+    ],
+    [
+      'a history message whose content is null',
+      { history: [user, { ...user, id: 'u2', content: null }], query: 'q' },
+      'history.1.content',
+    ],
+    [
+      'a text part without its text',
+      { history: [{ ...user, content: [{ type: 'text' }] }], query: 'q' },
+      'history.0.content.0.text',
+    ],
+    [
+      'a part of an unknown type',
+      { history: [{ ...user, content: [{ type: 'image', image: 'x' }] }], query: 'q' },
+      'history.0.content.0.type',
+    ],
+    ['a null in the history', { history: [user, null], query: 'q' }, 'history.1'],
+    ['a history that is a string', { history: 'hello', query: 'q' }, 'history'],
+    ['a query of null', { history: [user], query: null }, 'query'],
+    ['a query whose content is a number', { query: { id: 'q', role: 'user', content: 5 } }, 'query.content'],
+    ['a system prompt that is a number', { systemPrompt: 42, query: 'q' }, 'systemPrompt'],
+    [
+      'a context that is a number',
+      { contexts: { knowledge__context: 42 }, query: 'q' },
+      'contexts.knowledge__context',
+    ],
+    [
+      'a tool result without its output',
+      {
+        history: [
+          user,
+          { id: 't1', role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'read' }] },
+        ],
+      },
+      'history.1.content.0.output',
+    ],
+    [
+      'a step whose content is a number',
+      { query: 'q', steps: [{ id: 's1', role: 'assistant', content: 7 }] },
+      'steps.0.content',
+    ],
+  ])('names %s and where it is (invalid-argument), never a TypeError', async (_, request, path) => {
+    const error = await errorOf(request);
+    expect(CtxloomError.is(error, 'invalid-argument')).toBe(true);
+    expect((error as CtxloomError).path).toBe(path);
+    expect((error as CtxloomError).message).toContain(`(at ${path})`);
+  });
+
+  it('says which message is wrong, by id, and what it got', async () => {
+    const error = await errorOf({
+      history: [user, { ...user, id: 'a7', role: 'assistant', content: 42 }],
+      query: 'q',
+    });
+    expect((error as CtxloomError).message).toBe(
+      'message "a7": content must be a string or an array of parts, got a number (42) (at history.1.content)',
+    );
+  });
+
+  it('passes on an error it cannot trace to the request', async () => {
+    const failing = new TypeError('the counter failed');
+    const broken = {
+      ...counter,
+      countText: () => {
+        throw failing;
+      },
+    };
+    const error = await compileContext(
+      { history: [user], query: 'q' },
+      { counter: broken, window: 4000 },
+    ).catch((caught: unknown) => caught);
+    expect(error).toBe(failing);
+  });
+});
