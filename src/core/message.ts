@@ -80,7 +80,9 @@ export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
  * One message of a model call or of the stored history. `id` is stable across resumes and
  * belongs to the object: a compile takes it as it was when the message was first measured, so
  * give a message another id by replacing the object. `content`, `role`, `name` and `metadata`
- * may be changed in place between compiles (each compile checks them).
+ * may be changed in place between compiles (each compile checks them) — except in a frozen
+ * history array, whose preparation a compile reuses as it was (decision 031): replace the
+ * message in a new array instead.
  */
 export interface Message {
   id: string;
