@@ -96,13 +96,13 @@ export interface CompileOptions {
   policy?: Omit<ComposePolicy, 'layers' | 'enableShareContext'>;
   /** Summarises history that no longer fits; without one, an omission notice is shown. */
   summarizer?: Summarizer;
-  /** Most tokens a summary may take. Default 10% of the available tokens, within 64..2000. */
+  /** Most tokens a summary may take; an integer ≥ 0. Default 10% of the available tokens, within 64..2000. */
   summaryMaxTokens?: number;
   /** Receives a new summary so the state layer can persist it in `compression__context`. */
   onSummary?: (summary: CompressionSummary) => void | Promise<void>;
-  /** Smallest remainder (tokens) worth trimming a block into. Default 24. */
+  /** Smallest remainder (tokens) worth trimming a block into; an integer ≥ 0. Default 24. */
   minTrimTokens?: number;
-  /** Priority of the history when layers draw on unused budget. Default 0.9. */
+  /** Priority of the history when layers draw on unused budget, 0..1. Default 0.9. */
   historyPriority?: number;
   /** Tool definitions sent with the call: counted in the budget and reported. */
   tools?: readonly ToolDefinition[];
@@ -110,7 +110,7 @@ export interface CompileOptions {
   toolResults?: ToolResultPolicy;
   /**
    * When history must go, drop it up to the next boundary of chunks of this share of the
-   * input budget, so the kept history (a prompt cache's prefix) changes rarely. Default 1/3;
+   * input budget (0..1), so the kept history (a prompt cache's prefix) changes rarely. Default 1/3;
    * 0 drops only what does not fit (the oldest message nearly every turn once the window is full).
    */
   historyChunkRatio?: number;

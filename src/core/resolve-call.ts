@@ -1,3 +1,4 @@
+import { assertCompileOptions } from './assert-compile-options.ts';
 import { type ContextBlock, createBlock } from './block.ts';
 import type { BudgetManager } from './budget.ts';
 import { compressionBlock, SUMMARIZED_REASON } from './compact.ts';
@@ -100,6 +101,7 @@ export function resolveCall(
 ): ResolvedCall {
   const { counter } = options;
   assertMaxHistoryMessages(options.maxHistoryMessages);
+  assertCompileOptions(options);
   const layers = options.layers ?? createLayerRegistry();
   const share = options.enableShareContext ?? true;
   // Cache-stable by default: per-call layers after the history, so the cached prefix holds.
