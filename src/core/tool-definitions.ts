@@ -1,3 +1,4 @@
+import { CtxloomError } from './errors.ts';
 import type { TokenCounter } from './tokens.ts';
 
 /** A tool the model may call, as sent with the request: name, description and JSON schema. */
@@ -11,12 +12,34 @@ export interface ToolDefinition {
 /**
  * Tokens the tool definitions add to a request: each definition is counted as the JSON a
  * provider sends (`{"name","description","parameters"}`). Providers frame tools slightly
- * differently; this is the one rule ctxloom budgets and reports with.
+ * differently; this is the one rule ctxloom budgets and reports with. A definition without a
+ * name, a name used twice (providers refuse both) or a schema JSON cannot hold (a cycle, a
+ * BigInt) is an `invalid-argument` error naming the tool.
  */
 export function countToolDefinitions(tools: readonly ToolDefinition[], counter: TokenCounter): number {
   let total = 0;
-  for (const tool of tools) total += counter.countText(toolDefinitionText(tool));
+  const names = new Set<string>();
+  for (const [index, tool] of tools.entries()) {
+    if (typeof tool?.name !== 'string' || tool.name === '')
+      throw invalidTool(`tools.${index}.name`, `tool ${index} needs a non-empty string name`);
+    if (names.has(tool.name))
+      throw invalidTool(
+        `tools.${index}.name`,
+        `tool name "${tool.name}" is used by two tools; names must be unique`,
+      );
+    names.add(tool.name);
+    total += counter.countText(toolDefinitionText(tool));
+  }
   return total;
+}
+
+function invalidTool(path: string, message: string, cause?: unknown): CtxloomError {
+  return new CtxloomError({
+    code: 'invalid-argument',
+    message,
+    path,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 interface DefinitionText {
@@ -40,11 +63,20 @@ export function toolDefinitionText(tool: ToolDefinition): string {
   ) {
     return known.text;
   }
-  const text = JSON.stringify({
-    name: tool.name,
-    ...(tool.description === undefined ? {} : { description: tool.description }),
-    parameters: tool.inputSchema ?? {},
-  });
+  let text: string;
+  try {
+    text = JSON.stringify({
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.inputSchema ?? {},
+    });
+  } catch (error) {
+    throw invalidTool(
+      `tools.${tool.name}.inputSchema`,
+      `the schema of tool "${tool.name}" is not JSON`,
+      error,
+    );
+  }
   texts.set(tool, { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, text });
   return text;
 }
