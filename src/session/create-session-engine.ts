@@ -28,7 +28,7 @@ import { inputBudgetOf } from './long-session-settings.ts';
 import { createProcessCalls } from './process-session-calls.ts';
 import { readSessionManifest } from './read-session-manifest.ts';
 import { runProcessTurn } from './run-process-turn.ts';
-import { runTurn } from './run-turn.ts';
+import { runTurn, turnText } from './run-turn.ts';
 import { createHistorySearch } from './search-history.ts';
 import { parseSessionCommand } from './session-commands.ts';
 import type { SessionEngine, SessionEngineOptions, Turn, TurnInput } from './session-engine.ts';
@@ -305,7 +305,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
     compile,
     async runTurn(input) {
       await requireFolder(input.sessionId);
-      const text = input.text.trim();
+      const text = turnText(input);
       if (
         processCalls !== undefined &&
         options.process !== undefined &&

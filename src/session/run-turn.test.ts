@@ -298,6 +298,17 @@ describe('runTurn', () => {
     });
     expect((await engine.store.load(SESSION)).messages).toHaveLength(before);
   });
+
+  it('refuses a text that is not a string (invalid-argument at text), storing nothing', async () => {
+    const engine = engineWith(recordingModel());
+    const before = (await engine.store.load(SESSION)).messages.length;
+    for (const text of [42, null, undefined, { text: 'hi' }]) {
+      await expect(
+        engine.runTurn({ sessionId: SESSION, text: text as unknown as string }),
+      ).rejects.toMatchObject({ code: 'invalid-argument', path: 'text' });
+    }
+    expect((await engine.store.load(SESSION)).messages).toHaveLength(before);
+  });
 });
 
 async function readAll(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {

@@ -49,10 +49,22 @@ interface TurnContext {
   tracer: CallTracer | undefined;
 }
 
+/** The turn's text, trimmed; `invalid-argument` at `text` when it is not a string. */
+export function turnText(input: TurnInput): string {
+  const text: unknown = input.text;
+  if (typeof text === 'string') return text.trim();
+  const kind = text === null ? 'null' : Array.isArray(text) ? 'an array' : typeof text;
+  throw new CtxloomError({
+    code: 'invalid-argument',
+    message: `the message must be a string, got ${kind}`,
+    path: 'text',
+  });
+}
+
 /** The body of {@link SessionEngine.runTurn}: a command, or compile → model steps → persist. */
 export async function runTurn(input: TurnInput, context: TurnContext): Promise<Turn> {
   const { engine, now, createId } = context;
-  const text = input.text.trim();
+  const text = turnText(input);
   if (text === '') {
     throw new CtxloomError({ code: 'invalid-argument', message: 'the message is empty', path: 'text' });
   }
