@@ -39,7 +39,8 @@ export interface CompileRequest {
   steps?: readonly Message[];
   /**
    * The persisted summary from `compression__context`, and the newest message it covers (a
-   * long session's cut, decision 040). Covered messages are not sent; each is reported
+   * long session's cut, decision 040). Covered messages — and the tool results right after the
+   * newest one, whose calls it covers — are not sent; each is reported
    * `recalled` when a kept block names it (`metadata.messageId`), `recallable` (via
    * `recallTool`) when its id is in `uncarried` (no summary text that is sent carries it),
    * else `summarized`. `actions` are what the caller's compaction did before this call.

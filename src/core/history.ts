@@ -145,8 +145,22 @@ export function collectToolGroups(
 }
 
 /**
- * The history as blocks, minus the messages a persisted summary already covers: every
- * message up to and including `throughMessageId` (when that id is in the history).
+ * The index of the first message after a persisted summary's coverage: every message up to
+ * and including `throughMessageId` (0 when it is absent or not in `messages`), and the tool
+ * results right after it — their calls are covered, and a result sent without its call is
+ * refused by every provider (the history window moves past them the same way).
+ */
+export function coverageEnd(messages: readonly Message[], throughMessageId: string | undefined): number {
+  if (throughMessageId === undefined) return 0;
+  let end = messages.findIndex((message) => message.id === throughMessageId) + 1;
+  if (end === 0) return 0;
+  while (messages[end]?.role === 'tool') end++;
+  return end;
+}
+
+/**
+ * The history as blocks, minus the messages a persisted summary already covers
+ * ({@link coverageEnd}).
  */
 export function historyBlocks(
   history: readonly Message[],
@@ -155,11 +169,10 @@ export function historyBlocks(
   /** Position of `history[0]` in the whole history (see {@link positionPriority}). */
   offset = 0,
 ): { blocks: ContextBlock[]; covered: ContextBlock[] } {
-  const cut =
-    throughMessageId === undefined ? -1 : history.findIndex((message) => message.id === throughMessageId);
-  if (cut < 0) return { blocks: historyToBlocks(history, counter, offset), covered: [] };
+  const end = coverageEnd(history, throughMessageId);
+  if (end === 0) return { blocks: historyToBlocks(history, counter, offset), covered: [] };
   return {
-    blocks: historyToBlocks(history.slice(cut + 1), counter, offset + cut + 1),
-    covered: historyToBlocks(history.slice(0, cut + 1), counter, offset),
+    blocks: historyToBlocks(history.slice(end), counter, offset + end),
+    covered: historyToBlocks(history.slice(0, end), counter, offset),
   };
 }

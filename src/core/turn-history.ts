@@ -3,6 +3,7 @@ import type { CompileRequest } from './compile-types.ts';
 import {
   buildHistoryBlocks,
   collectToolGroups,
+  coverageEnd,
   type HistoryBlockMetadata,
   historyBlock,
   historyBlocks,
@@ -171,9 +172,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     messages = windowFrom === 0 ? replaced.messages : history.slice(0, windowFrom).concat(replaced.messages);
     actions = replaced.actions;
   }
-  const through = input.throughMessageId;
-  const cut = through === undefined ? -1 : messages.findIndex((message) => message.id === through);
-  const coveredTo = cut + 1;
+  const coveredTo = coverageEnd(messages, input.throughMessageId);
   const keptFrom = Math.max(coveredTo, windowFrom);
   const query = input.query;
   const pending = query !== undefined && end?.done === false;
