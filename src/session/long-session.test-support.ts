@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { expect } from 'vitest';
 import { nextArtifactCall } from '../ai-sdk/follow-placeholders.test-support.ts';
+import type { createTestNotebook } from '../server/test-workspace.test-support.ts';
+import { createSessionEngine } from './create-session-engine.ts';
+import { createFileSessionStore } from './file-session-store.ts';
 
 /** What the scripted models report as usage. */
 export const USAGE = {
@@ -79,4 +83,38 @@ export async function setSessionWindow(root: string, session: string, window: nu
   const config = JSON.parse(await readFile(path, 'utf8'));
   config.budget.window = window;
   await writeFile(path, `${JSON.stringify(config, null, 2)}\n`);
+}
+
+type TestNotebook = Awaited<ReturnType<typeof createTestNotebook>>;
+
+/** Creates session `id` through the notebook's API, with a `window`-token budget. */
+export async function createWindowedSession(
+  notebook: TestNotebook,
+  id: string,
+  window: number,
+): Promise<void> {
+  const created = await notebook.app.request('/api/sessions', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ concept: id, id }),
+  });
+  expect(created.status).toBe(201);
+  await setSessionWindow(notebook.root, id, window);
+}
+
+/**
+ * A session engine over the notebook's file store that sends every call to `model`, with a
+ * clock that moves a minute a call and ids in order (`id-000001`, …).
+ */
+export function recordingEngine(notebook: TestNotebook, model: MockLanguageModelV4, maxSteps: number) {
+  let next = 0;
+  let minute = 0;
+  return createSessionEngine({
+    workspace: notebook.workspace,
+    store: createFileSessionStore({ workspace: notebook.workspace }),
+    model: { model, spec: 'recording', offline: true },
+    now: () => new Date(Date.parse('2026-01-01T00:00:00Z') + ++minute * 60_000),
+    createId: () => `id-${(++next).toString(36).padStart(6, '0')}`,
+    maxSteps,
+  });
 }

@@ -11,9 +11,7 @@ import {
 import { countCallTokens } from '../ai-sdk/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { createSessionEngine } from './create-session-engine.ts';
-import { createFileSessionStore } from './file-session-store.ts';
-import { setSessionWindow, textAnswer, toolCall } from './long-session.test-support.ts';
+import { createWindowedSession, recordingEngine, textAnswer, toolCall } from './long-session.test-support.ts';
 
 const SESSION = 'pages';
 const counter = getTokenCounter('gpt-4o');
@@ -47,13 +45,7 @@ function conversation(turns: number, seed: number): { user: string; answer: stri
 
 describe('a turn reading a large output by pages after /compress (decision 070, fourth amendment)', () => {
   it('fits every call: the oldest pages give way to stubs before the budget does', async () => {
-    const created = await notebook.app.request('/api/sessions', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ concept: 'pages', id: SESSION }),
-    });
-    expect(created.status).toBe(201);
-    await setSessionWindow(notebook.root, SESSION, 5000);
+    await createWindowedSession(notebook, SESSION, 5000);
     await writeFile(join(notebook.root, SESSION, 'big-zh.md'), chineseFile(counter, 6000));
     let answer = '';
     let opened = 0;
@@ -70,16 +62,7 @@ describe('a turn reading a large output by pages after /compress (decision 070, 
         return textAnswer(answer);
       },
     });
-    let next = 0;
-    let minute = 0;
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date(Date.parse('2026-01-01T00:00:00Z') + ++minute * 60_000),
-      createId: () => `id-${(++next).toString(36).padStart(6, '0')}`,
-      maxSteps: 8,
-    });
+    const engine = recordingEngine(notebook, model, 8);
     const turn = async (value: string) => {
       const running = await engine.runTurn({ sessionId: SESSION, text: value });
       for await (const _ of running.stream);

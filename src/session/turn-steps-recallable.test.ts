@@ -8,9 +8,7 @@ import { countCallTokens } from '../ai-sdk/index.ts';
 import { describeReason } from '../core/format-report.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { getTokenCounter } from '../tokenizers/index.ts';
-import { createSessionEngine } from './create-session-engine.ts';
-import { createFileSessionStore } from './file-session-store.ts';
-import { setSessionWindow, textAnswer, toolCall } from './long-session.test-support.ts';
+import { createWindowedSession, recordingEngine, textAnswer, toolCall } from './long-session.test-support.ts';
 
 const SESSION = 'steps';
 const READS = 6;
@@ -26,15 +24,9 @@ afterEach(async () => {
 
 describe("a turn's own steps dropped for room (decision 070, fifth amendment)", () => {
   it('are reported recallable, and search_history finds them while the turn runs', async () => {
-    const created = await notebook.app.request('/api/sessions', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ concept: 'steps', id: SESSION }),
-    });
-    expect(created.status).toBe(201);
     // A 3,000-token window: the fixed layers take about two thirds of the input budget, so six
     // reads in one turn do not fit even as placeholders and stubs.
-    await setSessionWindow(notebook.root, SESSION, 3000);
+    await createWindowedSession(notebook, SESSION, 3000);
     for (let file = 0; file < READS; file++) {
       const mark = file === 0 ? 'The zebrafinch ledger is kept in the attic. ' : '';
       const body = `${mark}The lighthouse keeper paints the glacier. `.repeat(60 + file * 30);
@@ -63,16 +55,7 @@ describe("a turn's own steps dropped for room (decision 070, fifth amendment)", 
         return textAnswer('The ledger is in the attic.');
       },
     });
-    let next = 0;
-    let minute = 0;
-    const engine = createSessionEngine({
-      workspace: notebook.workspace,
-      store: createFileSessionStore({ workspace: notebook.workspace }),
-      model: { model, spec: 'recording', offline: true },
-      now: () => new Date(Date.parse('2026-01-01T00:00:00Z') + ++minute * 60_000),
-      createId: () => `id-${(++next).toString(36).padStart(6, '0')}`,
-      maxSteps: 30,
-    });
+    const engine = recordingEngine(notebook, model, 30);
     const turn = async (text: string) => {
       const running = await engine.runTurn({ sessionId: SESSION, text });
       for await (const _ of running.stream);
