@@ -53,4 +53,31 @@ describe('ctxloom chat and ctxloom calls', () => {
     expect(await main(['calls', 'raft-consensus', '--show', '1'], first.io)).toBe(0);
     expect(first.out()).toMatch(/^call \S+ · turn /u);
   });
+
+  it('takes --limit only as a plain positive decimal integer, naming the option and value when not', async () => {
+    for (const value of [
+      '0x10',
+      '0o20',
+      '0b10000',
+      '1e1',
+      '16.0',
+      ' 16',
+      '+16',
+      '',
+      '0',
+      '-0',
+      '-1',
+      '1e400',
+    ]) {
+      const run = createBufferIo({ cwd: root });
+      expect(await main(['calls', 'raft-consensus', `--limit=${value}`], run.io), `--limit=${value}`).toBe(2);
+      expect(run.out()).toBe('');
+      expect(run.err()).toContain(
+        `ctxloom calls: invalid-argument: --limit takes a positive decimal integer, not ${JSON.stringify(value)}`,
+      );
+    }
+    const one = createBufferIo({ cwd: root });
+    expect(await main(['calls', 'raft-consensus', '--limit', '1'], one.io)).toBe(0);
+    expect(one.out()).toMatch(/· 1 calls\n/u);
+  });
 });

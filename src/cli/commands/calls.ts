@@ -41,8 +41,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
   }
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0) throw usageError('calls takes exactly one <session-dir>');
-  const limit = values.limit === undefined ? 200 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw usageError('--limit takes a positive integer', '--limit');
+  const limit = values.limit === undefined ? 200 : decimalInteger(values.limit, '--limit', 'positive');
   const { engine, sessionId, close } = await openSessionDirEngine(dir, io.cwd ?? process.cwd(), {
     ...(values.store === undefined ? {} : { store: values.store }),
   });
@@ -53,7 +52,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (values.diff !== undefined) {
-      const index = callNumber(values.diff, '--diff');
+      const index = decimalInteger(values.diff, '--diff', 'call');
       const at = index > 0 ? index - 1 : calls.length + index;
       const current = calls[at];
       const previous = calls[at - 1];
@@ -85,7 +84,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (values.show !== undefined) {
-      const index = callNumber(values.show, '--show');
+      const index = decimalInteger(values.show, '--show', 'call');
       const call = calls.at(index > 0 ? index - 1 : index);
       if (call === undefined) throw usageError(`no call ${values.show} (${calls.length} listed)`, '--show');
       if (values.json) {
@@ -109,11 +108,18 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * A call number as typed: a decimal integer, 1 the oldest listed and -1 the newest. `0`, `''`,
- * `0x1` and `1e0` are refused (usage error): `Number` reads them as 0 or 1, and `0` was call 1.
+ * An option's number as typed: a plain decimal integer (`-?[0-9]+`, a safe integer). `''`,
+ * `0x10`, `1e1`, `1.0` and ` 1` are refused (usage error naming the option and the value):
+ * `Number` reads them as 0, 16, 10 or 1. A `'call'` is a call number, 1 the oldest listed and
+ * -1 the newest (`0` refused: it was call 1); a `'positive'` is 1 or more.
  */
-function callNumber(value: string, option: string): number {
-  const index = /^-?\d+$/u.test(value) ? Number(value) : 0;
-  if (index === 0) throw usageError(`${option} takes a call number: 1 the oldest, -1 the newest`, option);
-  return index;
+function decimalInteger(value: string, option: string, kind: 'call' | 'positive'): number {
+  const number = /^-?\d+$/u.test(value) ? Number(value) : Number.NaN;
+  const valid = Number.isSafeInteger(number) && (kind === 'call' ? number !== 0 : number > 0);
+  if (!valid) {
+    const takes =
+      kind === 'call' ? 'a call number: 1 the oldest, -1 the newest' : 'a positive decimal integer';
+    throw usageError(`${option} takes ${takes}, not ${JSON.stringify(value)}`, option);
+  }
+  return number;
 }
