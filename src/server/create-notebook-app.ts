@@ -15,6 +15,7 @@ import {
 } from '../session/index.ts';
 import type { Workspace } from '../workspace/index.ts';
 import { toErrorResponse } from './error-response.ts';
+import { isApiPath } from './guard-path.ts';
 import { guardRequests } from './guard-requests.ts';
 import type { NotebookContext, NotebookModel } from './notebook-context.ts';
 import { observeSessionStore } from './observe-session-store.ts';
@@ -148,12 +149,15 @@ export function createNotebookApp(options: NotebookAppOptions): Hono {
   app.route('/', compressRoute(context));
   app.route('/', searchRoute(context));
   app.route('/', eventsRoute(context));
-  // An /api path no route matched is a JSON 404, never the UI's index.html.
-  app.all('/api/*', (c) =>
-    toErrorResponse(
+  // An /api path no route matched is a JSON 404, never the UI's index.html. The routes match
+  // case-sensitively, so /API/sessions is no route: it is judged by the guard's reading of the
+  // path (any case, any spelling), not by the router's pattern.
+  app.use('*', async (c, next) => {
+    if (!isApiPath(c.req.path)) return next();
+    return toErrorResponse(
       new CtxloomError({ code: 'not-found', message: `no route ${c.req.method} ${c.req.path}` }),
-    ),
-  );
+    );
+  });
   const webRoot = options.webRoot;
   if (webRoot !== undefined && existsSync(webRoot)) {
     // The build writes .br and .gz beside each asset (web/precompress.ts): sent as the client accepts.

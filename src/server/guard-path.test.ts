@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guardPath, isPublicRequest } from './guard-path.ts';
+import { guardPath, isApiPath, isPublicRequest } from './guard-path.ts';
 
 describe('guardPath', () => {
   it.each([
@@ -25,5 +25,16 @@ describe('isPublicRequest', () => {
     expect(isPublicRequest({ method: 'GET', routerPath: '/Api/sessions' })).toBe(false);
     expect(isPublicRequest({ method: 'POST', routerPath: '/assets/index.js' })).toBe(false);
     expect(isPublicRequest({ method: 'OPTIONS', routerPath: '/' })).toBe(false);
+  });
+});
+
+describe('isApiPath', () => {
+  it('is true when the first segment, read as the guard reads it, is api in any case', () => {
+    for (const path of ['/api', '/API/', '/Api/calls', '//aPI/sessions', '/api%2Fsessions', '/%2561pi/x']) {
+      expect(isApiPath(path), path).toBe(true);
+    }
+    for (const path of ['/', '/apiary', '/notes/api', '/assets/api.js']) {
+      expect(isApiPath(path), path).toBe(false);
+    }
   });
 });

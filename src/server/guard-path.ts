@@ -32,6 +32,16 @@ export function isPublicRequest({ method, routerPath }: { method: string; router
   return !guardPath(routerPath).startsWith('/api');
 }
 
+/**
+ * True when the first segment of the request's {@link guardPath} is `api`, in any letter case
+ * and any spelling (`/API/sessions`, `/Api/calls`, `//api/x`, `/api%2Fx`): an API path, which
+ * is answered by an `/api` route or a JSON `not-found`, never by the UI's `index.html`.
+ */
+export function isApiPath(routerPath: string): boolean {
+  const path = guardPath(routerPath);
+  return path === '/api' || path.startsWith('/api/');
+}
+
 function decodeTolerantly(path: string): string {
   try {
     return decodeURIComponent(path);
