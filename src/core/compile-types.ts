@@ -20,7 +20,11 @@ export interface CompileRequest {
   contexts?: Partial<Record<ContextKey, string>>;
   /** Pre-made blocks for any registered layer (profile blocks, references, …). */
   blocks?: readonly ContextBlock[];
-  /** The checkpoint messages, oldest first. */
+  /**
+   * The checkpoint messages, oldest first. An id starting with `layer:` is the layer messages'
+   * own (`isReservedMessageId`): the message keeps it, and the layer it would repeat is sent
+   * under a free `<id>:<n>` (warned `message-id-reserved`), so no two messages share an id.
+   */
   history?: readonly Message[];
   /**
    * The current input. It enters once, by id and by content: a history ending with it (the

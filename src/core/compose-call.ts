@@ -111,6 +111,7 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
       policy: call.policy,
     },
     tagged,
+    call.reservedIds,
   );
   const { messages } = composed;
   // Count what is emitted: every message is a separate API field, so the request costs the

@@ -4,6 +4,7 @@ import { hashText } from './fingerprint.ts';
 import { HistoryRecord, historyRecordOf, setHistoryRecord } from './history-records.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
+import { firstFreeId, isReservedMessageId } from './reserved-message-id.ts';
 import { createRunMemo } from './run-memo.ts';
 
 /** How {@link compose} orders and renders layers. */
@@ -59,12 +60,18 @@ export interface ComposedMetadata {
 /**
  * Renders the layers into the ordered messages of one call (seed 000's ContextComposer).
  * Pure: no I/O, no state, no templates beyond layer titles. The query enters exactly once:
- * when the history already ends with a message of the query's id, it is not added again.
+ * when the history already ends with a message of the query's id, it is not added again. A
+ * layer message is `layer:<name>`, or the first free `layer:<name>:<n>` when a history, step or
+ * query message has that id (see `isReservedMessageId`): no two messages share an id.
  * @example
  * const messages = compose({ systemPrompt: 'You are a tutor.', contexts: { knowledge__context: '…' }, history, query: 'Why?' });
  */
 export function compose(input: ComposeInput): Message[] {
-  return composeWithHistory(input).messages;
+  const given = [...(input.history ?? []), ...(input.steps ?? [])];
+  const query = toQueryMessage(input.query);
+  if (query !== undefined) given.push(query);
+  const reserved = new Set(given.filter((message) => isReservedMessageId(message.id)).map(({ id }) => id));
+  return composeWithHistory(input, undefined, reserved.size === 0 ? undefined : reserved).messages;
 }
 
 /**
@@ -77,6 +84,8 @@ export function composeWithHistory(
   input: ComposeInput,
   /** The history's tagged copies when the caller has them (see {@link taggedHistoryRun}): `input.history` is then not read. */
   taggedCopies?: { copies: readonly Message[]; plain: boolean; carried?: CarriedRun },
+  /** The reserved ids the history, steps and query have (see {@link compose}); undefined: none. */
+  reservedIds?: ReadonlySet<string>,
 ): {
   messages: Message[];
   historyStart: number;
@@ -94,8 +103,9 @@ export function composeWithHistory(
 
   const stableContext: Message[] = [];
   const volatileContext: Message[] = [];
+  const idOf = (id: string) => (reservedIds === undefined ? id : firstFreeId(id, reservedIds));
   if (input.systemPrompt !== undefined && input.systemPrompt.length > 0) {
-    stableContext.push(layerMessage('system', input.systemPrompt));
+    stableContext.push(layerMessage('system', input.systemPrompt, idOf));
   }
   const cacheFriendly = policy.order === 'cache-friendly';
   for (const layer of layers.list()) {
@@ -103,15 +113,15 @@ export function composeWithHistory(
     const text = contexts[layer.name as ContextKey];
     if (text === undefined || text.length === 0) continue;
     const target = cacheFriendly && !layer.stable ? volatileContext : stableContext;
-    target.push(layerMessage(layer.name, text));
+    target.push(layerMessage(layer.name, text, idOf));
   }
 
   const query = toQueryMessage(input.query);
 
-  const head = policy.merge === true ? mergeSystem(stableContext, layers) : stableContext;
+  const head = policy.merge === true ? mergeSystem(stableContext, layers, idOf) : stableContext;
   // Late layers travel as user text (`<context layer="…">`), the form every provider accepts
   // after the conversation has started, so what is counted here is what is sent.
-  const tail = (policy.merge === true ? mergeSystem(volatileContext, layers) : volatileContext).map(
+  const tail = (policy.merge === true ? mergeSystem(volatileContext, layers, idOf) : volatileContext).map(
     (message): Message => ({ ...message, role: 'user', content: contextAsUserText(message) }),
   );
   // The history's tagged copies are written into the messages in place (no array of copies
@@ -202,8 +212,8 @@ export function layerFilter(policy: ComposePolicy, layers: LayerRegistry): (name
   };
 }
 
-function layerMessage(layer: string, content: string): Message {
-  return { id: `layer:${layer}`, role: 'system', content, metadata: { layer } };
+function layerMessage(layer: string, content: string, idOf: (id: string) => string): Message {
+  return { id: idOf(`layer:${layer}`), role: 'system', content, metadata: { layer } };
 }
 
 /** A history message's record once tagged: its copy and the values it was tagged from. */
@@ -405,7 +415,7 @@ function tag(message: Message, layer: string): Message {
  * Merges consecutive system messages of equal stability: the stable layers become one
  * message (a prompt-cache breakpoint still fits after it) and the volatile ones another.
  */
-function mergeSystem(messages: Message[], layers: LayerRegistry): Message[] {
+function mergeSystem(messages: Message[], layers: LayerRegistry, idOf: (id: string) => string): Message[] {
   const stableOf = (message: Message) => {
     const name = layerOf(message) ?? 'system';
     return layers.has(name) && layers.get(name).stable;
@@ -416,10 +426,10 @@ function mergeSystem(messages: Message[], layers: LayerRegistry): Message[] {
     if (run !== undefined && stableOf(run[0] as Message) === stableOf(message)) run.push(message);
     else runs.push([message]);
   }
-  return runs.flatMap((run) => mergeRun(run, layers));
+  return runs.flatMap((run) => mergeRun(run, layers, idOf));
 }
 
-function mergeRun(messages: Message[], layers: LayerRegistry): Message[] {
+function mergeRun(messages: Message[], layers: LayerRegistry, idOf: (id: string) => string): Message[] {
   if (messages.length <= 1) return messages;
   const names = messages.map((message) => layerOf(message) ?? 'system');
   const content = messages
@@ -431,6 +441,11 @@ function mergeRun(messages: Message[], layers: LayerRegistry): Message[] {
     })
     .join('\n\n');
   return [
-    { id: `layer:${names.join('+')}`, role: 'system', content, metadata: { layer: names[0], layers: names } },
+    {
+      id: idOf(`layer:${names.join('+')}`),
+      role: 'system',
+      content,
+      metadata: { layer: names[0], layers: names },
+    },
   ];
 }

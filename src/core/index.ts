@@ -111,6 +111,7 @@ export type {
   ToolTokens,
 } from './report.ts';
 export { droppedByReason, droppedCount } from './report.ts';
+export { isReservedMessageId } from './reserved-message-id.ts';
 export {
   type RolledSummary,
   type RollSummaryInput,

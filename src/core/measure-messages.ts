@@ -1,4 +1,5 @@
 import { isErrorResult, type Message, messageParts, partText } from './message.ts';
+import { isReservedMessageId, LAYER_MESSAGE_ID_PREFIX } from './reserved-message-id.ts';
 import { createRunMemo, type RunMemo } from './run-memo.ts';
 import { isTextCached, messageCostOf, type TokenCounter } from './tokens.ts';
 
@@ -6,6 +7,9 @@ import { isTextCached, messageCostOf, type TokenCounter } from './tokens.ts';
 export function historyBlockId(message: Message): string {
   return `history:${message.id}`;
 }
+
+/** The start of the block id of a message whose id is reserved (see `isReservedMessageId`). */
+const RESERVED_BLOCK_ID_PREFIX = `history:${LAYER_MESSAGE_ID_PREFIX}`;
 
 /** What a message costs and says (see {@link measureMessage}). */
 export interface MessageMeasure {
@@ -57,6 +61,8 @@ interface CheckedList {
   metadatas: Message['metadata'][];
   /** How many of `contents` are parts arrays (kept with the list: the check compares pointers only). */
   partsCount: number;
+  /** How many of the messages have a reserved id (`isReservedMessageId`), kept as `partsCount` is. */
+  reservedCount: number;
   /** The measures the last check of this list returned (`entries`, as a copy nobody changes). */
   lastMeasures?: readonly MessageMeasure[];
   /**
@@ -158,6 +164,8 @@ export interface MeasureScan {
   parts: boolean;
   /** Whether some message has the id asked for (false when none was asked). */
   idTaken: boolean;
+  /** Whether some message's id is reserved (`isReservedMessageId`): rare, so no list of them. */
+  reserved: boolean;
   /**
    * The measures the last check of the same list returned, and how many of its first ones are
    * `measures`' first ones (the same objects, the messages unchanged); at the next index both
@@ -184,6 +192,7 @@ export function measureAndScan(
   if (counterMemo.runs.computed === 0 && first !== undefined) return measureFresh(counterMemo, messages, id);
   let parts = false;
   let idTaken = false;
+  let reservedCount = 0;
   const count = messages.length;
   const checked: CheckedList = {
     messages: messages.slice(),
@@ -193,6 +202,7 @@ export function measureAndScan(
     names: new Array(count),
     metadatas: new Array(count),
     partsCount: 0,
+    reservedCount: 0,
     idCounts: undefined,
   };
   // Each check's values noted from the message just read (it is in the CPU cache).
@@ -208,7 +218,9 @@ export function measureAndScan(
     // Plain texts get an entry of their own here (the memo keeps it for the next list).
     compute: (message, index) => {
       if (typeof message.content !== 'string') parts = true;
-      if (message.id === id) idTaken = true;
+      const messageId = message.id;
+      if (messageId === id) idTaken = true;
+      if (isReservedMessageId(messageId)) reservedCount++;
       note(message, index);
       return counterMemo.plainFromCache && typeof message.content === 'string'
         ? newEntry(counterMemo.cost, message)
@@ -219,7 +231,9 @@ export function measureAndScan(
       if (!measuresMessage(entry, message)) return false;
       // Checked equal above: the entry's content is the message's.
       if (typeof entry.content !== 'string') parts = true;
-      if (message.id === id) idTaken = true;
+      const messageId = message.id;
+      if (messageId === id) idTaken = true;
+      if (isReservedMessageId(messageId)) reservedCount++;
       note(message, index);
       return true;
     },
@@ -228,9 +242,10 @@ export function measureAndScan(
   });
   if (first !== undefined) {
     checked.entries = measures.slice();
+    checked.reservedCount = reservedCount;
     counterMemo.lists.set(first, checked);
   }
-  return { measures, parts, idTaken };
+  return { measures, parts, idTaken, reserved: reservedCount > 0 };
 }
 
 /**
@@ -260,12 +275,15 @@ function measureFresh(
     }
   }
   let partsCount = 0;
+  let reservedCount = 0;
   let idTaken = false;
   for (let index = 0; index < count; index++) {
     const message = messages[index] as Message;
     const content = message.content;
     if (typeof content !== 'string') partsCount++;
-    if (message.id === id) idTaken = true;
+    const messageId = message.id;
+    if (messageId === id) idTaken = true;
+    if (isReservedMessageId(messageId)) reservedCount++;
     contents[index] = content;
     roles[index] = message.role;
     names[index] = message.name;
@@ -285,9 +303,10 @@ function measureFresh(
     names,
     metadatas,
     partsCount,
+    reservedCount,
     idCounts: undefined,
   });
-  return { measures, parts: partsCount > 0, idTaken };
+  return { measures, parts: partsCount > 0, idTaken, reserved: reservedCount > 0 };
 }
 
 /**
@@ -323,7 +342,9 @@ function measureChecked(
   const { idCounts } = list;
   for (let index = same; index < list.messages.length; index++) {
     if (typeof list.contents[index] !== 'string') list.partsCount--;
-    if (idCounts !== undefined) uncount(idCounts, (list.entries[index] as MemoEntry).blockId);
+    const { blockId } = list.entries[index] as MemoEntry;
+    if (blockId.startsWith(RESERVED_BLOCK_ID_PREFIX)) list.reservedCount--;
+    if (idCounts !== undefined) uncount(idCounts, blockId);
   }
   list.messages.length = same;
   list.entries.length = same;
@@ -340,6 +361,7 @@ function measureChecked(
         ? newEntry(counterMemo.cost, message)
         : (measureWith(counterMemo, message) as MemoEntry);
     measures.push(entry);
+    if (entry.blockId.startsWith(RESERVED_BLOCK_ID_PREFIX)) list.reservedCount++;
     if (idCounts !== undefined) idCounts.set(entry.blockId, (idCounts.get(entry.blockId) ?? 0) + 1);
     list.messages.push(message);
     list.entries.push(entry);
@@ -360,7 +382,12 @@ function measureChecked(
     }
     idTaken = counts.has(historyBlockId({ id } as Message));
   }
-  const scan: MeasureScan = { measures, parts: list.partsCount > 0, idTaken };
+  const scan: MeasureScan = {
+    measures,
+    parts: list.partsCount > 0,
+    idTaken,
+    reserved: list.reservedCount > 0,
+  };
   if (previous !== undefined) scan.carried = { previous, same };
   return scan;
 }

@@ -181,11 +181,13 @@ export interface CompileWarning {
   /**
    * `query-repeated`: the history ended with the query's content under another id (sent
    * once). `query-id-taken`: a message query reused the id of an earlier history message,
-   * which stays; the query was sent under a fresh id `<id>:<n>`.
+   * which stays; the query was sent under a fresh id `<id>:<n>`. `message-id-reserved`: a
+   * history, step or query message has an id of the `layer:` namespace (`isReservedMessageId`);
+   * it keeps it, and a layer message of that id is sent under a fresh id `<id>:<n>`.
    */
-  code: 'query-repeated' | 'query-id-taken';
+  code: 'query-repeated' | 'query-id-taken' | 'message-id-reserved';
   message: string;
-  /** The history message concerned. */
+  /** The message concerned. */
   messageId?: string;
 }
 

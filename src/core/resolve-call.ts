@@ -8,12 +8,19 @@ import { assertMaxHistoryMessages } from './history-window.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
 import type { CompactionAction, CompileWarning } from './report.ts';
+import { isReservedMessageId } from './reserved-message-id.ts';
 import { resolveBudget } from './resolve-budget.ts';
 import type { DroppedBlock, DropReason } from './select.ts';
+import { shorten } from './shorten.ts';
 import type { TokenCounter } from './tokens.ts';
 import { countToolDefinitions, type ToolDefinition } from './tool-definitions.ts';
 import { placeholderToolResults } from './tool-result-placeholders.ts';
-import { type HistoryBlockSource, prepareHistory, turnHistoryBlocks } from './turn-history.ts';
+import {
+  type HistoryBlockSource,
+  type PreparedHistory,
+  prepareHistory,
+  turnHistoryBlocks,
+} from './turn-history.ts';
 
 /** Tokens the current turn's `open_artifact` pages leave free (the count of joined layers may move). */
 const PAGE_SLACK_TOKENS = 16;
@@ -51,6 +58,11 @@ export interface ResolvedCall {
   query: Message | undefined;
   /** What is sent as the query when it is not `query` itself: the history's copy, or the query under a fresh id. */
   queryInHistory: Message | undefined;
+  /**
+   * The reserved ids (`isReservedMessageId`) the history, steps and query have, each warned
+   * `message-id-reserved`: a layer message of one of them is sent under a free id. Absent: none.
+   */
+  reservedIds?: ReadonlySet<string>;
   warnings: CompileWarning[];
   /** Tool outputs kept as artifacts behind placeholders. */
   placeholderActions: CompactionAction[];
@@ -252,9 +264,39 @@ export function resolveCall(
     historyParts: prepared.parts,
   };
   if (tokensBefore !== undefined) resolved.historyTokensBefore = tokensBefore;
+  const reservedIds = reservedIdsOf(prepared, turnSteps, prepared.queryInHistory ?? query, warnings);
+  if (reservedIds !== undefined) resolved.reservedIds = reservedIds;
   // A frozen history's preparation is reused without measuring (nor checking) it again.
   if (madeFrom !== undefined && !Object.isFrozen(request.history ?? [])) resolved.historyMadeFrom = madeFrom;
   return resolved;
+}
+
+/**
+ * The reserved ids of the call's history, steps and query, each warned; undefined when none
+ * is (the history's measuring pass said whether it has one: no walk over it otherwise).
+ */
+function reservedIdsOf(
+  prepared: PreparedHistory,
+  steps: readonly Message[],
+  query: Message | undefined,
+  warnings: CompileWarning[],
+): ReadonlySet<string> | undefined {
+  const ids = new Set<string>();
+  const note = (message: Message) => {
+    if (isReservedMessageId(message.id)) ids.add(message.id);
+  };
+  if (prepared.reserved) prepared.messages.forEach(note);
+  steps.forEach(note);
+  if (query !== undefined) note(query);
+  if (ids.size === 0) return undefined;
+  for (const id of ids) {
+    warnings.push({
+      code: 'message-id-reserved',
+      message: `message id ${JSON.stringify(shorten(id, 60))} is in the "layer:" namespace of the layer messages ctxloom composes; the message keeps it, and a layer message of that id is sent as "<id>:<n>"`,
+      messageId: id,
+    });
+  }
+  return ids;
 }
 
 /** The drops of the last covered blocks, by their array (one per prepared history). */

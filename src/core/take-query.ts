@@ -1,6 +1,7 @@
 import type { CompileRequest } from './compile-types.ts';
 import { type Message, messageText } from './message.ts';
 import type { CompileWarning } from './report.ts';
+import { firstFreeId } from './reserved-message-id.ts';
 
 /**
  * Finds the query in the history so it enters once, by id and by content, and so no id
@@ -73,10 +74,10 @@ export function renameQuery(
   taken: boolean,
 ): Message | undefined {
   if (!taken) return undefined;
-  const ids = new Set(history.map((message) => message.id));
-  let n = 2;
-  while (ids.has(`${query.id}:${n}`)) n++;
-  const sent: Message = { ...query, id: `${query.id}:${n}` };
+  const sent: Message = {
+    ...query,
+    id: firstFreeId(query.id, new Set(history.map((message) => message.id))),
+  };
   if (typeof raw !== 'string') {
     warnings.push({
       code: 'query-id-taken',

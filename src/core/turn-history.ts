@@ -55,6 +55,8 @@ export interface PreparedHistory {
   measuresCarried?: MeasureScan['carried'];
   /** Whether some message's content is a parts array (else none has a tool result, nor an error). */
   parts: boolean;
+  /** Whether some message's id is reserved (`isReservedMessageId`; else no walk looks for them). */
+  reserved: boolean;
   /** Tool groups of `messages` from `keptFrom` on (indices relative to `keptFrom`). */
   keptGroups: ToolGroups;
   /** Tool groups of the covered messages (before `coveredTo`). */
@@ -198,6 +200,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
     measures: scan.measures,
     ...(scan.carried === undefined ? {} : { measuresCarried: scan.carried }),
     parts: scan.parts,
+    reserved: scan.reserved,
     keptGroups: groupsOf(keptFrom, messages.length),
     coveredGroups: groupsOf(0, coveredTo),
     windowGroups: groupsOf(coveredTo, keptFrom),

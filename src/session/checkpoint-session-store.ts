@@ -473,7 +473,7 @@ function messagesOf(state: Record<string, unknown>): Message[] {
 /** Checks the whole batch before anything is written: message shapes and ids. */
 function validateMessages(messages: readonly Message[]): Message[] {
   // Repeated ids are refused where the batch is appended (`conflict`).
-  const checked = checkMessages(messages, { uniqueIds: false });
+  const checked = checkMessages(messages, { uniqueIds: false, refuseReservedIds: true });
   if (!checked.success) {
     throw new CtxloomError({
       code: 'invalid-argument',

@@ -36,6 +36,7 @@ import { createSessionIndexes, SEARCH_HISTORY_TOOL } from './session-recall.ts';
 import type { SessionCompression, SessionStore } from './session-store.ts';
 import { createProcessThreadLock } from './thread-lock.ts';
 import { globalCallTracer } from './trace-calls.ts';
+import { turnMessageId } from './turn-message-id.ts';
 import { inSlot } from './turn-slot.ts';
 
 /**
@@ -312,8 +313,7 @@ export function createSessionEngine(options: SessionEngineOptions): SessionEngin
         text !== '' &&
         parseSessionCommand(text) === undefined
       ) {
-        const messageId =
-          input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
+        const messageId = turnMessageId(input, createId);
         const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId: messageId });
         // Held as a chat turn is: the turn's context (the session's state, its `once`
         // injections) is read after the turn before it is stored, and a turn waiting for its

@@ -16,6 +16,7 @@ import type { CheckpointSessionStore } from './checkpoint-session-store.ts';
 import { SESSION_KEYS } from './session-channels.ts';
 import type { SessionProcess, Turn, TurnInput } from './session-engine.ts';
 import { MAX_LISTED_CALLS } from './session-store.ts';
+import { turnMessageId } from './turn-message-id.ts';
 
 /** What a process turn needs of the engine. */
 export interface ProcessTurnContext {
@@ -56,7 +57,7 @@ export async function runProcessTurn(
   context: ProcessTurnContext,
 ): Promise<Turn> {
   const { process, store, createId, placeholderLocale, layers } = context;
-  const inputId = input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
+  const inputId = turnMessageId(input, createId);
   const userMessageId = humanMessageId({ sessionId: input.sessionId, inputId });
   const waitMs = Math.min(60_000, Math.max(0, process.waitMs ?? 0));
   // Chunks that arrive before the UI stream is writing wait here.

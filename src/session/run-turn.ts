@@ -24,6 +24,7 @@ import {
 import { toModelError } from './to-model-error.ts';
 import { type CallSpans, type CallTracer, traceCalls } from './trace-calls.ts';
 import { turnErrorRecord } from './turn-error-record.ts';
+import { turnMessageId } from './turn-message-id.ts';
 
 interface TurnContext {
   options: SessionEngineOptions;
@@ -68,7 +69,7 @@ export async function runTurn(input: TurnInput, context: TurnContext): Promise<T
   if (text === '') {
     throw new CtxloomError({ code: 'invalid-argument', message: 'the message is empty', path: 'text' });
   }
-  const userId = input.messageId !== undefined && input.messageId !== '' ? input.messageId : createId();
+  const userId = turnMessageId(input, createId);
   const command = parseSessionCommand(text);
   if (command !== undefined) return runCommand({ input, context, userId, scope: command.scope, text });
 

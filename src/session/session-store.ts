@@ -101,7 +101,11 @@ export interface SessionStore {
    * session engine keeps turns apart within its process only.
    */
   holdTurn?<T>(sessionId: string, work: () => Promise<T>): Promise<T>;
-  /** Appends messages in order. Throws `conflict` (nothing stored) when an id is already stored or repeated. */
+  /**
+   * Appends messages in order. Throws `conflict` (nothing stored) when an id is already stored
+   * or repeated, and `invalid-argument` naming `<index>.id` (nothing stored) for an id a compile
+   * reserves for its layer messages (`layer:…`, `isReservedMessageId`); stored ones still load.
+   */
   appendMessages(sessionId: string, messages: readonly Message[]): Promise<void>;
   /**
    * Appends curation events. Throws `invalid-argument` when an event has the wrong shape and

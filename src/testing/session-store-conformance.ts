@@ -51,8 +51,8 @@ const call = (id: string, step = 0): CallRecord => ({
 
 /**
  * The behaviour every `SessionStore` adapter must have, as a Vitest suite: an empty state
- * for a new session, messages kept in order with their parts, duplicate ids refused with
- * nothing stored, curation batches validated whole, compression saved with optimistic
+ * for a new session, messages kept in order with their parts, duplicate and reserved ids
+ * refused with nothing stored, curation batches validated whole, compression saved with optimistic
  * revisions (the summary keeps its coverage), a bounded call log, copies on load, and no
  * state shared between sessions.
  * @example describeSessionStoreConformance('files', () => createFileSessionStore({ workspace }), { newSession });
@@ -116,6 +116,16 @@ export function describeSessionStoreConformance(
       await expect(store.appendMessages(id, [message('u3'), message('u3')])).rejects.toMatchObject({
         code: 'conflict',
       });
+      expect((await store.load(id)).messages.map((m) => m.id)).toEqual(['u1']);
+    });
+
+    it('refuses a batch with an id of the layer: namespace (invalid-argument at <index>.id) and stores none of it', async () => {
+      const store = await factory();
+      const id = await options.newSession();
+      await store.appendMessages(id, [message('u1')]);
+      await expect(
+        store.appendMessages(id, [message('u2'), message('layer:system', 'assistant')]),
+      ).rejects.toMatchObject({ code: 'invalid-argument', path: '1.id' });
       expect((await store.load(id)).messages.map((m) => m.id)).toEqual(['u1']);
     });
 

@@ -152,7 +152,8 @@ async function assertDemoFolder(dir: string, shown: string): Promise<void> {
 /** `history.json`: a list of messages as a session's `messages.json` holds them, checked the same way. */
 function parseHistory(text: string): Message[] {
   const value = parseJsonText(text, HISTORY_FILE);
-  const result = checkMessages(value, { uniqueIds: false });
+  // Reserved ids are the compile's to handle (it sends its layers under free ids): never stored.
+  const result = checkMessages(value, { uniqueIds: false, refuseReservedIds: false });
   if (result.success) return result.data as Message[];
   throw new CtxloomError({
     code: 'invalid-config',

@@ -2,6 +2,7 @@ import { createUIMessageStream, createUIMessageStreamResponse } from 'ai';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
+import { isReservedMessageId, reservedMessageIdReason } from '../../core/reserved-message-id.ts';
 import { CONTEXT_CONFIG_FILE, parseContextConfig, type Sandbox } from '../../workspace/index.ts';
 import { createLimiter } from '../create-limiter.ts';
 import { toErrorResponse } from '../error-response.ts';
@@ -63,6 +64,14 @@ export function chatRoute(context: NotebookContext): Hono {
         code: 'invalid-argument',
         message: 'the last message must be a user message with text',
         path: `messages.${body.messages.length - 1}`,
+      });
+    }
+    // The engine refuses it too (naming `messageId`); here the error names the body's field.
+    if (last.id !== undefined && isReservedMessageId(last.id)) {
+      throw new CtxloomError({
+        code: 'invalid-argument',
+        message: `${reservedMessageIdReason(last.id)}; nothing was stored`,
+        path: `messages.${body.messages.length - 1}.id`,
       });
     }
     await checkConfig(context.workspace.session(sessionId));

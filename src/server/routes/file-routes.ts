@@ -108,7 +108,7 @@ export function fileRoutes(context: NotebookContext): Hono {
       });
     }
     if (reserved === CONTEXT_CONFIG_FILE) parseContextConfig(text, CONTEXT_CONFIG_FILE);
-    if (reserved === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE);
+    if (reserved === MESSAGES_FILE) parseMessages(text, MESSAGES_FILE, { refuseReservedIds: true });
     // Every read of a Markdown file parses its sidecar: a bad one would fail them all.
     if (isBlockSidecar(target) || isBlockSidecar(located)) parseBlockSidecar(text, target);
     const owner = await sandbox.owner(target);

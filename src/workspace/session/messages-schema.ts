@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PARTS_OF_ROLE } from '../../core/message.ts';
+import { isReservedMessageId, reservedMessageIdReason } from '../../core/reserved-message-id.ts';
 import { shorten } from '../../core/shorten.ts';
 import { firstMessageIssue, type MessageIssue } from './first-message-issue.ts';
 import { toolResultOutputSchema } from './tool-result-output-schema.ts';
@@ -51,15 +52,28 @@ export type MessagesCheck =
   | { success: true; data: StoredMessage[] }
   | { success: false; issue: MessageIssue; error?: z.ZodError };
 
+/** What {@link checkMessages} checks beyond the shapes and roles. */
+export interface CheckMessagesOptions {
+  /** Each id used once (a repeated id names both positions). */
+  uniqueIds: boolean;
+  /**
+   * No id in the namespace of the layer messages a compile composes (`layer:…`, see
+   * `isReservedMessageId`): set where new messages enter (an append, a written record), not
+   * where a stored record is read, so a session stored before the rule stays readable (a
+   * compile sends its layers under free ids then).
+   */
+  refuseReservedIds: boolean;
+}
+
 /**
  * Checks a list of messages: each one's shape, parts that suit its role (user messages hold
  * text and file parts, assistant messages text, reasoning and tool-call parts, tool messages
  * only tool-result parts — as every compile's emitters require; a system message is not
- * limited), and with `uniqueIds` each id used once (a repeated id names both positions). The
- * roles and ids are checked in a loop after the shapes: as a zod refinement the same checks
- * cost a 5,000-message file ~2 ms more than the shapes alone.
+ * limited), and the ids `options` asks about. The roles and ids are checked in a loop after
+ * the shapes: as a zod refinement the same checks cost a 5,000-message file ~2 ms more than
+ * the shapes alone.
  */
-export function checkMessages(value: unknown, options: { uniqueIds: boolean }): MessagesCheck {
+export function checkMessages(value: unknown, options: CheckMessagesOptions): MessagesCheck {
   const parsed = messageListSchema.safeParse(value);
   if (!parsed.success) return { success: false, issue: firstMessageIssue(parsed.error), error: parsed.error };
   const firstIndex = options.uniqueIds ? new Map<string, number>() : undefined;
@@ -68,6 +82,9 @@ export function checkMessages(value: unknown, options: { uniqueIds: boolean }): 
     const message = messages[index] as StoredMessage;
     const issue = roleIssue(message, index);
     if (issue !== undefined) return { success: false, issue };
+    if (options.refuseReservedIds && isReservedMessageId(message.id)) {
+      return { success: false, issue: reservedIdIssue(message.id, index) };
+    }
     if (firstIndex === undefined) continue;
     const first = firstIndex.get(message.id);
     if (first === undefined) {
@@ -83,6 +100,14 @@ export function checkMessages(value: unknown, options: { uniqueIds: boolean }): 
     };
   }
   return { success: true, data: parsed.data };
+}
+
+/** Message `index` has a reserved id (see {@link CheckMessagesOptions.refuseReservedIds}). */
+function reservedIdIssue(id: string, index: number): MessageIssue {
+  return {
+    path: [index, 'id'],
+    message: reservedMessageIdReason(id),
+  };
 }
 
 /** The first part of message `index` that does not suit its role, if any. */

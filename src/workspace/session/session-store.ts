@@ -21,12 +21,20 @@ export const CURATION_FILE = 'memory.json';
 /**
  * Parses `messages.json` text. Throws `parse-error` (bad JSON, with line/column) or
  * `invalid-config` (a message of the wrong shape, a part its role cannot carry, or an id used
- * twice, with its index path and line).
+ * twice, with its index path and line). With `refuseReservedIds` (a record about to be written,
+ * not one read), an id starting with `layer:` is `invalid-config` too (see `checkMessages`).
  */
-export function parseMessages(text: string, file = MESSAGES_FILE): Message[] {
+export function parseMessages(
+  text: string,
+  file = MESSAGES_FILE,
+  options: { refuseReservedIds?: boolean } = {},
+): Message[] {
   // Positions are found only for a file that fails validation: a session's record is read
   // every turn, and the walk for positions grew with it (decision 040's turn-time bench).
-  const result = checkMessages(parseJsonText(text, file), { uniqueIds: true });
+  const result = checkMessages(parseJsonText(text, file), {
+    uniqueIds: true,
+    refuseReservedIds: options.refuseReservedIds === true,
+  });
   if (result.success) return result.data as Message[];
   throw new CtxloomError({
     code: 'invalid-config',
@@ -99,7 +107,7 @@ export async function appendMessages(
   file = MESSAGES_FILE,
 ): Promise<void> {
   // Repeated ids are the append's to refuse (`conflict`), with those already stored.
-  const valid = checkMessages(messages, { uniqueIds: false });
+  const valid = checkMessages(messages, { uniqueIds: false, refuseReservedIds: true });
   if (!valid.success) {
     throw new CtxloomError({
       code: 'invalid-argument',
