@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { CtxloomError } from '../core/index.ts';
 import { requirePeer } from '../llm/require-peer.ts';
-import { createProcessThreadLock, type ThreadLock } from './thread-lock.ts';
+import { postgresLeases } from '../runtime/checkpoint/thread-lease.ts';
+import { createLeaseThreadLock, type ThreadLock } from './thread-lock.ts';
 
 /** Options of {@link createPostgresThreadLock}. */
 export interface PostgresThreadLockOptions {
@@ -12,17 +12,26 @@ export interface PostgresThreadLockOptions {
    * the lock key hashes the scope and the thread id. Use the saver's schema.
    */
   scope: string;
-  /** Connections held at once by waiting or running writes (1..64). Default 4. */
+  /** Connections held at once by running writes (1..64); a waiting write holds one only while it tries. Default 4. */
   maxConnections?: number;
+  /**
+   * How long a write waits for another process's hold of the thread, in ms (a process turn
+   * holds it from its input to its last write). Default 10 000, then `conflict` with
+   * `details.reason` `thread-busy`, nothing written — as the SQLite store's writes and every
+   * store's turns ({@link createLeaseThreadLock}).
+   */
+  waitMs?: number;
 }
 
 /**
  * A {@link ThreadLock} across processes sharing one PostgreSQL database: each write holds a
- * transaction-scoped advisory lock (`pg_advisory_xact_lock`) on a hash of the thread id, on
- * its own connection, while it reads and writes through the saver. The lock ends with that
- * transaction — on success, on error, and when the process dies (the server drops the
- * connection). Within the process, writes to one thread queue before taking a connection.
- * The pool is the lock's own: a write waiting for the lock never starves the saver's pool.
+ * session-level advisory lock (`pg_try_advisory_lock`, `postgresLeases`) on a hash of the scope
+ * and the thread id, on a connection of the lock's own pool, while it reads and writes through
+ * the saver. The lock ends with the write — and when the process dies (the server drops the
+ * connection). It is taken as the SQLite store's lease is ({@link createLeaseThreadLock}):
+ * within the process, writes to one thread queue first; a write that waits past `waitMs` for
+ * another process is a `conflict` (`thread-busy`), nothing written. The pool is the lock's own:
+ * a held lock never takes a connection the saver's writes need.
  */
 export function createPostgresThreadLock(options: PostgresThreadLockOptions): ThreadLock {
   // Loaded here, not at import: `ctxloom/session` (and the server, MCP and CLI above it) must
@@ -33,57 +42,17 @@ export function createPostgresThreadLock(options: PostgresThreadLockOptions): Th
     max: Math.min(64, Math.max(1, options.maxConnections ?? 4)),
   });
   pool.on('error', () => undefined);
-  const local = createProcessThreadLock();
-  return {
-    run(threadId, work) {
-      return local.run(threadId, async () => {
-        let client: pg.PoolClient;
-        try {
-          client = await pool.connect();
-        } catch (error) {
-          throw storageError(error);
-        }
-        let done = false;
-        try {
-          try {
-            await client.query('BEGIN');
-            await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-              JSON.stringify(['ctxloom-session', options.scope, threadId]),
-            ]);
-          } catch (error) {
-            throw storageError(error);
-          }
-          const result = await work();
-          try {
-            await client.query('COMMIT');
-          } catch (error) {
-            // The transaction wrote nothing but took the lock; the caller learns the connection
-            // failed, typed, rather than a raw driver error.
-            throw storageError(error);
-          }
-          done = true;
-          return result;
-        } finally {
-          let broken: Error | undefined;
-          if (!done)
-            await client.query('ROLLBACK').catch((error: unknown) => {
-              broken = error instanceof Error ? error : new Error(String(error));
-            });
-          // A connection that cannot roll back is not handed out again.
-          client.release(broken);
-        }
-      });
+  const lock = createLeaseThreadLock(
+    postgresLeases(pool, JSON.stringify(['ctxloom-session', options.scope])),
+    {
+      ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
     },
+  );
+  return {
+    run: (threadId, work) => lock.run(threadId, work),
     async close() {
+      await lock.close();
       await pool.end();
     },
   };
-}
-
-function storageError(error: unknown): CtxloomError {
-  return new CtxloomError({
-    code: 'storage-error',
-    message: `cannot reach PostgreSQL for the session lock: ${error instanceof Error ? error.message : String(error)}`,
-    cause: error,
-  });
 }

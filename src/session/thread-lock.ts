@@ -46,9 +46,10 @@ export interface LeaseThreadLockOptions {
 }
 
 /**
- * A {@link ThreadLock} across processes sharing one database file: each write holds a lease of
- * the saver's (`SqliteSaver.acquireThread`: a row held while its process lives, so a killed
- * holder frees it at once) under a key of its own, so the store's writes never wait for the
+ * A {@link ThreadLock} across processes sharing one database: each write holds a lease (the
+ * SQLite saver's `acquireThread`: a row held while its process lives, so a killed holder frees
+ * it at once; on PostgreSQL `createPostgresThreadLock`'s advisory locks, and every store's
+ * turn lock) under a key of its own, so the store's writes never wait for the
  * lease a process turn's `submitInput` holds on the thread itself. Within the process, writes
  * to one thread queue first. A write that waits past `waitMs` is a `conflict`, nothing written.
  */

@@ -74,16 +74,17 @@ async function acquireWithRetry(
 }
 
 /**
- * PostgreSQL leases: a session-level advisory lock (`pg_try_advisory_lock` on a hash of the
- * table and thread id) held on one pooled connection for as long as the lease lives. The
+ * PostgreSQL leases: a session-level advisory lock (`pg_try_advisory_lock` on a hash of
+ * `scope` and the thread id) held on one pooled connection for as long as the lease lives. The
  * database releases it when the holder's connection ends, so a crashed process never
- * leaves a thread locked.
+ * leaves a thread locked. `scope` keeps users apart: the saver passes its checkpoints table,
+ * the session store's write lock (`createPostgresThreadLock`) its own name and schema.
  */
-export function postgresLeases(pool: pg.Pool, table: string): ThreadLeases {
+export function postgresLeases(pool: pg.Pool, scope: string): ThreadLeases {
   return {
     acquireThread: (options) =>
       acquireWithRetry(options, async () => {
-        const key = `${table}:lease:${options.threadId}`;
+        const key = `${scope}:lease:${options.threadId}`;
         let client: pg.PoolClient;
         try {
           client = await pool.connect();
