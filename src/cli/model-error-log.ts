@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import type { ModelErrorEvent } from '../session/index.ts';
+import { plainDecimal } from './usage-error.ts';
 
 /** Options of {@link createModelErrorLog}. */
 export interface ModelErrorLogOptions {
@@ -43,5 +44,5 @@ export function createModelErrorLog(
  */
 export function modelTimeoutFromEnv(env: Record<string, string | undefined>): { modelTimeoutMs?: number } {
   const raw = env.CTXLOOM_MODEL_TIMEOUT_MS?.trim();
-  return raw === undefined || raw === '' ? {} : { modelTimeoutMs: Number(raw) };
+  return raw === undefined || raw === '' ? {} : { modelTimeoutMs: plainDecimal(raw) };
 }

@@ -9,3 +9,11 @@ export function usageError(message: string, argument?: string): CtxloomError {
     details: { usage: true },
   });
 }
+
+/**
+ * An option's or variable's number as typed: a plain decimal integer (`-?[0-9]+`), else NaN —
+ * `Number` would read `''`, `0x10`, `1e1`, `1.0` and ` 1` as 0, 16, 10 or 1.
+ */
+export function plainDecimal(value: string): number {
+  return /^-?\d+$/u.test(value) ? Number(value) : Number.NaN;
+}

@@ -3,7 +3,7 @@ import { type DiffBlock, diffReports, formatReport } from '../../core/index.ts';
 import type { CliIo } from '../io.ts';
 import { joinNegativeValues } from '../join-negative-values.ts';
 import { openSessionDirEngine } from '../open-session-engine.ts';
-import { usageError } from '../usage-error.ts';
+import { plainDecimal, usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom calls`. */
 export const CALLS_HELP = `Usage: ctxloom calls <session-dir> [options]
@@ -114,7 +114,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
  * -1 the newest (`0` refused: it was call 1); a `'positive'` is 1 or more.
  */
 function decimalInteger(value: string, option: string, kind: 'call' | 'positive'): number {
-  const number = /^-?\d+$/u.test(value) ? Number(value) : Number.NaN;
+  const number = plainDecimal(value);
   const valid = Number.isSafeInteger(number) && (kind === 'call' ? number !== 0 : number > 0);
   if (!valid) {
     const takes =

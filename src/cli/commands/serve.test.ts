@@ -27,6 +27,12 @@ describe('ctxloom serve', () => {
     const port = bufferIo();
     expect(await main(['serve', 'examples/notebook', '--port', 'x'], port.io)).toBe(2);
     expect(port.err.join('')).toContain('--port must be 0..65535');
+    // Number() would read these as 16, 80 and 0.
+    for (const typed of ['0x10', '8e1', ' ']) {
+      const odd = bufferIo();
+      expect(await main(['serve', 'examples/notebook', '--port', typed], odd.io)).toBe(2);
+      expect(odd.err.join('')).toContain('--port must be 0..65535');
+    }
     const missing = bufferIo();
     expect(await main(['serve'], missing.io)).toBe(2);
     expect(missing.err.join('')).toContain('exactly one <workspace>');

@@ -12,7 +12,7 @@ import type { CliIo } from '../io.ts';
 import { openSessionEngine } from '../open-session-engine.ts';
 import { assertWorkspaceFolder } from '../session-dir.ts';
 import { describeStore, parseStoreOption } from '../store-option.ts';
-import { usageError } from '../usage-error.ts';
+import { plainDecimal, usageError } from '../usage-error.ts';
 
 /** Help text of `ctxloom serve`. */
 export const SERVE_HELP = `Usage: ctxloom serve <workspace> [options]
@@ -60,7 +60,7 @@ export async function runServe(args: string[], io: CliIo, signal?: AbortSignal):
   }
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0) throw usageError('serve takes exactly one <workspace>');
-  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  const port = values.port === undefined ? DEFAULT_PORT : plainDecimal(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw usageError('--port must be 0..65535', 'port');
   const cwd = io.cwd ?? process.cwd();
