@@ -197,10 +197,14 @@ export const api = {
   },
   /**
    * Follows `GET /events` (server-sent events, read through `fetch` so the bearer token is
-   * sent): `onChange` on every change, `onOpen` on each (re)connect. Reconnects after a drop
+   * sent): `onChange` on every change, `onOpen` on each (re)connect, `onDrop` when the stream
+   * ends or cannot be opened (the server stopped, the network went). Reconnects after a drop
    * with a growing pause; returns the function that stops it.
    */
-  watch(id: string, handlers: { onChange: (change: ChangeEvent) => void; onOpen?: () => void }): () => void {
+  watch(
+    id: string,
+    handlers: { onChange: (change: ChangeEvent) => void; onOpen?: () => void; onDrop?: () => void },
+  ): () => void {
     const controller = new AbortController();
     let pauseMs = 500;
     const run = async () => {
@@ -219,6 +223,7 @@ export const api = {
           // dropped or refused: try again below
         }
         if (controller.signal.aborted) return;
+        handlers.onDrop?.();
         await new Promise((resume) => setTimeout(resume, pauseMs));
         pauseMs = Math.min(pauseMs * 2, 15_000);
       }

@@ -114,6 +114,8 @@ export function App() {
         if (change.paths.some((path) => path === 'messages.json' || path === 'memory.json'))
           setHistoryVersion((value) => value + 1);
       },
+      // The server stopped or the network went: the page no longer follows changes.
+      onDrop: () => setLive(false),
     });
     return () => {
       stop();

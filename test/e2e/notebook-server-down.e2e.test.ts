@@ -1,0 +1,57 @@
+// The notebook when its server goes away in the middle of a turn: the page says it no longer
+// follows the server, keeps working without uncaught errors, and loses nothing the user typed.
+import { rm } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, inject, it } from 'vitest';
+import type { NotebookServer } from '../../src/server/index.ts';
+import { launchChromium, poll, screenshot, serveExampleCopy } from './notebook-browser.ts';
+
+let root: string;
+let server: NotebookServer;
+let browser: Browser;
+let page: Page;
+/** Errors the page did not catch (an unhandled rejection is one). */
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  // A slow offline model (a chunk every 150 ms), so the server can stop while it answers.
+  ({ root, server } = await serveExampleCopy('ctxloom-e2e-down-', 150));
+  browser = await launchChromium(inject('chromiumPath'));
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(server.browserUrl);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close().catch(() => undefined);
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('the notebook when the server stops mid-turn', () => {
+  it('stops saying "live"', async () => {
+    try {
+      await poll(() => page.locator('.live-dot.on').count(), { timeout: 20_000 }).toBe(1);
+      const input = page.getByTestId('chat-input');
+      await input.click();
+      await page.keyboard.type('What is the election restriction in Raft?');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Enter');
+      // The answer is streaming: its report chip is there, the Stop button too.
+      const answer = page.locator('.message.assistant').last();
+      await poll(() => answer.getByTestId('report-chip').count(), { timeout: 30_000 }).toBe(1);
+      await poll(() => page.getByRole('button', { name: 'Stop' }).count()).toBe(1);
+
+      await server.close();
+
+      // The page no longer follows the server's changes, and says so.
+      await poll(() => page.locator('.live-dot.on').count(), { timeout: 15_000 }).toBe(0);
+      await poll(() => page.locator('.live-dot').textContent()).toBe('reconnecting…');
+      await poll(() => page.getByRole('button', { name: 'Stop' }).count(), { timeout: 15_000 }).toBe(0);
+      await screenshot(page, 'server-down-mid-turn');
+    } catch (error) {
+      await screenshot(page, 'failure-server-down');
+      throw error;
+    }
+  }, 120_000);
+});
