@@ -74,12 +74,17 @@ export function ChatPanel(props: {
     id: sessionId,
     transport,
     onFinish: ({ isError }) => {
-      // Stored ids and curation states come from the server's record.
-      void reload().then((stored) => {
-        // A failed turn's error is stored and shown with its answer: not a second time below.
-        if (isError && stored.at(-1)?.metadata?.error !== undefined) clearError();
-        onChanged();
-      });
+      // Stored ids and curation states come from the server's record. When the server cannot
+      // be reached (it stopped mid-turn) the list stays as it is, its error shown; the record
+      // is read again when the server is back.
+      reload().then(
+        (stored) => {
+          // A failed turn's error is stored and shown with its answer: not a second time below.
+          if (isError && stored.at(-1)?.metadata?.error !== undefined) clearError();
+          onChanged();
+        },
+        () => undefined,
+      );
     },
   });
   const [loaded, setLoaded] = useState(false);
