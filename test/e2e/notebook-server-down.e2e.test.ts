@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('the notebook when the server stops mid-turn', () => {
-  it('stops saying "live" and throws nothing uncaught', async () => {
+  it('stops saying "live", throws nothing uncaught, and gives an unsent message back', async () => {
     try {
       await poll(() => page.locator('.live-dot.on').count(), { timeout: 20_000 }).toBe(1);
       const input = page.getByTestId('chat-input');
@@ -51,6 +51,23 @@ describe('the notebook when the server stops mid-turn', () => {
       await poll(() => page.getByRole('button', { name: 'Stop' }).count(), { timeout: 15_000 }).toBe(0);
       await poll(() => page.locator('.chat-error').count()).toBe(1);
       await page.waitForTimeout(1_000);
+      expect(pageErrors).toEqual([]);
+
+      // A message sent now never reaches the server: it is not shown as sent, it goes back
+      // into the input, and the page says why.
+      const users = await page.locator('.message.user').count();
+      await input.click();
+      await page.keyboard.type('another question');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Enter');
+      await poll(() => page.getByTestId('not-sent').textContent(), { timeout: 15_000 }).toBe(
+        'Not sent (the server could not be reached); your message is back in the input.',
+      );
+      expect(await page.locator('.message.user').count()).toBe(users);
+      expect(await input.textContent()).toBe('another question');
+      // Typing again clears the notice.
+      await page.keyboard.type('!');
+      await poll(() => page.getByTestId('not-sent').count()).toBe(0);
       expect(pageErrors).toEqual([]);
       await screenshot(page, 'server-down-mid-turn');
     } catch (error) {

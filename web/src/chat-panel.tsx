@@ -92,12 +92,32 @@ export function ChatPanel(props: {
   /** The text of the message being sent, to put back if it is refused. */
   const sending = useRef('');
   const [refused, setRefused] = useState<BadReference[] | undefined>();
+  /** Why the last message was not sent (it is back in the input), until the next is typed. */
+  const [notSent, setNotSent] = useState<string | undefined>();
   // A message refused for its references is not lost: it leaves the list and returns to the
-  // input, its bad references marked; the list under the input names each one.
+  // input, its bad references marked; the list under the input names each one. Nor is one the
+  // server never took (refused before its stream started, or the server out of reach): it
+  // goes back into the input, and why it was not sent shows instead.
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new error matters
   useEffect(() => {
-    const references = error === undefined ? undefined : chatErrorOf(error).references;
-    if (references === undefined) return;
+    if (error === undefined) return;
+    const { references, code, message } = chatErrorOf(error);
+    if (references === undefined) {
+      const text = sending.current;
+      if (messages.at(-1)?.role !== 'user' || text === '') return;
+      sending.current = '';
+      setMessages((current) => current.slice(0, -1));
+      clearError();
+      input.current?.restore(text, []);
+      props.onDraft(text);
+      // After `restore`: its edit clears what was shown for the previous message.
+      setNotSent(
+        t('notSent', {
+          error: code === undefined && error.name === 'TypeError' ? t('unreachable') : message,
+        }),
+      );
+      return;
+    }
     const text = sending.current;
     setMessages((current) => {
       const last = current.at(-1);
@@ -114,6 +134,7 @@ export function ChatPanel(props: {
   const send = (text: string) => {
     sending.current = text;
     setRefused(undefined);
+    setNotSent(undefined);
     props.onDraft('');
     void sendMessage({ text });
   };
@@ -267,6 +288,11 @@ export function ChatPanel(props: {
             {chatErrorOf(error).message}
           </p>
         )}
+        {notSent !== undefined && (
+          <p className="chat-error" role="alert" data-testid="not-sent">
+            {notSent}
+          </p>
+        )}
       </div>
       <div className="composer">
         <ChatInput
@@ -281,6 +307,7 @@ export function ChatPanel(props: {
           onChange={(text) => {
             // A refused message (e.g. a reference to a missing file) stops showing once the next one is typed.
             if (error !== undefined) clearError();
+            setNotSent(undefined);
             props.onDraft(text);
           }}
           onSubmit={(text) => {

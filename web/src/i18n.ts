@@ -29,6 +29,8 @@ const en = {
   inputPlaceholder:
     'Ask something — [file.md:12:30] or [file.md#heading] adds a reference; Enter sends, Shift+Enter breaks the line',
   thinking: 'streaming…',
+  notSent: 'Not sent ({error}); your message is back in the input.',
+  unreachable: 'the server could not be reached',
   partial: 'interrupted — saved as partial',
   turnFailed: 'the model call failed — nothing of this turn is sent again; ask again to retry',
   dismiss: 'Dismiss from memory',
@@ -247,6 +249,8 @@ const zh: typeof en = {
   inputLabel: '消息',
   inputPlaceholder: '输入问题 —— [file.md:12:30] 或 [file.md#标题] 可添加引用；Enter 发送，Shift+Enter 换行',
   thinking: '生成中…',
+  notSent: '未发送（{error}），消息已放回输入框。',
+  unreachable: '无法连接服务器',
   partial: '已中断 —— 已保存部分内容',
   turnFailed: '模型调用失败 —— 本轮不会再发送给模型；重新提问即可重试',
   dismiss: '从记忆中移除',
