@@ -57,3 +57,37 @@ describe('describeAction (notebook)', () => {
     );
   });
 });
+
+describe('describeAction (notebook), Chinese', () => {
+  it('words a trim boundary and a placeholder reason in the page language, not as the raw value', () => {
+    const trimmed = {
+      type: 'trimmed',
+      blockId: 'recall:m013',
+      layer: 'recall__context',
+      fromTokens: 104,
+      toTokens: 19,
+      boundary: 'sentence',
+    } as const;
+    expect(describeAction(trimmed, translator('en'))).toBe(
+      'trimmed recall:m013: 104 → 19 tokens (at a sentence boundary)',
+    );
+    expect(describeAction(trimmed, translator('zh'))).toBe('截断 recall:m013：104 → 19 token（在句子边界）');
+    const placeholder = {
+      type: 'placeholder',
+      blockId: 'history:t1',
+      toolName: 'read_file',
+      handle: 'art_1',
+      fromTokens: 781,
+      toTokens: 205,
+      reason: 'earlier-turn',
+    } as const;
+    expect(describeAction(placeholder, translator('en'))).toBe(
+      'read_file output → artifact art_1: 781 → 205 (from an earlier turn)',
+    );
+    expect(describeAction(placeholder, translator('zh'))).toBe(
+      'read_file 输出 → 工件 art_1：781 → 205（来自较早的轮次）',
+    );
+    for (const reason of ['oversized', 'page-shrunk', 'no-room'] as const)
+      expect(describeAction({ ...placeholder, reason }, translator('zh'))).not.toContain(reason);
+  });
+});

@@ -1,7 +1,13 @@
 import type { DiffBlock } from '../../src/core/index.ts';
 import type { CallDiffResponse } from './api.ts';
 import { type MessageKey, useI18n } from './i18n.ts';
-import { colorOf, describeReason, formatDelta, formatTokens } from './report-format.ts';
+import {
+  colorOf,
+  describePlaceholderReason,
+  describeReason,
+  formatDelta,
+  formatTokens,
+} from './report-format.ts';
 
 const GROUPS = [
   ['added', 'diffAdded'],
@@ -126,7 +132,7 @@ export function CallDiffView(props: { response: CallDiffResponse; formatTime: (a
               <li key={`${placeholder.blockId} ${placeholder.handle}`}>
                 <code>{placeholder.blockId}</code> → <code>{placeholder.handle}</code>{' '}
                 {formatTokens(placeholder.fromTokens)} → {formatTokens(placeholder.toTokens)} (
-                {placeholder.reason})
+                {describePlaceholderReason(placeholder.reason, t)})
               </li>
             ))}
           </ul>

@@ -1,5 +1,5 @@
 import type { CompactionAction, DropReason } from '../../src/core/index.ts';
-import type { Translate } from './i18n.ts';
+import type { MessageKey, Translate } from './i18n.ts';
 
 const COLORS: Record<string, string> = {
   system: '#6366f1',
@@ -58,6 +58,35 @@ export function describeReason(reason: DropReason, t: Translate): string {
   }
 }
 
+const BOUNDARIES: Partial<Record<string, MessageKey>> = {
+  heading: 'boundaryHeading',
+  paragraph: 'boundaryParagraph',
+  sentence: 'boundarySentence',
+  line: 'boundaryLine',
+  character: 'boundaryCharacter',
+};
+
+/** Where a trimmed block was cut, in the UI language (an unknown boundary as written). */
+function describeBoundary(boundary: string, t: Translate): string {
+  const key = BOUNDARIES[boundary];
+  return key === undefined ? boundary : t(key);
+}
+
+const PLACEHOLDER_REASONS = {
+  oversized: 'placeholderOversized',
+  'earlier-turn': 'placeholderEarlierTurn',
+  'page-shrunk': 'placeholderPageShrunk',
+  'no-room': 'placeholderNoRoom',
+} as const satisfies Record<PlaceholderReason, MessageKey>;
+
+type PlaceholderReason = Extract<CompactionAction, { type: 'placeholder' }>['reason'];
+
+/** Why a tool output became a placeholder, in the UI language (an unknown reason as written). */
+export function describePlaceholderReason(reason: string, t: Translate): string {
+  const key = (PLACEHOLDER_REASONS as Partial<Record<string, MessageKey>>)[reason];
+  return key === undefined ? reason : t(key);
+}
+
 const TRIGGERS = {
   'soft-limit': 'triggerSoftLimit',
   overflow: 'triggerOverflow',
@@ -72,7 +101,7 @@ export function describeAction(action: CompactionAction, t: Translate): string {
         id: action.blockId,
         from: formatTokens(action.fromTokens),
         to: formatTokens(action.toTokens),
-        boundary: action.boundary,
+        boundary: describeBoundary(action.boundary, t),
       });
     case 'summarized':
       return t('actionSummarized', {
@@ -91,7 +120,7 @@ export function describeAction(action: CompactionAction, t: Translate): string {
         handle: action.handle,
         from: formatTokens(action.fromTokens),
         to: formatTokens(action.toTokens),
-        reason: action.reason,
+        reason: describePlaceholderReason(action.reason, t),
       });
     case 'chunked':
       return t('actionChunked', { n: action.messages, tokens: formatTokens(action.tokens) });
