@@ -186,7 +186,8 @@ function PartView(props: {
   if (tool === undefined) return null;
   const failed = tool.state === 'output-error';
   const done = tool.state === 'output-available' || failed;
-  const output = typeof tool.output === 'string' ? tool.output : JSON.stringify(tool.output, null, 2);
+  const output = (typeof tool.output === 'string' ? tool.output : JSON.stringify(tool.output, null, 2)) ?? '';
+  const hidden = failed ? 0 : output.length - TOOL_OUTPUT_SHOWN;
   return (
     <details className={`tool ${failed ? 'failed' : ''}`} data-testid="tool-event">
       <summary>
@@ -196,12 +197,23 @@ function PartView(props: {
       </summary>
       {done && (
         <pre className="tool-output">
-          {failed ? `${t('toolError')}: ${tool.errorText ?? ''}` : (output ?? '').slice(0, 4000)}
+          {failed ? `${t('toolError')}: ${tool.errorText ?? ''}` : output.slice(0, TOOL_OUTPUT_SHOWN)}
         </pre>
+      )}
+      {done && hidden > 0 && (
+        <p className="hint tool-cut" data-testid="tool-output-cut" data-hidden={hidden}>
+          {t('toolOutputCut', { n: formatTokens(hidden) })}
+        </p>
       )}
     </details>
   );
 }
+
+/**
+ * Characters of a tool's output the chat shows; the rest is said to be there, not dropped
+ * silently (a cut output read as the whole file, its own end marker cut away).
+ */
+const TOOL_OUTPUT_SHOWN = 4000;
 
 function toolOf(part: Part): ToolView | undefined {
   if (part.type === 'dynamic-tool') {
