@@ -213,7 +213,9 @@ export function App() {
         {model?.offline && <OfflineBanner />}
         {error && (
           <div role="alert" className="error-banner">
-            {t('error')}: {error}
+            <span className="error-text">
+              {t('error')}: {error}
+            </span>
             <button
               type="button"
               className="ghost"
