@@ -34,7 +34,10 @@ export function App() {
   const [files, setFiles] = useState<FileEntry[]>([]);
   const [openFile, setOpenFile] = useState<string | undefined>();
   const [openLine, setOpenLine] = useState<{ line: number; at: number } | undefined>();
-  const [panel, setPanel] = useState<Panel>('main');
+  // A call's report open in the URL (`?call=`) opens again on reload, back and forward.
+  const [panel, setPanel] = useState<Panel>(() =>
+    new URLSearchParams(location.search).has('call') ? 'context' : 'main',
+  );
   const [live, setLive] = useState(false);
   // Bumped when the stored history changes outside this page's chat (an agent, the CLI, MCP).
   const [historyVersion, setHistoryVersion] = useState(0);
@@ -43,7 +46,9 @@ export function App() {
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
   // The logged call an answer's chip opened: the inspector shows it instead of the preview.
-  const [openCall, setOpenCall] = useState<string | undefined>();
+  const [openCall, setOpenCall] = useState<string | undefined>(
+    () => new URLSearchParams(location.search).get('call') ?? undefined,
+  );
   const changed = useCallback(() => setVersion((value) => value + 1), []);
   const tRef = useRef(t);
   tRef.current = t;
@@ -132,8 +137,10 @@ export function App() {
     if (sessionId === undefined) return;
     const url = new URL(location.href);
     url.searchParams.set('session', sessionId);
+    if (openCall === undefined) url.searchParams.delete('call');
+    else url.searchParams.set('call', openCall);
     history.replaceState(null, '', url);
-  }, [sessionId]);
+  }, [sessionId, openCall]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "files may have changed"
   useEffect(() => {
