@@ -1,7 +1,9 @@
-// The call report open in the URL: a reload, or back and forward, opens the same call again.
+// The call report: open in the URL, so a reload, or back and forward, opens the same call
+// again; its diff's per-layer table adds up to the totals it sits under.
 import { rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CallListResponse } from '../../src/server/api-types.ts';
 import type { NotebookServer } from '../../src/server/index.ts';
 import {
   ask,
@@ -68,6 +70,53 @@ describe('an open call report', () => {
       await screenshot(page, 'call-url-390-reloaded');
     } catch (error) {
       await screenshot(page, 'failure-call-url');
+      throw error;
+    }
+  }, 120_000);
+
+  it('diffs against the previous call in a table whose rows add up to both totals', async () => {
+    try {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.goto(`${server.url}/?session=raft-consensus`);
+      await poll(() => page.locator('.message.assistant button[data-call]').count(), {
+        timeout: 20_000,
+      }).toBeGreaterThan(0);
+      await ask(
+        page,
+        'How does log replication work?',
+        (await page.locator('.message.assistant').count()) + 1,
+      );
+      await page.locator('.message.assistant button[data-call]').last().click();
+      const report = page.getByTestId('call-report');
+      await report.getByRole('tab', { name: 'Diff with previous call' }).click();
+      const diff = report.getByTestId('call-diff');
+      await poll(() => diff.isVisible(), { timeout: 20_000 }).toBe(true);
+      const response = await fetch(`${server.url}/api/sessions/raft-consensus/calls`, {
+        headers: { Authorization: `Bearer ${server.token}` },
+      });
+      const { calls } = (await response.json()) as CallListResponse;
+      const [previous, current] = calls.slice(-2).map((call) => call.report);
+      const number = (text: string | null) => Number((text ?? '').replace(/,/gu, ''));
+      const rows = await diff
+        .locator('table.diff-layers tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)),
+        );
+      const sum = (column: number) => rows.reduce((total, row) => total + number(row[column] ?? ''), 0);
+      expect(sum(0)).toBe(previous?.totalTokens);
+      expect(sum(1)).toBe(current?.totalTokens);
+      // The tools and the request overhead are a row of their own, named as such.
+      const other = diff.locator('tr[data-row="other"]');
+      expect(await other.locator('th').textContent()).toBe('tools + request overhead');
+      expect(number(await other.locator('td').nth(1).textContent())).toBe(
+        (current?.tools?.tokens ?? 0) + (current?.overheadTokens ?? 0),
+      );
+      const total = diff.locator('tr[data-row="total"] td');
+      expect(number(await total.nth(0).textContent())).toBe(previous?.totalTokens);
+      expect(number(await total.nth(1).textContent())).toBe(current?.totalTokens);
+      await screenshot(page, 'call-diff-rows-add-up');
+    } catch (error) {
+      await screenshot(page, 'failure-call-diff-rows');
       throw error;
     }
   }, 120_000);

@@ -31,6 +31,12 @@ export function CallDiffView(props: { response: CallDiffResponse; formatTime: (a
       </p>
     );
   const { cache, totals } = diff;
+  // What the layers do not hold — the tool definitions and the request overhead — so the
+  // table's rows add up to the two calls' totals above it.
+  const other = {
+    previousTokens: totals.previousTokens - layers.reduce((sum, row) => sum + row.previousTokens, 0),
+    currentTokens: totals.currentTokens - layers.reduce((sum, row) => sum + row.currentTokens, 0),
+  };
   const share = (tokens: number) => (totals.currentTokens === 0 ? 0 : (tokens / totals.currentTokens) * 100);
   return (
     <div className="call-diff" data-testid="call-diff">
@@ -103,7 +109,17 @@ export function CallDiffView(props: { response: CallDiffResponse; formatTime: (a
               </tr>
             );
           })}
+          {(other.previousTokens !== 0 || other.currentTokens !== 0) && (
+            <DeltaRow name={t('diffOtherRow')} row={other} data-row="other" />
+          )}
         </tbody>
+        <tfoot>
+          <DeltaRow
+            name={t('diffTotalRow')}
+            row={{ previousTokens: totals.previousTokens, currentTokens: totals.currentTokens }}
+            data-row="total"
+          />
+        </tfoot>
       </table>
 
       {GROUPS.map(([group, label]) => (
@@ -139,6 +155,26 @@ export function CallDiffView(props: { response: CallDiffResponse; formatTime: (a
         </section>
       )}
     </div>
+  );
+}
+
+/** A row of the per-layer table that is no layer: the tools and overhead, or the total. */
+function DeltaRow(props: {
+  name: string;
+  row: { previousTokens: number; currentTokens: number };
+  'data-row': string;
+}) {
+  const { previousTokens, currentTokens } = props.row;
+  const delta = currentTokens - previousTokens;
+  return (
+    <tr data-row={props['data-row']} className={props['data-row'] === 'total' ? 'total-row' : undefined}>
+      <th scope="row" className="diff-layer">
+        {props.name}
+      </th>
+      <td className="num">{formatTokens(previousTokens)}</td>
+      <td className="num">{formatTokens(currentTokens)}</td>
+      <td className={`num delta ${delta > 0 ? 'up' : delta < 0 ? 'down' : ''}`}>{formatDelta(delta)}</td>
+    </tr>
   );
 }
 
