@@ -1,13 +1,17 @@
 // The notebook when its server goes away in the middle of a turn: the page says it no longer
 // follows the server, keeps working without uncaught errors, and loses nothing the user typed.
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { NotebookServer } from '../../src/server/index.ts';
+import { createOfflineModel } from '../../src/llm/index.ts';
+import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
+import { openWorkspace } from '../../src/workspace/index.ts';
 import { launchChromium, poll, screenshot, serveExampleCopy } from './notebook-browser.ts';
 
 let root: string;
 let server: NotebookServer;
+let webRoot: string;
 let browser: Browser;
 let page: Page;
 /** Errors the page did not catch (an unhandled rejection is one). */
@@ -15,7 +19,7 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   // A slow offline model (a chunk every 150 ms), so the server can stop while it answers.
-  ({ root, server } = await serveExampleCopy('ctxloom-e2e-down-', 150));
+  ({ root, server, webRoot } = await serveExampleCopy('ctxloom-e2e-down-', 150));
   browser = await launchChromium(inject('chromiumPath'));
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -29,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('the notebook when the server stops mid-turn', () => {
-  it('stops saying "live", throws nothing uncaught, and gives an unsent message back', async () => {
+  it('stops saying "live", throws nothing uncaught, gives an unsent message back, and catches up when back', async () => {
     try {
       await poll(() => page.locator('.live-dot.on').count(), { timeout: 20_000 }).toBe(1);
       const input = page.getByTestId('chat-input');
@@ -68,6 +72,30 @@ describe('the notebook when the server stops mid-turn', () => {
       // Typing again clears the notice.
       await page.keyboard.type('!');
       await poll(() => page.getByTestId('not-sent').count()).toBe(0);
+      expect(pageErrors).toEqual([]);
+
+      // While it is away, another writer adds to the history; back on the same port and token,
+      // the page is live again and shows that message without a reload.
+      const file = join(root, 'raft-consensus', 'messages.json');
+      const stored = JSON.parse(await readFile(file, 'utf8')) as unknown[];
+      stored.push({
+        id: 'written-while-away',
+        role: 'user',
+        content: 'written while the server was away',
+        metadata: { createdAt: new Date().toISOString() },
+      });
+      await writeFile(file, `${JSON.stringify(stored, null, 2)}\n`);
+      server = await startNotebookServer({
+        workspace: openWorkspace({ root }),
+        model: { model: createOfflineModel({ chunkDelayMs: 0 }), spec: 'offline', offline: true },
+        port: server.port,
+        token: server.token,
+        webRoot,
+      });
+      await poll(() => page.locator('.live-dot.on').count(), { timeout: 30_000 }).toBe(1);
+      await poll(() => page.locator('[data-message-id="written-while-away"]').count(), {
+        timeout: 15_000,
+      }).toBe(1);
       expect(pageErrors).toEqual([]);
       await screenshot(page, 'server-down-mid-turn');
     } catch (error) {

@@ -110,7 +110,12 @@ export function App() {
     const stop = api.watch(sessionId, {
       onOpen: () => {
         setLive(true);
-        if (opened) changed(); // reconnected: something may have changed meanwhile
+        // Reconnected: files and the history may have changed meanwhile (a turn the server
+        // stored as it stopped, another writer).
+        if (opened) {
+          changed();
+          setHistoryVersion((value) => value + 1);
+        }
         opened = true;
       },
       onChange: (change) => {
