@@ -93,7 +93,10 @@ export function formatReport(report: CompileReport, options: FormatReportOptions
     if (options.verbose === true)
       for (const block of layer.dropped)
         lines.push(
-          paint('dim', `  - ${describeDropped(block)} ${describeReason(block.reason)}${othersNote(block)}`),
+          paint(
+            'dim',
+            `  - ${describeDropped(block)} ${mainNote(block)}${describeReason(block.reason)}${othersNote(block)}`,
+          ),
         );
     for (const tally of droppedByReason(layer)) {
       const key = `${layer.layer}: ${describeReason(tally.reason)}`;
@@ -132,6 +135,18 @@ function describeDropped(block: DroppedSummary): string {
   return block.run === undefined
     ? `${block.id} ${tokens}`
     : `${block.run.count} messages ${block.id} ${tokens}`;
+}
+
+/**
+ * How many of a run's messages have its own reason, when some have others (`52 of them `): the
+ * run's count is all of them, so the reason alone would read as every message's.
+ */
+function mainNote(block: DroppedSummary): string {
+  const run = block.run;
+  if (run?.others === undefined || run.others.length === 0) return '';
+  let others = 0;
+  for (const group of run.others) others += group.ids.length;
+  return `${run.count - others} of them `;
 }
 
 /** What a run says of its messages of other reasons: `; 3 of them recalled into recall__context (m4, m9, m30)`. */

@@ -118,6 +118,11 @@ describe('a long session’s dropped history in the report', () => {
     expect(recalledIn(layer.dropped)).toEqual(recalledIds.map((id) => `history:${id}`).sort());
     const text = formatReport(report, { color: false, verbose: true });
     expect(text).toContain(`${recalledIds.length} × history: recalled into recall__context`);
+    // The run's own reason says how many of its messages have it, not the run's whole count.
+    const others = (run?.run?.others ?? []).reduce((sum, group) => sum + group.ids.length, 0);
+    expect(text).toContain(
+      `${run?.run?.count} messages ${run?.id} (${run?.tokens.toLocaleString('en-US')} tok) ${(run?.run?.count ?? 0) - others} of them behind the cut, recallable with search_history`,
+    );
     expect(text).toMatch(/of them recalled into recall__context \(history:m/);
     expect(text).toMatch(/of them summarised into compression__context \(history:m/);
   });

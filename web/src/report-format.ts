@@ -1,4 +1,4 @@
-import type { CompactionAction, DropReason } from '../../src/core/index.ts';
+import type { CompactionAction, DroppedSummary, DropReason } from '../../src/core/index.ts';
 import type { MessageKey, Translate } from './i18n.ts';
 
 const COLORS: Record<string, string> = {
@@ -138,4 +138,17 @@ export function describeAction(action: CompactionAction, t: Translate): string {
         fallback: action.fallback,
       });
   }
+}
+
+/**
+ * A dropped entry's reason; for a run whose messages have other reasons too, with how many have
+ * this one (`52 of them: recalled into recall__context`) — the run's count is all of them.
+ */
+export function describeRunReason(block: DroppedSummary, t: Translate): string {
+  const reason = describeReason(block.reason, t);
+  const run = block.run;
+  if (run?.others === undefined || run.others.length === 0) return reason;
+  let others = 0;
+  for (const group of run.others) others += group.ids.length;
+  return t('droppedRunOthers', { n: run.count - others, reason });
 }

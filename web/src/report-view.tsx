@@ -1,7 +1,14 @@
 import { type ReactNode, useState } from 'react';
 import type { CompileReport, LayerReport } from '../../src/core/index.ts';
 import { useI18n } from './i18n.ts';
-import { colorOf, describeAction, describeReason, formatTokens, TOOLS_COLOR } from './report-format.ts';
+import {
+  colorOf,
+  describeAction,
+  describeReason,
+  describeRunReason,
+  formatTokens,
+  TOOLS_COLOR,
+} from './report-format.ts';
 
 /**
  * One compile report as the notebook shows it — the context preview's next call and any logged
@@ -205,7 +212,7 @@ function LayerRows(props: {
                 <li key={block.id}>
                   <span className="badge dropped">{t('dropped')}</span>
                   {block.run !== undefined && `${t('droppedRun', { n: block.run.count })} `}
-                  <code>{block.id}</code> {formatTokens(block.tokens)} — {describeReason(block.reason, t)}
+                  <code>{block.id}</code> {formatTokens(block.tokens)} — {describeRunReason(block, t)}
                   {block.run?.others?.map((group) => (
                     <span
                       key={JSON.stringify(group.reason)}
