@@ -63,6 +63,29 @@ describe('compileContext on a request that is not of its type', () => {
       { query: 'q', steps: [{ id: 's1', role: 'assistant', content: 7 }] },
       'steps.0.content',
     ],
+    ['a phase that is not one of the three', { query: 'q', phase: 'middle' }, 'phase'],
+    ['a progress above 1', { query: 'q', progress: 3 }, 'progress'],
+    ['a progress of NaN', { query: 'q', progress: Number.NaN }, 'progress'],
+    ['a progress that is a string', { query: 'q', progress: '0.5' }, 'progress'],
+    ['a summary that is a number', { query: 'q', compression: { summary: 42 } }, 'compression.summary'],
+    ['a compression that is a string', { query: 'q', compression: 'sum' }, 'compression'],
+    [
+      'a summary end that is a number',
+      { query: 'q', compression: { summary: 's', throughMessageId: 3 } },
+      'compression.throughMessageId',
+    ],
+    [
+      'uncarried ids in an array',
+      { query: 'q', compression: { summary: 's', uncarried: ['u1'] } },
+      'compression.uncarried',
+    ],
+    ['a query whose role is system', { query: { id: 'q', role: 'system', content: 'x' } }, 'query.role'],
+    [
+      'a query whose role is assistant',
+      { query: { id: 'q', role: 'assistant', content: 'x' } },
+      'query.role',
+    ],
+    ['a query whose role is tool', { query: { id: 'q', role: 'tool', content: 'x' } }, 'query.role'],
   ])('names %s and where it is (invalid-argument), never a TypeError', async (_, request, path) => {
     const error = await errorOf(request);
     expect(CtxloomError.is(error, 'invalid-argument')).toBe(true);

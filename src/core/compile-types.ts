@@ -27,7 +27,8 @@ export interface CompileRequest {
    */
   history?: readonly Message[];
   /**
-   * The current input. It enters once, by id and by content: a history ending with it (the
+   * The current input: a string, or a user message (any other role is `invalid-argument` at
+   * `query.role` — a model's or a tool's message goes in `history` or `steps`). It enters once, by id and by content: a history ending with it (the
    * same id, or — for any form of query — a user message of the same content) is not
    * repeated (a repeat under another id is warned `query-repeated`). A string gets the id
    * `query:<hash of its text>`. No id collision removes an earlier message: when the query's
@@ -48,6 +49,8 @@ export interface CompileRequest {
    * `recalled` when a kept block names it (`metadata.messageId`), `recallable` (via
    * `recallTool`) when its id is in `uncarried` (no summary text that is sent carries it),
    * else `summarized`. `actions` are what the caller's compaction did before this call.
+   * A `throughMessageId` in neither `history` nor `steps` covers nothing and is warned
+   * `summary-end-not-found` (not an error: a caller's history may start after it).
    */
   compression?: {
     summary: string;
@@ -56,8 +59,9 @@ export interface CompileRequest {
     recallTool?: string;
     actions?: readonly CompactionAction[];
   };
+  /** `early`, `mid` or `late`: passed to the budget manager and the sources. */
   phase?: TaskPhase;
-  /** 0..1; the adaptive budget derives the phase from it when `phase` is absent. */
+  /** 0..1 (else `invalid-argument`); the adaptive budget derives the phase from it when `phase` is absent. */
   progress?: number;
   /** Passed to sources as `CollectRequest.metadata`. */
   metadata?: Record<string, unknown>;

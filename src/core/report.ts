@@ -184,10 +184,14 @@ export interface CompileWarning {
    * which stays; the query was sent under a fresh id `<id>:<n>`. `message-id-reserved`: a
    * history, step or query message has an id of the `layer:` namespace (`isReservedMessageId`);
    * it keeps it, and a layer message of that id is sent under a fresh id `<id>:<n>`.
+   * `summary-end-not-found`: `compression.throughMessageId` is in neither the history nor the
+   * steps, so the summary covers none of them and every message is a candidate (expected when
+   * the caller's history starts after the summary's end; else a wrong id sends twice what the
+   * summary says).
    */
-  code: 'query-repeated' | 'query-id-taken' | 'message-id-reserved';
+  code: 'query-repeated' | 'query-id-taken' | 'message-id-reserved' | 'summary-end-not-found';
   message: string;
-  /** The message concerned. */
+  /** The message concerned (`summary-end-not-found`: the id that was not found). */
   messageId?: string;
 }
 

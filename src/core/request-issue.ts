@@ -9,6 +9,7 @@ export interface RequestIssue {
 }
 
 const ROLES: readonly unknown[] = ['system', 'user', 'assistant', 'tool'];
+const PHASES: readonly unknown[] = ['early', 'mid', 'late'];
 const OUTPUT_TYPES: readonly unknown[] = [
   'text',
   'json',
@@ -19,8 +20,9 @@ const OUTPUT_TYPES: readonly unknown[] = [
 ];
 
 /**
- * The first problem of the request's own fields (system prompt, contexts, query, and whether
- * `history`, `steps` and `blocks` are arrays): a few reads, checked before every compile.
+ * The first problem of the request's own fields (system prompt, contexts, query — a user
+ * message —, compression, phase, progress, and whether `history`, `steps` and `blocks` are
+ * arrays): a few reads, checked before every compile.
  * The history's and the steps' messages are not walked here (a long history would pay a read
  * of every message per compile); {@link messagesIssue} walks them when a compile fails.
  */
@@ -41,12 +43,50 @@ export function requestFieldsIssue(request: CompileRequest): RequestIssue | unde
       return { path: 'query', message: `the query must be a string or a message, got ${kindOf(query)}` };
     const issue = messageIssue(query, 'query');
     if (issue !== undefined) return issue;
+    // The query is the user's input (seed 000: `HumanMessage(query)`); a model's or a tool's
+    // message belongs in the history or the steps.
+    if (query.role !== 'user')
+      return {
+        path: 'query.role',
+        message: `the query must be a user message, got role ${kindOf(query.role)}; put it in history or steps`,
+      };
   }
+  const compression = compressionIssue(request.compression);
+  if (compression !== undefined) return compression;
+  const { phase, progress } = request as Record<keyof CompileRequest, unknown>;
+  if (phase !== undefined && !PHASES.includes(phase))
+    return { path: 'phase', message: `phase must be "early", "mid" or "late", got ${kindOf(phase)}` };
+  if (progress !== undefined && !(typeof progress === 'number' && progress >= 0 && progress <= 1))
+    return { path: 'progress', message: `progress must be a number within 0..1, got ${kindOf(progress)}` };
   for (const field of ['history', 'steps', 'blocks'] as const) {
     const value = request[field];
     if (value !== undefined && !Array.isArray(value))
       return { path: field, message: `${field} must be an array, got ${kindOf(value)}` };
   }
+  return undefined;
+}
+
+function compressionIssue(compression: unknown): RequestIssue | undefined {
+  if (compression === undefined) return undefined;
+  if (!isObject(compression))
+    return { path: 'compression', message: `compression must be an object, got ${kindOf(compression)}` };
+  const { summary, throughMessageId, uncarried, recallTool, actions } = compression;
+  if (typeof summary !== 'string')
+    return { path: 'compression.summary', message: `the summary must be a string, got ${kindOf(summary)}` };
+  for (const [field, value] of [
+    ['throughMessageId', throughMessageId],
+    ['recallTool', recallTool],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'string')
+      return { path: `compression.${field}`, message: `${field} must be a string, got ${kindOf(value)}` };
+  }
+  if (uncarried !== undefined && !(isObject(uncarried) && typeof uncarried.has === 'function'))
+    return {
+      path: 'compression.uncarried',
+      message: `uncarried must be a Set of ids, got ${kindOf(uncarried)}`,
+    };
+  if (actions !== undefined && !Array.isArray(actions))
+    return { path: 'compression.actions', message: `actions must be an array, got ${kindOf(actions)}` };
   return undefined;
 }
 

@@ -225,6 +225,17 @@ export function resolveCall(
     tokensBefore,
     madeFrom,
   } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
+  if (
+    throughMessageId !== undefined &&
+    prepared.coveredTo === 0 &&
+    !steps.some((message) => message.id === throughMessageId)
+  )
+    // A warning, not an error: a caller may window its history past the summary's end.
+    warnings.push({
+      code: 'summary-end-not-found',
+      message: `compression.throughMessageId "${throughMessageId}" is in neither the history nor the steps: the summary covers none of them`,
+      messageId: throughMessageId,
+    });
   const drops = coveredDrops(
     covered,
     request.compression?.uncarried,

@@ -79,3 +79,26 @@ describe('compileContext with a stored summary that ends inside a tool step', ()
     ).toEqual(turn(1).map((message) => message.id));
   });
 });
+
+describe('compileContext with a stored summary whose end is not in the history', () => {
+  it('sends every message and warns summary-end-not-found, naming the id', async () => {
+    const history = [...turn(1), ...turn(2)];
+    const { history: sent, report } = await compileContext(
+      { history, query: 'next', compression: { summary: 'earlier talk', throughMessageId: 'r0' } },
+      { counter, window: 100_000 },
+    );
+    expect(sent.map((message) => message.id)).toEqual(history.map((message) => message.id));
+    expect(report.warnings).toEqual([
+      expect.objectContaining({ code: 'summary-end-not-found', messageId: 'r0' }),
+    ]);
+  });
+
+  it('does not warn when the end is a step of the turn', async () => {
+    const [question, ...steps] = turn(1) as [Message, ...Message[]];
+    const { report } = await compileContext(
+      { history: [question], query: 'next', steps, compression: { summary: 's', throughMessageId: 'a1' } },
+      { counter, window: 100_000 },
+    );
+    expect(report.warnings).toBeUndefined();
+  });
+});
