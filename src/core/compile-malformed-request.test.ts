@@ -3,6 +3,8 @@ import { createCharCounter } from '../testing/char-counter.ts';
 import { compileContext } from './compile.ts';
 import type { CompileRequest } from './compile-types.ts';
 import { CtxloomError } from './errors.ts';
+import type { Message } from './message.ts';
+import { withTokenCache } from './tokens.ts';
 
 const counter = createCharCounter();
 
@@ -63,6 +65,31 @@ describe('compileContext on a request that is not of its type', () => {
       { query: 'q', steps: [{ id: 's1', role: 'assistant', content: 7 }] },
       'steps.0.content',
     ],
+    [
+      'a history message of role bot',
+      { history: [user, { ...user, id: 'b', role: 'bot' }], query: 'q' },
+      'history.1.role',
+    ],
+    [
+      'a history message without an id',
+      { history: [{ role: 'user', content: 'x' }], query: 'q' },
+      'history.0.id',
+    ],
+    ['a history message whose id is empty', { history: [{ ...user, id: '' }], query: 'q' }, 'history.0.id'],
+    ['a step of role bot', { query: 'q', steps: [{ id: 's1', role: 'bot', content: 'x' }] }, 'steps.0.role'],
+    [
+      'a tool call in a user message',
+      {
+        history: [{ ...user, content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'n', input: {} }] }],
+        query: 'q',
+      },
+      'history.0.content.0.type',
+    ],
+    [
+      'a tool call in the query',
+      { query: { ...user, content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'n', input: {} }] } },
+      'query.content.0.type',
+    ],
     ['a phase that is not one of the three', { query: 'q', phase: 'middle' }, 'phase'],
     ['a progress above 1', { query: 'q', progress: 3 }, 'progress'],
     ['a progress of NaN', { query: 'q', progress: Number.NaN }, 'progress'],
@@ -100,6 +127,28 @@ describe('compileContext on a request that is not of its type', () => {
     });
     expect((error as CtxloomError).message).toBe(
       'message "a7": content must be a string or an array of parts, got a number (42) (at history.1.content)',
+    );
+  });
+
+  it('names a message of an unknown role with a caching counter too (its texts skip the memo)', async () => {
+    const error = await compileContext(
+      { history: [user, { ...user, id: 'b', role: 'bot' } as unknown as Message], query: 'q' },
+      { counter: withTokenCache(createCharCounter()), window: 4000 },
+    ).catch((caught: unknown) => caught);
+    expect((error as CtxloomError).message).toBe(
+      'message "b": role must be system, user, assistant or tool, got "bot" (at history.1.role)',
+    );
+  });
+
+  it('names a message whose role was changed in place after an earlier compile measured it', async () => {
+    const message: Message = { id: 'a1', role: 'assistant', content: [{ type: 'text', text: 'hi' }] };
+    const history = [user, message];
+    await compileContext({ history, query: 'q' }, { counter, window: 4000 });
+    (message as { role: string }).role = 'user';
+    message.content = [{ type: 'tool-call', toolCallId: 'c', toolName: 'read', input: {} }];
+    const error = await errorOf({ history, query: 'q' });
+    expect((error as CtxloomError).message).toBe(
+      'message "a1": a user message cannot carry a tool-call part; user messages hold only text, file parts (at history.1.content.0.type)',
     );
   });
 

@@ -9,7 +9,7 @@ import { cutsPastStored, recordHistoryCut } from './history-cut.ts';
 import { historyBlockId } from './measure-messages.ts';
 import type { Message } from './message.ts';
 import type { BlockSummary, CompactionAction } from './report.ts';
-import { messagesIssue, requestError, requestFieldsIssue } from './request-issue.ts';
+import { MessageShapeError, messagesIssue, requestError, requestFieldsIssue } from './request-issue.ts';
 import { resolveCall } from './resolve-call.ts';
 import { createCallSelector } from './select-call.ts';
 import type { CompressionSummary } from './summarizer.ts';
@@ -49,8 +49,10 @@ export async function compileContext(
     compiled = await compileCall(request, options);
   } catch (error) {
     // The messages are walked only when a compile fails (a walk per compile would read every
-    // message of a long history): a malformed one is named, not left as a TypeError.
-    if (CtxloomError.is(error)) throw error;
+    // message of a long history): a malformed one is named, not left as a TypeError. The
+    // measuring pass's own check (an unknown role, no id, a part its role cannot carry) knows
+    // the message, not its place: the walk names it (`history.3.role`).
+    if (CtxloomError.is(error) && !(error instanceof MessageShapeError)) throw error;
     const issue = messagesIssue(request);
     throw issue === undefined ? error : requestError(issue, error);
   }

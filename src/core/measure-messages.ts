@@ -1,4 +1,5 @@
 import { isErrorResult, type Message, messageParts, partText } from './message.ts';
+import { assertMessageShape } from './request-issue.ts';
 import { isReservedMessageId, LAYER_MESSAGE_ID_PREFIX } from './reserved-message-id.ts';
 import { createRunMemo, type RunMemo } from './run-memo.ts';
 import { isTextCached, messageCostOf, type TokenCounter } from './tokens.ts';
@@ -108,7 +109,9 @@ function measureWith({ byMessage, cost, plainFromCache }: CounterMemo, message: 
   // text is the key) without a memo entry: a WeakMap insert per message costs a cold compile
   // more than the lookups it would save a warm one.
   if (plainFromCache && typeof message.content === 'string') {
-    return { text: message.content, tokens: cost(message), error: false, blockId: historyBlockId(message) };
+    const { id, role } = message;
+    assertMessageShape(message, id, role, undefined);
+    return { text: message.content, tokens: cost(message), error: false, blockId: `history:${id}` };
   }
   const cached = byMessage.get(message);
   if (cached !== undefined && measuresMessage(cached, message)) return cached;
@@ -134,13 +137,16 @@ function newEntry(cost: (message: Message) => number, message: Message): MemoEnt
 /** The entry of `message`, whose cost as sent is `tokens`. */
 function entryOf(message: Message, tokens: number): MemoEntry {
   const parts = typeof message.content === 'string' ? undefined : messageParts(message);
+  // Checked where each new message is read anyway: a memo entry is made once per message.
+  const { id, role } = message;
+  assertMessageShape(message, id, role, parts);
   const entry: MemoEntry = {
     text: parts === undefined ? (message.content as string) : parts.map(partText).join('\n'),
     tokens,
     error: parts?.some(isErrorResult) === true,
-    blockId: historyBlockId(message),
+    blockId: `history:${id}`,
     content: message.content,
-    role: message.role,
+    role,
     name: message.name,
     metadata: message.metadata,
   };

@@ -1,5 +1,6 @@
 import type { CompileRequest } from './compile-types.ts';
 import { CtxloomError } from './errors.ts';
+import { type Message, PARTS_OF_ROLE, type Part } from './message.ts';
 import { shorten } from './shorten.ts';
 
 /** What is wrong with a compile request, and where (`history.3.content.0.text`). */
@@ -41,15 +42,15 @@ export function requestFieldsIssue(request: CompileRequest): RequestIssue | unde
   if (query !== undefined && typeof query !== 'string') {
     if (!isObject(query))
       return { path: 'query', message: `the query must be a string or a message, got ${kindOf(query)}` };
-    const issue = messageIssue(query, 'query');
-    if (issue !== undefined) return issue;
     // The query is the user's input (seed 000: `HumanMessage(query)`); a model's or a tool's
     // message belongs in the history or the steps.
-    if (query.role !== 'user')
+    if (query.role !== 'user' && ROLES.includes(query.role))
       return {
         path: 'query.role',
         message: `the query must be a user message, got role ${kindOf(query.role)}; put it in history or steps`,
       };
+    const issue = messageIssue(query, 'query');
+    if (issue !== undefined) return issue;
   }
   const compression = compressionIssue(request.compression);
   if (compression !== undefined) return compression;
@@ -102,6 +103,38 @@ export function messagesIssue(request: CompileRequest): RequestIssue | undefined
   return undefined;
 }
 
+/**
+ * The `invalid-argument` error of a message that is not a `Message` (see {@link
+ * assertMessageShape}). Its path is the message's own (`message.role`): `compileContext`
+ * replaces it with the error naming where the message is (`history.3.role`).
+ */
+export class MessageShapeError extends CtxloomError {}
+
+/**
+ * Throws {@link MessageShapeError} when a message has no non-empty string id, a role other
+ * than system, user, assistant or tool, or is a user message that carries a tool call. The
+ * measuring pass calls it with the `id`, `role` and `parts` it has just read, for each message
+ * it makes a measure for — once per message and counter — so a long history pays no walk and
+ * no read of its own for it.
+ */
+export function assertMessageShape(
+  message: Message,
+  id: unknown,
+  role: unknown,
+  parts: readonly Part[] | undefined,
+): void {
+  if (typeof id === 'string' && id !== '') {
+    if (role === 'assistant' || role === 'tool' || role === 'system') return;
+    if (role === 'user' && (parts === undefined || !parts.some((part) => part.type === 'tool-call'))) return;
+  }
+  const issue = messageIssue(message, 'message');
+  throw new MessageShapeError({
+    code: 'invalid-argument',
+    message: issue?.message ?? 'the message is not a Message',
+    path: issue?.path ?? 'message',
+  });
+}
+
 /** The error for an issue: `invalid-argument`, its path, and what the compile failed on. */
 export function requestError(issue: RequestIssue, cause?: unknown): CtxloomError {
   return new CtxloomError({
@@ -135,6 +168,12 @@ function messageIssue(value: unknown, path: string): RequestIssue | undefined {
     const problem = partProblem(content[at]);
     if (problem !== undefined)
       return { path: `${path}.content.${at}${problem.field}`, message: `${which}: ${problem.message}` };
+    // A tool call is the model's: in a user message, every emitter refuses it (`PARTS_OF_ROLE`).
+    if (role === 'user' && (content[at] as Part).type === 'tool-call')
+      return {
+        path: `${path}.content.${at}.type`,
+        message: `${which}: a user message cannot carry a tool-call part; user messages hold only ${PARTS_OF_ROLE.user.join(', ')} parts`,
+      };
   }
   return undefined;
 }
