@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { requirePeer } from '../../llm/require-peer.ts';
+import { closedSaverError } from './assert-saver-options.ts';
 import { postgresError } from './setup-failure.ts';
 import {
   type SqlDriver,
@@ -44,16 +45,25 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
   return {
     dialect: 'postgres',
     pool,
-    all: (sql, params) => typed(poolExecutor.all(sql, params)),
-    run: (sql, params) => typed(poolExecutor.run(sql, params)),
-    transaction: (work) => typed(inTransaction('BEGIN', work)),
-    read: (work) => typed(inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work)),
+    all: (sql, params) => typed(() => poolExecutor.all(sql, params)),
+    run: (sql, params) => typed(() => poolExecutor.run(sql, params)),
+    transaction: (work) => typed(() => inTransaction('BEGIN', work)),
+    read: (work) => typed(() => inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work)),
     async close() {
-      if (closed || !ownsPool) return;
+      if (closed) return;
+      // A caller's pool stays open for the caller; this driver is done with it either way.
       closed = true;
-      await pool.end();
+      if (ownsPool) await pool.end();
     },
   };
+
+  /** PostgreSQL's errors as typed ones (`storage-error`, `conflict`), never a raw `pg` error; none after `close()`. */
+  function typed<T>(work: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(closedSaverError());
+    return work().catch((error: unknown) => {
+      throw postgresError(error);
+    });
+  }
 
   async function inTransaction<T>(begin: string, work: (executor: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -69,13 +79,6 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
       client.release();
     }
   }
-}
-
-/** PostgreSQL's errors as typed ones (`storage-error`, `conflict`), never a raw `pg` error. */
-function typed<T>(work: Promise<T>): Promise<T> {
-  return work.catch((error: unknown) => {
-    throw postgresError(error);
-  });
 }
 
 function toPgParams(params: readonly SqlParam[]): unknown[] {

@@ -1,5 +1,6 @@
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import type pg from 'pg';
+import { assertSaverOptions } from './assert-saver-options.ts';
 import { checkpointTables } from './checkpoint-schema.ts';
 import { createPostgresDriver } from './postgres-driver.ts';
 import type { RecordCompression } from './record-codec.ts';
@@ -62,6 +63,7 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
   }
 
   constructor(options: PostgresSaverOptions) {
+    assertSaverOptions(options);
     const schema = options.schema ?? 'public';
     const driver = createPostgresDriver({
       ...(options.pool === undefined ? {} : { pool: options.pool }),

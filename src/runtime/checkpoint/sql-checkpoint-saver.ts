@@ -451,7 +451,7 @@ export class SqlCheckpointSaver extends BaseCheckpointSaver {
   /** Gives freed pages back after {@link prune}; the default does nothing. */
   protected async reclaimSpace(): Promise<void> {}
 
-  /** Closes the underlying connection or pool (never a pool the caller passed in). */
+  /** Closes the underlying connection or pool (never a pool the caller passed in); any later use is a `storage-error`. */
   async close(): Promise<void> {
     await this.driver.close();
   }

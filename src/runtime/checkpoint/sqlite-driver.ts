@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { CtxloomError } from '../../core/errors.ts';
 import { requireNodeSqlite } from '../../llm/require-node-sqlite.ts';
+import { closedSaverError } from './assert-saver-options.ts';
 import { fromDriver } from './setup-failure.ts';
 import type { SqlDriver, SqlExecutor, SqlParam, SqlRow } from './sql-driver.ts';
 
@@ -29,7 +30,9 @@ export interface SqliteDriverOptions {
  * auto-vacuum (so `prune` can give pages back), foreign keys on. Statements are cached.
  * Transactions are serialised with an in-process queue because the connection is shared.
  */
-export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { database: DatabaseSync } {
+export function createSqliteDriver(
+  options: SqliteDriverOptions,
+): SqlDriver & { database: DatabaseSync; open: () => DatabaseSync } {
   const { DatabaseSync } = requireNodeSqlite({ feature: 'a SQLite checkpoint store' });
   const database = openDatabase(DatabaseSync, options);
   const statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
@@ -54,6 +57,11 @@ export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { 
   return {
     dialect: 'sqlite',
     database,
+    /** The database, or the closed saver's `storage-error` after `close()` (not Node's ERR_INVALID_STATE). */
+    open() {
+      if (closed) throw closedSaverError();
+      return database;
+    },
     all: (sql, params) => queued(() => executor.all(sql, params)),
     run: (sql, params) => queued(() => executor.run(sql, params)),
     transaction: (work) => queued(() => inTransaction('BEGIN IMMEDIATE', work)),
@@ -80,6 +88,7 @@ export function createSqliteDriver(options: SqliteDriverOptions): SqlDriver & { 
   }
 
   function queued<T>(work: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(closedSaverError());
     const next = queue.then(work, work).catch((error: unknown) => {
       throw sqliteError(options.path, error);
     });

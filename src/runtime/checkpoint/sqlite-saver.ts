@@ -1,4 +1,5 @@
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { assertSaverOptions } from './assert-saver-options.ts';
 import { checkpointTables } from './checkpoint-schema.ts';
 import type { RecordCompression } from './record-codec.ts';
 import { SqlCheckpointSaver } from './sql-checkpoint-saver.ts';
@@ -13,7 +14,8 @@ export interface SqliteSaverOptions {
   /**
    * `full` (default): WAL with `synchronous=FULL` — an acknowledged `put`/`putWrites` survives
    * process kill and power loss. `normal`: WAL with `synchronous=NORMAL` — survives process
-   * kill (SIGKILL, crash); the last transactions may roll back after power loss.
+   * kill (SIGKILL, crash); the last transactions may roll back after power loss. Any other
+   * value (like `snapshots` and `compression` outside their words) is `invalid-argument`.
    */
   durability?: SqliteDurability;
   /** Table name prefix. Default `ctxloom_cp_`. */
@@ -52,6 +54,7 @@ export class SqliteSaver extends SqlCheckpointSaver implements ThreadLeases {
   readonly #leases: ThreadLeases;
 
   constructor(options: SqliteSaverOptions) {
+    assertSaverOptions(options);
     const driver = createSqliteDriver({
       path: options.path,
       ...(options.durability === undefined ? {} : { durability: options.durability }),
@@ -82,7 +85,7 @@ export class SqliteSaver extends SqlCheckpointSaver implements ThreadLeases {
   /** Bytes the database occupies (page count × page size, WAL checkpointed first). */
   async sizeBytes(): Promise<number> {
     await this.setup();
-    const database = this.#driver.database;
+    const database = this.#driver.open();
     database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const pages = database.prepare('PRAGMA page_count').get() as { page_count: number };
     const size = database.prepare('PRAGMA page_size').get() as { page_size: number };
@@ -94,7 +97,7 @@ export class SqliteSaver extends SqlCheckpointSaver implements ThreadLeases {
   async vacuum(): Promise<void> {
     await this.setup();
     await this.driver.run('VACUUM');
-    this.#driver.database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    this.#driver.open().exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   protected override async reclaimSpace(): Promise<void> {
