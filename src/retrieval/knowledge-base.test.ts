@@ -63,3 +63,24 @@ describe('createKnowledgeBase', () => {
     ).not.toContain('cars');
   });
 });
+
+describe('KnowledgeBase.add on a document that is not of its type', () => {
+  it.each([
+    ['a document without an id', [documents[1], { text: 'no id' }], 'documents.1.id'],
+    ['a document whose id is empty', [{ id: '', text: 'x' }], 'documents.0.id'],
+    [
+      'a document whose text is a number',
+      [documents[0], documents[1], { id: 'n', text: 42 }],
+      'documents.2.text',
+    ],
+    ['a document whose text is missing', [{ id: 'n' }], 'documents.0.text'],
+    ['a null document', [null], 'documents.0'],
+    ['documents that are not an array', documents[0], 'documents'],
+  ])('names %s (invalid-argument) and adds none of the batch', async (_, batch, path) => {
+    const kb = createKnowledgeBase({ name: 'docs', embedder: topicEmbedder });
+    const error = await kb.add(batch as never).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'CtxloomError', code: 'invalid-argument', path });
+    expect(kb.size).toBe(0);
+    expect(await kb.recall({ query: 'car oil tyres', limit: 5 })).toEqual([]);
+  });
+});

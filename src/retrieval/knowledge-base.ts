@@ -1,6 +1,7 @@
 import { fingerprintContent } from '../core/fingerprint.ts';
 import { CtxloomError, type Provenance } from '../core/index.ts';
 import type { Analyzer } from './analyzer.ts';
+import { assertKnowledgeDocuments } from './assert-knowledge-documents.ts';
 import { type Bm25Index, createBm25Index, loadBm25Index, type SerializedBm25Index } from './bm25-index.ts';
 import type { RetrievalCandidate } from './candidate.ts';
 import type { Embedder } from './embedder.ts';
@@ -46,7 +47,11 @@ export interface SerializedKnowledgeBase {
 /** A searchable document collection (seed 001's `KnowledgeBaseProvider`), also a recall source. */
 export interface KnowledgeBase extends RecallSource {
   readonly size: number;
-  /** Adds or replaces documents (embedding them first when an embedder is set). */
+  /**
+   * Adds or replaces documents (embedding them first when an embedder is set). A document
+   * without a non-empty string id or with a text that is not a string is `invalid-argument`
+   * naming it (`documents.3.text`), and then none of the batch is added.
+   */
   add(documents: readonly KnowledgeDocument[], options?: { signal?: AbortSignal }): Promise<void>;
   remove(id: string): boolean;
   toJSON(): SerializedKnowledgeBase;
@@ -92,6 +97,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions): KnowledgeBas
       return documents.size;
     },
     async add(added, addOptions = {}) {
+      assertKnowledgeDocuments(added);
       const embeddings =
         embedder === undefined
           ? undefined
