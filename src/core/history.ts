@@ -110,6 +110,15 @@ export function historyBlock(
 export interface ToolGroups {
   groups: Map<number, string>;
   owners: Map<string, number>;
+  /** Tool calls no later result answers, by id: the index of their message (with `earlier`: its ones too). */
+  unanswered: Map<string, number>;
+  /** Results that answer no call before them: their message's index and the call id they name (with `earlier`: its ones first). */
+  orphans: { index: number; toolCallId: string }[];
+}
+
+/** Tool groups of messages without tool parts (nothing grouped, nothing unpaired). */
+export function noToolGroups(): ToolGroups {
+  return { groups: new Map(), owners: new Map(), unanswered: new Map(), orphans: [] };
 }
 
 /**
@@ -124,6 +133,10 @@ export function collectToolGroups(
 ): ToolGroups {
   const groups = new Map<number, string>();
   const owners = new Map<string, number>();
+  // Read in the same walk: a call left unanswered or a result without its call is a request
+  // every provider refuses (the compile warns of each, decision 087).
+  const unanswered = new Map(earlier?.unanswered);
+  const orphans = earlier === undefined ? [] : earlier.orphans.slice();
   messages.forEach((message, at) => {
     if (typeof message.content === 'string') return;
     const index = offset + at;
@@ -131,9 +144,14 @@ export function collectToolGroups(
       if (part.type === 'tool-call') {
         owners.set(part.toolCallId, index);
         groups.set(index, `tools:${message.id}`);
+        unanswered.set(part.toolCallId, index);
       } else if (part.type === 'tool-result') {
         const owner = owners.get(part.toolCallId) ?? earlier?.owners.get(part.toolCallId);
-        if (owner === undefined) continue;
+        if (owner === undefined) {
+          orphans.push({ index, toolCallId: part.toolCallId });
+          continue;
+        }
+        unanswered.delete(part.toolCallId);
         const group =
           groups.get(owner) ?? earlier?.groups.get(owner) ?? `tools:${messages[owner - offset]?.id ?? owner}`;
         if (owner >= offset) groups.set(owner, group);
@@ -141,7 +159,7 @@ export function collectToolGroups(
       }
     }
   });
-  return { groups, owners };
+  return { groups, owners, unanswered, orphans };
 }
 
 /**

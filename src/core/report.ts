@@ -187,9 +187,17 @@ export interface CompileWarning {
    * `summary-end-not-found`: `compression.throughMessageId` is in neither the history nor the
    * steps, so the summary covers none of them and every message is a candidate (expected when
    * the caller's history starts after the summary's end; else a wrong id sends twice what the
-   * summary says).
+   * summary says). `tool-call-unanswered`: a tool call of the history or the steps that no
+   * later result answers; `tool-result-orphaned`: a tool result whose call no earlier message
+   * makes — requests every provider refuses, sent as they are (decision 087).
    */
-  code: 'query-repeated' | 'query-id-taken' | 'message-id-reserved' | 'summary-end-not-found';
+  code:
+    | 'query-repeated'
+    | 'query-id-taken'
+    | 'message-id-reserved'
+    | 'summary-end-not-found'
+    | 'tool-call-unanswered'
+    | 'tool-result-orphaned';
   message: string;
   /** The message concerned (`summary-end-not-found`: the id that was not found). */
   messageId?: string;

@@ -224,7 +224,9 @@ export function resolveCall(
     isStep,
     tokensBefore,
     madeFrom,
+    unpaired,
   } = turnHistoryBlocks({ prepared, steps: turnSteps, counter, throughMessageId });
+  warnings.push(...unpaired);
   if (
     throughMessageId !== undefined &&
     prepared.coveredTo === 0 &&

@@ -1,5 +1,6 @@
 import type { ContextBlock } from './block.ts';
 import type { CompileRequest } from './compile-types.ts';
+import { extendSums } from './extend-sums.ts';
 import {
   buildHistoryBlocks,
   collectToolGroups,
@@ -8,6 +9,7 @@ import {
   historyBlock,
   historyBlocks,
   historyToBlocks,
+  noToolGroups,
   positionPriority,
   type ToolGroups,
 } from './history.ts';
@@ -23,6 +25,7 @@ import type { CompactionAction, CompileWarning } from './report.ts';
 import { createRunMemo } from './run-memo.ts';
 import { renameQuery, takeQueryEnd } from './take-query.ts';
 import type { TokenCounter } from './tokens.ts';
+import { toolPairingWarnings } from './tool-pairing-warnings.ts';
 import { placeholderToolResults, type ToolResultPolicy } from './tool-result-placeholders.ts';
 
 /** How tool outputs of the history become placeholders (see `placeholderToolResults`). */
@@ -188,7 +191,7 @@ function prepare(input: Parameters<typeof prepareHistory>[0]): PreparedHistory {
   }
   // Without a parts array no message has tool parts: no walk for the groups.
   const groupsOf = (from: number, to: number): ToolGroups =>
-    scan.parts ? collectToolGroups(messages.slice(from, to)) : { groups: new Map(), owners: new Map() };
+    scan.parts ? collectToolGroups(messages.slice(from, to)) : noToolGroups();
   return {
     messages,
     queryInHistory,
@@ -235,6 +238,8 @@ export function turnHistoryBlocks(input: {
   tokensBefore?: Float64Array;
   /** The history messages `blocks` were made from: `blocks[i]` from `messages[offset + i]`, for `i < count`. */
   madeFrom?: HistoryBlockSource;
+  /** Tool calls without results and results without calls among `blocks` (see `toolPairingWarnings`). */
+  unpaired: readonly CompileWarning[];
 } {
   const { prepared, steps, counter, throughMessageId } = input;
   const { windowFrom } = prepared;
@@ -266,7 +271,9 @@ export function turnHistoryBlocks(input: {
     // Before the window: what the summary covers (all of it, when it reaches into the steps).
     const outside = historyToBlocks(prepared.messages.slice(0, windowFrom), counter);
     const coveredOutside = coveredInSteps ? outside.length : Math.min(prepared.coveredTo, windowFrom);
+    const sent = blocks.map((block) => (block.metadata as { message: Message }).message);
     return {
+      unpaired: toolPairingWarnings(collectToolGroups(sent), (index) => sent[index]),
       turn,
       blocks,
       covered: [...outside.slice(0, coveredOutside), ...covered],
@@ -289,16 +296,17 @@ export function turnHistoryBlocks(input: {
   }
   let blocks: ContextBlock[];
   let tokensBefore: Float64Array | undefined;
+  let tools = keptGroups;
   if (steps.length === 0) {
     blocks = cache.kept.slice();
     tokensBefore = cache.keptTokensBefore;
   } else {
     const stepMeasures = measureMessages(steps, counter);
-    const stepGroups = collectToolGroups(steps, keptCount, keptGroups);
+    tools = collectToolGroups(steps, keptCount, keptGroups);
     const stepBlocks = buildHistoryBlocks(
       steps,
       (index) => stepMeasures[index] as MessageMeasure,
-      (index) => stepGroups.groups.get(keptCount + index),
+      (index) => tools.groups.get(keptCount + index),
       (index) => ({
         message: steps[index] as Message,
         index: keptCount + index,
@@ -334,6 +342,8 @@ export function turnHistoryBlocks(input: {
     windowed,
     firstStep: steps.length === 0 ? -1 : keptCount,
     isStep,
+    // Group indices count from the first kept message, which is `turn[keptFrom - windowFrom]`.
+    unpaired: toolPairingWarnings(tools, (at) => turn[keptFrom - windowFrom + at]),
   };
   if (tokensBefore !== undefined) result.tokensBefore = tokensBefore;
   if (cache.keptByMeasure === true)
@@ -447,35 +457,6 @@ function reusedBlocks(
   const tokensBefore = extendSums(new Float64Array(1), blocks, 0);
   lastKept = { measures, from, blocks, tokensBefore };
   return tokensBefore === undefined ? { blocks, byMeasure } : { blocks, tokensBefore, byMeasure };
-}
-
-/**
- * The running token sums of `blocks`, the first `same + 1` taken from `known` (the same
- * blocks, by pointer) and the rest read from the blocks after them. Undefined when a count is
- * not a whole number in [0, 2⁴⁰) (sums are then exact in any order). When the blocks only
- * append to `known`'s, the sums are written after `known`'s in its buffer (sized with room to
- * spare) and the result is a longer view of it: the earlier views, each a prefix, still read
- * what they read, and nothing is copied.
- */
-function extendSums(
-  known: Float64Array,
-  blocks: readonly ContextBlock[],
-  same: number,
-): Float64Array | undefined {
-  const length = blocks.length + 1;
-  let sums: Float64Array;
-  if (same + 1 === known.length && known.byteOffset === 0 && known.buffer.byteLength >= length * 8) {
-    sums = new Float64Array(known.buffer, 0, length);
-  } else {
-    sums = new Float64Array(new ArrayBuffer(Math.max(64, Math.ceil(length * 1.25)) * 8), 0, length);
-    sums.set(same + 1 === known.length ? known : known.subarray(0, same + 1));
-  }
-  for (let index = same; index < blocks.length; index++) {
-    const tokens = (blocks[index] as ContextBlock).tokens;
-    if (!(Number.isInteger(tokens) && tokens >= 0 && tokens < 2 ** 40)) return undefined;
-    sums[index + 1] = (sums[index] as number) + tokens;
-  }
-  return sums;
 }
 
 /**
