@@ -1,12 +1,12 @@
 // Shared set-up of the notebook's browser tests: the built UI, Chromium, a page that fails the
 // test on a page error, and a patient `expect.poll` for a busy shared machine.
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { createOfflineModel } from '../../src/llm/index.ts';
 import { ensureWebBuild } from '../../src/server/ensure-web-build.ts';
 import { type NotebookServer, startNotebookServer } from '../../src/server/index.ts';
@@ -216,4 +216,34 @@ async function hanRunsOnce(page: Page, scope: string): Promise<HanRun[]> {
       for (const element of elements) element.removeAttribute('data-han-run');
     });
   }
+}
+
+/** What {@link servedNotebookPage} sets up for a test file (read in its tests, set before them). */
+export interface ServedNotebook {
+  root: string;
+  server: NotebookServer;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * A test file's notebook: before its tests, a copy of the example workspace served with the
+ * offline model (`serveExampleCopy`, folder `prefix`), Chromium and a page on it; after them, the
+ * browser and server closed and the copy removed.
+ */
+export function servedNotebookPage(prefix: string): ServedNotebook {
+  const served = {} as ServedNotebook;
+  beforeAll(async () => {
+    const { root, server } = await serveExampleCopy(prefix, 0);
+    served.root = root;
+    served.server = server;
+    served.browser = await launchChromium(inject('chromiumPath'));
+    served.page = await openNotebookPage(served.browser, server.browserUrl);
+  }, 120_000);
+  afterAll(async () => {
+    await served.browser?.close();
+    await served.server?.close();
+    if (served.root) await rm(served.root, { recursive: true, force: true });
+  });
+  return served;
 }

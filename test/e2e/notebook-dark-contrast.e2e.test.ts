@@ -1,27 +1,9 @@
 // Text on the accent colour stays readable in both colour schemes: WCAG AA asks 4.5:1 for
 // text of this size (the Send button, a dialog's confirm button, the skip link).
-import { rm } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { NotebookServer } from '../../src/server/index.ts';
-import { launchChromium, openNotebookPage, poll, screenshot, serveExampleCopy } from './notebook-browser.ts';
+import { describe, expect, it } from 'vitest';
+import { poll, screenshot, servedNotebookPage } from './notebook-browser.ts';
 
-let root: string;
-let server: NotebookServer;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  ({ root, server } = await serveExampleCopy('ctxloom-e2e-contrast-', 0));
-  browser = await launchChromium(inject('chromiumPath'));
-  page = await openNotebookPage(browser, server.browserUrl);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const notebook = servedNotebookPage('ctxloom-e2e-contrast-');
 
 /** The contrast ratio of an element's text colour against its own background colour. */
 function contrastOf(element: Element): number {
@@ -41,14 +23,14 @@ function contrastOf(element: Element): number {
 describe('text on the accent colour', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`reads at 4.5:1 or more in the ${scheme} scheme`, async () => {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.goto(`${server.url}/?session=raft-consensus`);
-      const send = page.locator('.composer button.send');
+      await notebook.page.emulateMedia({ colorScheme: scheme });
+      await notebook.page.goto(`${notebook.server.url}/?session=raft-consensus`);
+      const send = notebook.page.locator('.composer button.send');
       await poll(() => send.isEnabled(), { timeout: 20_000 }).toBe(true);
       expect(await send.evaluate(contrastOf)).toBeGreaterThanOrEqual(4.5);
-      await page.locator('.skip-link').focus();
-      expect(await page.locator('.skip-link').evaluate(contrastOf)).toBeGreaterThanOrEqual(4.5);
-      await screenshot(page, `accent-contrast-${scheme}`);
+      await notebook.page.locator('.skip-link').focus();
+      expect(await notebook.page.locator('.skip-link').evaluate(contrastOf)).toBeGreaterThanOrEqual(4.5);
+      await screenshot(notebook.page, `accent-contrast-${scheme}`);
     }, 120_000);
   }
 });

@@ -1,43 +1,20 @@
 // A tool output longer than the chat shows: the cut is said, with how much is not shown.
-import { rm } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { NotebookServer } from '../../src/server/index.ts';
-import {
-  ask,
-  launchChromium,
-  openNotebookPage,
-  poll,
-  screenshot,
-  serveExampleCopy,
-} from './notebook-browser.ts';
+import { describe, expect, it } from 'vitest';
+import { ask, poll, screenshot, servedNotebookPage } from './notebook-browser.ts';
 
-let root: string;
-let server: NotebookServer;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  ({ root, server } = await serveExampleCopy('ctxloom-e2e-tool-output-', 0));
-  browser = await launchChromium(inject('chromiumPath'));
-  page = await openNotebookPage(browser, server.browserUrl);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const notebook = servedNotebookPage('ctxloom-e2e-tool-output-');
 
 describe('a long tool output in the chat', () => {
   it('shows its first 4,000 characters and says how many more there are', async () => {
     try {
-      await poll(() => page.locator('.message.assistant').count(), { timeout: 20_000 }).toBeGreaterThan(0);
-      const answers = await page.locator('.message.assistant').count();
+      await poll(() => notebook.page.locator('.message.assistant').count(), {
+        timeout: 20_000,
+      }).toBeGreaterThan(0);
+      const answers = await notebook.page.locator('.message.assistant').count();
       // messages.json is far longer than 4,000 characters: read_file returns ~20,000 of them.
-      await ask(page, 'read messages.json', answers + 1);
-      const response = await fetch(`${server.url}/api/sessions/raft-consensus`, {
-        headers: { Authorization: `Bearer ${server.token}` },
+      await ask(notebook.page, 'read messages.json', answers + 1);
+      const response = await fetch(`${notebook.server.url}/api/sessions/raft-consensus`, {
+        headers: { Authorization: `Bearer ${notebook.server.token}` },
       });
       const { messages } = (await response.json()) as {
         messages: { parts: { type: string; output?: unknown }[] }[];
@@ -49,16 +26,16 @@ describe('a long tool output in the chat', () => {
       const full = output as string;
       expect(full.length).toBeGreaterThan(4000);
 
-      const tool = page.locator('.message.assistant').last().getByTestId('tool-event').first();
+      const tool = notebook.page.locator('.message.assistant').last().getByTestId('tool-event').first();
       await tool.locator('summary').click();
       expect(await tool.locator('pre.tool-output').textContent()).toBe(full.slice(0, 4000));
       const cut = tool.getByTestId('tool-output-cut');
       expect(await cut.textContent()).toBe(
         `… ${(full.length - 4000).toLocaleString('en-US')} more characters not shown here`,
       );
-      await screenshot(page, 'tool-output-cut');
+      await screenshot(notebook.page, 'tool-output-cut');
     } catch (error) {
-      await screenshot(page, 'failure-tool-output');
+      await screenshot(notebook.page, 'failure-tool-output');
       throw error;
     }
   }, 120_000);
