@@ -23,6 +23,9 @@ describe('isPublicRequest', () => {
     expect(isPublicRequest({ method: 'GET', routerPath: '/assets/index.js' })).toBe(true);
     expect(isPublicRequest({ method: 'HEAD', routerPath: '/' })).toBe(true);
     expect(isPublicRequest({ method: 'GET', routerPath: '/Api/sessions' })).toBe(false);
+    expect(isPublicRequest({ method: 'GET', routerPath: '/%2561pi/x' })).toBe(false);
+    // The same first-segment rule as isApiPath: a page whose name begins with "api" is the UI's.
+    expect(isPublicRequest({ method: 'GET', routerPath: '/apiary' })).toBe(true);
     expect(isPublicRequest({ method: 'POST', routerPath: '/assets/index.js' })).toBe(false);
     expect(isPublicRequest({ method: 'OPTIONS', routerPath: '/' })).toBe(false);
   });

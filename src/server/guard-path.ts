@@ -23,13 +23,15 @@ export function guardPath(routerPath: string): string {
 }
 
 /**
- * True when a request may pass without the token: a `GET`/`HEAD` whose {@link guardPath}
- * does not start with `/api` (the UI's static files). Everything else — every write, every
- * other method, every spelling of an `/api` path — is guarded; the rule fails closed.
+ * True when a request may pass without the token: a `GET`/`HEAD` of a path that is not an API
+ * path ({@link isApiPath}: the UI's static files and pages). Everything else — every write,
+ * every other method, every spelling of an `/api` path — is guarded; the rule fails closed. The
+ * same rule decides which paths get the JSON `not-found` instead of the UI, so the guard and
+ * the router never disagree on what an API path is.
  */
 export function isPublicRequest({ method, routerPath }: { method: string; routerPath: string }): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
-  return !guardPath(routerPath).startsWith('/api');
+  return !isApiPath(routerPath);
 }
 
 /**
