@@ -76,4 +76,24 @@ describe('compileContext on tool calls and results that do not pair (decision 08
     expect(sent.map((message) => message.id)).toEqual(['r1']);
     expect(report.warnings).toBeUndefined();
   });
+
+  it('lists twenty of each kind, then how many more, for a history of thousands (and echoes no huge id)', async () => {
+    const history: Message[] = [user('u1')];
+    for (let at = 0; at < 2000; at++) history.push(call(`a${at}`, `c${at}`), answer(`r${at}`));
+    for (let at = 0; at < 2000; at++)
+      history.push(result(`t${at}`, `x${'y'.repeat(at === 0 ? 100_000 : 1)}${at}`));
+    const { report } = await compile({ history, query: 'next' });
+    const warnings = report.warnings ?? [];
+    const unanswered = warnings.filter((warning) => warning.code === 'tool-call-unanswered');
+    const orphaned = warnings.filter((warning) => warning.code === 'tool-result-orphaned');
+    expect(unanswered).toHaveLength(21);
+    expect(orphaned).toHaveLength(21);
+    expect(unanswered.at(-1)?.message).toBe(
+      '1980 more tool calls have no result after them (the first 20 are listed)',
+    );
+    expect(orphaned.at(-1)?.message).toBe(
+      '1980 more tool results answer no earlier call (the first 20 are listed)',
+    );
+    for (const warning of warnings) expect(warning.message.length).toBeLessThan(1000);
+  });
 });

@@ -1,8 +1,15 @@
 import type { ToolGroups } from './history.ts';
 import type { Message } from './message.ts';
 import type { CompileWarning } from './report.ts';
+import { shorten } from './shorten.ts';
 
 const NONE: readonly CompileWarning[] = [];
+/**
+ * Unpaired calls (and, apart, results) warned one by one; past this many, one more warning says
+ * how many others there are — a history of thousands of orphans would otherwise put a warning
+ * per message in every report and call record.
+ */
+export const LISTED_PAIRING_WARNINGS = 20;
 
 /**
  * The warnings of a call's history and steps whose tool calls and results do not pair
@@ -17,21 +24,35 @@ export function toolPairingWarnings(
 ): readonly CompileWarning[] {
   if (tools.unanswered.size === 0 && tools.orphans.length === 0) return NONE;
   const warnings: CompileWarning[] = [];
+  let listed = 0;
   for (const [toolCallId, index] of tools.unanswered) {
+    if (++listed > LISTED_PAIRING_WARNINGS) break;
     const id = messageAt(index)?.id;
     warnings.push({
       code: 'tool-call-unanswered',
-      message: `the tool call "${toolCallId}"${id === undefined ? '' : ` of message "${id}"`} has no result after it; providers refuse a request with an unanswered call`,
+      message: `the tool call "${shorten(toolCallId)}"${id === undefined ? '' : ` of message "${shorten(id)}"`} has no result after it; providers refuse a request with an unanswered call`,
       ...(id === undefined ? {} : { messageId: id }),
     });
   }
-  for (const { index, toolCallId } of tools.orphans) {
+  const moreCalls = tools.unanswered.size - LISTED_PAIRING_WARNINGS;
+  if (moreCalls > 0)
+    warnings.push({
+      code: 'tool-call-unanswered',
+      message: `${moreCalls} more tool calls have no result after them (the first ${LISTED_PAIRING_WARNINGS} are listed)`,
+    });
+  for (const { index, toolCallId } of tools.orphans.slice(0, LISTED_PAIRING_WARNINGS)) {
     const id = messageAt(index)?.id;
     warnings.push({
       code: 'tool-result-orphaned',
-      message: `the tool result${id === undefined ? '' : ` of message "${id}"`} answers call "${toolCallId}", which no message before it makes; providers refuse a result without its call`,
+      message: `the tool result${id === undefined ? '' : ` of message "${shorten(id)}"`} answers call "${shorten(toolCallId)}", which no message before it makes; providers refuse a result without its call`,
       ...(id === undefined ? {} : { messageId: id }),
     });
   }
+  const moreResults = tools.orphans.length - LISTED_PAIRING_WARNINGS;
+  if (moreResults > 0)
+    warnings.push({
+      code: 'tool-result-orphaned',
+      message: `${moreResults} more tool results answer no earlier call (the first ${LISTED_PAIRING_WARNINGS} are listed)`,
+    });
   return warnings;
 }
