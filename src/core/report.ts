@@ -176,6 +176,13 @@ export type CompactionAction =
       fallback: string;
     };
 
+/**
+ * Warnings of one kind a report lists one by one; past this many, one more says how many others
+ * there are (a history of thousands of odd messages would otherwise put a warning per message
+ * in every report and call record).
+ */
+export const LISTED_WARNINGS = 20;
+
 /** Something the caller should know about its input (the compile went on). */
 export interface CompileWarning {
   /**

@@ -37,6 +37,19 @@ describe('firstFreeId', () => {
 });
 
 describe('compileContext with a message id of the layer: namespace', () => {
+  it('warns twenty reserved ids one by one, then how many more, for a history of thousands', async () => {
+    const history = Array.from({ length: 3000 }, (_, at) => user(`layer:m${at}`));
+    const { report } = await compileContext(
+      { systemPrompt: 'You help.', history, query: 'next' },
+      { counter: createCharCounter(), window: 1_000_000 },
+    );
+    const warned = (report.warnings ?? []).filter((warning) => warning.code === 'message-id-reserved');
+    expect(warned).toHaveLength(21);
+    expect(warned.at(-1)?.message).toBe(
+      '2980 more message ids are in the "layer:" namespace (the first 20 are listed)',
+    );
+  });
+
   it('sends each message under its own id: the layer a message id names gets a free id, warned', async () => {
     const { messages, report } = await compileContext(
       {

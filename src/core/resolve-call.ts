@@ -7,7 +7,7 @@ import { type ComposePolicy, compose, layerFilter, toQueryMessage } from './comp
 import { assertMaxHistoryMessages } from './history-window.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
 import type { Message } from './message.ts';
-import type { CompactionAction, CompileWarning } from './report.ts';
+import { type CompactionAction, type CompileWarning, LISTED_WARNINGS } from './report.ts';
 import { isReservedMessageId } from './reserved-message-id.ts';
 import { resolveBudget } from './resolve-budget.ts';
 import type { DroppedBlock, DropReason } from './select.ts';
@@ -235,7 +235,7 @@ export function resolveCall(
     // A warning, not an error: a caller may window its history past the summary's end.
     warnings.push({
       code: 'summary-end-not-found',
-      message: `compression.throughMessageId "${throughMessageId}" is in neither the history nor the steps: the summary covers none of them`,
+      message: `compression.throughMessageId "${shorten(throughMessageId)}" is in neither the history nor the steps: the summary covers none of them`,
       messageId: throughMessageId,
     });
   const drops = coveredDrops(
@@ -302,7 +302,15 @@ function reservedIdsOf(
   steps.forEach(note);
   if (query !== undefined) note(query);
   if (ids.size === 0) return undefined;
+  let listed = 0;
   for (const id of ids) {
+    if (++listed > LISTED_WARNINGS) {
+      warnings.push({
+        code: 'message-id-reserved',
+        message: `${ids.size - LISTED_WARNINGS} more message ids are in the "layer:" namespace (the first ${LISTED_WARNINGS} are listed)`,
+      });
+      break;
+    }
     warnings.push({
       code: 'message-id-reserved',
       message: `message id ${JSON.stringify(shorten(id, 60))} is in the "layer:" namespace of the layer messages ctxloom composes; the message keeps it, and a layer message of that id is sent as "<id>:<n>"`,

@@ -1,15 +1,9 @@
 import type { ToolGroups } from './history.ts';
 import type { Message } from './message.ts';
-import type { CompileWarning } from './report.ts';
+import { type CompileWarning, LISTED_WARNINGS } from './report.ts';
 import { shorten } from './shorten.ts';
 
 const NONE: readonly CompileWarning[] = [];
-/**
- * Unpaired calls (and, apart, results) warned one by one; past this many, one more warning says
- * how many others there are — a history of thousands of orphans would otherwise put a warning
- * per message in every report and call record.
- */
-export const LISTED_PAIRING_WARNINGS = 20;
 
 /**
  * The warnings of a call's history and steps whose tool calls and results do not pair
@@ -26,7 +20,7 @@ export function toolPairingWarnings(
   const warnings: CompileWarning[] = [];
   let listed = 0;
   for (const [toolCallId, index] of tools.unanswered) {
-    if (++listed > LISTED_PAIRING_WARNINGS) break;
+    if (++listed > LISTED_WARNINGS) break;
     const id = messageAt(index)?.id;
     warnings.push({
       code: 'tool-call-unanswered',
@@ -34,13 +28,13 @@ export function toolPairingWarnings(
       ...(id === undefined ? {} : { messageId: id }),
     });
   }
-  const moreCalls = tools.unanswered.size - LISTED_PAIRING_WARNINGS;
+  const moreCalls = tools.unanswered.size - LISTED_WARNINGS;
   if (moreCalls > 0)
     warnings.push({
       code: 'tool-call-unanswered',
-      message: `${moreCalls} more tool calls have no result after them (the first ${LISTED_PAIRING_WARNINGS} are listed)`,
+      message: `${moreCalls} more tool calls have no result after them (the first ${LISTED_WARNINGS} are listed)`,
     });
-  for (const { index, toolCallId } of tools.orphans.slice(0, LISTED_PAIRING_WARNINGS)) {
+  for (const { index, toolCallId } of tools.orphans.slice(0, LISTED_WARNINGS)) {
     const id = messageAt(index)?.id;
     warnings.push({
       code: 'tool-result-orphaned',
@@ -48,11 +42,11 @@ export function toolPairingWarnings(
       ...(id === undefined ? {} : { messageId: id }),
     });
   }
-  const moreResults = tools.orphans.length - LISTED_PAIRING_WARNINGS;
+  const moreResults = tools.orphans.length - LISTED_WARNINGS;
   if (moreResults > 0)
     warnings.push({
       code: 'tool-result-orphaned',
-      message: `${moreResults} more tool results answer no earlier call (the first ${LISTED_PAIRING_WARNINGS} are listed)`,
+      message: `${moreResults} more tool results answer no earlier call (the first ${LISTED_WARNINGS} are listed)`,
     });
   return warnings;
 }
