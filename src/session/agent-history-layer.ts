@@ -115,8 +115,10 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
   const search = options.searchHistory;
   const layer: SessionHistoryLayer = {
     async tools(store, steps) {
-      await load();
-      if (summary === null || search === undefined) return {};
+      // Offered from the session's first call, before any cut (decision 066, second amendment):
+      // a step dropped for room is recallable only by a search the call already has, and a
+      // tool set that never changes keeps the cached prefix.
+      if (search === undefined) return {};
       return searchHistoryTool((query, limit) => search(query, limit, store, steps?.() ?? []));
     },
     async fit(request, compile, fitOptions = {}) {

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ToolSet, tool } from 'ai';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { hasEveryLine, nextArtifactCall } from '../ai-sdk/follow-placeholders.test-support.ts';
 import { countCallTokens } from '../ai-sdk/index.ts';
 import {
@@ -70,7 +72,11 @@ function accounting(report: CompileReport): Record<string, number> {
  * A session engine whose turns run two agents in sequence (a reader, then a writer that sees
  * the reader's reply) on a checkpoint thread; one recording model answers both.
  */
-function processEngine(answer: ((prompt: string, index: number) => string) | ScriptedModel, readerSteps = 5) {
+function processEngine(
+  answer: ((prompt: string, index: number) => string) | ScriptedModel,
+  readerSteps = 5,
+  readerTools: ToolSet = {},
+) {
   const store = createCheckpointSessionStore({ saver, threadIdOf: (id) => `${id}-long-${thread}` });
   const model = typeof answer === 'function' ? textModel(answer) : answer;
   const reader = defineAgent({
@@ -78,6 +84,7 @@ function processEngine(answer: ((prompt: string, index: number) => string) | Scr
     systemPrompt: 'You read the story.',
     model,
     maxSteps: readerSteps,
+    tools: readerTools,
   });
   const writer = defineAgent({ id: 'writer', systemPrompt: 'You note the code word.', model });
   const graph = createSequentialProcess({
@@ -196,12 +203,12 @@ describe('a long process session: agent calls under the session’s cut, rolling
       ordered++;
     }
     expect(ordered).toBeGreaterThan(0);
-    // Agents (which take tools) are offered `search_history` once messages are behind the cut.
-    const offered = model.calls.map((sent) =>
-      (sent.tools ?? []).some((tool) => tool.name === 'search_history'),
-    );
-    expect(offered[0]).toBe(false);
-    expect(offered.at(-1)).toBe(true);
+    // Agents that take tools are offered `search_history` from the first call on, before any
+    // cut (decision 066, second amendment): the tool set never changes.
+    for (const [index, sent] of model.calls.entries()) {
+      const offered = (sent.tools ?? []).some((tool) => tool.name === 'search_history');
+      expect(offered, `call ${index}`).toBe(true);
+    }
     // The agents' cut moved the stored one: some call says so in its report.
     expect(calls.some((call) => call.report.compaction.some((action) => action.type === 'compacted'))).toBe(
       true,
@@ -354,6 +361,49 @@ describe('a long process session: agent calls under the session’s cut, rolling
       ),
     );
     expect(found).toBe(true);
+  });
+
+  it("reports an agent's steps dropped for room as recallable before the session has any cut (decision 066, second amendment)", async () => {
+    await setWindow(3000);
+    let read = 0;
+    const notes = tool({
+      description: 'Read the next page of the story notes',
+      inputSchema: z.object({ page: z.number() }),
+      execute: async ({ page }) =>
+        `Page ${page}: the lighthouse keeper counted ships at dawn. `.repeat(60) +
+        `Code word: beacon-${page}.`,
+    });
+    const model = scriptedModel((options) => {
+      const reading = (options.tools ?? []).some((offered) => offered.name === 'read_notes');
+      if (!reading || read >= 8) return [{ type: 'text', text: 'Read them all.' }];
+      read += 1;
+      const input = JSON.stringify({ page: read });
+      return [{ type: 'tool-call', toolCallId: `read-${read}`, toolName: 'read_notes', input }];
+    });
+    const { engine, store } = processEngine(model, 10, { read_notes: notes });
+    const running = await engine.runTurn({
+      sessionId: SESSION,
+      text: 'Read my story notes, every page.',
+      messageId: 'q',
+    });
+    for await (const _ of running.stream);
+    await running.stored;
+    // The session's first turn: nothing is behind a cut.
+    expect((await store.load(SESSION)).compression.summary).toBeNull();
+    const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
+      (call) => call.agentId === 'reader',
+    );
+    const stepDrops = calls.flatMap((call) =>
+      (call.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).filter((drop) =>
+        drop.id.startsWith('history:ai:'),
+      ),
+    );
+    // The pages outgrow the window: older steps are dropped, each findable by the call's search.
+    expect(stepDrops.length).toBeGreaterThan(0);
+    for (const drop of stepDrops)
+      expect(drop.reason).toMatchObject({ type: 'over-budget', recallTool: 'search_history' });
+    for (const sent of model.calls)
+      expect(sent.tools?.map((offered) => offered.name)).toContain('search_history');
   });
 
   it('lets an agent read a long message behind the cut whole: the hit’s handle, then open_artifact by pages (decision 073)', async () => {

@@ -77,8 +77,8 @@ export interface SessionHistoryLayer {
   ): Promise<CompiledContext>;
   /**
    * The tools an agent that takes tools is offered besides its own: `search_history` over the
-   * session's whole conversation once messages are behind the session's cut (what its report
-   * calls `recallable`); none before. A hit on a long message puts its whole text in `store`
+   * session's whole conversation (what its report calls `recallable`), from the session's first
+   * call on, before any cut (decision 066, second amendment). A hit on a long message puts its whole text in `store`
    * (the call's, which the agent's `open_artifact` reads) and says how to read it page by page.
    * `steps`: the call's tool-loop messages so far, which the search covers too until they are
    * stored, so a step a call drops for room stays recallable (decision 070, fifth amendment).
