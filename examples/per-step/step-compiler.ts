@@ -5,7 +5,6 @@ import {
   type ReadArtifactInput,
   readArtifact,
   type ToolResultPart,
-  withTokenCache,
 } from '../../src/core/index.ts';
 import { getTokenCounter } from '../../src/tokenizers/index.ts';
 import {
@@ -21,7 +20,7 @@ import {
 const tools = [...definitions, OPEN_ARTIFACT_DEFINITION];
 const steps = createStepCompiler({
   request: { systemPrompt, history, query },
-  options: { counter: withTokenCache(getTokenCounter('gpt-4o')), window: 16_000, tools },
+  options: { counter: getTokenCounter('gpt-4o'), window: 16_000, tools },
 });
 const produced: Message[] = [];
 for (;;) {

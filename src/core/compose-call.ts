@@ -228,7 +228,7 @@ function keptHistoryRun(
   call: ResolvedCall,
   kept: readonly ContextBlock[],
 ): { at: number; from: number; count: number; source: HistoryBlockSource } | undefined {
-  const source = call.historyMadeFrom;
+  const source = call.historyMadeFrom ?? call.frozenHistoryFrom;
   if (source === undefined || source.count === 0) return undefined;
   let at = 0;
   while (at < kept.length && (kept[at] as ContextBlock).layer !== 'history') at++;

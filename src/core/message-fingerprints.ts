@@ -51,9 +51,12 @@ export function messageFingerprints(
   });
 }
 
-/** How many fingerprints were computed, not copied from an earlier call's run (tests read it). */
+/**
+ * How many fingerprints were made, not taken from an earlier call's run or a copy's record
+ * (tests read it).
+ */
 export function fingerprintsComputed(): number {
-  return runs.computed + computedByRun;
+  return made;
 }
 
 /**
@@ -64,7 +67,7 @@ const byRun = new WeakMap<
   CarriedRun['run'],
   { fingerprints: MessageFingerprint[]; costs: readonly number[]; start: number }
 >();
-let computedByRun = 0;
+let made = 0;
 
 function withCarriedRun(
   messages: readonly Message[],
@@ -88,10 +91,9 @@ function withCarriedRun(
         ? ((known as { fingerprints: MessageFingerprint[] }).fingerprints[
             offset + index
           ] as MessageFingerprint)
-        : computeAt(
-            messages,
-            costs,
-            start + index,
+        : fingerprintIn(
+            messages[start + index] as Message,
+            cost,
             recordInRun(run, index, messages[start + index] as Message),
           );
     fingerprints[index] = fingerprint;
@@ -120,18 +122,7 @@ function fingerprintAt(
   costs: readonly number[],
   index: number,
 ): MessageFingerprint {
-  return computeAt(messages, costs, index, taggedRecordAt(messages, index));
-}
-
-/** {@link fingerprintIn} for `messages[index]` with `record`, counted as computed. */
-function computeAt(
-  messages: readonly Message[],
-  costs: readonly number[],
-  index: number,
-  record: HistoryRecord | undefined,
-): MessageFingerprint {
-  computedByRun++;
-  return fingerprintIn(messages[index] as Message, costs[index] ?? 0, record);
+  return fingerprintIn(messages[index] as Message, costs[index] ?? 0, taggedRecordAt(messages, index));
 }
 
 /**
@@ -174,6 +165,7 @@ function fingerprintFrom(
   const layer = layerOf(message) ?? 'history';
   const sameText = known !== undefined && content === message.content && known.role === message.role;
   if (sameText && known.tokens === tokens && known.id === message.id && known.layer === layer) return known;
+  made++;
   return Object.freeze({
     id: message.id,
     layer,

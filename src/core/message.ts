@@ -81,8 +81,8 @@ export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
  * belongs to the object: a compile takes it as it was when the message was first measured, so
  * give a message another id by replacing the object. `content`, `role`, `name` and `metadata`
  * may be changed in place between compiles (each compile checks them) — except in a frozen
- * history array, whose preparation a compile reuses as it was (decision 031): replace the
- * message in a new array instead.
+ * history array, whose preparation and tagged copies a compile reuses as they were (decision
+ * 031 and its amendment): replace the message in a new array instead.
  */
 export interface Message {
   id: string;

@@ -80,6 +80,13 @@ export interface ResolvedCall {
    * stands for its message as it is (see `keptHistoryRun`).
    */
   historyMadeFrom?: HistoryBlockSource;
+  /**
+   * The same for a frozen history, whose preparation is reused unchecked (a tool loop's steps):
+   * its blocks stand for its messages as they were when it was first compiled. Compose takes
+   * the kept run by position and its tagged copies by block — sent as counted, as they were —
+   * while the compact stage reads its drops entry by entry (decision 031, amendment).
+   */
+  frozenHistoryFrom?: HistoryBlockSource;
   /** Whether some history message has a parts array (false: no history message carries an error). */
   historyParts: boolean;
   /** Index of the first step's block in `historyCandidates`, −1 without steps. */
@@ -280,7 +287,10 @@ export function resolveCall(
   const reservedIds = reservedIdsOf(prepared, turnSteps, prepared.queryInHistory ?? query, warnings);
   if (reservedIds !== undefined) resolved.reservedIds = reservedIds;
   // A frozen history's preparation is reused without measuring (nor checking) it again.
-  if (madeFrom !== undefined && !Object.isFrozen(request.history ?? [])) resolved.historyMadeFrom = madeFrom;
+  if (madeFrom !== undefined) {
+    if (Object.isFrozen(request.history ?? [])) resolved.frozenHistoryFrom = madeFrom;
+    else resolved.historyMadeFrom = madeFrom;
+  }
   return resolved;
 }
 
