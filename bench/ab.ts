@@ -1,5 +1,5 @@
 /**
- * Same-process A/B: `npm run bench:ab -- <cold|warm|retrieval|rankings> <base checkout>` loads
+ * Same-process A/B: `npm run bench:ab -- <cold|warm|step|retrieval|rankings> <base checkout>` loads
  * ctxloom from this tree and from `<base checkout>` into one process and times both on the
  * bench's own workloads, alternating sample by sample (the order reversed every round), so a
  * load change on a shared machine hits both alike. Prints each side's medians and new ÷ base.
@@ -20,6 +20,9 @@
  *   threads) and wall medians.
  * - `warm`: `bench/core`'s steady warm recompile (+1 message to a 3,667-message session per
  *   call, gpt-tokenizer's recount between calls as in the bench); CPU medians.
+ * - `step`: `bench/core`'s step row (per sample a new step compiler over 2,400 short messages
+ *   and one counter for the run, two compiles, then the timed compile after one new tool
+ *   result); CPU medians.
  * - `retrieval`: `bench/retrieval`'s query latency on the longest LoCoMo conversation, both
  *   full retrievers and FlexSearch in the same rounds; the median of each run's p50.
  * - `rankings`: no timing — every LoCoMo question retrieved by both checkouts (conversation
@@ -39,6 +42,7 @@ import type * as KnowledgeBase from '../src/retrieval/knowledge-base.ts';
 import type * as Retriever from '../src/retrieval/retriever.ts';
 import type * as Tokenizers from '../src/tokenizers/index.ts';
 import { buildSession, freeCounter, knowledgeSource, loadedCounter, unseenSession } from './core/session.ts';
+import { stepWorkload } from './core/step.ts';
 import { median, startTimer } from './lib/measure.ts';
 import { ctxloomConversationEngine } from './retrieval/ctxloom-engines.ts';
 import { loadCmrc, loadLocomo } from './retrieval/datasets.ts';
@@ -55,7 +59,7 @@ interface Tree {
   retriever: typeof Retriever;
 }
 
-const SUITES = ['cold', 'warm', 'retrieval', 'rankings'] as const;
+const SUITES = ['cold', 'warm', 'step', 'retrieval', 'rankings'] as const;
 const [suite, basePath] = process.argv.slice(2).filter((argument) => !argument.startsWith('-'));
 if (!SUITES.includes(suite as (typeof SUITES)[number]) || basePath === undefined) {
   console.error(`usage: npm run bench:ab -- <${SUITES.join('|')}> <base checkout>`);
@@ -69,6 +73,7 @@ const second = await loadTree(newFirst ? 'base' : 'new', newFirst ? resolve(base
 const [base, next] = newFirst ? [second, first] : [first, second];
 if (suite === 'cold') await cold();
 else if (suite === 'warm') await warm();
+else if (suite === 'step') await step();
 else if (suite === 'retrieval') await retrieval();
 else await rankings();
 
@@ -197,6 +202,32 @@ async function warm(): Promise<void> {
   console.log(
     ratioLine(`warm recompile (+1 message), CPU, medians of ${calls - 5}`, old ?? 0, now ?? 0, 'ms'),
   );
+}
+
+async function step(): Promise<void> {
+  // One counter per side for the run, as bench/core's step row has it.
+  const sides = [base, next].map((tree) => ({
+    workload: stepWorkload(tree.core.createStepCompiler),
+    counter: tree.core.withTokenCache(loadedCounter(tree.tokenizers.createO200kCounter)),
+    samples: [] as number[],
+  }));
+  const calls = Math.max(41, runs * 5);
+  for (let call = 0; call < calls; call++) {
+    for (const side of call % 2 === 0 ? sides : [...sides].reverse()) {
+      const { workload, counter } = side;
+      const compiler = workload.compiler(counter);
+      await compiler.compile(workload.steps);
+      await compiler.compile(workload.steps);
+      const text = `Result ${call}: the hotel is booked.`;
+      counter.countText(text);
+      const started = process.cpuUsage();
+      await compiler.compile([...workload.steps, ...workload.toolPair(`new${call}`, text)]);
+      const used = process.cpuUsage(started);
+      side.samples.push((used.user + used.system) / 1000);
+    }
+  }
+  const [old, now] = sides.map((side) => median(side.samples.slice(2)));
+  console.log(ratioLine(`step recompile, CPU, medians of ${calls - 2}`, old ?? 0, now ?? 0, 'ms'));
 }
 
 async function retrieval(): Promise<void> {

@@ -9,11 +9,11 @@ import {
 } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { loadLocomoTurns } from '../lib/data.ts';
 import { measureInterleavedAsync, speedProbe, tokenisingCandidate } from '../lib/measure.ts';
 import type { BenchMetric } from '../lib/result.ts';
 import { coldOverhead } from './cold.ts';
 import { type BenchSession, buildSession, knowledgeSource, loadedCounter } from './session.ts';
+import { stepWorkload } from './step.ts';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -179,50 +179,17 @@ async function warmRecompile(context: BenchContext, session: BenchSession): Prom
 }
 
 /**
- * A tool loop over a long history of short messages (2,000+ LoCoMo turns, 128k window): the
- * step compiler has compiled the step before; timed (CPU) is the compile after one new short
- * tool result whose text was counted when it arrived, against tokenising the step's texts cold.
+ * A tool loop over a long history of short messages (2,000+ LoCoMo turns, 128k window): each
+ * sample a turn's new step compiler over one counter (as docs/per-step.md has it) that has
+ * compiled the step before; timed (CPU) is the compile after one new short tool result whose
+ * text was counted when it arrived, against tokenising the step's texts cold.
  */
 async function stepRecompile(context: BenchContext): Promise<BenchMetric[]> {
-  const turns = loadLocomoTurns().slice(0, 2400);
-  const history: Message[] = turns.map((turn, index) => ({
-    id: `m${index}`,
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: turn.text,
-  }));
-  const toolPair = (id: string, text: string): Message[] => [
-    {
-      id: `${id}:call`,
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: id, toolName: 'lookup', input: { id } }],
-    },
-    {
-      id: `${id}:result`,
-      role: 'tool',
-      content: [
-        { type: 'tool-result', toolCallId: id, toolName: 'lookup', output: { type: 'text', value: text } },
-      ],
-    },
-  ];
-  const steps: Message[] = [
-    ...toolPair('s0', 'First result: the trip is on Friday.'),
-    ...toolPair('s1', 'Second result: 3 tickets.'),
-  ];
-  const tools = [
-    {
-      name: 'lookup',
-      description: 'Look a fact up',
-      inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
-    },
-  ];
-  let counter = withTokenCache(loadedCounter());
-  const compiler = () => {
-    counter = withTokenCache(loadedCounter());
-    return createStepCompiler({
-      request: { systemPrompt: 'You are a helpful assistant.', history, query: 'When is the trip?' },
-      options: { counter, window: WINDOW, tools },
-    });
-  };
+  const { history, steps, toolPair, compiler: stepCompiler } = stepWorkload(createStepCompiler);
+  // One counter for the run, as an application has one (docs/per-step.md): each sample is a
+  // turn's new step compiler, which finds the history measured by the turns before.
+  const counter = withTokenCache(loadedCounter());
+  const compiler = () => stepCompiler(counter);
   const sample = await compiler().compile(steps);
   const stepTexts = sample.messages.flatMap((message) =>
     typeof message.content === 'string'
