@@ -28,7 +28,8 @@
  * - `model-error` — a model call failed or returned output that does not validate; a turn's
  *   failure says why in `details.reason` (`provider` with `status`, `invalid-response`, or
  *   `timeout` with `timeoutMs`: the model was silent longer than the engine's `modelTimeoutMs`).
- * - `storage-error` — a checkpoint or memory store failed.
+ * - `storage-error` — a checkpoint or memory store failed; `details.reason` `pool-exhausted`: every
+ *   connection of a PostgreSQL pool stayed in use for its `connectionTimeoutMs` (10 s by default).
  * - `unsupported` — the operation is not supported by this implementation, or by this Node.js
  *   release (a SQLite store on a Node.js without `node:sqlite`: `path` is `node:sqlite`).
  * - `missing-dependency` — an optional peer package the feature needs is not installed

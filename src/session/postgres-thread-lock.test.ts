@@ -56,6 +56,50 @@ describe('createPostgresThreadLock', () => {
     expect(await waiter.run('busy', async () => 'written')).toBe('written');
   });
 
+  it('refuses a write when every connection of its pool is held (storage-error, pool-exhausted), and runs none of it', async () => {
+    const small = createPostgresThreadLock({
+      connectionString: url,
+      scope: schema,
+      maxConnections: 2,
+      connectionTimeoutMs: 500,
+    });
+    try {
+      // Two running writes on two threads hold both connections (each holds its lease's).
+      const first = hold(small, 'pool-1');
+      await first.held;
+      const second = hold(small, 'pool-2');
+      await second.held;
+      let ran = false;
+      const error = await small
+        .run('pool-3', async () => {
+          ran = true;
+        })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({
+        name: 'CtxloomError',
+        code: 'storage-error',
+        details: { reason: 'pool-exhausted', maxConnections: 2, connectionTimeoutMs: 500 },
+      });
+      expect((error as Error).message).toMatch(/all 2 connections of the pool/u);
+      expect(ran).toBe(false);
+      first.release();
+      second.release();
+      await Promise.all([first.done, second.done]);
+      // The pool is whole again: the refused write runs once a connection is free.
+      expect(await small.run('pool-3', async () => 'written')).toBe('written');
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('refuses a connectionTimeoutMs that would not bound the wait (invalid-argument naming it)', () => {
+    for (const connectionTimeoutMs of [0, -1, 1.5, Number.POSITIVE_INFINITY, 2 ** 31]) {
+      expect(() =>
+        createPostgresThreadLock({ connectionString: url, scope: schema, connectionTimeoutMs }),
+      ).toThrow(expect.objectContaining({ code: 'invalid-argument', path: 'connectionTimeoutMs' }));
+    }
+  });
+
   it('bounds a store write beside another process’s process turn (`exclusive`): conflict, nothing stored', async () => {
     await saver.setup();
     const turnStore = createCheckpointSessionStore({ saver, kind: 'postgres', lock: holder });

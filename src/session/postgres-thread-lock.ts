@@ -1,6 +1,5 @@
-import type pg from 'pg';
-import { requirePeer } from '../llm/require-peer.ts';
 import { postgresLeases } from '../runtime/checkpoint/thread-lease.ts';
+import { openPostgresPool } from '../sources/postgres-pool.ts';
 import { createLeaseThreadLock, type ThreadLock } from './thread-lock.ts';
 
 /** Options of {@link createPostgresThreadLock}. */
@@ -14,6 +13,13 @@ export interface PostgresThreadLockOptions {
   scope: string;
   /** Connections held at once by running writes (1..64); a waiting write holds one only while it tries. Default 4. */
   maxConnections?: number;
+  /**
+   * How long a write waits for a connection of the lock's pool, in ms: while all
+   * `maxConnections` are held by running writes, or while one opens. A whole number from 1 to
+   * 2 147 483 647; default 10 000, then `storage-error` with `details.reason` `pool-exhausted`,
+   * nothing written.
+   */
+  connectionTimeoutMs?: number;
   /**
    * How long a write waits for another process's hold of the thread, in ms (a process turn
    * holds it from its input to its last write). Default 10 000, then `conflict` with
@@ -34,14 +40,14 @@ export interface PostgresThreadLockOptions {
  * a held lock never takes a connection the saver's writes need.
  */
 export function createPostgresThreadLock(options: PostgresThreadLockOptions): ThreadLock {
-  // Loaded here, not at import: `ctxloom/session` (and the server, MCP and CLI above it) must
-  // load without `pg` for the files and SQLite stores; `pg` is needed for a PostgreSQL store.
-  const { Pool } = requirePeer<typeof pg>({ name: 'pg', feature: 'a PostgreSQL session store' });
-  const pool = new Pool({
+  // `pg` is loaded as the pool opens, not at import: `ctxloom/session` (and the server, MCP and
+  // CLI above it) must load without `pg` for the files and SQLite stores.
+  const { pool } = openPostgresPool({
     connectionString: options.connectionString,
-    max: Math.min(64, Math.max(1, options.maxConnections ?? 4)),
+    maxConnections: Math.min(64, Math.max(1, options.maxConnections ?? 4)),
+    connectionTimeoutMs: options.connectionTimeoutMs,
+    feature: 'a PostgreSQL session store',
   });
-  pool.on('error', () => undefined);
   const lock = createLeaseThreadLock(
     postgresLeases(pool, JSON.stringify(['ctxloom-session', options.scope])),
     {

@@ -1,12 +1,12 @@
 import type pg from 'pg';
 import { CtxloomError } from '../core/index.ts';
-import { requirePeer } from '../llm/require-peer.ts';
 import type { Embedder } from '../retrieval/embedder.ts';
 import { createMemoryCore, type MemoryCoreOptions } from './memory-core.ts';
 import type { MemoryEntry } from './memory-entry.ts';
 import { fromRow, MEMORY_FORMAT_VERSION, type Row } from './memory-rows.ts';
 import { createMemoryVectors, type StoredVector } from './memory-vectors.ts';
 import type { MemoryStore } from './memory-view.ts';
+import { openPostgresPool, poolExhaustedError } from './postgres-pool.ts';
 
 /** Options of {@link createPostgresMemoryStore}. Give a `pool` or a `connectionString`. */
 export interface PostgresMemoryStoreOptions extends MemoryCoreOptions {
@@ -16,6 +16,13 @@ export interface PostgresMemoryStoreOptions extends MemoryCoreOptions {
   connectionString?: string;
   /** Schema holding the tables; created when missing. Default `public`. */
   schema?: string;
+  /**
+   * How long a read or write waits for a connection of the store's own pool (4 connections),
+   * in ms: while all are in use, or while one opens. A whole number from 1 to 2 147 483 647;
+   * default 10 000, then `storage-error` with `details.reason` `pool-exhausted`, nothing
+   * stored. Refused beside `pool` (set that pool's `connectionTimeoutMillis`).
+   */
+  connectionTimeoutMs?: number;
   /** As in `openMemoryStore`: hybrid L4, vectors stored per model in `ctxloom_memory_vectors`. */
   embedder?: Embedder;
 }
@@ -50,17 +57,13 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
       path: 'connectionString',
     });
   }
-  const owned = options.pool === undefined;
-  const pool =
-    options.pool ??
-    new (requirePeer<typeof pg>({
-      name: 'pg',
-      feature: 'createPostgresMemoryStore with a connectionString',
-    }).Pool)({
-      connectionString: options.connectionString,
-      max: 4,
-    });
-  if (owned) pool.on('error', () => undefined);
+  const { pool, owned } = openPostgresPool({
+    pool: options.pool,
+    connectionString: options.connectionString,
+    maxConnections: 4,
+    connectionTimeoutMs: options.connectionTimeoutMs,
+    feature: 'createPostgresMemoryStore with a connectionString',
+  });
   const table = `"${schema}".ctxloom_memory`;
   const vectorsTable = `"${schema}".ctxloom_memory_vectors`;
   const { agentId, sessionId } = options;
@@ -104,6 +107,8 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
                       [agentId, sessionId, row.id, embedder.name, Buffer.from(row.vector)],
                     );
                   }
+                }).catch((error: unknown) => {
+                  throw storageError('could not store memory vectors', error, pool);
                 }),
             }),
     });
@@ -133,7 +138,7 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
             if ((result.rowCount ?? 0) > 0) inserted.add(entry.id);
           }
         }).catch((error: unknown) => {
-          throw storageError('could not append to memory', error);
+          throw storageError('could not append to memory', error, pool);
         });
         const added = planned.filter((entry) => inserted.has(entry.id));
         core.commit(added);
@@ -147,7 +152,7 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
             [important ? 1 : 0, mark.importance, JSON.stringify(mark.reasons), agentId, sessionId, id],
           )
           .catch((error: unknown) => {
-            throw storageError('could not mark a memory entry', error);
+            throw storageError('could not mark a memory entry', error, pool);
           });
         core.commitMark(id, mark);
       },
@@ -159,7 +164,7 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
   } catch (error) {
     if (owned) await pool.end().catch(() => undefined);
     if (CtxloomError.is(error)) throw error;
-    throw storageError('could not open the PostgreSQL memory store', error);
+    throw storageError('could not open the PostgreSQL memory store', error, pool);
   }
 }
 
@@ -217,8 +222,10 @@ async function transaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promi
   }
 }
 
-function storageError(message: string, error: unknown): CtxloomError {
+function storageError(message: string, error: unknown, pool: pg.Pool): CtxloomError {
   if (CtxloomError.is(error)) return error;
+  const exhausted = poolExhaustedError(error, pool);
+  if (exhausted !== undefined) return exhausted;
   return new CtxloomError({
     code: 'storage-error',
     message: `${message}: ${error instanceof Error ? error.message : String(error)}`,

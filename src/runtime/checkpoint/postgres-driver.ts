@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { requirePeer } from '../../llm/require-peer.ts';
+import { openPostgresPool, poolExhaustedError } from '../../sources/postgres-pool.ts';
 import { closedSaverError } from './assert-saver-options.ts';
 import { postgresError } from './setup-failure.ts';
 import {
@@ -18,18 +18,25 @@ export interface PostgresDriverOptions {
   connectionString?: string;
   /** Maximum pool size when the driver creates the pool. Default 10. */
   maxConnections?: number;
+  /**
+   * How long a statement or transaction waits for a connection of a pool the driver creates,
+   * in ms: while all `maxConnections` are in use, or while one opens. A whole number from 1 to
+   * 2 147 483 647; default 10 000, then `storage-error` with `details.reason` `pool-exhausted`.
+   * Refused beside `pool` (set that pool's `connectionTimeoutMillis`).
+   */
+  connectionTimeoutMs?: number;
 }
 
 /** A {@link SqlDriver} over a `pg` pool. Each transaction checks out one client. */
 export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver & { pool: pg.Pool } {
-  const ownsPool = options.pool === undefined;
   // `pg` is an optional peer: only a driver that creates its own pool loads it.
-  const pool =
-    options.pool ??
-    new (requirePeer<typeof pg>({ name: 'pg', feature: 'PostgresSaver with a connectionString' }).Pool)({
-      connectionString: options.connectionString,
-      max: options.maxConnections ?? 10,
-    });
+  const { pool, owned: ownsPool } = openPostgresPool({
+    pool: options.pool,
+    connectionString: options.connectionString,
+    maxConnections: options.maxConnections ?? 10,
+    connectionTimeoutMs: options.connectionTimeoutMs,
+    feature: 'PostgresSaver with a connectionString',
+  });
   const executorOf = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
     async all(sql, params = []) {
       const result = await client.query(toPostgresPlaceholders(sql), toPgParams(params));
@@ -57,11 +64,11 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
     },
   };
 
-  /** PostgreSQL's errors as typed ones (`storage-error`, `conflict`), never a raw `pg` error; none after `close()`. */
+  /** PostgreSQL's and the pool's errors as typed ones (`storage-error`, `conflict`), never a raw `pg` error; none after `close()`. */
   function typed<T>(work: () => Promise<T>): Promise<T> {
     if (closed) return Promise.reject(closedSaverError());
     return work().catch((error: unknown) => {
-      throw postgresError(error);
+      throw poolExhaustedError(error, pool) ?? postgresError(error);
     });
   }
 

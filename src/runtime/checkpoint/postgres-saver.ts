@@ -19,6 +19,12 @@ export interface PostgresSaverOptions {
   pool?: pg.Pool;
   /** e.g. `postgres://postgres@127.0.0.1:5432/test`. */
   connectionString?: string;
+  /**
+   * How long a call waits for a connection of the pool the saver opens for `connectionString`,
+   * in ms (all 10 in use, or one opening). A whole number from 1 to 2 147 483 647; default
+   * 10 000, then `storage-error` with `details.reason` `pool-exhausted`. Refused beside `pool`.
+   */
+  connectionTimeoutMs?: number;
   /** Schema holding the tables; created when missing. Default `public`. */
   schema?: string;
   /** Table name prefix. Default `ctxloom_cp_`. */
@@ -68,6 +74,9 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
     const driver = createPostgresDriver({
       ...(options.pool === undefined ? {} : { pool: options.pool }),
       ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+      ...(options.connectionTimeoutMs === undefined
+        ? {}
+        : { connectionTimeoutMs: options.connectionTimeoutMs }),
     });
     super({
       driver,

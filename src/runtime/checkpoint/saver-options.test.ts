@@ -19,6 +19,11 @@ describe('the SQL savers on a misspelt option', () => {
     ['PostgresSaver', 'snapshots', () => new PostgresSaver({ connectionString, snapshots: 'diff' as never })],
     [
       'PostgresSaver',
+      'connectionTimeoutMs',
+      () => new PostgresSaver({ connectionString, connectionTimeoutMs: 0 }),
+    ],
+    [
+      'PostgresSaver',
       'compression',
       () => new PostgresSaver({ connectionString, compression: 'zstd' as never }),
     ],

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { CtxloomError } from '../../core/errors.ts';
+import { poolExhaustedError } from '../../sources/postgres-pool.ts';
 import { postgresError } from './setup-failure.ts';
 import type { SqlDriver } from './sql-driver.ts';
 
@@ -89,7 +90,7 @@ export function postgresLeases(pool: pg.Pool, scope: string): ThreadLeases {
         try {
           client = await pool.connect();
         } catch (error) {
-          throw postgresError(error);
+          throw poolExhaustedError(error, pool) ?? postgresError(error);
         }
         let held = false;
         try {
