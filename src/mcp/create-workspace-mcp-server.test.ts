@@ -157,4 +157,26 @@ describe('ctxloom mcp (driven by the SDK client over stdio)', () => {
     expect(command.structuredContent.answer).toMatch(/^\/compress: context \d+ → \d+ tokens/);
     expect(command.structuredContent.calls).toEqual([]);
   });
+
+  it('refuses a send_message id of the reserved layer: namespace in its schema, with the engine’s reason, storing nothing', async () => {
+    const { tools } = await client.listTools();
+    const sendMessage = tools.find((tool) => tool.name === 'send_message');
+    const idSchema = sendMessage?.inputSchema.properties?.messageId as { pattern?: string } | undefined;
+    // What a client reads: the advertised pattern already excludes the namespace.
+    const pattern = new RegExp(idSchema?.pattern ?? '');
+    expect(pattern.test('mcp-1')).toBe(true);
+    expect(pattern.test('layer:system')).toBe(false);
+    const stored = async () => await readFile(join(root, 'raft-consensus', 'messages.json'), 'utf8');
+    const before = await stored();
+    const reserved = (await client.callTool({
+      name: 'send_message',
+      arguments: { text: 'What is a term?', messageId: 'layer:x' },
+    })) as unknown as { isError?: boolean; content: { text: string }[] };
+    expect(reserved.isError).toBe(true);
+    expect(reserved.content[0]?.text).toContain(
+      'message id "layer:x" is reserved: ids starting with "layer:" name the layer messages ctxloom composes',
+    );
+    expect(reserved.content[0]?.text).toContain('messageId');
+    expect(await stored()).toBe(before);
+  });
 });

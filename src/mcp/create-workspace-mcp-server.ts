@@ -2,6 +2,11 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { type CallToolResult, McpError, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { formatReport, messageText } from '../core/index.ts';
+import {
+  isReservedMessageId,
+  LAYER_MESSAGE_ID_PREFIX,
+  reservedMessageIdReason,
+} from '../core/reserved-message-id.ts';
 import { createFileSessionStore, createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { flattenBlocks } from '../workspace/blocks/flatten-blocks.ts';
 import { hasBlockParser } from '../workspace/blocks/parse-blocks.ts';
@@ -72,6 +77,15 @@ export const SEND_MESSAGE_ANNOTATIONS: ToolAnnotations = {
 };
 
 /**
+ * A client id `send_message` takes: 1–120 word characters, `.`, `:` or `-`, outside the
+ * namespace the engine reserves for the layer messages a compile composes (decision 086). Built
+ * from the engine's prefix, so the pattern the tool advertises is the engine's rule.
+ */
+const CLIENT_MESSAGE_ID = new RegExp(
+  `^(?!${LAYER_MESSAGE_ID_PREFIX.replace(/[\\^$.*+?()[\]{}|]/gu, '\\$&')})[\\w.:-]{1,120}$`,
+);
+
+/**
  * `send_message`: one turn of the session through `engine.runTurn` — the notebook chat's path:
  * compiled under the budget, every model call logged, the answer stored before the result
  * returns. `/compress` (and its scopes) is the engine's command, as in the chat.
@@ -91,10 +105,16 @@ function registerSendMessage(
         text: z.string().min(1).max(100_000).describe('The user message (or a /compress command)'),
         messageId: z
           .string()
-          .regex(/^[\w.:-]{1,120}$/)
+          .regex(CLIENT_MESSAGE_ID, {
+            // The engine's words for the reserved namespace; the default message for the rest.
+            error: (issue) =>
+              typeof issue.input === 'string' && isReservedMessageId(issue.input)
+                ? reservedMessageIdReason(issue.input)
+                : undefined,
+          })
           .optional()
           .describe(
-            'A client id for the message; sending the same id again is refused, so a retry never runs twice',
+            `A client id for the message (not starting with "${LAYER_MESSAGE_ID_PREFIX}", reserved); sending the same id again is refused, so a retry never runs twice`,
           ),
       }),
       outputSchema: {
