@@ -63,10 +63,10 @@ describe('a cold compile (a new counter)', () => {
     });
     const options = { window: 8_000 };
     const compiled: { cold: CompiledContext; snapshot: Message[] }[] = [];
-    // Changes that keep every count (the character counter counts `user` and `tool` alike, and
-    // `Ana` and `Bob`) are seen by the measures' fields alone.
+    // Changes that keep every count (the character counter counts no role, and `Ana` and `Bob`
+    // alike) are seen by the measures' fields alone.
     for (let call = 0; call < 6; call++) {
-      if (call === 1) (messages[394] as Message).role = 'tool';
+      if (call === 1) (messages[394] as Message).role = 'assistant';
       if (call === 2) (messages[396] as Message).metadata = { note: 'edited' };
       if (call === 3) (messages[397] as Message).name = 'Ana';
       if (call === 4) (messages[397] as Message).name = 'Bob';
@@ -172,11 +172,32 @@ describe('a cold compile (a new counter)', () => {
             ] as Message;
             if (item.type === 'append')
               messages.push({ id: `new${step}`, role: 'user', content: `Appended ${step}.` });
-            // `user` and `tool`, `Ana` and `Bob` count alike: only the fields tell the change.
-            else if (item.type === 'role') target.role = target.role === 'tool' ? 'user' : 'tool';
+            // Roles, and `Ana` and `Bob`, count alike: only the fields tell the change. A text
+            // becomes no tool message (that carries tool-result parts), a tool call or result may.
+            else if (item.type === 'role')
+              target.role =
+                typeof target.content === 'string'
+                  ? target.role === 'user'
+                    ? 'assistant'
+                    : 'user'
+                  : target.role === 'tool'
+                    ? 'user'
+                    : 'tool';
             else if (item.type === 'name') target.name = target.name === 'Ana' ? 'Bob' : 'Ana';
             else if (item.type === 'metadata') target.metadata = { step };
-            else if (item.type === 'content') (target as { content: string }).content = `Changed ${step}.`;
+            else if (item.type === 'content')
+              // A tool message's content stays a tool result (a text is refused).
+              target.content =
+                target.role === 'tool'
+                  ? [
+                      {
+                        type: 'tool-result',
+                        toolCallId: `changed${step}`,
+                        toolName: 'read',
+                        output: { type: 'text', value: `Changed ${step}.` },
+                      },
+                    ]
+                  : `Changed ${step}.`;
             else if ('error' in item)
               messages.push(
                 {

@@ -113,6 +113,16 @@ describe('compileContext on a request that is not of its type', () => {
       'query.role',
     ],
     ['a query whose role is tool', { query: { id: 'q', role: 'tool', content: 'x' } }, 'query.role'],
+    [
+      'a tool message whose content is text',
+      { history: [user, { id: 't1', role: 'tool', content: 'found' }], query: 'q' },
+      'history.1.content',
+    ],
+    [
+      'a step of role tool whose content is text',
+      { query: 'q', steps: [{ id: 's1', role: 'tool', content: 'found' }] },
+      'steps.0.content',
+    ],
   ])('names %s and where it is (invalid-argument), never a TypeError', async (_, request, path) => {
     const error = await errorOf(request);
     expect(CtxloomError.is(error, 'invalid-argument')).toBe(true);
@@ -150,6 +160,20 @@ describe('compileContext on a request that is not of its type', () => {
     expect((error as CtxloomError).message).toBe(
       'message "a1": a user message cannot carry a tool-call part; user messages hold only text, file parts (at history.1.content.0.type)',
     );
+  });
+
+  it('says a tool message carries tool-result parts, with a caching counter too (plain texts skip the memo)', async () => {
+    const tool = { id: 't1', role: 'tool', content: 'found' } as unknown as Message;
+    for (const measuring of [counter, withTokenCache(createCharCounter())]) {
+      const error = await compileContext(
+        { history: [user, tool], query: 'q' },
+        { counter: measuring, window: 4000 },
+      ).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(CtxloomError);
+      expect((error as CtxloomError).message).toBe(
+        'message "t1": a tool message cannot have text content; tool messages hold only tool-result parts (at history.1.content)',
+      );
+    }
   });
 
   it('passes on an error it cannot trace to the request', async () => {

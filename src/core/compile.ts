@@ -29,7 +29,8 @@ const MAX_FITS = 3;
  * (`composeCall`, which counts what will be sent) → emit (`emitCall`, the report). Over budget
  * is never an exception: the report says what was dropped, trimmed or summarised, and why.
  * A request that is not of its type (a message whose content is neither a string nor parts, a
- * part without its text, a query of `null` or of a role other than `user`, a `phase` or
+ * part without its text, a tool message whose content is text rather than tool-result parts,
+ * a query of `null` or of a role other than `user`, a `phase` or
  * `progress` out of range, a summary that is not a string) throws `invalid-argument` with the
  * path of the first wrong value (`history.3.content`).
  * @example

@@ -112,10 +112,12 @@ export class MessageShapeError extends CtxloomError {}
 
 /**
  * Throws {@link MessageShapeError} when a message has no non-empty string id, a role other
- * than system, user, assistant or tool, or is a user message that carries a tool call. The
- * measuring pass calls it with the `id`, `role` and `parts` it has just read, for each message
- * it makes a measure for — once per message and counter — so a long history pays no walk and
- * no read of its own for it.
+ * than system, user, assistant or tool, is a user message that carries a tool call, or is a
+ * tool message whose content is text (a tool message carries tool-result parts: providers
+ * refuse one without a result). The measuring pass calls it with the `id`, `role` and `parts`
+ * (`undefined` for a string content) it has just read, for each message it makes a measure
+ * for — once per message and counter — so a long history pays no walk and no read of its own
+ * for it.
  */
 export function assertMessageShape(
   message: Message,
@@ -124,7 +126,8 @@ export function assertMessageShape(
   parts: readonly Part[] | undefined,
 ): void {
   if (typeof id === 'string' && id !== '') {
-    if (role === 'assistant' || role === 'tool' || role === 'system') return;
+    if (role === 'assistant' || role === 'system') return;
+    if (role === 'tool' && parts !== undefined) return;
     if (role === 'user' && (parts === undefined || !parts.some((part) => part.type === 'tool-call'))) return;
   }
   const issue = messageIssue(message, 'message');
@@ -158,7 +161,15 @@ function messageIssue(value: unknown, path: string): RequestIssue | undefined {
     };
   if (name !== undefined && typeof name !== 'string')
     return { path: `${path}.name`, message: `${which}: name must be a string, got ${kindOf(name)}` };
-  if (typeof content === 'string') return undefined;
+  if (typeof content === 'string') {
+    if (role !== 'tool') return undefined;
+    // As the stored messages' rule (`checkMessages`): every emitter sends a tool message's
+    // results as tool-result parts, and a provider refuses a tool message without one.
+    return {
+      path: `${path}.content`,
+      message: `${which}: a tool message cannot have text content; tool messages hold only ${PARTS_OF_ROLE.tool.join(', ')} parts`,
+    };
+  }
   if (!Array.isArray(content))
     return {
       path: `${path}.content`,
