@@ -68,6 +68,18 @@ function accounting(report: CompileReport): Record<string, number> {
   return counts;
 }
 
+/** The history drops of an agent's own tool-loop steps (ids `ai:…`) in `calls`' reports. */
+function agentStepDrops(calls: readonly CallRecord[]) {
+  return calls.flatMap((call) =>
+    (call.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).filter((drop) =>
+      drop.id.startsWith('history:ai:'),
+    ),
+  );
+}
+
+/** How a step dropped for room and found again by the agent's search is reported (decision 070). */
+const RECALLABLE_STEP_DROP = { type: 'over-budget', recallTool: 'search_history' };
+
 /**
  * A session engine whose turns run two agents in sequence (a reader, then a writer that sees
  * the reader's reply) on a checkpoint thread; one recording model answers both.
@@ -346,14 +358,9 @@ describe('a long process session: agent calls under the session’s cut, rolling
     const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
       (call) => call.turnId === running.userMessageId && call.agentId === 'reader',
     );
-    const stepDrops = calls.flatMap((call) =>
-      (call.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).filter((drop) =>
-        drop.id.startsWith('history:ai:'),
-      ),
-    );
+    const stepDrops = agentStepDrops(calls);
     expect(stepDrops.length).toBeGreaterThan(0);
-    for (const drop of stepDrops)
-      expect(drop.reason).toMatchObject({ type: 'over-budget', recallTool: 'search_history' });
+    for (const drop of stepDrops) expect(drop.reason).toMatchObject(RECALLABLE_STEP_DROP);
     // A later search finds the turn's own earlier steps (ids `ai:…`, not stored yet).
     const found = model.calls.some((sent) =>
       sent.prompt.some(
@@ -393,15 +400,10 @@ describe('a long process session: agent calls under the session’s cut, rolling
     const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
       (call) => call.agentId === 'reader',
     );
-    const stepDrops = calls.flatMap((call) =>
-      (call.report.layers.find((layer) => layer.layer === 'history')?.dropped ?? []).filter((drop) =>
-        drop.id.startsWith('history:ai:'),
-      ),
-    );
+    const stepDrops = agentStepDrops(calls);
     // The pages outgrow the window: older steps are dropped, each findable by the call's search.
     expect(stepDrops.length).toBeGreaterThan(0);
-    for (const drop of stepDrops)
-      expect(drop.reason).toMatchObject({ type: 'over-budget', recallTool: 'search_history' });
+    for (const drop of stepDrops) expect(drop.reason).toMatchObject(RECALLABLE_STEP_DROP);
     for (const sent of model.calls)
       expect(sent.tools?.map((offered) => offered.name)).toContain('search_history');
   });
