@@ -11,6 +11,7 @@ import { FileTree, isReadOnly } from './file-tree.tsx';
 import { I18nContext, initialLocale, type Locale, translator } from './i18n.ts';
 import { OfflineBanner } from './offline-banner.tsx';
 import { SessionList } from './session-list.tsx';
+import { TabList } from './tab-list.tsx';
 
 /** Which panel a narrow screen shows (below 900 px the three columns become tabs). */
 type Panel = 'files' | 'main' | 'context';
@@ -181,11 +182,6 @@ export function App() {
         ?.focus({ preventScroll: false }),
     );
   };
-  const panelTab = (id: Panel, label: string) => (
-    <button type="button" role="tab" aria-selected={panel === id} onClick={() => setPanel(id)}>
-      {label}
-    </button>
-  );
 
   return (
     <I18nContext.Provider value={i18n}>
@@ -238,13 +234,21 @@ export function App() {
             </button>
           </div>
         )}
-        <div className="panel-tabs" role="tablist" aria-label={t('panels')}>
-          {panelTab('files', t('panelFiles'))}
-          {panelTab('main', t('panelMain'))}
-          {panelTab('context', t('panelContext'))}
-        </div>
+        <TabList
+          className="panel-tabs"
+          label={t('panels')}
+          idPrefix="panel-tab"
+          controls={{ files: 'panel-files', main: 'panel-main', context: 'panel-context' }}
+          tabs={[
+            { id: 'files', label: t('panelFiles') },
+            { id: 'main', label: t('panelMain') },
+            { id: 'context', label: t('panelContext') },
+          ]}
+          selected={panel}
+          onSelect={setPanel}
+        />
         <main className="layout" data-panel={panel}>
-          <nav className="sidebar" aria-label={t('sessions')}>
+          <nav id="panel-files" className="sidebar" aria-label={t('sessions')}>
             <SessionList
               sessions={sessions}
               current={sessionId}
@@ -270,24 +274,28 @@ export function App() {
             )}
             {sessionId && <FileSearch sessionId={sessionId} onOpen={openInEditor} onError={setError} />}
           </nav>
-          <section className="center">
-            <div className="tabs" role="tablist">
-              <button type="button" role="tab" aria-selected={tab === 'chat'} onClick={() => setTab('chat')}>
-                {t('chat')}
-              </button>
-              <button
-                type="button"
-                role="tab"
-                aria-selected={tab === 'editor'}
-                onClick={() => setTab('editor')}
-              >
-                {t('editor')}
-                {openFile ? ` · ${openFile}` : ''}
-              </button>
-            </div>
+          <section id="panel-main" className="center">
+            <TabList
+              className="tabs"
+              label={t('centerTabs')}
+              idPrefix="center-tab"
+              controls={{ chat: 'center-chat', editor: 'center-editor' }}
+              tabs={[
+                { id: 'chat', label: t('chat') },
+                { id: 'editor', label: openFile ? `${t('editor')} · ${openFile}` : t('editor') },
+              ]}
+              selected={tab}
+              onSelect={setTab}
+            />
             {sessionId && (
               <>
-                <div className="tab-panel" role="tabpanel" hidden={tab !== 'chat'}>
+                <div
+                  id="center-chat"
+                  className="tab-panel"
+                  role="tabpanel"
+                  aria-labelledby="center-tab-chat"
+                  hidden={tab !== 'chat'}
+                >
                   <ChatPanel
                     key={sessionId}
                     sessionId={sessionId}
@@ -300,7 +308,13 @@ export function App() {
                     openCallId={openCall}
                   />
                 </div>
-                <div className="tab-panel" role="tabpanel" hidden={tab !== 'editor'}>
+                <div
+                  id="center-editor"
+                  className="tab-panel"
+                  role="tabpanel"
+                  aria-labelledby="center-tab-editor"
+                  hidden={tab !== 'editor'}
+                >
                   <FileEditor
                     key={sessionId}
                     sessionId={sessionId}
@@ -314,7 +328,7 @@ export function App() {
               </>
             )}
           </section>
-          <aside className="inspector" aria-label={t('context')}>
+          <aside id="panel-context" className="inspector" aria-label={t('context')}>
             {sessionId && (
               <>
                 {/* Mounted while a call's report is open: closing the report shows it as it was, no new compile. */}

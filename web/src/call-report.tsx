@@ -107,7 +107,7 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
           </p>
           {turn.length > 1 && (
             <TabList
-              className="step-tabs"
+              className="tab-list step-tabs"
               label={t('stepsLabel')}
               idPrefix="call-step"
               controls={panelId}
@@ -124,7 +124,7 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
             />
           )}
           <TabList
-            className="view-tabs"
+            className="tab-list view-tabs"
             label={t('viewsLabel')}
             idPrefix="call-view"
             controls={panelId}

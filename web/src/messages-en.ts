@@ -186,6 +186,7 @@ export const en = {
   panelMain: 'Chat',
   panelContext: 'Context',
   panels: 'Panels',
+  centerTabs: 'Chat or editor',
   messages: 'Messages',
   roleUser: 'user',
   roleAssistant: 'assistant',

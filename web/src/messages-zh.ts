@@ -180,6 +180,7 @@ export const zh: typeof en = {
   panelMain: '对话',
   panelContext: '上下文',
   panels: '面板',
+  centerTabs: '对话或编辑器',
   messages: '消息',
   roleUser: '用户',
   roleAssistant: '助手',

@@ -1,18 +1,20 @@
 import type { KeyboardEvent } from 'react';
 
 /**
- * A row of tabs (WAI-ARIA tabs pattern): one tab stop, arrow keys, Home and End move between
- * the tabs and select them; every tab controls the panel `controls`.
+ * A row of tabs (WAI-ARIA tabs pattern): one tab stop (the selected tab; the others are
+ * `tabIndex -1`), and Left/Right (wrapping), Home and End move focus to another tab and select
+ * it. Every tab controls the panel `controls`, or its own panel when `controls` maps each tab.
  */
 export function TabList<Id extends string>(props: {
   label: string;
   tabs: readonly { id: Id; label: string }[];
   selected: Id;
   onSelect: (id: Id) => void;
-  /** Id of the tab panel the tabs control. */
-  controls: string;
+  /** Id of the tab panel the tabs control, or of each tab's own panel. */
+  controls: string | Readonly<Record<Id, string>>;
   /** Prefix of each tab's element id (`<prefix>-<id>`), for the panel's `aria-labelledby`. */
   idPrefix: string;
+  /** Class of the row, which styles it. Default `tab-list` (small pills). */
   className?: string;
 }) {
   const move = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -41,12 +43,7 @@ export function TabList<Id extends string>(props: {
       ?.focus();
   };
   return (
-    <div
-      className={`tab-list ${props.className ?? ''}`}
-      role="tablist"
-      aria-label={props.label}
-      onKeyDown={move}
-    >
+    <div className={props.className ?? 'tab-list'} role="tablist" aria-label={props.label} onKeyDown={move}>
       {props.tabs.map((tab) => (
         <button
           key={tab.id}
@@ -54,7 +51,7 @@ export function TabList<Id extends string>(props: {
           type="button"
           role="tab"
           aria-selected={tab.id === props.selected}
-          aria-controls={props.controls}
+          aria-controls={typeof props.controls === 'string' ? props.controls : props.controls[tab.id]}
           tabIndex={tab.id === props.selected ? 0 : -1}
           onClick={() => props.onSelect(tab.id)}
         >
