@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError, api, type BadReference, type PreviewResponse } from './api.ts';
 import { describeBadReference } from './bad-references.tsx';
 import { errorText } from './error-text.ts';
@@ -26,6 +26,10 @@ export function ContextPreview(props: {
   const [error, setError] = useState<unknown>();
   const [bad, setBad] = useState<BadReference[]>([]);
   const [note, setNote] = useState<string | undefined>();
+  // A compression in flight: the button is disabled and busy until it answers. The ref also
+  // holds off a second click that lands before the disabled button is rendered.
+  const [compressing, setCompressing] = useState(false);
+  const compressingRef = useRef(false);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "recompile"
   useEffect(() => {
@@ -79,6 +83,9 @@ export function ContextPreview(props: {
   if (!preview) return <section className="panel preview">{t('loading')}</section>;
   const { report } = preview;
   const compress = async () => {
+    if (compressingRef.current) return;
+    compressingRef.current = true;
+    setCompressing(true);
     try {
       const result = await api.compress(props.sessionId);
       setNote(
@@ -90,6 +97,9 @@ export function ContextPreview(props: {
       props.onChanged();
     } catch (cause) {
       setNote(errorText(cause, t));
+    } finally {
+      compressingRef.current = false;
+      setCompressing(false);
     }
   };
 
@@ -97,8 +107,14 @@ export function ContextPreview(props: {
     <section className="panel preview" aria-labelledby="preview-title">
       <div className="panel-head">
         <h2 id="preview-title">{t('preview')}</h2>
-        <button type="button" className="small" onClick={() => void compress()}>
-          {t('compress')}
+        <button
+          type="button"
+          className="small"
+          disabled={compressing}
+          aria-busy={compressing}
+          onClick={() => void compress()}
+        >
+          {compressing ? t('compressing') : t('compress')}
         </button>
       </div>
       <ReportView

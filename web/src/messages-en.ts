@@ -66,6 +66,7 @@ export const en = {
   draftNote: 'Preview includes your draft message.',
   warnings: 'Warnings',
   compress: 'Compress history',
+  compressing: 'Compressing…',
   compressed: 'Summarised {n} more messages; the summary is {t} tokens',
   emptyChat: 'No messages yet. Ask about the session’s material, or type [ to reference a file.',
   reportChip: '{used} / {budget} tokens sent',

@@ -66,6 +66,7 @@ export const zh: typeof en = {
   draftNote: '预览包含你正在输入的消息。',
   warnings: '警告',
   compress: '压缩历史',
+  compressing: '正在压缩…',
   compressed: '已将 {n} 条消息压缩为 {t} 个 token',
   emptyChat: '还没有消息。可以就本会话的材料提问，或输入 [ 引用文件。',
   reportChip: '发送 {used} / {budget} token',
