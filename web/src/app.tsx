@@ -9,6 +9,7 @@ import { FileEditor } from './file-editor.tsx';
 import { FileSearch } from './file-search.tsx';
 import { FileTree, isReadOnly } from './file-tree.tsx';
 import { I18nContext, initialLocale, type Locale, translator } from './i18n.ts';
+import { LinkNotice, missingCallNotice, missingSessionNotice, readLink } from './link-notice.tsx';
 import { OfflineBanner } from './offline-banner.tsx';
 import { SessionList } from './session-list.tsx';
 import { TabList } from './tab-list.tsx';
@@ -27,18 +28,20 @@ export function App() {
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const i18n = useMemo(() => ({ t: translator(locale), locale }), [locale]);
   const { t } = i18n;
+  // The session and call of the link the page opened on (`?session=`, `?call=`); `unchecked`
+  // holds those not yet found. One that is not there is said in a notice and leaves the URL.
+  const [opening] = useState(() => readLink(location.search));
+  const unchecked = useRef({ ...opening });
+  const replacedLinkSession = useRef(false);
+  const [notice, setNotice] = useState<string | undefined>();
   const [sessions, setSessions] = useState<SessionRecord[]>([]);
   const [model, setModel] = useState<ModelInfo | undefined>();
-  const [sessionId, setSessionId] = useState<string | undefined>(
-    () => new URLSearchParams(location.search).get('session') ?? undefined,
-  );
+  const [sessionId, setSessionId] = useState<string | undefined>(opening.session);
   const [files, setFiles] = useState<FileEntry[]>([]);
   const [openFile, setOpenFile] = useState<string | undefined>();
   const [openLine, setOpenLine] = useState<{ line: number; at: number } | undefined>();
   // A call's report open in the URL (`?call=`) opens again on reload, back and forward.
-  const [panel, setPanel] = useState<Panel>(() =>
-    new URLSearchParams(location.search).has('call') ? 'context' : 'main',
-  );
+  const [panel, setPanel] = useState<Panel>(opening.call === undefined ? 'main' : 'context');
   const [live, setLive] = useState(false);
   // Bumped when the stored history changes outside this page's chat (an agent, the CLI, MCP).
   const [historyVersion, setHistoryVersion] = useState(0);
@@ -47,9 +50,7 @@ export function App() {
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
   // The logged call an answer's chip opened: the inspector shows it instead of the preview.
-  const [openCall, setOpenCall] = useState<string | undefined>(
-    () => new URLSearchParams(location.search).get('call') ?? undefined,
-  );
+  const [openCall, setOpenCall] = useState<string | undefined>(opening.call);
   const changed = useCallback(() => setVersion((value) => value + 1), []);
   const tRef = useRef(t);
   tRef.current = t;
@@ -60,6 +61,18 @@ export function App() {
       const result = await api.listSessions();
       setSessions(result.sessions);
       setModel(result.model);
+      if (unchecked.current.session !== undefined) {
+        unchecked.current.session = undefined;
+        if (!result.sessions.some((session) => session.id === opening.session)) {
+          unchecked.current.call = undefined;
+          replacedLinkSession.current = true;
+          setNotice(missingSessionNotice(opening, tRef.current));
+          if (opening.call !== undefined) {
+            setOpenCall(undefined);
+            setPanel('main');
+          }
+        }
+      }
       setSessionId((current) =>
         current !== undefined && result.sessions.some((session) => session.id === current)
           ? current
@@ -68,14 +81,25 @@ export function App() {
     } catch (cause) {
       fail(cause);
     }
-  }, [fail]);
+  }, [fail, opening]);
   useEffect(() => {
     void loadSessions();
   }, [loadSessions]);
 
+  // What was asked of the link's missing session before the list came back failed with "does
+  // not exist"; the notice says it once. Cleared once the first session replaced it: from then
+  // on every request of the missing one is ignored, so no such error comes after.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the session was replaced
+  useEffect(() => {
+    if (!replacedLinkSession.current) return;
+    replacedLinkSession.current = false;
+    setError(undefined);
+  }, [sessionId]);
+
   /** Switches session with nothing of the previous one left: open file, call, draft, files. */
   const selectSession = (id: string) => {
     if (id === sessionId) return;
+    unchecked.current.call = undefined;
     setOpenFile(undefined);
     setOpenCall(undefined);
     setDraft('');
@@ -168,10 +192,12 @@ export function App() {
     setPanel('main');
   };
   const openCallReport = (callId: string) => {
+    unchecked.current.call = undefined;
     setOpenCall(callId);
     setPanel('context');
   };
   const closeCallReport = () => {
+    unchecked.current.call = undefined;
     const callId = openCall;
     setOpenCall(undefined);
     setPanel('main');
@@ -181,6 +207,12 @@ export function App() {
         .querySelector<HTMLButtonElement>(`button[data-call="${CSS.escape(callId ?? '')}"]`)
         ?.focus({ preventScroll: false }),
     );
+  };
+  // The link's call is not in the log: the preview shows, the notice says why.
+  const linkedCallMissing = () => {
+    unchecked.current.call = undefined;
+    setNotice(missingCallNotice(opening.call ?? '', t));
+    setOpenCall(undefined);
   };
 
   return (
@@ -234,6 +266,7 @@ export function App() {
             </button>
           </div>
         )}
+        <LinkNotice text={notice} onClose={() => setNotice(undefined)} />
         <TabList
           className="panel-tabs"
           label={t('panels')}
@@ -342,7 +375,12 @@ export function App() {
                   />
                 </div>
                 {openCall !== undefined && (
-                  <CallReport sessionId={sessionId} callId={openCall} onClose={closeCallReport} />
+                  <CallReport
+                    sessionId={sessionId}
+                    callId={openCall}
+                    onClose={closeCallReport}
+                    onMissing={openCall === unchecked.current.call ? linkedCallMissing : undefined}
+                  />
                 )}
                 <BlockPicker
                   key={`picker-${sessionId}`}

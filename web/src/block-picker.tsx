@@ -32,7 +32,7 @@ export function BlockPicker(props: {
         setBlocks(tree.blocks);
         setSelected(profileBlocksOf(config.text));
       },
-      (cause) => props.onError(errorText(cause, t)),
+      (cause) => live && props.onError(errorText(cause, t)),
     );
     return () => {
       live = false;

@@ -14,7 +14,13 @@ type View = 'report' | 'diff';
  * when there are several), each step's report as the preview shows reports, and its diff with
  * the call before it in the log. Escape or the back button returns to the preview.
  */
-export function CallReport(props: { sessionId: string; callId: string; onClose: () => void }) {
+export function CallReport(props: {
+  sessionId: string;
+  callId: string;
+  onClose: () => void;
+  /** Called instead of saying "no longer in the log" when the call is not found (a link's call). */
+  onMissing?: (() => void) | undefined;
+}) {
   const { t, locale } = useI18n();
   const { sessionId, callId } = props;
   const [opened, setOpened] = useState<CallResponse | undefined>();
@@ -26,7 +32,7 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
   const failure = (cause: unknown) =>
     cause instanceof ApiError && cause.status === 404 ? t('callGone') : errorText(cause, t);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `failure` only translates
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `failure` only translates; `onMissing` is read when the call fails
   useEffect(() => {
     let live = true;
     setOpened(undefined);
@@ -37,7 +43,12 @@ export function CallReport(props: { sessionId: string; callId: string; onClose: 
     heading.current?.focus();
     api.call(sessionId, callId).then(
       (result) => live && setOpened(result),
-      (cause) => live && setError(failure(cause)),
+      (cause) => {
+        if (!live) return;
+        if (cause instanceof ApiError && cause.status === 404 && props.onMissing !== undefined)
+          props.onMissing();
+        else setError(failure(cause));
+      },
     );
     return () => {
       live = false;

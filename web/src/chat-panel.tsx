@@ -140,10 +140,15 @@ export function ChatPanel(props: {
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: load once per session
   useEffect(() => {
+    let live = true;
     reload().then(
       () => setLoaded(true),
-      (cause) => props.onError(errorText(cause, t)),
+      // A session no longer shown (a link's missing one, replaced) is not the page's error.
+      (cause) => live && props.onError(errorText(cause, t)),
     );
+    return () => {
+      live = false;
+    };
   }, [sessionId]);
 
   // The history changed elsewhere (another tab, an agent over MCP): show it, unless this

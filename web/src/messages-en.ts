@@ -99,6 +99,10 @@ export const en = {
   viewDiff: 'Diff with previous call',
   backToPreview: 'Back to the preview',
   callGone: 'This call is no longer in the log (it keeps the newest 200 calls).',
+  linkSessionMissing: 'Session “{session}” from the link does not exist.',
+  linkCallNotOpened: 'Call “{call}” from the link was not opened.',
+  linkCallMissing:
+    'Call “{call}” from the link is not in this session’s log (unknown, or older than the newest 200 calls it keeps); the context preview shows instead.',
   previewsOnly: 'A logged call keeps the first 120 characters of each block, not its full text.',
   diffFirst:
     'No earlier call is in the log: this is the session’s first call, or the calls before it have left the log.',

@@ -99,6 +99,10 @@ export const zh: typeof en = {
   viewDiff: '与上一次调用对比',
   backToPreview: '返回预览',
   callGone: '此调用已不在日志中（日志只保留最近 200 次调用）。',
+  linkSessionMissing: '链接中的会话「{session}」不存在。',
+  linkCallNotOpened: '链接中的调用「{call}」未打开。',
+  linkCallMissing:
+    '链接中的调用「{call}」不在本会话的调用日志中（不存在，或早于日志保留的最近 200 次调用）；改为显示上下文预览。',
   previewsOnly: '日志中的调用只保存每个块的前 120 个字符，不保存全文。',
   diffFirst: '日志中没有更早的调用：这是本会话的第一次调用，或之前的调用已移出日志。',
   diffAgainst: '对比上一次调用：{at}，第 {step} 步',
