@@ -3,15 +3,10 @@ import { messageText } from '../core/index.ts';
 import { createTestNotebook } from '../server/test-workspace.test-support.ts';
 import { createSessionEngine } from '../session/create-session-engine.ts';
 import { createFileSessionStore } from '../session/file-session-store.ts';
+import { detectLanguage } from './offline-answer.ts';
 import { createOfflineModel } from './offline-model.ts';
 
 let notebook: Awaited<ReturnType<typeof createTestNotebook>>;
-beforeEach(async () => {
-  notebook = await createTestNotebook();
-});
-afterEach(async () => {
-  await notebook.cleanup();
-});
 
 /** The offline answer to `text` in the example session, through the session engine. */
 let next = 0;
@@ -33,6 +28,13 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 const COMMIT_RULE = '才通过计数副本提交它';
 
 describe('the offline model on the example workspace', () => {
+  beforeEach(async () => {
+    notebook = await createTestNotebook();
+  });
+  afterEach(async () => {
+    await notebook.cleanup();
+  });
+
   it('answers "提交规则是什么？" with the 提交规则 section of ground-truth.md, first, labelled with file and heading', async () => {
     const text = await answer('提交规则是什么？');
     expect(text.startsWith('**[离线模型 — 未配置 LLM]**')).toBe(true);
@@ -83,6 +85,17 @@ describe('the offline model on the example workspace', () => {
     expect(text).not.toContain('The most relevant');
   });
 
+  it('reads a file asked for in Chinese under Chinese labels, its hyphenated name not counted as English', async () => {
+    const text = await answer('打开 ground-truth.md');
+    // The tool call's line, then the answer with what the tool returned: both labelled offline.
+    expect(text.startsWith('**[离线模型 — 未配置 LLM]** 正在读取 ground-truth.md。')).toBe(true);
+    expect(text).toContain('\n**[离线模型 — 未配置 LLM]**\n\nread_file 返回：\n\n```markdown\n');
+    expect(text).toContain('# Raft 知识要点（ground truth）');
+    expect(text).not.toContain('offline model');
+    expect(text).not.toContain('returned:');
+    expect(text).not.toContain('Reading ');
+  });
+
   it('writes its hint so Markdown shows the model placeholders', async () => {
     const zh = await answer('提交规则是什么？');
     expect(zh).toContain('`openai:<模型>`');
@@ -90,5 +103,24 @@ describe('the offline model on the example workspace', () => {
     expect(en).toContain('`openai-compatible:<baseURL>#<model>`');
     expect(en).not.toContain('### 上下文');
     expect(en).toContain('### The most relevant passages in the context');
+  });
+});
+
+describe('detectLanguage', () => {
+  it('counts file names, paths, URLs and code spans as no words of either language', () => {
+    expect(detectLanguage('打开 ground-truth.md')).toBe('zh');
+    expect(detectLanguage('读取 session-prompt.md')).toBe('zh');
+    expect(detectLanguage('看看 docs/notes/raft-log.json')).toBe('zh');
+    expect(detectLanguage('这个链接讲了什么 https://raft.github.io/raft.pdf')).toBe('zh');
+    expect(detectLanguage('解释 `commitIndex` 和 `lastApplied`')).toBe('zh');
+    expect(detectLanguage('read ground-truth.md')).toBe('en');
+    expect(detectLanguage('What does ground-truth.md say about 任期?')).toBe('en');
+  });
+
+  it('keeps weighing ideographs against Latin words in the rest of the question', () => {
+    expect(detectLanguage('什么是 Leader Completeness？')).toBe('zh');
+    expect(detectLanguage('What does 任期 mean?')).toBe('en');
+    expect(detectLanguage('What is a term?')).toBe('en');
+    expect(detectLanguage('ground-truth.md')).toBe('en');
   });
 });

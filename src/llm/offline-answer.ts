@@ -59,12 +59,19 @@ export function parseQuery(text: string): ParsedQuery {
 }
 
 /**
+ * Names in a question that are no words of its language: code spans, and anything with a dot
+ * between letters or digits — file names and paths (`ground-truth.md`, `docs/a.json`), URLs.
+ */
+const NAMES = /`[^`\n]*`|\S*[A-Za-z0-9_]\.[A-Za-z0-9]\S*/gu;
+
+/**
  * Chinese when the question has at least as many CJK ideographs as Latin words ("什么是 Leader
- * Completeness？" is Chinese, "What does 任期 mean?" English), else English.
+ * Completeness？" is Chinese, "What does 任期 mean?" English), else English. File names, paths,
+ * URLs and code spans are not counted as Latin words: "打开 ground-truth.md" is Chinese.
  */
 export function detectLanguage(text: string): AnswerLanguage {
   const cjk = text.match(/\p{Script=Han}/gu)?.length ?? 0;
-  const latinWords = text.match(/[A-Za-z]+/gu)?.length ?? 0;
+  const latinWords = text.replace(NAMES, ' ').match(/[A-Za-z]+/gu)?.length ?? 0;
   return cjk > 0 && cjk >= latinWords ? 'zh' : 'en';
 }
 
@@ -183,6 +190,8 @@ const TEXT = {
     reading: (path: string) => `Reading ${path}.`,
     returned: (tool: string) => `${tool} returned:`,
     failed: (tool: string) => `${tool} failed:`,
+    denied: 'execution denied',
+    otherContent: '[content]',
   },
   zh: {
     label: '[离线模型 — 未配置 LLM]',
@@ -196,6 +205,8 @@ const TEXT = {
     reading: (path: string) => `正在读取 ${path}。`,
     returned: (tool: string) => `${tool} 返回：`,
     failed: (tool: string) => `${tool} 失败：`,
+    denied: '执行被拒绝',
+    otherContent: '[内容]',
   },
 } as const;
 

@@ -84,6 +84,39 @@ describe('offline model', () => {
     expect(en.text).toContain('Nothing in the compiled context matches');
   });
 
+  it('says a denied tool call in the question’s language, under the offline label', async () => {
+    const result = await createOfflineModel().doGenerate({
+      prompt: [
+        { role: 'user', content: [{ type: 'text', text: '读取 session-prompt.md' }] },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool-call',
+              toolCallId: 'c1',
+              toolName: 'read_file',
+              input: { path: 'session-prompt.md' },
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'read_file',
+              output: { type: 'execution-denied' },
+            },
+          ],
+        },
+      ],
+    });
+    expect(result.content).toEqual([
+      { type: 'text', text: '**[离线模型 — 未配置 LLM]**\n\nread_file 失败：\n\n```text\n执行被拒绝\n```' },
+    ]);
+  });
+
   it('streams the answer in many small text deltas, Chinese included', async () => {
     const result = streamText({
       model: createOfflineModel(),

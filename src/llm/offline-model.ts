@@ -189,8 +189,8 @@ function afterTool(
         : output.type === 'json' || output.type === 'error-json'
           ? JSON.stringify(output.value)
           : output.type === 'execution-denied'
-            ? 'execution denied'
-            : '[content]';
+            ? text.denied
+            : text.otherContent;
     const failed =
       output.type === 'error-text' || output.type === 'error-json' || output.type === 'execution-denied';
     const preview = value.length > 800 ? `${value.slice(0, 799)}…` : value;
