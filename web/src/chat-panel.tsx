@@ -18,6 +18,7 @@ import { keepUnchanged } from './keep-unchanged.ts';
 import { markdownReady } from './markdown.tsx';
 import { MessageView } from './message-view.tsx';
 import { spansOf } from './remove-references.ts';
+import { hasModifier } from './tab-list.tsx';
 import { NearViewportRoot } from './use-near-viewport.ts';
 
 /**
@@ -206,6 +207,7 @@ export function ChatPanel(props: {
   const [focusId, setFocusId] = useState<string | undefined>();
   const tabStopId = curatable.some((message) => message.id === focusId) ? focusId : curatable.at(-1)?.id;
   const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (hasModifier(event)) return;
     const kind = (event.target as HTMLElement).hasAttribute('data-call') ? 'data-call' : 'data-curate';
     const buttons = Array.from(list.current?.querySelectorAll<HTMLButtonElement>(`button[${kind}]`) ?? []);
     const at = buttons.indexOf(event.target as HTMLButtonElement);

@@ -18,6 +18,8 @@ export function TabList<Id extends string>(props: {
   className?: string;
 }) {
   const move = (event: KeyboardEvent<HTMLDivElement>) => {
+    // A key with a modifier is the browser's or the system's (Alt+Left is Back).
+    if (hasModifier(event)) return;
     const at = props.tabs.findIndex((tab) => tab.id === props.selected);
     const last = props.tabs.length - 1;
     const to =
@@ -60,4 +62,9 @@ export function TabList<Id extends string>(props: {
       ))}
     </div>
   );
+}
+
+/** Whether Alt, Ctrl or Meta is held: such a key is the browser's (Alt+Left is Back), not a list's move. */
+export function hasModifier(event: KeyboardEvent): boolean {
+  return event.altKey || event.ctrlKey || event.metaKey;
 }
