@@ -18,8 +18,8 @@ import {
   splitPassages,
 } from './offline-answer.ts';
 
-/** The label every offline answer starts with, so nobody mistakes it for a real model. */
-export const OFFLINE_LABEL = '[offline model — no LLM configured]';
+/** The label every English offline answer starts with, so nobody mistakes it for a real model. */
+export const OFFLINE_LABEL = offlineText('en').label;
 
 /** How to switch to a real model; shown in offline answers and the UI. */
 export const OFFLINE_HINT =
