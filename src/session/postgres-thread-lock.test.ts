@@ -92,6 +92,14 @@ describe('createPostgresThreadLock', () => {
     }
   });
 
+  it('refuses a pool size outside 1..64 (invalid-argument naming it), where it used to clamp it or open a pool of NaN', () => {
+    for (const maxConnections of [0, -1, 1.5, 65, Number.NaN]) {
+      expect(() =>
+        createPostgresThreadLock({ connectionString: url, scope: schema, maxConnections }),
+      ).toThrow(expect.objectContaining({ code: 'invalid-argument', path: 'maxConnections' }));
+    }
+  });
+
   it('refuses a connectionTimeoutMs that would not bound the wait (invalid-argument naming it)', () => {
     for (const connectionTimeoutMs of [0, -1, 1.5, Number.POSITIVE_INFINITY, 2 ** 31]) {
       expect(() =>

@@ -11,7 +11,10 @@ export interface PostgresThreadLockOptions {
    * the lock key hashes the scope and the thread id. Use the saver's schema.
    */
   scope: string;
-  /** Connections held at once by running writes (1..64); a waiting write holds one only while it tries. Default 4. */
+  /**
+   * Connections held at once by running writes, a whole number from 1 to 64 (else
+   * `invalid-argument`); a waiting write holds one only while it tries. Default 4.
+   */
   maxConnections?: number;
   /**
    * How long a write waits for a connection of the lock's pool, in ms: while all
@@ -44,7 +47,9 @@ export function createPostgresThreadLock(options: PostgresThreadLockOptions): Th
   // CLI above it) must load without `pg` for the files and SQLite stores.
   const { pool } = openPostgresPool({
     connectionString: options.connectionString,
-    maxConnections: Math.min(64, Math.max(1, options.maxConnections ?? 4)),
+    maxConnections: options.maxConnections,
+    defaultMaxConnections: 4,
+    maxConnectionsLimit: 64,
     connectionTimeoutMs: options.connectionTimeoutMs,
     feature: 'a PostgreSQL session store',
   });

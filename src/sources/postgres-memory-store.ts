@@ -60,7 +60,7 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
   const { pool, owned } = openPostgresPool({
     pool: options.pool,
     connectionString: options.connectionString,
-    maxConnections: 4,
+    defaultMaxConnections: 4,
     connectionTimeoutMs: options.connectionTimeoutMs,
     feature: 'createPostgresMemoryStore with a connectionString',
   });

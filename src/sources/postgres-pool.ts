@@ -19,8 +19,14 @@ export interface OpenPostgresPoolOptions {
   /** A caller's pool, used as it is (its owner sets its bounds and ends it). */
   pool?: pg.Pool | undefined;
   connectionString?: string | undefined;
-  /** Size of a pool opened here. */
-  maxConnections: number;
+  /**
+   * Size of a pool opened here, as the caller's options gave it: a whole number from 1 to
+   * `maxConnectionsLimit`; default `defaultMaxConnections`. Refused beside `pool`.
+   */
+  maxConnections?: number | undefined;
+  defaultMaxConnections: number;
+  /** Largest `maxConnections` the store takes. Default 10 000. */
+  maxConnectionsLimit?: number;
   /**
    * How long a call waits for a connection of a pool opened here, in ms: for a free one while
    * all `maxConnections` are in use, or for a new one to open. A whole number from 1 to
@@ -36,9 +42,29 @@ export interface OpenPostgresPoolOptions {
  * `connectionString` whose every wait for a connection is bounded (`connectionTimeoutMs`;
  * `pg` waits without bound by default) and whose idle connections' errors never reach the
  * process (a server restart drops them; the next query opens another). `owned` says whether
- * the store ends it. Throws `invalid-argument` naming `connectionTimeoutMs` before anything opens.
+ * the store ends it. Throws `invalid-argument` naming `maxConnections` or `connectionTimeoutMs`
+ * before anything opens.
  */
 export function openPostgresPool(options: OpenPostgresPoolOptions): { pool: pg.Pool; owned: boolean } {
+  const maxConnections = options.maxConnections;
+  const limit = options.maxConnectionsLimit ?? 10_000;
+  if (maxConnections !== undefined && options.pool !== undefined) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: 'maxConnections sizes a pool the store opens; your own pool keeps its size (its max)',
+      path: 'maxConnections',
+    });
+  }
+  if (
+    maxConnections !== undefined &&
+    !(Number.isInteger(maxConnections) && maxConnections >= 1 && maxConnections <= limit)
+  ) {
+    throw new CtxloomError({
+      code: 'invalid-argument',
+      message: `maxConnections must be a whole number from 1 to ${String(limit)}, got ${String(maxConnections)}`,
+      path: 'maxConnections',
+    });
+  }
   const timeoutMs = options.connectionTimeoutMs;
   if (timeoutMs !== undefined && options.pool !== undefined) {
     throw new CtxloomError({
@@ -62,7 +88,7 @@ export function openPostgresPool(options: OpenPostgresPoolOptions): { pool: pg.P
   const { Pool } = requirePeer<typeof pg>({ name: 'pg', feature: options.feature });
   const pool = new Pool({
     connectionString: options.connectionString,
-    max: options.maxConnections,
+    max: maxConnections ?? options.defaultMaxConnections,
     connectionTimeoutMillis: timeoutMs ?? POOL_CONNECTION_TIMEOUT_MS,
   });
   pool.on('error', () => undefined);

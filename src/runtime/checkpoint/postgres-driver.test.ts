@@ -60,6 +60,15 @@ describe('createPostgresDriver on an exhausted pool', () => {
       expect(() => createPostgresDriver({ pool, connectionTimeoutMs: 500 })).toThrow(
         expect.objectContaining({ code: 'invalid-argument', path: 'connectionTimeoutMs' }),
       );
+      // Nor a pool size it would ignore, nor one that is not a size.
+      expect(() => createPostgresDriver({ pool, maxConnections: 3 })).toThrow(
+        expect.objectContaining({ code: 'invalid-argument', path: 'maxConnections' }),
+      );
+      for (const maxConnections of [0, 2.5, Number.NaN]) {
+        expect(() => createPostgresDriver({ connectionString: url, maxConnections })).toThrow(
+          expect.objectContaining({ code: 'invalid-argument', path: 'maxConnections' }),
+        );
+      }
       const other = holdConnection(driver);
       await other.held;
       await expect(driver.run('SELECT 1')).rejects.toMatchObject({

@@ -16,7 +16,10 @@ export interface PostgresDriverOptions {
   pool?: pg.Pool;
   /** A connection string such as `postgres://postgres@127.0.0.1:5432/test`. */
   connectionString?: string;
-  /** Maximum pool size when the driver creates the pool. Default 10. */
+  /**
+   * Maximum pool size when the driver creates the pool: a whole number from 1 to 10 000 (else
+   * `invalid-argument`). Default 10. Refused beside `pool`.
+   */
   maxConnections?: number;
   /**
    * How long a statement or transaction waits for a connection of a pool the driver creates,
@@ -33,7 +36,8 @@ export function createPostgresDriver(options: PostgresDriverOptions): SqlDriver 
   const { pool, owned: ownsPool } = openPostgresPool({
     pool: options.pool,
     connectionString: options.connectionString,
-    maxConnections: options.maxConnections ?? 10,
+    maxConnections: options.maxConnections,
+    defaultMaxConnections: 10,
     connectionTimeoutMs: options.connectionTimeoutMs,
     feature: 'PostgresSaver with a connectionString',
   });
