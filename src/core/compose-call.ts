@@ -220,7 +220,8 @@ function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
 
 /**
  * Where the kept history's blocks sit as one run of the history candidates made from checked
- * messages (`call.historyMadeFrom`): `kept[at + i]` is `historyCandidates[from + i]`, made
+ * messages (`call.historyMadeFrom`) or from a frozen history's (`call.frozenHistoryFrom`, as
+ * they were when it was prepared): `kept[at + i]` is `historyCandidates[from + i]`, made
  * from `source.messages[source.offset + from + i]`, for `i < count`. Found from the first kept
  * history block (its `metadata.index` is its place among the candidates), then by pointer.
  */
