@@ -133,6 +133,18 @@ function processEngine(
  * Thirty story turns (`text(turn)`, message ids `u-<turn>`), then `question` (id `q`): returns the
  * question's turn once stored. `onTurn` sees each turn's number before it is sent.
  */
+/** Runs one turn of `engine` in the session and waits until it is stored. */
+async function storedTurn(
+  engine: ReturnType<typeof processEngine>['engine'],
+  text: string,
+  messageId: string,
+) {
+  const running = await engine.runTurn({ sessionId: SESSION, text, messageId });
+  for await (const _ of running.stream);
+  await running.stored;
+  return running;
+}
+
 async function storyThenQuestion(
   engine: ReturnType<typeof processEngine>['engine'],
   text: (turn: number) => string,
@@ -141,15 +153,10 @@ async function storyThenQuestion(
 ) {
   for (let turn = 0; turn < 30; turn++) {
     onTurn(turn);
-    const running = await engine.runTurn({ sessionId: SESSION, text: text(turn), messageId: `u-${turn}` });
-    for await (const _ of running.stream);
-    await running.stored;
+    await storedTurn(engine, text(turn), `u-${turn}`);
   }
   onTurn(30);
-  const running = await engine.runTurn({ sessionId: SESSION, text: question, messageId: 'q' });
-  for await (const _ of running.stream);
-  await running.stored;
-  return running;
+  return storedTurn(engine, question, 'q');
 }
 
 describe('a long process session: agent calls under the session’s cut, rolling summary and recall (decision 066)', () => {
@@ -165,13 +172,8 @@ describe('a long process session: agent calls under the session’s cut, rolling
     const TURNS = 36;
     for (turn = 0; turn < TURNS; turn++) {
       const topic = TOPICS[turn % TOPICS.length];
-      const running = await engine.runTurn({
-        sessionId: SESSION,
-        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
-        messageId: `u-${turn}`,
-      });
-      for await (const _ of running.stream);
-      await running.stored;
+      const text = `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`;
+      await storedTurn(engine, text, `u-${turn}`);
       const state = await store.load(SESSION);
       stored.push(state.messages.map((message) => message.id));
       const through = state.compression.summary?.throughMessageId;
@@ -388,13 +390,7 @@ describe('a long process session: agent calls under the session’s cut, rolling
       return [{ type: 'tool-call', toolCallId: `read-${read}`, toolName: 'read_notes', input }];
     });
     const { engine, store } = processEngine(model, 10, { read_notes: notes });
-    const running = await engine.runTurn({
-      sessionId: SESSION,
-      text: 'Read my story notes, every page.',
-      messageId: 'q',
-    });
-    for await (const _ of running.stream);
-    await running.stored;
+    await storedTurn(engine, 'Read my story notes, every page.', 'q');
     // The session's first turn: nothing is behind a cut.
     expect((await store.load(SESSION)).compression.summary).toBeNull();
     const calls = (await engine.listCalls(SESSION, { limit: 1000 })).filter(
@@ -480,19 +476,12 @@ describe('a long process session: agent calls under the session’s cut, rolling
     );
     for (turn = 0; turn < 30; turn++) {
       const topic = TOPICS[turn % TOPICS.length];
-      const running = await engine.runTurn({
-        sessionId: SESSION,
-        text: `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`,
-        messageId: `u-${turn}`,
-      });
-      for await (const _ of running.stream);
-      await running.stored;
+      const text = `Turn ${turn}: my ${topic} story has the code word ${topic}-${turn * 7}. Keep it in mind please.`;
+      await storedTurn(engine, text, `u-${turn}`);
     }
     const question = 'What was the code word of my glacier story in turn 2?';
     const preview = await engine.compile(SESSION, { query: question });
-    const running = await engine.runTurn({ sessionId: SESSION, text: question, messageId: 'q' });
-    for await (const _ of running.stream);
-    await running.stored;
+    const running = await storedTurn(engine, question, 'q');
     const calls = await engine.listCalls(SESSION, { limit: 1000 });
     const asked = calls.find((call) => call.turnId === running.userMessageId && call.agentId === 'reader');
     expect(asked).toBeDefined();
