@@ -47,43 +47,16 @@ export interface OpenPostgresPoolOptions {
  */
 export function openPostgresPool(options: OpenPostgresPoolOptions): { pool: pg.Pool; owned: boolean } {
   const maxConnections = options.maxConnections;
-  const limit = options.maxConnectionsLimit ?? 10_000;
-  if (maxConnections !== undefined && options.pool !== undefined) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: 'maxConnections sizes a pool the store opens; your own pool keeps its size (its max)',
-      path: 'maxConnections',
-    });
-  }
-  if (
-    maxConnections !== undefined &&
-    !(Number.isInteger(maxConnections) && maxConnections >= 1 && maxConnections <= limit)
-  ) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: `maxConnections must be a whole number from 1 to ${String(limit)}, got ${String(maxConnections)}`,
-      path: 'maxConnections',
-    });
-  }
   const timeoutMs = options.connectionTimeoutMs;
-  if (timeoutMs !== undefined && options.pool !== undefined) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message:
-        'connectionTimeoutMs bounds a pool the store opens; for your own pool set its connectionTimeoutMillis',
-      path: 'connectionTimeoutMs',
-    });
-  }
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    throw new CtxloomError({
-      code: 'invalid-argument',
-      message: `connectionTimeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`,
-      path: 'connectionTimeoutMs',
-    });
-  }
+  checkPoolOption(options, 'maxConnections', maxConnections, options.maxConnectionsLimit ?? 10_000, {
+    beside: 'maxConnections sizes a pool the store opens; your own pool keeps its size (its max)',
+    unit: '',
+  });
+  checkPoolOption(options, 'connectionTimeoutMs', timeoutMs, MAX_TIMEOUT_MS, {
+    beside:
+      'connectionTimeoutMs bounds a pool the store opens; for your own pool set its connectionTimeoutMillis',
+    unit: ' of milliseconds',
+  });
   if (options.pool !== undefined) return { pool: options.pool, owned: false };
   const { Pool } = requirePeer<typeof pg>({ name: 'pg', feature: options.feature });
   const pool = new Pool({
@@ -109,5 +82,27 @@ export function poolExhaustedError(error: unknown, pool: pg.Pool): CtxloomError 
     message: `PostgreSQL: all ${String(maxConnections)} connections of the pool stayed in use for ${String(connectionTimeoutMs)} ms, so nothing was run — retry later, or give the pool more connections or a longer connectionTimeoutMs`,
     details: { reason: 'pool-exhausted', maxConnections, connectionTimeoutMs },
     cause: error,
+  });
+}
+
+/**
+ * Throws `invalid-argument` naming `path` when `value` is given beside the caller's `pool` (it
+ * would be ignored) or is not a whole number from 1 to `max`.
+ */
+function checkPoolOption(
+  options: OpenPostgresPoolOptions,
+  path: string,
+  value: number | undefined,
+  max: number,
+  words: { beside: string; unit: string },
+): void {
+  if (value === undefined) return;
+  if (options.pool !== undefined)
+    throw new CtxloomError({ code: 'invalid-argument', message: words.beside, path });
+  if (Number.isInteger(value) && value >= 1 && value <= max) return;
+  throw new CtxloomError({
+    code: 'invalid-argument',
+    message: `${path} must be a whole number${words.unit} from 1 to ${String(max)}, got ${String(value)}`,
+    path,
   });
 }
