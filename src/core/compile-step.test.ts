@@ -261,28 +261,39 @@ describe('compileContext correctness', () => {
     expect(chunked.size).toBeLessThanOrEqual(4);
   });
 
-  it('sends a frozen history as its first compile counted it: a message changed in place is sent and counted at its old value', async () => {
-    const history: Message[] = Array.from({ length: 40 }, (_, index) => ({
-      id: `h${index}`,
-      role: index % 2 === 0 ? 'user' : 'assistant',
-      content: `Turn ${index}: the deploy of service ${index} went out on schedule.`,
-    }));
-    const steps = createStepCompiler({
-      request: { systemPrompt: 'You are a careful reviewer.', history, query: 'Which deploys slipped?' },
-      options: { counter, window: 16_000, tools: [readFile] },
-    });
-    const first = await steps.compile([]);
-    // Against the Message contract (replace a message in a new array to change it).
-    (history[3] as Message).content =
-      'Turn 3: this deploy slipped by two days, and the rollback took another hour.';
-    const produced = toolStep(0, fileText('deploys', 3));
-    for (const compiled of [await steps.compile(produced.slice(0, 1)), await steps.compile(produced)]) {
-      // What is sent is what the report counts: the message as the first compile took it.
-      const sent = counter.countMessages(compiled.messages) + (compiled.report.tools?.tokens ?? 0);
-      expect(compiled.report.totalTokens).toBe(sent);
-      const copy = compiled.messages.find((message) => message.id === 'h3');
-      expect(copy?.content).toBe(first.messages.find((message) => message.id === 'h3')?.content);
-      expect(copy?.content).toContain('went out on schedule');
-    }
-  });
+  it.each([
+    { case: 'alone', toolGroup: false, other: false },
+    { case: 'after another compile of its messages', toolGroup: false, other: true },
+    { case: 'with a tool group, after another compile', toolGroup: true, other: true },
+  ])(
+    'sends a frozen history as its first compile counted it: a message changed in place is sent and counted at its old value ($case)',
+    async ({ toolGroup, other }) => {
+      const history: Message[] = Array.from({ length: 40 }, (_, index) => ({
+        id: `h${index}`,
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `Turn ${index}: the deploy of service ${index} went out on schedule.`,
+      }));
+      if (toolGroup) history.splice(10, 0, ...toolStep(9, fileText('earlier', 2)));
+      const steps = createStepCompiler({
+        request: { systemPrompt: 'You are a careful reviewer.', history, query: 'Which deploys slipped?' },
+        options: { counter, window: 16_000, tools: [readFile] },
+      });
+      const first = await steps.compile([]);
+      // Against the Message contract (replace a message in a new array to change it).
+      (history[3] as Message).content =
+        'Turn 3: this deploy slipped by two days, and the rollback took another hour.';
+      // Another compile of the same objects tags the changed message anew (the step after it
+      // then carries no copy over from the step before).
+      if (other) await compileContext({ history, query: 'What changed?' }, { counter, window: 16_000 });
+      const produced = toolStep(0, fileText('deploys', 3));
+      for (const compiled of [await steps.compile(produced.slice(0, 1)), await steps.compile(produced)]) {
+        // What is sent is what the report counts: the message as the first compile took it.
+        const sent = counter.countMessages(compiled.messages) + (compiled.report.tools?.tokens ?? 0);
+        expect(compiled.report.totalTokens).toBe(sent);
+        const copy = compiled.messages.find((message) => message.id === 'h3');
+        expect(copy?.content).toBe(first.messages.find((message) => message.id === 'h3')?.content);
+        expect(copy?.content).toContain('went out on schedule');
+      }
+    },
+  );
 });

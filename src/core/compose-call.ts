@@ -11,7 +11,7 @@ import {
 import { countJoined } from './count-joined.ts';
 import type { HistoryBlockMetadata } from './history.ts';
 import type { ContextKey } from './layers.ts';
-import { measureMessage } from './measure-messages.ts';
+import { asMeasured, type MessageMeasure, measureMessage } from './measure-messages.ts';
 import type { Message } from './message.ts';
 import type { ResolvedCall } from './resolve-call.ts';
 import type { Selection } from './select.ts';
@@ -78,9 +78,9 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
     }
     const block = kept[index] as ContextBlock;
     if (block.layer === 'history') {
-      const message = (block.metadata as HistoryBlockMetadata).message;
-      if (call.isStep(block)) steps.push(message);
-      else history[historyCount++] = message;
+      const metadata = block.metadata as HistoryBlockMetadata;
+      if (call.isStep(block)) steps.push(metadata.message);
+      else history[historyCount++] = asPrepared(call, metadata.index, metadata.message);
       historyCosts[costCount++] = block.tokens;
     } else {
       keptContext.push(block);
@@ -94,13 +94,18 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   const tagged =
     run === undefined || run.count !== historyCount
       ? undefined
-      : taggedHistoryRun(
-          call.historyCandidates,
-          run.from,
-          run.count,
-          (index) => run.source.messages[run.source.offset + run.from + index] as Message,
+      : taggedHistoryRun(call.historyCandidates, run.from, run.count, (index) =>
+          asPrepared(call, run.from + index, history[index] as Message),
         );
-  if (tagged === undefined) forgetTaggedRun();
+  if (tagged === undefined) {
+    forgetTaggedRun();
+    // A frozen history's run was taken by position, unread: its messages as measured.
+    if (run !== undefined && call.frozenHistory !== undefined) {
+      const first = history.indexOf(run.source.messages[run.source.offset + run.from] as Message);
+      for (let at = 0; at < run.count && first >= 0; at++)
+        history[first + at] = asPrepared(call, run.from + at, history[first + at] as Message);
+    }
+  }
   const composed = composeWithHistory(
     {
       ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
@@ -216,6 +221,20 @@ function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
   return true;
+}
+
+/**
+ * The kept history message `message`, the `index`-th from the first kept one: as its frozen
+ * history's preparation measured it (see `asMeasured`), or itself (a history not frozen is
+ * measured, and checked, on every compile; a step or a source's message is not the history's).
+ */
+function asPrepared(call: ResolvedCall, index: number, message: Message): Message {
+  const frozen = call.frozenHistory;
+  if (frozen === undefined) return message;
+  const at = frozen.keptFrom + index;
+  return frozen.messages[at] === message
+    ? asMeasured(message, frozen.measures[at] as MessageMeasure)
+    : message;
 }
 
 /**

@@ -130,6 +130,25 @@ function measuresMessage(entry: MemoEntry, message: Message): boolean {
   );
 }
 
+/**
+ * `message` as `measure` measured it: the message itself while the measure still describes it
+ * (its content, role, name and metadata are the same values), else a copy with the values it
+ * had then. A frozen history's preparation is reused unchecked (a tool loop's steps): a message
+ * changed in place since (against the {@link Message} contract) is sent as it was counted.
+ */
+export function asMeasured(message: Message, measure: MessageMeasure): Message {
+  const entry = measure as Partial<MemoEntry>;
+  if (entry.content === undefined || measuresMessage(entry as MemoEntry, message)) return message;
+  const { name: _name, metadata: _metadata, ...rest } = message;
+  return {
+    ...rest,
+    role: entry.role as Message['role'],
+    content: entry.content,
+    ...(entry.name === undefined ? {} : { name: entry.name }),
+    ...(entry.metadata === undefined ? {} : { metadata: entry.metadata }),
+  } as Message;
+}
+
 function newEntry(cost: (message: Message) => number, message: Message): MemoEntry {
   return entryOf(message, cost(message));
 }

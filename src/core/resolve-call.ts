@@ -6,6 +6,7 @@ import type { CompileOptions, CompileRequest } from './compile-types.ts';
 import { type ComposePolicy, compose, layerFilter, toQueryMessage } from './compose.ts';
 import { assertMaxHistoryMessages } from './history-window.ts';
 import { assertContextKey, type ContextKey, createLayerRegistry, type LayerRegistry } from './layers.ts';
+import type { MessageMeasure } from './measure-messages.ts';
 import type { Message } from './message.ts';
 import { type CompactionAction, type CompileWarning, LISTED_WARNINGS } from './report.ts';
 import { isReservedMessageId } from './reserved-message-id.ts';
@@ -87,6 +88,12 @@ export interface ResolvedCall {
    * while the compact stage reads its drops entry by entry (decision 031, amendment).
    */
   frozenHistoryFrom?: HistoryBlockSource;
+  /**
+   * A frozen history's messages and the measures its preparation took of them (aligned), and
+   * the first kept one: compose sends each kept message as it was measured (`asMeasured`), so a
+   * message changed in place since is sent at the cost its block has.
+   */
+  frozenHistory?: { messages: readonly Message[]; measures: readonly MessageMeasure[]; keptFrom: number };
   /** Whether some history message has a parts array (false: no history message carries an error). */
   historyParts: boolean;
   /** Index of the first step's block in `historyCandidates`, −1 without steps. */
@@ -287,9 +294,17 @@ export function resolveCall(
   const reservedIds = reservedIdsOf(prepared, turnSteps, prepared.queryInHistory ?? query, warnings);
   if (reservedIds !== undefined) resolved.reservedIds = reservedIds;
   // A frozen history's preparation is reused without measuring (nor checking) it again.
+  const frozen = Object.isFrozen(request.history ?? []);
   if (madeFrom !== undefined) {
-    if (Object.isFrozen(request.history ?? [])) resolved.frozenHistoryFrom = madeFrom;
+    if (frozen) resolved.frozenHistoryFrom = madeFrom;
     else resolved.historyMadeFrom = madeFrom;
+  }
+  if (frozen) {
+    resolved.frozenHistory = {
+      messages: prepared.messages,
+      measures: prepared.measures,
+      keptFrom: prepared.keptFrom,
+    };
   }
   return resolved;
 }
