@@ -145,7 +145,7 @@ export async function callReports({ page, server, root, fetch, shot }: E2eEnviro
     await shot(`calls-390-zh-report-${scheme}`);
     await report.getByRole('button', { name: '返回预览' }).click();
     await poll(() => page.locator('.panel-tabs [role="tab"][aria-selected="true"]').textContent()).toBe(
-      '对话',
+      '会话',
     );
   }
   await page.emulateMedia({ colorScheme: 'light' });

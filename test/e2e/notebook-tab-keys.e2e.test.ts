@@ -81,7 +81,7 @@ describe('the notebook’s tab lists', () => {
     }
   }, 120_000);
 
-  it('at 390 px: the Files · Chat · Context panel tabs move with the keys and show their panel', async () => {
+  it('at 390 px: the Files · Session · Context panel tabs move with the keys and show their panel', async () => {
     const page = notebook.page;
     try {
       await page.setViewportSize({ width: 390, height: 844 });
@@ -96,11 +96,11 @@ describe('the notebook’s tab lists', () => {
           );
       expect(await tabsOf(list)).toEqual([
         { name: 'Files', selected: false, tabIndex: '-1', focused: false },
-        { name: 'Chat', selected: true, tabIndex: '0', focused: false },
+        { name: 'Session', selected: true, tabIndex: '0', focused: false },
         { name: 'Context', selected: false, tabIndex: '-1', focused: false },
       ]);
 
-      await list.getByRole('tab', { name: 'Chat' }).focus();
+      await list.getByRole('tab', { name: 'Session' }).focus();
       await press(page, list, 'ArrowRight', 'Context');
       await poll(shown).toEqual(['panel-context']);
       await poll(() => page.getByTestId('preview-total').isVisible(), { timeout: 20_000 }).toBe(true);
@@ -110,7 +110,7 @@ describe('the notebook’s tab lists', () => {
       await press(page, list, 'ArrowLeft', 'Context'); // wraps back
       await press(page, list, 'Home', 'Files');
       await press(page, list, 'End', 'Context');
-      await press(page, list, 'ArrowLeft', 'Chat');
+      await press(page, list, 'ArrowLeft', 'Session');
       await poll(shown).toEqual(['panel-main']);
       await screenshot(page, 'tab-keys-390-chat');
     } catch (error) {

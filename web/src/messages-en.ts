@@ -188,7 +188,7 @@ export const en = {
   emptyChatFile:
     'No messages yet. Ask about the session’s material — try “read {file}”, or type [ to reference a file.',
   panelFiles: 'Files',
-  panelMain: 'Chat',
+  panelMain: 'Session',
   panelContext: 'Context',
   panels: 'Panels',
   centerTabs: 'Chat or editor',

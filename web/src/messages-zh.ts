@@ -182,7 +182,7 @@ export const zh: typeof en = {
   searchTruncated: '{n} 行匹配，显示前 {shown} 行',
   emptyChatFile: '还没有消息。可以就本会话的材料提问——试试“读取 {file}”，或输入 [ 引用文件。',
   panelFiles: '文件',
-  panelMain: '对话',
+  panelMain: '会话',
   panelContext: '上下文',
   panels: '面板',
   centerTabs: '对话或编辑器',
