@@ -104,13 +104,13 @@ describe('a cold compile (a new counter)', () => {
     await compileAndCheck([{ id: 'before', role: 'user', content: 'Before.' }, ...replaced]);
   });
 
-  it('fingerprints a tool call again when its role changed in place (the hash covers role and parts)', async () => {
+  it('fingerprints a message of parts again when its role changed in place (the hash covers role and parts)', async () => {
     const messages: Message[] = [
       { id: 'm0', role: 'user', content: 'Read the file.' },
       {
-        id: 'call0',
+        id: 'parts0',
         role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: 't0', toolName: 'read', input: {} }],
+        content: [{ type: 'text', text: 'The file says we leave at nine.' }],
       },
     ];
     const request = () => ({
@@ -119,7 +119,7 @@ describe('a cold compile (a new counter)', () => {
       query: 'When do we leave?',
     });
     await createOrchestrator({ window: 400, counter: withTokenCache(createCharCounter()) }).build(request());
-    (messages[1] as Message).role = 'tool';
+    (messages[1] as Message).role = 'user';
     const cold = await createOrchestrator({
       window: 400,
       counter: withTokenCache(createCharCounter()),
@@ -173,16 +173,10 @@ describe('a cold compile (a new counter)', () => {
             if (item.type === 'append')
               messages.push({ id: `new${step}`, role: 'user', content: `Appended ${step}.` });
             // Roles, and `Ana` and `Bob`, count alike: only the fields tell the change. A text
-            // becomes no tool message (that carries tool-result parts), a tool call or result may.
-            else if (item.type === 'role')
-              target.role =
-                typeof target.content === 'string'
-                  ? target.role === 'user'
-                    ? 'assistant'
-                    : 'user'
-                  : target.role === 'tool'
-                    ? 'user'
-                    : 'tool';
+            // goes between user and assistant; a tool call or result keeps its role (its parts
+            // suit that one alone, `PARTS_OF_ROLE`).
+            else if (item.type === 'role' && typeof target.content === 'string')
+              target.role = target.role === 'user' ? 'assistant' : 'user';
             else if (item.type === 'name') target.name = target.name === 'Ana' ? 'Bob' : 'Ana';
             else if (item.type === 'metadata') target.metadata = { step };
             else if (item.type === 'content')

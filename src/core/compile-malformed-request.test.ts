@@ -176,6 +176,37 @@ describe('compileContext on a request that is not of its type', () => {
     }
   });
 
+  it.each([
+    {
+      role: 'tool',
+      part: { type: 'text', text: 'found' },
+      says: 'a tool message cannot carry a text part; tool messages hold only tool-result parts',
+    },
+    {
+      role: 'assistant',
+      part: { type: 'tool-result', toolCallId: 'c', toolName: 'read', output: { type: 'text', value: 'x' } },
+      says: 'an assistant message cannot carry a tool-result part; assistant messages hold only text, reasoning, tool-call parts',
+    },
+    {
+      role: 'user',
+      part: { type: 'tool-result', toolCallId: 'c', toolName: 'read', output: { type: 'text', value: 'x' } },
+      says: 'a user message cannot carry a tool-result part; user messages hold only text, file parts',
+    },
+  ])(
+    'refuses a $role message carrying a $part.type part, as the stores and emitters do',
+    async ({ role, part, says }) => {
+      const message = { id: 'm1', role, content: [part] } as unknown as Message;
+      for (const measuring of [counter, withTokenCache(createCharCounter())]) {
+        const error = await compileContext(
+          { history: [user, message], query: 'q' },
+          { counter: measuring, window: 4000 },
+        ).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(CtxloomError);
+        expect((error as CtxloomError).message).toBe(`message "m1": ${says} (at history.1.content.0.type)`);
+      }
+    },
+  );
+
   it('passes on an error it cannot trace to the request', async () => {
     const failing = new TypeError('the counter failed');
     const broken = {

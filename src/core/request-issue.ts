@@ -112,9 +112,10 @@ export class MessageShapeError extends CtxloomError {}
 
 /**
  * Throws {@link MessageShapeError} when a message has no non-empty string id, a role other
- * than system, user, assistant or tool, is a user message that carries a tool call, or is a
- * tool message whose content is text (a tool message carries tool-result parts: providers
- * refuse one without a result). The measuring pass calls it with the `id`, `role` and `parts`
+ * than system, user, assistant or tool, carries a part its role does not send (`PARTS_OF_ROLE`:
+ * a tool call in a user message, a tool result outside a tool message, text in a tool message),
+ * or is a tool message whose content is text (a tool message carries tool-result parts:
+ * providers refuse one without a result). The measuring pass calls it with the `id`, `role` and `parts`
  * (`undefined` for a string content) it has just read, for each message it makes a measure
  * for — once per message and counter — so a long history pays no walk and no read of its own
  * for it.
@@ -126,9 +127,10 @@ export function assertMessageShape(
   parts: readonly Part[] | undefined,
 ): void {
   if (typeof id === 'string' && id !== '') {
-    if (role === 'assistant' || role === 'system') return;
-    if (role === 'tool' && parts !== undefined) return;
-    if (role === 'user' && (parts === undefined || !parts.some((part) => part.type === 'tool-call'))) return;
+    if (role === 'system') return;
+    if (parts === undefined) {
+      if (role === 'user' || role === 'assistant') return;
+    } else if ((role === 'user' || role === 'assistant' || role === 'tool') && partsSuit(role, parts)) return;
   }
   const issue = messageIssue(message, 'message');
   throw new MessageShapeError({
@@ -136,6 +138,13 @@ export function assertMessageShape(
     message: issue?.message ?? 'the message is not a Message',
     path: issue?.path ?? 'message',
   });
+}
+
+/** Whether every part is one a `role` message may carry (`PARTS_OF_ROLE`). */
+function partsSuit(role: keyof typeof PARTS_OF_ROLE, parts: readonly Part[]): boolean {
+  const allowed = PARTS_OF_ROLE[role];
+  for (let at = 0; at < parts.length; at++) if (!allowed.includes((parts[at] as Part).type)) return false;
+  return true;
 }
 
 /** The error for an issue: `invalid-argument`, its path, and what the compile failed on. */
@@ -179,12 +188,16 @@ function messageIssue(value: unknown, path: string): RequestIssue | undefined {
     const problem = partProblem(content[at]);
     if (problem !== undefined)
       return { path: `${path}.content.${at}${problem.field}`, message: `${which}: ${problem.message}` };
-    // A tool call is the model's: in a user message, every emitter refuses it (`PARTS_OF_ROLE`).
-    if (role === 'user' && (content[at] as Part).type === 'tool-call')
+    // As the stored messages' rule: a part another role sends (a tool call is the model's, a
+    // tool result the tool's) is one every emitter refuses (`PARTS_OF_ROLE`).
+    const type = (content[at] as Part).type;
+    if (role !== 'system' && !PARTS_OF_ROLE[role as keyof typeof PARTS_OF_ROLE].includes(type)) {
+      const article = role === 'assistant' ? 'an' : 'a';
       return {
         path: `${path}.content.${at}.type`,
-        message: `${which}: a user message cannot carry a tool-call part; user messages hold only ${PARTS_OF_ROLE.user.join(', ')} parts`,
+        message: `${which}: ${article} ${String(role)} message cannot carry a ${type} part; ${String(role)} messages hold only ${PARTS_OF_ROLE[role as keyof typeof PARTS_OF_ROLE].join(', ')} parts`,
       };
+    }
   }
   return undefined;
 }
