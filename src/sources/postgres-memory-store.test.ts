@@ -26,44 +26,54 @@ async function blockedOnLock(count: number): Promise<void> {
 }
 
 describe('createPostgresMemoryStore on an exhausted pool', () => {
-  it('refuses an append when all its connections are held (storage-error, pool-exhausted) and stores nothing', async () => {
-    const memory = await createPostgresMemoryStore({
-      connectionString: url,
-      schema,
-      agentId: 'a',
-      sessionId: 's',
-      connectionTimeoutMs: 500,
-    });
-    const locker = await admin.connect();
-    try {
-      await memory.append([{ id: 'm1', role: 'user', content: 'kept' }]);
-      // Another transaction locks the table: four marks take the store's four connections and wait.
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE "${schema}".ctxloom_memory IN ACCESS EXCLUSIVE MODE`);
-      const marks = [1, 2, 3, 4].map(() => memory.mark('m1', true));
-      await blockedOnLock(4);
-      const error = await memory
-        .append([{ id: 'm2', role: 'user', content: 'refused' }])
-        .catch((caught: unknown) => caught);
-      expect(error).toMatchObject({
-        name: 'CtxloomError',
-        code: 'storage-error',
-        details: { reason: 'pool-exhausted', maxConnections: 4, connectionTimeoutMs: 500 },
+  it.each([
+    { size: undefined, held: 4 },
+    { size: 2, held: 2 },
+  ])(
+    'refuses an append when all its connections are held (storage-error, pool-exhausted) and stores nothing (maxConnections $size)',
+    async ({ size, held }) => {
+      const memory = await createPostgresMemoryStore({
+        connectionString: url,
+        schema,
+        agentId: 'a',
+        sessionId: `s${held}`,
+        connectionTimeoutMs: 500,
+        ...(size === undefined ? {} : { maxConnections: size }),
       });
-      await locker.query('COMMIT');
-      await Promise.all(marks);
-      expect(
-        memory
-          .view()
-          .recent({ limit: 10 })
-          .map((entry) => entry.id),
-      ).toEqual(['m1']);
-      const rows = await admin.query(`SELECT id FROM "${schema}".ctxloom_memory ORDER BY seq`);
-      expect(rows.rows).toEqual([{ id: 'm1' }]);
-    } finally {
-      // Destroyed, not returned: a failed test must not leave the table locked.
-      locker.release(true);
-      await memory.close();
-    }
-  });
+      const locker = await admin.connect();
+      try {
+        await memory.append([{ id: 'm1', role: 'user', content: 'kept' }]);
+        // Another transaction locks the table: as many marks as the pool's connections take them and wait.
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE "${schema}".ctxloom_memory IN ACCESS EXCLUSIVE MODE`);
+        const marks = Array.from({ length: held }, () => memory.mark('m1', true));
+        await blockedOnLock(held);
+        const error = await memory
+          .append([{ id: 'm2', role: 'user', content: 'refused' }])
+          .catch((caught: unknown) => caught);
+        expect(error).toMatchObject({
+          name: 'CtxloomError',
+          code: 'storage-error',
+          details: { reason: 'pool-exhausted', maxConnections: held, connectionTimeoutMs: 500 },
+        });
+        await locker.query('COMMIT');
+        await Promise.all(marks);
+        expect(
+          memory
+            .view()
+            .recent({ limit: 10 })
+            .map((entry) => entry.id),
+        ).toEqual(['m1']);
+        const rows = await admin.query(
+          `SELECT id FROM "${schema}".ctxloom_memory WHERE session_id = $1 ORDER BY seq`,
+          [`s${held}`],
+        );
+        expect(rows.rows).toEqual([{ id: 'm1' }]);
+      } finally {
+        // Destroyed, not returned: a failed test must not leave the table locked.
+        locker.release(true);
+        await memory.close();
+      }
+    },
+  );
 });

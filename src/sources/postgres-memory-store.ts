@@ -17,8 +17,13 @@ export interface PostgresMemoryStoreOptions extends MemoryCoreOptions {
   /** Schema holding the tables; created when missing. Default `public`. */
   schema?: string;
   /**
-   * How long a read or write waits for a connection of the store's own pool (4 connections),
-   * in ms: while all are in use, or while one opens. A whole number from 1 to 2 147 483 647;
+   * Size of the pool the store opens for `connectionString`: a whole number from 1 to 10 000;
+   * default 4. Refused beside `pool` (that pool keeps its own `max`).
+   */
+  maxConnections?: number;
+  /**
+   * How long a read or write waits for a connection of the store's own pool, in ms: while all
+   * `maxConnections` are in use, or while one opens. A whole number from 1 to 2 147 483 647;
    * default 10 000, then `storage-error` with `details.reason` `pool-exhausted`, nothing
    * stored. Refused beside `pool` (set that pool's `connectionTimeoutMillis`).
    */
@@ -60,6 +65,7 @@ export async function createPostgresMemoryStore(options: PostgresMemoryStoreOpti
   const { pool, owned } = openPostgresPool({
     pool: options.pool,
     connectionString: options.connectionString,
+    maxConnections: options.maxConnections,
     defaultMaxConnections: 4,
     connectionTimeoutMs: options.connectionTimeoutMs,
     feature: 'createPostgresMemoryStore with a connectionString',

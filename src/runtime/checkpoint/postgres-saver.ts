@@ -20,8 +20,13 @@ export interface PostgresSaverOptions {
   /** e.g. `postgres://postgres@127.0.0.1:5432/test`. */
   connectionString?: string;
   /**
+   * Size of the pool the saver opens for `connectionString`: a whole number from 1 to 10 000;
+   * default 10. Refused beside `pool` (that pool keeps its own `max`).
+   */
+  maxConnections?: number;
+  /**
    * How long a call waits for a connection of the pool the saver opens for `connectionString`,
-   * in ms (all 10 in use, or one opening). A whole number from 1 to 2 147 483 647; default
+   * in ms (all `maxConnections` in use, or one opening). A whole number from 1 to 2 147 483 647; default
    * 10 000, then `storage-error` with `details.reason` `pool-exhausted`. Refused beside `pool`.
    */
   connectionTimeoutMs?: number;
@@ -74,6 +79,7 @@ export class PostgresSaver extends SqlCheckpointSaver implements ThreadLeases {
     const driver = createPostgresDriver({
       ...(options.pool === undefined ? {} : { pool: options.pool }),
       ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+      ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       ...(options.connectionTimeoutMs === undefined
         ? {}
         : { connectionTimeoutMs: options.connectionTimeoutMs }),

@@ -6,6 +6,7 @@ import { SqliteSaver } from './sqlite-saver.ts';
 const config = { configurable: { thread_id: 't1' } };
 // Refused before any connection: no server is reached (the pool connects on its first query).
 const connectionString = 'postgres://127.0.0.1:5432/test';
+const url = process.env.CTXLOOM_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 describe('the SQL savers on a misspelt option', () => {
   it.each([
@@ -22,6 +23,12 @@ describe('the SQL savers on a misspelt option', () => {
       'connectionTimeoutMs',
       () => new PostgresSaver({ connectionString, connectionTimeoutMs: 0 }),
     ],
+    ['PostgresSaver', 'maxConnections', () => new PostgresSaver({ connectionString, maxConnections: 0 })],
+    [
+      'PostgresSaver',
+      'maxConnections',
+      () => new PostgresSaver({ pool: new pg.Pool({ connectionString }), maxConnections: 4 }),
+    ],
     [
       'PostgresSaver',
       'compression',
@@ -31,6 +38,34 @@ describe('the SQL savers on a misspelt option', () => {
     expect(create).toThrow(
       expect.objectContaining({ name: 'CtxloomError', code: 'invalid-argument', path: option }),
     );
+  });
+});
+
+describe('PostgresSaver with maxConnections', () => {
+  it('opens its pool at that size: a held thread lease takes the one connection, the next call waits its bound', async () => {
+    const schema = `cp_max_${process.pid}_${Date.now()}`;
+    const saver = new PostgresSaver({
+      connectionString: url,
+      schema,
+      maxConnections: 1,
+      connectionTimeoutMs: 300,
+    });
+    try {
+      const lease = await saver.acquireThread({ threadId: 't1' });
+      const error = await saver.getTuple(config).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({
+        code: 'storage-error',
+        details: { reason: 'pool-exhausted', maxConnections: 1, connectionTimeoutMs: 300 },
+      });
+      await lease.release();
+      expect(await saver.getTuple(config)).toBeUndefined();
+    } finally {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+      await saver.close();
+    }
   });
 });
 
