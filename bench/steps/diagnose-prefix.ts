@@ -5,14 +5,17 @@
  * and, by call kind (a step of a turn or a turn's first call, with or without a move of the
  * cut) and by the layer of each message, the tokens sent before that a break lost.
  *
- *   DIAG_KIND=tool-en|tool-zh|plain DIAG_TURNS=100 \
+ *   DIAG_KIND=tool-en|tool-zh|plain DIAG_TURNS=100 DIAG_PATH=notebook|process \
  *     npx node --conditions=ctxloom-source bench/steps/diagnose-prefix.ts
+ *
+ * `DIAG_PATH=process`: the same session through a process turn's agent (`runProcessPath`).
  */
 import { withTokenCache } from '../../src/core/index.ts';
 import { createO200kCounter } from '../../src/tokenizers/index.ts';
 import { heavyReadsOf } from './cache-matrix.ts';
 import { sentBefore } from './cache-share.ts';
 import { runNotebookPath } from './notebook-path.ts';
+import { runProcessPath } from './process-path.ts';
 import { loadChineseFiles, loadFiles, loadLongTurns } from './session.ts';
 
 const counter = withTokenCache(createO200kCounter());
@@ -31,16 +34,18 @@ const layerOf = (message: { role: string; content: unknown }) => {
     return 'held recall';
   return message.role;
 };
-const calls = await runNotebookPath({
+const run = {
   counter,
   turns,
   files,
   reads: kind === 'plain' ? () => 0 : heavyReadsOf,
   window: kind === 'plain' ? 6000 : 16_000,
-  onPrompt: (_turn, prompt) => {
+  onPrompt: (_turn: number, prompt: readonly unknown[]) => {
     layers.push((prompt as { role: string; content: unknown }[]).map(layerOf));
   },
-});
+};
+const calls =
+  process.env.DIAG_PATH === 'process' ? (await runProcessPath(run)).calls : await runNotebookPath(run);
 const start = calls.findIndex((call) => call.moved);
 const sent = calls.map((call) => call.sent);
 const again = sentBefore(sent);
@@ -55,6 +60,7 @@ let ceiling = 0;
 let total = 0;
 let moves = 0;
 const lost = new Map<string, number>();
+const breaks = new Map<string, number>();
 for (let index = Math.max(0, start); index < sent.length; index++) {
   const call = sent[index] as (typeof sent)[number];
   const previous = sent[index - 1];
@@ -67,6 +73,15 @@ for (let index = Math.max(0, start); index < sent.length; index++) {
   prefix += call.toolTokens;
   for (let block = 0; block < shared; block++) prefix += call.blocks[block]?.tokens ?? 0;
   const label = `${calls[index]?.turn === calls[index - 1]?.turn ? 'step' : 'turn'}${calls[index]?.moved ? '+moved' : ''}`;
+  // Where the prefix broke: the layer the previous call had at that place, and this call's.
+  if (shared < call.blocks.length && shared < previous.blocks.length) {
+    let lostHere = 0;
+    for (let block = shared; block < call.blocks.length; block++)
+      if (seen[index]?.has(call.blocks[block]?.hash ?? '')) lostHere += call.blocks[block]?.tokens ?? 0;
+    const key = `${label} broke at ${layers[index - 1]?.[shared] ?? '?'} → ${layers[index]?.[shared] ?? '?'} (block ${shared} of ${call.blocks.length})`;
+    const coarse = key.replace(/ \(block .*\)$/u, '');
+    breaks.set(coarse, (breaks.get(coarse) ?? 0) + lostHere);
+  }
   for (let block = shared; block < call.blocks.length; block++) {
     const entry = call.blocks[block];
     if (entry === undefined || !seen[index]?.has(entry.hash)) continue;
@@ -94,4 +109,7 @@ console.log(
 );
 for (const [key, tokens] of [...lost].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
   console.log(`  ${key}: ${tokens} tokens (${percent(tokens, ceiling)} of the ceiling)`);
+}
+for (const [key, tokens] of [...breaks].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+  console.log(`  ${key}: ${tokens} tokens lost after it (${percent(tokens, ceiling)} of the ceiling)`);
 }

@@ -50,6 +50,8 @@ export async function runProcessPath(input: {
   reads: (turn: number) => number;
   /** Serialise each turn's reader records to measure them (`records`; else empty): the long run's. */
   measureRecords?: boolean;
+  /** Sees each prompt as the provider received it (diagnostics: where consecutive calls differ). */
+  onPrompt?: (turn: number, prompt: readonly unknown[]) => void;
 }): Promise<ProcessRun> {
   const root = await mkdtemp(join(tmpdir(), 'ctxloom-bench-process-'));
   const saver = new SqliteSaver({ path: join(root, 'sessions.db'), durability: 'normal' });
@@ -66,6 +68,7 @@ export async function runProcessPath(input: {
     let cursor = 0;
     const sent: { turn: number; tokens: number; call: NotebookCall['sent'] }[] = [];
     const model = scriptedModel((params) => {
+      input.onPrompt?.(turn, params.prompt);
       const recorded = toRecorded(params, input.counter);
       sent.push({ turn, tokens: recorded.tokens, call: recorded.call });
       if (readsDone < input.reads(turn)) {
