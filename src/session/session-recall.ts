@@ -267,7 +267,8 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
       const held = options.held;
       if (held !== undefined && hits.length < RECALL_CANDIDATES) {
         const whole = new Set(held.whole);
-        if (hits.every((hit) => whole.has(hit.id))) {
+        // A hit with nothing to carry (`block` gives none) was never in a whole recall either.
+        if (hits.every((hit) => whole.has(hit.id) || block(hit.id, 0, 0) === undefined)) {
           options.onCollect?.({ held: true, whole: undefined });
           const kept: { block: ContextBlock; position: number }[] = [];
           let usedHeld = 0;
