@@ -162,13 +162,22 @@ describe('compileContext on a request that is not of its type', () => {
     );
   });
 
+  /** The error of compiling `history` with a counter of the memo and with a caching one (texts skip the memo). */
+  async function errorsOfBoth(history: Message[]): Promise<unknown[]> {
+    const errors: unknown[] = [];
+    for (const measuring of [counter, withTokenCache(createCharCounter())]) {
+      errors.push(
+        await compileContext({ history, query: 'q' }, { counter: measuring, window: 4000 }).catch(
+          (caught: unknown) => caught,
+        ),
+      );
+    }
+    return errors;
+  }
+
   it('says a tool message carries tool-result parts, with a caching counter too (plain texts skip the memo)', async () => {
     const tool = { id: 't1', role: 'tool', content: 'found' } as unknown as Message;
-    for (const measuring of [counter, withTokenCache(createCharCounter())]) {
-      const error = await compileContext(
-        { history: [user, tool], query: 'q' },
-        { counter: measuring, window: 4000 },
-      ).catch((caught: unknown) => caught);
+    for (const error of await errorsOfBoth([user, tool])) {
       expect(error).toBeInstanceOf(CtxloomError);
       expect((error as CtxloomError).message).toBe(
         'message "t1": a tool message cannot have text content; tool messages hold only tool-result parts (at history.1.content)',
@@ -183,9 +192,9 @@ describe('compileContext on a request that is not of its type', () => {
       says: 'a tool message cannot carry a text part; tool messages hold only tool-result parts',
     },
     {
-      role: 'assistant',
-      part: { type: 'tool-result', toolCallId: 'c', toolName: 'read', output: { type: 'text', value: 'x' } },
-      says: 'an assistant message cannot carry a tool-result part; assistant messages hold only text, reasoning, tool-call parts',
+      role: 'tool',
+      part: { type: 'tool-call', toolCallId: 'c', toolName: 'read', input: {} },
+      says: 'a tool message cannot carry a tool-call part; tool messages hold only tool-result parts',
     },
     {
       role: 'user',
@@ -196,16 +205,37 @@ describe('compileContext on a request that is not of its type', () => {
     'refuses a $role message carrying a $part.type part, as the stores and emitters do',
     async ({ role, part, says }) => {
       const message = { id: 'm1', role, content: [part] } as unknown as Message;
-      for (const measuring of [counter, withTokenCache(createCharCounter())]) {
-        const error = await compileContext(
-          { history: [user, message], query: 'q' },
-          { counter: measuring, window: 4000 },
-        ).catch((caught: unknown) => caught);
+      for (const error of await errorsOfBoth([user, message])) {
         expect(error).toBeInstanceOf(CtxloomError);
         expect((error as CtxloomError).message).toBe(`message "m1": ${says} (at history.1.content.0.type)`);
       }
     },
   );
+
+  it('takes an assistant message carrying a tool result and a file, as the AI SDK sends tools its provider ran', async () => {
+    const assistant: Message = {
+      id: 'a1',
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'ws', toolName: 'web_search', input: { query: 'raft' } },
+        {
+          type: 'tool-result',
+          toolCallId: 'ws',
+          toolName: 'web_search',
+          output: { type: 'text', value: 'Raft is a consensus algorithm.' },
+        },
+        { type: 'file', data: 'aGk=', mediaType: 'image/png' },
+        { type: 'text', text: 'Raft elects a leader.' },
+      ],
+    };
+    for (const compiled of await Promise.all(
+      [counter, withTokenCache(createCharCounter())].map((measuring) =>
+        compileContext({ history: [user, assistant], query: 'q' }, { counter: measuring, window: 4000 }),
+      ),
+    )) {
+      expect(compiled.messages.find((message) => message.id === 'a1')?.content).toEqual(assistant.content);
+    }
+  });
 
   it('passes on an error it cannot trace to the request', async () => {
     const failing = new TypeError('the counter failed');

@@ -112,9 +112,9 @@ export class MessageShapeError extends CtxloomError {}
 
 /**
  * Throws {@link MessageShapeError} when a message has no non-empty string id, a role other
- * than system, user, assistant or tool, carries a part its role does not send (`PARTS_OF_ROLE`:
- * a tool call in a user message, a tool result outside a tool message, text in a tool message),
- * or is a tool message whose content is text (a tool message carries tool-result parts:
+ * than system, user, assistant or tool, is a user or tool message carrying a part its role does
+ * not send (`PARTS_OF_ROLE`: a tool call or result in a user message, anything but a tool
+ * result in a tool message), or is a tool message whose content is text (a tool message carries tool-result parts:
  * providers refuse one without a result). The measuring pass calls it with the `id`, `role` and `parts`
  * (`undefined` for a string content) it has just read, for each message it makes a measure
  * for — once per message and counter — so a long history pays no walk and no read of its own
@@ -127,10 +127,9 @@ export function assertMessageShape(
   parts: readonly Part[] | undefined,
 ): void {
   if (typeof id === 'string' && id !== '') {
-    if (role === 'system') return;
-    if (parts === undefined) {
-      if (role === 'user' || role === 'assistant') return;
-    } else if ((role === 'user' || role === 'assistant' || role === 'tool') && partsSuit(role, parts)) return;
+    if (role === 'assistant' || role === 'system') return;
+    if (role === 'user' && (parts === undefined || partsSuit(role, parts))) return;
+    if (role === 'tool' && parts !== undefined && partsSuit(role, parts)) return;
   }
   const issue = messageIssue(message, 'message');
   throw new MessageShapeError({
@@ -141,7 +140,7 @@ export function assertMessageShape(
 }
 
 /** Whether every part is one a `role` message may carry (`PARTS_OF_ROLE`). */
-function partsSuit(role: keyof typeof PARTS_OF_ROLE, parts: readonly Part[]): boolean {
+function partsSuit(role: 'user' | 'tool', parts: readonly Part[]): boolean {
   const allowed = PARTS_OF_ROLE[role];
   for (let at = 0; at < parts.length; at++) if (!allowed.includes((parts[at] as Part).type)) return false;
   return true;
@@ -188,16 +187,15 @@ function messageIssue(value: unknown, path: string): RequestIssue | undefined {
     const problem = partProblem(content[at]);
     if (problem !== undefined)
       return { path: `${path}.content.${at}${problem.field}`, message: `${which}: ${problem.message}` };
-    // As the stored messages' rule: a part another role sends (a tool call is the model's, a
-    // tool result the tool's) is one every emitter refuses (`PARTS_OF_ROLE`).
+    // A user or tool message carries only its role's parts (`PARTS_OF_ROLE`: a tool call is the
+    // model's, a tool result the tool's), as every provider takes them. An assistant message is
+    // not checked: the AI SDK's carries the results and files of tools the provider ran.
     const type = (content[at] as Part).type;
-    if (role !== 'system' && !PARTS_OF_ROLE[role as keyof typeof PARTS_OF_ROLE].includes(type)) {
-      const article = role === 'assistant' ? 'an' : 'a';
+    if ((role === 'user' || role === 'tool') && !PARTS_OF_ROLE[role].includes(type))
       return {
         path: `${path}.content.${at}.type`,
-        message: `${which}: ${article} ${String(role)} message cannot carry a ${type} part; ${String(role)} messages hold only ${PARTS_OF_ROLE[role as keyof typeof PARTS_OF_ROLE].join(', ')} parts`,
+        message: `${which}: a ${role} message cannot carry a ${type} part; ${role} messages hold only ${PARTS_OF_ROLE[role].join(', ')} parts`,
       };
-    }
   }
   return undefined;
 }
