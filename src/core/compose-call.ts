@@ -61,8 +61,11 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   let historyCount = 0;
   let costCount = 0;
   const run = keptHistoryRun(call, kept);
+  // Where the run's messages start in `history`.
+  let runStart = 0;
   for (let index = 0; index < kept.length; index++) {
     if (run !== undefined && index === run.at) {
+      runStart = historyCount;
       // The kept history's run, by position: its messages and costs without reading a block.
       const { messages, offset } = run.source;
       const sums = call.historyTokensBefore;
@@ -100,11 +103,9 @@ export function composeCall(call: ResolvedCall, request: CompileRequest, selecti
   if (tagged === undefined) {
     forgetTaggedRun();
     // A frozen history's run was taken by position, unread: its messages as measured.
-    if (run !== undefined && call.frozenHistory !== undefined) {
-      const first = history.indexOf(run.source.messages[run.source.offset + run.from] as Message);
-      for (let at = 0; at < run.count && first >= 0; at++)
-        history[first + at] = asPrepared(call, run.from + at, history[first + at] as Message);
-    }
+    if (run !== undefined && call.frozenHistory !== undefined)
+      for (let at = 0; at < run.count; at++)
+        history[runStart + at] = asPrepared(call, run.from + at, history[runStart + at] as Message);
   }
   const composed = composeWithHistory(
     {

@@ -129,10 +129,6 @@ function processEngine(
   return { engine, store, model };
 }
 
-/**
- * Thirty story turns (`text(turn)`, message ids `u-<turn>`), then `question` (id `q`): returns the
- * question's turn once stored. `onTurn` sees each turn's number before it is sent.
- */
 /** Runs one turn of `engine` in the session and waits until it is stored. */
 async function storedTurn(
   engine: ReturnType<typeof processEngine>['engine'],
@@ -145,6 +141,10 @@ async function storedTurn(
   return running;
 }
 
+/**
+ * Thirty story turns (`text(turn)`, message ids `u-<turn>`), then `question` (id `q`): returns the
+ * question's turn once stored. `onTurn` sees each turn's number before it is sent.
+ */
 async function storyThenQuestion(
   engine: ReturnType<typeof processEngine>['engine'],
   text: (turn: number) => string,

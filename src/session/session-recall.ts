@@ -240,13 +240,18 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
         options.vectors === undefined
           ? lexical
           : fuse(lexical, await vectorHits(options.vectors, query, options.eligible));
-      const block = (id: string, rank: number, score: number) => {
+      // What a recall carries of message `id`; undefined when nothing (a tool result too long
+      // to recall stays behind the cut, unsent).
+      const carried = (id: string) => {
         const entry = options.messages.get(id);
         if (entry === undefined) return undefined;
-        const { message, position } = entry;
-        const text = recalledText(message, position, request.counter);
-        // Nothing to carry (a tool result too long to recall): it stays behind the cut, unsent.
-        if (text === undefined) return undefined;
+        const text = recalledText(entry.message, entry.position, request.counter);
+        return text === undefined ? undefined : { ...entry, text };
+      };
+      const block = (id: string, rank: number, score: number) => {
+        const found = carried(id);
+        if (found === undefined) return undefined;
+        const { message, position, text } = found;
         return {
           position,
           block: createBlock(
@@ -267,8 +272,8 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
       const held = options.held;
       if (held !== undefined && hits.length < RECALL_CANDIDATES) {
         const whole = new Set(held.whole);
-        // A hit with nothing to carry (`block` gives none) was never in a whole recall either.
-        if (hits.every((hit) => whole.has(hit.id) || block(hit.id, 0, 0) === undefined)) {
+        // A hit with nothing to carry was never in a whole recall either.
+        if (hits.every((hit) => whole.has(hit.id) || carried(hit.id) === undefined)) {
           options.onCollect?.({ held: true, whole: undefined });
           const kept: { block: ContextBlock; position: number }[] = [];
           let usedHeld = 0;
