@@ -24,7 +24,14 @@ import { fitWithinBudget, rollSessionCut } from './fit-session-call.ts';
 import type { LongSessionSettings } from './long-session-settings.ts';
 import type { SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionStore } from './session-store.ts';
-import { sessionRecallSource, settleTurnRecall, type TurnRecall, turnRecallOf } from './turn-recall.ts';
+import {
+  newTurnRecallCap,
+  sessionRecallSource,
+  settleTurnRecall,
+  type TurnRecall,
+  type TurnRecallCap,
+  turnRecallOf,
+} from './turn-recall.ts';
 
 /** Options of {@link createAgentHistory}. */
 export interface AgentHistoryOptions {
@@ -88,7 +95,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
   let summary: HistorySummary | null = null;
   let moved = false;
   // Per agent of the turn, the recall's cap once its first call set it (decision 068).
-  const recallCaps = new Map<string, { tokens: number | undefined }>();
+  const recallCaps = new Map<string, TurnRecallCap>();
   const logged: CallRecord[] = [];
   let step = 0;
   const summarizerCalls =
@@ -140,7 +147,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
       const agentId = typeof request.metadata?.agentId === 'string' ? request.metadata.agentId : '';
       const { sessionId, indexes } = options;
       const holder = `agent:${agentId}`;
-      const recallCap = recallCaps.get(agentId) ?? { tokens: undefined };
+      const recallCap = recallCaps.get(agentId) ?? newTurnRecallCap();
       recallCaps.set(agentId, recallCap);
       const compileOnce = async () => {
         const cut = cutCount();
@@ -152,7 +159,7 @@ export function createAgentHistory(options: AgentHistoryOptions): AgentHistory {
             sessionId,
             holder,
             throughMessageId: summary?.throughMessageId ?? '',
-            capTokens: () => recallCap.tokens,
+            cap: recallCap,
           });
           sources.push(
             await sessionRecallSource({

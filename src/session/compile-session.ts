@@ -35,7 +35,14 @@ import { derivedFromFirst, positionIn } from './conversation-positions.ts';
 import { type LongSessionSettings, longSessionSettings } from './long-session-settings.ts';
 import { RECALL_LAYER, SEARCH_HISTORY_TOOL, type SessionIndexes } from './session-recall.ts';
 import type { HistorySummary, SessionCompression, SessionState, SessionStore } from './session-store.ts';
-import { sessionRecallSource, settleTurnRecall, type TurnRecall, turnRecallOf } from './turn-recall.ts';
+import {
+  newTurnRecallCap,
+  sessionRecallSource,
+  settleTurnRecall,
+  type TurnRecall,
+  type TurnRecallCap,
+  turnRecallOf,
+} from './turn-recall.ts';
 
 /**
  * A session's layers sent before the history (decision 063): the TODO changes only on
@@ -161,7 +168,7 @@ export async function prepareSessionCompile(options: CompileSessionOptions): Pro
   const counter = options.counter ?? getTokenCounter(config.budget.model ?? DEFAULT_MODEL);
   const structured = compression.structured;
   // The recall's limit for this turn's calls, set by the first that leaves its steps too little room (decision 068).
-  const recallCap: { tokens: number | undefined } = { tokens: undefined };
+  const recallCap = newTurnRecallCap();
   const history = await sessionHistory({ loaded, state, compression, options, counter, evidence, recallCap });
   const recall = history.recall;
   const sources: ContextSource[] = [
@@ -231,7 +238,7 @@ async function sessionHistory(input: {
   options: CompileSessionOptions;
   counter: TokenCounter;
   evidence: ReadonlyMap<string, string[]>;
-  recallCap: { tokens: number | undefined };
+  recallCap: TurnRecallCap;
 }) {
   const { loaded, state, compression, options, evidence } = input;
   const { config } = loaded;
@@ -251,7 +258,7 @@ async function sessionHistory(input: {
       indexes: options.indexes,
       sessionId: options.sessionId,
       throughMessageId: summary?.throughMessageId ?? '',
-      capTokens: () => input.recallCap.tokens,
+      cap: input.recallCap,
     });
     sources.push(
       await sessionRecallSource({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CompiledContext, Message } from '../core/index.ts';
+import { type CompiledContext, countMessage, type Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { createRecallSource, createSessionIndexes } from './session-recall.ts';
-import { nextHold, type TurnRecall } from './turn-recall.ts';
+import { newTurnRecallCap, nextHold, settleTurnRecall, type TurnRecall } from './turn-recall.ts';
 
 /** A compile that sent these recalled messages, `tokens` each. */
 function sent(ids: readonly string[], tokens = 99): CompiledContext {
@@ -96,9 +96,142 @@ describe('the held recall (decision 063)', () => {
     const ids = whole.slice(0, 4);
     const held = await createRecallSource({
       ...options,
-      held: { throughMessageId: 'output', whole, ids },
+      held: () => ({ throughMessageId: 'output', whole, ids }),
     }).collect(request, budget);
     expect(outcomes[1]).toEqual({ held: true, whole: undefined });
     expect(held.map((block) => block.metadata.messageId).sort()).toEqual([...ids].sort());
+  });
+
+  describe('settled after a call (decision 068, second amendment)', () => {
+    /** A call in an input budget of 1,000 that sent `totalTokens`, recalling these messages (99 tokens each). */
+    const call = (totalTokens: number, ids: readonly string[]) =>
+      ({
+        report: { inputBudget: 1000, totalTokens, layers: [] },
+        kept: sent(ids).kept,
+      }) as unknown as CompiledContext;
+
+    it("ends a hold the turn's cap would cut: the call is compiled again with the hold's messages ranked afresh", async () => {
+      const counter = createCharCounter();
+      const indexes = createSessionIndexes();
+      const hold = { throughMessageId: 'm9', whole, ids: whole };
+      indexes.holdRecall('s', hold);
+      indexes.noteSteps('s', 'u1', 400);
+      const recallCap = newTurnRecallCap();
+      const first: TurnRecall = {
+        throughMessageId: 'm9',
+        held: hold,
+        outcome: { held: true, whole: undefined },
+      };
+      const fresh: TurnRecall = {
+        throughMessageId: 'm9',
+        held: undefined,
+        outcome: { held: false, whole: undefined },
+      };
+      let recall = first;
+      const compiles: { cap: number | undefined; unheld: boolean; held: unknown }[] = [];
+      const settled = await settleTurnRecall({
+        // 1,000 − 800 = 200 free; the last turns' steps took 400: the recall gives 200 of its 500.
+        compiled: call(800, whole),
+        compiledOf: (made) => made,
+        recompile: async () => {
+          compiles.push({ cap: recallCap.tokens, unheld: recallCap.unheld, held: first.held });
+          recall = fresh;
+          return call(600, ['a', 'b', 'c']);
+        },
+        recall: () => recall,
+        recallCap,
+        steps: [],
+        counter,
+        indexes,
+        sessionId: 's',
+        turnId: 'u2',
+        persist: true,
+      });
+      // Compiled again once, with the cap, the hold gone (the recall's layer then follows the history).
+      expect(compiles).toEqual([{ cap: 500 - 200, unheld: true, held: undefined }]);
+      expect(settled.report.totalTokens).toBe(600);
+      expect(indexes.heldRecall('s')).toBeUndefined();
+    });
+
+    it('sends at a step that cut the hold what the next turn will be sent, so the hold changes once', async () => {
+      const counter = createCharCounter();
+      const indexes = createSessionIndexes();
+      const hold = { throughMessageId: 'm9', whole, ids: whole };
+      indexes.holdRecall('s', hold);
+      const recallCap = newTurnRecallCap();
+      const recall: TurnRecall = {
+        throughMessageId: 'm9',
+        held: hold,
+        outcome: { held: true, whole: undefined },
+      };
+      const steps: Message[] = [
+        {
+          id: 'read',
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'a.md' } }],
+        },
+        {
+          id: 'output',
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'read_file',
+              output: { type: 'text', value: 'x'.repeat(80) },
+            },
+          ],
+        },
+      ];
+      const stepTokens = steps.reduce((sum, message) => sum + countMessage(counter, message), 0);
+      // The step dropped `e`; its steps' tokens drop as many more (100 each with the separator).
+      const expected = nextHold({
+        recall,
+        compiled: call(990, ['a', 'b', 'c', 'd']),
+        current: hold,
+        stepTokens,
+      });
+      expect(expected?.ids.length).toBeLessThan(4);
+      const caps: (number | undefined)[] = [];
+      const settled = await settleTurnRecall({
+        compiled: call(990, ['a', 'b', 'c', 'd']),
+        compiledOf: (made) => made,
+        recompile: async () => {
+          caps.push(recallCap.tokens);
+          return call(700, expected?.ids ?? []);
+        },
+        recall: () => recall,
+        recallCap,
+        steps,
+        counter,
+        indexes,
+        sessionId: 's',
+        turnId: 'u2',
+        persist: true,
+      });
+      expect(caps).toEqual([(expected?.ids.length ?? 0) * 100]);
+      expect(settled.kept.map((block) => block.metadata.messageId)).toEqual(expected?.ids);
+      expect(indexes.heldRecall('s')).toEqual(expected);
+      // A step that cut nothing more than the call dropped is not compiled again.
+      caps.length = 0;
+      const again = await settleTurnRecall({
+        compiled: call(700, expected?.ids ?? []),
+        compiledOf: (made) => made,
+        recompile: async () => {
+          caps.push(recallCap.tokens);
+          return call(700, []);
+        },
+        recall: () => ({ ...recall, held: expected }),
+        recallCap,
+        steps,
+        counter,
+        indexes,
+        sessionId: 's',
+        turnId: 'u2',
+        persist: true,
+      });
+      expect(caps).toEqual([]);
+      expect(again.report.totalTokens).toBe(700);
+    });
   });
 });

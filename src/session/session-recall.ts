@@ -205,10 +205,10 @@ export interface RecallSourceOptions {
   /** Message vectors: their ranking is fused with the lexical one (reciprocal rank). */
   vectors?: SessionVectors;
   /**
-   * A held recall (decision 063): sent as it is — its messages, their rank kept — unless the
-   * query finds a message outside its `whole`.
+   * The held recall (decision 063), read at each collect (a turn's first call may end it): sent
+   * as it is — its messages, their rank kept — unless the query finds a message outside its `whole`.
    */
-  held?: HeldRecall;
+  held?: () => HeldRecall | undefined;
   /**
    * Receives the outcome of each collect: `held` when the held recall was sent; `whole` (its
    * messages in rank order) when the ranking's every hit was picked, so it may be held.
@@ -269,7 +269,7 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
           ),
         };
       };
-      const held = options.held;
+      const held = options.held?.();
       if (held !== undefined && hits.length < RECALL_CANDIDATES) {
         const whole = new Set(held.whole);
         // A hit with nothing to carry was never in a whole recall either.

@@ -164,11 +164,11 @@ describe("a turn's steps get their room from the recall (decision 068)", () => {
       eligible: () => true,
       maxTokens: 10_000,
       capTokens: () => cap,
-      held: {
+      held: () => ({
         throughMessageId: 'm11',
         whole: messages.map((message) => message.id),
         ids: ['m5', 'm1', 'm7', 'm3'],
-      },
+      }),
     });
     const sent = await held.collect(request, budget);
     expect(sent.map((block) => block.metadata.messageId)).toEqual(['m1', 'm5', 'm7']);

@@ -50,21 +50,39 @@ export function stepTokensTaken(
 }
 
 /**
+ * The recall's limits for the calls of one turn (decision 068): `tokens`, set by the first call
+ * that leaves the turn's steps too little room (or by a step that shrank a hold, see
+ * {@link settleTurnRecall}); `unheld` once that first call ended the hold it was sent from.
+ */
+export interface TurnRecallCap {
+  tokens: number | undefined;
+  unheld: boolean;
+}
+
+/** A turn's {@link TurnRecallCap} before any call has set it. */
+export function newTurnRecallCap(): TurnRecallCap {
+  return { tokens: undefined, unheld: false };
+}
+
+/**
  * What every call of a long session's turn does after its compile, the chat turn's and an
  * agent's alike (decisions 063, 068, 077): the turn's first call that leaves its steps less
  * room than the last turns' steps took caps the recall for the rest of the turn and compiles
- * again (`recompile`, once); the hold follows what the call sent (`nextHold`), and the room its
- * steps took is noted for the next turns — both only when the call is `persist`ed (a preview
- * reads and writes nothing). Returns the compile to send.
+ * again (`recompile`, once) — a hold it was sent from ends, its messages ranked afresh after
+ * the history (a cut hold before the history would shrink again at the next turn, re-sending
+ * the history each time); the hold follows what the call sent (`nextHold`), and a step that
+ * shrank it is compiled again with what the next turn will be sent, so the hold changes once;
+ * the room its steps took is noted for the next turns — all only when the call is
+ * `persist`ed (a preview reads and writes nothing). Returns the compile to send.
  */
 export async function settleTurnRecall<T>(input: {
   compiled: T;
   compiledOf: (made: T) => CompiledContext;
-  /** Compiles the call again; its recall reads `recallCap.tokens`, just set. */
+  /** Compiles the call again; its recall reads `recallCap`, just set. */
   recompile: () => Promise<T>;
   /** The recall of the last compile; undefined when it sent none or ranks by vectors. */
   recall: () => TurnRecall | undefined;
-  recallCap: { tokens: number | undefined };
+  recallCap: TurnRecallCap;
   steps: readonly Message[];
   counter: TokenCounter;
   indexes: SessionIndexes;
@@ -75,16 +93,25 @@ export async function settleTurnRecall<T>(input: {
   turnId: string | undefined;
   persist: boolean;
 }): Promise<T> {
-  const { indexes, sessionId, holder } = input;
+  const { indexes, sessionId, holder, recallCap } = input;
   let compiled = input.compiled;
   let taken = stepTokensTaken(input.compiledOf(compiled), input.steps, input.counter);
-  if (input.recall() !== undefined && input.recallCap.tokens === undefined) {
+  const recompile = async () => {
+    compiled = await input.recompile();
+    taken = stepTokensTaken(input.compiledOf(compiled), input.steps, input.counter);
+  };
+  const first = input.recall();
+  if (first !== undefined && recallCap.tokens === undefined) {
     const room = indexes.stepRoom(sessionId, input.turnId, holder) - taken;
     const cap = recallCapFor(input.compiledOf(compiled), room);
     if (cap !== undefined) {
-      input.recallCap.tokens = cap;
-      compiled = await input.recompile();
-      taken = stepTokensTaken(input.compiledOf(compiled), input.steps, input.counter);
+      recallCap.tokens = cap;
+      // The cap is below what the call recalled: a hold would be cut, so it ends instead.
+      if (first.held !== undefined) {
+        first.held = undefined;
+        recallCap.unheld = true;
+      }
+      await recompile();
     }
   }
   if (!input.persist) return compiled;
@@ -92,11 +119,35 @@ export async function settleTurnRecall<T>(input: {
   if (recall !== undefined) {
     const current = indexes.heldRecall(sessionId, holder);
     const next = nextHold({ recall, compiled: input.compiledOf(compiled), current, stepTokens: taken });
+    // A step that cut the hold, and cut it further for the next turn's steps: this call sends
+    // what the next turn will, so the history behind the hold is re-sent once, not twice.
+    const heldTokens =
+      recall.outcome?.held === true ? tokensOfHeld(input.compiledOf(compiled), next) : undefined;
+    if (heldTokens !== undefined) {
+      recallCap.tokens = Math.min(recallCap.tokens ?? heldTokens, heldTokens);
+      await recompile();
+    }
     indexes.holdRecall(sessionId, next, holder);
   }
   // Every call of a turn is noted (a turn without steps as 0), so the room follows the last turns.
   if (input.turnId !== undefined) indexes.noteSteps(sessionId, input.turnId, taken, holder);
   return compiled;
+}
+
+/**
+ * The recall's tokens, separators included, of the messages `next` holds, when the call sent
+ * more of them than that (`nextHold` dropped some for the steps' room); else undefined.
+ */
+function tokensOfHeld(compiled: CompiledContext, next: HeldRecall | undefined): number | undefined {
+  const keep = new Set(next?.ids);
+  let sent = 0;
+  let tokens = 0;
+  for (const block of compiled.kept) {
+    if (block.layer !== RECALL_LAYER) continue;
+    sent++;
+    if (keep.has(block.metadata.messageId as string)) tokens += block.tokens + 1;
+  }
+  return keep.size < sent ? tokens : undefined;
 }
 
 /**
@@ -174,7 +225,8 @@ export function turnRecallOf(input: {
   sessionId: string;
   holder?: string;
   throughMessageId: string;
-  capTokens: () => number | undefined;
+  /** The turn's limits: the recall's cap, and whether the turn ended the hold. */
+  cap: TurnRecallCap;
 }): {
   recall: () => TurnRecall | undefined;
   options: Required<Pick<Parameters<typeof sessionRecallSource>[0], 'held' | 'onCollect' | 'capTokens'>>;
@@ -189,13 +241,14 @@ export function turnRecallOf(input: {
       held: (vectors) => {
         if (vectors) return undefined;
         asked = true;
-        if (stored?.throughMessageId === throughMessageId) turnRecall.held = stored;
-        return turnRecall.held;
+        if (stored?.throughMessageId === throughMessageId && !input.cap.unheld) turnRecall.held = stored;
+        // Read at each collect: a turn's first call may end the hold (see settleTurnRecall).
+        return () => turnRecall.held;
       },
       onCollect: (outcome) => {
         turnRecall.outcome = outcome;
       },
-      capTokens: input.capTokens,
+      capTokens: () => input.cap.tokens,
     },
   };
 }
@@ -224,7 +277,7 @@ export async function sessionRecallSource(input: {
    * The recall held from call to call (decision 063), asked once the index knows whether it
    * ranks by vectors (a vector ranking finds every message, so nothing is held then).
    */
-  held?: (vectors: boolean) => HeldRecall | undefined;
+  held?: (vectors: boolean) => (() => HeldRecall | undefined) | undefined;
   /** Receives each collect's outcome (see {@link RecallSourceOptions.onCollect}). */
   onCollect?: RecallSourceOptions['onCollect'];
   /** The recall's limit for one turn's calls (see {@link RecallSourceOptions.capTokens}). */
