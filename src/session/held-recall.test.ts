@@ -13,6 +13,29 @@ function sent(ids: readonly string[], tokens = 99): CompiledContext {
 
 const whole = ['a', 'b', 'c', 'd', 'e'];
 
+/** A `read_file` step: the assistant's call (`callId`) and the tool's output `text` (`output`). */
+function readFile(callId: string, path: string, text: string): Message[] {
+  return [
+    {
+      id: callId,
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path } }],
+    },
+    {
+      id: 'output',
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'read_file',
+          output: { type: 'text', value: text },
+        },
+      ],
+    },
+  ];
+}
+
 describe('the held recall (decision 063)', () => {
   it('is made when a whole recall was sent whole, and not when the call dropped part of it', () => {
     const recall: TurnRecall = { throughMessageId: 'm9', held: undefined, outcome: { held: false, whole } };
@@ -57,23 +80,7 @@ describe('the held recall (decision 063)', () => {
             content: `the lighthouse keeper wrote entry ${index}`,
           }) as Message,
       ),
-      {
-        id: 'call',
-        role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'log.md' } }],
-      },
-      {
-        id: 'output',
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'c1',
-            toolName: 'read_file',
-            output: { type: 'text', value: 'the lighthouse keeper entry log '.repeat(40) },
-          },
-        ],
-      },
+      ...readFile('call', 'log.md', 'the lighthouse keeper entry log '.repeat(40)),
     ];
     const index = createSessionIndexes().sync('s', messages);
     const byId = new Map(messages.map((message, position) => [message.id, { message, position }]));
@@ -164,25 +171,7 @@ describe('the held recall (decision 063)', () => {
         held: hold,
         outcome: { held: true, whole: undefined },
       };
-      const steps: Message[] = [
-        {
-          id: 'read',
-          role: 'assistant',
-          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'a.md' } }],
-        },
-        {
-          id: 'output',
-          role: 'tool',
-          content: [
-            {
-              type: 'tool-result',
-              toolCallId: 'c1',
-              toolName: 'read_file',
-              output: { type: 'text', value: 'x'.repeat(80) },
-            },
-          ],
-        },
-      ];
+      const steps = readFile('read', 'a.md', 'x'.repeat(80));
       const stepTokens = steps.reduce((sum, message) => sum + countMessage(counter, message), 0);
       // The step dropped `e`; its steps' tokens drop as many more (100 each with the separator).
       const expected = nextHold({
@@ -193,42 +182,33 @@ describe('the held recall (decision 063)', () => {
       });
       expect(expected?.ids.length).toBeLessThan(4);
       const caps: (number | undefined)[] = [];
-      const settled = await settleTurnRecall({
-        compiled: call(990, ['a', 'b', 'c', 'd']),
-        compiledOf: (made) => made,
-        recompile: async () => {
-          caps.push(recallCap.tokens);
-          return call(700, expected?.ids ?? []);
-        },
-        recall: () => recall,
-        recallCap,
-        steps,
-        counter,
-        indexes,
-        sessionId: 's',
-        turnId: 'u2',
-        persist: true,
-      });
+      /** Settles a step that sent `sent`; a recompile records the cap and sends `recompiled`. */
+      const settle = (sent: CompiledContext, recompiled: CompiledContext, from: TurnRecall) =>
+        settleTurnRecall({
+          compiled: sent,
+          compiledOf: (made) => made,
+          recompile: async () => {
+            caps.push(recallCap.tokens);
+            return recompiled;
+          },
+          recall: () => from,
+          recallCap,
+          steps,
+          counter,
+          indexes,
+          sessionId: 's',
+          turnId: 'u2',
+          persist: true,
+        });
+      const settled = await settle(call(990, ['a', 'b', 'c', 'd']), call(700, expected?.ids ?? []), recall);
       expect(caps).toEqual([(expected?.ids.length ?? 0) * 100]);
       expect(settled.kept.map((block) => block.metadata.messageId)).toEqual(expected?.ids);
       expect(indexes.heldRecall('s')).toEqual(expected);
       // A step that cut nothing more than the call dropped is not compiled again.
       caps.length = 0;
-      const again = await settleTurnRecall({
-        compiled: call(700, expected?.ids ?? []),
-        compiledOf: (made) => made,
-        recompile: async () => {
-          caps.push(recallCap.tokens);
-          return call(700, []);
-        },
-        recall: () => ({ ...recall, held: expected }),
-        recallCap,
-        steps,
-        counter,
-        indexes,
-        sessionId: 's',
-        turnId: 'u2',
-        persist: true,
+      const again = await settle(call(700, expected?.ids ?? []), call(700, []), {
+        ...recall,
+        held: expected,
       });
       expect(caps).toEqual([]);
       expect(again.report.totalTokens).toBe(700);
