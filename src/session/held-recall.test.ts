@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { type CompiledContext, countMessage, type Message } from '../core/index.ts';
 import { createCharCounter } from '../testing/index.ts';
 import { createRecallSource, createSessionIndexes } from './session-recall.ts';
-import { newTurnRecallCap, nextHold, settleTurnRecall, type TurnRecall } from './turn-recall.ts';
+import {
+  newTurnRecallCap,
+  nextHold,
+  settleTurnRecall,
+  type TurnRecall,
+  turnRecallOf,
+} from './turn-recall.ts';
 
 /** A compile that sent these recalled messages, `tokens` each. */
 function sent(ids: readonly string[], tokens = 99): CompiledContext {
@@ -124,11 +130,12 @@ describe('the held recall (decision 063)', () => {
       indexes.holdRecall('s', hold);
       indexes.noteSteps('s', 'u1', 400);
       const recallCap = newTurnRecallCap();
-      const first: TurnRecall = {
-        throughMessageId: 'm9',
-        held: hold,
-        outcome: { held: true, whole: undefined },
-      };
+      // The call's recall as a turn's compile makes it: sent from the stored hold.
+      const hooks = turnRecallOf({ indexes, sessionId: 's', throughMessageId: 'm9', cap: recallCap });
+      hooks.options.held(false);
+      hooks.options.onCollect?.({ held: true, whole: undefined });
+      const first = hooks.recall() as TurnRecall;
+      expect(first.held).toBe(hold);
       const fresh: TurnRecall = {
         throughMessageId: 'm9',
         held: undefined,

@@ -244,26 +244,23 @@ export function createRecallSource(options: RecallSourceOptions): ContextSource 
       // to recall stays behind the cut, unsent).
       const carried = (id: string) => {
         const entry = options.messages.get(id);
-        if (entry === undefined) return undefined;
-        const text = recalledText(entry.message, entry.position, request.counter);
-        return text === undefined ? undefined : { ...entry, text };
+        return entry === undefined ? undefined : recalledText(entry.message, entry.position, request.counter);
       };
       const block = (id: string, rank: number, score: number) => {
-        const found = carried(id);
-        if (found === undefined) return undefined;
-        const { message, position, text } = found;
+        const text = carried(id);
+        if (text === undefined) return undefined;
         return {
-          position,
+          position: text.position,
           block: createBlock(
             {
-              id: `recall:${message.id}`,
+              id: `recall:${id}`,
               layer: RECALL_LAYER,
               source: 'recall',
               content: text.content,
               tokens: text.tokens,
               fingerprint: text.fingerprint,
               priority: Math.max(0.01, 1 - rank / RECALL_CANDIDATES),
-              metadata: { messageId: message.id, score },
+              metadata: { messageId: id, score },
             },
             request.counter,
           ),

@@ -107,10 +107,7 @@ export async function settleTurnRecall<T>(input: {
     if (cap !== undefined) {
       recallCap.tokens = cap;
       // The cap is below what the call recalled: a hold would be cut, so it ends instead.
-      if (first.held !== undefined) {
-        first.held = undefined;
-        recallCap.unheld = true;
-      }
+      if (first.held !== undefined) recallCap.unheld = true;
       await recompile();
     }
   }
@@ -166,7 +163,7 @@ export function recallCapFor(compiled: CompiledContext, roomTokens: number): num
   return recalled === 0 ? undefined : Math.max(0, recalled - (roomTokens - free));
 }
 
-/** A session's recall for this turn: the hold it started from, and its collect's outcome. */
+/** A session's recall for this call: the hold it is sent from, and its collect's outcome. */
 export interface TurnRecall {
   throughMessageId: string;
   held: HeldRecall | undefined;
@@ -233,16 +230,22 @@ export function turnRecallOf(input: {
 } {
   const { throughMessageId } = input;
   const stored = input.indexes.heldRecall(input.sessionId, input.holder);
-  const turnRecall: TurnRecall = { throughMessageId, held: undefined, outcome: undefined };
   let asked = false;
+  // Behind the same cut, until a turn's first call ends the hold (see settleTurnRecall).
+  const turnRecall: TurnRecall = {
+    throughMessageId,
+    get held() {
+      return asked && !input.cap.unheld && stored?.throughMessageId === throughMessageId ? stored : undefined;
+    },
+    outcome: undefined,
+  };
   return {
     recall: () => (asked ? turnRecall : undefined),
     options: {
       held: (vectors) => {
         if (vectors) return undefined;
         asked = true;
-        if (stored?.throughMessageId === throughMessageId && !input.cap.unheld) turnRecall.held = stored;
-        // Read at each collect: a turn's first call may end the hold (see settleTurnRecall).
+        // Read at each collect: the layer order and the source see the same hold.
         return () => turnRecall.held;
       },
       onCollect: (outcome) => {
