@@ -212,6 +212,19 @@ describe('compileContext on a request that is not of its type', () => {
     },
   );
 
+  it.each(['user', 'assistant'])(
+    'refuses a %s message carrying a file part without its media type, with either counter',
+    async (role) => {
+      const message = { id: 'f1', role, content: [{ type: 'file', data: 'aGk=' }] } as unknown as Message;
+      for (const error of await errorsOfBoth([user, message])) {
+        expect(error).toBeInstanceOf(CtxloomError);
+        expect((error as CtxloomError).message).toBe(
+          'message "f1": a file part needs a string mediaType, got undefined (at history.1.content.0.mediaType)',
+        );
+      }
+    },
+  );
+
   it('takes an assistant message carrying a tool result and a file, as the AI SDK sends tools its provider ran', async () => {
     const assistant: Message = {
       id: 'a1',

@@ -114,7 +114,8 @@ export class MessageShapeError extends CtxloomError {}
  * Throws {@link MessageShapeError} when a message has no non-empty string id, a role other
  * than system, user, assistant or tool, is a user or tool message carrying a part its role does
  * not send (`PARTS_OF_ROLE`: a tool call or result in a user message, anything but a tool
- * result in a tool message), or is a tool message whose content is text (a tool message carries tool-result parts:
+ * result in a tool message), carries a file part without string data and media type, or is a
+ * tool message whose content is text (a tool message carries tool-result parts:
  * providers refuse one without a result). The measuring pass calls it with the `id`, `role` and `parts`
  * (`undefined` for a string content) it has just read, for each message it makes a measure
  * for — once per message and counter — so a long history pays no walk and no read of its own
@@ -127,8 +128,8 @@ export function assertMessageShape(
   parts: readonly Part[] | undefined,
 ): void {
   if (typeof id === 'string' && id !== '') {
-    if (role === 'assistant' || role === 'system') return;
-    if (role === 'user' && (parts === undefined || partsSuit(role, parts))) return;
+    if (role === 'system') return;
+    if ((role === 'user' || role === 'assistant') && (parts === undefined || partsSuit(role, parts))) return;
     if (role === 'tool' && parts !== undefined && partsSuit(role, parts)) return;
   }
   const issue = messageIssue(message, 'message');
@@ -139,10 +140,19 @@ export function assertMessageShape(
   });
 }
 
-/** Whether every part is one a `role` message may carry (`PARTS_OF_ROLE`). */
-function partsSuit(role: 'user' | 'tool', parts: readonly Part[]): boolean {
-  const allowed = PARTS_OF_ROLE[role];
-  for (let at = 0; at < parts.length; at++) if (!allowed.includes((parts[at] as Part).type)) return false;
+/**
+ * Whether every part is one a `role` message may carry (`PARTS_OF_ROLE`; an assistant's any) and
+ * every file part has its data and media type: a file is sent, not read, so nothing else would
+ * notice one without them before the provider does.
+ */
+function partsSuit(role: 'user' | 'assistant' | 'tool', parts: readonly Part[]): boolean {
+  const allowed = role === 'assistant' ? undefined : PARTS_OF_ROLE[role];
+  for (let at = 0; at < parts.length; at++) {
+    const part = parts[at] as Part;
+    if (allowed !== undefined && !allowed.includes(part.type)) return false;
+    if (part.type === 'file' && (typeof part.data !== 'string' || typeof part.mediaType !== 'string'))
+      return false;
+  }
   return true;
 }
 
