@@ -115,7 +115,7 @@ describe('the held recall (decision 063)', () => {
     expect(held.map((block) => block.metadata.messageId).sort()).toEqual([...ids].sort());
   });
 
-  describe('settled after a call (decision 068, second amendment)', () => {
+  describe("settled after a call (decision 068's amendment)", () => {
     /** A call in an input budget of 1,000 that sent `totalTokens`, recalling these messages (99 tokens each). */
     const call = (totalTokens: number, ids: readonly string[]) =>
       ({
