@@ -225,6 +225,28 @@ describe('compileContext on a request that is not of its type', () => {
     },
   );
 
+  // Bytes where the type says a base64 or URL string: no counter reads a file, so the compile's
+  // shape check is what stops it before the provider does.
+  it.each([
+    { role: 'user', data: { 0: 104, 1: 105 }, got: 'an object' },
+    { role: 'assistant', data: 42, got: 'a number (42)' },
+  ])(
+    'refuses a $role message carrying a file part whose data is not a string',
+    async ({ role, data, got }) => {
+      const message = {
+        id: 'f2',
+        role,
+        content: [{ type: 'file', data, mediaType: 'image/png' }],
+      } as unknown as Message;
+      for (const error of await errorsOfBoth([user, message])) {
+        expect(error).toBeInstanceOf(CtxloomError);
+        expect((error as CtxloomError).message).toBe(
+          `message "f2": a file part needs a string data, got ${got} (at history.1.content.0.data)`,
+        );
+      }
+    },
+  );
+
   it('takes an assistant message carrying a tool result and a file, as the AI SDK sends tools its provider ran', async () => {
     const assistant: Message = {
       id: 'a1',
