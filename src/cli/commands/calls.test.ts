@@ -78,6 +78,6 @@ describe('ctxloom chat and ctxloom calls', () => {
     }
     const one = createBufferIo({ cwd: root });
     expect(await main(['calls', 'raft-consensus', '--limit', '1'], one.io)).toBe(0);
-    expect(one.out()).toMatch(/· 1 calls\n/u);
+    expect(one.out()).toMatch(/· 1 call\n/u);
   });
 });

@@ -95,7 +95,7 @@ export async function runCalls(args: string[], io: CliIo): Promise<number> {
       io.stdout(`${formatReport(call.report, { color: io.color })}\n`);
       return 0;
     }
-    io.stdout(`session ${sessionId} · ${calls.length} calls\n`);
+    io.stdout(`session ${sessionId} · ${calls.length} call${calls.length === 1 ? '' : 's'}\n`);
     calls.forEach((call, index) => {
       io.stdout(
         `${String(index + 1).padStart(4)}  ${call.at}  turn ${call.turnId} step ${call.step}  ${call.model}  ${call.report.totalTokens}/${call.report.inputBudget} tokens\n`,

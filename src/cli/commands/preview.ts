@@ -50,7 +50,7 @@ export async function runPreview(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     const color = io.color && !values['no-color'];
-    io.stdout(`session ${sessionId} · ${result.messages.length} messages\n`);
+    io.stdout(`session ${sessionId} · the next call sends ${result.messages.length} messages\n`);
     io.stdout(`${formatReport(result.report, { color, verbose: values.verbose })}\n`);
     if (result.references.length > 0) {
       io.stdout('\nreferences\n');

@@ -101,6 +101,11 @@ describe('ctxloom preview', () => {
   it('shows per-layer token bars, references and messages', async () => {
     const run = capture();
     expect(await main(['preview', 'raft-consensus', '--verbose'], run.io)).toBe(0);
+    // The count is of what the call sends (layers, history, query), not of the session's messages.
+    const sent = Number(
+      /^session raft-consensus · the next call sends (\d+) messages$/mu.exec(run.out())?.[1],
+    );
+    expect(run.out().split('\nmessages\n')[1]?.trimEnd().split('\n')).toHaveLength(sent);
     expect(run.out()).toMatch(/^history\s+[\d,]+\s+[\d.]+%/mu);
     expect(run.out()).toContain('ground-truth.md:60-64');
     expect(run.out()).not.toContain('\u001b[');

@@ -140,6 +140,7 @@ describe('call routes', () => {
       expect(status, path).toBe(404);
       expect(body.error.code).toBe('not-found');
       expect(body.error.path).toBe(path.split('/')[2]);
+      expect(body.error.message, path).toContain('(none of the 2 calls its log keeps has that id)');
     }
     // The oldest call kept has no previous one in the log any more.
     const { body } = await get<CallDiffResponse>(`/calls/${kept}/diff`);

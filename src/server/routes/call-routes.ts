@@ -82,11 +82,18 @@ async function findCall(
   if (index < 0) {
     throw new CtxloomError({
       code: 'not-found',
-      message: `no call ${JSON.stringify(shorten(callId))} in the log of session "${sessionId}" (unknown, or older than the ${calls.length} kept)`,
+      message: `no call ${JSON.stringify(shorten(callId))} in the log of session "${sessionId}" (${whereLooked(calls.length)})`,
       path: shorten(callId),
     });
   }
   return { calls, index };
+}
+
+/** What a failed call lookup searched: the whole log, or its most recent records only. */
+function whereLooked(count: number): string {
+  if (count === 0) return 'its log keeps no calls';
+  if (count < LOOKUP_LIMIT) return `none of the ${count} calls its log keeps has that id`;
+  return `unknown, or older than the ${count} most recent calls searched`;
 }
 
 function headerOf(call: CallRecord): CallHeader {

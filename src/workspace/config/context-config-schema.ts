@@ -87,7 +87,13 @@ export const contextConfigSchema = z.strictObject({
    * Explicit references (line ranges or blocks) appended to the next message sent; a stored
    * message records them (`metadata.manifestReferences`) and later messages do not carry them.
    */
-  references: z.array(z.union([lineReference, blockReference])).default([]),
+  references: z
+    .array(
+      z.union([lineReference, blockReference], {
+        error: 'a reference is { path, startLine, endLine } (lines) or { path, block } (a block)',
+      }),
+    )
+    .default([]),
   /** Reminders injected into a context layer: `always` on every call, `once` until delivered. */
   injections: z
     .array(

@@ -81,6 +81,25 @@ describe('parseContextConfig', () => {
     expect(parseContextConfig('{ "profile": "notes/profile.md" }').profile).toBe('notes/profile.md');
   });
 
+  it('says which shapes a reference takes, and what every shape finds wrong, rather than "Invalid input"', () => {
+    const shapes = 'a reference is { path, startLine, endLine } (lines) or { path, block } (a block)';
+    // Neither lines nor a block: the two shapes, at the reference.
+    const neither = errorOf('{\n  "references": [\n    { "path": "a.md" }\n  ]\n}');
+    expect(neither).toMatchObject({ path: 'references.0', line: 3, column: 5 });
+    expect(neither.message).toContain(shapes);
+    expect(neither.message).not.toContain('Invalid input');
+    // A path both shapes refuse is named at the path too, with the shapes.
+    const absolute = errorOf('{\n  "references": [\n    { "path": "/etc/passwd" }\n  ]\n}');
+    expect(
+      (absolute.details!.issues as { path: string; message: string }[]).map((issue) => issue.path),
+    ).toEqual(['references.0', 'references.0.path']);
+    expect(absolute.message).toContain('references.0.path (3:15): absolute paths are not allowed');
+    // What every shape says alone: no list of shapes.
+    const number = errorOf('{ "references": [5] }');
+    expect(number.message).toContain('expected object, received number');
+    expect(number.message).not.toContain(shapes);
+  });
+
   it('lists every problem in details', () => {
     const error = errorOf(
       '{ "version": 2, "budget": { "window": 10 }, "references": [{ "path": "a.md", "startLine": 9, "endLine": 3 }] }',

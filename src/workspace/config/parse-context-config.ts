@@ -61,15 +61,40 @@ export function safeParseContextConfig(
   };
 }
 
-function toIssues(issue: z.core.$ZodIssue, tree: ReturnType<typeof parseJsonTree>): ConfigIssue[] {
-  const base = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
-  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-  return keys.map((key) => {
-    const path = key === undefined ? base : [...base, key];
-    const located = locateJsonPath(tree, path);
-    const position =
-      key === undefined && located.exact ? located.node.start : (located.keyStart ?? located.node.start);
-    const message = key === undefined ? issue.message : `unknown key "${key}"`;
-    return { path: path.join('.'), message, line: position.line, column: position.column };
-  });
+type Tree = ReturnType<typeof parseJsonTree>;
+
+function toIssues(issue: z.core.$ZodIssue, tree: Tree, prefix: readonly PropertyKey[] = []): ConfigIssue[] {
+  const base = [...prefix, ...issue.path].map((key) => (typeof key === 'symbol' ? String(key) : key));
+  if (issue.code === 'invalid_union') return unionIssues(issue, base, tree);
+  if (issue.code !== 'unrecognized_keys') return [issueAt(tree, base, issue.message)];
+  return issue.keys.map((key) => issueAt(tree, [...base, key], `unknown key "${key}"`, true));
+}
+
+/** `message` at `path`, placed at its value (or, for a key that is the problem, at the key). */
+function issueAt(tree: Tree, path: (string | number)[], message: string, atKey = false): ConfigIssue {
+  const located = locateJsonPath(tree, path);
+  const position = !atKey && located.exact ? located.node.start : (located.keyStart ?? located.node.start);
+  return { path: path.join('.'), message, line: position.line, column: position.column };
+}
+
+/**
+ * A value no branch of a union accepts: the problems every branch has (an absolute `path`, a
+ * number where an object goes) at their own paths, then — when the branches also disagree on
+ * what is missing — the union's own message naming the shapes it accepts, rather than zod's
+ * bare `Invalid input`.
+ */
+function unionIssues(
+  issue: z.core.$ZodIssueInvalidUnion,
+  path: (string | number)[],
+  tree: Tree,
+): ConfigIssue[] {
+  const keyOf = (inner: z.core.$ZodIssue): string =>
+    `${inner.path.map(String).join('.')}\u0000${inner.message}`;
+  const [first = [], ...rest] = issue.errors;
+  const shared = first.filter((inner) =>
+    rest.every((branch) => branch.some((other) => keyOf(other) === keyOf(inner))),
+  );
+  const issues = shared.flatMap((inner) => toIssues(inner, tree, path));
+  const differ = issue.errors.some((branch) => branch.length > shared.length);
+  return differ || issues.length === 0 ? [...issues, issueAt(tree, path, issue.message)] : issues;
 }

@@ -80,6 +80,11 @@ export interface ListOptions {
   recursive?: boolean;
   /** Stop after this many entries. Default 1000. */
   maxEntries?: number;
+  /**
+   * A folder (by its path from the root, as listed) whose entries are left out: the folder is
+   * listed, nothing under it. Default none.
+   */
+  skipInside?: (path: string) => boolean;
 }
 
 /**
@@ -476,7 +481,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
             const path = relative(root, full).split(sep).join('/');
             if (info.isDirectory()) {
               entries.push({ path, kind: 'directory', size: 0 });
-              if (listOptions.recursive && !child.isSymbolicLink()) await walk(full);
+              if (listOptions.recursive && !child.isSymbolicLink() && listOptions.skipInside?.(path) !== true)
+                await walk(full);
             } else if (info.isFile()) {
               entries.push({ path, kind: 'file', size: info.size });
             }

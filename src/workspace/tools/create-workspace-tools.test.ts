@@ -145,10 +145,10 @@ describe('workspace tools', () => {
 
     it('still writes ordinary files whose names only look alike', async () => {
       for (const path of ['calls.md', 'notes/calls/x.md', 'notes/memory.json', 'ctxloom-lock.md']) {
-        expect(await tools.write_file.run({ path, content: 'ok\n' })).toBe(`wrote ${path}: 1 lines`);
+        expect(await tools.write_file.run({ path, content: 'ok\n' })).toBe(`wrote ${path}: 1 line`);
       }
       await writeFile(join(root, sessionId, 'plain.md'), 'x');
-      expect(await tools.write_file.run({ path: 'plain.md', content: 'y' })).toBe('wrote plain.md: 1 lines');
+      expect(await tools.write_file.run({ path: 'plain.md', content: 'y' })).toBe('wrote plain.md: 1 line');
     });
   });
 

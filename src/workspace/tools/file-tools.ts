@@ -103,7 +103,7 @@ export async function writeFileTool(
   const newLines = splitLines(input.content);
   if (input.startLine === undefined) {
     await context.sandbox.writeText(input.path, input.content);
-    return `wrote ${input.path}: ${newLines.length} lines`;
+    return `wrote ${input.path}: ${lineCount(newLines.length)}`;
   }
   let changed = '';
   await context.sandbox.update(input.path, (current) => {
@@ -113,7 +113,7 @@ export async function writeFileTool(
     if (start > lines.length + 1 || end > lines.length || end < start - 1) {
       throw new CtxloomError({
         code: 'invalid-argument',
-        message: `line range ${start}-${input.endLine ?? ''} does not fit ${input.path} (it has ${lines.length} lines)`,
+        message: `line range ${start}-${input.endLine ?? ''} does not fit ${input.path} (it has ${lineCount(lines.length)})`,
         file: input.path,
         line: start,
       });
@@ -121,22 +121,46 @@ export async function writeFileTool(
     lines.splice(start - 1, end - start + 1, ...newLines);
     changed =
       end < start
-        ? `inserted ${newLines.length} lines before line ${start}`
-        : `replaced lines ${start}-${end} with ${newLines.length} lines`;
+        ? `inserted ${lineCount(newLines.length)} before line ${start}`
+        : `replaced lines ${start}-${end} with ${lineCount(newLines.length)}`;
     return `${lines.join('\n')}\n`;
   });
   return `wrote ${input.path}: ${changed}`;
 }
 
-/** `list_files`: the session's files (recursive, with sizes), then the readable global files. */
+/** How `list_files` shows the call log it does not descend into. */
+const CALL_LOG_NOTE = "(ctxloom's log of the model calls: not listed or searched unless named)";
+
+/**
+ * What a folder walk of `list_files` and `search` leaves out: the call log (`calls/`, one JSON
+ * record per model call, each a report of what that call sent), unless the walk starts inside
+ * it. In a long session its records would fill `search`'s hits and `list_files`' 500 entries
+ * before any file the agent works on.
+ */
+export function callLogOutside(dir: string): ((path: string) => boolean) | undefined {
+  if (reservedNameOf(dir) === 'calls') return undefined;
+  return (path) => reservedNameOf(path) === 'calls';
+}
+
+/**
+ * `list_files`: the session's files (recursive, with sizes; the call log's folder without its
+ * records, see {@link callLogOutside}), then the readable global files.
+ */
 export async function listFilesTool(
   context: ToolContext,
   input: z.infer<typeof listFilesInput>,
 ): Promise<string> {
-  const entries = await context.sandbox.list(input.dir ?? '', { recursive: true, maxEntries: 501 });
-  const lines = entries
-    .slice(0, 500)
-    .map((entry) => (entry.kind === 'directory' ? `${entry.path}/` : `${entry.path}\t${entry.size} bytes`));
+  const dir = input.dir ?? '';
+  const skipInside = callLogOutside(dir);
+  const entries = await context.sandbox.list(dir, {
+    recursive: true,
+    maxEntries: 501,
+    ...(skipInside && { skipInside }),
+  });
+  const lines = entries.slice(0, 500).map((entry) => {
+    if (entry.kind === 'file') return `${entry.path}\t${entry.size} bytes`;
+    return skipInside?.(entry.path) ? `${entry.path}/\t${CALL_LOG_NOTE}` : `${entry.path}/`;
+  });
   if (entries.length > 500) lines.push('[truncated: more than 500 entries; list a sub-folder]');
   if (input.dir === undefined || input.dir === '' || input.dir === '.') {
     for (const file of context.workspace.globalFiles) {
@@ -145,4 +169,9 @@ export async function listFilesTool(
     }
   }
   return capOutput(lines.join('\n') || '(empty)', context.maxOutputChars, 'list a sub-folder');
+}
+
+/** `1 line`, `3 lines`. */
+function lineCount(count: number): string {
+  return `${count} line${count === 1 ? '' : 's'}`;
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,5 +76,35 @@ describe('search tool', () => {
     const unlimited = createWorkspaceToolset({ workspace, sessionId, maxSearchResults: 1000 });
     const all = await unlimited.search.run({ pattern: 'line 9\\d\\d ', regex: true, path: 'big.md' });
     expect(all.split('\n')).toHaveLength(100);
+  });
+
+  it('leaves the call log out of a folder search and listing unless it is named', async () => {
+    // A long session's call log: each record repeats what the call sent, the session's words too.
+    await workspace.session(sessionId).writeText('notes.md', '# Terms\n\nA term is a logical clock.\n');
+    await mkdir(join(root, sessionId, 'calls'));
+    for (let call = 0; call < 60; call++) {
+      const record = { id: `call-${call}`, report: { preview: 'A term is a logical clock.' } };
+      await writeFile(
+        join(root, sessionId, 'calls', `${String(call).padStart(6, '0')}.json`),
+        JSON.stringify(record),
+      );
+    }
+    const tools = createWorkspaceToolset({ workspace, sessionId });
+    expect(await tools.search.run({ pattern: 'logical clock' })).toBe(
+      'notes.md:3: A term is a logical clock.',
+    );
+    const listing = await tools.list_files.run({});
+    expect(listing.split('\n').filter((line) => line.startsWith('calls'))).toEqual([
+      "calls/\t(ctxloom's log of the model calls: not listed or searched unless named)",
+    ]);
+    expect(listing).toContain('notes.md\t');
+    // Named, it is searched and listed like any folder.
+    const named = await tools.search.run({ pattern: 'logical clock', path: 'calls' });
+    expect(named.split('\n').slice(0, 2)).toEqual([
+      'calls/000000.json:1: {"id":"call-0","report":{"preview":"A term is a logical clock."}}',
+      'calls/000001.json:1: {"id":"call-1","report":{"preview":"A term is a logical clock."}}',
+    ]);
+    expect(named).toContain('[truncated: 60 matching lines, showed 50; narrow the path or pattern]');
+    expect((await tools.list_files.run({ dir: 'calls' })).split('\n')).toHaveLength(60);
   });
 });

@@ -2,7 +2,7 @@ import { RE2JS } from 're2js';
 import type { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
 import { capOutput } from './cap-output.ts';
-import { splitLines } from './file-tools.ts';
+import { callLogOutside, splitLines } from './file-tools.ts';
 import type { ToolContext } from './tool-context.ts';
 import type { searchInput } from './tool-schemas.ts';
 
@@ -72,7 +72,8 @@ export function createMatcher(
 }
 
 /**
- * `search` (≈ `grep -rn`): every line matching `pattern` in text files under `path`, as
+ * `search` (≈ `grep -rn`): every line matching `pattern` in text files under `path` (not in
+ * the call log unless `path` is inside it, see `callLogOutside`), as
  * `file:line: snippet`, at most `maxSearchResults` hits, then a truncation marker. Binary,
  * oversized and non-UTF-8 files are skipped and counted. Work is bounded three ways: lines
  * over 4000 characters are matched on their first 4000 only, the engine is linear (RE2), and
@@ -88,7 +89,13 @@ export async function searchTool(context: ToolContext, input: z.infer<typeof sea
     throw new CtxloomError({ code: 'not-found', message: 'no such file or folder', file: target });
   if (info.kind === 'file') files.push(target);
   else {
-    for (const entry of await context.sandbox.list(target, { recursive: true, maxEntries: 5000 })) {
+    const skipInside = callLogOutside(target);
+    const listed = await context.sandbox.list(target, {
+      recursive: true,
+      maxEntries: 5000,
+      ...(skipInside && { skipInside }),
+    });
+    for (const entry of listed) {
       if (entry.kind === 'file') files.push(entry.path);
     }
     if (target === '' || target === '.') {

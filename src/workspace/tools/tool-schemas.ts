@@ -34,7 +34,9 @@ export const searchInput = z.strictObject({
   path: z
     .string()
     .optional()
-    .describe('file or folder to search; default every session file and the global files'),
+    .describe(
+      'file or folder to search; default every session file and the global files (the call log, calls/, only when named)',
+    ),
   regex: z
     .boolean()
     .optional()
