@@ -15,6 +15,7 @@ import {
   createWorkspaceToolset,
   type WorkspaceToolDefinition,
 } from '../workspace/tools/create-workspace-toolset.ts';
+import { isCallLog } from '../workspace/tools/file-tools.ts';
 import { DEFAULT_READ_ONLY_FILES } from '../workspace/tools/tool-context.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { notifyResourceChanges } from './notify-resource-changes.ts';
@@ -235,8 +236,14 @@ export function createWorkspaceMcpServer(options: WorkspaceMcpServerOptions): Mc
   for (const [name, definition] of Object.entries(tools))
     register(name, definition as WorkspaceToolDefinition);
 
+  // The call log's records stay readable by URI but are not listed: in a long session they and
+  // their JSON blocks crowded every other file's blocks out of the listing.
   const sessionFiles = async () => {
-    const entries = await sandbox.list('', { recursive: true, maxEntries: 2000 });
+    const entries = await sandbox.list('', {
+      recursive: true,
+      maxEntries: 2000,
+      skipInside: isCallLog,
+    });
     const files = entries.filter((entry) => entry.kind === 'file').map((entry) => entry.path);
     for (const global of workspace.globalFiles) {
       if (!files.includes(global) && (await sandbox.exists(global))) files.push(global);

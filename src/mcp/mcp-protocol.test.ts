@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,6 +119,28 @@ describe('the MCP server, driven by the SDK client in memory', () => {
       expect(blocks.some((resource) => resource.uri.startsWith(`ctxloom://blocks/${file}/`))).toBe(false);
       expect(resources.map((resource) => resource.uri)).toContain(fileResourceUri(file));
     }
+  });
+
+  it('lists no call-log record, so the log of a long session leaves room for the blocks of every file', async () => {
+    const record = await readFile(join(example, 'raft-consensus', 'messages.json'), 'utf8');
+    await mkdir(join(root, 'raft-consensus', 'calls'));
+    for (let call = 0; call < 200; call++) {
+      const name = `${String(call).padStart(6, '0')}.json`;
+      await writeFile(
+        join(root, 'raft-consensus', 'calls', name),
+        JSON.stringify({ call: { id: call, record } }),
+      );
+    }
+    const uris = (await client.listResources()).resources.map((resource) => resource.uri);
+    expect(uris.filter((uri) => uri.includes('calls'))).toEqual([]);
+    for (const file of ['ground-truth.md', 'guidance.md', 'profile.md'])
+      expect(
+        uris.some((uri) => uri.startsWith(`ctxloom://blocks/${file}/`)),
+        file,
+      ).toBe(true);
+    // Still readable by its URI.
+    const read = await client.readResource({ uri: fileResourceUri('calls/000007.json') });
+    expect(read.contents[0]).toMatchObject({ text: expect.stringContaining('"id":7') });
   });
 
   it('serves the compiled context as the prompt "context"', async () => {

@@ -138,8 +138,12 @@ const CALL_LOG_NOTE = "(ctxloom's log of the model calls: not listed or searched
  * before any file the agent works on.
  */
 export function callLogOutside(dir: string): ((path: string) => boolean) | undefined {
-  if (reservedNameOf(dir) === 'calls') return undefined;
-  return (path) => reservedNameOf(path) === 'calls';
+  return isCallLog(dir) ? undefined : isCallLog;
+}
+
+/** Whether `path` (from the session folder) is the call log's folder or inside it. */
+export function isCallLog(path: string): boolean {
+  return reservedNameOf(path) === 'calls';
 }
 
 /**
