@@ -10,12 +10,12 @@ import {
 import { createFileSessionStore, createSessionEngine, type SessionEngine } from '../session/index.ts';
 import { flattenBlocks } from '../workspace/blocks/flatten-blocks.ts';
 import { hasBlockParser } from '../workspace/blocks/parse-blocks.ts';
+import { isCallLog } from '../workspace/session/reserved-files.ts';
 import { formatBlockOutline } from '../workspace/tools/block-tools.ts';
 import {
   createWorkspaceToolset,
   type WorkspaceToolDefinition,
 } from '../workspace/tools/create-workspace-toolset.ts';
-import { isCallLog } from '../workspace/tools/file-tools.ts';
 import { DEFAULT_READ_ONLY_FILES } from '../workspace/tools/tool-context.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { notifyResourceChanges } from './notify-resource-changes.ts';

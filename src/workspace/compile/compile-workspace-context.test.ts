@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,6 +134,27 @@ describe('compileWorkspaceContext', () => {
     expect(result.compiled.contexts.profile__context).toContain('# 学习目标与动机');
     expect(result.warnings).toEqual([]);
     await workspace.sandbox.writeText('profile.md', original);
+  });
+
+  it('finds the retrieval files past a call log longer than a folder listing', async () => {
+    // A files store kept with a large callCapacity: more records than one listing (1,000) holds,
+    // all sorted before the notes.
+    const session = 'long-log';
+    await mkdir(join(root, session, 'calls'), { recursive: true });
+    await writeFile(
+      join(root, session, 'context-config.json'),
+      JSON.stringify({ retrieval: { enabled: true } }),
+    );
+    await writeFile(join(root, session, 'notes.md'), '# Terms\n\nA term is the logical clock of Raft.\n');
+    for (let call = 0; call < 1_001; call++)
+      await writeFile(join(root, session, 'calls', `${String(call).padStart(6, '0')}.json`), '{}');
+    const result = await compileWorkspaceContext({
+      workspace,
+      sessionId: session,
+      query: 'logical clock term',
+    });
+    const retrieved = result.compiled.kept.filter((block) => block.source === 'workspace-retrieval');
+    expect(retrieved.map((block) => block.provenance?.file)).toContain('notes.md');
   });
 
   it('names an unknown session', async () => {

@@ -2,6 +2,7 @@ import { CtxloomError, type Message } from '../../core/index.ts';
 import type { ContextConfig } from '../config/context-config-schema.ts';
 import { parseContextConfig } from '../config/parse-context-config.ts';
 import type { CurationEvent } from '../curation/curation-event.ts';
+import { isCallLog } from '../session/reserved-files.ts';
 import { readCurationLog, readMessages } from '../session/session-store.ts';
 import type { ParsedFile, Workspace } from '../workspace.ts';
 import { referencedPaths } from './merge-references.ts';
@@ -109,7 +110,7 @@ export async function loadSession(options: LoadSessionOptions): Promise<LoadedSe
   if (config.retrieval?.enabled) {
     const paths =
       config.retrieval.files ??
-      (await sandbox.list('', { recursive: true }))
+      (await sandbox.list('', { recursive: true, skipInside: isCallLog }))
         .filter((entry) => entry.kind === 'file' && /\.(?:md|markdown)$/iu.test(entry.path))
         .map((entry) => entry.path);
     for (const path of paths)

@@ -42,6 +42,16 @@ export function reservedNameOf(path: string): ReservedName | undefined {
 }
 
 /**
+ * Whether `path` (from the session folder, links resolved) is the call log's folder or inside
+ * it: the files store's one record per model call. Folder walks that look for the files a
+ * session works on (the agent's `list_files` and `search`, the MCP resource list, retrieval's
+ * default files) leave it out, so a long session's log does not crowd those files out.
+ */
+export function isCallLog(path: string): boolean {
+  return reservedNameOf(path) === 'calls';
+}
+
+/**
  * `path` as file systems may treat it alike: segments case-folded, trailing dots and spaces
  * removed, empty and `.` segments dropped (`./Memory.JSON.` → `memory.json`).
  */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { CtxloomError } from '../../core/index.ts';
 import { validateRelativePath } from '../sandbox/validate-path.ts';
-import { foldName, reservedNameOf } from '../session/reserved-files.ts';
+import { foldName, isCallLog, reservedNameOf } from '../session/reserved-files.ts';
 import { capOutput } from './cap-output.ts';
 import type { ToolContext } from './tool-context.ts';
 import type { listFilesInput, readFileInput, writeFileInput } from './tool-schemas.ts';
@@ -139,11 +139,6 @@ const CALL_LOG_NOTE = "(ctxloom's log of the model calls: not listed or searched
  */
 export function callLogOutside(dir: string): ((path: string) => boolean) | undefined {
   return isCallLog(dir) ? undefined : isCallLog;
-}
-
-/** Whether `path` (from the session folder) is the call log's folder or inside it. */
-export function isCallLog(path: string): boolean {
-  return reservedNameOf(path) === 'calls';
 }
 
 /**
