@@ -59,4 +59,26 @@ describe('formatReport', () => {
     expect(tokensOf(lines[total] ?? '')).toBe(report.totalTokens);
     expect(lines).toContain(`  - search (${report.tools?.definitions?.[1]?.tokens} tok)`);
   });
+
+  it("says how many messages before the cut a compaction's summary carries, when the record says it", async () => {
+    const { report } = await compileContext(
+      { systemPrompt: 'sys', query: 'q' },
+      { counter: createCharCounter(), window: 1000 },
+    );
+    const compacted = {
+      type: 'compacted',
+      trigger: 'overflow',
+      messages: 414,
+      throughMessageId: 'D19:3',
+      summaryTokens: 130,
+      summarizer: 'extractive',
+    } as const;
+    expect(formatReport({ ...report, compaction: [{ ...compacted, carried: 6, covered: 414 }] })).toContain(
+      'compacted (overflow): 414 message(s) passed the cut; the rolling summary (130 tokens, extractive) carries 6 of the 414 before it',
+    );
+    // A record from before the counts: the earlier wording.
+    expect(formatReport({ ...report, compaction: [compacted] })).toContain(
+      'compacted (overflow): 414 message(s) passed the cut into the rolling summary (130 tokens, extractive)',
+    );
+  });
 });

@@ -200,7 +200,9 @@ function describeAction(action: CompileReport['compaction'][number]): string {
         ? `moved the stored cut: dropped ${action.messages} more message(s) (${action.tokens} tokens) to a turn start with headroom, so the cached prefix holds`
         : `dropped ${action.messages} more message(s) (${action.tokens} tokens) to a ${action.chunkTokens}-token chunk boundary, so the cached prefix holds`;
     case 'compacted':
-      return `compacted (${action.trigger}): ${action.messages} message(s) passed the cut into the rolling summary (${action.summaryTokens} tokens, ${action.summarizer})`;
+      return action.carried === undefined || action.covered === undefined
+        ? `compacted (${action.trigger}): ${action.messages} message(s) passed the cut into the rolling summary (${action.summaryTokens} tokens, ${action.summarizer})`
+        : `compacted (${action.trigger}): ${action.messages} message(s) passed the cut; the rolling summary (${action.summaryTokens} tokens, ${action.summarizer}) carries ${action.carried} of the ${action.covered} before it`;
     case 'summarizer-failed':
       return `summariser ${action.summarizer} failed (${action.error}); used ${action.fallback}`;
   }

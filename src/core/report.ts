@@ -159,7 +159,7 @@ export type CompactionAction =
   | {
       /**
        * A long session's cut moved forward before this call (decision 040): `messages` passed
-       * it and joined the rolling summary (now `summaryTokens`); `trigger` says why.
+       * it and were rolled into the summary (now `summaryTokens`); `trigger` says why.
        */
       type: 'compacted';
       trigger: 'soft-limit' | 'overflow' | 'command';
@@ -167,6 +167,14 @@ export type CompactionAction =
       throughMessageId: string;
       summaryTokens: number;
       summarizer: string;
+      /**
+       * Of the `covered` messages before the cut, how many the summary's text carries (a
+       * per-message summariser keeps its most informative lines; a model's summary stands for
+       * its whole run). Absent in records written before 2026-12-03.
+       */
+      carried?: number;
+      /** Messages before the cut that the summary's periods span. */
+      covered?: number;
     }
   | {
       /** The configured summariser threw; the extractive one stood in. */

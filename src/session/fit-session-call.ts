@@ -336,6 +336,8 @@ export async function rollSessionCut(input: {
       throughMessageId: through.id,
       summaryTokens: rolled.tokens,
       summarizer: rolled.summarizer,
+      carried: rolled.periods.reduce((sum, period) => sum + (period.carried?.length ?? period.count), 0),
+      covered: rolled.periods.reduce((sum, period) => sum + period.count, 0),
     },
   ];
   if (rolled.failure !== undefined) {

@@ -80,6 +80,21 @@ describe('a long session through engine.runTurn (decision 040)', () => {
     expect(
       chatCalls.some((call) => call.report.compaction.some((action) => action.type === 'compacted')),
     ).toBe(true);
+    // Each compaction says how many messages before the cut the summary's text carries; the
+    // last one's counts are the stored summary's.
+    const compactions = chatCalls.flatMap((call) =>
+      call.report.compaction.flatMap((action) => (action.type === 'compacted' ? [action] : [])),
+    );
+    for (const action of compactions) {
+      expect(action.carried).toBeLessThanOrEqual(action.covered as number);
+      expect(action.covered).toBeGreaterThanOrEqual(action.messages);
+    }
+    const periods = (await engine.store.load(SESSION)).compression.summary?.periods ?? [];
+    expect(compactions.at(-1)).toMatchObject({
+      covered: periods.reduce((sum, period) => sum + period.count, 0),
+      carried: periods.reduce((sum, period) => sum + (period.carried?.length ?? period.count), 0),
+    });
+    expect(compactions.at(-1)?.carried).toBeLessThan(compactions.at(-1)?.covered as number);
     // The chat shows where it happened: the answer after a compaction carries how many moved.
     const answers = (await engine.store.load(SESSION)).messages.filter(
       (message) => message.role === 'assistant',

@@ -52,6 +52,12 @@ describe('describeAction (notebook)', () => {
       'compacted (automatically, near the soft limit): 12 messages moved into the rolling summary (340, extractive)',
     );
     expect(describeAction(action, translator('zh'))).toContain('接近软上限');
+    // What the summary carries, when the record says it (records since 2026-12-03).
+    const carried = { ...action, carried: 5, covered: 40 };
+    expect(describeAction(carried, translator('en'))).toBe(
+      'compacted (automatically, near the soft limit): 12 messages passed the cut; the rolling summary (340, extractive) carries 5 of the 40 before it',
+    );
+    expect(describeAction(carried, translator('zh'))).toContain('承载截断点前 40 条中的 5 条');
     expect(describeAction({ ...action, trigger: 'command' }, translator('en'))).toMatch(
       /^compacted \(by \/compress\)/u,
     );

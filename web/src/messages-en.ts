@@ -169,9 +169,11 @@ export const en = {
   actionRetry: 'recompiled: the exact count overshot by {n} tokens',
   actionPlaceholder: '{tool} output → artifact {handle}: {from} → {to} ({reason})',
   actionChunked: 'dropped {n} more messages to a chunk boundary ({tokens})',
-  compactedChip: '⤓ compacted: {n} older messages moved into the summary',
+  compactedChip: '⤓ compacted: {n} older messages passed the cut',
   actionCompacted:
     'compacted ({trigger}): {n} messages moved into the rolling summary ({tokens}, {summarizer})',
+  actionCompactedCarried:
+    'compacted ({trigger}): {n} messages passed the cut; the rolling summary ({tokens}, {summarizer}) carries {carried} of the {covered} before it',
   actionSummarizerFailed: 'summariser {summarizer} failed: {error}; used {fallback}',
   newFile: 'New file',
   newFilePrompt: 'Name of the new file (e.g. notes.md or notes/today.md)',

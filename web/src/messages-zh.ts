@@ -165,8 +165,10 @@ export const zh: typeof en = {
   actionRetry: '重新编译：精确计数超出 {n} token',
   actionPlaceholder: '{tool} 输出 → 工件 {handle}：{from} → {to}（{reason}）',
   actionChunked: '按块边界多丢弃 {n} 条消息（{tokens}）',
-  compactedChip: '⤓ 已压缩：{n} 条较早消息并入摘要',
+  compactedChip: '⤓ 已压缩：{n} 条较早消息越过截断点',
   actionCompacted: '已压缩（{trigger}）：{n} 条消息并入滚动摘要（{tokens}，{summarizer}）',
+  actionCompactedCarried:
+    '已压缩（{trigger}）：{n} 条消息越过截断点；滚动摘要（{tokens}，{summarizer}）承载截断点前 {covered} 条中的 {carried} 条',
   actionSummarizerFailed: '摘要器 {summarizer} 失败：{error}；改用 {fallback}',
   newFile: '新建文件',
   newFilePrompt: '新文件名（例如 notes.md 或 notes/today.md）',

@@ -124,13 +124,18 @@ export function describeAction(action: CompactionAction, t: Translate): string {
       });
     case 'chunked':
       return t('actionChunked', { n: action.messages, tokens: formatTokens(action.tokens) });
-    case 'compacted':
-      return t('actionCompacted', {
+    case 'compacted': {
+      const values = {
         n: action.messages,
         tokens: formatTokens(action.summaryTokens),
         summarizer: action.summarizer,
         trigger: t(TRIGGERS[action.trigger]),
-      });
+      };
+      // Records written before 2026-12-03 do not say how many messages the summary carries.
+      return action.carried === undefined || action.covered === undefined
+        ? t('actionCompacted', values)
+        : t('actionCompactedCarried', { ...values, carried: action.carried, covered: action.covered });
+    }
     case 'summarizer-failed':
       return t('actionSummarizerFailed', {
         summarizer: action.summarizer,
