@@ -1,4 +1,4 @@
-import { appendFile, cp, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +85,18 @@ describe('ctxloom mcp notifications (the SDK client over stdio)', () => {
     const uri = fileResourceUri('milestones.md');
     await client.subscribeResource({ uri });
     await appendFile(join(session, 'milestones.md'), '\n补一行说明。\n');
+    await expect.poll(() => updated, { timeout: 10_000 }).toContain(uri);
+    expect(listChanged).toBe(0);
+    await client.unsubscribeResource({ uri });
+  });
+
+  it('sends no list change for a model call the files store logs (the call log is not listed)', async () => {
+    const uri = fileResourceUri('milestones.md');
+    await client.subscribeResource({ uri });
+    await mkdir(join(session, 'calls'), { recursive: true });
+    await writeFile(join(session, 'calls', '000000.json'), '{"call":{"id":"c-1"}}');
+    // An edit after it, to know the watcher has gone past the record.
+    await appendFile(join(session, 'milestones.md'), '\n又一行。\n');
     await expect.poll(() => updated, { timeout: 10_000 }).toContain(uri);
     expect(listChanged).toBe(0);
     await client.unsubscribeResource({ uri });
