@@ -47,6 +47,8 @@ export function App() {
   const [historyVersion, setHistoryVersion] = useState(0);
   const [tab, setTab] = useState<'chat' | 'editor'>('chat');
   const [version, setVersion] = useState(0);
+  /** Bumped when only the call log changed: the file list alone is read again. */
+  const [listVersion, setListVersion] = useState(0);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
   // The logged call an answer's chip opened: the inspector shows it instead of the preview.
@@ -145,7 +147,11 @@ export function App() {
       },
       onChange: (change) => {
         if (change.paths.includes('sessions.json')) void loadSessions();
-        changed();
+        // A logged model call changes only the call log, which no compile reads: the file list
+        // counts it; the preview, the blocks and an open file stay as they are (each step of a
+        // tool loop logs a call, and each would have recompiled the preview).
+        if (change.paths.every(inCallLog)) setListVersion((value) => value + 1);
+        else changed();
         if (change.paths.some((path) => path === 'messages.json' || path === 'memory.json'))
           setHistoryVersion((value) => value + 1);
       },
@@ -172,7 +178,7 @@ export function App() {
     history.replaceState(null, '', url);
   }, [sessionId, openCall]);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` bumps mean "files may have changed"
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` and `listVersion` bumps mean "files may have changed"
   useEffect(() => {
     if (sessionId === undefined) return;
     let live = true;
@@ -183,7 +189,7 @@ export function App() {
     return () => {
       live = false;
     };
-  }, [sessionId, version]);
+  }, [sessionId, version, listVersion]);
 
   const openInEditor = (path: string, line?: number) => {
     setOpenFile(path);
@@ -396,4 +402,9 @@ export function App() {
       </div>
     </I18nContext.Provider>
   );
+}
+
+/** Whether a changed path (from the session folder) is the call log's folder or a record in it. */
+function inCallLog(path: string): boolean {
+  return path === 'calls' || path.startsWith('calls/');
 }
