@@ -10,7 +10,8 @@ export interface SentenceSpan {
 // ICU's sentence rules (UAX #29) through the platform: `dw.orders`, `v2.5`, `3.5%`, `spec.md`
 // and `e.g.` stay whole; `。！？` end Chinese sentences; line breaks end a sentence. Semicolons
 // (`；`, or `;` before whitespace) end a clause too.
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+// Made at the first use: ICU's set-up costs ~15 ms, which every import of ctxloom paid.
+let segmenter: Intl.Segmenter | undefined;
 const CLAUSE_END = /；\s*|;\s+/gu;
 /** Segmenting is super-linear on very long strings; text is read in slices of at most this many units. */
 const SLICE = 8192;
@@ -30,6 +31,7 @@ export function sentenceSegments(text: string): string[] {
       if (lineEnd > from) to = lineEnd + 1;
       else if (isHighSurrogate(text.charCodeAt(to - 1))) to--;
     }
+    segmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
     for (const { segment } of segmenter.segment(text.slice(from, to))) {
       // Semicolons end a clause that lists a requirement on its own (`；`, or `;` before a space).
       let start = 0;

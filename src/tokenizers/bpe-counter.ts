@@ -106,7 +106,7 @@ class TextCounter {
   // characters that recur, so a run first seen is still counted from remembered words.
   private countPiece(current: CounterState, piece: string): number {
     this.wasCut = false;
-    if (current.tables.stringRanks.has(piece)) return 1;
+    if (current.tables.isToken(piece)) return 1;
     const { splits } = current.tables;
     let total = 0;
     let start = 0;
@@ -161,7 +161,7 @@ class TextCounter {
 }
 
 const countUncached = ({ tables, merger }: CounterState, text: string): number =>
-  tables.stringRanks.has(text) ? 1 : merger.countPiece(text);
+  tables.isToken(text) ? 1 : merger.countPiece(text);
 
 const PAIR_SLOT_BITS = 16;
 const PAIR_SLOT_MASK = (1 << PAIR_SLOT_BITS) - 1;

@@ -8,8 +8,12 @@ import type { Vocabulary } from './vocabulary-file.ts';
  * string, single-byte ranks, and an open-addressing table of every mergeable pair of tokens.
  */
 export interface BpeTables {
-  /** Rank of every token whose bytes are valid UTF-8, keyed by its text. */
-  readonly stringRanks: ReadonlyMap<string, number>;
+  /**
+   * Whether `text` is one token: its UTF-8 bytes looked up in the vocabulary's byte index (a
+   * text with a lone surrogate is none). Not re-entrant (one shared buffer), as the counters
+   * that call it are not.
+   */
+  isToken(text: string): boolean;
   /** Rank of each single byte (0–255). */
   readonly byteRanks: Int32Array;
   /**
@@ -45,10 +49,11 @@ export function hashPair(left: number, right: number): number {
 
 /**
  * Builds {@link BpeTables} from a {@link Vocabulary} (tokens in rank order).
- * Costs ~0.3 s of CPU and ~20 MB for o200k; done once per encoding.
+ * Costs ~0.2 s of CPU in a new process and ~12 MB for o200k (8 MB of it the pair table); done
+ * once per encoding.
  */
 export function createBpeTables(vocabulary: Vocabulary): BpeTables {
-  const { bytes, starts, texts } = vocabulary;
+  const { bytes, starts } = vocabulary;
   const rankCount = starts.length - 1;
   if (rankCount > MAX_PACKED_RANK) {
     throw new CtxloomError({
@@ -56,11 +61,6 @@ export function createBpeTables(vocabulary: Vocabulary): BpeTables {
       message: `vocabularies over ${MAX_PACKED_RANK} ranks`,
       path: 'ranks',
     });
-  }
-  const stringRanks = new Map<string, number>();
-  for (let rank = 0; rank < rankCount; rank++) {
-    const text = texts[rank];
-    if (text !== undefined) stringRanks.set(text, rank);
   }
   const index = createTokenBytesIndex(bytes, starts);
   const byteRanks = new Int32Array(256);
@@ -78,15 +78,76 @@ export function createBpeTables(vocabulary: Vocabulary): BpeTables {
     byteRanks[byte] = rank;
   }
   const { pairs, pairBits } = buildPairTable(index, rankCount);
-  return { stringRanks, byteRanks, pairs, pairBits, splits: createPieceSplits(vocabulary) };
+  return { isToken: tokenTest(index), byteRanks, pairs, pairBits, splits: createPieceSplits(vocabulary) };
 }
 
-/** Every split of every token into two tokens: (left, right) → token. */
+/**
+ * {@link BpeTables.isToken} over `index`: the text's UTF-8 bytes are written to one buffer and
+ * hashed in the same pass. Looking texts up by their bytes needs no string per token: a map
+ * from each token's text took ~100 ms of a new process's first count (and its strings ~10 MB).
+ */
+function tokenTest(index: TokenBytesIndex): (text: string) => boolean {
+  const { starts } = index;
+  let longest = 0;
+  for (let rank = 0; rank + 1 < starts.length; rank++)
+    longest = Math.max(longest, (starts[rank + 1] as number) - (starts[rank] as number));
+  // A UTF-16 unit is one to three UTF-8 bytes (a surrogate pair four for its two).
+  const buffer = new Uint8Array(longest * 3);
+  return (text) => {
+    if (text.length > longest) return false;
+    let length = 0;
+    let hash = 0;
+    for (let at = 0; at < text.length; at++) {
+      let code = text.charCodeAt(at);
+      if (code < 0x80) {
+        buffer[length++] = code;
+        hash = (Math.imul(hash, HASH_BASE) + code) | 0;
+        continue;
+      }
+      if (code >= 0xd800 && code < 0xe000) {
+        const low = text.charCodeAt(at + 1);
+        // A lone surrogate has no UTF-8 form: no token's text holds one.
+        if (code >= 0xdc00 || !(low >= 0xdc00 && low < 0xe000)) return false;
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        at++;
+      }
+      const first = length;
+      if (code < 0x800) {
+        buffer[length++] = 0xc0 | (code >> 6);
+      } else if (code < 0x10000) {
+        buffer[length++] = 0xe0 | (code >> 12);
+        buffer[length++] = 0x80 | ((code >> 6) & 63);
+      } else {
+        buffer[length++] = 0xf0 | (code >> 18);
+        buffer[length++] = 0x80 | ((code >> 12) & 63);
+        buffer[length++] = 0x80 | ((code >> 6) & 63);
+      }
+      buffer[length++] = 0x80 | (code & 63);
+      for (let byte = first; byte < length; byte++)
+        hash = (Math.imul(hash, HASH_BASE) + (buffer[byte] as number)) | 0;
+    }
+    return index.find(hash, buffer, 0, length) !== -1;
+  };
+}
+
+/**
+ * Every split of every token into two tokens: (left, right) → token. Typed arrays throughout
+ * (the hashes, the powers, the pairs found): with plain arrays the pass took twice as long
+ * and left ~1.3 M numbers to collect, most of the time a process waits for its first count.
+ */
 function buildPairTable(index: TokenBytesIndex, rankCount: number): { pairs: Int32Array; pairBits: number } {
   const { bytes, starts } = index;
-  const found: number[] = [];
-  const prefixHashes: number[] = [];
-  const powers: number[] = [1];
+  let maxLength = 0;
+  for (let rank = 0; rank < rankCount; rank++)
+    maxLength = Math.max(maxLength, (starts[rank + 1] as number) - (starts[rank] as number));
+  const prefixHashes = new Int32Array(maxLength + 1);
+  const powers = new Int32Array(maxLength + 1);
+  powers[0] = 1;
+  for (let length = 1; length <= maxLength; length++)
+    powers[length] = Math.imul(powers[length - 1] as number, HASH_BASE);
+  // (left, right, merged) triples.
+  let found = new Int32Array(3 << 18);
+  let size = 0;
   for (let rank = 0; rank < rankCount; rank++) {
     const start = starts[rank] as number;
     const end = starts[rank + 1] as number;
@@ -97,7 +158,6 @@ function buildPairTable(index: TokenBytesIndex, rankCount: number): { pairs: Int
       hash = (Math.imul(hash, HASH_BASE) + (bytes[start + offset] as number)) | 0;
       prefixHashes[offset + 1] = hash;
     }
-    while (powers.length <= length) powers.push(Math.imul(powers[powers.length - 1] as number, HASH_BASE));
     for (let split = 1; split < length; split++) {
       const prefixHash = prefixHashes[split] as number;
       const left = index.find(prefixHash, bytes, start, start + split);
@@ -105,15 +165,23 @@ function buildPairTable(index: TokenBytesIndex, rankCount: number): { pairs: Int
       // hash(suffix) = hash(all) − hash(prefix) · BASE^(suffix length)  (mod 2³²)
       const suffixHash = (hash - Math.imul(prefixHash, powers[length - split] as number)) | 0;
       const right = index.find(suffixHash, bytes, start + split, end);
-      if (right !== -1) found.push(left, right, rank);
+      if (right === -1) continue;
+      if (size + 3 > found.length) {
+        const grown = new Int32Array(found.length * 2);
+        grown.set(found);
+        found = grown;
+      }
+      found[size++] = left;
+      found[size++] = right;
+      found[size++] = rank;
     }
   }
-  const count = found.length / 3;
+  const count = size / 3;
   // Load factor ≤ 0.5 keeps linear probes short.
   const pairBits = Math.max(8, Math.ceil(Math.log2(count * 2)));
   const mask = (1 << pairBits) - 1;
   const pairs = new Int32Array((1 << pairBits) * 2).fill(-1);
-  for (let index = 0; index < found.length; index += 3) {
+  for (let index = 0; index < size; index += 3) {
     const left = found[index] as number;
     const right = found[index + 1] as number;
     let slot = hashPair(left, right) >>> (32 - pairBits);

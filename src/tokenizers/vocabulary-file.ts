@@ -1,4 +1,4 @@
-import { Buffer } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -6,15 +6,13 @@ import { CtxloomError } from '../core/index.ts';
 
 /**
  * One encoding's tokens in rank order, as read from its vocabulary file: every token's bytes
- * in one buffer, and its text where those bytes are valid UTF-8.
+ * in one buffer (texts are looked up by their UTF-8 bytes, `BpeTables.isToken`).
  */
 export interface Vocabulary {
   /** All token bytes, concatenated in rank order. */
   readonly bytes: Uint8Array;
   /** Token `rank` is `bytes[starts[rank]] … bytes[starts[rank + 1]]` (empty: no token). */
   readonly starts: Int32Array;
-  /** The token's text, or `undefined` when its bytes are not valid UTF-8 (or it is a hole). */
-  readonly texts: readonly (string | undefined)[];
 }
 
 /** Version in the header of the files this reader understands. */
@@ -89,11 +87,6 @@ export function parseVocabulary(encoding: string, data: Buffer, file: string): V
   }
   const bytes = new Uint8Array(data.length - newline - 1 - rankCount);
   const starts = new Int32Array(rankCount + 1);
-  // UTF-16 length of each token's text, −1 when its bytes are not valid UTF-8. The valid
-  // tokens are decoded in one call and sliced: a decode per token took 5× longer.
-  const textLengths = new Int32Array(rankCount);
-  const textBytes = Buffer.allocUnsafe(bytes.length);
-  let textWritten = 0;
   let read = newline + 1;
   let written = 0;
   for (let rank = 0; rank < rankCount; rank++) {
@@ -110,12 +103,8 @@ export function parseVocabulary(encoding: string, data: Buffer, file: string): V
       });
     }
     starts[rank] = written;
-    const textLength = length === 0 ? -1 : utf16LengthOf(data, start, end);
-    textLengths[rank] = textLength;
-    // Byte loops: tokens average 7 bytes, and a subarray view per token costs more.
+    // A byte loop: tokens average 7 bytes, and a subarray view per token costs more.
     for (let index = start; index < end; index++) bytes[written++] = data[index] as number;
-    if (textLength >= 0)
-      for (let index = start; index < end; index++) textBytes[textWritten++] = data[index] as number;
     read = end;
   }
   starts[rankCount] = written;
@@ -126,54 +115,5 @@ export function parseVocabulary(encoding: string, data: Buffer, file: string): V
       file,
     });
   }
-  const allTexts = textBytes.toString('utf8', 0, textWritten);
-  const texts: (string | undefined)[] = new Array(rankCount);
-  for (let rank = 0, offset = 0; rank < rankCount; rank++) {
-    const textLength = textLengths[rank] as number;
-    if (textLength < 0) continue;
-    texts[rank] = allTexts.slice(offset, offset + textLength);
-    offset += textLength;
-  }
-  return { bytes: bytes.subarray(0, written), starts, texts };
-}
-
-/**
- * The number of UTF-16 code units `bytes[start, end)` decodes to, or −1 when they are not
- * well-formed UTF-8 (overlong forms, surrogates, code points over U+10FFFF and truncated
- * sequences are rejected, as `isUtf8` and a fatal `TextDecoder` do).
- */
-export function utf16LengthOf(bytes: Uint8Array, start: number, end: number): number {
-  let units = 0;
-  let index = start;
-  while (index < end) {
-    const lead = bytes[index] as number;
-    if (lead < 0x80) {
-      index += 1;
-      units += 1;
-      continue;
-    }
-    let continuation: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (lead >= 0xc2 && lead <= 0xdf) continuation = 1;
-    else if (lead >= 0xe0 && lead <= 0xef) {
-      continuation = 2;
-      if (lead === 0xe0) low = 0xa0;
-      else if (lead === 0xed) high = 0x9f;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-      continuation = 3;
-      if (lead === 0xf0) low = 0x90;
-      else if (lead === 0xf4) high = 0x8f;
-    } else return -1;
-    if (index + continuation >= end) return -1;
-    const second = bytes[index + 1] as number;
-    if (second < low || second > high) return -1;
-    for (let offset = 2; offset <= continuation; offset++) {
-      const next = bytes[index + offset] as number;
-      if (next < 0x80 || next > 0xbf) return -1;
-    }
-    index += continuation + 1;
-    units += continuation === 3 ? 2 : 1;
-  }
-  return units;
+  return { bytes: bytes.subarray(0, written), starts };
 }
