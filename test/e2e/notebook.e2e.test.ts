@@ -1,9 +1,10 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { NotebookServer } from '../../src/server/index.ts';
 import { openWorkspace, readMessages } from '../../src/workspace/index.ts';
+import { callLogChange } from './call-log-change.e2e-steps.ts';
 import { callReports } from './call-reports.e2e-steps.ts';
 import { keyboardSteps } from './keyboard.e2e-steps.ts';
 import {
@@ -323,25 +324,7 @@ async function files(): Promise<void> {
   await poll(() => page.locator('input[data-block="实时更新"]').count(), { timeout: 5_000 }).toBe(1);
   await writeFile(join(root, 'profile.md'), profile);
   await poll(() => page.locator('input[data-block="实时更新"]').count(), { timeout: 5_000 }).toBe(0);
-  // A model call logged (a record under calls/, as each step of a tool loop writes) changes the
-  // call log's count and nothing that is compiled: the preview is not fetched again.
-  const previews: string[] = [];
-  const countPreviews = (request: { url(): string }) => {
-    if (new URL(request.url()).pathname.endsWith('/context-preview')) previews.push(request.url());
-  };
-  page.on('request', countPreviews);
-  const logged = async () =>
-    Number(/call log, (\d+) files/u.exec((await page.locator('.file-tree').textContent()) ?? '')?.[1] ?? 0);
-  const loggedBefore = await logged();
-  await mkdir(join(root, RAFT, 'calls'), { recursive: true });
-  await writeFile(join(root, RAFT, 'calls', '999999.json'), '{"call":{"id":"outside"}}');
-  await poll(logged, { timeout: 5_000 }).toBe(loggedBefore + 1);
-  expect(previews).toEqual([]);
-  // Any other file still is.
-  await writeFile(join(root, RAFT, 'outside.md'), '# 外部写入，再一次\n');
-  await poll(() => previews.length, { timeout: 5_000 }).toBeGreaterThan(0);
-  page.off('request', countPreviews);
-  await rm(join(root, RAFT, 'calls', '999999.json'));
+  await callLogChange(page, join(root, RAFT));
   // The stored history changed elsewhere (here: the API, as an agent or another tab would): the
   // chat shows it without a reload.
   await page.getByRole('tab', { name: 'Chat' }).click();

@@ -1,27 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import {
-  constants,
-  type FileHandle,
-  lstat,
-  open,
-  readdir,
-  realpath,
-  rename,
-  stat,
-  unlink,
-} from 'node:fs/promises';
+import { constants, type FileHandle, lstat, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { CtxloomError } from '../../core/index.ts';
 import { decodeText } from './decode-text.ts';
-import {
-  DEFAULT_LOCK_TIMEOUT_MS,
-  LOCK_SUFFIX,
-  removeStaleFiles,
-  TEMP_SUFFIX,
-  tempNameFor,
-  withFileLock,
-} from './file-lock.ts';
+import { DEFAULT_LOCK_TIMEOUT_MS, removeStaleFiles, tempNameFor, withFileLock } from './file-lock.ts';
 import { fileTexts } from './file-text-cache.ts';
+import { listFolder } from './list-folder.ts';
 import { fsErrorCode, isMissing, mapFsError } from './map-fs-error.ts';
 import { assertRegularFile, READ_FLAGS } from './regular-file.ts';
 import { runSerialised } from './serial-queue.ts';
@@ -457,39 +441,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     owner: (path) => guarded(path, async () => (await globalFor(path)) ?? sandbox),
     list: (dir = '', listOptions = {}) =>
       guarded(dir, async () => {
-        const maxEntries = listOptions.maxEntries ?? 1000;
         const root = await getRoot();
         const start = await resolveLocal(dir, false);
         if (!(await stat(start)).isDirectory()) {
           throw new CtxloomError({ code: 'invalid-argument', message: 'is a file, not a folder', file: dir });
         }
-        const entries: SandboxEntry[] = [];
-        const walk = async (folder: string): Promise<void> => {
-          const children = await readdir(folder, { withFileTypes: true });
-          children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-          for (const child of children) {
-            if (entries.length >= maxEntries) return;
-            if (child.name.endsWith(TEMP_SUFFIX) || child.name.endsWith(LOCK_SUFFIX)) continue;
-            const full = join(folder, child.name);
-            let real = full;
-            if (child.isSymbolicLink()) {
-              real = await realpath(full).catch(() => '');
-              if (real === '' || !isInside(root, real)) continue;
-            }
-            const info = await stat(real).catch(() => undefined);
-            if (info === undefined) continue; // removed while listing
-            const path = relative(root, full).split(sep).join('/');
-            if (info.isDirectory()) {
-              entries.push({ path, kind: 'directory', size: 0 });
-              if (listOptions.recursive && !child.isSymbolicLink() && listOptions.skipInside?.(path) !== true)
-                await walk(full);
-            } else if (info.isFile()) {
-              entries.push({ path, kind: 'file', size: info.size });
-            }
-          }
-        };
-        await walk(start);
-        return entries;
+        return listFolder(root, start, listOptions);
       }),
   };
   return sandbox;
