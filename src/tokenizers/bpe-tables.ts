@@ -77,56 +77,34 @@ export function createBpeTables(vocabulary: Vocabulary): BpeTables {
     }
     byteRanks[byte] = rank;
   }
-  const { pairs, pairBits } = buildPairTable(index, rankCount);
-  return { isToken: tokenTest(index), byteRanks, pairs, pairBits, splits: createPieceSplits(vocabulary) };
+  let longest = 0;
+  for (let rank = 0; rank < rankCount; rank++)
+    longest = Math.max(longest, (starts[rank + 1] as number) - (starts[rank] as number));
+  const { pairs, pairBits } = buildPairTable(index, rankCount, longest);
+  return {
+    isToken: tokenTest(index, longest),
+    byteRanks,
+    pairs,
+    pairBits,
+    splits: createPieceSplits(vocabulary),
+  };
 }
 
 /**
- * {@link BpeTables.isToken} over `index`: the text's UTF-8 bytes are written to one buffer and
- * hashed in the same pass. Looking texts up by their bytes needs no string per token: a map
- * from each token's text took ~100 ms of a new process's first count (and its strings ~10 MB).
+ * {@link BpeTables.isToken} over `index`: the text's UTF-8 bytes (the platform's encoder, into
+ * one buffer) looked up by their hash. Looking texts up by their bytes needs no string per
+ * token: a map from each token's text took ~100 ms of a new process's first count (and its
+ * strings ~10 MB). `longest` is the longest token, in bytes.
  */
-function tokenTest(index: TokenBytesIndex): (text: string) => boolean {
-  const { starts } = index;
-  let longest = 0;
-  for (let rank = 0; rank + 1 < starts.length; rank++)
-    longest = Math.max(longest, (starts[rank + 1] as number) - (starts[rank] as number));
+function tokenTest(index: TokenBytesIndex, longest: number): (text: string) => boolean {
+  const encoder = new TextEncoder();
   // A UTF-16 unit is one to three UTF-8 bytes (a surrogate pair four for its two).
   const buffer = new Uint8Array(longest * 3);
   return (text) => {
-    if (text.length > longest) return false;
-    let length = 0;
-    let hash = 0;
-    for (let at = 0; at < text.length; at++) {
-      let code = text.charCodeAt(at);
-      if (code < 0x80) {
-        buffer[length++] = code;
-        hash = (Math.imul(hash, HASH_BASE) + code) | 0;
-        continue;
-      }
-      if (code >= 0xd800 && code < 0xe000) {
-        const low = text.charCodeAt(at + 1);
-        // A lone surrogate has no UTF-8 form: no token's text holds one.
-        if (code >= 0xdc00 || !(low >= 0xdc00 && low < 0xe000)) return false;
-        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-        at++;
-      }
-      const first = length;
-      if (code < 0x800) {
-        buffer[length++] = 0xc0 | (code >> 6);
-      } else if (code < 0x10000) {
-        buffer[length++] = 0xe0 | (code >> 12);
-        buffer[length++] = 0x80 | ((code >> 6) & 63);
-      } else {
-        buffer[length++] = 0xf0 | (code >> 18);
-        buffer[length++] = 0x80 | ((code >> 12) & 63);
-        buffer[length++] = 0x80 | ((code >> 6) & 63);
-      }
-      buffer[length++] = 0x80 | (code & 63);
-      for (let byte = first; byte < length; byte++)
-        hash = (Math.imul(hash, HASH_BASE) + (buffer[byte] as number)) | 0;
-    }
-    return index.find(hash, buffer, 0, length) !== -1;
+    // More units than the longest token has bytes; a lone surrogate, which no token's text holds.
+    if (text.length > longest || !text.isWellFormed()) return false;
+    const { written } = encoder.encodeInto(text, buffer);
+    return index.find(hashBytes(buffer, 0, written), buffer, 0, written) !== -1;
   };
 }
 
@@ -135,11 +113,12 @@ function tokenTest(index: TokenBytesIndex): (text: string) => boolean {
  * (the hashes, the powers, the pairs found): with plain arrays the pass took twice as long
  * and left ~1.3 M numbers to collect, most of the time a process waits for its first count.
  */
-function buildPairTable(index: TokenBytesIndex, rankCount: number): { pairs: Int32Array; pairBits: number } {
+function buildPairTable(
+  index: TokenBytesIndex,
+  rankCount: number,
+  maxLength: number,
+): { pairs: Int32Array; pairBits: number } {
   const { bytes, starts } = index;
-  let maxLength = 0;
-  for (let rank = 0; rank < rankCount; rank++)
-    maxLength = Math.max(maxLength, (starts[rank + 1] as number) - (starts[rank] as number));
   const prefixHashes = new Int32Array(maxLength + 1);
   const powers = new Int32Array(maxLength + 1);
   powers[0] = 1;
