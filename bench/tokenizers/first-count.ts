@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchContext, type BenchMetric, median } from '../lib/index.ts';
@@ -43,8 +43,9 @@ function firstCount(script: string): { wall: number; cpu: number } {
   return JSON.parse(output) as { wall: number; cpu: number };
 }
 
-/** Newest modification time under `folder` (ms), `.ts` and `.js` files only. */
+/** Newest modification time under `folder` (ms), `.ts` and `.js` files only; 0 when it is missing. */
 function newest(folder: string): number {
+  if (!existsSync(folder)) return 0;
   let time = 0;
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !/\.(?:ts|js)$/u.test(entry.name)) continue;
@@ -56,7 +57,7 @@ function newest(folder: string): number {
 /**
  * Time to the first o200k count in a new process, ctxloom against gpt-tokenizer and tiktoken
  * (wasm): the sides alternate, `context.runs` processes each, medians. Skipped, with a note,
- * when `dist/` is older than the sources it is built from (`npm run build` refreshes it).
+ * when `dist/` is missing or older than the sources it is built from (`npm run build`).
  */
 export function measureFirstCount(context: BenchContext): { metrics: BenchMetric[]; notes: string[] } {
   const built = newest(join(root, 'dist', 'tokenizers'));
