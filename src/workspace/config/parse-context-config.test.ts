@@ -100,6 +100,22 @@ describe('parseContextConfig', () => {
     expect(number.message).not.toContain(shapes);
   });
 
+  it('locates every problem of a wide config and names the first twenty in its message', () => {
+    // 50,000 bad references (one issue at the reference and one at its path each), and an
+    // object of 50,000 unknown keys: locating each issue was a search of the siblings.
+    const references = Array.from({ length: 50_000 }, () => ({ path: '/abs' }));
+    const wide = errorOf(JSON.stringify({ references }, null, 1));
+    const issues = wide.details!.issues as { path: string; line: number }[];
+    expect(issues).toHaveLength(100_000);
+    expect(issues.at(-1)).toMatchObject({ path: 'references.49999.path', line: 150_001 });
+    expect(wide.message).toContain('; and 99980 more (details.issues lists every one)');
+    expect(wide.message.length).toBeLessThan(4_000);
+    const keys = Object.fromEntries(Array.from({ length: 50_000 }, (_, index) => [`k${index}`, index]));
+    const unknown = errorOf(JSON.stringify(keys));
+    expect((unknown.details!.issues as { path: string }[]).at(-1)?.path).toBe('k49999');
+    expect(unknown.message).toContain('and 49980 more');
+  });
+
   it('lists every problem in details', () => {
     const error = errorOf(
       '{ "version": 2, "budget": { "window": 10 }, "references": [{ "path": "a.md", "startLine": 9, "endLine": 3 }] }',

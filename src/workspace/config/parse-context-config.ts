@@ -3,6 +3,9 @@ import { CtxloomError } from '../../core/index.ts';
 import { locateJsonPath, parseJsonTree } from '../json/parse-json-tree.ts';
 import { type ContextConfig, contextConfigSchema } from './context-config-schema.ts';
 
+/** Problems the error's message names; `details.issues` has them all. */
+const LISTED_ISSUES = 20;
+
 /** One problem found in a config, with where it is. */
 export interface ConfigIssue {
   /** JSON path such as `chatHistory.strategy` or `references.1.endLine`. */
@@ -43,9 +46,13 @@ export function safeParseContextConfig(
     .flatMap((issue) => toIssues(issue, tree))
     .sort((a, b) => a.line - b.line || a.column - b.column);
   const first = issues[0] as ConfigIssue;
-  const summary = issues.map(
-    (issue) => `${issue.path || '(root)'} (${issue.line}:${issue.column}): ${issue.message}`,
-  );
+  // The message names the first problems; a config with thousands of bad entries would
+  // otherwise make a message of megabytes (the HTTP error body, the CLI's one line).
+  const summary = issues
+    .slice(0, LISTED_ISSUES)
+    .map((issue) => `${issue.path || '(root)'} (${issue.line}:${issue.column}): ${issue.message}`);
+  if (issues.length > LISTED_ISSUES)
+    summary.push(`and ${issues.length - LISTED_ISSUES} more (details.issues lists every one)`);
   return {
     success: false,
     error: new CtxloomError({

@@ -215,13 +215,40 @@ export function locateJsonPath(
   let node = root;
   let keyStart: TextPosition | undefined;
   for (const key of path) {
-    const child = node.children?.find((entry) => String(entry.key) === String(key));
+    const child = childOf(node, key);
     if (child === undefined)
       return keyStart === undefined ? { node, exact: false } : { node, keyStart, exact: false };
     node = child.node;
     keyStart = child.keyStart;
   }
   return keyStart === undefined ? { node, exact: true } : { node, keyStart, exact: true };
+}
+
+type JsonChild = NonNullable<JsonNode['children']>[number];
+
+/** Members of the wide objects looked into, by key (the first of a repeated key, as `find` gives). */
+const membersByKey = new WeakMap<JsonNode, Map<string, JsonChild>>();
+
+/**
+ * The child of `node` at `key`: an array's element by its index, an object's member by a map
+ * made at its first lookup — one lookup per issue stays O(1), where a search of the children
+ * made locating every issue of a wide array or object quadratic (100,000 bad references took
+ * minutes).
+ */
+function childOf(node: JsonNode, key: string | number): JsonChild | undefined {
+  const children = node.children;
+  if (children === undefined) return undefined;
+  if (node.kind === 'array') {
+    const element = children[Number(key)];
+    return element !== undefined && String(element.key) === String(key) ? element : undefined;
+  }
+  let members = membersByKey.get(node);
+  if (members === undefined) {
+    members = new Map();
+    for (const child of children) if (!members.has(String(child.key))) members.set(String(child.key), child);
+    membersByKey.set(node, members);
+  }
+  return members.get(String(key));
 }
 
 /**
